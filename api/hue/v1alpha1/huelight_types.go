@@ -1,0 +1,191 @@
+package v1alpha1
+
+import (
+	"strconv"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
+)
+
+// DeletionPolicy says what happens to the bulb when its HueLight is deleted.
+// +kubebuilder:validation:Enum=TurnOff;Keep
+type DeletionPolicy string
+
+const (
+	// DeletionTurnOff switches the light off before the HueLight goes.
+	DeletionTurnOff DeletionPolicy = "TurnOff"
+	// DeletionKeep leaves the light as it is.
+	DeletionKeep DeletionPolicy = "Keep"
+)
+
+// Chromaticity is one CIE 1931 coordinate, between 0 and 1.
+//
+// It is a float because that is what the bridge speaks; the MarshalJSON
+// method lets controller-gen take the schema from the markers below instead
+// of refusing a float field, and prints the shortest exact form (0.3, not
+// 0.30000001).
+// +kubebuilder:validation:Type=number
+// +kubebuilder:validation:Minimum=0
+// +kubebuilder:validation:Maximum=1
+type Chromaticity float64
+
+// MarshalJSON writes the coordinate as a plain JSON number.
+func (c Chromaticity) MarshalJSON() ([]byte, error) {
+	return strconv.AppendFloat(nil, float64(c), 'g', -1, 64), nil
+}
+
+// BridgeReference names a HueBridge.
+type BridgeReference struct {
+	// Name of the HueBridge.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+}
+
+// Color is exactly one of xy, colorTemperature, or hue with saturation.
+// The bridge gives xy priority over ct over hue/sat when several are sent, so
+// allowing several would make the spec lie about what the bulb shows.
+// +kubebuilder:validation:XValidation:rule="[has(self.xy), has(self.colorTemperature), has(self.hue) || has(self.saturation)].filter(b, b).size() == 1",message="color must set exactly one of: xy, colorTemperature, or hue together with saturation"
+// +kubebuilder:validation:XValidation:rule="has(self.hue) == has(self.saturation)",message="hue and saturation go together: set both or neither"
+type Color struct {
+	// XY is the CIE 1931 chromaticity [x, y], each between 0 and 1.
+	// +optional
+	// +kubebuilder:validation:MinItems=2
+	// +kubebuilder:validation:MaxItems=2
+	// +listType=atomic
+	XY []Chromaticity `json:"xy,omitempty"`
+
+	// ColorTemperature in mireds: 153 (6500 K, cold) to 500 (2000 K, warm).
+	// +optional
+	// +kubebuilder:validation:Minimum=153
+	// +kubebuilder:validation:Maximum=500
+	ColorTemperature *int32 `json:"colorTemperature,omitempty"`
+
+	// Hue on the bridge's wheel: 0 and 65535 are red, 21845 green, 43690 blue.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=65535
+	Hue *int32 `json:"hue,omitempty"`
+
+	// Saturation: 0 is white, 254 the most coloured.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=254
+	Saturation *int32 `json:"saturation,omitempty"`
+}
+
+// HueLightSpec is the state one bulb should have.
+// +kubebuilder:validation:XValidation:rule="has(self.name) != has(self.id)",message="set exactly one of name (the light's name on the bridge) or id (its number on the bridge)"
+type HueLightSpec struct {
+	// BridgeRef names the HueBridge. It may be left out when exactly one
+	// HueBridge exists.
+	// +optional
+	BridgeRef *BridgeReference `json:"bridgeRef,omitempty"`
+
+	// Name of the light on the bridge, as shown in the Hue app (exact match).
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=32
+	Name string `json:"name,omitempty"`
+
+	// ID is the light's number on the bridge, for lights without a stable name.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[1-9][0-9]{0,4}$`
+	ID string `json:"id,omitempty"`
+
+	// On switches the light; default true.
+	// +optional
+	// +kubebuilder:default=true
+	On *bool `json:"on,omitempty"`
+
+	// Brightness from 1 (dimmest, still on) to 254 (brightest).
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=254
+	Brightness *int32 `json:"brightness,omitempty"`
+
+	// Color of the light; leave out to keep whatever colour it has.
+	// +optional
+	Color *Color `json:"color,omitempty"`
+
+	// TransitionTime is how long the bulb takes to reach a new state, a
+	// multiple of 100ms up to 1h49m. The bridge's own default is 400ms.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$`
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('0s') && duration(self) <= duration('6553500ms')",message="transitionTime must be between 0s and 1h49m13.5s"
+	// +kubebuilder:validation:XValidation:rule="duration(self).getMilliseconds() % 100 == 0 && duration(self) == duration(string(duration(self).getMilliseconds()) + 'ms')",message="transitionTime must be a multiple of 100ms (the bridge counts in tenths of a second), e.g. 400ms or 1.5s"
+	TransitionTime *metav1.Duration `json:"transitionTime,omitempty"`
+
+	// OnDelete says what happens to the bulb when this HueLight is deleted:
+	// TurnOff (default) switches it off, Keep leaves it as it is.
+	// +optional
+	// +kubebuilder:default=TurnOff
+	OnDelete DeletionPolicy `json:"onDelete,omitempty"`
+}
+
+// ObservedLightState is what the bridge last reported for the light.
+type ObservedLightState struct {
+	// On is whether the light is switched on.
+	On bool `json:"on"`
+	// Brightness from 1 to 254.
+	// +optional
+	Brightness int32 `json:"brightness,omitempty"`
+	// ColorMode is the colour setting the bulb last used: xy, ct or hs.
+	// +optional
+	ColorMode string `json:"colorMode,omitempty"`
+}
+
+// HueLightStatus is what Tether last saw of the bulb.
+type HueLightStatus struct {
+	commonv1alpha1.ManagedStatus `json:",inline"`
+
+	// LightID is the light's number on the bridge, resolved from spec.name.
+	// +optional
+	LightID string `json:"lightID,omitempty"`
+	// Bridge is the HueBridge the light was found on.
+	// +optional
+	Bridge string `json:"bridge,omitempty"`
+	// Reachable is false when the bridge cannot reach the bulb (switched off
+	// at the wall, out of range).
+	// +optional
+	Reachable *bool `json:"reachable,omitempty"`
+	// Observed is the light's state as the bridge last reported it.
+	// +optional
+	Observed *ObservedLightState `json:"observed,omitempty"`
+}
+
+// HueLight is the desired state of one Philips Hue light.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=hl
+// +kubebuilder:printcolumn:name="LIGHT",type=string,JSONPath=`.spec.name`
+// +kubebuilder:printcolumn:name="ON",type=boolean,JSONPath=`.status.observed.on`
+// +kubebuilder:printcolumn:name="BRIGHTNESS",type=integer,JSONPath=`.status.observed.brightness`
+// +kubebuilder:printcolumn:name="REACHABLE",type=boolean,JSONPath=`.status.reachable`
+// +kubebuilder:printcolumn:name="READY",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
+type HueLight struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec   HueLightSpec   `json:"spec"`
+	Status HueLightStatus `json:"status,omitempty"`
+}
+
+// Managed returns the status the generic reconciler owns.
+func (l *HueLight) Managed() *commonv1alpha1.ManagedStatus { return &l.Status.ManagedStatus }
+
+// HueLightList is a list of HueLights.
+// +kubebuilder:object:root=true
+type HueLightList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []HueLight `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&HueLight{}, &HueLightList{})
+}
