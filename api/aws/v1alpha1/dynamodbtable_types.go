@@ -1,0 +1,347 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
+)
+
+// Annotations only DynamoDBTable reads.
+const (
+	// AnnotationAdopt set to "true" lets Tether take over a table that already
+	// exists and that it did not create.
+	AnnotationAdopt = "tether.dev/adopt"
+	// AnnotationAllowIndexReplacement set to "true" lets Tether delete and
+	// re-create a global secondary index whose key schema or projection
+	// changed. Without it such a change is refused, because the index is
+	// unusable while it is rebuilt.
+	AnnotationAllowIndexReplacement = "tether.dev/allow-index-replacement"
+)
+
+// Values of the enumerations, as AWS spells them.
+const (
+	BillingModePayPerRequest = "PAY_PER_REQUEST"
+	BillingModeProvisioned   = "PROVISIONED"
+
+	DeletionPolicyDelete = "Delete"
+	DeletionPolicyRetain = "Retain"
+)
+
+// DynamoDBTableSpec is an AWS::DynamoDB::Table. Field names follow the
+// CloudFormation properties in lowerCamelCase.
+// +kubebuilder:validation:XValidation:rule="self.keySchema.all(k, self.attributeDefinitions.exists(a, a.attributeName == k.attributeName))",message="every keySchema attributeName must be defined in attributeDefinitions"
+// +kubebuilder:validation:XValidation:rule="!has(self.globalSecondaryIndexes) || self.globalSecondaryIndexes.all(g, g.keySchema.all(k, self.attributeDefinitions.exists(a, a.attributeName == k.attributeName)))",message="every globalSecondaryIndexes keySchema attributeName must be defined in attributeDefinitions"
+// +kubebuilder:validation:XValidation:rule="!has(self.localSecondaryIndexes) || self.localSecondaryIndexes.all(l, l.keySchema.all(k, self.attributeDefinitions.exists(a, a.attributeName == k.attributeName)))",message="every localSecondaryIndexes keySchema attributeName must be defined in attributeDefinitions"
+// +kubebuilder:validation:XValidation:rule="self.attributeDefinitions.all(a, self.keySchema.exists(k, k.attributeName == a.attributeName) || (has(self.globalSecondaryIndexes) && self.globalSecondaryIndexes.exists(g, g.keySchema.exists(k, k.attributeName == a.attributeName))) || (has(self.localSecondaryIndexes) && self.localSecondaryIndexes.exists(l, l.keySchema.exists(k, k.attributeName == a.attributeName))))",message="attributeDefinitions may only list attributes used in a key schema of the table or of an index (DynamoDB rejects unused definitions)"
+// +kubebuilder:validation:XValidation:rule="self.billingMode != 'PROVISIONED' || has(self.provisionedThroughput)",message="provisionedThroughput is required when billingMode is PROVISIONED"
+// +kubebuilder:validation:XValidation:rule="self.billingMode != 'PAY_PER_REQUEST' || !has(self.provisionedThroughput)",message="provisionedThroughput must not be set when billingMode is PAY_PER_REQUEST"
+// +kubebuilder:validation:XValidation:rule="self.billingMode != 'PROVISIONED' || !has(self.globalSecondaryIndexes) || self.globalSecondaryIndexes.all(g, has(g.provisionedThroughput))",message="every global secondary index needs provisionedThroughput when billingMode is PROVISIONED"
+// +kubebuilder:validation:XValidation:rule="self.billingMode != 'PAY_PER_REQUEST' || !has(self.globalSecondaryIndexes) || self.globalSecondaryIndexes.all(g, !has(g.provisionedThroughput))",message="global secondary indexes must not set provisionedThroughput when billingMode is PAY_PER_REQUEST"
+// +kubebuilder:validation:XValidation:rule="!has(self.localSecondaryIndexes) || self.keySchema.exists(k, k.keyType == 'RANGE')",message="localSecondaryIndexes need a table keySchema with a RANGE key"
+// +kubebuilder:validation:XValidation:rule="!has(self.localSecondaryIndexes) || self.localSecondaryIndexes.all(l, l.keySchema.exists(lk, lk.keyType == 'HASH' && self.keySchema.exists(k, k.keyType == 'HASH' && k.attributeName == lk.attributeName)))",message="every local secondary index must use the table's HASH key as its HASH key"
+// +kubebuilder:validation:XValidation:rule="!has(self.localSecondaryIndexes) || !has(self.globalSecondaryIndexes) || self.localSecondaryIndexes.all(l, !self.globalSecondaryIndexes.exists(g, g.indexName == l.indexName))",message="index names must be unique across globalSecondaryIndexes and localSecondaryIndexes"
+// +kubebuilder:validation:XValidation:rule="has(self.tableName) == has(oldSelf.tableName)",message="tableName cannot be added or removed after creation"
+// +kubebuilder:validation:XValidation:rule="has(self.region) == has(oldSelf.region)",message="region cannot be added or removed after creation"
+// +kubebuilder:validation:XValidation:rule="has(self.localSecondaryIndexes) == has(oldSelf.localSecondaryIndexes)",message="localSecondaryIndexes cannot be added or removed after creation (DynamoDB only creates them with the table)"
+type DynamoDBTableSpec struct {
+	// TableName is the DynamoDB table name; metadata.name when empty.
+	// It cannot change after creation.
+	// +optional
+	// +kubebuilder:validation:MinLength=3
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:Pattern=`^[a-zA-Z0-9_.-]+$`
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="tableName cannot be changed after creation"
+	TableName string `json:"tableName,omitempty"`
+
+	// Region is the AWS region; the operator's default region when empty.
+	// It cannot change after creation.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:Pattern=`^[a-z0-9-]+$`
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="region cannot be changed after creation"
+	Region string `json:"region,omitempty"`
+
+	// AttributeDefinitions declares the type of every attribute used in a key
+	// schema of the table or of an index.
+	// +listType=map
+	// +listMapKey=attributeName
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=50
+	AttributeDefinitions []AttributeDefinition `json:"attributeDefinitions"`
+
+	// KeySchema is the table's primary key: one HASH key, then at most one
+	// RANGE key. It cannot change after creation.
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="keySchema cannot be changed after creation"
+	KeySchema KeySchema `json:"keySchema"`
+
+	// BillingMode is PAY_PER_REQUEST (on demand) or PROVISIONED.
+	// +optional
+	// +kubebuilder:default=PAY_PER_REQUEST
+	// +kubebuilder:validation:Enum=PAY_PER_REQUEST;PROVISIONED
+	BillingMode string `json:"billingMode,omitempty"`
+
+	// ProvisionedThroughput is required when billingMode is PROVISIONED and
+	// not allowed otherwise.
+	// +optional
+	ProvisionedThroughput *ProvisionedThroughput `json:"provisionedThroughput,omitempty"`
+
+	// GlobalSecondaryIndexes are added and removed one at a time, in order.
+	// +optional
+	// +listType=map
+	// +listMapKey=indexName
+	// +kubebuilder:validation:MaxItems=20
+	GlobalSecondaryIndexes []GlobalSecondaryIndex `json:"globalSecondaryIndexes,omitempty"`
+
+	// LocalSecondaryIndexes can only be declared when the table is created.
+	// +optional
+	// +listType=map
+	// +listMapKey=indexName
+	// +kubebuilder:validation:MaxItems=5
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="localSecondaryIndexes cannot be changed after creation"
+	LocalSecondaryIndexes []LocalSecondaryIndex `json:"localSecondaryIndexes,omitempty"`
+
+	// StreamSpecification turns on DynamoDB Streams; absent means no stream.
+	// +optional
+	StreamSpecification *StreamSpecification `json:"streamSpecification,omitempty"`
+
+	// TimeToLiveSpecification is left alone when absent.
+	// +optional
+	TimeToLiveSpecification *TimeToLiveSpecification `json:"timeToLiveSpecification,omitempty"`
+
+	// PointInTimeRecoverySpecification is left alone when absent.
+	// +optional
+	PointInTimeRecoverySpecification *PointInTimeRecoverySpecification `json:"pointInTimeRecoverySpecification,omitempty"`
+
+	// SSESpecification is left alone when absent.
+	// +optional
+	SSESpecification *SSESpecification `json:"sseSpecification,omitempty"`
+
+	// TableClass is left alone when empty.
+	// +optional
+	// +kubebuilder:validation:Enum=STANDARD;STANDARD_INFREQUENT_ACCESS
+	TableClass string `json:"tableClass,omitempty"`
+
+	// DeletionProtectionEnabled is left alone when absent. While it is true,
+	// deleting the object does not delete the table: turn it off first.
+	// +optional
+	DeletionProtectionEnabled *bool `json:"deletionProtectionEnabled,omitempty"`
+
+	// Tags are applied to the table; tags Tether did not set are left alone.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=45
+	Tags map[string]string `json:"tags,omitempty"`
+
+	// DeletionPolicy says what deleting the object does to the table:
+	// Delete (the default) deletes it, Retain leaves it in place.
+	// +optional
+	// +kubebuilder:default=Delete
+	// +kubebuilder:validation:Enum=Delete;Retain
+	DeletionPolicy string `json:"deletionPolicy,omitempty"`
+}
+
+// KeySchema is a HASH key, then optionally a RANGE key, as DynamoDB requires.
+// +listType=atomic
+// +kubebuilder:validation:MinItems=1
+// +kubebuilder:validation:MaxItems=2
+// +kubebuilder:validation:XValidation:rule="self[0].keyType == 'HASH'",message="keySchema must start with the HASH key"
+// +kubebuilder:validation:XValidation:rule="self.filter(k, k.keyType == 'HASH').size() == 1",message="keySchema must have exactly one HASH key"
+// +kubebuilder:validation:XValidation:rule="self.filter(k, k.keyType == 'RANGE').size() <= 1",message="keySchema may have at most one RANGE key"
+type KeySchema []KeySchemaElement
+
+// AttributeDefinition is the name and scalar type of a key attribute.
+type AttributeDefinition struct {
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	AttributeName string `json:"attributeName"`
+	// AttributeType is S (string), N (number) or B (binary).
+	// +kubebuilder:validation:Enum=S;N;B
+	AttributeType string `json:"attributeType"`
+}
+
+// KeySchemaElement is one key attribute and its role.
+type KeySchemaElement struct {
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	AttributeName string `json:"attributeName"`
+	// KeyType is HASH (partition key) or RANGE (sort key).
+	// +kubebuilder:validation:Enum=HASH;RANGE
+	KeyType string `json:"keyType"`
+}
+
+// ProvisionedThroughput is the capacity of a PROVISIONED table or index.
+type ProvisionedThroughput struct {
+	// +kubebuilder:validation:Minimum=1
+	ReadCapacityUnits int64 `json:"readCapacityUnits"`
+	// +kubebuilder:validation:Minimum=1
+	WriteCapacityUnits int64 `json:"writeCapacityUnits"`
+}
+
+// Projection says which attributes an index copies.
+// +kubebuilder:validation:XValidation:rule="self.projectionType != 'INCLUDE' || (has(self.nonKeyAttributes) && size(self.nonKeyAttributes) > 0)",message="nonKeyAttributes is required when projectionType is INCLUDE"
+// +kubebuilder:validation:XValidation:rule="self.projectionType == 'INCLUDE' || !has(self.nonKeyAttributes)",message="nonKeyAttributes is only allowed when projectionType is INCLUDE"
+type Projection struct {
+	// ProjectionType is ALL (the default), KEYS_ONLY or INCLUDE.
+	// +optional
+	// +kubebuilder:default=ALL
+	// +kubebuilder:validation:Enum=ALL;KEYS_ONLY;INCLUDE
+	ProjectionType string `json:"projectionType,omitempty"`
+	// NonKeyAttributes are the extra attributes an INCLUDE index copies.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=100
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=255
+	NonKeyAttributes []string `json:"nonKeyAttributes,omitempty"`
+}
+
+// GlobalSecondaryIndex is an index with its own key, added or removed at any
+// time. A change of its keySchema or projection means deleting and
+// re-creating it (see the tether.dev/allow-index-replacement annotation).
+type GlobalSecondaryIndex struct {
+	// +kubebuilder:validation:MinLength=3
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:Pattern=`^[a-zA-Z0-9_.-]+$`
+	IndexName string    `json:"indexName"`
+	KeySchema KeySchema `json:"keySchema"`
+	// Projection defaults to ALL.
+	// +optional
+	// +kubebuilder:default={}
+	Projection Projection `json:"projection,omitempty"`
+	// ProvisionedThroughput is required when the table is PROVISIONED and
+	// not allowed otherwise.
+	// +optional
+	ProvisionedThroughput *ProvisionedThroughput `json:"provisionedThroughput,omitempty"`
+}
+
+// LocalSecondaryIndex shares the table's HASH key with another RANGE key.
+type LocalSecondaryIndex struct {
+	// +kubebuilder:validation:MinLength=3
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:Pattern=`^[a-zA-Z0-9_.-]+$`
+	IndexName string `json:"indexName"`
+	// +kubebuilder:validation:XValidation:rule="self.size() == 2",message="a local secondary index keySchema needs a HASH and a RANGE key"
+	KeySchema KeySchema `json:"keySchema"`
+	// Projection defaults to ALL.
+	// +optional
+	// +kubebuilder:default={}
+	Projection Projection `json:"projection,omitempty"`
+}
+
+// StreamSpecification turns on DynamoDB Streams.
+type StreamSpecification struct {
+	// +kubebuilder:validation:Enum=KEYS_ONLY;NEW_IMAGE;OLD_IMAGE;NEW_AND_OLD_IMAGES
+	StreamViewType string `json:"streamViewType"`
+}
+
+// TimeToLiveSpecification expires items by a timestamp attribute.
+type TimeToLiveSpecification struct {
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	AttributeName string `json:"attributeName"`
+	Enabled       bool   `json:"enabled"`
+}
+
+// PointInTimeRecoverySpecification turns continuous backups on or off.
+type PointInTimeRecoverySpecification struct {
+	PointInTimeRecoveryEnabled bool `json:"pointInTimeRecoveryEnabled"`
+}
+
+// SSESpecification chooses encryption at rest. sseEnabled false means the
+// AWS owned key; true means a KMS key (the AWS managed one unless
+// kmsMasterKeyId names another).
+// +kubebuilder:validation:XValidation:rule="self.sseEnabled || !has(self.kmsMasterKeyId)",message="kmsMasterKeyId needs sseEnabled: true"
+type SSESpecification struct {
+	SSEEnabled bool `json:"sseEnabled"`
+	// +optional
+	// +kubebuilder:validation:Enum=KMS
+	SSEType string `json:"sseType,omitempty"`
+	// +optional
+	// +kubebuilder:validation:MaxLength=2048
+	KMSMasterKeyID string `json:"kmsMasterKeyId,omitempty"`
+}
+
+// IndexStatus is what AWS last reported for one global secondary index.
+type IndexStatus struct {
+	IndexName string `json:"indexName"`
+	// IndexStatus is CREATING, UPDATING, DELETING or ACTIVE.
+	IndexStatus string `json:"indexStatus"`
+	// +optional
+	Backfilling bool `json:"backfilling,omitempty"`
+}
+
+// DynamoDBTableStatus is what Tether last saw of the table.
+type DynamoDBTableStatus struct {
+	commonv1alpha1.ManagedStatus `json:",inline"`
+
+	// TableName is the name of the table in AWS (spec.tableName or metadata.name).
+	// +optional
+	TableName string `json:"tableName,omitempty"`
+	// +optional
+	TableArn string `json:"tableArn,omitempty"`
+	// TableID is AWS's unique id of the table; it tells a re-created table
+	// with the same name from the one Tether made.
+	// +optional
+	TableID string `json:"tableId,omitempty"`
+	// TableStatus is CREATING, UPDATING, DELETING, ACTIVE, ...
+	// +optional
+	TableStatus string `json:"tableStatus,omitempty"`
+	// +optional
+	LatestStreamArn string `json:"latestStreamArn,omitempty"`
+	// GlobalSecondaryIndexes as AWS reports them.
+	// +optional
+	// +listType=map
+	// +listMapKey=indexName
+	GlobalSecondaryIndexes []IndexStatus `json:"globalSecondaryIndexes,omitempty"`
+	// PendingPlan lists the update steps still to apply, in order.
+	// +optional
+	PendingPlan []string `json:"pendingPlan,omitempty"`
+	// UnsupportedFeatures are parts of the spec the endpoint cannot manage
+	// (DynamoDB Local has no tagging and no continuous backups).
+	// +optional
+	UnsupportedFeatures []string `json:"unsupportedFeatures,omitempty"`
+	// LastSyncTime is when the table was last found matching the spec after
+	// a change (not rewritten on every poll, to spare status writes).
+	// +optional
+	LastSyncTime *metav1.Time `json:"lastSyncTime,omitempty"`
+}
+
+// DynamoDBTable is an Amazon DynamoDB table managed from Kubernetes.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=ddbt
+// +kubebuilder:printcolumn:name="TABLE",type=string,JSONPath=`.status.tableName`
+// +kubebuilder:printcolumn:name="STATUS",type=string,JSONPath=`.status.tableStatus`
+// +kubebuilder:printcolumn:name="BILLING",type=string,JSONPath=`.spec.billingMode`
+// +kubebuilder:printcolumn:name="READY",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="has(self.spec.tableName) || (size(self.metadata.name) >= 3 && size(self.metadata.name) <= 255)",message="metadata.name is used as the table name and must be 3-255 characters; set spec.tableName otherwise"
+type DynamoDBTable struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   DynamoDBTableSpec   `json:"spec"`
+	Status DynamoDBTableStatus `json:"status,omitempty"`
+}
+
+// Managed returns the status the generic reconciler owns.
+func (t *DynamoDBTable) Managed() *commonv1alpha1.ManagedStatus { return &t.Status.ManagedStatus }
+
+// ResolvedTableName is the name of the table in AWS.
+func (t *DynamoDBTable) ResolvedTableName() string {
+	if t.Spec.TableName != "" {
+		return t.Spec.TableName
+	}
+	return t.Name
+}
+
+// DynamoDBTableList is a list of DynamoDBTables.
+// +kubebuilder:object:root=true
+type DynamoDBTableList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []DynamoDBTable `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&DynamoDBTable{}, &DynamoDBTableList{})
+}
