@@ -1,0 +1,215 @@
+// Package ddbtest starts real DynamoDB endpoints for tests: AWS's DynamoDB
+// Local (Java) and dynalite (Node), both installed by npm under hack/npm.
+// Each runs on a free port in its own process group and is killed with its
+// children when the test ends.
+package ddbtest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Server is a running endpoint.
+type Server struct {
+	// URL is the endpoint's base URL (http://127.0.0.1:port).
+	URL  string
+	Name string
+
+	cmd  *exec.Cmd
+	out  *syncBuffer
+	done chan struct{}
+}
+
+// LocalOptions tune DynamoDB Local.
+type LocalOptions struct {
+	// DelayTransientStatuses makes tables and indexes stay CREATING,
+	// UPDATING or DELETING for a short while, as on AWS.
+	DelayTransientStatuses bool
+}
+
+// DynaliteOptions tune dynalite; the delays are how long a table stays in
+// its transient status.
+type DynaliteOptions struct {
+	CreateTableMs int
+	UpdateTableMs int
+	DeleteTableMs int
+}
+
+// StartDynamoDBLocal runs AWS's DynamoDB Local in memory.
+func StartDynamoDBLocal(opts LocalOptions) (*Server, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	emulator := filepath.Join(root, "hack/npm/node_modules/amplify-dynamodb-simulator/emulator")
+	jar := filepath.Join(emulator, "DynamoDBLocal.jar")
+	if _, err := os.Stat(jar); err != nil {
+		return nil, fmt.Errorf("DynamoDB Local is not installed (run npm ci in hack/npm): %w", err)
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"-Djava.library.path=" + filepath.Join(emulator, "DynamoDBLocal_lib"),
+		"-jar", jar, "-inMemory", "-port", strconv.Itoa(port)}
+	if opts.DelayTransientStatuses {
+		args = append(args, "-delayTransientStatuses")
+	}
+	return start("DynamoDB Local", port, emulator, "java", args...)
+}
+
+// StartDynalite runs dynalite in memory.
+func StartDynalite(opts DynaliteOptions) (*Server, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	cli := filepath.Join(root, "hack/npm/node_modules/dynalite/cli.js")
+	if _, err := os.Stat(cli); err != nil {
+		return nil, fmt.Errorf("dynalite is not installed (run npm ci in hack/npm): %w", err)
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	args := []string{cli, "--host", "127.0.0.1", "--port", strconv.Itoa(port),
+		"--createTableMs", strconv.Itoa(opts.CreateTableMs),
+		"--updateTableMs", strconv.Itoa(opts.UpdateTableMs),
+		"--deleteTableMs", strconv.Itoa(opts.DeleteTableMs)}
+	return start("dynalite", port, root, "node", args...)
+}
+
+func start(name string, port int, dir, bin string, args ...string) (*Server, error) {
+	out := &syncBuffer{}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = out, out
+	// Its own process group, so Stop also kills anything it forked.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", port), Name: name, cmd: cmd, out: out, done: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(s.done) }()
+	if err := s.waitUntilAnswering(60 * time.Second); err != nil {
+		s.Stop()
+		return nil, fmt.Errorf("%s did not answer: %w\n%s", name, err, out.String())
+	}
+	return s, nil
+}
+
+// waitUntilAnswering polls with a real (unsigned) API call: any HTTP answer
+// means the server is up, even an authentication error.
+func (s *Server) waitUntilAnswering(timeout time.Duration) error {
+	client := &http.Client{Timeout: 2 * time.Second}
+	deadline := time.Now().Add(timeout)
+	for {
+		select {
+		case <-s.done:
+			return errors.New("process exited")
+		default:
+		}
+		req, _ := http.NewRequestWithContext(context.Background(), http.MethodPost, s.URL, strings.NewReader("{}"))
+		req.Header.Set("X-Amz-Target", "DynamoDB_20120810.ListTables")
+		req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+		resp, err := client.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Stop kills the process group and waits for the process to exit.
+func (s *Server) Stop() {
+	if s == nil || s.cmd.Process == nil {
+		return
+	}
+	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	select {
+	case <-s.done:
+	case <-time.After(10 * time.Second):
+	}
+}
+
+// Output is what the server printed so far.
+func (s *Server) Output() string { return s.out.String() }
+
+// Env is what makes aws-sdk-go-v2's default chain talk to this server with
+// dummy credentials; both endpoints accept any credentials
+// made of letters and digits (DynamoDB Local rejects others).
+func (s *Server) Env() map[string]string { return EnvFor(s.URL) }
+
+// EnvFor returns the environment for any endpoint URL (a fault proxy too).
+func EnvFor(url string) map[string]string {
+	return map[string]string{
+		"AWS_ENDPOINT_URL_DYNAMODB": url,
+		"AWS_ACCESS_KEY_ID":         "tethertest",
+		"AWS_SECRET_ACCESS_KEY":     "tethertest",
+		"AWS_REGION":                "us-east-1",
+		"AWS_EC2_METADATA_DISABLED": "true",
+	}
+}
+
+// RepoRoot walks up from the working directory to the folder with go.mod.
+func RepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("go.mod not found above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// freePort asks the kernel for a free port. Another process could take it
+// before the server binds; that is rare enough for tests and shows as a
+// start failure, not as a wrong answer.
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

@@ -1,0 +1,223 @@
+// Package faultproxy is an HTTP reverse proxy for DynamoDB-style JSON APIs
+// that answers a chosen share of calls with AWS-shaped errors and counts the
+// calls per operation. Neither DynamoDB Local nor dynalite ever throttles, so
+// tests, the demo and the benchmark put this in front of them to see how
+// Tether behaves when AWS pushes back; the counts are what tests assert on.
+package faultproxy
+
+import (
+	"encoding/json"
+	"hash/crc32"
+	"io"
+	"log"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Fault is an error the proxy answers instead of forwarding a call.
+type Fault struct {
+	// Status is the HTTP status code (400 for throttling, 5xx for outages).
+	Status int
+	// Type is the short AWS error code, e.g. ThrottlingException.
+	Type string
+	// Message is what AWS would say.
+	Message string
+}
+
+// Faults as DynamoDB sends them.
+var (
+	Throttling = Fault{Status: http.StatusBadRequest, Type: "ThrottlingException",
+		Message: "Rate of requests exceeds the allowed throughput."}
+	LimitExceeded = Fault{Status: http.StatusBadRequest, Type: "LimitExceededException",
+		Message: "Too many operations for a given subscriber."}
+	RequestLimitExceeded = Fault{Status: http.StatusBadRequest, Type: "RequestLimitExceeded",
+		Message: "Throughput exceeds the current throughput limit for your account."}
+	InternalServerError = Fault{Status: http.StatusInternalServerError, Type: "InternalServerError",
+		Message: "Internal server error"}
+	ServiceUnavailable = Fault{Status: http.StatusServiceUnavailable, Type: "ServiceUnavailable",
+		Message: "Service unavailable"}
+)
+
+// Rule says which calls fail and how.
+type Rule struct {
+	// Operation limits the rule to one operation (DescribeTable); empty
+	// means every operation.
+	Operation string
+	// Share is the fraction of matching calls that fail, from 0 to 1.
+	Share float64
+	// Limit, when above zero, is how many calls the rule fails in total;
+	// after that it lets everything through. Share 1 with Limit 2 fails
+	// exactly the next two matching calls.
+	Limit int
+	Fault Fault
+}
+
+// Proxy forwards calls to a target endpoint, injecting faults by its rules.
+type Proxy struct {
+	target  *httputil.ReverseProxy
+	mu      sync.Mutex
+	rules   []ruleState
+	rnd     *rand.Rand
+	calls   map[string]int
+	faults  map[string]int
+	server  *http.Server
+	baseURL string
+}
+
+type ruleState struct {
+	Rule
+	used int
+}
+
+// New returns a proxy in front of target (http://host:port). seed makes the
+// choice of failing calls reproducible.
+func New(target string, seed uint64) (*Proxy, error) {
+	u, err := url.Parse(target)
+	if err != nil {
+		return nil, err
+	}
+	forward := httputil.NewSingleHostReverseProxy(u)
+	// A dead target is an expected test condition, not news for the log.
+	forward.ErrorLog = log.New(io.Discard, "", 0)
+	return &Proxy{
+		target: forward,
+		rnd:    rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		calls:  map[string]int{},
+		faults: map[string]int{},
+	}, nil
+}
+
+// SetRules replaces the rules; with none, every call is forwarded.
+func (p *Proxy) SetRules(rules ...Rule) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.rules = make([]ruleState, len(rules))
+	for i, r := range rules {
+		p.rules[i] = ruleState{Rule: r}
+	}
+}
+
+// Calls returns how many calls of each operation arrived (forwarded or not).
+func (p *Proxy) Calls() map[string]int { return p.snapshot(p.calls) }
+
+// Faults returns how many calls of each operation were answered with a fault.
+func (p *Proxy) Faults() map[string]int { return p.snapshot(p.faults) }
+
+// Total returns the number of calls that arrived.
+func (p *Proxy) Total() int {
+	n := 0
+	for _, c := range p.Calls() {
+		n += c
+	}
+	return n
+}
+
+// ResetCounts zeroes the call and fault counters.
+func (p *Proxy) ResetCounts() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.calls = map[string]int{}
+	p.faults = map[string]int{}
+}
+
+func (p *Proxy) snapshot(m map[string]int) map[string]int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make(map[string]int, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// ServeHTTP counts the call, then answers a fault or forwards it.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	op := Operation(r)
+	if fault, ok := p.decide(op); ok {
+		_, _ = io.Copy(io.Discard, r.Body)
+		writeFault(w, fault)
+		return
+	}
+	p.target.ServeHTTP(w, r)
+}
+
+// decide records the call and picks the fault of the first rule that fires.
+func (p *Proxy) decide(op string) (Fault, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.calls[op]++
+	for i := range p.rules {
+		r := &p.rules[i]
+		if r.Operation != "" && r.Operation != op {
+			continue
+		}
+		if r.Limit > 0 && r.used >= r.Limit {
+			continue
+		}
+		if r.Share < 1 && p.rnd.Float64() >= r.Share {
+			continue
+		}
+		r.used++
+		p.faults[op]++
+		return r.Fault, true
+	}
+	return Fault{}, false
+}
+
+// Operation is the DynamoDB operation of a call: the part of the
+// X-Amz-Target header after the dot ("DynamoDB_20120810.DescribeTable").
+func Operation(r *http.Request) string {
+	target := r.Header.Get("X-Amz-Target")
+	if i := strings.LastIndexByte(target, '.'); i >= 0 {
+		return target[i+1:]
+	}
+	if target == "" {
+		return "unknown"
+	}
+	return target
+}
+
+// writeFault answers like DynamoDB's JSON protocol, so the SDK classifies
+// the error (throttle, retryable 5xx) exactly as it would from AWS.
+func writeFault(w http.ResponseWriter, f Fault) {
+	body, _ := json.Marshal(map[string]string{
+		"__type":  "com.amazonaws.dynamodb.v20120810#" + f.Type,
+		"message": f.Message,
+	})
+	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+	w.Header().Set("X-Amzn-Errortype", f.Type)
+	// The SDK checks DynamoDB's CRC32 of every response body.
+	w.Header().Set("X-Amz-Crc32", strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10))
+	w.WriteHeader(f.Status)
+	_, _ = w.Write(body)
+}
+
+// Listen serves the proxy on addr ("127.0.0.1:0" for a free port) until
+// Close, and returns its base URL.
+func (p *Proxy) Listen(addr string) (string, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", err
+	}
+	p.server = &http.Server{Handler: p}
+	go func() { _ = p.server.Serve(ln) }()
+	p.baseURL = "http://" + ln.Addr().String()
+	return p.baseURL, nil
+}
+
+// URL is the base URL Listen returned.
+func (p *Proxy) URL() string { return p.baseURL }
+
+// Close stops serving.
+func (p *Proxy) Close() error {
+	if p.server == nil {
+		return nil
+	}
+	return p.server.Close()
+}

@@ -1,0 +1,79 @@
+package faultproxy_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go"
+
+	"github.com/tether-dev/tether/internal/ddbtest"
+	"github.com/tether-dev/tether/internal/faultproxy"
+)
+
+func clientFor(t *testing.T, url string, maxAttempts int) *dynamodb.Client {
+	t.Helper()
+	ddbtest.UseEndpoint(t, url)
+	cfg, err := config.LoadDefaultConfig(context.Background(), config.WithRetryMaxAttempts(maxAttempts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dynamodb.NewFromConfig(cfg)
+}
+
+// Both endpoints start, answer the SDK, and the proxy counts per operation.
+func TestProxyInFrontOfBothEndpoints(t *testing.T) {
+	for name, start := range map[string]func(t *testing.T) *ddbtest.Server{
+		"DynamoDBLocal": func(t *testing.T) *ddbtest.Server { return ddbtest.DynamoDBLocal(t, ddbtest.LocalOptions{}) },
+		"dynalite":      func(t *testing.T) *ddbtest.Server { return ddbtest.Dynalite(t, ddbtest.DynaliteOptions{}) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			server := start(t)
+			proxy := ddbtest.FaultProxy(t, server.URL, 1)
+			// The SDK retries throttling: two injected faults, then success.
+			proxy.SetRules(faultproxy.Rule{Operation: "ListTables", Share: 1, Limit: 2, Fault: faultproxy.Throttling})
+			db := clientFor(t, proxy.URL(), 3)
+			if _, err := db.ListTables(context.Background(), &dynamodb.ListTablesInput{}); err != nil {
+				t.Fatalf("ListTables through the proxy: %v", err)
+			}
+			if got := proxy.Calls()["ListTables"]; got != 3 {
+				t.Errorf("ListTables calls = %d, want 3 (2 throttled + 1 forwarded)", got)
+			}
+			if got := proxy.Faults()["ListTables"]; got != 2 {
+				t.Errorf("ListTables faults = %d, want 2", got)
+			}
+		})
+	}
+}
+
+// A 5xx the retryer gives up on reaches the caller with AWS's error code.
+func TestProxyFaultIsAnAWSError(t *testing.T) {
+	proxy := ddbtest.FaultProxy(t, "http://127.0.0.1:1", 1)
+	proxy.SetRules(faultproxy.Rule{Share: 1, Fault: faultproxy.ServiceUnavailable})
+	db := clientFor(t, proxy.URL(), 1)
+	_, err := db.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String("x")})
+	var apiErr smithy.APIError
+	if !errors.As(err, &apiErr) || apiErr.ErrorCode() != "ServiceUnavailable" {
+		t.Fatalf("err = %v, want API error ServiceUnavailable", err)
+	}
+	if got := proxy.Calls()["DescribeTable"]; got != 1 {
+		t.Errorf("DescribeTable calls = %d, want 1", got)
+	}
+}
+
+// A share below one fails about that share of calls, reproducibly by seed.
+func TestProxyShare(t *testing.T) {
+	proxy := ddbtest.FaultProxy(t, "http://127.0.0.1:1", 7)
+	proxy.SetRules(faultproxy.Rule{Share: 0.3, Fault: faultproxy.Throttling})
+	db := clientFor(t, proxy.URL(), 1)
+	for range 200 {
+		_, _ = db.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String("x")})
+	}
+	faults := proxy.Faults()["DescribeTable"]
+	if faults < 40 || faults > 80 {
+		t.Errorf("faults = %d of 200, want about 60", faults)
+	}
+}
