@@ -1,0 +1,93 @@
+package huesim
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"time"
+)
+
+// Command is one state-changing request the bridge received.
+type Command struct {
+	Time   time.Time       `json:"time"`
+	Method string          `json:"method"`
+	Path   string          `json:"path"`
+	Body   json.RawMessage `json:"body,omitempty"`
+	// Errors are the error types the bridge answered (empty: all success).
+	Errors []int `json:"errors,omitempty"`
+}
+
+// commandHandler handles a command body and returns the answer array.
+type commandHandler func(r *http.Request, addr string, body map[string]json.RawMessage) []result
+
+// command wraps a light or group command: the rate limit, JSON decoding,
+// the answer and the command log.
+func (b *Bridge) command(h commandHandler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		addr := resourcePath(r)
+		raw, _ := io.ReadAll(r.Body)
+		if !b.limits.allow(addr) {
+			res := []result{failure(ErrInternal, addr, "Internal error, 503")}
+			b.record(r, addr, raw, res)
+			writeJSON(w, http.StatusServiceUnavailable, res)
+			return
+		}
+		var body map[string]json.RawMessage
+		var res []result
+		if err := json.Unmarshal(raw, &body); err != nil || body == nil {
+			res = []result{failure(ErrInvalidJSON, "", "body contains invalid json")}
+		} else {
+			res = h(r, addr, body)
+		}
+		b.record(r, addr, raw, res)
+		writeJSON(w, http.StatusOK, res)
+	}
+}
+
+func (b *Bridge) putLightState(r *http.Request, addr string, body map[string]json.RawMessage) []result {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	l, ok := b.lights[r.PathValue("id")]
+	if !ok {
+		return []result{notAvailable("/lights/" + r.PathValue("id"))}
+	}
+	return applyState(&l.State, addr, body, true)
+}
+
+// putGroupAction applies the body to every light of group 0. Lights that are
+// off and not switched on keep their colour, without error 201, as a real
+// bridge does for groups.
+func (b *Bridge) putGroupAction(r *http.Request, addr string, body map[string]json.RawMessage) []result {
+	if r.PathValue("id") != "0" {
+		return []result{notAvailable("/groups/" + r.PathValue("id"))}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var res []result
+	for i, id := range b.sortedLightIDs() {
+		out := applyState(&b.lights[id].State, addr, body, false)
+		if i == 0 {
+			res = out
+		}
+	}
+	if res == nil {
+		res = applyState(&LightState{On: true}, addr, body, false)
+	}
+	return res
+}
+
+// record appends a received command to the log.
+func (b *Bridge) record(r *http.Request, addr string, raw []byte, res []result) {
+	c := Command{Time: time.Now(), Method: r.Method, Path: addr}
+	if json.Valid(raw) {
+		c.Body = json.RawMessage(raw)
+	}
+	for _, x := range res {
+		if e, ok := x["error"].(apiError); ok {
+			c.Errors = append(c.Errors, e.Type)
+		}
+	}
+	b.mu.Lock()
+	b.commands = append(b.commands, c)
+	b.mu.Unlock()
+}

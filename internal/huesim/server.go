@@ -1,0 +1,147 @@
+package huesim
+
+import (
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// OfflineMode is how the bridge is unreachable.
+type OfflineMode string
+
+const (
+	// Refuse closes the listener: clients get "connection refused", as when
+	// the bridge is unplugged and its address answers with a reset.
+	Refuse OfflineMode = "refuse"
+	// Hang accepts connections and never answers, as when the bridge is on
+	// an unreachable network segment; only the client's deadline helps.
+	Hang OfflineMode = "hang"
+)
+
+// connectivity is the state of the network path to the bridge.
+type connectivity struct {
+	hung  chan struct{} // closed when the bridge answers again
+	hang  bool
+	delay time.Duration
+}
+
+func newConnectivity() connectivity { return connectivity{hung: make(chan struct{})} }
+
+// gate applies the simulated network conditions and counts GETs per path.
+func (b *Bridge) gate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b.mu.Lock()
+		hang, resumed, delay := b.conn.hang, b.conn.hung, b.conn.delay
+		if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api") {
+			b.gets[resourcePath(r)]++
+		}
+		b.mu.Unlock()
+		if hang {
+			select {
+			case <-resumed:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		if delay > 0 {
+			select {
+			case <-time.After(delay):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// Server serves one Bridge's API on a TCP address and can take it off the
+// network (Offline) and back (Online) on the same address.
+type Server struct {
+	*Bridge
+	mu   sync.Mutex
+	addr string
+	srv  *http.Server
+}
+
+// Start serves a new bridge on addr ("127.0.0.1:0" picks a free port).
+func Start(opts Options, addr string) (*Server, error) {
+	s := &Server{Bridge: New(opts), addr: addr}
+	if err := s.listen(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Addr is host:port of the API listener.
+func (s *Server) Addr() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.addr
+}
+
+// URL is the bridge's base URL (http://host:port).
+func (s *Server) URL() string { return "http://" + s.Addr() }
+
+func (s *Server) listen() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.srv != nil {
+		return nil
+	}
+	ln, err := net.Listen("tcp", s.addr)
+	if err != nil {
+		return err
+	}
+	s.addr = ln.Addr().String() // keep the port when it was :0
+	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func(srv *http.Server) {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			panic(err)
+		}
+	}(s.srv)
+	return nil
+}
+
+// Offline takes the bridge off the network in the given mode.
+func (s *Server) Offline(mode OfflineMode) {
+	if mode == Hang {
+		s.Bridge.mu.Lock()
+		if !s.conn.hang {
+			s.conn.hang = true
+			s.conn.hung = make(chan struct{})
+		}
+		s.Bridge.mu.Unlock()
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.srv != nil {
+		_ = s.srv.Close() // also drops kept-alive client connections
+		s.srv = nil
+	}
+}
+
+// Online puts the bridge back on the network on the same address.
+func (s *Server) Online() error {
+	s.Bridge.mu.Lock()
+	if s.conn.hang {
+		s.conn.hang = false
+		close(s.conn.hung)
+	}
+	s.Bridge.mu.Unlock()
+	return s.listen()
+}
+
+// Close stops serving for good, releasing requests held by Hang.
+func (s *Server) Close() {
+	s.Bridge.mu.Lock()
+	if s.conn.hang {
+		s.conn.hang = false
+		close(s.conn.hung)
+	}
+	s.Bridge.mu.Unlock()
+	s.Offline(Refuse)
+}

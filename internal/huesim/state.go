@@ -1,0 +1,143 @@
+// Package huesim is a Philips Hue bridge simulator speaking the v1 REST API:
+// the JSON shapes, success/error arrays, link-button pairing, the documented
+// rate limits, and test controls (offline, slow, unreachable bulbs, changes
+// made "from the Hue app"). Tether's tests and demo use it in place of a
+// real bridge; its fidelity is checked with huego and node-hue-api.
+package huesim
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// LightState is the "state" object of a light as the bridge reports it.
+type LightState struct {
+	On        bool       `json:"on"`
+	Bri       int        `json:"bri"`
+	Hue       int        `json:"hue"`
+	Sat       int        `json:"sat"`
+	Effect    string     `json:"effect"`
+	XY        [2]float64 `json:"xy"`
+	CT        int        `json:"ct"`
+	Alert     string     `json:"alert"`
+	ColorMode string     `json:"colormode"`
+	Mode      string     `json:"mode"`
+	Reachable bool       `json:"reachable"`
+}
+
+// Light is one bulb known to the bridge.
+type Light struct {
+	ID       string
+	Name     string
+	UniqueID string
+	State    LightState
+}
+
+// Options configures a simulated bridge.
+type Options struct {
+	// Lights are the names of the bulbs, given ids "1", "2", ... in order.
+	Lights []string
+	// Usernames are accepted without pairing (a bridge paired earlier).
+	Usernames []string
+	// CommandsPerSecond and Burst shape the light-command token bucket;
+	// defaults 10 and 10, like a real bridge's documented budget.
+	CommandsPerSecond float64
+	Burst             int
+	// LinkWindow is how long a link-button press allows pairing; default 30s.
+	LinkWindow time.Duration
+	// BridgeID and Name are reported by /config.
+	BridgeID string
+	Name     string
+}
+
+// Bridge is the simulated bridge's state. Its methods are safe for
+// concurrent use; Handler serves the v1 API over it.
+type Bridge struct {
+	mu        sync.Mutex
+	opts      Options
+	lights    map[string]*Light
+	users     map[string]whitelistEntry
+	linkUntil time.Time
+	limits    *limits
+	commands  []Command
+	gets      map[string]int
+	conn      connectivity
+}
+
+type whitelistEntry struct {
+	Name     string `json:"name"`
+	Created  string `json:"create date"`
+	LastUsed string `json:"last use date"`
+}
+
+// APIVersion is the v1 API version the simulator claims.
+const APIVersion = "1.65.0"
+
+// New creates a bridge with the given lights, all off and reachable.
+func New(opts Options) *Bridge {
+	if opts.CommandsPerSecond <= 0 {
+		opts.CommandsPerSecond = 10
+	}
+	if opts.Burst <= 0 {
+		opts.Burst = 10
+	}
+	if opts.LinkWindow <= 0 {
+		opts.LinkWindow = 30 * time.Second
+	}
+	if opts.BridgeID == "" {
+		opts.BridgeID = "001788FFFE7E57E1"
+	}
+	if opts.Name == "" {
+		opts.Name = "Tether Hue Simulator"
+	}
+	b := &Bridge{
+		opts:   opts,
+		lights: map[string]*Light{},
+		users:  map[string]whitelistEntry{},
+		limits: newLimits(opts.CommandsPerSecond, opts.Burst),
+		gets:   map[string]int{},
+		conn:   newConnectivity(),
+	}
+	for i, name := range opts.Lights {
+		id := strconv.Itoa(i + 1)
+		b.lights[id] = newLight(id, name)
+	}
+	now := timestamp(time.Now())
+	for _, u := range opts.Usernames {
+		b.users[u] = whitelistEntry{Name: "tether#preset", Created: now, LastUsed: now}
+	}
+	return b
+}
+
+func newLight(id, name string) *Light {
+	n, _ := strconv.Atoi(id)
+	return &Light{
+		ID:       id,
+		Name:     name,
+		UniqueID: fmt.Sprintf("00:17:88:01:00:%02x:%02x:%02x-0b", n>>16&0xff, n>>8&0xff, n&0xff),
+		State: LightState{
+			Bri: 127, Hue: 8418, Sat: 140, Effect: "none", XY: [2]float64{0.4573, 0.41},
+			CT: 366, Alert: "none", ColorMode: "ct", Mode: "homeautomation", Reachable: true,
+		},
+	}
+}
+
+// sortedLightIDs returns light ids in numeric order. Callers hold b.mu.
+func (b *Bridge) sortedLightIDs() []string {
+	ids := make([]string, 0, len(b.lights))
+	for id := range b.lights {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		a, _ := strconv.Atoi(ids[i])
+		c, _ := strconv.Atoi(ids[j])
+		return a < c
+	})
+	return ids
+}
+
+// timestamp formats t as the bridge does (UTC, no zone suffix).
+func timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05") }
