@@ -1,0 +1,239 @@
+package dynamodb
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+)
+
+// table is the part of a table the adapter manages, in one normal form for
+// both sides: what the spec asks for and what AWS reports. A nil pointer or
+// empty string on the desired side means "the user did not say": the diff
+// ignores whatever AWS reports for it.
+type table struct {
+	Status      string // observed only: ACTIVE, UPDATING, ...
+	BillingMode string
+	Throughput  *throughput // nil on PAY_PER_REQUEST
+	GSIs        []index
+	// Stream is the stream view type, "" for no stream. Unlike the other
+	// fields it is always managed: an absent streamSpecification means off.
+	Stream             string
+	TTL                *ttl
+	PITR               *bool
+	DeletionProtection *bool
+	TableClass         string
+	SSE                *sse
+	Tags               map[string]string
+	// AttributeTypes are the spec's key attribute types, needed to create an index.
+	AttributeTypes map[string]string
+}
+
+type throughput struct{ Read, Write int64 }
+
+func (t *throughput) String() string { return fmt.Sprintf("%d/%d", t.Read, t.Write) }
+
+// key is one key schema element; Type is HASH or RANGE.
+type key struct{ Name, Type string }
+
+type projection struct {
+	Type   string
+	NonKey []string // sorted
+}
+
+type index struct {
+	Name       string
+	Keys       []key
+	Projection projection
+	Throughput *throughput
+	Status     string // observed only
+}
+
+type ttl struct {
+	Attribute string
+	Enabled   bool
+	// Status is AWS's TimeToLiveStatus (observed only): ENABLING counts as
+	// enabled and DISABLING as disabled, so a change in flight is not resent.
+	Status string
+}
+
+type sse struct {
+	Enabled bool
+	KMSKey  string // desired: as written; observed: the key ARN
+}
+
+// index looks an index up by name.
+func (t *table) index(name string) (index, bool) {
+	for _, ix := range t.GSIs {
+		if ix.Name == name {
+			return ix, true
+		}
+	}
+	return index{}, false
+}
+
+// sameShape says whether two definitions of an index have the same key
+// schema and projection, the parts DynamoDB cannot change in place.
+func (ix index) sameShape(other index) bool {
+	return slices.Equal(ix.Keys, other.Keys) &&
+		ix.Projection.Type == other.Projection.Type &&
+		slices.Equal(ix.Projection.NonKey, other.Projection.NonKey)
+}
+
+// desiredTable normalises a spec. ownerTags are Tether's own marks, added
+// to the spec's tags.
+func desiredTable(spec *awsv1alpha1.DynamoDBTableSpec, ownerTags map[string]string) *table {
+	t := &table{
+		BillingMode:        orDefault(spec.BillingMode, awsv1alpha1.BillingModePayPerRequest),
+		Throughput:         specThroughput(spec.ProvisionedThroughput),
+		DeletionProtection: spec.DeletionProtectionEnabled,
+		TableClass:         spec.TableClass,
+		AttributeTypes:     map[string]string{},
+	}
+	if t.BillingMode == awsv1alpha1.BillingModePayPerRequest {
+		t.Throughput = nil
+	}
+	for _, a := range spec.AttributeDefinitions {
+		t.AttributeTypes[a.AttributeName] = a.AttributeType
+	}
+	for _, g := range spec.GlobalSecondaryIndexes {
+		ix := index{Name: g.IndexName, Keys: specKeys(g.KeySchema), Projection: specProjection(g.Projection)}
+		if t.BillingMode == awsv1alpha1.BillingModeProvisioned {
+			ix.Throughput = specThroughput(g.ProvisionedThroughput)
+		}
+		t.GSIs = append(t.GSIs, ix)
+	}
+	if s := spec.StreamSpecification; s != nil {
+		t.Stream = s.StreamViewType
+	}
+	if s := spec.TimeToLiveSpecification; s != nil {
+		t.TTL = &ttl{Attribute: s.AttributeName, Enabled: s.Enabled}
+	}
+	if s := spec.PointInTimeRecoverySpecification; s != nil {
+		t.PITR = aws.Bool(s.PointInTimeRecoveryEnabled)
+	}
+	if s := spec.SSESpecification; s != nil {
+		t.SSE = &sse{Enabled: s.SSEEnabled, KMSKey: s.KMSMasterKeyID}
+	}
+	if len(spec.Tags) > 0 || len(ownerTags) > 0 {
+		t.Tags = map[string]string{}
+		for k, v := range spec.Tags {
+			t.Tags[k] = v
+		}
+		for k, v := range ownerTags {
+			t.Tags[k] = v
+		}
+	}
+	return t
+}
+
+// observedTable normalises DescribeTable's answer. The secondary reads
+// (TTL, backups, tags) are filled in by the caller, only when the spec uses
+// them.
+func observedTable(d *types.TableDescription) *table {
+	t := &table{Status: string(d.TableStatus), BillingMode: awsv1alpha1.BillingModeProvisioned}
+	// AWS leaves BillingModeSummary out for tables that were always PROVISIONED.
+	if d.BillingModeSummary != nil && d.BillingModeSummary.BillingMode != "" {
+		t.BillingMode = string(d.BillingModeSummary.BillingMode)
+	}
+	provisioned := t.BillingMode == awsv1alpha1.BillingModeProvisioned
+	if provisioned {
+		t.Throughput = awsThroughput(d.ProvisionedThroughput)
+	}
+	for _, g := range d.GlobalSecondaryIndexes {
+		ix := index{Name: aws.ToString(g.IndexName), Keys: awsKeys(g.KeySchema),
+			Projection: awsProjection(g.Projection), Status: string(g.IndexStatus)}
+		if provisioned {
+			ix.Throughput = awsThroughput(g.ProvisionedThroughput)
+		}
+		t.GSIs = append(t.GSIs, ix)
+	}
+	if s := d.StreamSpecification; s != nil && aws.ToBool(s.StreamEnabled) {
+		t.Stream = string(s.StreamViewType)
+	}
+	t.DeletionProtection = aws.Bool(aws.ToBool(d.DeletionProtectionEnabled))
+	t.TableClass = string(types.TableClassStandard)
+	if d.TableClassSummary != nil && d.TableClassSummary.TableClass != "" {
+		t.TableClass = string(d.TableClassSummary.TableClass)
+	}
+	t.SSE = &sse{}
+	if s := d.SSEDescription; s != nil && (s.Status == types.SSEStatusEnabled || s.Status == types.SSEStatusEnabling) {
+		t.SSE = &sse{Enabled: true, KMSKey: aws.ToString(s.KMSMasterKeyArn)}
+	}
+	return t
+}
+
+// busy says what AWS is still doing to the table, "" when it is idle. No
+// UpdateTable is legal until it is.
+func (t *table) busy() string {
+	if t.Status != string(types.TableStatusActive) {
+		return fmt.Sprintf("table is %s", t.Status)
+	}
+	for _, ix := range t.GSIs {
+		if ix.Status != "" && ix.Status != string(types.IndexStatusActive) {
+			return fmt.Sprintf("index %s is %s", ix.Name, ix.Status)
+		}
+	}
+	return ""
+}
+
+func specThroughput(p *awsv1alpha1.ProvisionedThroughput) *throughput {
+	if p == nil {
+		return nil
+	}
+	return &throughput{Read: p.ReadCapacityUnits, Write: p.WriteCapacityUnits}
+}
+
+func awsThroughput(p *types.ProvisionedThroughputDescription) *throughput {
+	if p == nil {
+		return &throughput{}
+	}
+	return &throughput{Read: aws.ToInt64(p.ReadCapacityUnits), Write: aws.ToInt64(p.WriteCapacityUnits)}
+}
+
+func specKeys(ks awsv1alpha1.KeySchema) []key {
+	out := make([]key, 0, len(ks))
+	for _, k := range ks {
+		out = append(out, key{Name: k.AttributeName, Type: k.KeyType})
+	}
+	return out
+}
+
+func awsKeys(ks []types.KeySchemaElement) []key {
+	out := make([]key, 0, len(ks))
+	for _, k := range ks {
+		out = append(out, key{Name: aws.ToString(k.AttributeName), Type: string(k.KeyType)})
+	}
+	// HASH first, as in the spec, whatever order AWS answers in.
+	slices.SortStableFunc(out, func(a, b key) int { return strings.Compare(a.Type, b.Type) })
+	return out
+}
+
+func specProjection(p awsv1alpha1.Projection) projection {
+	out := projection{Type: orDefault(p.ProjectionType, string(types.ProjectionTypeAll)), NonKey: slices.Clone(p.NonKeyAttributes)}
+	slices.Sort(out.NonKey)
+	return out
+}
+
+func awsProjection(p *types.Projection) projection {
+	if p == nil {
+		return projection{Type: string(types.ProjectionTypeAll)}
+	}
+	out := projection{Type: orDefault(string(p.ProjectionType), string(types.ProjectionTypeAll)), NonKey: slices.Clone(p.NonKeyAttributes)}
+	slices.Sort(out.NonKey)
+	if len(out.NonKey) == 0 {
+		out.NonKey = nil
+	}
+	return out
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

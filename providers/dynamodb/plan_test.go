@@ -1,0 +1,391 @@
+package dynamodb
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+const (
+	ppr  = "PAY_PER_REQUEST"
+	prov = "PROVISIONED"
+)
+
+func tp(r, w int64) *throughput { return &throughput{Read: r, Write: w} }
+
+func gsi(name, hash string, t *throughput) index {
+	return index{Name: name, Keys: []key{{Name: hash, Type: "HASH"}}, Projection: projection{Type: "ALL"}, Throughput: t, Status: "ACTIVE"}
+}
+
+// active is a table as AWS reports it when idle, with everything read.
+func active(billing string, t *throughput, gsis ...index) *table {
+	return &table{Status: "ACTIVE", BillingMode: billing, Throughput: t, GSIs: gsis,
+		TTL: &ttl{Status: "DISABLED"}, PITR: aws.Bool(false), DeletionProtection: aws.Bool(false),
+		TableClass: "STANDARD", SSE: &sse{}, Tags: map[string]string{}}
+}
+
+// spec is a desired table; only what a test sets is managed.
+func spec(billing string, t *throughput, gsis ...index) *table {
+	want := &table{BillingMode: billing, Throughput: t, AttributeTypes: map[string]string{}}
+	for _, g := range gsis {
+		g.Status = ""
+		want.GSIs = append(want.GSIs, g)
+		for _, k := range g.Keys {
+			want.AttributeTypes[k.Name] = "S"
+		}
+	}
+	return want
+}
+
+func with(t *table, f func(*table)) *table { f(t); return t }
+
+func TestPlanSteps(t *testing.T) {
+	cases := []struct {
+		name  string
+		want  *table
+		have  *table
+		opts  planOptions
+		steps []string
+		block bool
+	}{
+		{name: "nothing to do on PAY_PER_REQUEST, throughput 0 ignored",
+			want: spec(ppr, nil), have: with(active(ppr, nil), func(t *table) { t.Throughput = nil })},
+		{name: "fields the user never set are ignored",
+			want: spec(ppr, nil),
+			have: with(active(ppr, nil), func(t *table) {
+				t.TableClass = "STANDARD_INFREQUENT_ACCESS"
+				t.DeletionProtection = aws.Bool(true)
+				t.Tags = map[string]string{"team": "x"}
+				t.TTL = &ttl{Attribute: "exp", Status: "ENABLED"}
+			})},
+		{name: "index order does not matter",
+			want: spec(ppr, nil, gsi("a1x", "a", nil), gsi("b1x", "b", nil)),
+			have: active(ppr, nil, gsi("b1x", "b", nil), gsi("a1x", "a", nil))},
+		{name: "throughput of table and index in one call",
+			want:  spec(prov, tp(10, 10), gsi("a1x", "a", tp(3, 3))),
+			have:  active(prov, tp(5, 5), gsi("a1x", "a", tp(5, 5))),
+			steps: []string{"set throughput table 10/10, index a1x 3/3"}},
+		{name: "switch to PROVISIONED carries index throughput, no separate throughput step",
+			want:  spec(prov, tp(5, 5), gsi("a1x", "a", tp(2, 2))),
+			have:  active(ppr, nil, gsi("a1x", "a", nil)),
+			steps: []string{"switch billing to PROVISIONED (table 5/5, index a1x 2/2)"}},
+		{name: "switch to PAY_PER_REQUEST",
+			want:  spec(ppr, nil, gsi("a1x", "a", nil)),
+			have:  active(prov, tp(5, 5), gsi("a1x", "a", tp(5, 5))),
+			steps: []string{"switch billing to PAY_PER_REQUEST"}},
+		{name: "delete before switch so the switch does not carry a dropped index",
+			want:  spec(prov, tp(5, 5)),
+			have:  active(ppr, nil, gsi("a1x", "a", nil)),
+			steps: []string{"delete index a1x", "switch billing to PROVISIONED (table 5/5)"}},
+		{name: "two index creates are sequenced",
+			want:  spec(ppr, nil, gsi("a1x", "a", nil), gsi("b1x", "b", nil)),
+			have:  active(ppr, nil),
+			steps: []string{"create index a1x", "create index b1x"}},
+		{name: "index replacement refused without the annotation",
+			want:  spec(ppr, nil, gsi("a1x", "b", nil)),
+			have:  active(ppr, nil, gsi("a1x", "a", nil)),
+			block: true},
+		{name: "index replacement with the annotation",
+			want:  spec(ppr, nil, gsi("a1x", "b", nil)),
+			have:  active(ppr, nil, gsi("a1x", "a", nil)),
+			opts:  planOptions{AllowIndexReplacement: true},
+			steps: []string{"delete index a1x to re-create it with a new key schema or projection", "create index a1x"}},
+		{name: "stream view type change is off then on",
+			want:  with(spec(ppr, nil), func(t *table) { t.Stream = "NEW_IMAGE" }),
+			have:  with(active(ppr, nil), func(t *table) { t.Stream = "KEYS_ONLY" }),
+			steps: []string{"disable stream", "enable stream NEW_IMAGE"}},
+		{name: "absent stream specification turns the stream off",
+			want:  spec(ppr, nil),
+			have:  with(active(ppr, nil), func(t *table) { t.Stream = "KEYS_ONLY" }),
+			steps: []string{"disable stream"}},
+		{name: "TTL attribute change is off then on",
+			want:  with(spec(ppr, nil), func(t *table) { t.TTL = &ttl{Attribute: "b", Enabled: true} }),
+			have:  with(active(ppr, nil), func(t *table) { t.TTL = &ttl{Attribute: "a", Status: "ENABLED"} }),
+			steps: []string{"disable TTL on a", "enable TTL on b"}},
+		{name: "TTL being enabled is not resent",
+			want: with(spec(ppr, nil), func(t *table) { t.TTL = &ttl{Attribute: "a", Enabled: true} }),
+			have: with(active(ppr, nil), func(t *table) { t.TTL = &ttl{Attribute: "a", Status: "ENABLING"} })},
+		{name: "unread secondary features are skipped",
+			want: with(spec(ppr, nil), func(t *table) {
+				t.TTL = &ttl{Attribute: "a", Enabled: true}
+				t.PITR = aws.Bool(true)
+				t.Tags = map[string]string{"k": "v"}
+			}),
+			have: with(active(ppr, nil), func(t *table) { t.TTL, t.PITR, t.Tags = nil, nil, nil })},
+		{name: "everything at once, in AWS-legal order",
+			want: with(spec(prov, tp(5, 5), gsi("new", "n", tp(1, 1))), func(t *table) {
+				t.Stream = "NEW_IMAGE"
+				t.TTL = &ttl{Attribute: "exp", Enabled: true}
+				t.PITR = aws.Bool(true)
+				t.DeletionProtection = aws.Bool(true)
+				t.TableClass = "STANDARD_INFREQUENT_ACCESS"
+				t.SSE = &sse{Enabled: true}
+				t.Tags = map[string]string{"team": "a"}
+			}),
+			have: active(ppr, nil, gsi("old", "o", nil)),
+			steps: []string{"delete index old", "switch billing to PROVISIONED (table 5/5)", "enable stream NEW_IMAGE",
+				"create index new", "enable TTL on exp", "enable point-in-time recovery", "enable deletion protection",
+				"set table class STANDARD_INFREQUENT_ACCESS", "encrypt with the AWS managed KMS key", "tag table (1 tags)"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := plan("t", c.want, c.have, c.opts)
+			if got := p.Descriptions(); !slices.Equal(got, c.steps) {
+				t.Errorf("steps:\n got %q\nwant %q", got, c.steps)
+			}
+			if (p.Blocked != "") != c.block {
+				t.Errorf("blocked = %q, want blocked %v", p.Blocked, c.block)
+			}
+		})
+	}
+}
+
+// TestPlanConvergesLegally sends only the first step each round, as the
+// adapter does, to a model of AWS's rules, and checks that every step is
+// legal and that the table ends up matching the spec.
+func TestPlanConvergesLegally(t *testing.T) {
+	states := map[string]*table{
+		"ppr bare":       active(ppr, nil),
+		"ppr two gsi":    active(ppr, nil, gsi("a1x", "a", nil), gsi("b1x", "b", nil)),
+		"prov one gsi":   active(prov, tp(5, 5), gsi("a1x", "a", tp(5, 5))),
+		"prov other gsi": active(prov, tp(1, 1), gsi("c1x", "c", tp(1, 1)), gsi("a1x", "x", tp(1, 1))),
+		"stream ttl on": with(active(ppr, nil), func(t *table) {
+			t.Stream = "KEYS_ONLY"
+			t.TTL = &ttl{Attribute: "old", Status: "ENABLED"}
+		}),
+	}
+	specs := map[string]*table{
+		"ppr bare":          spec(ppr, nil),
+		"ppr gsis":          spec(ppr, nil, gsi("a1x", "a", nil), gsi("c1x", "c", nil), gsi("d1x", "d", nil)),
+		"prov gsis":         spec(prov, tp(7, 7), gsi("a1x", "a", tp(2, 2)), gsi("b1x", "b", tp(3, 3))),
+		"prov replaced gsi": spec(prov, tp(7, 7), gsi("c1x", "z", tp(2, 2))),
+		"features": with(spec(prov, tp(2, 2)), func(t *table) {
+			t.Stream = "NEW_AND_OLD_IMAGES"
+			t.TTL = &ttl{Attribute: "exp", Enabled: true}
+			t.PITR = aws.Bool(true)
+			t.DeletionProtection = aws.Bool(true)
+			t.TableClass = "STANDARD_INFREQUENT_ACCESS"
+			t.SSE = &sse{Enabled: true}
+			t.Tags = map[string]string{"a": "b"}
+		}),
+		"features off": with(spec(ppr, nil), func(t *table) {
+			t.TTL = &ttl{Attribute: "old", Enabled: false}
+			t.PITR = aws.Bool(false)
+			t.DeletionProtection = aws.Bool(false)
+		}),
+	}
+	for hn, have := range states {
+		for wn, want := range specs {
+			t.Run(hn+" to "+wn, func(t *testing.T) {
+				cur := have.clone()
+				for round := 0; ; round++ {
+					p := plan("t", want, cur, planOptions{AllowIndexReplacement: true})
+					if p.Empty() {
+						return
+					}
+					if round > 25 {
+						t.Fatalf("no convergence; still pending: %s", p)
+					}
+					if len(p.Steps) == 0 {
+						t.Fatalf("blocked with replacement allowed: %s", p.Blocked)
+					}
+					if err := awsApply(cur, want, p.Steps[0]); err != nil {
+						t.Fatalf("round %d: illegal step %q: %v", round, p.Steps[0].Description, err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// awsApply is a model of the rules DynamoDB enforces on updates, strict
+// enough to reject everything the issue trackers show operators getting
+// wrong. It applies a legal step to t instantly (as if every transition
+// finished before the next look).
+func awsApply(t, want *table, s Step) error {
+	if t.busy() != "" {
+		return errors.New("ResourceInUseException: " + t.busy())
+	}
+	switch {
+	case s.TTL != nil:
+		spec := s.TTL.TimeToLiveSpecification
+		on := aws.ToBool(spec.Enabled)
+		if on == t.TTL.enabled() {
+			return errors.New("ValidationException: TimeToLive is already in the requested state")
+		}
+		if !on && aws.ToString(spec.AttributeName) != t.TTL.Attribute {
+			return errors.New("ValidationException: TTL attribute name mismatch")
+		}
+		t.TTL = &ttl{Attribute: aws.ToString(spec.AttributeName), Status: map[bool]string{true: "ENABLED", false: "DISABLED"}[on]}
+		return nil
+	case s.Backups != nil:
+		t.PITR = s.Backups.PointInTimeRecoverySpecification.PointInTimeRecoveryEnabled
+		return nil
+	case s.Tags != nil:
+		for _, tag := range s.Tags {
+			t.Tags[aws.ToString(tag.Key)] = aws.ToString(tag.Value)
+		}
+		return nil
+	case s.Table != nil:
+		return awsUpdateTable(t, want, s)
+	}
+	return errors.New("empty step")
+}
+
+func awsUpdateTable(t, want *table, s Step) error {
+	in := s.Table
+	var creates, deletes, changes int
+	for _, u := range in.GlobalSecondaryIndexUpdates {
+		if u.Create != nil {
+			creates++
+		}
+		if u.Delete != nil {
+			deletes++
+		}
+	}
+	if creates+deletes > 1 {
+		return errors.New("LimitExceededException: one index create or delete per call")
+	}
+	for _, set := range []bool{in.BillingMode != "", in.ProvisionedThroughput != nil, in.StreamSpecification != nil,
+		in.DeletionProtectionEnabled != nil, in.TableClass != "", in.SSESpecification != nil} {
+		if set {
+			changes++
+		}
+	}
+	if creates+deletes > 0 && changes > 0 {
+		return errors.New("ValidationException: an index create or delete cannot be combined with other changes")
+	}
+	if in.BillingMode != "" {
+		if err := awsSwitchBilling(t, in.BillingMode, in.ProvisionedThroughput, in.GlobalSecondaryIndexUpdates); err != nil {
+			return err
+		}
+	} else if in.ProvisionedThroughput != nil || (len(in.GlobalSecondaryIndexUpdates) > 0 && creates+deletes == 0) {
+		if err := awsThroughputUpdate(t, in.ProvisionedThroughput, in.GlobalSecondaryIndexUpdates); err != nil {
+			return err
+		}
+	}
+	for _, u := range in.GlobalSecondaryIndexUpdates {
+		if err := awsIndexCreateDelete(t, in.AttributeDefinitions, u); err != nil {
+			return err
+		}
+	}
+	if ss := in.StreamSpecification; ss != nil {
+		on := aws.ToBool(ss.StreamEnabled)
+		if on == (t.Stream != "") {
+			return errors.New("ValidationException: stream is already in the requested state")
+		}
+		t.Stream = map[bool]string{true: string(ss.StreamViewType), false: ""}[on]
+	}
+	if in.DeletionProtectionEnabled != nil {
+		t.DeletionProtection = in.DeletionProtectionEnabled
+	}
+	if in.TableClass != "" {
+		t.TableClass = string(in.TableClass)
+	}
+	if ss := in.SSESpecification; ss != nil {
+		t.SSE = &sse{Enabled: aws.ToBool(ss.Enabled)}
+	}
+	return nil
+}
+
+func awsSwitchBilling(t *table, mode types.BillingMode, pt *types.ProvisionedThroughput, updates []types.GlobalSecondaryIndexUpdate) error {
+	if string(mode) == t.BillingMode {
+		return errors.New("ValidationException: billing mode already " + string(mode))
+	}
+	if mode == types.BillingModePayPerRequest {
+		if pt != nil || len(updates) > 0 {
+			return errors.New("ValidationException: no throughput with PAY_PER_REQUEST")
+		}
+		t.BillingMode, t.Throughput = ppr, nil
+		for i := range t.GSIs {
+			t.GSIs[i].Throughput = nil
+		}
+		return nil
+	}
+	if pt == nil {
+		return errors.New("ValidationException: ProvisionedThroughput required when switching to PROVISIONED")
+	}
+	given := map[string]*types.ProvisionedThroughput{}
+	for _, u := range updates {
+		if u.Update == nil || u.Update.ProvisionedThroughput == nil {
+			return errors.New("ValidationException: only throughput updates may accompany a billing switch")
+		}
+		given[aws.ToString(u.Update.IndexName)] = u.Update.ProvisionedThroughput
+	}
+	for i, ix := range t.GSIs {
+		g, ok := given[ix.Name]
+		if !ok {
+			return fmt.Errorf("ValidationException: index %s needs throughput when switching to PROVISIONED", ix.Name)
+		}
+		t.GSIs[i].Throughput = tp(aws.ToInt64(g.ReadCapacityUnits), aws.ToInt64(g.WriteCapacityUnits))
+	}
+	t.BillingMode = prov
+	t.Throughput = tp(aws.ToInt64(pt.ReadCapacityUnits), aws.ToInt64(pt.WriteCapacityUnits))
+	return nil
+}
+
+func awsThroughputUpdate(t *table, pt *types.ProvisionedThroughput, updates []types.GlobalSecondaryIndexUpdate) error {
+	if t.BillingMode != prov {
+		return errors.New("ValidationException: throughput on a PAY_PER_REQUEST table")
+	}
+	if pt != nil {
+		n := tp(aws.ToInt64(pt.ReadCapacityUnits), aws.ToInt64(pt.WriteCapacityUnits))
+		if *n == *t.Throughput {
+			return errors.New("ValidationException: The provisioned throughput for the table will not change")
+		}
+		t.Throughput = n
+	}
+	for _, u := range updates {
+		if u.Update == nil {
+			continue
+		}
+		i := slices.IndexFunc(t.GSIs, func(ix index) bool { return ix.Name == aws.ToString(u.Update.IndexName) })
+		if i < 0 {
+			return errors.New("ResourceNotFoundException: no index " + aws.ToString(u.Update.IndexName))
+		}
+		g := u.Update.ProvisionedThroughput
+		n := tp(aws.ToInt64(g.ReadCapacityUnits), aws.ToInt64(g.WriteCapacityUnits))
+		if t.GSIs[i].Throughput != nil && *n == *t.GSIs[i].Throughput {
+			return errors.New("ValidationException: The provisioned throughput for the index will not change")
+		}
+		t.GSIs[i].Throughput = n
+	}
+	return nil
+}
+
+func awsIndexCreateDelete(t *table, defs []types.AttributeDefinition, u types.GlobalSecondaryIndexUpdate) error {
+	switch {
+	case u.Delete != nil:
+		name := aws.ToString(u.Delete.IndexName)
+		if _, ok := t.index(name); !ok {
+			return errors.New("ResourceNotFoundException: no index " + name)
+		}
+		t.removeIndex(name)
+	case u.Create != nil:
+		c := u.Create
+		name := aws.ToString(c.IndexName)
+		if _, ok := t.index(name); ok {
+			return errors.New("ValidationException: index exists " + name)
+		}
+		if (c.ProvisionedThroughput != nil) != (t.BillingMode == prov) {
+			return errors.New("ValidationException: index throughput must be given iff the table is PROVISIONED")
+		}
+		for _, k := range c.KeySchema {
+			if !slices.ContainsFunc(defs, func(d types.AttributeDefinition) bool {
+				return aws.ToString(d.AttributeName) == aws.ToString(k.AttributeName) && d.AttributeType != ""
+			}) {
+				return errors.New("ValidationException: key attribute not defined " + aws.ToString(k.AttributeName))
+			}
+		}
+		ix := index{Name: name, Keys: awsKeys(c.KeySchema), Projection: awsProjection(c.Projection), Status: "ACTIVE"}
+		if c.ProvisionedThroughput != nil {
+			ix.Throughput = tp(aws.ToInt64(c.ProvisionedThroughput.ReadCapacityUnits), aws.ToInt64(c.ProvisionedThroughput.WriteCapacityUnits))
+		}
+		t.GSIs = append(t.GSIs, ix)
+	}
+	return nil
+}
