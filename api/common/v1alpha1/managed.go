@@ -1,0 +1,39 @@
+// Package v1alpha1 holds the status and annotations every Tether kind shares.
+// It is not an API group of its own: the kinds embed these types.
+// +kubebuilder:object:generate=true
+package v1alpha1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// Condition types every managed kind reports.
+const (
+	// Ready says how the external thing is: present, matching the spec and usable.
+	Ready = "Ready"
+	// Synced says how the last reconcile went.
+	Synced = "Synced"
+)
+
+// Annotations users set on any managed object.
+const (
+	// AnnotationPollInterval overrides the kind's resync interval for one
+	// object, as a Go duration ("30s", "5m").
+	AnnotationPollInterval = "tether.dev/poll-interval"
+	// AnnotationReconcile set to ReconcilePaused stops every external call for
+	// the object; deleting a paused object lets go of the external thing.
+	AnnotationReconcile = "tether.dev/reconcile"
+	// ReconcilePaused is the value of AnnotationReconcile that pauses.
+	ReconcilePaused = "paused"
+)
+
+// ManagedStatus is the part of the status the generic reconciler owns.
+type ManagedStatus struct {
+	// ObservedGeneration is the metadata.generation the last reconcile acted on.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// Conditions: Ready (the external side) and Synced (the last reconcile).
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}

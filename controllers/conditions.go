@@ -1,0 +1,117 @@
+package controllers
+
+import (
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
+	"github.com/tether-dev/tether/providers"
+)
+
+// Condition reasons and event reasons the generic reconciler uses. Providers
+// add their own (BridgeUnreachable, Throttled, LightNotFound, ...).
+const (
+	ReasonSuccess        = "Success"
+	ReasonAvailable      = "Available"
+	ReasonCreating       = "Creating"
+	ReasonUpdating       = "Updating"
+	ReasonPaused         = "Paused"
+	ReasonCreated        = "Created"
+	ReasonUpdated        = "Updated"
+	ReasonDriftCorrected = "DriftCorrected"
+	ReasonDeleted        = "Deleted"
+	ReasonReleased       = "Released"
+)
+
+// phase names the step of a pass that failed.
+type phase string
+
+const (
+	phaseObserve phase = "Observe"
+	phaseCreate  phase = "Create"
+	phaseUpdate  phase = "Update"
+	phaseDelete  phase = "Delete"
+)
+
+// reasonFor is the condition reason for err: the provider's own word when it
+// gave one, otherwise "<Phase>Failed".
+func reasonFor(p phase, err error) string {
+	if t, ok := providers.AsTerminal(err); ok && t.Reason != "" {
+		return t.Reason
+	}
+	if ra, ok := providers.AsRetryAfter(err); ok && ra.Reason != "" {
+		return ra.Reason
+	}
+	return string(p) + "Failed"
+}
+
+func markPaused(obj Managed) {
+	setSynced(obj, false, ReasonPaused, "reconciliation is paused by the annotation "+
+		commonv1alpha1.AnnotationReconcile+"="+commonv1alpha1.ReconcilePaused+": no calls to the external side")
+}
+
+// markWritten records a successful Create or Update: the pass went well, and
+// the external side is not confirmed ready until the next Observe.
+func markWritten(obj Managed, readyReason, message string) {
+	setSynced(obj, true, ReasonSuccess, "")
+	setReady(obj, false, readyReason, message)
+}
+
+// markObserved records an external side that matches the spec.
+func markObserved(obj Managed, obs providers.Observation) {
+	setSynced(obj, true, ReasonSuccess, "")
+	if obs.Available {
+		setReady(obj, true, ReasonAvailable, "")
+		return
+	}
+	setReady(obj, false, obs.Reason, obs.Message)
+}
+
+// markFailed records a failed (or waiting) pass in both conditions: the
+// external side is not known to match the spec. It reports whether Synced
+// changed, so that an event is emitted once per transition, not per retry.
+func markFailed(obj Managed, p phase, reason, message string) bool {
+	changed := setSynced(obj, false, reason, message)
+	setReady(obj, false, reason, message)
+	return changed
+}
+
+// wasReadyAtThisGeneration tells drift (the external side changed under a spec
+// we had already applied) from an update the user asked for.
+func wasReadyAtThisGeneration(obj Managed) bool {
+	ready := meta.FindStatusCondition(obj.Managed().Conditions, commonv1alpha1.Ready)
+	return ready != nil && ready.Status == metav1.ConditionTrue && ready.ObservedGeneration == obj.GetGeneration()
+}
+
+func setSynced(obj Managed, ok bool, reason, message string) bool {
+	return setCondition(obj, commonv1alpha1.Synced, ok, reason, message)
+}
+
+func setReady(obj Managed, ok bool, reason, message string) bool {
+	return setCondition(obj, commonv1alpha1.Ready, ok, reason, message)
+}
+
+func setCondition(obj Managed, conditionType string, ok bool, reason, message string) bool {
+	status := metav1.ConditionFalse
+	if ok {
+		status = metav1.ConditionTrue
+	}
+	if reason == "" {
+		reason = "Unknown"
+	}
+	return meta.SetStatusCondition(&obj.Managed().Conditions, metav1.Condition{
+		Type:               conditionType,
+		Status:             status,
+		Reason:             reason,
+		Message:            truncate(message, 32*1024),
+		ObservedGeneration: obj.GetGeneration(),
+	})
+}
+
+// truncate keeps a long backend message within the API's condition limit.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-3] + "..."
+}

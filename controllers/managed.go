@@ -1,0 +1,119 @@
+// Package controllers holds the one generic managed-resource reconciler and a
+// thin controller per kind that plugs its provider into it.
+package controllers
+
+import (
+	"time"
+
+	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
+	"github.com/tether-dev/tether/providers"
+)
+
+// Finalizer keeps a managed object until its external side is gone.
+const Finalizer = "tether.dev/finalizer"
+
+// Managed is what every Tether kind offers the generic reconciler.
+type Managed interface {
+	client.Object
+	// Managed returns the part of the status the generic reconciler owns.
+	Managed() *commonv1alpha1.ManagedStatus
+}
+
+// Options tune the generic reconciler for one kind.
+type Options struct {
+	// PollInterval is the kind's default resync interval; the annotation
+	// tether.dev/poll-interval overrides it per object.
+	PollInterval time.Duration
+	// AfterWrite is how long to wait before looking again after a Create or
+	// Update, so the next Observe sees the result. Default 1 s.
+	AfterWrite time.Duration
+	// MinBackoff and MaxBackoff bound the per-object exponential backoff for
+	// errors. Defaults 1 s and 5 min.
+	MinBackoff, MaxBackoff time.Duration
+	// MaxConcurrentReconciles defaults to 4.
+	MaxConcurrentReconciles int
+	// Customize adds a kind's own watches (another kind, a poller's channel).
+	Customize func(*builder.Builder) *builder.Builder
+}
+
+func (o Options) withDefaults() Options {
+	if o.PollInterval <= 0 {
+		o.PollInterval = 5 * time.Minute
+	}
+	if o.AfterWrite <= 0 {
+		o.AfterWrite = time.Second
+	}
+	if o.MinBackoff <= 0 {
+		o.MinBackoff = time.Second
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = 5 * time.Minute
+	}
+	if o.MaxConcurrentReconciles <= 0 {
+		o.MaxConcurrentReconciles = 4
+	}
+	return o
+}
+
+// ManagedReconciler drives a provider through the whole lifecycle of one kind:
+// finalizer, observe, create/update/delete, conditions, events, resync and
+// backoff. Kinds differ only in their provider and options.
+type ManagedReconciler[O Managed] struct {
+	client   client.Client
+	recorder events.EventRecorder
+	kind     string
+	newObj   func() O
+	external providers.External[O]
+	opts     Options
+
+	// retryBackoff spaces retries of faults that repeat (an offline bridge):
+	// the provider's hint is a floor, this grows it exponentially.
+	retryBackoff workqueue.TypedRateLimiter[reconcile.Request]
+	terminal     *terminalGate
+}
+
+// NewManagedReconciler wires a provider for kind into the generic reconciler.
+func NewManagedReconciler[O Managed](c client.Client, recorder events.EventRecorder, kind string,
+	newObj func() O, external providers.External[O], opts Options) *ManagedReconciler[O] {
+	opts = opts.withDefaults()
+	return &ManagedReconciler[O]{
+		client:       c,
+		recorder:     recorder,
+		kind:         kind,
+		newObj:       newObj,
+		external:     external,
+		opts:         opts,
+		retryBackoff: workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](opts.MinBackoff, opts.MaxBackoff),
+		terminal:     newTerminalGate(),
+	}
+}
+
+// SetupWithManager registers the controller. It reacts to spec, annotation and
+// deletion changes only: its own status writes do not wake it, so the external
+// side is read once per resync, not once per write.
+func (r *ManagedReconciler[O]) SetupWithManager(mgr ctrl.Manager) error {
+	b := ctrl.NewControllerManagedBy(mgr).
+		Named(r.kind).
+		For(r.newObj(), builder.WithPredicates(predicate.Or(
+			predicate.GenerationChangedPredicate{},
+			predicate.AnnotationChangedPredicate{},
+		))).
+		WithOptions(controller.Options{
+			MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles,
+			RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](
+				r.opts.MinBackoff, r.opts.MaxBackoff),
+		})
+	if r.opts.Customize != nil {
+		b = r.opts.Customize(b)
+	}
+	return b.Complete(r)
+}

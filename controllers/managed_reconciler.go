@@ -1,0 +1,208 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/tether-dev/tether/providers"
+)
+
+// Reconcile runs one pass of the lifecycle for one object.
+func (r *ManagedReconciler[O]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	obj := r.newObj()
+	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
+		r.forget(req)
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !obj.GetDeletionTimestamp().IsZero() {
+		return r.finalize(ctx, req, obj)
+	}
+	if isPaused(obj) {
+		return ctrl.Result{}, r.writeStatusAfter(ctx, obj, func() { markPaused(obj) })
+	}
+	if err := r.ensureFinalizer(ctx, obj); err != nil {
+		return ctrl.Result{}, err
+	}
+	if r.terminal.blocks(req, obj) {
+		log.FromContext(ctx).V(1).Info("not retrying: the last attempt failed terminally and nothing has changed since")
+		return ctrl.Result{}, nil
+	}
+
+	orig := obj.DeepCopyObject().(O)
+	result, syncErr := r.sync(ctx, req, obj)
+	if err := r.writeStatus(ctx, orig, obj); err != nil {
+		return ctrl.Result{}, err
+	}
+	return result, syncErr
+}
+
+// sync observes the external side and does at most one write to it.
+func (r *ManagedReconciler[O]) sync(ctx context.Context, req ctrl.Request, obj O) (ctrl.Result, error) {
+	obs, err := r.external.Observe(ctx, obj)
+	if err != nil {
+		return r.handleError(ctx, req, obj, phaseObserve, err)
+	}
+
+	switch {
+	case !obs.Exists:
+		if err := r.external.Create(ctx, obj); err != nil {
+			return r.handleError(ctx, req, obj, phaseCreate, err)
+		}
+		r.event(obj, corev1.EventTypeNormal, ReasonCreated, "Create", "created the external resource")
+		markWritten(obj, ReasonCreating, "created; waiting to observe it")
+		return r.succeeded(req, obj, r.opts.AfterWrite)
+
+	case !obs.UpToDate:
+		reason, verb := ReasonUpdated, "updated"
+		if wasReadyAtThisGeneration(obj) {
+			reason, verb = ReasonDriftCorrected, "corrected drift"
+		}
+		if err := r.external.Update(ctx, obj, obs.Diff); err != nil {
+			return r.handleError(ctx, req, obj, phaseUpdate, err)
+		}
+		r.event(obj, corev1.EventTypeNormal, reason, "Update", "%s: %s", verb, describe(obs.Diff))
+		markWritten(obj, ReasonUpdating, "sent: "+describe(obs.Diff))
+		return r.succeeded(req, obj, r.opts.AfterWrite)
+
+	default:
+		markObserved(obj, obs)
+		next := obs.RecheckAfter
+		if next <= 0 || obs.Available {
+			var warning string
+			next, warning = r.pollInterval(obj)
+			if warning != "" {
+				setSynced(obj, true, ReasonSuccess, warning)
+			}
+		}
+		return r.succeeded(req, obj, next)
+	}
+}
+
+// succeeded ends a pass that went as planned: the backoff starts over and the
+// terminal gate opens.
+func (r *ManagedReconciler[O]) succeeded(req ctrl.Request, obj O, after time.Duration) (ctrl.Result, error) {
+	r.retryBackoff.Forget(req)
+	r.terminal.clear(req)
+	obj.Managed().ObservedGeneration = obj.GetGeneration()
+	return ctrl.Result{RequeueAfter: jitter(after)}, nil
+}
+
+// handleError turns a provider error into conditions, an event on transition
+// and the next step: a hinted wait, backoff, or no retry at all.
+func (r *ManagedReconciler[O]) handleError(ctx context.Context, req ctrl.Request, obj O, phase phase, err error) (ctrl.Result, error) {
+	obj.Managed().ObservedGeneration = obj.GetGeneration()
+	logger := log.FromContext(ctx).WithValues("phase", phase)
+
+	if p, ok := providers.AsPending(err); ok {
+		markFailed(obj, phase, p.Reason, p.Message)
+		r.retryBackoff.Forget(req)
+		logger.V(1).Info("waiting", "reason", p.Reason, "after", p.Delay)
+		return ctrl.Result{RequeueAfter: p.Delay}, nil
+	}
+
+	if changed := markFailed(obj, phase, reasonFor(phase, err), err.Error()); changed {
+		r.event(obj, corev1.EventTypeWarning, reasonFor(phase, err), string(phase), "%s failed: %v", phase, err)
+	}
+
+	if t, ok := providers.AsTerminal(err); ok {
+		r.terminal.record(req, obj)
+		r.retryBackoff.Forget(req)
+		logger.Info("not retrying until the spec changes", "reason", t.Reason, "error", err.Error())
+		return ctrl.Result{}, nil
+	}
+	if ra, ok := providers.AsRetryAfter(err); ok {
+		delay := max(ra.Delay, r.retryBackoff.When(req))
+		logger.Info("will retry", "reason", ra.Reason, "after", delay, "error", err.Error())
+		return ctrl.Result{RequeueAfter: delay}, nil
+	}
+	// Anything else: the workqueue's per-object exponential backoff.
+	return ctrl.Result{}, fmt.Errorf("%s %s: %w", phase, r.kind, err)
+}
+
+// finalize deletes the external side, then lets the object go.
+func (r *ManagedReconciler[O]) finalize(ctx context.Context, req ctrl.Request, obj O) (ctrl.Result, error) {
+	if !controllerutil.ContainsFinalizer(obj, Finalizer) {
+		return ctrl.Result{}, nil
+	}
+	if isPaused(obj) {
+		r.event(obj, corev1.EventTypeNormal, ReasonReleased, "Delete", "reconciliation is paused: released the external resource without touching it")
+		return ctrl.Result{}, r.removeFinalizer(ctx, obj)
+	}
+
+	orig := obj.DeepCopyObject().(O)
+	if err := r.external.Delete(ctx, obj); err != nil {
+		result, handled := r.handleError(ctx, req, obj, phaseDelete, err)
+		if err := r.writeStatus(ctx, orig, obj); err != nil {
+			return ctrl.Result{}, err
+		}
+		return result, handled
+	}
+	r.event(obj, corev1.EventTypeNormal, ReasonDeleted, "Delete", "the external resource is gone")
+	r.forget(req)
+	return ctrl.Result{}, r.removeFinalizer(ctx, obj)
+}
+
+// ensureFinalizer adds the finalizer before anything is created outside, so
+// an external thing never exists without an object that will clean it up.
+func (r *ManagedReconciler[O]) ensureFinalizer(ctx context.Context, obj O) error {
+	if controllerutil.ContainsFinalizer(obj, Finalizer) {
+		return nil
+	}
+	patch := client.MergeFromWithOptions(obj.DeepCopyObject().(O), client.MergeFromWithOptimisticLock{})
+	controllerutil.AddFinalizer(obj, Finalizer)
+	return r.client.Patch(ctx, obj, patch)
+}
+
+func (r *ManagedReconciler[O]) removeFinalizer(ctx context.Context, obj O) error {
+	patch := client.MergeFromWithOptions(obj.DeepCopyObject().(O), client.MergeFromWithOptimisticLock{})
+	controllerutil.RemoveFinalizer(obj, Finalizer)
+	return client.IgnoreNotFound(r.client.Patch(ctx, obj, patch))
+}
+
+// writeStatusAfter applies change to the object's status and writes it.
+func (r *ManagedReconciler[O]) writeStatusAfter(ctx context.Context, obj O, change func()) error {
+	orig := obj.DeepCopyObject().(O)
+	change()
+	return r.writeStatus(ctx, orig, obj)
+}
+
+// writeStatus writes the status only when this pass changed it: a resync that
+// finds everything as it was costs the API server nothing.
+func (r *ManagedReconciler[O]) writeStatus(ctx context.Context, orig, obj O) error {
+	if equality.Semantic.DeepEqual(orig, obj) {
+		return nil
+	}
+	err := r.client.Status().Patch(ctx, obj, client.MergeFrom(orig))
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+func (r *ManagedReconciler[O]) forget(req ctrl.Request) {
+	r.retryBackoff.Forget(req)
+	r.terminal.clear(req)
+}
+
+func (r *ManagedReconciler[O]) event(obj O, eventType, reason, action, note string, args ...any) {
+	if r.recorder == nil {
+		return
+	}
+	r.recorder.Eventf(obj, nil, eventType, reason, action, note, args...)
+}
+
+func describe(d providers.Difference) string {
+	if d == nil {
+		return "the spec"
+	}
+	return d.String()
+}

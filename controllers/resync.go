@@ -1,0 +1,47 @@
+package controllers
+
+import (
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
+)
+
+// minPollInterval keeps a typo in the annotation ("1ms") from turning into a
+// hot loop against the backend.
+const minPollInterval = time.Second
+
+// jitterFactor spreads resyncs of many objects so they do not all call the
+// backend in the same second.
+const jitterFactor = 0.1
+
+// pollInterval is the object's resync interval: the annotation when it is a
+// valid duration, otherwise the kind's default. A bad annotation is reported
+// back as a warning for the Synced condition's message.
+func (r *ManagedReconciler[O]) pollInterval(obj client.Object) (time.Duration, string) {
+	value, ok := obj.GetAnnotations()[commonv1alpha1.AnnotationPollInterval]
+	if !ok {
+		return r.opts.PollInterval, ""
+	}
+	d, err := time.ParseDuration(value)
+	if err != nil || d <= 0 {
+		return r.opts.PollInterval, fmt.Sprintf("ignoring annotation %s=%q (want a positive duration such as 30s); polling every %s",
+			commonv1alpha1.AnnotationPollInterval, value, r.opts.PollInterval)
+	}
+	return max(d, minPollInterval), ""
+}
+
+// jitter adds up to 10% to d.
+func jitter(d time.Duration) time.Duration {
+	if d <= 0 {
+		return 0
+	}
+	return wait.Jitter(d, jitterFactor)
+}
+
+func isPaused(obj client.Object) bool {
+	return obj.GetAnnotations()[commonv1alpha1.AnnotationReconcile] == commonv1alpha1.ReconcilePaused
+}

@@ -1,0 +1,78 @@
+package providers
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// RetryAfterError is a fault that will pass by itself: throttled, busy,
+// offline. The reconciler waits at least Delay, and longer while the fault
+// repeats (capped exponential backoff).
+type RetryAfterError struct {
+	Delay  time.Duration
+	Reason string
+	Err    error
+}
+
+func (e *RetryAfterError) Error() string { return e.Err.Error() }
+func (e *RetryAfterError) Unwrap() error { return e.Err }
+
+// RetryAfter wraps err as a fault to retry after delay; reason is a
+// CamelCase word for the conditions (BridgeUnreachable, Throttled).
+func RetryAfter(delay time.Duration, reason string, err error) error {
+	return &RetryAfterError{Delay: delay, Reason: reason, Err: err}
+}
+
+// PendingError is not a fault: the external side is busy with something that
+// finishes by itself (a table CREATING, a delete in progress). The reconciler
+// looks again after exactly Delay, without backoff.
+type PendingError struct {
+	Delay   time.Duration
+	Reason  string
+	Message string
+}
+
+func (e *PendingError) Error() string { return e.Message }
+
+// Pending asks for another look after delay.
+func Pending(delay time.Duration, reason, format string, args ...any) error {
+	return &PendingError{Delay: delay, Reason: reason, Message: fmt.Sprintf(format, args...)}
+}
+
+// TerminalError means the spec cannot work as written (the backend rejected
+// it, or it conflicts with another object). The reconciler makes no further
+// external call for the object until its spec or annotations change.
+type TerminalError struct {
+	Reason string
+	Err    error
+}
+
+func (e *TerminalError) Error() string { return e.Err.Error() }
+func (e *TerminalError) Unwrap() error { return e.Err }
+
+// Terminal wraps err as a problem only a change of the spec can fix.
+func Terminal(reason string, err error) error {
+	return &TerminalError{Reason: reason, Err: err}
+}
+
+// Terminalf is Terminal with a formatted message.
+func Terminalf(reason, format string, args ...any) error {
+	return &TerminalError{Reason: reason, Err: fmt.Errorf(format, args...)}
+}
+
+// AsRetryAfter, AsPending and AsTerminal unwrap the typed errors.
+func AsRetryAfter(err error) (*RetryAfterError, bool) {
+	var e *RetryAfterError
+	return e, errors.As(err, &e)
+}
+
+func AsPending(err error) (*PendingError, bool) {
+	var e *PendingError
+	return e, errors.As(err, &e)
+}
+
+func AsTerminal(err error) (*TerminalError, bool) {
+	var e *TerminalError
+	return e, errors.As(err, &e)
+}
