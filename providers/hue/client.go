@@ -1,0 +1,152 @@
+// Package hue is the Philips Hue adapter: HueBridge pairing and health, and
+// HueLight state through one poller and one rate limiter per bridge, over
+// the v1 API with huego v1.2.1.
+package hue
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/amimof/huego"
+)
+
+// Client is the part of a Hue bridge's API the adapter uses. Unit tests
+// replace it with a small fake; production uses huego.
+type Client interface {
+	GetLights(ctx context.Context) ([]huego.Light, error)
+	GetConfig(ctx context.Context) (*huego.Config, error)
+	CreateUser(ctx context.Context, deviceType string) (string, error)
+	SetLightState(ctx context.Context, id string, body StateBody) error
+}
+
+// DefaultCallTimeout bounds every call to a bridge: huego v1.2.1 uses
+// http.DefaultClient, which has no timeout, so a bridge that accepts the
+// connection and never answers would hold a worker forever.
+const DefaultCallTimeout = 5 * time.Second
+
+// huegoClient is Client over huego, with a deadline on every call.
+type huegoClient struct {
+	bridge  *huego.Bridge
+	baseURL string
+	user    string
+	timeout time.Duration
+	http    *http.Client
+}
+
+// NewClient returns a Client for the bridge at address (host, host:port or
+// http(s) URL) authenticated as user ("" before pairing).
+func NewClient(address, user string, timeout time.Duration) Client {
+	if timeout <= 0 {
+		timeout = DefaultCallTimeout
+	}
+	base := strings.TrimSuffix(address, "/")
+	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
+		base = "http://" + base
+	}
+	return &huegoClient{
+		bridge:  huego.New(base, user),
+		baseURL: base,
+		user:    user,
+		timeout: timeout,
+		http:    &http.Client{Timeout: timeout},
+	}
+}
+
+// bounded runs f with the call deadline and turns a huego panic into an
+// error: huego's APIError.UnmarshalJSON panics on an error object without
+// "address", which some bridges and proxies send.
+func (c *huegoClient) bounded(ctx context.Context, f func(context.Context) error) (err error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	defer func() {
+		if r := recover(); r != nil {
+			err = &ProtocolError{Detail: fmt.Sprint(r)}
+		}
+	}()
+	return redact(f(ctx), c.user)
+}
+
+// redact removes the username from the URL that net/http puts in its
+// errors: errors end up in conditions and events, the username must not.
+func redact(err error, user string) error {
+	var urlErr *url.Error
+	if user == "" || !errors.As(err, &urlErr) {
+		return err
+	}
+	return &url.Error{Op: urlErr.Op, URL: strings.ReplaceAll(urlErr.URL, user, "<username>"), Err: urlErr.Err}
+}
+
+func (c *huegoClient) GetLights(ctx context.Context) (lights []huego.Light, err error) {
+	err = c.bounded(ctx, func(ctx context.Context) error {
+		lights, err = c.bridge.GetLightsContext(ctx)
+		return err
+	})
+	return lights, err
+}
+
+func (c *huegoClient) GetConfig(ctx context.Context) (cfg *huego.Config, err error) {
+	err = c.bounded(ctx, func(ctx context.Context) error {
+		cfg, err = c.bridge.GetConfigContext(ctx)
+		return err
+	})
+	return cfg, err
+}
+
+func (c *huegoClient) CreateUser(ctx context.Context, deviceType string) (user string, err error) {
+	err = c.bounded(ctx, func(ctx context.Context) error {
+		user, err = c.bridge.CreateUserContext(ctx, deviceType)
+		return err
+	})
+	return user, err
+}
+
+// SetLightState sends body through huego when huego can express it, and as
+// a plain PUT otherwise: huego's State drops hue 0, sat 0 and
+// transitiontime 0 (omitempty), which would silently send something else.
+func (c *huegoClient) SetLightState(ctx context.Context, id string, body StateBody) error {
+	n, err := strconv.Atoi(id)
+	if err != nil {
+		return fmt.Errorf("light id %q is not a number", id)
+	}
+	return c.bounded(ctx, func(ctx context.Context) error {
+		if st, ok := body.HuegoState(); ok {
+			_, err := c.bridge.SetLightStateContext(ctx, n, st)
+			return err
+		}
+		return c.putState(ctx, id, body)
+	})
+}
+
+// putState is the raw PUT /lights/<id>/state, decoding the answer array
+// itself (no huego panic on a missing address).
+func (c *huegoClient) putState(ctx context.Context, id string, body StateBody) error {
+	data, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	url := c.baseURL + "/api/" + c.user + "/lights/" + id + "/state"
+	req, err := http.NewRequestWithContext(ctx, http.MethodPut, url, bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	res, err := c.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	answer, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	if err != nil {
+		return err
+	}
+	return decodeAnswer(res.StatusCode, answer)
+}

@@ -1,0 +1,136 @@
+package hue
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/amimof/huego"
+
+	"github.com/tether-dev/tether/providers"
+)
+
+// Condition reasons of the Hue kinds.
+const (
+	ReasonBridgeUnreachable    = "BridgeUnreachable"
+	ReasonBridgeBusy           = "BridgeBusy"
+	ReasonBridgeProtocol       = "BridgeProtocolError"
+	ReasonUnauthorized         = "Unauthorized"
+	ReasonNotPaired            = "NotPaired"
+	ReasonLinkButton           = "LinkButtonNotPressed"
+	ReasonPaired               = "Paired"
+	ReasonLightUnreachable     = "LightUnreachable"
+	ReasonLightNotFound        = "LightNotFound"
+	ReasonConflict             = "Conflict"
+	ReasonThrottled            = "Throttled"
+	ReasonBridgeNotFound       = "BridgeNotFound"
+	ReasonBridgeAmbiguous      = "BridgeAmbiguous"
+	ReasonNamespaceNotAllowed  = "NamespaceNotAllowed"
+	ReasonInvalidValue         = "InvalidValue"
+	ReasonDeviceOff            = "DeviceOff"
+	ReasonCredentialsUnusable  = "CredentialsUnusable"
+	ReasonBridgeRejectedChange = "BridgeRejectedChange"
+)
+
+// Hue v1 error types the adapter acts on.
+const (
+	errUnauthorized = 1
+	errNotAvailable = 3
+	errInvalidValue = 7
+	errLinkButton   = 101
+	errDeviceOff    = 201
+	errInternal     = 901
+)
+
+// Delays the adapter asks for. Unauthorized waits long: only re-pairing
+// (deleting the credentials Secret and pressing the button) fixes it, and
+// that wakes the bridge's objects anyway.
+var (
+	unreachableDelay  = 5 * time.Second
+	busyDelay         = time.Second
+	unauthorizedDelay = time.Minute
+)
+
+// ProtocolError is an answer the adapter could not make sense of.
+type ProtocolError struct{ Detail string }
+
+func (e *ProtocolError) Error() string {
+	return "the bridge sent an answer that is not valid Hue v1 API: " + e.Detail
+}
+
+// decodeAnswer reads a success/error answer array. It returns the first
+// error as a *huego.APIError, so both request paths classify alike.
+func decodeAnswer(status int, body []byte) error {
+	var items []struct {
+		Error *struct {
+			Type        int    `json:"type"`
+			Address     string `json:"address"`
+			Description string `json:"description"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(body, &items); err != nil {
+		return &ProtocolError{Detail: fmt.Sprintf("HTTP %d: %.200s", status, body)}
+	}
+	for _, it := range items {
+		if it.Error != nil {
+			return &huego.APIError{Type: it.Error.Type, Address: it.Error.Address, Description: it.Error.Description}
+		}
+	}
+	if status >= 300 {
+		return &ProtocolError{Detail: fmt.Sprintf("HTTP %d without an error in the body", status)}
+	}
+	return nil
+}
+
+// apiErrorType returns the Hue error type in err, or 0.
+func apiErrorType(err error) int {
+	var apiErr *huego.APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.Type
+	}
+	return 0
+}
+
+// classify turns a bridge call's error into the reconciler's typed errors.
+// bridge names the HueBridge for the messages.
+func classify(bridge string, err error) error {
+	if err == nil {
+		return nil
+	}
+	switch apiErrorType(err) {
+	case errUnauthorized:
+		return providers.RetryAfter(unauthorizedDelay, ReasonUnauthorized, fmt.Errorf(
+			"bridge %s does not accept the stored username: delete the credentials Secret and press the link button to pair again", bridge))
+	case errInternal:
+		return providers.RetryAfter(busyDelay, ReasonBridgeBusy, fmt.Errorf("bridge %s is overloaded: %w", bridge, err))
+	case errInvalidValue:
+		return providers.Terminal(ReasonInvalidValue, fmt.Errorf("bridge %s refused a value: %w", bridge, err))
+	case errDeviceOff:
+		return providers.RetryAfter(busyDelay, ReasonDeviceOff, fmt.Errorf("bridge %s: %w", bridge, err))
+	case 0:
+	default:
+		return providers.RetryAfter(busyDelay, ReasonBridgeRejectedChange, fmt.Errorf("bridge %s: %w", bridge, err))
+	}
+	var perr *ProtocolError
+	if errors.As(err, &perr) {
+		return providers.RetryAfter(unreachableDelay, ReasonBridgeProtocol, fmt.Errorf("bridge %s: %w", bridge, err))
+	}
+	if isNetwork(err) {
+		return providers.RetryAfter(unreachableDelay, ReasonBridgeUnreachable, fmt.Errorf("bridge %s is unreachable: %w", bridge, err))
+	}
+	return err
+}
+
+// isNetwork reports connection failures and timeouts.
+func isNetwork(err error) bool {
+	var netErr net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) ||
+		errors.Is(err, net.ErrClosed)
+}
+
+// apiError builds a bridge error of type typ, for conditions the adapter
+// detects itself (a /config without whitelist is error 1 in disguise).
+func apiError(typ int) error { return &huego.APIError{Type: typ, Description: "unauthorized user"} }

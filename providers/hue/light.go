@@ -1,0 +1,265 @@
+package hue
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/providers"
+)
+
+// LightExternal is the HueLight adapter. It reads bulbs from its bridge's
+// Poller cache and sends only what differs, within the bridge's budget.
+type LightExternal struct {
+	Reader   client.Reader // HueBridges and HueLights (cached)
+	Registry *Registry
+}
+
+var _ providers.External[*huev1alpha1.HueLight] = (*LightExternal)(nil)
+
+// target is a HueLight resolved to its bridge and bulb.
+type target struct {
+	bridge *huev1alpha1.HueBridge
+	poller *Poller
+	light  LightSnapshot
+}
+
+// Observe compares the bulb with the spec. A bulb held by an earlier
+// HueLight, or unreachable, is reported not available and nothing is sent.
+func (e *LightExternal) Observe(ctx context.Context, l *huev1alpha1.HueLight) (providers.Observation, error) {
+	t, err := e.resolve(ctx, l)
+	if err != nil {
+		return providers.Observation{}, err
+	}
+	key := client.ObjectKeyFromObject(l)
+	recordObserved(l, t)
+	if holder, err := e.holder(ctx, t.poller, l, t.light.ID); err != nil {
+		return providers.Observation{}, err
+	} else if holder != key {
+		// Not watched: the holder's changes are not this one's drift. The
+		// holder's deletion wakes it (Poller.Forget).
+		t.poller.Unwatch(key)
+		return notAvailable(t.poller, ReasonConflict, fmt.Sprintf(
+			"light %q on bridge %s is already managed by HueLight %s; this one sends nothing while that one exists",
+			t.light.Name, t.bridge.Name, holder)), nil
+	}
+	want := DesiredFrom(l.Spec)
+	t.poller.Watch(key, watch{name: l.Spec.Name, lightID: t.light.ID, want: want, reachable: t.light.Reachable})
+	if !t.light.Reachable {
+		return notAvailable(t.poller, ReasonLightUnreachable, fmt.Sprintf(
+			"bridge %s cannot reach light %q (switched off at the wall or out of range); retried on the next poll",
+			t.bridge.Name, t.light.Name)), nil
+	}
+	if d := Compare(want, t.light); d != nil {
+		return providers.Observation{Exists: true, Diff: d, Available: true}, nil
+	}
+	return providers.Observation{Exists: true, UpToDate: true, Available: true}, nil
+}
+
+func notAvailable(p *Poller, reason, message string) providers.Observation {
+	return providers.Observation{Exists: true, UpToDate: true, Reason: reason, Message: message, RecheckAfter: p.interval}
+}
+
+// Create is never needed: a bulb cannot be created, and Observe reports a
+// missing one as LightNotFound.
+func (e *LightExternal) Create(ctx context.Context, l *huev1alpha1.HueLight) error {
+	_, err := e.resolve(ctx, l)
+	return err
+}
+
+// Update sends the difference when the bridge's budget allows.
+func (e *LightExternal) Update(ctx context.Context, l *huev1alpha1.HueLight, diff providers.Difference) error {
+	d, ok := diff.(*LightDiff)
+	if !ok || d == nil {
+		return nil
+	}
+	t, err := e.resolve(ctx, l)
+	if err != nil {
+		return err
+	}
+	return send(ctx, t, l, d.Body)
+}
+
+// send puts body to the bulb within the bridge's fair budget.
+func send(ctx context.Context, t target, l *huev1alpha1.HueLight, body StateBody) error {
+	if ok, wait := t.poller.limiter.Take(l.Namespace, l.Name); !ok {
+		return providers.Pending(wait, ReasonThrottled,
+			"waiting for bridge %s's command budget (shared fairly by all namespaces)", t.bridge.Name)
+	}
+	if err := t.poller.client.SetLightState(ctx, t.light.ID, body); err != nil {
+		return classify(t.bridge.Name, err)
+	}
+	t.poller.Applied(t.light.ID, body)
+	return nil
+}
+
+// Delete turns the bulb off (onDelete TurnOff) or lets it be (Keep). A
+// HueLight that never held the bulb, or whose bridge or bulb is gone, lets
+// go without a call.
+func (e *LightExternal) Delete(ctx context.Context, l *huev1alpha1.HueLight) error {
+	key := client.ObjectKeyFromObject(l)
+	if l.Spec.OnDelete == huev1alpha1.DeletionKeep {
+		e.forget(ctx, l, key)
+		return nil
+	}
+	t, err := e.resolve(ctx, l)
+	if err != nil {
+		if isGone(err) {
+			e.forget(ctx, l, key)
+			return nil
+		}
+		return err
+	}
+	if holder := t.poller.Claim(key, t.light.ID, l.CreationTimestamp); holder != key {
+		t.poller.Forget(key)
+		return nil
+	}
+	if t.light.On {
+		if err := send(ctx, t, l, StateBody{On: ptr.To(false), TransitionTime: DesiredFrom(l.Spec).Transition}); err != nil {
+			return err
+		}
+	}
+	t.poller.Forget(key)
+	return nil
+}
+
+// forget drops the HueLight's watch and claim if its bridge has a poller.
+func (e *LightExternal) forget(ctx context.Context, l *huev1alpha1.HueLight, key types.NamespacedName) {
+	if b, err := e.bridge(ctx, l); err == nil {
+		e.Registry.mu.Lock()
+		reg, ok := e.Registry.pollers[b.Name]
+		e.Registry.mu.Unlock()
+		if ok {
+			reg.poller.Forget(key)
+		}
+	}
+}
+
+// isGone is true for errors that mean there is nothing left to switch off.
+func isGone(err error) bool {
+	if ra, ok := providers.AsRetryAfter(err); ok {
+		return ra.Reason == ReasonLightNotFound || ra.Reason == ReasonBridgeNotFound || ra.Reason == ReasonNotPaired
+	}
+	return false
+}
+
+// resolve finds the HueLight's bridge, poller and bulb.
+func (e *LightExternal) resolve(ctx context.Context, l *huev1alpha1.HueLight) (target, error) {
+	b, err := e.bridge(ctx, l)
+	if err != nil {
+		return target{}, err
+	}
+	if err := allowed(b, l.Namespace); err != nil {
+		return target{}, err
+	}
+	p, err := e.Registry.For(ctx, b)
+	if err != nil {
+		return target{}, err
+	}
+	lights, err := p.Snapshot(ctx)
+	if err != nil {
+		return target{}, classify(b.Name, err)
+	}
+	light, err := findLight(lights, l, b.Name)
+	if err != nil {
+		p.Watch(client.ObjectKeyFromObject(l), watch{name: l.Spec.Name})
+		return target{}, err
+	}
+	return target{bridge: b, poller: p, light: light}, nil
+}
+
+// bridge is spec.bridgeRef, or the only HueBridge when it is left out.
+func (e *LightExternal) bridge(ctx context.Context, l *huev1alpha1.HueLight) (*huev1alpha1.HueBridge, error) {
+	if ref := l.Spec.BridgeRef; ref != nil {
+		var b huev1alpha1.HueBridge
+		err := e.Reader.Get(ctx, types.NamespacedName{Name: ref.Name}, &b)
+		if apierrors.IsNotFound(err) {
+			return nil, providers.RetryAfter(30*time.Second, ReasonBridgeNotFound, fmt.Errorf("HueBridge %q does not exist", ref.Name))
+		}
+		return &b, err
+	}
+	var list huev1alpha1.HueBridgeList
+	if err := e.Reader.List(ctx, &list); err != nil {
+		return nil, err
+	}
+	switch len(list.Items) {
+	case 0:
+		return nil, providers.RetryAfter(30*time.Second, ReasonBridgeNotFound, fmt.Errorf("no HueBridge exists: create one"))
+	case 1:
+		return &list.Items[0], nil
+	}
+	names := make([]string, 0, len(list.Items))
+	for _, b := range list.Items {
+		names = append(names, b.Name)
+	}
+	slices.Sort(names)
+	return nil, providers.Terminalf(ReasonBridgeAmbiguous,
+		"%d HueBridges exist (%s): set spec.bridgeRef.name", len(names), strings.Join(names, ", "))
+}
+
+// allowed refuses namespaces the bridge's allowedNamespaces leave out. It
+// is a retry, not terminal: the bridge's owner may add the namespace.
+func allowed(b *huev1alpha1.HueBridge, ns string) error {
+	if len(b.Spec.AllowedNamespaces) == 0 || slices.Contains(b.Spec.AllowedNamespaces, ns) {
+		return nil
+	}
+	return providers.RetryAfter(time.Minute, ReasonNamespaceNotAllowed, fmt.Errorf(
+		"HueBridge %s only accepts HueLights from namespaces %s", b.Name, strings.Join(b.Spec.AllowedNamespaces, ", ")))
+}
+
+// findLight resolves spec.id, or spec.name (exact) via the cached id.
+func findLight(lights lightsByID, l *huev1alpha1.HueLight, bridge string) (LightSnapshot, error) {
+	if id := l.Spec.ID; id != "" {
+		if light, ok := lights[id]; ok {
+			return light, nil
+		}
+		return LightSnapshot{}, providers.RetryAfter(30*time.Second, ReasonLightNotFound,
+			fmt.Errorf("bridge %s has no light with id %s", bridge, id))
+	}
+	if light, ok := lights[l.Status.LightID]; ok && light.Name == l.Spec.Name {
+		return light, nil
+	}
+	if light, ok := lights.byName(l.Spec.Name); ok {
+		return light, nil
+	}
+	return LightSnapshot{}, providers.RetryAfter(30*time.Second, ReasonLightNotFound, fmt.Errorf(
+		"bridge %s has no light named %q; it has: %s", bridge, l.Spec.Name, strings.Join(lights.names(), ", ")))
+}
+
+// holder returns the HueLight that holds the bulb. A holder that no longer
+// exists (deleted while paused, so Delete never ran) is dropped.
+func (e *LightExternal) holder(ctx context.Context, p *Poller, l *huev1alpha1.HueLight, lightID string) (types.NamespacedName, error) {
+	key := client.ObjectKeyFromObject(l)
+	for {
+		h := p.Claim(key, lightID, l.CreationTimestamp)
+		if h == key {
+			return h, nil
+		}
+		err := e.Reader.Get(ctx, h, &huev1alpha1.HueLight{})
+		if err == nil {
+			return h, nil
+		}
+		if !apierrors.IsNotFound(err) {
+			return h, err
+		}
+		p.Forget(h)
+	}
+}
+
+// recordObserved writes what the bridge reports into the status.
+func recordObserved(l *huev1alpha1.HueLight, t target) {
+	l.Status.LightID = t.light.ID
+	l.Status.Bridge = t.bridge.Name
+	l.Status.Reachable = ptr.To(t.light.Reachable)
+	l.Status.Observed = &huev1alpha1.ObservedLightState{
+		On: t.light.On, Brightness: int32(t.light.Bri), ColorMode: t.light.ColorMode,
+	}
+}

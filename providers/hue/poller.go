@@ -1,0 +1,211 @@
+package hue
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+
+	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+)
+
+// Poller observes every light of one bridge with a single GET /lights per
+// interval and keeps the result, so HueLights read a cache instead of
+// polling their bulb each. After each poll it wakes only the HueLights
+// whose bulb no longer matches what they want (or became (un)reachable,
+// vanished, appeared), through the events channel.
+type Poller struct {
+	bridge   string
+	client   Client
+	interval time.Duration
+	limiter  *fairLimiter
+	events   chan<- event.GenericEvent
+	log      logr.Logger
+	stop     context.CancelFunc
+	builtAt  time.Time
+
+	pollMu sync.Mutex // one GET /lights at a time
+
+	mu       sync.Mutex
+	lights   lightsByID // replaced, never changed in place
+	err      error
+	polledAt time.Time
+	watchers map[types.NamespacedName]watch
+	claims   claims
+}
+
+// watch is what the poller knows of one HueLight to decide if it drifted.
+type watch struct {
+	name      string // spec.name, to wake a HueLight whose bulb appears
+	lightID   string
+	want      Desired
+	reachable bool
+}
+
+func newPoller(bridge string, c Client, interval time.Duration, perSecond float64,
+	events chan<- event.GenericEvent, log logr.Logger) *Poller {
+	return &Poller{
+		bridge:   bridge,
+		client:   c,
+		interval: interval,
+		limiter:  newFairLimiter(perSecond),
+		events:   events,
+		log:      log.WithValues("hueBridge", bridge),
+		builtAt:  time.Now(),
+		watchers: map[types.NamespacedName]watch{},
+		claims:   claims{},
+	}
+}
+
+// run polls until ctx ends.
+func (p *Poller) run(ctx context.Context) {
+	t := time.NewTicker(p.interval)
+	defer t.Stop()
+	for {
+		_ = p.Poll(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Poll reads all lights now and wakes the HueLights that need it.
+func (p *Poller) Poll(ctx context.Context) error {
+	p.pollMu.Lock()
+	defer p.pollMu.Unlock()
+	lights, err := p.client.GetLights(ctx)
+	p.mu.Lock()
+	wasErr, first := p.err, p.polledAt.IsZero()
+	p.polledAt, p.err = time.Now(), err
+	var wake []types.NamespacedName
+	switch {
+	case err != nil:
+		if wasErr == nil || apiErrorType(err) != apiErrorType(wasErr) {
+			wake = p.allWatchersLocked()
+		}
+	default:
+		p.lights = indexLights(lights)
+		if wasErr != nil || first {
+			wake = p.allWatchersLocked()
+		} else {
+			wake = p.driftedLocked()
+		}
+	}
+	p.mu.Unlock()
+	if err != nil {
+		p.log.V(1).Info("poll failed", "error", err.Error())
+	}
+	p.wake(wake)
+	return err
+}
+
+// Snapshot returns the last poll's lights, polling first when there is no
+// recent result (the first HueLight of a bridge, or a stuck poller).
+func (p *Poller) Snapshot(ctx context.Context) (lightsByID, error) {
+	p.mu.Lock()
+	fresh := !p.polledAt.IsZero() && time.Since(p.polledAt) < 3*p.interval
+	lights, err := p.lights, p.err
+	p.mu.Unlock()
+	if fresh {
+		return lights, err
+	}
+	if err := p.Poll(ctx); err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lights, nil
+}
+
+// Watch records what a HueLight wants of its bulb, for drift detection.
+func (p *Poller) Watch(key types.NamespacedName, w watch) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.watchers[key] = w
+}
+
+// Unwatch stops waking a HueLight on drift; its claim stays.
+func (p *Poller) Unwatch(key types.NamespacedName) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.watchers, key)
+}
+
+// Forget stops watching a HueLight and drops its claim; it returns the
+// HueLights that were waiting for that bulb, now woken.
+func (p *Poller) Forget(key types.NamespacedName) {
+	p.mu.Lock()
+	delete(p.watchers, key)
+	others := p.claims.release(key)
+	p.mu.Unlock()
+	p.wake(others)
+}
+
+// Applied records a state the bridge accepted, so the next Observe does not
+// see drift before the next poll.
+func (p *Poller) Applied(lightID string, body StateBody) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l, ok := p.lights[lightID]
+	if !ok {
+		return
+	}
+	next := make(lightsByID, len(p.lights))
+	for id, x := range p.lights {
+		next[id] = x
+	}
+	next[lightID] = l.applied(body)
+	p.lights = next
+}
+
+// Claim registers key as wanting the bulb and returns who holds it.
+func (p *Poller) Claim(key types.NamespacedName, lightID string, created metav1.Time) types.NamespacedName {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.claims.claim(key, lightID, created)
+}
+
+func (p *Poller) allWatchersLocked() []types.NamespacedName {
+	out := make([]types.NamespacedName, 0, len(p.watchers))
+	for k := range p.watchers {
+		out = append(out, k)
+	}
+	return out
+}
+
+// driftedLocked lists the HueLights whose bulb differs from what they want.
+func (p *Poller) driftedLocked() []types.NamespacedName {
+	var out []types.NamespacedName
+	for k, w := range p.watchers {
+		if w.lightID == "" {
+			if _, found := p.lights.byName(w.name); found {
+				out = append(out, k)
+			}
+			continue
+		}
+		l, ok := p.lights[w.lightID]
+		if !ok || l.Reachable != w.reachable || (l.Reachable && Compare(w.want, l) != nil) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// wake enqueues HueLights without blocking the poller: if the controller is
+// behind, a dropped wake-up is caught by the next poll or resync.
+func (p *Poller) wake(keys []types.NamespacedName) {
+	for _, k := range keys {
+		ev := event.GenericEvent{Object: &huev1alpha1.HueLight{ObjectMeta: metav1.ObjectMeta{Namespace: k.Namespace, Name: k.Name}}}
+		select {
+		case p.events <- ev:
+		default:
+			p.log.V(1).Info("wake-up dropped: queue full", "hueLight", k.String())
+		}
+	}
+}
