@@ -96,7 +96,7 @@ func (e *BridgeExternal) storeUsername(ctx context.Context, b *huev1alpha1.HueBr
 	err := e.Client.Create(ctx, s)
 	if apierrors.IsAlreadyExists(err) {
 		var existing corev1.Secret
-		if err := e.Client.Get(ctx, client.ObjectKeyFromObject(s), &existing); err != nil {
+		if err := e.Registry.secrets.Get(ctx, client.ObjectKeyFromObject(s), &existing); err != nil {
 			return err
 		}
 		if existing.Data == nil {

@@ -54,6 +54,7 @@ type HueBridgeSpec struct {
 	// single request to notice changes made outside Kubernetes. Default 5s.
 	// +optional
 	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=20
 	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$`
 	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1s') && duration(self) <= duration('1h')",message="pollInterval must be between 1s and 1h"
 	PollInterval *metav1.Duration `json:"pollInterval,omitempty"`
