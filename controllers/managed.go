@@ -18,6 +18,9 @@ import (
 	"github.com/tether-dev/tether/providers"
 )
 
+// Every kind records events through the events.k8s.io API.
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
 // Finalizer keeps a managed object until its external side is gone.
 const Finalizer = "tether.dev/finalizer"
 

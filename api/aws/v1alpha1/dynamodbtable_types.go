@@ -177,8 +177,8 @@ type ProvisionedThroughput struct {
 }
 
 // Projection says which attributes an index copies.
-// +kubebuilder:validation:XValidation:rule="self.projectionType != 'INCLUDE' || (has(self.nonKeyAttributes) && size(self.nonKeyAttributes) > 0)",message="nonKeyAttributes is required when projectionType is INCLUDE"
-// +kubebuilder:validation:XValidation:rule="self.projectionType == 'INCLUDE' || !has(self.nonKeyAttributes)",message="nonKeyAttributes is only allowed when projectionType is INCLUDE"
+// +kubebuilder:validation:XValidation:rule="!has(self.projectionType) || self.projectionType != 'INCLUDE' || (has(self.nonKeyAttributes) && size(self.nonKeyAttributes) > 0)",message="nonKeyAttributes is required when projectionType is INCLUDE"
+// +kubebuilder:validation:XValidation:rule="(has(self.projectionType) && self.projectionType == 'INCLUDE') || !has(self.nonKeyAttributes)",message="nonKeyAttributes is only allowed when projectionType is INCLUDE"
 type Projection struct {
 	// ProjectionType is ALL (the default), KEYS_ONLY or INCLUDE.
 	// +optional

@@ -1,0 +1,86 @@
+// Command manager runs Tether's controllers.
+package main
+
+import (
+	"flag"
+	"os"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/controllers"
+)
+
+func main() {
+	var (
+		metricsAddr, probeAddr string
+		leaderElect            bool
+		leaderElectionNS       string
+	)
+	cfg := controllers.DefaultConfig()
+	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "Address the metrics endpoint binds to; 0 disables it.")
+	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "Address the health probes bind to.")
+	flag.BoolVar(&leaderElect, "leader-elect", false, "Elect a leader so that only one manager reconciles at a time.")
+	flag.StringVar(&leaderElectionNS, "leader-election-namespace", "", "Namespace of the leader election lease (default: the pod's namespace).")
+	flag.DurationVar(&cfg.DynamoDBTablePollInterval, "dynamodbtable-poll-interval", cfg.DynamoDBTablePollInterval,
+		"How often each DynamoDBTable is compared with AWS when nothing changes (jittered).")
+	flag.DurationVar(&cfg.HueBridgePollInterval, "hue-poll-interval", cfg.HueBridgePollInterval,
+		"How often each Hue bridge's lights are read (one request per bridge for all its lights).")
+	flag.Float64Var(&cfg.HueCommandsPerSecond, "hue-commands-per-second", cfg.HueCommandsPerSecond,
+		"Light commands per second sent to each Hue bridge, shared by all its HueLights.")
+	zapOpts := zap.Options{}
+	zapOpts.BindFlags(flag.CommandLine)
+	flag.Parse()
+
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+	log := ctrl.Log.WithName("setup")
+
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, awsv1alpha1.AddToScheme, huev1alpha1.AddToScheme} {
+		if err := add(scheme); err != nil {
+			log.Error(err, "registering types")
+			os.Exit(1)
+		}
+	}
+
+	// The kubeconfig comes from the usual places: --kubeconfig, $KUBECONFIG,
+	// the in-cluster service account, ~/.kube/config.
+	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
+		Scheme:                  scheme,
+		Metrics:                 metricsserver.Options{BindAddress: metricsAddr},
+		HealthProbeBindAddress:  probeAddr,
+		LeaderElection:          leaderElect,
+		LeaderElectionID:        "manager.tether.dev",
+		LeaderElectionNamespace: leaderElectionNS,
+		// Step down fast on SIGTERM so a rolling update hands over quickly.
+		LeaderElectionReleaseOnCancel: true,
+	})
+	if err != nil {
+		log.Error(err, "creating the manager")
+		os.Exit(1)
+	}
+	if err := controllers.SetupAll(mgr, cfg); err != nil {
+		log.Error(err, "setting up controllers")
+		os.Exit(1)
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		log.Error(err, "adding the health check")
+		os.Exit(1)
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		log.Error(err, "adding the readiness check")
+		os.Exit(1)
+	}
+
+	log.Info("starting the manager", "metricsAddress", metricsAddr, "probeAddress", probeAddr, "leaderElection", leaderElect)
+	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
+		log.Error(err, "the manager stopped with an error")
+		os.Exit(1)
+	}
+}

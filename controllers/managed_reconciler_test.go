@@ -1,0 +1,271 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
+	testv1alpha1 "github.com/tether-dev/tether/internal/testkind/v1alpha1"
+	"github.com/tether-dev/tether/providers"
+)
+
+const (
+	timeout = 20 * time.Second
+	poll    = 50 * time.Millisecond
+)
+
+func newWidget(name string, size int32, annotations map[string]string) *testv1alpha1.Widget {
+	return &testv1alpha1.Widget{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Annotations: annotations},
+		Spec:       testv1alpha1.WidgetSpec{Size: size, Color: "blue"},
+	}
+}
+
+func create(t *testing.T, w *testv1alpha1.Widget) {
+	t.Helper()
+	NewWithT(t).Expect(env.Client.Create(context.Background(), w)).To(Succeed())
+	t.Cleanup(func() {
+		// Let go of whatever the test left behind without leaking finalizers.
+		widgets.fail(w.Name, "Delete", nil)
+		_ = env.Client.Delete(context.Background(), w)
+	})
+}
+
+// fetch returns the widget as the API server has it now.
+func fetch(g Gomega, name string) *testv1alpha1.Widget {
+	w := &testv1alpha1.Widget{}
+	g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Namespace: "default", Name: name}, w)).To(Succeed())
+	return w
+}
+
+func condition(w *testv1alpha1.Widget, conditionType string) metav1.Condition {
+	c := meta.FindStatusCondition(w.Status.Conditions, conditionType)
+	if c == nil {
+		return metav1.Condition{}
+	}
+	return *c
+}
+
+// update changes the widget's spec, retrying on conflicts with the controller.
+func update(t *testing.T, name string, change func(*testv1alpha1.Widget)) {
+	t.Helper()
+	NewWithT(t).Eventually(func(g Gomega) {
+		w := fetch(g, name)
+		change(w)
+		g.Expect(env.Client.Update(context.Background(), w)).To(Succeed())
+	}, timeout, poll).Should(Succeed())
+}
+
+func waitReady(t *testing.T, name string) *testv1alpha1.Widget {
+	t.Helper()
+	var w *testv1alpha1.Widget
+	NewWithT(t).Eventually(func(g Gomega) {
+		w = fetch(g, name)
+		ready := condition(w, commonv1alpha1.Ready)
+		g.Expect(ready.Status).To(Equal(metav1.ConditionTrue))
+		g.Expect(ready.ObservedGeneration).To(Equal(w.Generation))
+	}, timeout, poll).Should(Succeed())
+	return w
+}
+
+func eventReasons(g Gomega, name string) []string {
+	list := &eventsv1.EventList{}
+	g.Expect(env.Client.List(context.Background(), list, client.InNamespace("default"))).To(Succeed())
+	var reasons []string
+	for _, e := range list.Items {
+		if e.Regarding.Name == name {
+			reasons = append(reasons, e.Reason)
+		}
+	}
+	return reasons
+}
+
+func TestCreateAddsFinalizerCreatesExternallyAndBecomesReady(t *testing.T) {
+	g := NewWithT(t)
+	create(t, newWidget("create", 3, nil))
+
+	w := waitReady(t, "create")
+	g.Expect(controllerutil.ContainsFinalizer(w, Finalizer)).To(BeTrue())
+	g.Expect(w.Status.ObservedGeneration).To(Equal(w.Generation))
+	g.Expect(condition(w, commonv1alpha1.Synced).Status).To(Equal(metav1.ConditionTrue))
+	ext, ok := widgets.get("create")
+	g.Expect(ok).To(BeTrue())
+	g.Expect(ext.Size).To(Equal(int32(3)))
+	g.Expect(widgets.count("create", "Create")).To(Equal(1))
+	g.Eventually(func(g Gomega) []string { return eventReasons(g, "create") }, timeout, poll).Should(ContainElement(ReasonCreated))
+}
+
+func TestSpecChangeCallsUpdateWithTheDifference(t *testing.T) {
+	g := NewWithT(t)
+	create(t, newWidget("change", 1, nil))
+	waitReady(t, "change")
+
+	update(t, "change", func(w *testv1alpha1.Widget) { w.Spec.Size = 7 })
+
+	w := waitReady(t, "change")
+	g.Expect(w.Status.ObservedGeneration).To(Equal(int64(2)))
+	g.Expect(widgets.updates("change")).To(Equal([]widgetDiff{{Size: &[2]int32{1, 7}}}))
+	ext, _ := widgets.get("change")
+	g.Expect(ext.Size).To(Equal(int32(7)))
+	g.Eventually(func(g Gomega) []string { return eventReasons(g, "change") }, timeout, poll).Should(ContainElement(ReasonUpdated))
+}
+
+func TestDriftIsCorrectedAtTheNextResync(t *testing.T) {
+	g := NewWithT(t)
+	create(t, newWidget("drift", 2, map[string]string{commonv1alpha1.AnnotationPollInterval: "1s"}))
+	waitReady(t, "drift")
+
+	widgets.set("drift", testv1alpha1.WidgetSpec{Size: 99, Color: "red"}) // behind the operator's back
+
+	g.Eventually(func() testv1alpha1.WidgetSpec {
+		s, _ := widgets.get("drift")
+		return s
+	}, timeout, poll).Should(Equal(testv1alpha1.WidgetSpec{Size: 2, Color: "blue"}))
+	g.Eventually(func(g Gomega) []string { return eventReasons(g, "drift") }, timeout, poll).Should(ContainElement(ReasonDriftCorrected))
+}
+
+func TestRetryAfterRequeuesAtTheHintedDelayWithTheReason(t *testing.T) {
+	g := NewWithT(t)
+	const hint = 3 * time.Second
+	widgets.fail("retry", "Observe", providers.RetryAfter(hint, "Throttled", errors.New("slow down")))
+	create(t, newWidget("retry", 1, nil))
+
+	g.Eventually(func(g Gomega) {
+		synced := condition(fetch(g, "retry"), commonv1alpha1.Synced)
+		g.Expect(synced.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(synced.Reason).To(Equal("Throttled"))
+		g.Expect(synced.Message).To(ContainSubstring("slow down"))
+	}, timeout, poll).Should(Succeed())
+	g.Eventually(func() int { return widgets.count("retry", "Observe") }, timeout, poll).Should(BeNumerically(">=", 2))
+
+	times := widgets.callTimes("retry", "Observe")
+	g.Expect(times[1].Sub(times[0])).To(BeNumerically(">=", hint), "the retry came before the hinted delay")
+
+	widgets.fail("retry", "Observe", nil)
+	waitReady(t, "retry")
+}
+
+func TestTerminalErrorStopsCallsUntilTheSpecChanges(t *testing.T) {
+	g := NewWithT(t)
+	widgets.fail("terminal", "Create", providers.Terminalf("InvalidSpec", "size 5 is not allowed"))
+	create(t, newWidget("terminal", 5, map[string]string{commonv1alpha1.AnnotationPollInterval: "1s"}))
+
+	g.Eventually(func(g Gomega) {
+		synced := condition(fetch(g, "terminal"), commonv1alpha1.Synced)
+		g.Expect(synced.Reason).To(Equal("InvalidSpec"))
+		g.Expect(synced.Message).To(ContainSubstring("size 5 is not allowed"))
+	}, timeout, poll).Should(Succeed())
+	calls := widgets.count("terminal", "")
+	// A 1 s poll interval would have called several times in 4 s.
+	g.Consistently(func() int { return widgets.count("terminal", "") }, 4*time.Second, 200*time.Millisecond).Should(Equal(calls))
+	g.Eventually(func(g Gomega) []string { return eventReasons(g, "terminal") }, timeout, poll).Should(ContainElement("InvalidSpec"))
+
+	widgets.fail("terminal", "Create", nil)
+	update(t, "terminal", func(w *testv1alpha1.Widget) { w.Spec.Size = 4 })
+	waitReady(t, "terminal")
+	g.Expect(widgets.count("terminal", "Create")).To(Equal(2))
+}
+
+func TestDeletionDeletesExternallyThenRemovesTheFinalizer(t *testing.T) {
+	g := NewWithT(t)
+	w := newWidget("delete", 1, nil)
+	create(t, w)
+	waitReady(t, "delete")
+
+	g.Expect(env.Client.Delete(context.Background(), w)).To(Succeed())
+
+	g.Eventually(func() bool {
+		err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(w), &testv1alpha1.Widget{})
+		return apierrors.IsNotFound(err)
+	}, timeout, poll).Should(BeTrue())
+	_, exists := widgets.get("delete")
+	g.Expect(exists).To(BeFalse())
+	g.Expect(widgets.count("delete", "Delete")).To(Equal(1))
+}
+
+func TestFailingDeleteKeepsTheFinalizerAndBacksOff(t *testing.T) {
+	g := NewWithT(t)
+	w := newWidget("stuck", 1, nil)
+	create(t, w)
+	waitReady(t, "stuck")
+	widgets.fail("stuck", "Delete", errors.New("backend says no"))
+
+	g.Expect(env.Client.Delete(context.Background(), w)).To(Succeed())
+
+	g.Eventually(func(g Gomega) {
+		stuck := fetch(g, "stuck")
+		g.Expect(stuck.Finalizers).To(ContainElement(Finalizer))
+		synced := condition(stuck, commonv1alpha1.Synced)
+		g.Expect(synced.Reason).To(Equal("DeleteFailed"))
+		g.Expect(synced.Message).To(ContainSubstring("backend says no"))
+	}, timeout, poll).Should(Succeed())
+
+	// Exponential backoff from 1 s: attempts at about 0, 1, 3, 7 s. A hot loop
+	// would make hundreds of calls in this window.
+	start := widgets.callTimes("stuck", "Delete")[0]
+	g.Consistently(func() int { return widgets.count("stuck", "Delete") }, 6*time.Second, 200*time.Millisecond).
+		Should(BeNumerically("<=", 4))
+	times := widgets.callTimes("stuck", "Delete")
+	g.Expect(len(times)).To(BeNumerically(">=", 2), "the delete was not retried")
+	g.Expect(times[1].Sub(start)).To(BeNumerically(">=", 900*time.Millisecond))
+
+	widgets.fail("stuck", "Delete", nil)
+	g.Eventually(func() bool {
+		return apierrors.IsNotFound(env.Client.Get(context.Background(), client.ObjectKeyFromObject(w), &testv1alpha1.Widget{}))
+	}, 6*time.Minute, poll).Should(BeTrue())
+}
+
+func TestPausedObjectMakesNoExternalCalls(t *testing.T) {
+	g := NewWithT(t)
+	paused := map[string]string{
+		commonv1alpha1.AnnotationReconcile:    commonv1alpha1.ReconcilePaused,
+		commonv1alpha1.AnnotationPollInterval: "1s",
+	}
+	w := newWidget("paused", 1, paused)
+	create(t, w)
+
+	g.Eventually(func(g Gomega) {
+		synced := condition(fetch(g, "paused"), commonv1alpha1.Synced)
+		g.Expect(synced.Reason).To(Equal(ReasonPaused))
+		g.Expect(synced.Status).To(Equal(metav1.ConditionFalse))
+	}, timeout, poll).Should(Succeed())
+	g.Consistently(func() int { return widgets.count("paused", "") }, 3*time.Second, 200*time.Millisecond).Should(BeZero())
+
+	// Unpausing resumes management.
+	update(t, "paused", func(w *testv1alpha1.Widget) { delete(w.Annotations, commonv1alpha1.AnnotationReconcile) })
+	waitReady(t, "paused")
+	g.Expect(widgets.count("paused", "Create")).To(Equal(1))
+
+	// Pausing again, then deleting, lets go without touching the external side.
+	update(t, "paused", func(w *testv1alpha1.Widget) { w.Annotations[commonv1alpha1.AnnotationReconcile] = commonv1alpha1.ReconcilePaused })
+	g.Eventually(func(g Gomega) string {
+		return condition(fetch(g, "paused"), commonv1alpha1.Synced).Reason
+	}, timeout, poll).Should(Equal(ReasonPaused))
+	g.Expect(env.Client.Delete(context.Background(), w)).To(Succeed())
+	g.Eventually(func() bool {
+		return apierrors.IsNotFound(env.Client.Get(context.Background(), client.ObjectKeyFromObject(w), &testv1alpha1.Widget{}))
+	}, timeout, poll).Should(BeTrue())
+	g.Expect(widgets.count("paused", "Delete")).To(BeZero())
+	_, stillThere := widgets.get("paused")
+	g.Expect(stillThere).To(BeTrue())
+}
+
+func TestStatusIsNotRewrittenWhenNothingChanged(t *testing.T) {
+	g := NewWithT(t)
+	create(t, newWidget("quiet", 1, map[string]string{commonv1alpha1.AnnotationPollInterval: "1s"}))
+	w := waitReady(t, "quiet")
+	version := w.ResourceVersion
+
+	g.Eventually(func() int { return widgets.count("quiet", "Observe") }, timeout, poll).Should(BeNumerically(">=", 4))
+	g.Expect(fetch(g, "quiet").ResourceVersion).To(Equal(version), "a resync with nothing new wrote the object")
+}

@@ -1,0 +1,43 @@
+package controllers
+
+import (
+	"time"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+)
+
+// Config is what the manager binary's flags set for the kinds.
+type Config struct {
+	// DynamoDBTablePollInterval is how often each table is described when
+	// nothing else happens (jittered; the tether.dev/poll-interval annotation
+	// overrides it per object).
+	DynamoDBTablePollInterval time.Duration
+	// HueBridgePollInterval is how often each bridge's lights are read, once
+	// per bridge for all its lights.
+	HueBridgePollInterval time.Duration
+	// HueCommandsPerSecond is each bridge's budget for light commands.
+	HueCommandsPerSecond float64
+}
+
+// DefaultConfig holds the defaults documented in the README.
+func DefaultConfig() Config {
+	return Config{
+		DynamoDBTablePollInterval: 2 * time.Minute,
+		HueBridgePollInterval:     5 * time.Second,
+		HueCommandsPerSecond:      10,
+	}
+}
+
+// SetupAll registers every kind's controller with the manager.
+func SetupAll(mgr ctrl.Manager, cfg Config) error {
+	for _, setup := range kindSetups {
+		if err := setup(mgr, cfg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// kindSetups lists each kind's registration; each kind's controller file adds
+// itself in an init function.
+var kindSetups []func(ctrl.Manager, Config) error

@@ -1,0 +1,63 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	testv1alpha1 "github.com/tether-dev/tether/internal/testkind/v1alpha1"
+	"github.com/tether-dev/tether/internal/testenv"
+)
+
+// The package's integration tests share one real API server and one manager
+// running the generic reconciler over the in-memory widget provider.
+var (
+	env     *testenv.Env
+	widgets *widgetProvider
+)
+
+// testPollInterval is long so that only the tests that ask for resyncs (by
+// annotation) see them, and call counts stay exact.
+const testPollInterval = time.Hour
+
+func TestMain(m *testing.M) {
+	ctrl.SetLogger(zap.New(zap.UseDevMode(true), zap.WriteTo(os.Stderr)))
+	os.Exit(runSuite(m))
+}
+
+func runSuite(m *testing.M) int {
+	var err error
+	env, err = testenv.Start(testv1alpha1.AddToScheme)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer func() { _ = env.Stop() }()
+
+	mgr, err := env.NewManager()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	widgets = newWidgetProvider()
+	r := NewManagedReconciler(mgr.GetClient(), mgr.GetEventRecorder("tether-test"), "widget",
+		func() *testv1alpha1.Widget { return &testv1alpha1.Widget{} }, widgets,
+		Options{PollInterval: testPollInterval})
+	if err := r.SetupWithManager(mgr); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		if err := mgr.Start(ctx); err != nil {
+			fmt.Fprintln(os.Stderr, "manager:", err)
+		}
+	}()
+	return m.Run()
+}
