@@ -54,15 +54,28 @@ type Plan struct {
 	// Blocked explains a change the adapter will not make on its own (an
 	// index replacement without the annotation); "" when there is none.
 	Blocked string
+	// busy is what AWS is still doing to the table ("" when idle); no step
+	// is sent until it is done.
+	busy string
 }
 
-// String is the pending plan in one line, for conditions and events.
+// String is the pending plan in one line, for conditions and events: the
+// step sent next, then the ones after it.
 func (p *Plan) String() string {
-	parts := p.Descriptions()
-	if p.Blocked != "" {
-		parts = append(parts, "blocked: "+p.Blocked)
+	var b strings.Builder
+	if len(p.Steps) > 0 {
+		b.WriteString(p.Steps[0].Description)
 	}
-	return strings.Join(parts, "; ")
+	if len(p.Steps) > 1 {
+		b.WriteString(" (then: " + strings.Join(p.Descriptions()[1:], "; ") + ")")
+	}
+	if p.Blocked != "" {
+		if b.Len() > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString("blocked: " + p.Blocked)
+	}
+	return b.String()
 }
 
 // Descriptions lists the steps, for status.pendingPlan.
@@ -308,7 +321,7 @@ func (p *planner) updateDeletionProtection() {
 }
 
 func (p *planner) updateTableClass() {
-	if p.want.TableClass == "" || p.want.TableClass == p.cur.TableClass {
+	if p.want.TableClass == "" || p.cur.TableClass == "" || p.want.TableClass == p.cur.TableClass {
 		return
 	}
 	in := p.updateTable()

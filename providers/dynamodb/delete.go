@@ -1,0 +1,89 @@
+package dynamodb
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	"github.com/tether-dev/tether/providers"
+)
+
+// Delete follows the deletion policy. It deletes only a table this object
+// owns, returns nil only once DescribeTable no longer finds it, and never
+// hangs silently: deletion protection is reported as DeletionProtected.
+func (p *Provider) Delete(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) error {
+	if obj.Spec.DeletionPolicy == awsv1alpha1.DeletionPolicyRetain {
+		p.forget(obj)
+		return nil
+	}
+	ep, err := p.clients.For(ctx, obj.Spec.Region)
+	if err != nil {
+		return err
+	}
+	if err := p.checkConflict(ctx, ep, obj); err != nil {
+		if t, ok := providers.AsTerminal(err); ok && t.Reason == ReasonConflict {
+			p.forget(obj) // another object manages the table: let go of it
+			return nil
+		}
+		return err
+	}
+	name := obj.ResolvedTableName()
+	d, err := describeTable(ctx, ep.API, name)
+	if isNotFound(err) {
+		p.released(ep, obj)
+		return nil
+	}
+	if err != nil {
+		return classify(err)
+	}
+	owned, err := p.owns(ctx, ep, obj, d)
+	if err != nil {
+		return err
+	}
+	if !owned {
+		p.released(ep, obj) // never delete what Tether did not create
+		return nil
+	}
+	switch d.TableStatus {
+	case types.TableStatusDeleting:
+		return providers.Pending(busyDelay, ReasonDeleting, "DynamoDB is deleting table %s", name)
+	case types.TableStatusCreating, types.TableStatusUpdating:
+		return providers.Pending(busyDelay, ReasonTableBusy, "waiting for table %s to leave %s before deleting it", name, d.TableStatus)
+	}
+	if aws.ToBool(d.DeletionProtectionEnabled) {
+		return p.lowerDeletionProtection(ctx, ep, obj)
+	}
+	if _, err := ep.API.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)}); err != nil && !isNotFound(err) {
+		return classify(err)
+	}
+	return providers.Pending(time.Second, ReasonDeleting, "deleting table %s", name)
+}
+
+// lowerDeletionProtection turns protection off only when the spec says so
+// explicitly; otherwise the delete waits, slowly, and says why. It is not
+// terminal: protection may also be turned off in the console.
+func (p *Provider) lowerDeletionProtection(ctx context.Context, ep *endpoint, obj *awsv1alpha1.DynamoDBTable) error {
+	name := obj.ResolvedTableName()
+	if dp := obj.Spec.DeletionProtectionEnabled; dp == nil || *dp {
+		return providers.RetryAfter(deletionProtectedDelay, ReasonDeletionProtected, fmt.Errorf(
+			"table %s has deletion protection on, so it is not deleted: set spec.deletionProtectionEnabled: false "+
+				"(or turn it off in AWS) to let the delete go on, or set spec.deletionPolicy: Retain to keep the table", name))
+	}
+	_, err := ep.API.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name), DeletionProtectionEnabled: aws.Bool(false)})
+	if err != nil {
+		return classify(err)
+	}
+	return providers.Pending(time.Second, ReasonDeleting, "turned deletion protection off on table %s, as the spec says, to delete it", name)
+}
+
+func (p *Provider) released(ep *endpoint, obj *awsv1alpha1.DynamoDBTable) {
+	if p.createdBy(ep, obj.ResolvedTableName()) == string(obj.UID) {
+		p.markCreated(ep, obj.ResolvedTableName(), "")
+	}
+	p.forget(obj)
+}

@@ -1,0 +1,89 @@
+package dynamodb
+
+import (
+	"errors"
+	"time"
+
+	"github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
+
+	"github.com/tether-dev/tether/providers"
+)
+
+// Condition reasons this adapter reports.
+const (
+	ReasonThrottled         = "Throttled"
+	ReasonLimitExceeded     = "LimitExceeded"
+	ReasonEndpointError     = "EndpointError"
+	ReasonAccessDenied      = "AccessDenied"
+	ReasonInvalidSpec       = "InvalidSpec"
+	ReasonTableBusy         = "TableBusy"
+	ReasonUpdating          = "Updating"
+	ReasonCreating          = "Creating"
+	ReasonDeleting          = "Deleting"
+	ReasonStalled           = "Stalled"
+	ReasonIndexReplacement  = "IndexReplacementNotAllowed"
+	ReasonNotOwned          = "NotOwned"
+	ReasonConflict          = "Conflict"
+	ReasonDeletionProtected = "DeletionProtected"
+	ReasonTableExists       = "TableExists"
+)
+
+// Delays of the typed errors. Throttling has already been retried by the
+// SDK when it reaches here, so the reconciler waits longer (and backs off
+// exponentially while it repeats).
+const (
+	throttledDelay         = 5 * time.Second
+	endpointErrorDelay     = 10 * time.Second
+	accessDeniedDelay      = 2 * time.Minute
+	busyDelay              = 5 * time.Second
+	deletionProtectedDelay = 2 * time.Minute
+)
+
+func errorCode(err error) string {
+	var apiErr smithy.APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.ErrorCode()
+	}
+	return ""
+}
+
+func isNotFound(err error) bool { return errorCode(err) == "ResourceNotFoundException" }
+
+// isUnknownOperation is how DynamoDB Local and dynalite answer an API they
+// do not implement (tagging, continuous backups, TTL).
+func isUnknownOperation(err error) bool { return errorCode(err) == "UnknownOperationException" }
+
+// classify turns an AWS error into the typed error that tells the reconciler
+// what to do next. Errors it does not know pass through, for the
+// reconciler's generic backoff.
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	switch errorCode(err) {
+	case "ValidationException", "SerializationException":
+		// The spec cannot work as written: retrying the same call fails the
+		// same way, so stop and show AWS's own words.
+		return providers.Terminal(ReasonInvalidSpec, err)
+	case "ThrottlingException", "RequestLimitExceeded", "ProvisionedThroughputExceededException":
+		return providers.RetryAfter(throttledDelay, ReasonThrottled, err)
+	case "LimitExceededException":
+		return providers.RetryAfter(throttledDelay, ReasonLimitExceeded, err)
+	case "ResourceInUseException":
+		return providers.Pending(busyDelay, ReasonTableBusy, "DynamoDB is busy with the table: %v", err)
+	case "AccessDeniedException", "UnrecognizedClientException", "InvalidSignatureException", "ExpiredTokenException":
+		// Fixed by IAM, not by the spec: retry, but slowly.
+		return providers.RetryAfter(accessDeniedDelay, ReasonAccessDenied, err)
+	}
+	var respErr *smithyhttp.ResponseError
+	if errors.As(err, &respErr) && respErr.HTTPStatusCode() >= 500 {
+		return providers.RetryAfter(endpointErrorDelay, ReasonEndpointError, err)
+	}
+	var apiErr smithy.APIError
+	if !errors.As(err, &apiErr) {
+		// Network errors: the endpoint is unreachable.
+		return providers.RetryAfter(endpointErrorDelay, ReasonEndpointError, err)
+	}
+	return err
+}

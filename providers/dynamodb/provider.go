@@ -1,0 +1,252 @@
+package dynamodb
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/events"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	"github.com/tether-dev/tether/providers"
+)
+
+// Options tune the adapter.
+type Options struct {
+	Clients ClientOptions
+	// StallAfter is how many times the same step may be sent with no visible
+	// change before the adapter gives up with reason Stalled. Default 3.
+	StallAfter int
+	// SecondaryReadInterval is how long the answers of DescribeTimeToLive,
+	// DescribeContinuousBackups and ListTagsOfResource are reused between
+	// polls. They are read only for features the spec uses, and again right
+	// after the adapter changed them. Default 10 minutes; 0 keeps the
+	// default, a negative value reads them on every poll.
+	SecondaryReadInterval time.Duration
+	// Recorder, when set, receives events the reconciler cannot know about
+	// (a table re-created after an out-of-band delete, an endpoint that lacks
+	// an API).
+	Recorder events.EventRecorder
+	// Reader, when set, is used to find other DynamoDBTables naming the same
+	// table (Conflict). The manager's cached client is the right one.
+	Reader client.Reader
+}
+
+// Provider implements providers.External for DynamoDBTable.
+type Provider struct {
+	clients *Clients
+	opts    Options
+
+	mu          sync.Mutex
+	objects     map[string]*memory         // by object UID
+	created     map[string]string          // endpoint|table -> UID of the object that created it
+	unsupported map[string]map[string]bool // endpoint -> features it lacks
+}
+
+var _ providers.External[*awsv1alpha1.DynamoDBTable] = (*Provider)(nil)
+
+// New returns the adapter.
+func New(opts Options) *Provider {
+	if opts.StallAfter <= 0 {
+		opts.StallAfter = 3
+	}
+	if opts.SecondaryReadInterval == 0 {
+		opts.SecondaryReadInterval = 10 * time.Minute
+	}
+	return &Provider{
+		clients:     NewClients(opts.Clients),
+		opts:        opts,
+		objects:     map[string]*memory{},
+		created:     map[string]string{},
+		unsupported: map[string]map[string]bool{},
+	}
+}
+
+// Observe reads the table (one DescribeTable, plus the secondary reads the
+// spec needs when they are due) and plans what would make it match.
+func (p *Provider) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) (providers.Observation, error) {
+	ep, err := p.clients.For(ctx, obj.Spec.Region)
+	if err != nil {
+		return providers.Observation{}, err
+	}
+	if err := p.checkConflict(ctx, ep, obj); err != nil {
+		return providers.Observation{}, err
+	}
+	name := obj.ResolvedTableName()
+	obj.Status.TableName = name
+	desc, err := describeTable(ctx, ep.API, name)
+	if isNotFound(err) {
+		p.noteMissing(obj)
+		return providers.Observation{Exists: false}, nil
+	}
+	if err != nil {
+		return providers.Observation{}, classify(err)
+	}
+	if err := p.checkOwnership(ctx, ep, obj, desc); err != nil {
+		return providers.Observation{}, err
+	}
+	recordStatus(obj, desc)
+
+	switch desc.TableStatus {
+	case types.TableStatusCreating:
+		return transient(ReasonCreating, "DynamoDB is creating the table"), nil
+	case types.TableStatusDeleting:
+		return transient(ReasonDeleting, "the table is being deleted (not by Tether); it will be re-created once it is gone"), nil
+	case types.TableStatusActive, types.TableStatusUpdating:
+	default:
+		return providers.Observation{Exists: true, UpToDate: true, Reason: "Inaccessible",
+			Message:      fmt.Sprintf("the table is %s; Tether cannot change it until AWS makes it ACTIVE", desc.TableStatus),
+			RecheckAfter: time.Minute}, nil
+	}
+
+	have := observedTable(desc)
+	if err := p.readSecondary(ctx, ep, obj, desc, have); err != nil {
+		return providers.Observation{}, err
+	}
+	p.skipUnsupported(ep, obj, have)
+	want := desiredTable(&obj.Spec, p.ownerTags(ep, obj))
+	pl := plan(name, want, have, planOptions{AllowIndexReplacement: obj.Annotations[awsv1alpha1.AnnotationAllowIndexReplacement] == "true"})
+	pl.busy = have.busy()
+	p.recordPlan(obj, pl)
+
+	// A table whose index is still being built works, but is not yet what
+	// the spec asks for: Ready waits for it.
+	available := desc.TableStatus == types.TableStatusActive && pl.busy == ""
+	if pl.Empty() {
+		return providers.Observation{Exists: true, UpToDate: true, Available: available,
+			Reason: ReasonUpdating, Message: "DynamoDB is still applying the last change: " + pl.busy, RecheckAfter: busyDelay}, nil
+	}
+	return providers.Observation{Exists: true, Diff: pl, Available: available}, nil
+}
+
+func transient(reason, message string) providers.Observation {
+	return providers.Observation{Exists: true, UpToDate: true, Reason: reason, Message: message, RecheckAfter: busyDelay}
+}
+
+// recordPlan shows the pending plan in the status and tells the stall
+// breaker whether the table caught up.
+func (p *Provider) recordPlan(obj *awsv1alpha1.DynamoDBTable, pl *Plan) {
+	pending := pl.Descriptions()
+	if pl.Blocked != "" {
+		pending = append(pending, "blocked: "+pl.Blocked)
+	}
+	if pl.Empty() {
+		p.memoryOf(obj).resetStall()
+		if len(obj.Status.PendingPlan) > 0 || obj.Status.LastSyncTime == nil {
+			now := metaNow()
+			obj.Status.LastSyncTime = &now
+		}
+	}
+	obj.Status.PendingPlan = pending
+}
+
+// Update sends the first step of the plan Observe made, and only that one:
+// the next pass plans again from what AWS then reports.
+func (p *Provider) Update(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, diff providers.Difference) error {
+	pl, ok := diff.(*Plan)
+	if !ok {
+		return fmt.Errorf("dynamodb: unexpected difference %T", diff)
+	}
+	if len(pl.Steps) == 0 {
+		if pl.Blocked != "" {
+			return providers.Terminalf(ReasonIndexReplacement, "%s", pl.Blocked)
+		}
+		return nil
+	}
+	if pl.busy != "" {
+		return providers.Pending(busyDelay, ReasonTableBusy, "waiting: %s; pending: %s", pl.busy, pl)
+	}
+	step := pl.Steps[0]
+	mem := p.memoryOf(obj)
+	if n := mem.timesSent(step, obj.Generation); n >= p.opts.StallAfter {
+		return providers.Terminalf(ReasonStalled, "sent %q %d times and DynamoDB still does not show the change; "+
+			"stopped until the spec or annotations change (the endpoint may not support it)", step.Description, n)
+	}
+	ep, err := p.clients.For(ctx, obj.Spec.Region)
+	if err != nil {
+		return err
+	}
+	if err := p.send(ctx, ep, obj, step); err != nil {
+		if feature, lacks := endpointLacks(step, err); lacks {
+			p.markUnsupported(ep, obj, feature, err)
+			return providers.Pending(time.Second, "FeatureUnsupported", "the endpoint does not support %s: %v", feature, err)
+		}
+		return classify(err)
+	}
+	mem.sent(step, obj.Generation)
+	mem.forgetSecondary(step.Kind)
+	return nil
+}
+
+// send makes the AWS call of one step.
+func (p *Provider) send(ctx context.Context, ep *endpoint, obj *awsv1alpha1.DynamoDBTable, step Step) error {
+	var err error
+	switch {
+	case step.Table != nil:
+		_, err = ep.API.UpdateTable(ctx, step.Table)
+	case step.TTL != nil:
+		_, err = ep.API.UpdateTimeToLive(ctx, step.TTL)
+	case step.Backups != nil:
+		_, err = ep.API.UpdateContinuousBackups(ctx, step.Backups)
+	case step.Tags != nil:
+		_, err = ep.API.TagResource(ctx, &dynamodb.TagResourceInput{ResourceArn: aws.String(obj.Status.TableArn), Tags: step.Tags})
+	default:
+		err = fmt.Errorf("dynamodb: empty step %q", step.Description)
+	}
+	return err
+}
+
+// endpointLacks recognises an endpoint that does not implement what a step
+// needs: an unknown operation, or DynamoDB Local's "Nothing to update" for
+// fields it ignores (table class, SSE).
+func endpointLacks(step Step, err error) (string, bool) {
+	feature := featureOf(step.Kind)
+	if feature == "" {
+		return "", false
+	}
+	if isUnknownOperation(err) {
+		return feature, true
+	}
+	if errorCode(err) == "ValidationException" && strings.Contains(err.Error(), "Nothing to update") &&
+		(step.Kind == StepTableClass || step.Kind == StepSSE) {
+		return feature, true
+	}
+	return "", false
+}
+
+func describeTable(ctx context.Context, api API, name string) (*types.TableDescription, error) {
+	out, err := api.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	if err != nil {
+		return nil, err
+	}
+	return out.Table, nil
+}
+
+// noteMissing handles a table that is not there. If Tether had it before,
+// it was deleted behind its back: say so before it is re-created.
+func (p *Provider) noteMissing(obj *awsv1alpha1.DynamoDBTable) {
+	if obj.Status.TableID != "" {
+		p.event(obj, corev1.EventTypeWarning, "TableDeleted", "Observe",
+			"table %s was deleted outside Tether; re-creating it from the spec", obj.ResolvedTableName())
+	}
+	obj.Status.TableID = ""
+	obj.Status.TableArn = ""
+	obj.Status.TableStatus = ""
+	obj.Status.LatestStreamArn = ""
+	obj.Status.GlobalSecondaryIndexes = nil
+	obj.Status.PendingPlan = nil
+	p.memoryOf(obj).forgetAllSecondary()
+}
+
+func (p *Provider) event(obj client.Object, eventType, reason, action, note string, args ...any) {
+	if p.opts.Recorder != nil {
+		p.opts.Recorder.Eventf(obj, nil, eventType, reason, action, note, args...)
+	}
+}

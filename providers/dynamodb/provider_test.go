@@ -1,0 +1,373 @@
+package dynamodb
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	"github.com/tether-dev/tether/internal/faultproxy"
+	"github.com/tether-dev/tether/providers"
+)
+
+func TestCreateWithIndexesStreamAndTTL(t *testing.T) {
+	f := localFixture(t)
+	obj := newTable(withGSI("byCustomer", "customer", nil), func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.AttributeDefinitions = append(o.Spec.AttributeDefinitions, awsv1alpha1.AttributeDefinition{AttributeName: "sk", AttributeType: "S"},
+			awsv1alpha1.AttributeDefinition{AttributeName: "created", AttributeType: "N"})
+		o.Spec.KeySchema = append(o.Spec.KeySchema, awsv1alpha1.KeySchemaElement{AttributeName: "sk", KeyType: "RANGE"})
+		o.Spec.LocalSecondaryIndexes = []awsv1alpha1.LocalSecondaryIndex{{IndexName: "byCreated",
+			KeySchema:  awsv1alpha1.KeySchema{{AttributeName: "pk", KeyType: "HASH"}, {AttributeName: "created", KeyType: "RANGE"}},
+			Projection: awsv1alpha1.Projection{ProjectionType: "KEYS_ONLY"}}}
+		o.Spec.StreamSpecification = &awsv1alpha1.StreamSpecification{StreamViewType: "NEW_IMAGE"}
+		o.Spec.TimeToLiveSpecification = &awsv1alpha1.TimeToLiveSpecification{AttributeName: "expires", Enabled: true}
+	})
+	f.converge(obj)
+
+	d := f.describe(obj.Name)
+	if got := indexNames(d); !slices.Equal(got, []string{"byCustomer"}) {
+		t.Errorf("GSIs = %v", got)
+	}
+	if len(d.LocalSecondaryIndexes) != 1 || aws.ToString(d.LocalSecondaryIndexes[0].IndexName) != "byCreated" {
+		t.Errorf("LSIs = %+v", d.LocalSecondaryIndexes)
+	}
+	if d.StreamSpecification == nil || d.StreamSpecification.StreamViewType != types.StreamViewTypeNewImage {
+		t.Errorf("stream = %+v", d.StreamSpecification)
+	}
+	ttl, err := f.raw.DescribeTimeToLive(context.Background(), &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(obj.Name)})
+	if err != nil || ttl.TimeToLiveDescription.TimeToLiveStatus != types.TimeToLiveStatusEnabled || aws.ToString(ttl.TimeToLiveDescription.AttributeName) != "expires" {
+		t.Errorf("TTL = %+v, %v", ttl, err)
+	}
+	if obj.Status.TableArn == "" || obj.Status.LatestStreamArn == "" || obj.Status.TableStatus != "ACTIVE" || obj.Status.LastSyncTime == nil {
+		t.Errorf("status not recorded: %+v", obj.Status)
+	}
+	if len(obj.Status.PendingPlan) != 0 {
+		t.Errorf("pending plan left: %v", obj.Status.PendingPlan)
+	}
+	// Converged means converged: another pass sends nothing.
+	f.proxy.ResetCounts()
+	if obs, err := f.pass(obj); err != nil || !obs.UpToDate {
+		t.Fatalf("second pass: %+v %v", obs, err)
+	}
+	if calls := f.proxy.Calls(); calls["UpdateTable"]+calls["UpdateTimeToLive"]+calls["CreateTable"] != 0 {
+		t.Errorf("steady state made writes: %v", calls)
+	}
+}
+
+// Every change below goes through the legal sequence on AWS's own
+// implementation; converge fails on any error AWS returns.
+func TestUpdatesThroughputBillingAndIndexes(t *testing.T) {
+	f := localFixture(t)
+	obj := newTable(withGSI("g1x", "a", capacity(2, 2)), func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.BillingMode = awsv1alpha1.BillingModeProvisioned
+		o.Spec.ProvisionedThroughput = capacity(5, 5)
+	})
+	f.converge(obj)
+
+	step := func(name string, change func(*awsv1alpha1.DynamoDBTable), check func(*types.TableDescription)) {
+		t.Helper()
+		change(obj)
+		obj.Generation++
+		f.converge(obj)
+		check(f.describe(obj.Name))
+		if t.Failed() {
+			t.FailNow()
+		}
+		t.Logf("%s: ok", name)
+	}
+	step("throughput", func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.ProvisionedThroughput = capacity(7, 6)
+		o.Spec.GlobalSecondaryIndexes[0].ProvisionedThroughput = capacity(3, 4)
+	}, func(d *types.TableDescription) {
+		if aws.ToInt64(d.ProvisionedThroughput.ReadCapacityUnits) != 7 || aws.ToInt64(d.GlobalSecondaryIndexes[0].ProvisionedThroughput.WriteCapacityUnits) != 4 {
+			t.Errorf("throughput not applied: %+v", d.ProvisionedThroughput)
+		}
+	})
+	step("to PAY_PER_REQUEST with a GSI", func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.BillingMode = awsv1alpha1.BillingModePayPerRequest
+		o.Spec.ProvisionedThroughput = nil
+		o.Spec.GlobalSecondaryIndexes[0].ProvisionedThroughput = nil
+	}, func(d *types.TableDescription) {
+		if d.BillingModeSummary == nil || d.BillingModeSummary.BillingMode != types.BillingModePayPerRequest {
+			t.Errorf("billing = %+v", d.BillingModeSummary)
+		}
+	})
+	step("two GSI adds in one apply", func(o *awsv1alpha1.DynamoDBTable) {
+		withGSI("g2x", "b", nil)(o)
+		withGSI("g3x", "c", nil)(o)
+	}, func(d *types.TableDescription) {
+		if got := indexNames(d); len(got) != 3 {
+			t.Errorf("GSIs = %v, want 3", got)
+		}
+	})
+	step("back to PROVISIONED with GSIs", func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.BillingMode = awsv1alpha1.BillingModeProvisioned
+		o.Spec.ProvisionedThroughput = capacity(4, 4)
+		for i := range o.Spec.GlobalSecondaryIndexes {
+			o.Spec.GlobalSecondaryIndexes[i].ProvisionedThroughput = capacity(1, 1)
+		}
+	}, func(d *types.TableDescription) {
+		if d.BillingModeSummary != nil && d.BillingModeSummary.BillingMode != types.BillingModeProvisioned {
+			t.Errorf("billing = %+v", d.BillingModeSummary)
+		}
+		for _, g := range d.GlobalSecondaryIndexes {
+			if aws.ToInt64(g.ProvisionedThroughput.ReadCapacityUnits) != 1 {
+				t.Errorf("index %s throughput %+v", aws.ToString(g.IndexName), g.ProvisionedThroughput)
+			}
+		}
+	})
+	step("remove a GSI and add another", func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.GlobalSecondaryIndexes = o.Spec.GlobalSecondaryIndexes[1:]
+		withGSI("g4x", "d", capacity(1, 1))(o)
+		o.Spec.AttributeDefinitions = slices.DeleteFunc(o.Spec.AttributeDefinitions, func(a awsv1alpha1.AttributeDefinition) bool { return a.AttributeName == "a" })
+	}, func(d *types.TableDescription) {
+		got := indexNames(d)
+		slices.Sort(got)
+		if !slices.Equal(got, []string{"g2x", "g3x", "g4x"}) {
+			t.Errorf("GSIs = %v", got)
+		}
+	})
+	step("stream on", func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.StreamSpecification = &awsv1alpha1.StreamSpecification{StreamViewType: "KEYS_ONLY"}
+	}, func(d *types.TableDescription) {
+		if d.StreamSpecification == nil || !aws.ToBool(d.StreamSpecification.StreamEnabled) {
+			t.Errorf("stream = %+v", d.StreamSpecification)
+		}
+	})
+	step("stream off", func(o *awsv1alpha1.DynamoDBTable) { o.Spec.StreamSpecification = nil }, func(d *types.TableDescription) {
+		if d.StreamSpecification != nil && aws.ToBool(d.StreamSpecification.StreamEnabled) {
+			t.Errorf("stream = %+v", d.StreamSpecification)
+		}
+		if obj.Status.LatestStreamArn != "" {
+			t.Errorf("status still shows stream %s", obj.Status.LatestStreamArn)
+		}
+	})
+	// DynamoDB Local enforces one index create per call: a batched create
+	// would have failed converge with LimitExceededException.
+	if f.proxy.Faults()["UpdateTable"] != 0 {
+		t.Errorf("faults: %v", f.proxy.Faults())
+	}
+}
+
+func TestIndexReplacementNeedsTheAnnotation(t *testing.T) {
+	f := localFixture(t)
+	obj := newTable(withGSI("g1x", "a", nil))
+	f.converge(obj)
+	obj.Spec.GlobalSecondaryIndexes[0].Projection = awsv1alpha1.Projection{ProjectionType: "KEYS_ONLY"}
+	obj.Generation++
+
+	_, err := f.pass(obj)
+	if te, ok := providers.AsTerminal(err); !ok || te.Reason != ReasonIndexReplacement {
+		t.Fatalf("err = %v, want terminal %s", err, ReasonIndexReplacement)
+	}
+	if !slices.ContainsFunc(obj.Status.PendingPlan, func(s string) bool { return len(s) > 8 && s[:8] == "blocked:" }) {
+		t.Errorf("pending plan does not show the block: %v", obj.Status.PendingPlan)
+	}
+	obj.Annotations = map[string]string{awsv1alpha1.AnnotationAllowIndexReplacement: "true"}
+	f.converge(obj)
+	if p := f.describe(obj.Name).GlobalSecondaryIndexes[0].Projection.ProjectionType; p != types.ProjectionTypeKeysOnly {
+		t.Errorf("projection = %s", p)
+	}
+}
+
+// Changes behind Tether's back are put back within one poll.
+func TestDriftIsCorrected(t *testing.T) {
+	f := localFixture(t)
+	obj := newTable(withGSI("g1x", "a", capacity(1, 1)), func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.BillingMode = awsv1alpha1.BillingModeProvisioned
+		o.Spec.ProvisionedThroughput = capacity(5, 5)
+		o.Spec.TimeToLiveSpecification = &awsv1alpha1.TimeToLiveSpecification{AttributeName: "exp", Enabled: true}
+	})
+	f.converge(obj)
+	ctx := context.Background()
+	name := aws.String(obj.Name)
+	must := func(_ any, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(f.raw.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: name,
+		ProvisionedThroughput: &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(9), WriteCapacityUnits: aws.Int64(9)}}))
+	must(f.raw.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: name,
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String("g1x")}}}}))
+	must(f.raw.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: name,
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("exp"), Enabled: aws.Bool(false)}}))
+
+	f.converge(obj)
+	d := f.describe(obj.Name)
+	if aws.ToInt64(d.ProvisionedThroughput.ReadCapacityUnits) != 5 || len(d.GlobalSecondaryIndexes) != 1 {
+		t.Errorf("drift not corrected: %+v, GSIs %v", d.ProvisionedThroughput, indexNames(d))
+	}
+	ttl, _ := f.raw.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: name})
+	if ttl.TimeToLiveDescription.TimeToLiveStatus != types.TimeToLiveStatusEnabled {
+		t.Errorf("TTL = %s", ttl.TimeToLiveDescription.TimeToLiveStatus)
+	}
+}
+
+func TestOutOfBandDeleteIsRecreated(t *testing.T) {
+	f := localFixture(t)
+	obj := newTable()
+	f.converge(obj)
+	if _, err := f.raw.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(obj.Name)}); err != nil {
+		t.Fatal(err)
+	}
+	f.converge(obj)
+	if !f.exists(obj.Name) {
+		t.Fatal("table not re-created")
+	}
+	if f.events.count("TableDeleted") != 1 {
+		t.Errorf("TableDeleted events = %d, want 1", f.events.count("TableDeleted"))
+	}
+}
+
+func TestForeignTableIsAdoptedOnlyWhenAsked(t *testing.T) {
+	f := localFixture(t)
+	obj := newTable()
+	_, err := f.raw.CreateTable(context.Background(), createTableInput(obj.Name, &obj.Spec, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.pass(obj)
+	if te, ok := providers.AsTerminal(err); !ok || te.Reason != ReasonNotOwned {
+		t.Fatalf("err = %v, want terminal %s", err, ReasonNotOwned)
+	}
+	// Deleting the object must not delete a table it does not own.
+	f.deleteFully(obj)
+	if !f.exists(obj.Name) {
+		t.Fatal("a table Tether did not create was deleted")
+	}
+
+	obj.Annotations = map[string]string{awsv1alpha1.AnnotationAdopt: "true"}
+	obj.Spec.StreamSpecification = &awsv1alpha1.StreamSpecification{StreamViewType: "KEYS_ONLY"}
+	f.converge(obj)
+	if f.describe(obj.Name).StreamSpecification == nil {
+		t.Error("adopted table not changed to match the spec")
+	}
+	if f.events.count("Adopted") != 1 {
+		t.Errorf("Adopted events = %d", f.events.count("Adopted"))
+	}
+	f.deleteFully(obj)
+	if f.exists(obj.Name) {
+		t.Error("adopted table not deleted with the object")
+	}
+}
+
+func TestDeletionProtectionBlocksDelete(t *testing.T) {
+	f := localFixture(t)
+	obj := newTable(func(o *awsv1alpha1.DynamoDBTable) { o.Spec.DeletionProtectionEnabled = aws.Bool(true) })
+	f.converge(obj)
+	err := f.p.Delete(context.Background(), obj)
+	if ra, ok := providers.AsRetryAfter(err); !ok || ra.Reason != ReasonDeletionProtected {
+		t.Fatalf("err = %v, want retry-after %s", err, ReasonDeletionProtected)
+	}
+	if !f.exists(obj.Name) {
+		t.Fatal("protected table deleted")
+	}
+	obj.Spec.DeletionProtectionEnabled = aws.Bool(false)
+	f.deleteFully(obj)
+	if f.exists(obj.Name) {
+		t.Fatal("table not deleted once protection is off in the spec")
+	}
+}
+
+func TestRetainLeavesTheTable(t *testing.T) {
+	f := localFixture(t)
+	obj := newTable(func(o *awsv1alpha1.DynamoDBTable) { o.Spec.DeletionPolicy = awsv1alpha1.DeletionPolicyRetain })
+	f.converge(obj)
+	f.proxy.ResetCounts()
+	f.deleteFully(obj)
+	if !f.exists(obj.Name) {
+		t.Fatal("retained table deleted")
+	}
+	if f.proxy.Total() != 0 {
+		t.Errorf("Retain made calls: %v", f.proxy.Calls())
+	}
+}
+
+// DynamoDB Local lacks tagging and continuous backups: the rest is managed,
+// the status says what is left out, and the missing APIs are not called
+// again on later passes.
+func TestUnsupportedFeaturesAreReportedNotRetried(t *testing.T) {
+	f := localFixture(t)
+	obj := newTable(func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.Tags = map[string]string{"team": "orders"}
+		o.Spec.PointInTimeRecoverySpecification = &awsv1alpha1.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: true}
+		o.Spec.TableClass = "STANDARD_INFREQUENT_ACCESS"
+	})
+	f.converge(obj)
+	want := []string{featurePITR, featureTableClass, featureTags}
+	if !slices.Equal(obj.Status.UnsupportedFeatures, want) {
+		t.Errorf("unsupported = %v, want %v", obj.Status.UnsupportedFeatures, want)
+	}
+	f.proxy.ResetCounts()
+	for range 3 {
+		if obs, err := f.pass(obj); err != nil || !obs.UpToDate {
+			t.Fatalf("pass: %+v %v", obs, err)
+		}
+	}
+	calls := f.proxy.Calls()
+	if calls["ListTagsOfResource"]+calls["DescribeContinuousBackups"]+calls["UpdateTable"] != 0 || calls["DescribeTable"] != 3 {
+		t.Errorf("calls on later passes = %v, want only 3 DescribeTable", calls)
+	}
+	if f.events.count("FeatureUnsupported") != 3 {
+		t.Errorf("FeatureUnsupported events = %d, want one per feature", f.events.count("FeatureUnsupported"))
+	}
+}
+
+func TestValidationExceptionIsTerminal(t *testing.T) {
+	f := localFixture(t)
+	obj := newTable(func(o *awsv1alpha1.DynamoDBTable) {
+		// The API server would refuse this; AWS does too.
+		o.Spec.BillingMode = awsv1alpha1.BillingModeProvisioned
+		o.Spec.ProvisionedThroughput = capacity(0, 0)
+	})
+	_, err := f.pass(obj)
+	te, ok := providers.AsTerminal(err)
+	if !ok || te.Reason != ReasonInvalidSpec {
+		t.Fatalf("err = %v, want terminal %s", err, ReasonInvalidSpec)
+	}
+	t.Logf("AWS says: %v", err)
+}
+
+// Throttling and 5xx on 30% of calls: the SDK retryer and the reconciler's
+// retries get every table created, with a bounded number of calls.
+func TestThrottlingIsAbsorbed(t *testing.T) {
+	f := localFixture(t)
+	f.proxy.SetRules(
+		faultproxy.Rule{Share: 0.2, Fault: faultproxy.Throttling},
+		faultproxy.Rule{Share: 0.1, Fault: faultproxy.InternalServerError},
+	)
+	objs := make([]*awsv1alpha1.DynamoDBTable, 10)
+	for i := range objs {
+		objs[i] = newTable(withGSI("g1x", "a", nil))
+	}
+	for _, obj := range objs {
+		for n := 0; ; n++ {
+			obs, err := f.pass(obj)
+			if err == nil && obs.UpToDate && obs.Available {
+				break
+			}
+			if err != nil {
+				if _, ok := providers.AsTerminal(err); ok {
+					t.Fatalf("throttling became terminal: %v", err)
+				}
+			}
+			if n > 20 {
+				t.Fatalf("table %s not ready: %v", obj.Name, err)
+			}
+		}
+	}
+	if f.proxy.Faults()["CreateTable"]+f.proxy.Faults()["DescribeTable"] == 0 {
+		t.Fatal("no faults injected: the test proves nothing")
+	}
+	// Per table: a DescribeTable, CreateTable, DescribeTable when ready,
+	// plus retries of ~30% of those.
+	if total := f.proxy.Total(); total > 10*8 {
+		t.Errorf("%d calls for 10 tables: %v", total, f.proxy.Calls())
+	}
+}
