@@ -48,13 +48,16 @@ func (r *ManagedReconciler[O]) Reconcile(ctx context.Context, req ctrl.Request) 
 // sync observes the external side and does at most one write to it.
 func (r *ManagedReconciler[O]) sync(ctx context.Context, req ctrl.Request, obj O) (ctrl.Result, error) {
 	obs, err := r.external.Observe(ctx, obj)
+	countCall(r.kind, phaseObserve, err)
 	if err != nil {
 		return r.handleError(ctx, req, obj, phaseObserve, err)
 	}
 
 	switch {
 	case !obs.Exists:
-		if err := r.external.Create(ctx, obj); err != nil {
+		err := r.external.Create(ctx, obj)
+		countCall(r.kind, phaseCreate, err)
+		if err != nil {
 			return r.handleError(ctx, req, obj, phaseCreate, err)
 		}
 		r.event(obj, corev1.EventTypeNormal, ReasonCreated, "Create", "created the external resource")
@@ -66,8 +69,13 @@ func (r *ManagedReconciler[O]) sync(ctx context.Context, req ctrl.Request, obj O
 		if wasReadyAtThisGeneration(obj) {
 			reason, verb = ReasonDriftCorrected, "corrected drift"
 		}
-		if err := r.external.Update(ctx, obj, obs.Diff); err != nil {
+		err := r.external.Update(ctx, obj, obs.Diff)
+		countCall(r.kind, phaseUpdate, err)
+		if err != nil {
 			return r.handleError(ctx, req, obj, phaseUpdate, err)
+		}
+		if reason == ReasonDriftCorrected {
+			driftCorrections.WithLabelValues(r.kind).Inc()
 		}
 		r.event(obj, corev1.EventTypeNormal, reason, "Update", "%s: %s", verb, describe(obs.Diff))
 		markWritten(obj, ReasonUpdating, "sent: "+describe(obs.Diff))
@@ -139,7 +147,9 @@ func (r *ManagedReconciler[O]) finalize(ctx context.Context, req ctrl.Request, o
 	}
 
 	orig := obj.DeepCopyObject().(O)
-	if err := r.external.Delete(ctx, obj); err != nil {
+	err := r.external.Delete(ctx, obj)
+	countCall(r.kind, phaseDelete, err)
+	if err != nil {
 		result, handled := r.handleError(ctx, req, obj, phaseDelete, err)
 		if err := r.writeStatus(ctx, orig, obj); err != nil {
 			return ctrl.Result{}, err

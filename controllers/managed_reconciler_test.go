@@ -7,6 +7,7 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -132,6 +133,8 @@ func TestDriftIsCorrectedAtTheNextResync(t *testing.T) {
 		return s
 	}, timeout, poll).Should(Equal(testv1alpha1.WidgetSpec{Size: 2, Color: "blue"}))
 	g.Eventually(func(g Gomega) []string { return eventReasons(g, "drift") }, timeout, poll).Should(ContainElement(ReasonDriftCorrected))
+	g.Expect(testutil.ToFloat64(driftCorrections.WithLabelValues("widget"))).To(BeNumerically(">=", 1))
+	g.Expect(testutil.ToFloat64(providerCalls.WithLabelValues("widget", "Update", "ok"))).To(BeNumerically(">=", 1))
 }
 
 func TestRetryAfterRequeuesAtTheHintedDelayWithTheReason(t *testing.T) {
@@ -247,7 +250,9 @@ func TestPausedObjectMakesNoExternalCalls(t *testing.T) {
 	g.Expect(widgets.count("paused", "Create")).To(Equal(1))
 
 	// Pausing again, then deleting, lets go without touching the external side.
-	update(t, "paused", func(w *testv1alpha1.Widget) { w.Annotations[commonv1alpha1.AnnotationReconcile] = commonv1alpha1.ReconcilePaused })
+	update(t, "paused", func(w *testv1alpha1.Widget) {
+		w.Annotations[commonv1alpha1.AnnotationReconcile] = commonv1alpha1.ReconcilePaused
+	})
 	g.Eventually(func(g Gomega) string {
 		return condition(fetch(g, "paused"), commonv1alpha1.Synced).Reason
 	}, timeout, poll).Should(Equal(ReasonPaused))

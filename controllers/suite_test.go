@@ -10,8 +10,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	testv1alpha1 "github.com/tether-dev/tether/internal/testkind/v1alpha1"
 	"github.com/tether-dev/tether/internal/testenv"
+	testv1alpha1 "github.com/tether-dev/tether/internal/testkind/v1alpha1"
 )
 
 // The package's integration tests share one real API server and one manager
