@@ -1,0 +1,239 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/providers/hue"
+)
+
+// The Hue integration tests run the HueLight and HueBridge controllers in a
+// manager of their own (on the package's API server) against simulated
+// bridges over real HTTP.
+
+const (
+	hueTimeout   = 30 * time.Second
+	huePoll      = 100 * time.Millisecond
+	hueUser      = "tether-test-username-0123456789"
+	hueSecretsNS = "tether-system"
+	// huePollInterval is each test bridge's spec.pollInterval.
+	huePollInterval = time.Second
+)
+
+var (
+	hueOnce   sync.Once
+	hueClient client.Client
+	hueErr    error
+)
+
+// startHue starts the Hue controllers once for the package.
+func startHue(t *testing.T) client.Client {
+	t.Helper()
+	hueOnce.Do(func() { hueClient, hueErr = startHueManager() })
+	if hueErr != nil {
+		t.Fatalf("starting the Hue controllers: %v", hueErr)
+	}
+	return hueClient
+}
+
+func startHueManager() (client.Client, error) {
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, huev1alpha1.AddToScheme} {
+		if err := add(scheme); err != nil {
+			return nil, err
+		}
+	}
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		return nil, err
+	}
+	registry := hue.NewRegistry(mgr.GetClient(), mgr.GetAPIReader(), hue.Settings{
+		PollInterval: huePollInterval, CommandsPerSecond: 10, CallTimeout: 2 * time.Second,
+	}, mgr.GetLogger().WithName("hue"))
+	if err := mgr.Add(registry); err != nil {
+		return nil, err
+	}
+	if err := SetupHueLight(mgr, registry); err != nil {
+		return nil, err
+	}
+	if err := SetupHueBridge(mgr, registry); err != nil {
+		return nil, err
+	}
+	go func() {
+		if err := mgr.Start(context.Background()); err != nil {
+			fmt.Fprintln(os.Stderr, "hue manager:", err)
+		}
+	}()
+	c, err := client.New(env.Config, client.Options{Scheme: scheme})
+	if err != nil {
+		return nil, err
+	}
+	for _, ns := range []string{hueSecretsNS, "entrance"} {
+		if err := c.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// hueEnv is one test's simulated bridge and its HueBridge.
+type hueEnv struct {
+	t      *testing.T
+	c      client.Client
+	sim    *huesim.Server
+	bridge string
+	secret string
+}
+
+// newHueEnv starts a simulator with lights, stores the pre-paired username
+// (unless paired is false) and creates a HueBridge for it.
+func newHueEnv(t *testing.T, name string, paired bool, lights ...string) *hueEnv {
+	t.Helper()
+	c := startHue(t)
+	sim, err := huesim.Start(huesim.Options{Lights: lights, Usernames: []string{hueUser}}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &hueEnv{t: t, c: c, sim: sim, bridge: name, secret: name + "-credentials"}
+	t.Cleanup(h.cleanup)
+	if paired {
+		h.writeSecret(hueUser)
+	}
+	b := &huev1alpha1.HueBridge{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: huev1alpha1.HueBridgeSpec{
+			Address:              sim.Addr(),
+			CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: hueSecretsNS, Name: h.secret},
+			PollInterval:         &metav1.Duration{Duration: huePollInterval},
+		},
+	}
+	NewWithT(t).Expect(c.Create(context.Background(), b)).To(Succeed())
+	return h
+}
+
+func (h *hueEnv) writeSecret(user string) {
+	s := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: hueSecretsNS, Name: h.secret},
+		Data:       map[string][]byte{huev1alpha1.CredentialsKey: []byte(user)},
+	}
+	NewWithT(h.t).Expect(h.c.Create(context.Background(), s)).To(Succeed())
+}
+
+// cleanup deletes the test's HueLights, then its HueBridge and Secret, and
+// waits until they are gone so the next test starts from an empty cluster.
+func (h *hueEnv) cleanup() {
+	ctx := context.Background()
+	g := NewWithT(h.t)
+	var lights huev1alpha1.HueLightList
+	g.Expect(h.c.List(ctx, &lights)).To(Succeed())
+	for i := range lights.Items {
+		_ = h.c.Delete(ctx, &lights.Items[i])
+	}
+	g.Eventually(func(g Gomega) int {
+		var left huev1alpha1.HueLightList
+		g.Expect(h.c.List(ctx, &left)).To(Succeed())
+		return len(left.Items)
+	}, hueTimeout, huePoll).Should(BeZero(), "HueLights left behind")
+	_ = h.c.Delete(ctx, &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: h.bridge}})
+	g.Eventually(func() bool {
+		err := h.c.Get(ctx, client.ObjectKey{Name: h.bridge}, &huev1alpha1.HueBridge{})
+		return apierrors.IsNotFound(err)
+	}, hueTimeout, huePoll).Should(BeTrue(), "HueBridge left behind")
+	_ = h.c.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: hueSecretsNS, Name: h.secret}})
+	h.sim.Close()
+}
+
+// newLight returns a HueLight on the test's bridge for the bulb name.
+func (h *hueEnv) newLight(ns, name, bulb string) *huev1alpha1.HueLight {
+	return &huev1alpha1.HueLight{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: huev1alpha1.HueLightSpec{
+			BridgeRef: &huev1alpha1.BridgeReference{Name: h.bridge},
+			Name:      bulb,
+		},
+	}
+}
+
+func (h *hueEnv) create(obj client.Object) {
+	h.t.Helper()
+	NewWithT(h.t).Expect(h.c.Create(context.Background(), obj)).To(Succeed())
+}
+
+// update changes a HueLight's spec, retrying on conflicts with the controller.
+func (h *hueEnv) update(ns, name string, change func(*huev1alpha1.HueLight)) {
+	h.t.Helper()
+	NewWithT(h.t).Eventually(func() error {
+		var l huev1alpha1.HueLight
+		if err := h.c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, &l); err != nil {
+			return err
+		}
+		change(&l)
+		return h.c.Update(context.Background(), &l)
+	}, hueTimeout, huePoll).Should(Succeed())
+}
+
+func (h *hueEnv) light(g Gomega, ns, name string) *huev1alpha1.HueLight {
+	var l huev1alpha1.HueLight
+	g.Expect(h.c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, &l)).To(Succeed())
+	return &l
+}
+
+// bulb returns the simulated bulb's state by name.
+func (h *hueEnv) bulb(g Gomega, name string) huesim.LightState {
+	l, ok := h.sim.LightByName(name)
+	g.Expect(ok).To(BeTrue(), "no bulb %q", name)
+	return l.State
+}
+
+// readyReason returns the Ready condition as "Status/Reason".
+func readyReason(conds []metav1.Condition, conditionType string) string {
+	c := meta.FindStatusCondition(conds, conditionType)
+	if c == nil {
+		return ""
+	}
+	return string(c.Status) + "/" + c.Reason
+}
+
+func (h *hueEnv) eventuallyLightReady(ns, name, want string) {
+	h.t.Helper()
+	NewWithT(h.t).Eventually(func(g Gomega) string {
+		return readyReason(h.light(g, ns, name).Status.Conditions, "Ready")
+	}, hueTimeout, huePoll).Should(Equal(want), "HueLight %s/%s Ready", ns, name)
+}
+
+// lightCommands counts the commands the bridge received for one bulb.
+func (h *hueEnv) lightCommands(id string) int {
+	n := 0
+	for _, c := range h.sim.Commands() {
+		if c.Path == "/lights/"+id+"/state" {
+			n++
+		}
+	}
+	return n
+}
+
+func clientKey(obj client.Object) client.ObjectKey { return client.ObjectKeyFromObject(obj) }

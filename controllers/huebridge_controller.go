@@ -1,0 +1,28 @@
+package controllers
+
+import (
+	"time"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/providers/hue"
+)
+
+// +kubebuilder:rbac:groups=hue.tether.dev,resources=huebridges,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=hue.tether.dev,resources=huebridges/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=hue.tether.dev,resources=huebridges/finalizers,verbs=update
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;create;update
+
+// hueBridgeResync is how often a bridge's /config is read to report its
+// health; its lights are polled by the registry, not here.
+const hueBridgeResync = 30 * time.Second
+
+// SetupHueBridge registers the HueBridge controller (pairing and health).
+func SetupHueBridge(mgr ctrl.Manager, registry *hue.Registry) error {
+	external := &hue.BridgeExternal{Client: mgr.GetClient(), Registry: registry}
+	r := NewManagedReconciler(mgr.GetClient(), mgr.GetEventRecorder("tether-huebridge"), "huebridge",
+		func() *huev1alpha1.HueBridge { return &huev1alpha1.HueBridge{} }, external,
+		Options{PollInterval: hueBridgeResync})
+	return r.SetupWithManager(mgr)
+}

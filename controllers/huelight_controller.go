@@ -1,0 +1,104 @@
+package controllers
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
+	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/providers/hue"
+)
+
+// +kubebuilder:rbac:groups=hue.tether.dev,resources=huelights,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=hue.tether.dev,resources=huelights/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=hue.tether.dev,resources=huelights/finalizers,verbs=update
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// hueLightResync is a backstop only: the bridge's poller wakes a HueLight
+// within one poll interval when its bulb drifts.
+const hueLightResync = 5 * time.Minute
+
+func init() { kindSetups = append(kindSetups, setupHue) }
+
+// setupHue registers both Hue kinds around one poller registry, shared so
+// that each bridge is polled once for all its lights.
+func setupHue(mgr ctrl.Manager, cfg Config) error {
+	registry := hue.NewRegistry(mgr.GetClient(), mgr.GetAPIReader(), hue.Settings{
+		PollInterval:      cfg.HueBridgePollInterval,
+		CommandsPerSecond: cfg.HueCommandsPerSecond,
+	}, mgr.GetLogger().WithName("hue"))
+	if err := mgr.Add(registry); err != nil {
+		return err
+	}
+	if err := SetupHueLight(mgr, registry); err != nil {
+		return err
+	}
+	return SetupHueBridge(mgr, registry)
+}
+
+// SetupHueLight registers the HueLight controller: the generic reconciler,
+// woken by its bridge's poller (drift) and by its bridge's readiness.
+func SetupHueLight(mgr ctrl.Manager, registry *hue.Registry) error {
+	external := &hue.LightExternal{Reader: mgr.GetClient(), Registry: registry}
+	r := NewManagedReconciler(mgr.GetClient(), mgr.GetEventRecorder("tether-huelight"), "huelight",
+		func() *huev1alpha1.HueLight { return &huev1alpha1.HueLight{} }, external,
+		Options{
+			PollInterval: hueLightResync,
+			Customize: func(b *builder.Builder) *builder.Builder {
+				return b.
+					WatchesRawSource(source.Channel(registry.Events(), &handler.EnqueueRequestForObject{})).
+					Watches(&huev1alpha1.HueBridge{},
+						handler.EnqueueRequestsFromMapFunc(lightsOfBridge(mgr.GetClient())),
+						builder.WithPredicates(bridgeReadinessChanged()))
+			},
+		})
+	return r.SetupWithManager(mgr)
+}
+
+// lightsOfBridge maps a HueBridge to the HueLights that use it (by name, or
+// by leaving bridgeRef out).
+func lightsOfBridge(c client.Client) handler.MapFunc {
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		var lights huev1alpha1.HueLightList
+		if err := c.List(ctx, &lights); err != nil {
+			return nil
+		}
+		var out []reconcile.Request
+		for _, l := range lights.Items {
+			if ref := l.Spec.BridgeRef; ref == nil || ref.Name == obj.GetName() {
+				out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&l)})
+			}
+		}
+		return out
+	}
+}
+
+// bridgeReadinessChanged passes HueBridge creations, deletions, spec changes
+// and Ready/Paired flips, not every status write (last contact time).
+func bridgeReadinessChanged() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			oldB, ok1 := e.ObjectOld.(*huev1alpha1.HueBridge)
+			newB, ok2 := e.ObjectNew.(*huev1alpha1.HueBridge)
+			if !ok1 || !ok2 || oldB.Generation != newB.Generation {
+				return true
+			}
+			for _, t := range []string{commonv1alpha1.Ready, huev1alpha1.ConditionPaired} {
+				if meta.IsStatusConditionTrue(oldB.Status.Conditions, t) != meta.IsStatusConditionTrue(newB.Status.Conditions, t) {
+					return true
+				}
+			}
+			return false
+		},
+	}
+}
