@@ -68,7 +68,7 @@ func TestHueTalkManifest(t *testing.T) {
 		NewWithT(t).Eventually(func(g Gomega) bool { return h.bulb(g, "hallway").On }, 3*huePollInterval+2*time.Second, 50*time.Millisecond).
 			Should(BeTrue())
 		t.Logf("drift corrected in %s", time.Since(changed).Round(10*time.Millisecond))
-		NewWithT(t).Expect(h.lightCommands("1") - before).To(Equal(1), "one command corrects the drift")
+		NewWithT(t).Expect(h.lightCommands("1")-before).To(Equal(1), "one command corrects the drift")
 	})
 	t.Run("off", func(t *testing.T) {
 		h.update("entrance", "hallway-light", func(l *huev1alpha1.HueLight) { l.Spec.On = ptr.To(false) })
