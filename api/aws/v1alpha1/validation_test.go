@@ -1,0 +1,194 @@
+package v1alpha1_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	"github.com/tether-dev/tether/internal/testenv"
+)
+
+// The CRD's OpenAPI and CEL rules run in a real API server: a person who
+// writes a bad manifest reads the message below from kubectl.
+var env *testenv.Env
+
+func TestMain(m *testing.M) {
+	var err error
+	env, err = testenv.Start(awsv1alpha1.AddToScheme)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = env.Stop()
+	os.Exit(code)
+}
+
+const validSpec = `
+attributeDefinitions:
+- {attributeName: pk, attributeType: S}
+- {attributeName: sk, attributeType: S}
+- {attributeName: gsiKey, attributeType: S}
+- {attributeName: lsiKey, attributeType: "N"}
+keySchema:
+- {attributeName: pk, keyType: HASH}
+- {attributeName: sk, keyType: RANGE}
+globalSecondaryIndexes:
+- indexName: byGsiKey
+  keySchema: [{attributeName: gsiKey, keyType: HASH}]
+localSecondaryIndexes:
+- indexName: byLsiKey
+  keySchema: [{attributeName: pk, keyType: HASH}, {attributeName: lsiKey, keyType: RANGE}]
+`
+
+func manifest(t *testing.T, name, spec string) *unstructured.Unstructured {
+	t.Helper()
+	var specMap map[string]any
+	if err := yaml.Unmarshal([]byte(spec), &specMap); err != nil {
+		t.Fatalf("bad test YAML: %v", err)
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": awsv1alpha1.GroupVersion.String(), "kind": "DynamoDBTable",
+		"metadata": map[string]any{"name": name, "namespace": "default"},
+		"spec":     specMap,
+	}}
+	return u
+}
+
+// replace returns validSpec with one line swapped, so each case shows the
+// one mistake it makes.
+func replace(old, new string) string {
+	if !strings.Contains(validSpec, old) {
+		panic("test case does not match validSpec: " + old)
+	}
+	return strings.Replace(validSpec, old, new, 1)
+}
+
+func TestValidManifestIsAccepted(t *testing.T) {
+	obj := manifest(t, "valid-table", validSpec)
+	if err := env.Client.Create(context.Background(), obj); err != nil {
+		t.Fatalf("valid manifest rejected: %v", err)
+	}
+	spec := obj.Object["spec"].(map[string]any)
+	if spec["billingMode"] != "PAY_PER_REQUEST" || spec["deletionPolicy"] != "Delete" {
+		t.Errorf("defaults not applied: %v", spec)
+	}
+	gsi := spec["globalSecondaryIndexes"].([]any)[0].(map[string]any)
+	if gsi["projection"].(map[string]any)["projectionType"] != "ALL" {
+		t.Errorf("projection default not applied: %v", gsi)
+	}
+}
+
+func TestInvalidManifestsAreRejected(t *testing.T) {
+	provisioned := "keySchema:\n- {attributeName: pk, keyType: HASH}\n- {attributeName: sk, keyType: RANGE}\nbillingMode: PROVISIONED\nprovisionedThroughput: {readCapacityUnits: 1, writeCapacityUnits: 1}\n"
+	cases := []struct {
+		name, spec, message string
+	}{
+		{"name too short", "tableName: ab\n" + validSpec, "spec.tableName"},
+		{"name bad characters", "tableName: orders/2024\n" + validSpec, "spec.tableName"},
+		{"two HASH keys", replace("- {attributeName: sk, keyType: RANGE}", "- {attributeName: sk, keyType: HASH}"), "keySchema must have exactly one HASH key"},
+		{"RANGE first", replace("- {attributeName: pk, keyType: HASH}\n- {attributeName: sk, keyType: RANGE}", "- {attributeName: sk, keyType: RANGE}\n- {attributeName: pk, keyType: HASH}"), "keySchema must start with the HASH key"},
+		{"three keys", replace("- {attributeName: sk, keyType: RANGE}", "- {attributeName: sk, keyType: RANGE}\n- {attributeName: gsiKey, keyType: RANGE}"), "must have at most 2 items"},
+		{"bad key type", replace("{attributeName: sk, keyType: RANGE}", "{attributeName: sk, keyType: SORT}"), "Unsupported value: \"SORT\""},
+		{"key not defined", replace("- {attributeName: sk, attributeType: S}\n", ""), "every keySchema attributeName must be defined in attributeDefinitions"},
+		{"GSI key not defined", replace("- {attributeName: gsiKey, attributeType: S}\n", ""), "every globalSecondaryIndexes keySchema attributeName must be defined in attributeDefinitions"},
+		{"unused definition", replace("- {attributeName: pk, attributeType: S}", "- {attributeName: pk, attributeType: S}\n- {attributeName: unused, attributeType: S}"), "attributeDefinitions may only list attributes used in a key schema"},
+		{"bad attribute type", replace("{attributeName: pk, attributeType: S}", "{attributeName: pk, attributeType: STRING}"), "Unsupported value: \"STRING\""},
+		{"PROVISIONED without throughput", replace("keySchema:\n- {attributeName: pk, keyType: HASH}\n- {attributeName: sk, keyType: RANGE}\n", "keySchema:\n- {attributeName: pk, keyType: HASH}\n- {attributeName: sk, keyType: RANGE}\nbillingMode: PROVISIONED\n"), "provisionedThroughput is required when billingMode is PROVISIONED"},
+		{"PAY_PER_REQUEST with throughput", "provisionedThroughput: {readCapacityUnits: 1, writeCapacityUnits: 1}\n" + validSpec, "provisionedThroughput must not be set when billingMode is PAY_PER_REQUEST"},
+		{"PROVISIONED GSI without throughput", replace("keySchema:\n- {attributeName: pk, keyType: HASH}\n- {attributeName: sk, keyType: RANGE}\n", provisioned), "every global secondary index needs provisionedThroughput when billingMode is PROVISIONED"},
+		{"PAY_PER_REQUEST GSI with throughput", replace("  keySchema: [{attributeName: gsiKey, keyType: HASH}]", "  keySchema: [{attributeName: gsiKey, keyType: HASH}]\n  provisionedThroughput: {readCapacityUnits: 1, writeCapacityUnits: 1}"), "global secondary indexes must not set provisionedThroughput when billingMode is PAY_PER_REQUEST"},
+		{"zero capacity", replace("keySchema:\n- {attributeName: pk, keyType: HASH}\n- {attributeName: sk, keyType: RANGE}\n", "keySchema:\n- {attributeName: pk, keyType: HASH}\n- {attributeName: sk, keyType: RANGE}\nbillingMode: PROVISIONED\nprovisionedThroughput: {readCapacityUnits: 0, writeCapacityUnits: 1}\n"), "spec.provisionedThroughput.readCapacityUnits"},
+		{"bad billing mode", "billingMode: ON_DEMAND\n" + validSpec, "Unsupported value: \"ON_DEMAND\""},
+		{"INCLUDE without attributes", replace("  keySchema: [{attributeName: gsiKey, keyType: HASH}]", "  keySchema: [{attributeName: gsiKey, keyType: HASH}]\n  projection: {projectionType: INCLUDE}"), "nonKeyAttributes is required when projectionType is INCLUDE"},
+		{"nonKeyAttributes without INCLUDE", replace("  keySchema: [{attributeName: gsiKey, keyType: HASH}]", "  keySchema: [{attributeName: gsiKey, keyType: HASH}]\n  projection: {projectionType: ALL, nonKeyAttributes: [x]}"), "nonKeyAttributes is only allowed when projectionType is INCLUDE"},
+		{"LSI without table RANGE key", replace("- {attributeName: sk, keyType: RANGE}\n", ""), "localSecondaryIndexes need a table keySchema with a RANGE key"},
+		{"LSI with another HASH key", replace("[{attributeName: pk, keyType: HASH}, {attributeName: lsiKey, keyType: RANGE}]", "[{attributeName: sk, keyType: HASH}, {attributeName: lsiKey, keyType: RANGE}]"), "every local secondary index must use the table's HASH key"},
+		{"LSI without RANGE key", replace("[{attributeName: pk, keyType: HASH}, {attributeName: lsiKey, keyType: RANGE}]", "[{attributeName: pk, keyType: HASH}]"), "a local secondary index keySchema needs a HASH and a RANGE key"},
+		{"duplicate index name", replace("- indexName: byLsiKey", "- indexName: byGsiKey"), "index names must be unique across globalSecondaryIndexes and localSecondaryIndexes"},
+		{"bad stream view", "streamSpecification: {streamViewType: ALL}\n" + validSpec, "Unsupported value: \"ALL\""},
+		{"bad deletion policy", "deletionPolicy: Orphan\n" + validSpec, "Unsupported value: \"Orphan\""},
+		{"bad table class", "tableClass: GLACIER\n" + validSpec, "Unsupported value: \"GLACIER\""},
+		{"KMS key without SSE", "sseSpecification: {sseEnabled: false, kmsMasterKeyId: abc}\n" + validSpec, "kmsMasterKeyId needs sseEnabled: true"},
+		{"too many GSIs", manyGSIs(20), "must have at most 20 items"},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := env.Client.Create(context.Background(), manifest(t, fmt.Sprintf("invalid-%d", i), c.spec))
+			if err == nil {
+				t.Fatalf("accepted; want rejection with %q", c.message)
+			}
+			if !strings.Contains(err.Error(), c.message) {
+				t.Fatalf("rejected with\n  %v\nwant a message containing %q", err, c.message)
+			}
+		})
+	}
+}
+
+func TestShortMetadataNameNeedsTableName(t *testing.T) {
+	err := env.Client.Create(context.Background(), manifest(t, "ab", validSpec))
+	if err == nil || !strings.Contains(err.Error(), "metadata.name is used as the table name and must be 3-255 characters") {
+		t.Fatalf("err = %v", err)
+	}
+	if err := env.Client.Create(context.Background(), manifest(t, "ab", "tableName: orders-ab\n"+validSpec)); err != nil {
+		t.Fatalf("short name with tableName rejected: %v", err)
+	}
+}
+
+// manyGSIs appends n more indexes (the spec already has one) on the same key.
+func manyGSIs(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "- indexName: extra%02d\n  keySchema: [{attributeName: gsiKey, keyType: HASH}]\n", i)
+	}
+	return strings.Replace(validSpec, "localSecondaryIndexes:", b.String()+"localSecondaryIndexes:", 1)
+}
+
+func TestImmutableFieldsCannotChange(t *testing.T) {
+	ctx := context.Background()
+	obj := manifest(t, "immutable-table", "tableName: immutable-table\nregion: eu-west-1\n"+validSpec)
+	if err := env.Client.Create(ctx, obj); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name    string
+		change  func(spec map[string]any)
+		message string
+	}{
+		{"tableName", func(s map[string]any) { s["tableName"] = "other-table" }, "tableName cannot be changed after creation"},
+		{"tableName removed", func(s map[string]any) { delete(s, "tableName") }, "tableName cannot be added or removed after creation"},
+		{"region", func(s map[string]any) { s["region"] = "us-east-1" }, "region cannot be changed after creation"},
+		{"keySchema", func(s map[string]any) {
+			s["keySchema"] = []any{map[string]any{"attributeName": "pk", "keyType": "HASH"}}
+			s["localSecondaryIndexes"] = nil
+			delete(s, "localSecondaryIndexes")
+		}, "keySchema cannot be changed after creation"},
+		{"localSecondaryIndexes", func(s map[string]any) {
+			lsi := s["localSecondaryIndexes"].([]any)[0].(map[string]any)
+			lsi["indexName"] = "renamed"
+		}, "localSecondaryIndexes cannot be changed after creation"},
+		{"localSecondaryIndexes removed", func(s map[string]any) { delete(s, "localSecondaryIndexes") }, "localSecondaryIndexes cannot be added or removed after creation"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			changed := obj.DeepCopy()
+			c.change(changed.Object["spec"].(map[string]any))
+			err := env.Client.Update(ctx, changed)
+			if err == nil || !strings.Contains(err.Error(), c.message) {
+				t.Fatalf("err = %v, want %q", err, c.message)
+			}
+		})
+	}
+	// A mutable field still changes.
+	changed := obj.DeepCopy()
+	changed.Object["spec"].(map[string]any)["streamSpecification"] = map[string]any{"streamViewType": "KEYS_ONLY"}
+	if err := env.Client.Update(ctx, changed); err != nil {
+		t.Fatalf("mutable change rejected: %v", err)
+	}
+}
