@@ -1,0 +1,158 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/internal/huesim"
+)
+
+func TestHueBridgeOffline(t *testing.T) {
+	h := newHueEnv(t, "offline", true, "lamp")
+	g := NewWithT(t)
+	l := h.newLight("entrance", "lamp", "lamp")
+	l.Spec.Brightness = ptr.To[int32](100)
+	h.create(l)
+	h.eventuallyLightReady("entrance", "lamp", "True/Available")
+
+	// The bridge stops answering (requests hang until the client's deadline).
+	h.sim.Offline(huesim.Hang)
+	offlineAt := time.Now()
+	h.sim.ResetGetCounts()
+	h.sim.ResetCommands()
+	h.eventuallyLightReady("entrance", "lamp", "False/BridgeUnreachable")
+	h.update("entrance", "lamp", func(l *huev1alpha1.HueLight) { l.Spec.Brightness = ptr.To[int32](30) })
+	g.Consistently(func(g Gomega) string {
+		return readyReason(h.light(g, "entrance", "lamp").Status.Conditions, "Ready")
+	}, 20*time.Second-time.Since(offlineAt), 500*time.Millisecond).Should(Equal("False/BridgeUnreachable"))
+
+	offlineFor := time.Since(offlineAt)
+	gets := h.sim.GetCounts()
+	t.Logf("offline %s: GETs %v, commands %d", offlineFor.Round(time.Second), gets, len(h.sim.Commands()))
+	// One poller per bridge, at most one GET /lights per poll interval: no
+	// hot loop however often the HueLight is retried.
+	g.Expect(gets["/lights"]).To(BeNumerically("<=", int(offlineFor/huePollInterval)+2))
+	g.Expect(h.sim.Commands()).To(BeEmpty(), "no command can have reached a hanging bridge")
+
+	g.Expect(h.sim.Online()).To(Succeed())
+	g.Eventually(func(g Gomega) int { return h.bulb(g, "lamp").Bri }, hueTimeout, huePoll).Should(Equal(30))
+	h.eventuallyLightReady("entrance", "lamp", "True/Available")
+}
+
+func TestHueLightUnreachable(t *testing.T) {
+	h := newHueEnv(t, "unreachable", true, "garden")
+	g := NewWithT(t)
+	h.create(h.newLight("entrance", "garden", "garden"))
+	h.eventuallyLightReady("entrance", "garden", "True/Available")
+
+	g.Expect(h.sim.SetReachable("1", false)).To(Succeed())
+	h.eventuallyLightReady("entrance", "garden", "False/LightUnreachable")
+	g.Expect(*h.light(g, "entrance", "garden").Status.Reachable).To(BeFalse())
+	h.sim.ResetCommands()
+	h.update("entrance", "garden", func(l *huev1alpha1.HueLight) { l.Spec.Brightness = ptr.To[int32](5) })
+	g.Consistently(func() int { return h.lightCommands("1") }, 3*huePollInterval, huePoll).Should(BeZero(),
+		"nothing is sent to a bulb the bridge cannot reach")
+
+	g.Expect(h.sim.SetReachable("1", true)).To(Succeed())
+	g.Eventually(func(g Gomega) int { return h.bulb(g, "garden").Bri }, hueTimeout, huePoll).Should(Equal(5))
+	h.eventuallyLightReady("entrance", "garden", "True/Available")
+}
+
+func TestHueLightNotFoundListsTheBridgesLights(t *testing.T) {
+	h := newHueEnv(t, "notfound", true, "hallway", "kitchen")
+	g := NewWithT(t)
+	h.create(h.newLight("entrance", "attic", "attic"))
+	h.eventuallyLightReady("entrance", "attic", "False/LightNotFound")
+	msg := h.light(g, "entrance", "attic").Status.Conditions
+	g.Expect(fmt.Sprint(msg)).To(ContainSubstring(`it has: "hallway", "kitchen"`))
+
+	// A bulb named attic is added on the bridge: the poller notices it.
+	h.sim.AddLight("attic")
+	g.Eventually(func(g Gomega) bool { return h.bulb(g, "attic").On }, hueTimeout, huePoll).Should(BeTrue())
+}
+
+func TestHueTwoClaimsOnOneBulb(t *testing.T) {
+	h := newHueEnv(t, "claims", true, "desk")
+	g := NewWithT(t)
+	ctx := context.Background()
+	g.Expect(h.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "study"}})).To(Or(Succeed(), WithTransform(apierrors.IsAlreadyExists, BeTrue())))
+
+	first := h.newLight("entrance", "desk-a", "desk")
+	first.Spec.Brightness = ptr.To[int32](200)
+	h.create(first)
+	h.eventuallyLightReady("entrance", "desk-a", "True/Available")
+	second := h.newLight("study", "desk-b", "desk")
+	second.Spec.Brightness = ptr.To[int32](10)
+	h.create(second)
+	h.eventuallyLightReady("study", "desk-b", "False/Conflict")
+	g.Expect(fmt.Sprint(h.light(g, "study", "desk-b").Status.Conditions)).To(ContainSubstring("entrance/desk-a"))
+
+	g.Consistently(func(g Gomega) int { return h.bulb(g, "desk").Bri }, 3*huePollInterval, huePoll).Should(Equal(200),
+		"the later HueLight sends nothing")
+	for _, c := range h.sim.Commands() {
+		g.Expect(string(c.Body)).NotTo(ContainSubstring(`"bri":10`), "command from the later HueLight: %s", c.Body)
+	}
+
+	// The first lets go (and turns the bulb off); the second takes over.
+	g.Expect(h.c.Delete(ctx, first)).To(Succeed())
+	g.Eventually(func(g Gomega) int { return h.bulb(g, "desk").Bri }, hueTimeout, huePoll).Should(Equal(10))
+	h.eventuallyLightReady("study", "desk-b", "True/Available")
+	g.Expect(h.bulb(g, "desk").On).To(BeTrue())
+}
+
+// TestHueManyLightsConverge applies 200 HueLights in four rooms at once.
+// The bridge (like a real one) answers 503 past 10 commands/s: none may be
+// refused, and every room must get its share from the start.
+func TestHueManyLightsConverge(t *testing.T) {
+	const n, rooms = 200, 4
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("bulb-%03d", i)
+	}
+	h := newHueEnv(t, "many", true, names...)
+	g := NewWithT(t)
+	ctx := context.Background()
+	for r := range rooms {
+		ns := fmt.Sprintf("room-%d", r)
+		g.Expect(h.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Or(Succeed(), WithTransform(apierrors.IsAlreadyExists, BeTrue())))
+	}
+	start := time.Now()
+	for i, name := range names {
+		l := h.newLight(fmt.Sprintf("room-%d", i%rooms), name, name)
+		l.Spec.Brightness = ptr.To[int32](200)
+		h.create(l)
+	}
+	g.Eventually(func() int {
+		done := 0
+		for _, l := range h.sim.Lights() {
+			if l.State.On && l.State.Bri == 200 {
+				done++
+			}
+		}
+		return done
+	}, 120*time.Second, 500*time.Millisecond).Should(Equal(n))
+	t.Logf("%d lights converged in %s", n, time.Since(start).Round(time.Second))
+	g.Expect(h.sim.Overloads()).To(BeZero(), "the bridge refused commands as overloaded")
+
+	// Fairness: among the first 40 commands every room has a good share.
+	perRoom := map[int]int{}
+	for _, c := range h.sim.Commands()[:40] {
+		var id int
+		_, err := fmt.Sscanf(strings.TrimPrefix(c.Path, "/lights/"), "%d", &id)
+		g.Expect(err).NotTo(HaveOccurred())
+		perRoom[(id-1)%rooms]++
+	}
+	for r := range rooms {
+		g.Expect(perRoom[r]).To(BeNumerically(">=", 5), "room-%d got %d of the first 40 commands (%v)", r, perRoom[r], perRoom)
+	}
+}
