@@ -38,6 +38,7 @@ func (b *Bridge) command(h commandHandler) http.HandlerFunc {
 			res = []result{failure(ErrInvalidJSON, "", "body contains invalid json")}
 		} else {
 			res = h(r, addr, body)
+			b.notify()
 		}
 		b.record(r, addr, raw, res)
 		writeJSON(w, http.StatusOK, res)

@@ -39,6 +39,7 @@ func (b *Bridge) SetReachable(id string, reachable bool) error {
 // ChangeLight changes a bulb as the Hue app or a wall switch would: no
 // rules, no rate limit, nothing in the command log.
 func (b *Bridge) ChangeLight(id string, change func(*LightState)) error {
+	defer b.notify()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	l, ok := b.lights[id]
@@ -85,6 +86,7 @@ func (b *Bridge) Lights() map[string]Light {
 
 // AddLight adds a bulb (as a "search for new lights" would) and returns its id.
 func (b *Bridge) AddLight(name string) string {
+	defer b.notify()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	next := 1
@@ -100,6 +102,7 @@ func (b *Bridge) AddLight(name string) string {
 
 // RemoveLight deletes a bulb from the bridge.
 func (b *Bridge) RemoveLight(id string) {
+	defer b.notify()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	delete(b.lights, id)

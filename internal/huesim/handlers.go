@@ -180,6 +180,7 @@ func (b *Bridge) renameLight(w http.ResponseWriter, r *http.Request) {
 		res = append(res, success(addr+"/name", name))
 	}
 	b.mu.Unlock()
+	b.notify()
 	b.record(r, addr, raw, res)
 	writeJSON(w, http.StatusOK, res)
 }

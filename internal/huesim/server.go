@@ -107,6 +107,7 @@ func (s *Server) listen() error {
 
 // Offline takes the bridge off the network in the given mode.
 func (s *Server) Offline(mode OfflineMode) {
+	defer s.notify()
 	if mode == Hang {
 		s.Bridge.mu.Lock()
 		if !s.conn.hang {
@@ -126,6 +127,7 @@ func (s *Server) Offline(mode OfflineMode) {
 
 // Online puts the bridge back on the network on the same address.
 func (s *Server) Online() error {
+	defer s.notify()
 	s.Bridge.mu.Lock()
 	if s.conn.hang {
 		s.conn.hang = false

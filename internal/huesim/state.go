@@ -65,6 +65,7 @@ type Bridge struct {
 	commands  []Command
 	gets      map[string]int
 	conn      connectivity
+	watch     watchers
 }
 
 type whitelistEntry struct {
