@@ -64,10 +64,22 @@ run: manifests generate ## Run the manager against the cluster in your kubeconfi
 docker-build: ## Build the container image (needs a Docker engine).
 	docker build -t $(IMG) .
 
+DEMO_STATE ?= $(or $(TMPDIR),/tmp)/tether-demo
+
 .PHONY: demo
-demo: ## Run the whole thing locally (not built yet: see issue "The conference demo in one command").
-	@echo "make demo is not built yet. For now: make test runs everything against a real API server." >&2
-	@exit 1
+demo: envtest-assets npm-deps ## Run the whole thing locally: API server, DynamoDB Local, Hue simulator with its page, operator.
+	@echo ">> building the demo"
+	go build -o $(LOCALBIN)/demo ./cmd/demo
+	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" $(LOCALBIN)/demo --state-dir=$(DEMO_STATE)
+
+.PHONY: demo-down
+demo-down: ## Stop a demo started in another terminal.
+	@if [ -f $(DEMO_STATE)/demo.pid ]; then \
+		pid=$$(cat $(DEMO_STATE)/demo.pid); kill -TERM $$pid 2>/dev/null || true; \
+		for i in $$(seq 1 50); do kill -0 $$pid 2>/dev/null || break; sleep 0.2; done; \
+		kill -0 $$pid 2>/dev/null && kill -KILL $$pid || true; \
+		rm -f $(DEMO_STATE)/demo.pid; echo "demo stopped"; \
+	else echo "no demo is running"; fi
 
 ##@ Deployment
 .PHONY: install

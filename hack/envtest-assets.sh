@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the real kube-apiserver and etcd that envtest runs, from the Go module
-# proxy (release binaries cannot be downloaded here), into a cached folder.
+# Builds the real kube-apiserver and etcd that envtest runs, and a kubectl of
+# the same minor version, from the Go module proxy (release binaries cannot be
+# downloaded here), into a cached folder.
 # Prints the folder; a second run with the binaries present does nothing.
 set -euo pipefail
 
@@ -26,4 +27,5 @@ build() { # name, module dir
 
 build etcd etcd
 build kube-apiserver kube-apiserver
+build kubectl kubectl
 echo "$dest"

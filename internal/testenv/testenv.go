@@ -100,6 +100,15 @@ func RepoRoot() (string, error) {
 
 // assetsDir is KUBEBUILDER_ASSETS when set (the Makefile sets it), otherwise
 // the newest folder `make envtest-assets` built under bin/k8s.
+// AssetsDir is where the envtest binaries (and kubectl) are; see assetsDir.
+func AssetsDir() (string, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	return assetsDir(root)
+}
+
 func assetsDir(root string) (string, error) {
 	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" {
 		return dir, nil

@@ -1,0 +1,294 @@
+// Package demo brings up everything the conference demo needs on one laptop:
+// a real Kubernetes API server (the envtest binaries), Tether's CRDs, AWS's
+// DynamoDB Local, the Hue bridge simulator with named lights already paired,
+// and the operator itself, all in this process or its children. The demo
+// binary (cmd/demo) and the end-to-end test use the same Start.
+package demo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/controllers"
+	"github.com/tether-dev/tether/internal/ddbtest"
+	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/internal/testenv"
+)
+
+// Options choose what the demo runs against.
+type Options struct {
+	// StateDir holds the kubeconfig and the demo's pid file.
+	StateDir string
+	// AssetsDir holds kube-apiserver, etcd and kubectl (bin/k8s/...).
+	AssetsDir string
+	// Lights are the simulator's bulbs.
+	Lights []string
+	// HueBridge, when set, is a real bridge's address: no simulator is
+	// started and the operator pairs with it (press its link button).
+	HueBridge string
+	// RealAWS uses the AWS default credential chain and region instead of
+	// DynamoDB Local.
+	RealAWS bool
+	// WebAddr is where the simulator's page listens ("" for none).
+	WebAddr string
+	// MetricsAddr is the operator's metrics endpoint ("0" for none).
+	MetricsAddr string
+	// Progress receives one line per step.
+	Progress io.Writer
+}
+
+// DefaultLights are the bulbs of the talk's house.
+var DefaultLights = []string{"hallway", "kitchen", "desk", "living-room", "porch", "bedroom"}
+
+// Demo is a running demo.
+type Demo struct {
+	WebURL      string
+	Kubeconfig  string
+	Kubectl     string
+	BridgeURL   string
+	DynamoDBURL string
+	Client      client.Client
+	Bridge      *huesim.Server
+	DynamoDB    *ddbtest.Server
+	StartupTime time.Duration
+
+	stops []func()
+}
+
+// Namespace of the talk's HueLight: the room.
+const talkNamespace = "entrance"
+
+// Start brings everything up; on error it stops what it started.
+func Start(ctx context.Context, opts Options) (d *Demo, err error) {
+	began := time.Now()
+	d = &Demo{}
+	defer func() {
+		if err != nil {
+			d.Stop()
+			d = nil
+		}
+	}()
+	opts = withDefaults(opts)
+	say := func(format string, args ...any) { fmt.Fprintf(opts.Progress, "  "+format+"\n", args...) }
+	if err := os.MkdirAll(opts.StateDir, 0o755); err != nil {
+		return nil, err
+	}
+
+	say("starting the Kubernetes API server and etcd")
+	cfg, kubeconfig, err := d.startControlPlane(opts)
+	if err != nil {
+		return nil, err
+	}
+	d.Kubeconfig = kubeconfig
+	d.Kubectl = filepath.Join(opts.AssetsDir, "kubectl")
+
+	if !opts.RealAWS {
+		say("starting DynamoDB Local (AWS's own, on Java)")
+		if err := d.startDynamoDBLocal(); err != nil {
+			return nil, err
+		}
+	}
+
+	if opts.HueBridge == "" {
+		say("starting the Hue bridge simulator with lights %v", opts.Lights)
+		if err := d.startBridgeSimulator(opts); err != nil {
+			return nil, err
+		}
+	} else {
+		d.BridgeURL = opts.HueBridge
+	}
+	if err := d.declareBridge(ctx, opts); err != nil {
+		return nil, err
+	}
+
+	say("starting the operator")
+	if err := d.startOperator(ctx, cfg, opts); err != nil {
+		return nil, err
+	}
+	d.StartupTime = time.Since(began)
+	return d, nil
+}
+
+func withDefaults(o Options) Options {
+	if o.StateDir == "" {
+		o.StateDir = filepath.Join(os.TempDir(), "tether-demo")
+	}
+	if len(o.Lights) == 0 {
+		o.Lights = DefaultLights
+	}
+	if o.MetricsAddr == "" {
+		o.MetricsAddr = "0"
+	}
+	if o.Progress == nil {
+		o.Progress = io.Discard
+	}
+	return o
+}
+
+// Stop stops everything Start started, newest first.
+func (d *Demo) Stop() {
+	for i := len(d.stops) - 1; i >= 0; i-- {
+		d.stops[i]()
+	}
+	d.stops = nil
+}
+
+func (d *Demo) onStop(f func()) { d.stops = append(d.stops, f) }
+
+func scheme() (*runtime.Scheme, error) {
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, awsv1alpha1.AddToScheme, huev1alpha1.AddToScheme} {
+		if err := add(s); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// startControlPlane runs kube-apiserver and etcd, installs the CRDs and
+// writes an admin kubeconfig for kubectl.
+func (d *Demo) startControlPlane(opts Options) (*rest.Config, string, error) {
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		return nil, "", err
+	}
+	s, err := scheme()
+	if err != nil {
+		return nil, "", err
+	}
+	env := &envtest.Environment{
+		BinaryAssetsDirectory: opts.AssetsDir,
+		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+		Scheme:                s,
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		return nil, "", fmt.Errorf("starting the API server (binaries in %s): %w", opts.AssetsDir, err)
+	}
+	d.onStop(func() { _ = env.Stop() })
+
+	admin, err := env.AddUser(envtest.User{Name: "demo-admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	raw, err := admin.KubeConfig()
+	if err != nil {
+		return nil, "", err
+	}
+	path := filepath.Join(opts.StateDir, "kubeconfig")
+	if err := os.WriteFile(path, raw, 0o600); err != nil {
+		return nil, "", err
+	}
+	d.onStop(func() { _ = os.Remove(path) })
+
+	d.Client, err = client.New(cfg, client.Options{Scheme: s})
+	return cfg, path, err
+}
+
+func (d *Demo) startDynamoDBLocal() error {
+	srv, err := ddbtest.StartDynamoDBLocal(ddbtest.LocalOptions{})
+	if err != nil {
+		return err
+	}
+	d.onStop(srv.Stop)
+	d.DynamoDB = srv
+	d.DynamoDBURL = srv.URL
+	// The operator reaches it through the SDK's own endpoint variables.
+	for k, v := range srv.Env() {
+		if err := os.Setenv(k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// demoUsername is the simulator's pre-paired user; it is a demo value, not
+// a secret, and still goes only into the Secret.
+const demoUsername = "tether-demo-user-0000000000000000"
+
+func (d *Demo) startBridgeSimulator(opts Options) error {
+	srv, err := huesim.Start(huesim.Options{Lights: opts.Lights, Usernames: []string{demoUsername}}, "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	d.onStop(srv.Close)
+	d.Bridge = srv
+	d.BridgeURL = srv.URL()
+	return nil
+}
+
+// declareBridge creates the HueBridge object and, for the simulator, its
+// credentials Secret (a real bridge is paired by the operator instead).
+func (d *Demo) declareBridge(ctx context.Context, opts Options) error {
+	ref := huev1alpha1.SecretReference{Namespace: "default", Name: "hue-bridge-credentials"}
+	if opts.HueBridge == "" {
+		secret := &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name},
+			StringData: map[string]string{"username": demoUsername},
+		}
+		if err := d.Client.Create(ctx, secret); err != nil {
+			return err
+		}
+	}
+	if err := d.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: talkNamespace}}); err != nil {
+		return err
+	}
+	bridge := &huev1alpha1.HueBridge{
+		ObjectMeta: metav1.ObjectMeta{Name: "home"},
+		Spec:       huev1alpha1.HueBridgeSpec{Address: d.BridgeURL, CredentialsSecretRef: ref},
+	}
+	return d.Client.Create(ctx, bridge)
+}
+
+// startOperator runs the manager in this process, as `make run` would.
+func (d *Demo) startOperator(ctx context.Context, cfg *rest.Config, opts Options) error {
+	s, err := scheme()
+	if err != nil {
+		return err
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 s,
+		Metrics:                metricsserver.Options{BindAddress: opts.MetricsAddr},
+		HealthProbeBindAddress: "0",
+	})
+	if err != nil {
+		return err
+	}
+	if err := controllers.SetupAll(mgr, controllers.DefaultConfig()); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	d.onStop(func() {
+		cancel()
+		<-done
+	})
+	select {
+	case err := <-done:
+		return errors.Join(errors.New("the operator stopped at startup"), err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	if !mgr.GetCache().WaitForCacheSync(ctx) {
+		return errors.New("the operator's cache did not sync")
+	}
+	return nil
+}
