@@ -96,8 +96,10 @@ func start(name string, port int, dir, bin string, args ...string) (*Server, err
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = out, out
-	// Its own process group, so Stop also kills anything it forked.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own process group, so Stop also kills anything it forked; and
+	// killed by the kernel if the test binary dies without calling Stop
+	// (a TestMain that cannot stop a shared server).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}

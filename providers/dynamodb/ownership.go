@@ -108,8 +108,9 @@ func (p *Provider) markCreated(ep *endpoint, name, uid string) {
 }
 
 // checkConflict makes the later of two objects naming the same table (in
-// any namespaces) touch nothing. The older object wins, so the answer does
-// not depend on which one is reconciled first.
+// any namespaces) touch nothing. The one that already has the table wins,
+// then the older one, so the answer does not depend on which one is
+// reconciled first.
 func (p *Provider) checkConflict(ctx context.Context, ep *endpoint, obj *awsv1alpha1.DynamoDBTable) error {
 	if p.opts.Reader == nil {
 		return nil
@@ -121,7 +122,7 @@ func (p *Provider) checkConflict(ctx context.Context, ep *endpoint, obj *awsv1al
 	for i := range all.Items {
 		other := &all.Items[i]
 		if other.UID == obj.UID || other.ResolvedTableName() != obj.ResolvedTableName() ||
-			p.regionOf(other) != p.regionOf(obj) || !olderThan(other, obj) {
+			p.regionOf(other) != p.regionOf(obj) || !precedes(other, obj) {
 			continue
 		}
 		return providers.Terminalf(ReasonConflict, "table %s in %s is already managed by DynamoDBTable %s/%s; this object touches nothing",
@@ -137,7 +138,11 @@ func (p *Provider) regionOf(obj *awsv1alpha1.DynamoDBTable) string {
 	return p.opts.Clients.DefaultRegion
 }
 
-func olderThan(a, b *awsv1alpha1.DynamoDBTable) bool {
+// precedes says whether a has the better claim to a table than b.
+func precedes(a, b *awsv1alpha1.DynamoDBTable) bool {
+	if aHas, bHas := a.Status.TableID != "", b.Status.TableID != ""; aHas != bHas {
+		return aHas
+	}
 	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
 		return a.CreationTimestamp.Before(&b.CreationTimestamp)
 	}

@@ -1,0 +1,282 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	awsdynamodb "github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	crconfig "sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	"github.com/tether-dev/tether/internal/ddbtest"
+	"github.com/tether-dev/tether/internal/faultproxy"
+	"github.com/tether-dev/tether/providers/dynamodb"
+)
+
+// The DynamoDBTable integration tests run the DynamoDBTable controller in a
+// manager of its own (on the package's API server) against AWS's DynamoDB
+// Local over HTTP, behind a fault proxy that counts every call.
+
+const (
+	ddbTimeout = 60 * time.Second
+	ddbPoll    = 100 * time.Millisecond
+	// ddbTestPollInterval is long, so only tests that ask for resyncs (by
+	// annotation) see them.
+	ddbTestPollInterval = time.Hour
+)
+
+var (
+	ddbOnce sync.Once
+	ddb     *ddbSuite
+	ddbErr  error
+)
+
+type ddbSuite struct {
+	client client.Client
+	proxy  *faultproxy.Proxy
+	raw    *awsdynamodb.Client
+}
+
+// startDynamoDB starts DynamoDB Local, the proxy and the controller once for
+// the package. DynamoDB Local dies with the test binary (see ddbtest).
+func startDynamoDB(t *testing.T) *ddbSuite {
+	t.Helper()
+	ddbOnce.Do(func() { ddb, ddbErr = startDynamoDBSuite() })
+	if ddbErr != nil {
+		t.Fatalf("starting the DynamoDBTable controller: %v", ddbErr)
+	}
+	return ddb
+}
+
+func startDynamoDBSuite() (*ddbSuite, error) {
+	server, err := ddbtest.StartDynamoDBLocal(ddbtest.LocalOptions{})
+	if err != nil {
+		return nil, err
+	}
+	proxy, err := faultproxy.New(server.URL, 42)
+	if err != nil {
+		return nil, err
+	}
+	proxyURL, err := proxy.Listen("127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	// The controller finds the endpoint exactly as in production: through
+	// the AWS SDK's environment variables.
+	for k, v := range ddbtest.EnvFor(proxyURL) {
+		if err := os.Setenv(k, v); err != nil {
+			return nil, err
+		}
+	}
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, awsv1alpha1.AddToScheme} {
+		if err := add(scheme); err != nil {
+			return nil, err
+		}
+	}
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             crconfig.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := SetupDynamoDBTable(mgr, ddbTestPollInterval, dynamodb.Options{SecondaryReadInterval: -1}); err != nil {
+		return nil, err
+	}
+	go func() {
+		if err := mgr.Start(context.Background()); err != nil {
+			fmt.Fprintln(os.Stderr, "dynamodb manager:", err)
+		}
+	}()
+	c, err := client.New(env.Config, client.Options{Scheme: scheme})
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := config.LoadDefaultConfig(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	// The raw client acts behind Tether's back and goes around the proxy,
+	// so the proxy counts only Tether's calls.
+	raw := awsdynamodb.NewFromConfig(cfg, func(o *awsdynamodb.Options) { o.BaseEndpoint = aws.String(server.URL) })
+	return &ddbSuite{client: c, proxy: proxy, raw: raw}, nil
+}
+
+var ddbSeq int
+
+// ddbName is a fresh object and table name per call: tests share one
+// endpoint.
+func ddbName(prefix string) string {
+	ddbSeq++
+	return fmt.Sprintf("%s-%d-%d", prefix, ddbSeq, time.Now().UnixNano()%1000000)
+}
+
+func newDDBTable(ns, name string, mutate ...func(*awsv1alpha1.DynamoDBTable)) *awsv1alpha1.DynamoDBTable {
+	obj := &awsv1alpha1.DynamoDBTable{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: awsv1alpha1.DynamoDBTableSpec{
+			AttributeDefinitions: []awsv1alpha1.AttributeDefinition{{AttributeName: "pk", AttributeType: "S"}},
+			KeySchema:            awsv1alpha1.KeySchema{{AttributeName: "pk", KeyType: "HASH"}},
+		},
+	}
+	for _, m := range mutate {
+		m(obj)
+	}
+	return obj
+}
+
+func ddbGSI(name, attr string, capacity *awsv1alpha1.ProvisionedThroughput) func(*awsv1alpha1.DynamoDBTable) {
+	return func(o *awsv1alpha1.DynamoDBTable) {
+		found := false
+		for _, d := range o.Spec.AttributeDefinitions {
+			found = found || d.AttributeName == attr
+		}
+		if !found {
+			o.Spec.AttributeDefinitions = append(o.Spec.AttributeDefinitions, awsv1alpha1.AttributeDefinition{AttributeName: attr, AttributeType: "S"})
+		}
+		o.Spec.GlobalSecondaryIndexes = append(o.Spec.GlobalSecondaryIndexes, awsv1alpha1.GlobalSecondaryIndex{
+			IndexName: name, KeySchema: awsv1alpha1.KeySchema{{AttributeName: attr, KeyType: "HASH"}}, ProvisionedThroughput: capacity})
+	}
+}
+
+func ddbCapacity(r, w int64) *awsv1alpha1.ProvisionedThroughput {
+	return &awsv1alpha1.ProvisionedThroughput{ReadCapacityUnits: r, WriteCapacityUnits: w}
+}
+
+func (s *ddbSuite) create(t *testing.T, obj *awsv1alpha1.DynamoDBTable) {
+	t.Helper()
+	if err := s.client.Create(context.Background(), obj); err != nil {
+		t.Fatalf("create %s: %v", obj.Name, err)
+	}
+}
+
+func (s *ddbSuite) ensureNamespace(t *testing.T, name string) {
+	t.Helper()
+	err := s.client.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+}
+
+func (s *ddbSuite) get(g Gomega, obj *awsv1alpha1.DynamoDBTable) *awsv1alpha1.DynamoDBTable {
+	out := &awsv1alpha1.DynamoDBTable{}
+	g.Expect(s.client.Get(context.Background(), client.ObjectKeyFromObject(obj), out)).To(Succeed())
+	return out
+}
+
+// update changes the spec with retries on conflicts (the controller writes
+// the status concurrently).
+func (s *ddbSuite) update(t *testing.T, obj *awsv1alpha1.DynamoDBTable, change func(*awsv1alpha1.DynamoDBTable)) {
+	t.Helper()
+	NewWithT(t).Eventually(func(g Gomega) {
+		cur := s.get(g, obj)
+		change(cur)
+		g.Expect(s.client.Update(context.Background(), cur)).To(Succeed())
+	}, ddbTimeout, ddbPoll).Should(Succeed())
+}
+
+// condition returns "Status/Reason" of a condition.
+func ddbCondition(obj *awsv1alpha1.DynamoDBTable, conditionType string) string {
+	c := meta.FindStatusCondition(obj.Status.Conditions, conditionType)
+	if c == nil {
+		return ""
+	}
+	return string(c.Status) + "/" + c.Reason
+}
+
+// eventuallyReady waits for Ready=True at the object's current generation.
+func (s *ddbSuite) eventuallyReady(t *testing.T, obj *awsv1alpha1.DynamoDBTable) *awsv1alpha1.DynamoDBTable {
+	t.Helper()
+	var out *awsv1alpha1.DynamoDBTable
+	NewWithT(t).Eventually(func(g Gomega) {
+		out = s.get(g, obj)
+		ready := meta.FindStatusCondition(out.Status.Conditions, "Ready")
+		g.Expect(ready).NotTo(BeNil())
+		g.Expect(ready.Status).To(Equal(metav1.ConditionTrue), "Ready: %s %s; Synced: %s", ready.Reason, ready.Message, ddbCondition(out, "Synced"))
+		g.Expect(ready.ObservedGeneration).To(Equal(out.Generation))
+	}, ddbTimeout, ddbPoll).Should(Succeed())
+	return out
+}
+
+// eventuallySynced waits for Synced to show status/reason and returns the
+// object.
+func (s *ddbSuite) eventuallySynced(t *testing.T, obj *awsv1alpha1.DynamoDBTable, want string) *awsv1alpha1.DynamoDBTable {
+	t.Helper()
+	var out *awsv1alpha1.DynamoDBTable
+	NewWithT(t).Eventually(func(g Gomega) string {
+		out = s.get(g, obj)
+		return ddbCondition(out, "Synced")
+	}, ddbTimeout, ddbPoll).Should(Equal(want))
+	return out
+}
+
+func (s *ddbSuite) describe(g Gomega, table string) *awsdynamodb.DescribeTableOutput {
+	out, err := s.raw.DescribeTable(context.Background(), &awsdynamodb.DescribeTableInput{TableName: aws.String(table)})
+	g.Expect(err).NotTo(HaveOccurred())
+	return out
+}
+
+func (s *ddbSuite) tableExists(t *testing.T, table string) bool {
+	t.Helper()
+	_, err := s.raw.DescribeTable(context.Background(), &awsdynamodb.DescribeTableInput{TableName: aws.String(table)})
+	if err != nil && !isResourceNotFound(err) {
+		t.Fatal(err)
+	}
+	return err == nil
+}
+
+func isResourceNotFound(err error) bool {
+	var apiErr smithy.APIError
+	return errors.As(err, &apiErr) && apiErr.ErrorCode() == "ResourceNotFoundException"
+}
+
+func (s *ddbSuite) eventuallyGone(t *testing.T, obj *awsv1alpha1.DynamoDBTable) {
+	t.Helper()
+	NewWithT(t).Eventually(func() bool {
+		err := s.client.Get(context.Background(), client.ObjectKeyFromObject(obj), &awsv1alpha1.DynamoDBTable{})
+		return apierrors.IsNotFound(err)
+	}, ddbTimeout, ddbPoll).Should(BeTrue(), "object %s still exists", obj.Name)
+}
+
+func (s *ddbSuite) eventReasons(g Gomega, obj *awsv1alpha1.DynamoDBTable) []string {
+	list := &eventsv1.EventList{}
+	g.Expect(s.client.List(context.Background(), list, client.InNamespace(obj.Namespace))).To(Succeed())
+	var reasons []string
+	for _, e := range list.Items {
+		if e.Regarding.Name == obj.Name {
+			reasons = append(reasons, e.Reason)
+		}
+	}
+	return reasons
+}
+
+func indexNamesOf(out *awsdynamodb.DescribeTableOutput) []string {
+	var names []string
+	for _, g := range out.Table.GlobalSecondaryIndexes {
+		names = append(names, aws.ToString(g.IndexName))
+	}
+	return names
+}

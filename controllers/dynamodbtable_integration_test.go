@@ -1,0 +1,262 @@
+package controllers
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsdynamodb "github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	. "github.com/onsi/gomega"
+
+	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
+	"github.com/tether-dev/tether/internal/faultproxy"
+)
+
+func TestDynamoDBTableCreateUpdateDelete(t *testing.T) {
+	s := startDynamoDB(t)
+	g := NewWithT(t)
+	name := ddbName("orders")
+	obj := newDDBTable("default", name, ddbGSI("byCustomer", "customer", nil), func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.StreamSpecification = &awsv1alpha1.StreamSpecification{StreamViewType: "NEW_AND_OLD_IMAGES"}
+		o.Spec.TimeToLiveSpecification = &awsv1alpha1.TimeToLiveSpecification{AttributeName: "expires", Enabled: true}
+	})
+	s.create(t, obj)
+	ready := s.eventuallyReady(t, obj)
+	g.Expect(ready.Status.TableName).To(Equal(name))
+	g.Expect(ready.Status.TableStatus).To(Equal("ACTIVE"))
+	g.Expect(ready.Status.LatestStreamArn).NotTo(BeEmpty())
+	g.Expect(ready.Status.GlobalSecondaryIndexes).To(HaveLen(1))
+
+	// Two new indexes in one apply: sent one per call, both end up there.
+	s.update(t, obj, func(o *awsv1alpha1.DynamoDBTable) {
+		ddbGSI("byStatus", "status", nil)(o)
+		ddbGSI("byRegion", "region", nil)(o)
+	})
+	s.eventuallyReady(t, obj)
+	names := indexNamesOf(s.describe(g, name))
+	slices.Sort(names)
+	g.Expect(names).To(Equal([]string{"byCustomer", "byRegion", "byStatus"}))
+
+	// Billing switch to PROVISIONED with indexes present, then remove one.
+	s.update(t, obj, func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.BillingMode = awsv1alpha1.BillingModeProvisioned
+		o.Spec.ProvisionedThroughput = ddbCapacity(5, 5)
+		o.Spec.GlobalSecondaryIndexes = o.Spec.GlobalSecondaryIndexes[:2]
+		o.Spec.AttributeDefinitions = slices.DeleteFunc(o.Spec.AttributeDefinitions,
+			func(a awsv1alpha1.AttributeDefinition) bool { return a.AttributeName == "region" })
+		for i := range o.Spec.GlobalSecondaryIndexes {
+			o.Spec.GlobalSecondaryIndexes[i].ProvisionedThroughput = ddbCapacity(2, 2)
+		}
+		o.Spec.StreamSpecification = nil
+	})
+	ready = s.eventuallyReady(t, obj)
+	d := s.describe(g, name).Table
+	g.Expect(d.BillingModeSummary.BillingMode).To(Equal(types.BillingModeProvisioned))
+	g.Expect(aws.ToInt64(d.ProvisionedThroughput.ReadCapacityUnits)).To(Equal(int64(5)))
+	g.Expect(d.GlobalSecondaryIndexes).To(HaveLen(2))
+	g.Expect(d.StreamSpecification == nil || !aws.ToBool(d.StreamSpecification.StreamEnabled)).To(BeTrue(), "stream still on")
+	g.Expect(ready.Status.PendingPlan).To(BeEmpty())
+
+	// And back to PAY_PER_REQUEST.
+	s.update(t, obj, func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.BillingMode = awsv1alpha1.BillingModePayPerRequest
+		o.Spec.ProvisionedThroughput = nil
+		for i := range o.Spec.GlobalSecondaryIndexes {
+			o.Spec.GlobalSecondaryIndexes[i].ProvisionedThroughput = nil
+		}
+	})
+	s.eventuallyReady(t, obj)
+	g.Expect(s.describe(g, name).Table.BillingModeSummary.BillingMode).To(Equal(types.BillingModePayPerRequest))
+
+	g.Expect(s.client.Delete(context.Background(), obj)).To(Succeed())
+	s.eventuallyGone(t, obj)
+	g.Expect(s.tableExists(t, name)).To(BeFalse(), "table left behind")
+}
+
+// Drift behind Tether's back is put back at the next poll.
+func TestDynamoDBTableDriftIsCorrected(t *testing.T) {
+	s := startDynamoDB(t)
+	g := NewWithT(t)
+	name := ddbName("drift")
+	obj := newDDBTable("default", name, ddbGSI("byCustomer", "customer", ddbCapacity(1, 1)), func(o *awsv1alpha1.DynamoDBTable) {
+		o.Annotations = map[string]string{commonv1alpha1.AnnotationPollInterval: "2s"}
+		o.Spec.BillingMode = awsv1alpha1.BillingModeProvisioned
+		o.Spec.ProvisionedThroughput = ddbCapacity(5, 5)
+		o.Spec.TimeToLiveSpecification = &awsv1alpha1.TimeToLiveSpecification{AttributeName: "expires", Enabled: true}
+	})
+	s.create(t, obj)
+	s.eventuallyReady(t, obj)
+
+	ctx := context.Background()
+	_, err := s.raw.UpdateTable(ctx, &awsdynamodb.UpdateTableInput{TableName: aws.String(name),
+		ProvisionedThroughput: &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(9), WriteCapacityUnits: aws.Int64(9)}})
+	g.Expect(err).NotTo(HaveOccurred())
+	_, err = s.raw.UpdateTable(ctx, &awsdynamodb.UpdateTableInput{TableName: aws.String(name),
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String("byCustomer")}}}})
+	g.Expect(err).NotTo(HaveOccurred())
+	_, err = s.raw.UpdateTimeToLive(ctx, &awsdynamodb.UpdateTimeToLiveInput{TableName: aws.String(name),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("expires"), Enabled: aws.Bool(false)}})
+	g.Expect(err).NotTo(HaveOccurred())
+
+	g.Eventually(func(g Gomega) {
+		d := s.describe(g, name).Table
+		g.Expect(aws.ToInt64(d.ProvisionedThroughput.ReadCapacityUnits)).To(Equal(int64(5)))
+		g.Expect(indexNamesOf(&awsdynamodb.DescribeTableOutput{Table: d})).To(Equal([]string{"byCustomer"}))
+		ttl, err := s.raw.DescribeTimeToLive(ctx, &awsdynamodb.DescribeTimeToLiveInput{TableName: aws.String(name)})
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(ttl.TimeToLiveDescription.TimeToLiveStatus).To(Equal(types.TimeToLiveStatusEnabled))
+	}, ddbTimeout, ddbPoll).Should(Succeed())
+	g.Eventually(func(g Gomega) []string { return s.eventReasons(g, obj) }, ddbTimeout, ddbPoll).Should(ContainElement(ReasonDriftCorrected))
+	s.eventuallyReady(t, obj)
+}
+
+func TestDynamoDBTableDeletedOutOfBandIsRecreated(t *testing.T) {
+	s := startDynamoDB(t)
+	g := NewWithT(t)
+	name := ddbName("oob")
+	obj := newDDBTable("default", name, func(o *awsv1alpha1.DynamoDBTable) {
+		o.Annotations = map[string]string{commonv1alpha1.AnnotationPollInterval: "2s"}
+	})
+	s.create(t, obj)
+	s.eventuallyReady(t, obj)
+	_, err := s.raw.DeleteTable(context.Background(), &awsdynamodb.DeleteTableInput{TableName: aws.String(name)})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Eventually(func(g Gomega) []string { return s.eventReasons(g, obj) }, ddbTimeout, ddbPoll).Should(ContainElement("TableDeleted"))
+	g.Eventually(func() bool { return s.tableExists(t, name) }, ddbTimeout, ddbPoll).Should(BeTrue())
+	s.eventuallyReady(t, obj)
+}
+
+func TestDynamoDBTableDeletionProtectionBlocksDelete(t *testing.T) {
+	s := startDynamoDB(t)
+	g := NewWithT(t)
+	name := ddbName("protected")
+	obj := newDDBTable("default", name, func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.DeletionProtectionEnabled = aws.Bool(true)
+	})
+	s.create(t, obj)
+	s.eventuallyReady(t, obj)
+	g.Expect(s.client.Delete(context.Background(), obj)).To(Succeed())
+
+	blocked := s.eventuallySynced(t, obj, "False/DeletionProtected")
+	g.Expect(conditionMessage(blocked, "Synced")).To(ContainSubstring("spec.deletionProtectionEnabled: false"))
+	g.Expect(s.tableExists(t, name)).To(BeTrue())
+
+	s.update(t, obj, func(o *awsv1alpha1.DynamoDBTable) { o.Spec.DeletionProtectionEnabled = aws.Bool(false) })
+	s.eventuallyGone(t, obj)
+	g.Expect(s.tableExists(t, name)).To(BeFalse())
+}
+
+func TestDynamoDBTableRetainLeavesTheTable(t *testing.T) {
+	s := startDynamoDB(t)
+	g := NewWithT(t)
+	name := ddbName("retained")
+	obj := newDDBTable("default", name, func(o *awsv1alpha1.DynamoDBTable) { o.Spec.DeletionPolicy = awsv1alpha1.DeletionPolicyRetain })
+	s.create(t, obj)
+	s.eventuallyReady(t, obj)
+	g.Expect(s.client.Delete(context.Background(), obj)).To(Succeed())
+	s.eventuallyGone(t, obj)
+	g.Expect(s.tableExists(t, name)).To(BeTrue(), "Retain deleted the table")
+}
+
+func TestDynamoDBTableAdoptsOnlyWhenAsked(t *testing.T) {
+	s := startDynamoDB(t)
+	g := NewWithT(t)
+	name := ddbName("foreign")
+	_, err := s.raw.CreateTable(context.Background(), &awsdynamodb.CreateTableInput{TableName: aws.String(name),
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		BillingMode:          types.BillingModePayPerRequest})
+	g.Expect(err).NotTo(HaveOccurred())
+
+	obj := newDDBTable("default", name)
+	s.create(t, obj)
+	s.eventuallySynced(t, obj, "False/NotOwned")
+
+	s.update(t, obj, func(o *awsv1alpha1.DynamoDBTable) {
+		o.Annotations = map[string]string{awsv1alpha1.AnnotationAdopt: "true"}
+	})
+	s.eventuallyReady(t, obj)
+	g.Eventually(func(g Gomega) []string { return s.eventReasons(g, obj) }, ddbTimeout, ddbPoll).Should(ContainElement("Adopted"))
+}
+
+func TestDynamoDBTableConflictTouchesNothing(t *testing.T) {
+	s := startDynamoDB(t)
+	g := NewWithT(t)
+	s.ensureNamespace(t, "team-a")
+	s.ensureNamespace(t, "team-b")
+	table := ddbName("shared")
+	first := newDDBTable("team-a", "shared", func(o *awsv1alpha1.DynamoDBTable) { o.Spec.TableName = table })
+	s.create(t, first)
+	s.eventuallyReady(t, first)
+
+	second := newDDBTable("team-b", "shared", func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.TableName = table
+		o.Spec.StreamSpecification = &awsv1alpha1.StreamSpecification{StreamViewType: "KEYS_ONLY"}
+	})
+	s.create(t, second)
+	loser := s.eventuallySynced(t, second, "False/Conflict")
+	g.Expect(conditionMessage(loser, "Synced")).To(ContainSubstring("team-a/shared"))
+	// The loser's spec (a stream) was not applied, and deleting it leaves
+	// the winner's table alone.
+	g.Expect(s.describe(g, table).Table.StreamSpecification).To(BeNil())
+	g.Expect(s.client.Delete(context.Background(), second)).To(Succeed())
+	s.eventuallyGone(t, second)
+	g.Expect(s.tableExists(t, table)).To(BeTrue())
+	s.eventuallyReady(t, first)
+}
+
+func TestDynamoDBTablePausedMakesNoCalls(t *testing.T) {
+	s := startDynamoDB(t)
+	g := NewWithT(t)
+	name := ddbName("paused")
+	obj := newDDBTable("default", name, func(o *awsv1alpha1.DynamoDBTable) {
+		o.Annotations = map[string]string{commonv1alpha1.AnnotationReconcile: commonv1alpha1.ReconcilePaused}
+	})
+	s.create(t, obj)
+	s.eventuallySynced(t, obj, "False/Paused")
+	g.Expect(s.tableExists(t, name)).To(BeFalse())
+	s.update(t, obj, func(o *awsv1alpha1.DynamoDBTable) { delete(o.Annotations, commonv1alpha1.AnnotationReconcile) })
+	s.eventuallyReady(t, obj)
+}
+
+// 50 tables created while 30% of calls are throttled or fail with 5xx: all
+// become Ready, with a bounded number of calls.
+func TestDynamoDBTableFiftyTablesUnderThrottling(t *testing.T) {
+	s := startDynamoDB(t)
+	g := NewWithT(t)
+	s.proxy.SetRules(
+		faultproxy.Rule{Share: 0.2, Fault: faultproxy.Throttling},
+		faultproxy.Rule{Share: 0.1, Fault: faultproxy.InternalServerError},
+	)
+	defer s.proxy.SetRules()
+	s.proxy.ResetCounts()
+	var objs []*awsv1alpha1.DynamoDBTable
+	for range 50 {
+		obj := newDDBTable("default", ddbName("fleet"))
+		s.create(t, obj)
+		objs = append(objs, obj)
+	}
+	for _, obj := range objs {
+		s.eventuallyReady(t, obj)
+	}
+	faults, total := s.proxy.Faults(), s.proxy.Total()
+	t.Logf("calls %v, faults %v", s.proxy.Calls(), faults)
+	g.Expect(faults["CreateTable"]+faults["DescribeTable"]).To(BeNumerically(">", 0), "no faults injected")
+	// Without faults: 3 calls per table (DescribeTable, CreateTable,
+	// DescribeTable). 30% faults add retries; 8 per table is the ceiling.
+	g.Expect(total).To(BeNumerically("<=", 50*8))
+	g.Expect(s.proxy.Calls()["CreateTable"]).To(BeNumerically("<=", 50*3))
+}
+
+// conditionMessage returns a condition's message.
+func conditionMessage(obj *awsv1alpha1.DynamoDBTable, conditionType string) string {
+	for _, c := range obj.Status.Conditions {
+		if c.Type == conditionType {
+			return c.Message
+		}
+	}
+	return ""
+}
