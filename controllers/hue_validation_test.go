@@ -1,0 +1,80 @@
+package controllers
+
+import (
+	"context"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// TestHueManifestValidation: the API server itself rejects wrong manifests
+// with a message a person understands.
+func TestHueManifestValidation(t *testing.T) {
+	c := startHue(t)
+	type obj = map[string]any
+	light := func(spec obj) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: obj{
+			"apiVersion": "hue.tether.dev/v1alpha1", "kind": "HueLight",
+			"metadata": obj{"generateName": "invalid-", "namespace": "entrance"},
+			"spec":     spec,
+		}}
+	}
+	bridge := func(spec obj) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: obj{
+			"apiVersion": "hue.tether.dev/v1alpha1", "kind": "HueBridge",
+			"metadata": obj{"generateName": "invalid-"},
+			"spec":     spec,
+		}}
+	}
+	secret := obj{"namespace": "tether-system", "name": "hue"}
+	cases := []struct {
+		name string
+		obj  *unstructured.Unstructured
+		want string
+	}{
+		{"neither name nor id", light(obj{"brightness": 10}), "set exactly one of name (the light's name on the bridge) or id"},
+		{"both name and id", light(obj{"name": "hallway", "id": "1"}), "set exactly one of name"},
+		{"brightness 0", light(obj{"name": "h", "brightness": 0}), "spec.brightness: Invalid value: 0: spec.brightness in body should be greater than or equal to 1"},
+		{"brightness 255", light(obj{"name": "h", "brightness": 255}), "should be less than or equal to 254"},
+		{"two colours", light(obj{"name": "h", "color": obj{"xy": []any{0.3, 0.3}, "colorTemperature": 300}}),
+			"color must set exactly one of: xy, colorTemperature, or hue together with saturation"},
+		{"no colour in color", light(obj{"name": "h", "color": obj{}}), "color must set exactly one of"},
+		{"hue without saturation", light(obj{"name": "h", "color": obj{"hue": 100}}), "hue and saturation go together: set both or neither"},
+		{"xy with three numbers", light(obj{"name": "h", "color": obj{"xy": []any{0.1, 0.2, 0.3}}}), "must have at most 2 items"},
+		{"xy outside 0..1", light(obj{"name": "h", "color": obj{"xy": []any{1.5, 0.2}}}), "should be less than or equal to 1"},
+		{"colour temperature too cold", light(obj{"name": "h", "color": obj{"colorTemperature": 100}}), "should be greater than or equal to 153"},
+		{"colour temperature too warm", light(obj{"name": "h", "color": obj{"colorTemperature": 501}}), "should be less than or equal to 500"},
+		{"hue past the wheel", light(obj{"name": "h", "color": obj{"hue": 70000, "saturation": 1}}), "should be less than or equal to 65535"},
+		{"saturation 255", light(obj{"name": "h", "color": obj{"hue": 1, "saturation": 255}}), "should be less than or equal to 254"},
+		{"transition not in tenths", light(obj{"name": "h", "transitionTime": "150ms"}), "transitionTime must be a multiple of 100ms"},
+		{"transition not a duration", light(obj{"name": "h", "transitionTime": "soon"}), "spec.transitionTime in body should match"},
+		{"transition too long", light(obj{"name": "h", "transitionTime": "2h"}), "transitionTime must be between 0s and 1h49m13.5s"},
+		{"unknown onDelete", light(obj{"name": "h", "onDelete": "Explode"}), `supported values: "TurnOff", "Keep"`},
+		{"id not a number", light(obj{"id": "hallway"}), "spec.id in body should match"},
+		{"bridge without address", bridge(obj{"credentialsSecretRef": secret}), "spec.address: Required value"},
+		{"bridge address with a space", bridge(obj{"address": "my bridge", "credentialsSecretRef": secret}), "address must not contain spaces"},
+		{"bridge ftp address", bridge(obj{"address": "ftp://bridge", "credentialsSecretRef": secret}), "address scheme must be http:// or https://"},
+		{"bridge polling too often", bridge(obj{"address": "bridge", "credentialsSecretRef": secret, "pollInterval": "100ms"}), "pollInterval must be between 1s and 1h"},
+		{"bridge without credentials", bridge(obj{"address": "bridge"}), "spec.credentialsSecretRef: Required value"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := c.Create(context.Background(), tc.obj)
+			if err == nil {
+				_ = c.Delete(context.Background(), tc.obj)
+			}
+			NewWithT(t).Expect(err).To(MatchError(ContainSubstring(tc.want)))
+		})
+	}
+
+	t.Run("the talk's manifest is valid", func(t *testing.T) {
+		l := light(obj{"name": "hallway", "brightness": 254})
+		l.SetGenerateName("")
+		l.SetName("valid-talk")
+		NewWithT(t).Expect(c.Create(context.Background(), l, client.DryRunAll)).To(Succeed())
+		NewWithT(t).Expect(l.Object["spec"]).To(HaveKeyWithValue("on", true), "on defaults to true")
+		NewWithT(t).Expect(l.Object["spec"]).To(HaveKeyWithValue("onDelete", "TurnOff"), "onDelete defaults to TurnOff")
+	})
+}
