@@ -1,0 +1,101 @@
+package huesim
+
+import (
+	"context"
+	"math"
+	"time"
+)
+
+// TableInfo is one DynamoDB table as the demo page lists it.
+type TableInfo struct {
+	Name        string `json:"name"`
+	Status      string `json:"status"`
+	BillingMode string `json:"billingMode,omitempty"`
+	// ItemCount is DynamoDB's approximate count; nil when not fetched.
+	ItemCount *int64 `json:"itemCount,omitempty"`
+}
+
+// pageState is what the page draws for the bridge: the "state" event and
+// the lights part of /state.json.
+type pageState struct {
+	Bridge      string      `json:"bridge"`
+	Network     string      `json:"network"` // online, offline or hanging
+	TablesPanel bool        `json:"tablesPanel"`
+	Lights      []lightView `json:"lights"`
+}
+
+// lightView is one bulb with its colours already computed, so the page
+// only paints.
+type lightView struct {
+	ID         string `json:"id"`
+	Name       string `json:"name"`
+	On         bool   `json:"on"`
+	Bri        int    `json:"bri"`
+	BriPercent int    `json:"briPercent"`
+	Reachable  bool   `json:"reachable"`
+	ColorMode  string `json:"colormode"`
+	Glow       string `json:"glow"`
+	Swatch     string `json:"swatch"`
+}
+
+// tablesState is the "tables" event.
+type tablesState struct {
+	Tables []TableInfo `json:"tables"`
+	Error  string      `json:"error,omitempty"`
+}
+
+func newLightView(l *Light) lightView {
+	return lightView{
+		ID: l.ID, Name: l.Name, On: l.State.On, Bri: l.State.Bri,
+		BriPercent: int(math.Round(float64(l.State.Bri) * 100 / 254)),
+		Reachable:  l.State.Reachable, ColorMode: l.State.ColorMode,
+		Glow: GlowColor(l.State), Swatch: SwatchColor(l.State),
+	}
+}
+
+// pageState snapshots the bridge in light-id order.
+func (s *Server) pageState(tablesPanel bool) pageState {
+	st := pageState{Network: s.network(), TablesPanel: tablesPanel}
+	s.Bridge.mu.Lock()
+	defer s.Bridge.mu.Unlock()
+	st.Bridge = s.opts.Name
+	st.Lights = make([]lightView, 0, len(s.lights))
+	for _, id := range s.sortedLightIDs() {
+		st.Lights = append(st.Lights, newLightView(s.lights[id]))
+	}
+	return st
+}
+
+// network says whether clients can reach the bridge's API, as set by
+// Offline and Online.
+func (s *Server) network() string {
+	s.Bridge.mu.Lock()
+	hang := s.conn.hang
+	s.Bridge.mu.Unlock()
+	s.mu.Lock()
+	up := s.srv != nil
+	s.mu.Unlock()
+	switch {
+	case !up:
+		return "offline"
+	case hang:
+		return "hanging"
+	default:
+		return "online"
+	}
+}
+
+// fetchTables asks the demo's table source, bounded by timeout so a stuck
+// DynamoDB endpoint cannot stall the stream.
+func fetchTables(ctx context.Context, tables func(context.Context) ([]TableInfo, error), timeout time.Duration) tablesState {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	list, err := tables(ctx)
+	if err != nil {
+		return tablesState{Tables: []TableInfo{}, Error: err.Error()}
+	}
+	if list == nil {
+		list = []TableInfo{}
+	}
+	return tablesState{Tables: list}
+}
