@@ -4,12 +4,14 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	"github.com/tether-dev/tether/internal/ddbtest"
 	"github.com/tether-dev/tether/internal/faultproxy"
 	"github.com/tether-dev/tether/providers"
 )
@@ -369,5 +371,117 @@ func TestThrottlingIsAbsorbed(t *testing.T) {
 	// plus retries of ~30% of those.
 	if total := f.proxy.Total(); total > 10*8 {
 		t.Errorf("%d calls for 10 tables: %v", total, f.proxy.Calls())
+	}
+}
+
+// dynalite answers 200 to an index create and then does nothing: the same
+// step would be sent forever. The stall breaker stops after StallAfter sends.
+func TestStallBreakerStopsARepeatedStep(t *testing.T) {
+	server := ddbtest.Dynalite(t, ddbtest.DynaliteOptions{})
+	f := newFixture(t, server.URL, Options{StallAfter: 3})
+	obj := newTable(func(o *awsv1alpha1.DynamoDBTable) {
+		// dynalite wants index throughput even on demand; PROVISIONED has it.
+		o.Spec.BillingMode = awsv1alpha1.BillingModeProvisioned
+		o.Spec.ProvisionedThroughput = capacity(1, 1)
+	})
+	f.converge(obj)
+	withGSI("g1x", "a", capacity(1, 1))(obj)
+	obj.Generation++
+
+	var err error
+	for range 10 {
+		if _, err = f.pass(obj); err != nil {
+			break
+		}
+	}
+	te, ok := providers.AsTerminal(err)
+	if !ok || te.Reason != ReasonStalled {
+		t.Fatalf("err = %v, want terminal %s", err, ReasonStalled)
+	}
+	if got := f.proxy.Calls()["UpdateTable"]; got != 3 {
+		t.Errorf("UpdateTable calls = %d, want exactly 3 before the breaker", got)
+	}
+	// A new generation starts over.
+	obj.Generation++
+	if _, err := f.pass(obj); err != nil {
+		t.Errorf("after a spec change: %v", err)
+	}
+}
+
+// With real transition delays, updates wait while the table is UPDATING
+// (Pending, no call) and Delete returns nil only once the table is gone.
+func TestWaitsWhileTheTableIsBusy(t *testing.T) {
+	server := ddbtest.Dynalite(t, ddbtest.DynaliteOptions{CreateTableMs: 300, UpdateTableMs: 300, DeleteTableMs: 300})
+	f := newFixture(t, server.URL, Options{})
+	obj := newTable(func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.BillingMode = awsv1alpha1.BillingModeProvisioned
+		o.Spec.ProvisionedThroughput = capacity(1, 1)
+	})
+	obs, err := f.pass(obj) // creates
+	if err != nil || obs.Exists {
+		t.Fatalf("first pass: %+v %v", obs, err)
+	}
+	obs, err = f.pass(obj)
+	if err != nil || obs.Available || obs.Reason != ReasonCreating || obs.RecheckAfter == 0 {
+		t.Fatalf("while CREATING: %+v %v", obs, err)
+	}
+	f.converge(obj)
+
+	obj.Spec.ProvisionedThroughput = capacity(2, 2)
+	obj.Generation++
+	if _, err := f.pass(obj); err != nil {
+		t.Fatalf("update: %v", err)
+	}
+	obj.Spec.ProvisionedThroughput = capacity(3, 3)
+	obj.Generation++
+	f.proxy.ResetCounts()
+	_, err = f.pass(obj)
+	if pe, ok := providers.AsPending(err); !ok || pe.Reason != ReasonTableBusy {
+		t.Fatalf("while UPDATING: err = %v, want pending %s", err, ReasonTableBusy)
+	}
+	if f.proxy.Calls()["UpdateTable"] != 0 {
+		t.Error("sent an update while the table was UPDATING")
+	}
+	f.converge(obj)
+	if got := aws.ToInt64(f.describe(obj.Name).ProvisionedThroughput.ReadCapacityUnits); got != 3 {
+		t.Errorf("read capacity = %d, want 3", got)
+	}
+
+	err = f.p.Delete(context.Background(), obj)
+	if _, ok := providers.AsPending(err); !ok {
+		t.Fatalf("first delete: %v, want pending", err)
+	}
+	err = f.p.Delete(context.Background(), obj)
+	if pe, ok := providers.AsPending(err); !ok || pe.Reason != ReasonDeleting {
+		t.Fatalf("while DELETING: %v, want pending %s", err, ReasonDeleting)
+	}
+	f.deleteFully(obj)
+	if f.exists(obj.Name) {
+		t.Error("Delete returned nil while the table still exists")
+	}
+}
+
+// Secondary reads are not made on every poll: once per interval, and again
+// right after Tether changed the feature.
+func TestSecondaryReadsAreNotEveryPoll(t *testing.T) {
+	f := newFixture(t, dynamoDBLocal(t).URL, Options{SecondaryReadInterval: time.Hour})
+	obj := newTable(func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.TimeToLiveSpecification = &awsv1alpha1.TimeToLiveSpecification{AttributeName: "exp", Enabled: true}
+	})
+	f.converge(obj)
+	f.proxy.ResetCounts()
+	for range 5 {
+		if _, err := f.pass(obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if calls := f.proxy.Calls(); calls["DescribeTimeToLive"] != 0 || calls["DescribeTable"] != 5 {
+		t.Errorf("calls in 5 polls = %v, want 5 DescribeTable and no DescribeTimeToLive", calls)
+	}
+	// A spec without TTL never reads it.
+	plain := newTable()
+	f.converge(plain)
+	if f.proxy.Calls()["DescribeTimeToLive"] != 0 {
+		t.Error("read TTL for a spec that does not use it")
 	}
 }
