@@ -31,6 +31,9 @@ func TestHueBridgeOffline(t *testing.T) {
 	h.sim.ResetGetCounts()
 	h.sim.ResetCommands()
 	h.eventuallyLightReady("entrance", "lamp", "False/BridgeUnreachable")
+	g.Eventually(func(g Gomega) string {
+		return readyReason(h.hueBridge(g).Status.Conditions, "Ready")
+	}, hueTimeout, huePoll).Should(Equal("False/BridgeUnreachable"))
 	h.update("entrance", "lamp", func(l *huev1alpha1.HueLight) { l.Spec.Brightness = ptr.To[int32](30) })
 	g.Consistently(func(g Gomega) string {
 		return readyReason(h.light(g, "entrance", "lamp").Status.Conditions, "Ready")
@@ -47,6 +50,34 @@ func TestHueBridgeOffline(t *testing.T) {
 	g.Expect(h.sim.Online()).To(Succeed())
 	g.Eventually(func(g Gomega) int { return h.bulb(g, "lamp").Bri }, hueTimeout, huePoll).Should(Equal(30))
 	h.eventuallyLightReady("entrance", "lamp", "True/Available")
+	g.Eventually(func(g Gomega) string {
+		return readyReason(h.hueBridge(g).Status.Conditions, "Ready")
+	}, hueTimeout, huePoll).Should(Equal("True/Available"))
+}
+
+// TestHueDeleteWhileBridgeOffline: the HueLight waits, saying why, and
+// turns the light off once the bridge is back.
+func TestHueDeleteWhileBridgeOffline(t *testing.T) {
+	h := newHueEnv(t, "offlinedelete", true, "lamp")
+	g := NewWithT(t)
+	l := h.newLight("entrance", "lamp", "lamp")
+	h.create(l)
+	g.Eventually(func(g Gomega) bool { return h.bulb(g, "lamp").On }, hueTimeout, huePoll).Should(BeTrue())
+	h.eventuallyLightReady("entrance", "lamp", "True/Available")
+
+	h.sim.Offline(huesim.Refuse)
+	h.eventuallyLightReady("entrance", "lamp", "False/BridgeUnreachable")
+	g.Expect(h.c.Delete(context.Background(), l)).To(Succeed())
+	g.Eventually(func(g Gomega) string {
+		return readyReason(h.light(g, "entrance", "lamp").Status.Conditions, "Synced")
+	}, hueTimeout, huePoll).Should(Equal("False/BridgeUnreachable"))
+	g.Expect(h.bulb(g, "lamp").On).To(BeTrue())
+
+	g.Expect(h.sim.Online()).To(Succeed())
+	g.Eventually(func(g Gomega) bool { return h.bulb(g, "lamp").On }, hueTimeout, huePoll).Should(BeFalse())
+	g.Eventually(func() bool {
+		return apierrors.IsNotFound(h.c.Get(context.Background(), clientKey(l), &huev1alpha1.HueLight{}))
+	}, hueTimeout, huePoll).Should(BeTrue())
 }
 
 func TestHueLightUnreachable(t *testing.T) {

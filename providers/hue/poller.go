@@ -24,9 +24,12 @@ type Poller struct {
 	interval time.Duration
 	limiter  *fairLimiter
 	events   chan<- event.GenericEvent
-	log      logr.Logger
-	stop     context.CancelFunc
-	builtAt  time.Time
+	// bridgeEvents wakes the HueBridge when the bridge stops or starts
+	// answering, so its Ready condition follows within a poll.
+	bridgeEvents chan<- event.GenericEvent
+	log          logr.Logger
+	stop         context.CancelFunc
+	builtAt      time.Time
 
 	pollMu sync.Mutex // one GET /lights at a time
 
@@ -47,17 +50,18 @@ type watch struct {
 }
 
 func newPoller(bridge string, c Client, interval time.Duration, perSecond float64,
-	events chan<- event.GenericEvent, log logr.Logger) *Poller {
+	events, bridgeEvents chan<- event.GenericEvent, log logr.Logger) *Poller {
 	return &Poller{
-		bridge:   bridge,
-		client:   c,
-		interval: interval,
-		limiter:  newFairLimiter(perSecond),
-		events:   events,
-		log:      log.WithValues("hueBridge", bridge),
-		builtAt:  time.Now(),
-		watchers: map[types.NamespacedName]watch{},
-		claims:   claims{},
+		bridge:       bridge,
+		client:       c,
+		interval:     interval,
+		limiter:      newFairLimiter(perSecond),
+		events:       events,
+		bridgeEvents: bridgeEvents,
+		log:          log.WithValues("hueBridge", bridge),
+		builtAt:      time.Now(),
+		watchers:     map[types.NamespacedName]watch{},
+		claims:       claims{},
 	}
 }
 
@@ -84,9 +88,10 @@ func (p *Poller) Poll(ctx context.Context) error {
 	wasErr, first := p.err, p.polledAt.IsZero()
 	p.polledAt, p.err = time.Now(), err
 	var wake []types.NamespacedName
+	health := (err == nil) != (wasErr == nil) || apiErrorType(err) != apiErrorType(wasErr)
 	switch {
 	case err != nil:
-		if wasErr == nil || apiErrorType(err) != apiErrorType(wasErr) {
+		if health {
 			wake = p.allWatchersLocked()
 		}
 	default:
@@ -102,7 +107,18 @@ func (p *Poller) Poll(ctx context.Context) error {
 		p.log.V(1).Info("poll failed", "error", err.Error())
 	}
 	p.wake(wake)
+	if health && !first {
+		p.wakeBridge()
+	}
 	return err
+}
+
+func (p *Poller) wakeBridge() {
+	ev := event.GenericEvent{Object: &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: p.bridge}}}
+	select {
+	case p.bridgeEvents <- ev:
+	default:
+	}
 }
 
 // Snapshot returns the last poll's lights, polling first when there is no

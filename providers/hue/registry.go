@@ -54,6 +54,7 @@ type Registry struct {
 	secrets  client.Reader // credentials (uncached: no cluster-wide Secret informer)
 	settings Settings
 	events   chan event.GenericEvent
+	bridges  chan event.GenericEvent
 	log      logr.Logger
 
 	base   context.Context
@@ -77,6 +78,7 @@ func NewRegistry(reader, secrets client.Reader, settings Settings, log logr.Logg
 		secrets:  secrets,
 		settings: settings.withDefaults(),
 		events:   make(chan event.GenericEvent, 4096),
+		bridges:  make(chan event.GenericEvent, 64),
 		log:      log,
 		base:     base,
 		cancel:   cancel,
@@ -87,6 +89,10 @@ func NewRegistry(reader, secrets client.Reader, settings Settings, log logr.Logg
 // Events is the channel of HueLights to reconcile (drift, reachability,
 // bridge back online); feed it to the HueLight controller as source.Channel.
 func (r *Registry) Events() <-chan event.GenericEvent { return r.events }
+
+// BridgeEvents is the channel of HueBridges whose bridge stopped or started
+// answering; feed it to the HueBridge controller as source.Channel.
+func (r *Registry) BridgeEvents() <-chan event.GenericEvent { return r.bridges }
 
 // Start blocks until ctx ends, then stops every poller.
 func (r *Registry) Start(ctx context.Context) error {
@@ -140,7 +146,7 @@ func (r *Registry) build(bridge *huev1alpha1.HueBridge, user string) *Poller {
 		perSecond = float64(*bridge.Spec.CommandsPerSecond)
 	}
 	c := r.settings.NewClient(bridge.Spec.Address, user, r.settings.CallTimeout)
-	p := newPoller(bridge.Name, c, interval, perSecond, r.events, r.log)
+	p := newPoller(bridge.Name, c, interval, perSecond, r.events, r.bridges, r.log)
 	ctx, cancel := context.WithCancel(r.base)
 	p.stop = cancel
 	go p.run(ctx)
