@@ -157,7 +157,7 @@ func (e *LightExternal) resolve(ctx context.Context, l *huev1alpha1.HueLight) (t
 	if err != nil {
 		return target{}, err
 	}
-	if err := allowed(b, l.Namespace); err != nil {
+	if err := allowedNS(b, l.Namespace); err != nil {
 		return target{}, err
 	}
 	p, err := e.Registry.For(ctx, b)
@@ -205,9 +205,9 @@ func (e *LightExternal) bridge(ctx context.Context, l *huev1alpha1.HueLight) (*h
 		"%d HueBridges exist (%s): set spec.bridgeRef.name", len(names), strings.Join(names, ", "))
 }
 
-// allowed refuses namespaces the bridge's allowedNamespaces leave out. It
+// allowedNS refuses namespaces the bridge's allowedNamespaces leave out. It
 // is a retry, not terminal: the bridge's owner may add the namespace.
-func allowed(b *huev1alpha1.HueBridge, ns string) error {
+func allowedNS(b *huev1alpha1.HueBridge, ns string) error {
 	if len(b.Spec.AllowedNamespaces) == 0 || slices.Contains(b.Spec.AllowedNamespaces, ns) {
 		return nil
 	}

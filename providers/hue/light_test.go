@@ -1,0 +1,178 @@
+package hue
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/amimof/huego"
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/providers"
+)
+
+// newTestLights returns the adapter over a fake cluster holding objs, one
+// paired HueBridge "home", and the fake bridge f.
+func newTestLights(t *testing.T, f *fakeBridge, objs ...client.Object) *LightExternal {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	_ = clientgoscheme.AddToScheme(scheme)
+	_ = huev1alpha1.AddToScheme(scheme)
+	objs = append(objs,
+		&huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "home", UID: "u1", Generation: 1},
+			Spec: huev1alpha1.HueBridgeSpec{Address: "bridge", CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: "s", Name: "hue"}}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "s", Name: "hue"}, Data: map[string][]byte{"username": []byte("u")}},
+	)
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).Build()
+	reg := NewRegistry(c, c, Settings{PollInterval: time.Hour, NewClient: func(string, string, time.Duration) Client { return f }}, logr.Discard())
+	t.Cleanup(reg.Stop)
+	return &LightExternal{Reader: c, Registry: reg}
+}
+
+func hueLight(ns, name, bulb string, created time.Time) *huev1alpha1.HueLight {
+	return &huev1alpha1.HueLight{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, CreationTimestamp: metav1.NewTime(created)},
+		Spec:       huev1alpha1.HueLightSpec{Name: bulb, Brightness: ptr.To[int32](254), OnDelete: huev1alpha1.DeletionTurnOff},
+	}
+}
+
+func TestObserveTheTalkManifest(t *testing.T) {
+	f := newFakeBridge("hallway")
+	e := newTestLights(t, f)
+	l := hueLight("entrance", "hallway-light", "hallway", time.Now())
+	obs, err := e.Observe(context.Background(), l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, ok := obs.Diff.(*LightDiff)
+	if !obs.Exists || obs.UpToDate || !ok || *d.Body.On != true || *d.Body.Bri != 254 {
+		t.Fatalf("observation %+v", obs)
+	}
+	if l.Status.LightID != "1" || l.Status.Observed == nil || l.Status.Observed.On {
+		t.Fatalf("status %+v", l.Status)
+	}
+	if err := e.Update(context.Background(), l, obs.Diff); err != nil {
+		t.Fatal(err)
+	}
+	if obs, _ := e.Observe(context.Background(), l); !obs.UpToDate || !obs.Available {
+		t.Fatalf("after Update the cache still differs: %+v", obs)
+	}
+	if gets, puts := f.calls(); gets != 1 || len(puts) != 1 {
+		t.Fatalf("%d GETs and %d PUTs, want 1 and 1", gets, len(puts))
+	}
+}
+
+func TestLaterClaimGetsConflictAndSendsNothing(t *testing.T) {
+	f := newFakeBridge("desk")
+	early := hueLight("b-room", "desk", "desk", time.Unix(100, 0))
+	late := hueLight("a-room", "desk", "desk", time.Unix(200, 0))
+	e := newTestLights(t, f, early.DeepCopy(), late.DeepCopy())
+	ctx := context.Background()
+	for _, l := range []*huev1alpha1.HueLight{late, early} {
+		if _, err := e.Observe(ctx, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	obs, err := e.Observe(ctx, late)
+	if err != nil || obs.Available || obs.Reason != ReasonConflict || !obs.UpToDate || !strings.Contains(obs.Message, "b-room/desk") {
+		t.Fatalf("later claim: %+v, %v", obs, err)
+	}
+	if err := e.Delete(ctx, late); err != nil {
+		t.Fatal(err)
+	}
+	if _, puts := f.calls(); len(puts) != 0 {
+		t.Fatalf("the later claim sent %v", puts)
+	}
+}
+
+func TestDelete(t *testing.T) {
+	cases := []struct {
+		name     string
+		policy   huev1alpha1.DeletionPolicy
+		on       bool
+		wantPuts string
+	}{
+		{"TurnOff switches a light that is on off", huev1alpha1.DeletionTurnOff, true, `[{1 false}]`},
+		{"TurnOff leaves a light that is off alone", huev1alpha1.DeletionTurnOff, false, `[]`},
+		{"Keep sends nothing", huev1alpha1.DeletionKeep, true, `[]`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFakeBridge("hallway")
+			f.set("1", func(s *huego.State) { s.On = tc.on })
+			l := hueLight("entrance", "hallway-light", "hallway", time.Now())
+			l.Spec.OnDelete = tc.policy
+			e := newTestLights(t, f, l.DeepCopy())
+			if err := e.Delete(context.Background(), l); err != nil {
+				t.Fatal(err)
+			}
+			_, puts := f.calls()
+			got := "["
+			for i, p := range puts {
+				if i > 0 {
+					got += " "
+				}
+				got += "{" + p.id + " " + map[bool]string{true: "true", false: "false"}[*p.body.On] + "}"
+			}
+			if got += "]"; got != tc.wantPuts {
+				t.Fatalf("PUTs %s, want %s", got, tc.wantPuts)
+			}
+		})
+	}
+}
+
+func TestObserveRefusals(t *testing.T) {
+	cases := []struct {
+		name       string
+		light      func() *huev1alpha1.HueLight
+		extra      []client.Object
+		wantReason string
+		wantText   string
+	}{
+		{"unknown name lists the bridge's lights", func() *huev1alpha1.HueLight { return hueLight("ns", "x", "attic", time.Now()) },
+			nil, ReasonLightNotFound, `it has: "hallway", "kitchen"`},
+		{"unknown bridgeRef", func() *huev1alpha1.HueLight {
+			l := hueLight("ns", "x", "hallway", time.Now())
+			l.Spec.BridgeRef = &huev1alpha1.BridgeReference{Name: "cottage"}
+			return l
+		}, nil, ReasonBridgeNotFound, "cottage"},
+		{"two bridges and no bridgeRef", func() *huev1alpha1.HueLight { return hueLight("ns", "x", "hallway", time.Now()) },
+			[]client.Object{&huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "cottage"}}}, ReasonBridgeAmbiguous, "cottage, home"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newTestLights(t, newFakeBridge("hallway", "kitchen"), tc.extra...)
+			_, err := e.Observe(context.Background(), tc.light())
+			reason := ""
+			if ra, ok := providers.AsRetryAfter(err); ok {
+				reason = ra.Reason
+			} else if te, ok := providers.AsTerminal(err); ok {
+				reason = te.Reason
+			}
+			if reason != tc.wantReason || !strings.Contains(err.Error(), tc.wantText) {
+				t.Fatalf("got %v (reason %q), want %s mentioning %q", err, reason, tc.wantReason, tc.wantText)
+			}
+		})
+	}
+}
+
+func TestNamespaceNotAllowed(t *testing.T) {
+	allowed := &huev1alpha1.HueBridge{Spec: huev1alpha1.HueBridgeSpec{AllowedNamespaces: []string{"entrance"}}}
+	allowed.Name = "home"
+	if err := allowedNS(allowed, "entrance"); err != nil {
+		t.Fatalf("entrance refused: %v", err)
+	}
+	err := allowedNS(allowed, "garage")
+	if ra, ok := providers.AsRetryAfter(err); !ok || ra.Reason != ReasonNamespaceNotAllowed || !strings.Contains(err.Error(), "entrance") {
+		t.Fatalf("garage: %v", err)
+	}
+}
