@@ -29,6 +29,9 @@ type table struct {
 	TableClass         string
 	SSE                *sse
 	Tags               map[string]string
+	// RemoveTags are tag keys Tether applied before and the spec no longer
+	// has (desired only).
+	RemoveTags []string
 	// AttributeTypes are the spec's key attribute types, needed to create an index.
 	AttributeTypes map[string]string
 }

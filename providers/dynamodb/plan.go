@@ -32,6 +32,7 @@ const (
 	StepTableClass         StepKind = "TableClass"
 	StepSSE                StepKind = "SSE"
 	StepTags               StepKind = "Tags"
+	StepUntag              StepKind = "Untag"
 )
 
 // Step is one AWS call that moves the table towards the spec. Exactly one
@@ -43,6 +44,7 @@ type Step struct {
 	TTL         *dynamodb.UpdateTimeToLiveInput
 	Backups     *dynamodb.UpdateContinuousBackupsInput
 	Tags        []types.Tag
+	UntagKeys   []string
 }
 
 // Plan is the ordered list of steps from what AWS reports to the spec. Only
@@ -378,6 +380,19 @@ func (p *planner) updateTags() {
 	}
 	if len(tags) > 0 {
 		p.add(Step{Kind: StepTags, Description: fmt.Sprintf("tag table (%d tags)", len(tags)), Tags: tags})
+	}
+	var untag []string
+	for _, k := range p.want.RemoveTags {
+		if _, wanted := p.want.Tags[k]; !wanted {
+			if _, present := p.cur.Tags[k]; present {
+				untag = append(untag, k)
+				delete(p.cur.Tags, k)
+			}
+		}
+	}
+	if len(untag) > 0 {
+		slices.Sort(untag)
+		p.add(Step{Kind: StepUntag, Description: "untag table (" + strings.Join(untag, ", ") + ")", UntagKeys: untag})
 	}
 }
 

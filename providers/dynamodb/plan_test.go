@@ -116,6 +116,13 @@ func TestPlanSteps(t *testing.T) {
 				t.Tags = map[string]string{"k": "v"}
 			}),
 			have: with(active(ppr, nil), func(t *table) { t.TTL, t.PITR, t.Tags = nil, nil, nil })},
+		{name: "spec tags are added, removed ones untagged, foreign ones kept",
+			want: with(spec(ppr, nil), func(t *table) {
+				t.Tags = map[string]string{"a": "1"}
+				t.RemoveTags = []string{"a", "b"}
+			}),
+			have:  with(active(ppr, nil), func(t *table) { t.Tags = map[string]string{"b": "2", "c": "3"} }),
+			steps: []string{"tag table (1 tags)", "untag table (b)"}},
 		{name: "everything at once, in AWS-legal order",
 			want: with(spec(prov, tp(5, 5), gsi("new", "n", tp(1, 1))), func(t *table) {
 				t.Stream = "NEW_IMAGE"
@@ -228,6 +235,11 @@ func awsApply(t, want *table, s Step) error {
 	case s.Tags != nil:
 		for _, tag := range s.Tags {
 			t.Tags[aws.ToString(tag.Key)] = aws.ToString(tag.Value)
+		}
+		return nil
+	case s.UntagKeys != nil:
+		for _, k := range s.UntagKeys {
+			delete(t.Tags, k)
 		}
 		return nil
 	case s.Table != nil:

@@ -3,6 +3,7 @@ package dynamodb
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -112,6 +113,10 @@ func (p *Provider) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 	}
 	p.skipUnsupported(ep, obj, have)
 	want := desiredTable(&obj.Spec, p.ownerTags(ep, obj))
+	if have.Tags != nil {
+		want.RemoveTags = obj.Status.ManagedTagKeys
+		obj.Status.ManagedTagKeys = managedTagKeys(obj.Status.ManagedTagKeys, obj.Spec.Tags, have.Tags)
+	}
 	pl := plan(name, want, have, planOptions{AllowIndexReplacement: obj.Annotations[awsv1alpha1.AnnotationAllowIndexReplacement] == "true"})
 	pl.busy = have.busy()
 	p.recordPlan(obj, pl)
@@ -197,6 +202,8 @@ func (p *Provider) send(ctx context.Context, ep *endpoint, obj *awsv1alpha1.Dyna
 		_, err = ep.API.UpdateContinuousBackups(ctx, step.Backups)
 	case step.Tags != nil:
 		_, err = ep.API.TagResource(ctx, &dynamodb.TagResourceInput{ResourceArn: aws.String(obj.Status.TableArn), Tags: step.Tags})
+	case step.UntagKeys != nil:
+		_, err = ep.API.UntagResource(ctx, &dynamodb.UntagResourceInput{ResourceArn: aws.String(obj.Status.TableArn), TagKeys: step.UntagKeys})
 	default:
 		err = fmt.Errorf("dynamodb: empty step %q", step.Description)
 	}
@@ -249,4 +256,23 @@ func (p *Provider) event(obj client.Object, eventType, reason, action, note stri
 	if p.opts.Recorder != nil {
 		p.opts.Recorder.Eventf(obj, nil, eventType, reason, action, note, args...)
 	}
+}
+
+// managedTagKeys are the spec tags Tether has applied: the ones it managed
+// before that are still on the table (a removed one is untagged next), plus
+// the spec's tags now on the table.
+func managedTagKeys(before []string, spec, onTable map[string]string) []string {
+	var keys []string
+	for _, k := range before {
+		if _, ok := onTable[k]; ok {
+			keys = append(keys, k)
+		}
+	}
+	for k, v := range spec {
+		if onTable[k] == v && !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
 }

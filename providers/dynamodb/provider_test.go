@@ -485,3 +485,62 @@ func TestSecondaryReadsAreNotEveryPoll(t *testing.T) {
 		t.Error("read TTL for a spec that does not use it")
 	}
 }
+
+// Where the endpoint has tagging (dynalite), Tether marks the tables it
+// creates, recognises them after a restart by that mark, and puts back a
+// spec tag removed behind its back.
+func TestOwnerTagsAndTagDrift(t *testing.T) {
+	server := ddbtest.Dynalite(t, ddbtest.DynaliteOptions{})
+	f := newFixture(t, server.URL, Options{})
+	obj := newTable(func(o *awsv1alpha1.DynamoDBTable) { o.Spec.Tags = map[string]string{"team": "orders"} })
+	f.converge(obj)
+	ctx := context.Background()
+	arn := aws.String(obj.Status.TableArn)
+	tags, err := listTags(ctx, f.raw, *arn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tags[TagOwnerUID] != string(obj.UID) || tags[TagOwner] != "default/"+obj.Name || tags["team"] != "orders" {
+		t.Fatalf("tags = %v", tags)
+	}
+
+	// A restarted operator (no memory) with a lost status still owns it.
+	restarted := newFixture(t, server.URL, Options{})
+	obj.Status.TableID = ""
+	restarted.converge(obj)
+
+	// Another object naming the same table does not.
+	other := newTable(func(o *awsv1alpha1.DynamoDBTable) { o.Spec.TableName = obj.Name })
+	if _, err := restarted.pass(other); !isTerminalReason(err, ReasonNotOwned) {
+		t.Fatalf("other object: %v, want %s", err, ReasonNotOwned)
+	}
+
+	if _, err := f.raw.UntagResource(ctx, &dynamodb.UntagResourceInput{ResourceArn: arn, TagKeys: []string{"team"}}); err != nil {
+		t.Fatal(err)
+	}
+	restarted.converge(obj)
+	if tags, _ := listTags(ctx, f.raw, *arn); tags["team"] != "orders" {
+		t.Errorf("tag drift not corrected: %v", tags)
+	}
+
+	// A tag removed from the spec goes; a tag someone else set stays.
+	if _, err := f.raw.TagResource(ctx, &dynamodb.TagResourceInput{ResourceArn: arn,
+		Tags: []types.Tag{{Key: aws.String("cost-center"), Value: aws.String("42")}}}); err != nil {
+		t.Fatal(err)
+	}
+	obj.Spec.Tags = map[string]string{"env": "prod"}
+	obj.Generation++
+	restarted.converge(obj)
+	tags, _ = listTags(ctx, f.raw, *arn)
+	if _, ok := tags["team"]; ok || tags["env"] != "prod" || tags["cost-center"] != "42" || tags[TagOwnerUID] == "" {
+		t.Errorf("tags after removing one from the spec = %v", tags)
+	}
+	if !slices.Equal(obj.Status.ManagedTagKeys, []string{"env"}) {
+		t.Errorf("managed tag keys = %v", obj.Status.ManagedTagKeys)
+	}
+}
+
+func isTerminalReason(err error, reason string) bool {
+	te, ok := providers.AsTerminal(err)
+	return ok && te.Reason == reason
+}

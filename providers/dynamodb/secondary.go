@@ -35,7 +35,7 @@ func featureOf(kind StepKind) string {
 		return featureTTL
 	case StepPointInTimeRecover:
 		return featurePITR
-	case StepTags:
+	case StepTags, StepUntag:
 		return featureTags
 	case StepTableClass:
 		return featureTableClass

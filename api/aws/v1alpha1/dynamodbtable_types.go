@@ -299,6 +299,12 @@ type DynamoDBTableStatus struct {
 	// (DynamoDB Local has no tagging and no continuous backups).
 	// +optional
 	UnsupportedFeatures []string `json:"unsupportedFeatures,omitempty"`
+	// ManagedTagKeys are the spec tags Tether applied to the table, so that
+	// a tag later removed from the spec is removed from the table too, while
+	// tags set by others are left alone.
+	// +optional
+	// +listType=set
+	ManagedTagKeys []string `json:"managedTagKeys,omitempty"`
 	// LastSyncTime is when the table was last found matching the spec after
 	// a change (not rewritten on every poll, to spare status writes).
 	// +optional

@@ -179,6 +179,11 @@ func (in *DynamoDBTableStatus) DeepCopyInto(out *DynamoDBTableStatus) {
 		*out = make([]string, len(*in))
 		copy(*out, *in)
 	}
+	if in.ManagedTagKeys != nil {
+		in, out := &in.ManagedTagKeys, &out.ManagedTagKeys
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	if in.LastSyncTime != nil {
 		in, out := &in.LastSyncTime, &out.LastSyncTime
 		*out = (*in).DeepCopy()
