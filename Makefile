@@ -95,6 +95,12 @@ deploy: manifests ## Deploy the operator (config/default) to the cluster in your
 	cd config/manager && $(KUBECTL) kustomize . >/dev/null
 	$(KUBECTL) apply --server-side -k config/default
 
+.PHONY: build-installer
+build-installer: manifests generate envtest-assets ## Write dist/install.yaml: CRDs, RBAC and the manager in one file (IMG sets the image).
+	@mkdir -p dist
+	IMG=$(IMG) hack/render-install.sh > dist/install.yaml
+	@echo "wrote dist/install.yaml"
+
 .PHONY: undeploy
 undeploy: ## Remove the operator from the cluster.
 	$(KUBECTL) delete --ignore-not-found -k config/default
