@@ -81,6 +81,10 @@ type ManagedReconciler[O Managed] struct {
 	// retryBackoff spaces retries of faults that repeat (an offline bridge):
 	// the provider's hint is a floor, this grows it exponentially.
 	retryBackoff workqueue.TypedRateLimiter[reconcile.Request]
+	// errorBackoff is the workqueue's own limiter for plain errors; kept
+	// here to report its current delay.
+	errorBackoff workqueue.TypedRateLimiter[reconcile.Request]
+	backoffs     *backoffs
 	terminal     *terminalGate
 }
 
@@ -96,6 +100,8 @@ func NewManagedReconciler[O Managed](c client.Client, recorder events.EventRecor
 		external:     external,
 		opts:         opts,
 		retryBackoff: workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](opts.MinBackoff, opts.MaxBackoff),
+		errorBackoff: workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](opts.MinBackoff, opts.MaxBackoff),
+		backoffs:     newBackoffs(kind),
 		terminal:     newTerminalGate(),
 	}
 }
@@ -112,8 +118,7 @@ func (r *ManagedReconciler[O]) SetupWithManager(mgr ctrl.Manager) error {
 		))).
 		WithOptions(controller.Options{
 			MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles,
-			RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](
-				r.opts.MinBackoff, r.opts.MaxBackoff),
+			RateLimiter:             r.errorBackoff,
 		})
 	if r.opts.Customize != nil {
 		b = r.opts.Customize(b)

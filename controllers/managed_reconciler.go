@@ -98,8 +98,7 @@ func (r *ManagedReconciler[O]) sync(ctx context.Context, req ctrl.Request, obj O
 // succeeded ends a pass that went as planned: the backoff starts over and the
 // terminal gate opens.
 func (r *ManagedReconciler[O]) succeeded(req ctrl.Request, obj O, after time.Duration) (ctrl.Result, error) {
-	r.retryBackoff.Forget(req)
-	r.terminal.clear(req)
+	r.forget(req)
 	obj.Managed().ObservedGeneration = obj.GetGeneration()
 	return ctrl.Result{RequeueAfter: jitter(after)}, nil
 }
@@ -113,6 +112,7 @@ func (r *ManagedReconciler[O]) handleError(ctx context.Context, req ctrl.Request
 	if p, ok := providers.AsPending(err); ok {
 		markFailed(obj, phase, p.Reason, p.Message)
 		r.retryBackoff.Forget(req)
+		r.backoffs.set(req, 0)
 		logger.V(1).Info("waiting", "reason", p.Reason, "after", p.Delay)
 		return ctrl.Result{RequeueAfter: p.Delay}, nil
 	}
@@ -124,15 +124,19 @@ func (r *ManagedReconciler[O]) handleError(ctx context.Context, req ctrl.Request
 	if t, ok := providers.AsTerminal(err); ok {
 		r.terminal.record(req, obj)
 		r.retryBackoff.Forget(req)
+		r.backoffs.set(req, 0)
 		logger.Info("not retrying until the spec changes", "reason", t.Reason, "error", err.Error())
 		return ctrl.Result{}, nil
 	}
 	if ra, ok := providers.AsRetryAfter(err); ok {
 		delay := max(ra.Delay, r.retryBackoff.When(req))
+		retries.WithLabelValues(r.kind, reasonFor(phase, err)).Inc()
+		r.backoffs.set(req, delay)
 		logger.Info("will retry", "reason", ra.Reason, "after", delay, "error", err.Error())
 		return ctrl.Result{RequeueAfter: delay}, nil
 	}
 	// Anything else: the workqueue's per-object exponential backoff.
+	r.backoffs.set(req, nextBackoff(r.opts, r.errorBackoff.NumRequeues(req)))
 	return ctrl.Result{}, fmt.Errorf("%s %s: %w", phase, r.kind, err)
 }
 
@@ -200,6 +204,7 @@ func (r *ManagedReconciler[O]) writeStatus(ctx context.Context, orig, obj O) err
 
 func (r *ManagedReconciler[O]) forget(req ctrl.Request) {
 	r.retryBackoff.Forget(req)
+	r.backoffs.set(req, 0)
 	r.terminal.clear(req)
 }
 

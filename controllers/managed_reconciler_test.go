@@ -153,6 +153,7 @@ func TestRetryAfterRequeuesAtTheHintedDelayWithTheReason(t *testing.T) {
 
 	times := widgets.callTimes("retry", "Observe")
 	g.Expect(times[1].Sub(times[0])).To(BeNumerically(">=", hint), "the retry came before the hinted delay")
+	g.Expect(testutil.ToFloat64(retries.WithLabelValues("widget", "Throttled"))).To(BeNumerically(">=", 1))
 
 	widgets.fail("retry", "Observe", nil)
 	waitReady(t, "retry")
@@ -221,11 +222,14 @@ func TestFailingDeleteKeepsTheFinalizerAndBacksOff(t *testing.T) {
 	times := widgets.callTimes("stuck", "Delete")
 	g.Expect(len(times)).To(BeNumerically(">=", 2), "the delete was not retried")
 	g.Expect(times[1].Sub(start)).To(BeNumerically(">=", 900*time.Millisecond))
+	g.Expect(testutil.ToFloat64(currentBackoff.WithLabelValues("widget"))).To(BeNumerically(">=", 1),
+		"the backoff gauge does not show the failing delete")
 
 	widgets.fail("stuck", "Delete", nil)
 	g.Eventually(func() bool {
 		return apierrors.IsNotFound(env.Client.Get(context.Background(), client.ObjectKeyFromObject(w), &testv1alpha1.Widget{}))
 	}, 6*time.Minute, poll).Should(BeTrue())
+	g.Expect(testutil.ToFloat64(currentBackoff.WithLabelValues("widget"))).To(BeZero(), "the gauge kept a finished backoff")
 }
 
 func TestPausedObjectMakesNoExternalCalls(t *testing.T) {

@@ -95,3 +95,18 @@ func TestTerminalGateOpensOnSpecOrAnnotationChange(t *testing.T) {
 func reqFor(w *testv1alpha1.Widget) ctrl.Request {
 	return ctrl.Request{NamespacedName: types.NamespacedName{Namespace: w.Namespace, Name: w.Name}}
 }
+
+func TestNextBackoffDoublesUpToTheCap(t *testing.T) {
+	o := Options{MinBackoff: time.Second, MaxBackoff: 5 * time.Minute}
+	tests := []struct {
+		requeues int
+		want     time.Duration
+	}{
+		{0, time.Second}, {1, 2 * time.Second}, {3, 8 * time.Second}, {8, 256 * time.Second}, {9, 5 * time.Minute}, {60, 5 * time.Minute},
+	}
+	for _, tt := range tests {
+		if got := nextBackoff(o, tt.requeues); got != tt.want {
+			t.Errorf("nextBackoff after %d requeues = %s, want %s", tt.requeues, got, tt.want)
+		}
+	}
+}
