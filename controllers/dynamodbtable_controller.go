@@ -14,6 +14,11 @@ import (
 // +kubebuilder:rbac:groups=aws.tether.dev,resources=dynamodbtables/finalizers,verbs=update
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
+// dynamoDBWorkers: a reconcile mostly waits (on AWS, on the SDK retryer's
+// backoff while throttled), so more workers than the default; the shared
+// per-region limiter, not the worker count, is what protects the API.
+const dynamoDBWorkers = 10
+
 func init() { kindSetups = append(kindSetups, setupDynamoDBTable) }
 
 func setupDynamoDBTable(mgr ctrl.Manager, cfg Config) error {
@@ -38,6 +43,6 @@ func SetupDynamoDBTable(mgr ctrl.Manager, pollInterval time.Duration, opts dynam
 	external := dynamodb.New(opts)
 	r := NewManagedReconciler(mgr.GetClient(), recorder, "dynamodbtable",
 		func() *awsv1alpha1.DynamoDBTable { return &awsv1alpha1.DynamoDBTable{} }, external,
-		Options{PollInterval: pollInterval})
+		Options{PollInterval: pollInterval, MaxConcurrentReconciles: dynamoDBWorkers})
 	return external, r.SetupWithManager(mgr)
 }

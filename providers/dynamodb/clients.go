@@ -21,7 +21,9 @@ type ClientOptions struct {
 	// is empty too, the AWS default chain's region (AWS_REGION, profile).
 	DefaultRegion string
 	// RequestsPerSecond and Burst bound the calls to one region, shared by
-	// every table, so a thousand tables never storm the API. Defaults 10 and 20.
+	// every table, so a thousand tables never storm the API. Defaults 25 and
+	// 100: a thousand tables polled every 2 minutes need about 8 per second,
+	// and a burst lets a newly applied batch of tables start at once.
 	RequestsPerSecond float64
 	Burst             int
 	// MaxAttempts is the SDK retryer's attempts per call (default 5): it
@@ -31,10 +33,10 @@ type ClientOptions struct {
 
 func (o ClientOptions) withDefaults() ClientOptions {
 	if o.RequestsPerSecond <= 0 {
-		o.RequestsPerSecond = 10
+		o.RequestsPerSecond = 25
 	}
 	if o.Burst <= 0 {
-		o.Burst = 20
+		o.Burst = 100
 	}
 	if o.MaxAttempts <= 0 {
 		o.MaxAttempts = 5
