@@ -201,8 +201,9 @@ func (e *LightExternal) bridge(ctx context.Context, l *huev1alpha1.HueLight) (*h
 		names = append(names, b.Name)
 	}
 	slices.Sort(names)
-	return nil, providers.Terminalf(ReasonBridgeAmbiguous,
-		"%d HueBridges exist (%s): set spec.bridgeRef.name", len(names), strings.Join(names, ", "))
+	// A retry, not terminal: deleting the extra bridge also fixes it.
+	return nil, providers.RetryAfter(time.Minute, ReasonBridgeAmbiguous, fmt.Errorf(
+		"%d HueBridges exist (%s): set spec.bridgeRef.name", len(names), strings.Join(names, ", ")))
 }
 
 // allowedNS refuses namespaces the bridge's allowedNamespaces leave out. It

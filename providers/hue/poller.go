@@ -70,7 +70,8 @@ func (p *Poller) run(ctx context.Context) {
 	t := time.NewTicker(p.interval)
 	defer t.Stop()
 	for {
-		_ = p.Poll(ctx)
+		// A HueLight's first Observe may just have polled: skip, not repeat.
+		_ = p.refresh(ctx, p.interval/2)
 		select {
 		case <-ctx.Done():
 			return
@@ -83,6 +84,25 @@ func (p *Poller) run(ctx context.Context) {
 func (p *Poller) Poll(ctx context.Context) error {
 	p.pollMu.Lock()
 	defer p.pollMu.Unlock()
+	return p.pollLocked(ctx)
+}
+
+// refresh polls unless the last poll is younger than maxAge.
+func (p *Poller) refresh(ctx context.Context, maxAge time.Duration) error {
+	p.pollMu.Lock()
+	defer p.pollMu.Unlock()
+	p.mu.Lock()
+	age, err := time.Since(p.polledAt), p.err
+	fresh := !p.polledAt.IsZero() && age < maxAge
+	p.mu.Unlock()
+	if fresh {
+		return err
+	}
+	return p.pollLocked(ctx)
+}
+
+// pollLocked does the GET; callers hold pollMu.
+func (p *Poller) pollLocked(ctx context.Context) error {
 	lights, err := p.client.GetLights(ctx)
 	p.mu.Lock()
 	wasErr, first := p.err, p.polledAt.IsZero()
@@ -131,7 +151,7 @@ func (p *Poller) Snapshot(ctx context.Context) (lightsByID, error) {
 	if fresh {
 		return lights, err
 	}
-	if err := p.Poll(ctx); err != nil {
+	if err := p.refresh(ctx, 3*p.interval); err != nil {
 		return nil, err
 	}
 	p.mu.Lock()
