@@ -81,6 +81,7 @@ func printReady(d *demo.Demo, opts demo.Options) {
 	fmt.Printf("\nIn another terminal:\n\n")
 	fmt.Printf("  export KUBECONFIG=%s\n", d.Kubeconfig)
 	fmt.Printf("  export PATH=%s:$PATH   # kubectl matching the API server\n", filepath.Dir(d.Kubectl))
+	fmt.Printf("  (or: source %s)\n\n", filepath.Join(opts.StateDir, "demo.env"))
 	fmt.Println("  kubectl apply -f config/samples/hue_v1alpha1_huelight.yaml")
 	fmt.Println("  kubectl get huelights -A")
 	fmt.Println("  kubectl apply -f config/samples/aws_v1alpha1_dynamodbtable.yaml")

@@ -63,6 +63,7 @@ type Demo struct {
 	Kubeconfig  string
 	Kubectl     string
 	BridgeURL   string
+	ControlURL  string
 	DynamoDBURL string
 	Client      client.Client
 	Bridge      *huesim.Server
@@ -118,8 +119,18 @@ func Start(ctx context.Context, opts Options) (d *Demo, err error) {
 		return nil, err
 	}
 
+	if d.Bridge != nil && opts.WebAddr != "" {
+		say("serving the live page of the bulbs")
+		if err := d.serveWeb(opts); err != nil {
+			return nil, err
+		}
+	}
+
 	say("starting the operator")
 	if err := d.startOperator(ctx, cfg, opts); err != nil {
+		return nil, err
+	}
+	if err := d.writeEnvFile(opts); err != nil {
 		return nil, err
 	}
 	d.StartupTime = time.Since(began)
@@ -232,6 +243,37 @@ func (d *Demo) startBridgeSimulator(opts Options) error {
 	d.onStop(srv.Close)
 	d.Bridge = srv
 	d.BridgeURL = srv.URL()
+	control, stopControl, err := srv.ServeControl("127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	d.onStop(stopControl)
+	d.ControlURL = "http://" + control
+	return nil
+}
+
+// serveWeb serves the page the audience looks at: the bulbs live, and the
+// tables the cluster declares as DynamoDB reports them.
+func (d *Demo) serveWeb(opts Options) error {
+	addr, stop, err := d.Bridge.ServeWeb(opts.WebAddr, huesim.WebOptions{Tables: tablesPanel(d.Client)})
+	if err != nil {
+		return fmt.Errorf("serving the page on %s: %w", opts.WebAddr, err)
+	}
+	d.onStop(stop)
+	d.WebURL = "http://" + addr + "/"
+	return nil
+}
+
+// writeEnvFile leaves what a second terminal (and hack/demo-script.sh)
+// needs: the kubeconfig, the matching kubectl and the simulator's controls.
+func (d *Demo) writeEnvFile(opts Options) error {
+	path := filepath.Join(opts.StateDir, "demo.env")
+	content := fmt.Sprintf("export KUBECONFIG=%q\nexport PATH=%q:\"$PATH\"\nexport HUESIM_CONTROL=%q\n",
+		d.Kubeconfig, filepath.Dir(d.Kubectl), d.ControlURL)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		return err
+	}
+	d.onStop(func() { _ = os.Remove(path) })
 	return nil
 }
 
@@ -258,6 +300,15 @@ func (d *Demo) declareBridge(ctx context.Context, opts Options) error {
 	return d.Client.Create(ctx, bridge)
 }
 
+// demoConfig is the operator's defaults, but with tables compared with
+// DynamoDB every 15 s instead of 2 min, so a change in the console is put
+// back while the audience watches.
+func demoConfig() controllers.Config {
+	cfg := controllers.DefaultConfig()
+	cfg.DynamoDBTablePollInterval = 15 * time.Second
+	return cfg
+}
+
 // startOperator runs the manager in this process, as `make run` would.
 func (d *Demo) startOperator(ctx context.Context, cfg *rest.Config, opts Options) error {
 	s, err := scheme()
@@ -272,7 +323,7 @@ func (d *Demo) startOperator(ctx context.Context, cfg *rest.Config, opts Options
 	if err != nil {
 		return err
 	}
-	if err := controllers.SetupAll(mgr, controllers.DefaultConfig()); err != nil {
+	if err := controllers.SetupAll(mgr, demoConfig()); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)

@@ -30,7 +30,8 @@ func TestDemoEndToEnd(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 
 	ctx := context.Background()
-	d, err := Start(ctx, Options{StateDir: t.TempDir(), AssetsDir: assets, WebAddr: "127.0.0.1:0"})
+	stateDir := t.TempDir()
+	d, err := Start(ctx, Options{StateDir: stateDir, AssetsDir: assets, WebAddr: "127.0.0.1:0"})
 	g.Expect(err).NotTo(HaveOccurred())
 	stopped := false
 	t.Cleanup(func() {
@@ -71,6 +72,14 @@ func TestDemoEndToEnd(t *testing.T) {
 	g.Expect(out).To(ContainSubstring("condition met"))
 	out = kubectl("get", "huelights", "-A")
 	g.Expect(out).To(ContainSubstring("hallway"))
+
+	// Then the talk's walkthrough, as the README tells a speaker to run it.
+	kubectl("delete", "--timeout=60s", "-f", "config/samples/hue_v1alpha1_huelight.yaml", "-f", "config/samples/aws_v1alpha1_dynamodbtable.yaml")
+	script := exec.Command(filepath.Join(root, "hack", "demo-script.sh"))
+	script.Env = append(os.Environ(), "DEMO_AUTO=1", "DEMO_STATE="+stateDir)
+	transcript, err := script.CombinedOutput()
+	g.Expect(err).NotTo(HaveOccurred(), "the walkthrough failed:\n%s", transcript)
+	g.Expect(string(transcript)).To(ContainSubstring("That was the talk."))
 
 	d.Stop()
 	stopped = true

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# The talk's walkthrough, step by step, against a running `make demo`.
+# Each step says what it does, runs the kubectl command the audience sees, and
+# waits until the light or table shows it. Enter moves on; DEMO_AUTO=1 runs
+# straight through (the end-to-end test does), and fails on the first step
+# that does not happen.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+state=${DEMO_STATE:-${TMPDIR:-/tmp}/tether-demo}
+if [ ! -f "$state/demo.env" ]; then
+	echo "no demo is running (start one with: make demo)" >&2
+	exit 1
+fi
+# shellcheck source=/dev/null
+source "$state/demo.env"   # KUBECONFIG, PATH (kubectl), HUESIM_CONTROL
+
+ns=entrance
+step() {
+	printf '\n\033[1m== %s\033[0m\n' "$*"
+	if [ "${DEMO_AUTO:-}" != 1 ]; then read -r -p "   (Enter) " _; fi
+}
+run() { printf '$ %s\n' "$*"; "$@"; }
+
+# light_field NAME FIELD: a field of the bulb's state as the bridge has it.
+light_field() {
+	node -e '
+		const [url, name, field] = process.argv.slice(1);
+		fetch(url + "/lights").then(r => r.json()).then(lights => {
+			const l = Object.values(lights).find(l => l.Name === name || l.name === name);
+			console.log(l ? String((l.State || l.state)[field]) : "missing");
+		});' "$HUESIM_CONTROL" "$1" "$2"
+}
+
+# wait_light NAME FIELD VALUE: until the bulb shows it (30 s at most).
+wait_light() {
+	for _ in $(seq 1 150); do
+		if [ "$(light_field "$1" "$2")" = "$3" ]; then echo "   the $1 bulb: $2=$3"; return; fi
+		sleep 0.2
+	done
+	echo "the $1 bulb never showed $2=$3" >&2
+	exit 1
+}
+
+step "Switch the hallway light on with kubectl apply"
+run kubectl apply -f config/samples/hue_v1alpha1_huelight.yaml
+run kubectl wait --for=condition=Ready --timeout=60s -n $ns huelight/hallway-light
+wait_light hallway on true
+run kubectl get huelights -n $ns
+
+step "Dim it"
+run kubectl patch huelight hallway-light -n $ns --type merge -p '{"spec":{"brightness":60}}'
+wait_light hallway bri 60
+
+step "Make it red"
+run kubectl patch huelight hallway-light -n $ns --type merge -p '{"spec":{"color":{"xy":[0.675,0.322]}}}'
+wait_light hallway colormode xy
+
+step "Someone turns it off in the Hue app... and Tether puts it back"
+id=$(kubectl get huelight hallway-light -n $ns -o jsonpath='{.status.lightID}')
+run curl -fsS -X PUT "$HUESIM_CONTROL/lights/$id/state" -d '{"on":false}'
+echo
+wait_light hallway on false
+wait_light hallway on true
+
+step "The bridge drops off the network"
+run curl -fsS -X POST "$HUESIM_CONTROL/offline?mode=refuse"
+echo
+run kubectl wait --for=condition=Ready=false --timeout=60s -n $ns huelight/hallway-light
+run kubectl get huelight hallway-light -n $ns -o jsonpath='{.status.conditions[?(@.type=="Ready")].reason}{"\n"}'
+
+step "...and comes back: Tether recovers by itself"
+run curl -fsS -X POST "$HUESIM_CONTROL/online"
+echo
+run kubectl wait --for=condition=Ready --timeout=120s -n $ns huelight/hallway-light
+
+step "Delete the HueLight: the light goes off"
+run kubectl delete huelight hallway-light -n $ns --timeout=60s
+wait_light hallway on false
+
+step "Create a DynamoDB table"
+run kubectl apply -f config/samples/aws_v1alpha1_dynamodbtable.yaml
+run kubectl wait --for=condition=Ready --timeout=120s dynamodbtable/orders
+run kubectl get dynamodbtables
+
+step "Scale it: switch to provisioned capacity (the index's throughput goes in the same call)"
+run kubectl patch dynamodbtable orders --type json -p '[
+ {"op":"replace","path":"/spec/billingMode","value":"PROVISIONED"},
+ {"op":"add","path":"/spec/provisionedThroughput","value":{"readCapacityUnits":5,"writeCapacityUnits":5}},
+ {"op":"add","path":"/spec/globalSecondaryIndexes/0/provisionedThroughput","value":{"readCapacityUnits":5,"writeCapacityUnits":5}}]'
+run kubectl wait --for=condition=Ready --timeout=120s dynamodbtable/orders
+run kubectl get dynamodbtables
+
+step "Add an index"
+run kubectl patch dynamodbtable orders --type json -p '[
+ {"op":"add","path":"/spec/attributeDefinitions/-","value":{"attributeName":"status","attributeType":"S"}},
+ {"op":"add","path":"/spec/globalSecondaryIndexes/-","value":{"indexName":"by-status","keySchema":[{"attributeName":"status","keyType":"HASH"}],
+  "projection":{"projectionType":"KEYS_ONLY"},"provisionedThroughput":{"readCapacityUnits":1,"writeCapacityUnits":1}}}]'
+run kubectl wait --for=condition=Ready --timeout=120s dynamodbtable/orders
+run kubectl get dynamodbtable orders -o jsonpath='{range .status.globalSecondaryIndexes[*]}{.indexName} {.indexStatus}{"\n"}{end}'
+
+step "Delete it"
+run kubectl delete dynamodbtable orders --timeout=120s
+
+printf '\n\033[1mThat was the talk.\033[0m\n'
