@@ -114,3 +114,22 @@ func isAPIError(err error, typ int) bool {
 	var apiErr *huego.APIError
 	return errors.As(err, &apiErr) && apiErr.Type == typ
 }
+
+func TestSlowBridgeDelaysAnswers(t *testing.T) {
+	s, err := Start(Options{Lights: []string{"hallway"}, Usernames: []string{"u"}}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	bridge := huego.New(s.Addr(), "u")
+	s.SetDelay(300 * time.Millisecond)
+	short, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := bridge.GetLightsContext(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a 100ms deadline against a 300ms bridge: %v", err)
+	}
+	start := time.Now()
+	if _, err := bridge.GetLightsContext(context.Background()); err != nil || time.Since(start) < 300*time.Millisecond {
+		t.Fatalf("slow answer after %s: %v", time.Since(start), err)
+	}
+}
