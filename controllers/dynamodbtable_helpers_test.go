@@ -103,7 +103,7 @@ func startDynamoDBSuite() (*ddbSuite, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := SetupDynamoDBTable(mgr, ddbTestPollInterval, dynamodb.Options{SecondaryReadInterval: -1}); err != nil {
+	if _, err := SetupDynamoDBTable(mgr, ddbTestPollInterval, dynamodb.Options{SecondaryReadInterval: -1, TransitionPoll: 500 * time.Millisecond}); err != nil {
 		return nil, err
 	}
 	go func() {

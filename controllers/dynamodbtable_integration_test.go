@@ -22,9 +22,14 @@ func TestDynamoDBTableCreateUpdateDelete(t *testing.T) {
 	obj := newDDBTable("default", name, ddbGSI("byCustomer", "customer", nil), func(o *awsv1alpha1.DynamoDBTable) {
 		o.Spec.StreamSpecification = &awsv1alpha1.StreamSpecification{StreamViewType: "NEW_AND_OLD_IMAGES"}
 		o.Spec.TimeToLiveSpecification = &awsv1alpha1.TimeToLiveSpecification{AttributeName: "expires", Enabled: true}
+		o.Spec.Tags = map[string]string{"team": "checkout"}
 	})
 	s.create(t, obj)
 	ready := s.eventuallyReady(t, obj)
+	// DynamoDB Local has no tagging: the table is managed all the same, and
+	// the status and an event say what is left out.
+	g.Expect(ready.Status.UnsupportedFeatures).To(Equal([]string{"tags"}))
+	g.Eventually(func(g Gomega) []string { return s.eventReasons(g, obj) }, ddbTimeout, ddbPoll).Should(ContainElement("FeatureUnsupported"))
 	g.Expect(ready.Status.TableName).To(Equal(name))
 	g.Expect(ready.Status.TableStatus).To(Equal("ACTIVE"))
 	g.Expect(ready.Status.LatestStreamArn).NotTo(BeEmpty())
@@ -51,6 +56,7 @@ func TestDynamoDBTableCreateUpdateDelete(t *testing.T) {
 			o.Spec.GlobalSecondaryIndexes[i].ProvisionedThroughput = ddbCapacity(2, 2)
 		}
 		o.Spec.StreamSpecification = nil
+		o.Spec.TimeToLiveSpecification.Enabled = false
 	})
 	ready = s.eventuallyReady(t, obj)
 	d := s.describe(g, name).Table
@@ -59,6 +65,9 @@ func TestDynamoDBTableCreateUpdateDelete(t *testing.T) {
 	g.Expect(d.GlobalSecondaryIndexes).To(HaveLen(2))
 	g.Expect(d.StreamSpecification == nil || !aws.ToBool(d.StreamSpecification.StreamEnabled)).To(BeTrue(), "stream still on")
 	g.Expect(ready.Status.PendingPlan).To(BeEmpty())
+	ttl, err := s.raw.DescribeTimeToLive(context.Background(), &awsdynamodb.DescribeTimeToLiveInput{TableName: aws.String(name)})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(ttl.TimeToLiveDescription.TimeToLiveStatus).To(Equal(types.TimeToLiveStatusDisabled))
 
 	// And back to PAY_PER_REQUEST.
 	s.update(t, obj, func(o *awsv1alpha1.DynamoDBTable) {

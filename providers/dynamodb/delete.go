@@ -51,9 +51,9 @@ func (p *Provider) Delete(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) e
 	}
 	switch d.TableStatus {
 	case types.TableStatusDeleting:
-		return providers.Pending(busyDelay, ReasonDeleting, "DynamoDB is deleting table %s", name)
+		return providers.Pending(p.opts.TransitionPoll, ReasonDeleting, "DynamoDB is deleting table %s", name)
 	case types.TableStatusCreating, types.TableStatusUpdating:
-		return providers.Pending(busyDelay, ReasonTableBusy, "waiting for table %s to leave %s before deleting it", name, d.TableStatus)
+		return providers.Pending(p.opts.TransitionPoll, ReasonTableBusy, "waiting for table %s to leave %s before deleting it", name, d.TableStatus)
 	}
 	if aws.ToBool(d.DeletionProtectionEnabled) {
 		return p.lowerDeletionProtection(ctx, ep, obj)

@@ -31,6 +31,9 @@ type Options struct {
 	// after the adapter changed them. Default 10 minutes; 0 keeps the
 	// default, a negative value reads them on every poll.
 	SecondaryReadInterval time.Duration
+	// TransitionPoll is how often a table in CREATING, UPDATING or DELETING
+	// (or with an index in flux) is looked at again. Default 5 seconds.
+	TransitionPoll time.Duration
 	// Recorder, when set, receives events the reconciler cannot know about
 	// (a table re-created after an out-of-band delete, an endpoint that lacks
 	// an API).
@@ -57,6 +60,9 @@ var _ providers.External[*awsv1alpha1.DynamoDBTable] = (*Provider)(nil)
 func New(opts Options) *Provider {
 	if opts.StallAfter <= 0 {
 		opts.StallAfter = 3
+	}
+	if opts.TransitionPoll <= 0 {
+		opts.TransitionPoll = busyDelay
 	}
 	if opts.SecondaryReadInterval == 0 {
 		opts.SecondaryReadInterval = 10 * time.Minute
@@ -97,9 +103,9 @@ func (p *Provider) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 
 	switch desc.TableStatus {
 	case types.TableStatusCreating:
-		return transient(ReasonCreating, "DynamoDB is creating the table"), nil
+		return p.transient(ReasonCreating, "DynamoDB is creating the table"), nil
 	case types.TableStatusDeleting:
-		return transient(ReasonDeleting, "the table is being deleted (not by Tether); it will be re-created once it is gone"), nil
+		return p.transient(ReasonDeleting, "the table is being deleted (not by Tether); it will be re-created once it is gone"), nil
 	case types.TableStatusActive, types.TableStatusUpdating:
 	default:
 		return providers.Observation{Exists: true, UpToDate: true, Reason: "Inaccessible",
@@ -126,13 +132,13 @@ func (p *Provider) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 	available := desc.TableStatus == types.TableStatusActive && pl.busy == ""
 	if pl.Empty() {
 		return providers.Observation{Exists: true, UpToDate: true, Available: available,
-			Reason: ReasonUpdating, Message: "DynamoDB is still applying the last change: " + pl.busy, RecheckAfter: busyDelay}, nil
+			Reason: ReasonUpdating, Message: "DynamoDB is still applying the last change: " + pl.busy, RecheckAfter: p.opts.TransitionPoll}, nil
 	}
 	return providers.Observation{Exists: true, Diff: pl, Available: available}, nil
 }
 
-func transient(reason, message string) providers.Observation {
-	return providers.Observation{Exists: true, UpToDate: true, Reason: reason, Message: message, RecheckAfter: busyDelay}
+func (p *Provider) transient(reason, message string) providers.Observation {
+	return providers.Observation{Exists: true, UpToDate: true, Reason: reason, Message: message, RecheckAfter: p.opts.TransitionPoll}
 }
 
 // recordPlan shows the pending plan in the status and tells the stall
@@ -166,7 +172,7 @@ func (p *Provider) Update(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, d
 		return nil
 	}
 	if pl.busy != "" {
-		return providers.Pending(busyDelay, ReasonTableBusy, "waiting: %s; pending: %s", pl.busy, pl)
+		return providers.Pending(p.opts.TransitionPoll, ReasonTableBusy, "waiting: %s; pending: %s", pl.busy, pl)
 	}
 	step := pl.Steps[0]
 	mem := p.memoryOf(obj)
