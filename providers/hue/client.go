@@ -1,6 +1,3 @@
-// Package hue is the Philips Hue adapter: HueBridge pairing and health, and
-// HueLight state through one poller and one rate limiter per bridge, over
-// the v1 API with huego v1.2.1.
 package hue
 
 import (

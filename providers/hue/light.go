@@ -134,11 +134,8 @@ func (e *LightExternal) Delete(ctx context.Context, l *huev1alpha1.HueLight) err
 // forget drops the HueLight's watch and claim if its bridge has a poller.
 func (e *LightExternal) forget(ctx context.Context, l *huev1alpha1.HueLight, key types.NamespacedName) {
 	if b, err := e.bridge(ctx, l); err == nil {
-		e.Registry.mu.Lock()
-		reg, ok := e.Registry.pollers[b.Name]
-		e.Registry.mu.Unlock()
-		if ok {
-			reg.poller.Forget(key)
+		if p, ok := e.Registry.Running(b.Name); ok {
+			p.Forget(key)
 		}
 	}
 }

@@ -176,3 +176,38 @@ func TestNamespaceNotAllowed(t *testing.T) {
 		t.Fatalf("garage: %v", err)
 	}
 }
+
+func TestFindLight(t *testing.T) {
+	lights := lightsByID{
+		"1": {ID: "1", Name: "hallway"},
+		"7": {ID: "7", Name: "kitchen"},
+	}
+	cases := []struct {
+		name, specName, specID, cachedID string
+		wantID, wantReason               string
+	}{
+		{"by name", "kitchen", "", "", "7", ""},
+		{"by cached id", "hallway", "", "1", "1", ""},
+		{"cached id now another bulb: re-resolved by name", "kitchen", "", "1", "7", ""},
+		{"cached id gone: re-resolved by name", "kitchen", "", "3", "7", ""},
+		{"by id", "", "7", "", "7", ""},
+		{"unknown id", "", "9", "", "", ReasonLightNotFound},
+		{"name is exact", "Kitchen", "", "", "", ReasonLightNotFound},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			l := hueLight("ns", "x", tc.specName, time.Now())
+			l.Spec.ID, l.Status.LightID = tc.specID, tc.cachedID
+			got, err := findLight(lights, l, "home")
+			if tc.wantReason != "" {
+				if ra, ok := providers.AsRetryAfter(err); !ok || ra.Reason != tc.wantReason {
+					t.Fatalf("want %s, got %v", tc.wantReason, err)
+				}
+				return
+			}
+			if err != nil || got.ID != tc.wantID {
+				t.Fatalf("got %q, %v; want %q", got.ID, err, tc.wantID)
+			}
+		})
+	}
+}

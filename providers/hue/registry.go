@@ -123,6 +123,17 @@ func (r *Registry) For(ctx context.Context, bridge *huev1alpha1.HueBridge) (*Pol
 	return p, nil
 }
 
+// Running returns the bridge's poller if one runs, without starting one.
+func (r *Registry) Running(bridge string) (*Poller, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	reg, ok := r.pollers[bridge]
+	if !ok {
+		return nil, false
+	}
+	return reg.poller, true
+}
+
 // Drop stops the poller of a bridge (deleted, or its credentials changed).
 func (r *Registry) Drop(bridge string) {
 	r.mu.Lock()
