@@ -2,6 +2,7 @@ package dynamodb
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/aws/smithy-go"
@@ -61,6 +62,7 @@ func classify(err error) error {
 	if err == nil {
 		return nil
 	}
+	err = stable(err)
 	switch errorCode(err) {
 	case "ValidationException", "SerializationException":
 		// The spec cannot work as written: retrying the same call fails the
@@ -86,4 +88,30 @@ func classify(err error) error {
 		return providers.RetryAfter(endpointErrorDelay, ReasonEndpointError, err)
 	}
 	return err
+}
+
+// awsError is an AWS error with a message that stays the same from one
+// attempt to the next: the SDK's text carries a new request id each time,
+// which would rewrite the conditions (and emit an event) on every retry.
+type awsError struct {
+	text  string
+	cause error
+}
+
+func (e *awsError) Error() string { return e.text }
+func (e *awsError) Unwrap() error { return e.cause }
+
+// stable rewrites an SDK error as "DynamoDB <Operation>: <Code>: <AWS's
+// message>", keeping the original for errors.As.
+func stable(err error) error {
+	var apiErr smithy.APIError
+	if !errors.As(err, &apiErr) {
+		return err
+	}
+	op := "call"
+	var opErr *smithy.OperationError
+	if errors.As(err, &opErr) {
+		op = opErr.Operation()
+	}
+	return &awsError{text: fmt.Sprintf("DynamoDB %s: %s: %s", op, apiErr.ErrorCode(), apiErr.ErrorMessage()), cause: err}
 }

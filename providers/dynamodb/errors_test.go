@@ -45,3 +45,17 @@ func TestClassify(t *testing.T) {
 		}
 	}
 }
+
+func TestClassifiedMessagesCarryNoRequestID(t *testing.T) {
+	err := &smithy.OperationError{ServiceID: "DynamoDB", OperationName: "CreateTable",
+		Err: &smithyhttp.ResponseError{Response: &smithyhttp.Response{Response: &http.Response{StatusCode: 400}},
+			Err: &smithy.GenericAPIError{Code: "ValidationException", Message: "Table read and write throughput must be at least 1"}}}
+	got := classify(err).Error()
+	want := "DynamoDB CreateTable: ValidationException: Table read and write throughput must be at least 1"
+	if got != want {
+		t.Errorf("message = %q, want %q", got, want)
+	}
+	if te, ok := providers.AsTerminal(classify(err)); !ok || te.Reason != ReasonInvalidSpec {
+		t.Errorf("not terminal: %v", err)
+	}
+}
