@@ -65,7 +65,7 @@ func TestHueTalkManifest(t *testing.T) {
 		before := h.lightCommands("1")
 		g.Expect(h.sim.ChangeLight("1", func(s *huesim.LightState) { s.On = false })).To(Succeed())
 		changed := time.Now()
-		NewWithT(t).Eventually(func(g Gomega) bool { return h.bulb(g, "hallway").On }, 3*huePollInterval+2*time.Second, 50*time.Millisecond).
+		NewWithT(t).Eventually(func(g Gomega) bool { return h.bulb(g, "hallway").On }, 2*huePollInterval+500*time.Millisecond, 50*time.Millisecond).
 			Should(BeTrue())
 		t.Logf("drift corrected in %s", time.Since(changed).Round(10*time.Millisecond))
 		NewWithT(t).Expect(h.lightCommands("1")-before).To(Equal(1), "one command corrects the drift")
