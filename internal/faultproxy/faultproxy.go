@@ -6,6 +6,7 @@
 package faultproxy
 
 import (
+	"bytes"
 	"encoding/json"
 	"hash/crc32"
 	"io"
@@ -66,6 +67,7 @@ type Proxy struct {
 	rnd     *rand.Rand
 	calls   map[string]int
 	faults  map[string]int
+	byTable map[string]map[string]int // table -> operation -> calls
 	server  *http.Server
 	baseURL string
 }
@@ -86,10 +88,11 @@ func New(target string, seed uint64) (*Proxy, error) {
 	// A dead target is an expected test condition, not news for the log.
 	forward.ErrorLog = log.New(io.Discard, "", 0)
 	return &Proxy{
-		target: forward,
-		rnd:    rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		calls:  map[string]int{},
-		faults: map[string]int{},
+		target:  forward,
+		rnd:     rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		calls:   map[string]int{},
+		faults:  map[string]int{},
+		byTable: map[string]map[string]int{},
 	}, nil
 }
 
@@ -124,6 +127,19 @@ func (p *Proxy) ResetCounts() {
 	defer p.mu.Unlock()
 	p.calls = map[string]int{}
 	p.faults = map[string]int{}
+	p.byTable = map[string]map[string]int{}
+}
+
+// CallsFor returns how many calls of each operation named one table, so a
+// test can assert the cost of one table while others are busy too.
+func (p *Proxy) CallsFor(table string) map[string]int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := map[string]int{}
+	for k, v := range p.byTable[table] {
+		out[k] = v
+	}
+	return out
 }
 
 func (p *Proxy) snapshot(m map[string]int) map[string]int {
@@ -139,7 +155,8 @@ func (p *Proxy) snapshot(m map[string]int) map[string]int {
 // ServeHTTP counts the call, then answers a fault or forwards it.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	op := Operation(r)
-	if fault, ok := p.decide(op); ok {
+	table := p.readTableName(r)
+	if fault, ok := p.decide(op, table); ok {
 		_, _ = io.Copy(io.Discard, r.Body)
 		writeFault(w, fault)
 		return
@@ -148,10 +165,16 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // decide records the call and picks the fault of the first rule that fires.
-func (p *Proxy) decide(op string) (Fault, bool) {
+func (p *Proxy) decide(op, table string) (Fault, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.calls[op]++
+	if table != "" {
+		if p.byTable[table] == nil {
+			p.byTable[table] = map[string]int{}
+		}
+		p.byTable[table][op]++
+	}
 	for i := range p.rules {
 		r := &p.rules[i]
 		if r.Operation != "" && r.Operation != op {
@@ -220,4 +243,36 @@ func (p *Proxy) Close() error {
 		return nil
 	}
 	return p.server.Close()
+}
+
+// maxBodyPeek bounds how much of a request body is read to find the table.
+const maxBodyPeek = 1 << 20
+
+// readTableName finds the table a call is about (TableName, or the table in
+// ResourceArn for tagging calls) and puts the body back for forwarding.
+func (p *Proxy) readTableName(r *http.Request) string {
+	if r.Body == nil {
+		return ""
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBodyPeek))
+	r.Body.Close()
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil {
+		return ""
+	}
+	var fields struct{ TableName, ResourceArn string }
+	if json.Unmarshal(body, &fields) != nil {
+		return ""
+	}
+	if fields.TableName != "" {
+		return fields.TableName
+	}
+	if i := strings.Index(fields.ResourceArn, ":table/"); i >= 0 {
+		name := fields.ResourceArn[i+len(":table/"):]
+		if j := strings.IndexByte(name, '/'); j >= 0 {
+			name = name[:j]
+		}
+		return name
+	}
+	return ""
 }

@@ -77,3 +77,22 @@ func TestProxyShare(t *testing.T) {
 		t.Errorf("faults = %d of 200, want about 60", faults)
 	}
 }
+
+// Calls are also counted per table, found in the body or the ARN.
+func TestProxyCountsPerTable(t *testing.T) {
+	server := ddbtest.DynamoDBLocal(t, ddbtest.LocalOptions{})
+	proxy := ddbtest.FaultProxy(t, server.URL, 1)
+	db := clientFor(t, proxy.URL(), 1)
+	ctx := context.Background()
+	for _, name := range []string{"alpha", "beta"} {
+		_, _ = db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	}
+	_, _ = db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("alpha")})
+	_, _ = db.ListTagsOfResource(ctx, &dynamodb.ListTagsOfResourceInput{ResourceArn: aws.String("arn:aws:dynamodb:ddblocal:000000000000:table/alpha")})
+	if got := proxy.CallsFor("alpha"); got["DescribeTable"] != 2 || got["ListTagsOfResource"] != 1 {
+		t.Errorf("alpha calls = %v", got)
+	}
+	if got := proxy.CallsFor("beta"); got["DescribeTable"] != 1 || len(got) != 1 {
+		t.Errorf("beta calls = %v", got)
+	}
+}
