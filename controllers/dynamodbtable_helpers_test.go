@@ -166,11 +166,16 @@ func ddbCapacity(r, w int64) *awsv1alpha1.ProvisionedThroughput {
 	return &awsv1alpha1.ProvisionedThroughput{ReadCapacityUnits: r, WriteCapacityUnits: w}
 }
 
+// create creates the object and deletes it when the test ends, so that no
+// test's objects keep polling during the next test.
 func (s *ddbSuite) create(t *testing.T, obj *awsv1alpha1.DynamoDBTable) {
 	t.Helper()
 	if err := s.client.Create(context.Background(), obj); err != nil {
 		t.Fatalf("create %s: %v", obj.Name, err)
 	}
+	t.Cleanup(func() {
+		_ = client.IgnoreNotFound(s.client.Delete(context.Background(), obj.DeepCopy()))
+	})
 }
 
 func (s *ddbSuite) ensureNamespace(t *testing.T, name string) {

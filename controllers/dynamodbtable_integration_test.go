@@ -231,6 +231,28 @@ func TestDynamoDBTablePausedMakesNoCalls(t *testing.T) {
 	s.eventuallyReady(t, obj)
 }
 
+// A table that matches its spec costs one DescribeTable per poll interval
+// and no status write.
+func TestDynamoDBTableSteadyStateCost(t *testing.T) {
+	s := startDynamoDB(t)
+	g := NewWithT(t)
+	name := ddbName("steady")
+	obj := newDDBTable("default", name, func(o *awsv1alpha1.DynamoDBTable) {
+		o.Annotations = map[string]string{commonv1alpha1.AnnotationPollInterval: "2s"}
+	})
+	s.create(t, obj)
+	ready := s.eventuallyReady(t, obj)
+	before := s.proxy.CallsFor(name)
+	g.Consistently(func(g Gomega) string {
+		return s.get(g, obj).ResourceVersion
+	}, "7s", "500ms").Should(Equal(ready.ResourceVersion), "the status was rewritten with nothing changed")
+	after := s.proxy.CallsFor(name)
+	polls := after["DescribeTable"] - before["DescribeTable"]
+	g.Expect(polls).To(BeNumerically(">=", 2), "no resync in 7s with a 2s poll interval")
+	g.Expect(polls).To(BeNumerically("<=", 4), "more than one DescribeTable per poll interval")
+	g.Expect(len(after)).To(Equal(len(before)), "calls other than DescribeTable: %v", after)
+}
+
 // 50 tables created while 30% of calls are throttled or fail with 5xx: all
 // become Ready, with a bounded number of calls.
 func TestDynamoDBTableFiftyTablesUnderThrottling(t *testing.T) {
