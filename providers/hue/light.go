@@ -140,10 +140,15 @@ func (e *LightExternal) forget(ctx context.Context, l *huev1alpha1.HueLight, key
 	}
 }
 
-// isGone is true for errors that mean there is nothing left to switch off.
+// isGone is true for errors that mean there is nothing this HueLight may
+// switch off: no bulb, no bridge, no credentials, or a namespace the bridge
+// does not (or no longer) accept.
 func isGone(err error) bool {
 	if ra, ok := providers.AsRetryAfter(err); ok {
-		return ra.Reason == ReasonLightNotFound || ra.Reason == ReasonBridgeNotFound || ra.Reason == ReasonNotPaired
+		switch ra.Reason {
+		case ReasonLightNotFound, ReasonBridgeNotFound, ReasonNotPaired, ReasonNamespaceNotAllowed:
+			return true
+		}
 	}
 	return false
 }
