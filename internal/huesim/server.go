@@ -1,7 +1,6 @@
 package huesim
 
 import (
-	"errors"
 	"net"
 	"net/http"
 	"strings"
@@ -97,11 +96,8 @@ func (s *Server) listen() error {
 	}
 	s.addr = ln.Addr().String() // keep the port when it was :0
 	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	go func(srv *http.Server) {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			panic(err)
-		}
-	}(s.srv)
+	// Serve ends with ErrServerClosed when Offline or Close stop it.
+	go func(srv *http.Server) { _ = srv.Serve(ln) }(s.srv)
 	return nil
 }
 
