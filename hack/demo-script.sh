@@ -41,6 +41,18 @@ wait_light() {
 	exit 1
 }
 
+# wait_event OBJECT REASON: until an event with that reason is recorded.
+wait_event() {
+	for _ in $(seq 1 150); do
+		out=$(kubectl get events -n $ns --field-selector "involvedObject.name=$1,reason=$2" \
+			-o custom-columns=REASON:.reason,MESSAGE:.message --no-headers 2>/dev/null || true)
+		if [ -n "$out" ]; then echo "   event: $out"; return; fi
+		sleep 0.2
+	done
+	echo "no $2 event for $1" >&2
+	exit 1
+}
+
 step "Switch the hallway light on with kubectl apply"
 run kubectl apply -f config/samples/hue_v1alpha1_huelight.yaml
 run kubectl wait --for=condition=Ready --timeout=60s -n $ns huelight/hallway-light
@@ -59,8 +71,8 @@ step "Someone turns it off in the Hue app... and Tether puts it back"
 id=$(kubectl get huelight hallway-light -n $ns -o jsonpath='{.status.lightID}')
 run curl -fsS -X PUT "$HUESIM_CONTROL/lights/$id/state" -d '{"on":false}'
 echo
-wait_light hallway on false
 wait_light hallway on true
+wait_event hallway-light DriftCorrected
 
 step "The bridge drops off the network"
 run curl -fsS -X POST "$HUESIM_CONTROL/offline?mode=refuse"
