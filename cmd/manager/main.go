@@ -5,15 +5,12 @@ import (
 	"flag"
 	"os"
 
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
-	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/api"
 	"github.com/tether-dev/tether/controllers"
 )
 
@@ -41,12 +38,10 @@ func main() {
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 	log := ctrl.Log.WithName("setup")
 
-	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, awsv1alpha1.AddToScheme, huev1alpha1.AddToScheme} {
-		if err := add(scheme); err != nil {
-			log.Error(err, "registering types")
-			os.Exit(1)
-		}
+	scheme, err := api.NewScheme()
+	if err != nil {
+		log.Error(err, "registering types")
+		os.Exit(1)
 	}
 
 	// The kubeconfig comes from the usual places: --kubeconfig, $KUBECONFIG,

@@ -16,15 +16,13 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	"github.com/tether-dev/tether/api"
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/controllers"
 	"github.com/tether-dev/tether/internal/ddbtest"
@@ -163,16 +161,6 @@ func (d *Demo) Stop() {
 
 func (d *Demo) onStop(f func()) { d.stops = append(d.stops, f) }
 
-func scheme() (*runtime.Scheme, error) {
-	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, awsv1alpha1.AddToScheme, huev1alpha1.AddToScheme} {
-		if err := add(s); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
-}
-
 // startControlPlane runs kube-apiserver and etcd, installs the CRDs and
 // writes an admin kubeconfig for kubectl.
 func (d *Demo) startControlPlane(opts Options) (*rest.Config, string, error) {
@@ -180,7 +168,7 @@ func (d *Demo) startControlPlane(opts Options) (*rest.Config, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	s, err := scheme()
+	s, err := api.NewScheme()
 	if err != nil {
 		return nil, "", err
 	}
@@ -311,7 +299,7 @@ func demoConfig() controllers.Config {
 
 // startOperator runs the manager in this process, as `make run` would.
 func (d *Demo) startOperator(ctx context.Context, cfg *rest.Config, opts Options) error {
-	s, err := scheme()
+	s, err := api.NewScheme()
 	if err != nil {
 		return err
 	}

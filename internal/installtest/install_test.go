@@ -16,7 +16,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -26,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/tether-dev/tether/api"
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
@@ -48,7 +48,8 @@ func TestInstallManifestIsAcceptedAndItsRBACIsEnough(t *testing.T) {
 	assets, err := testenv.AssetsDir()
 	g.Expect(err).NotTo(HaveOccurred())
 
-	s := scheme(g)
+	s, err := api.NewScheme()
+	g.Expect(err).NotTo(HaveOccurred())
 	env := &envtest.Environment{BinaryAssetsDirectory: assets, Scheme: s}
 	admin, err := env.Start()
 	g.Expect(err).NotTo(HaveOccurred())
@@ -114,14 +115,6 @@ func TestInstallManifestIsAcceptedAndItsRBACIsEnough(t *testing.T) {
 			And(HaveField("Type", commonv1alpha1.Ready), HaveField("Status", metav1.ConditionTrue))),
 			"%s %s/%s never became Ready", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetNamespace(), obj.GetName())
 	}
-}
-
-func scheme(g Gomega) *runtime.Scheme {
-	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, awsv1alpha1.AddToScheme, huev1alpha1.AddToScheme} {
-		g.Expect(add(s)).To(Succeed())
-	}
-	return s
 }
 
 func render(t *testing.T, root string) string {
