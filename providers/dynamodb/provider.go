@@ -107,12 +107,16 @@ func (p *Provider) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 	case types.TableStatusDeleting:
 		return p.transient(ReasonDeleting, "the table is being deleted (not by Tether); it will be re-created once it is gone"), nil
 	case types.TableStatusActive, types.TableStatusUpdating:
+		return p.compare(ctx, ep, obj, desc)
 	default:
 		return providers.Observation{Exists: true, UpToDate: true, Reason: "Inaccessible",
 			Message:      fmt.Sprintf("the table is %s; Tether cannot change it until AWS makes it ACTIVE", desc.TableStatus),
 			RecheckAfter: time.Minute}, nil
 	}
+}
 
+// compare plans the way from the table as it is to the spec.
+func (p *Provider) compare(ctx context.Context, ep *endpoint, obj *awsv1alpha1.DynamoDBTable, desc *types.TableDescription) (providers.Observation, error) {
 	have := observedTable(desc)
 	if err := p.readSecondary(ctx, ep, obj, desc, have); err != nil {
 		return providers.Observation{}, err
@@ -123,7 +127,8 @@ func (p *Provider) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 		want.RemoveTags = obj.Status.ManagedTagKeys
 		obj.Status.ManagedTagKeys = managedTagKeys(obj.Status.ManagedTagKeys, obj.Spec.Tags, have.Tags)
 	}
-	pl := plan(name, want, have, planOptions{AllowIndexReplacement: obj.Annotations[awsv1alpha1.AnnotationAllowIndexReplacement] == "true"})
+	pl := plan(aws.ToString(desc.TableName), want, have,
+		planOptions{AllowIndexReplacement: obj.Annotations[awsv1alpha1.AnnotationAllowIndexReplacement] == "true"})
 	pl.busy = have.busy()
 	p.recordPlan(obj, pl)
 
