@@ -1,0 +1,60 @@
+// Command bench measures Tether against issue 6's goals and writes
+// bench/report.md and bench/report.json. `make bench` runs it; -quick is a
+// seconds-long smoke run at toy scale.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/tether-dev/tether/internal/bench"
+)
+
+func main() {
+	var (
+		runs     int
+		quick    bool
+		out      string
+		outage   time.Duration
+		throttle time.Duration
+		ddbPoll  time.Duration
+	)
+	flag.IntVar(&runs, "runs", 3, "Runs per figure; each figure reports the median.")
+	flag.BoolVar(&quick, "quick", false, "A seconds-long smoke run at toy scale (the numbers mean nothing).")
+	flag.StringVar(&out, "out", "bench", "Folder for report.md and report.json.")
+	flag.DurationVar(&outage, "outage", 0, "Override the bridge outage of figure 6 (default 5m; 5s with -quick).")
+	flag.DurationVar(&throttle, "throttle", 0, "Override the throttling window of figure 6 (default 2m; 5s with -quick).")
+	flag.DurationVar(&ddbPoll, "dynamodbtable-poll-interval", 0, "Override the operator's DynamoDBTable poll interval (default 45s; 2s with -quick).")
+	flag.Parse()
+
+	scale := bench.FullScale()
+	if quick {
+		scale = bench.QuickScale()
+	}
+	if outage > 0 {
+		scale.Outage = outage
+	}
+	if throttle > 0 {
+		scale.Throttle = throttle
+	}
+	if ddbPoll > 0 {
+		scale.DDBPoll = ddbPoll
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rep, err := bench.Run(ctx, bench.Options{Runs: runs, Scale: scale, Quick: quick, Progress: os.Stderr})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	if err := rep.WriteFiles(out); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("wrote %s/report.md and %s/report.json (%d goal(s) missed)\n", out, out, len(rep.Missed))
+}

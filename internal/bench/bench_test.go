@@ -1,0 +1,51 @@
+package bench
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestQuickRunWritesTheReport runs the whole harness at toy scale and checks
+// that both report files hold all six figures.
+func TestQuickRunWritesTheReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an API server, DynamoDB Local and the operator")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var progress strings.Builder
+	rep, err := Run(ctx, Options{Runs: 1, Scale: QuickScale(), Quick: true, WorkDir: t.TempDir(), Progress: &progress})
+	if err != nil {
+		t.Fatalf("%v\nprogress:\n%s", err, progress.String())
+	}
+	dir := t.TempDir()
+	if err := rep.WriteFiles(dir); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report.json")); err != nil {
+		t.Fatal(err)
+	}
+	for id, title := range figureTitles {
+		heading := "## " + string(rune('0'+id)) + ". " + title
+		if !strings.Contains(string(md), heading) {
+			t.Errorf("report.md lacks %q", heading)
+		}
+	}
+	if len(rep.Figures) != 6 {
+		t.Fatalf("%d figures, want 6", len(rep.Figures))
+	}
+	for _, f := range rep.Figures {
+		if len(f.Measures) == 0 {
+			t.Errorf("figure %d has no measures", f.ID)
+		}
+	}
+	t.Logf("report:\n%s", md)
+}

@@ -1,0 +1,636 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsdynamodb "github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/internal/faultproxy"
+	"github.com/tether-dev/tether/internal/huesim"
+)
+
+// The operator's defaults the goals are stated against.
+const (
+	// bridgeCommandsPerSecond is the per-bridge light-command budget (the
+	// manager's --hue-commands-per-second default and the simulator's).
+	bridgeCommandsPerSecond = 10
+	// limiterRate and limiterBurst are the DynamoDB adapter's per-region
+	// limiter (providers/dynamodb ClientOptions defaults).
+	limiterRate  = 25
+	limiterBurst = 100
+	// hueBridgeResync is how often a HueBridge reads /config for its health
+	// (controllers.hueBridgeResync).
+	hueBridgeResync = 30 * time.Second
+)
+
+// run is one run's state: the world, what the figures created, and results.
+type run struct {
+	*env
+	sc   Scale
+	logf func(string, ...any)
+
+	latencyLights []*huev1alpha1.HueLight
+	alphaLights   []*huev1alpha1.HueLight
+	betaLights    []*huev1alpha1.HueLight
+	outageLights  []*huev1alpha1.HueLight
+	tables        []*awsv1alpha1.DynamoDBTable
+
+	results map[int]*figureResult
+}
+
+func (r *run) fig(id int) *figureResult {
+	if r.results == nil {
+		r.results = map[int]*figureResult{}
+	}
+	f, ok := r.results[id]
+	if !ok {
+		f = &figureResult{ID: id, Title: figureTitles[id]}
+		r.results[id] = f
+	}
+	return f
+}
+
+func (r *run) figures() []figureResult {
+	var out []figureResult
+	for id := 1; id <= 6; id++ {
+		out = append(out, *r.fig(id))
+	}
+	return out
+}
+
+func (r *run) sleep(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
+}
+
+func ms(d time.Duration) float64   { return float64(d) / float64(time.Millisecond) }
+func secs(d time.Duration) float64 { return d.Seconds() }
+
+// Figure 1: from a HueLight update being accepted by the API server (the
+// client's Patch returned) to the PUT arriving at the bridge (the
+// simulator's command log), one change at a time.
+func (r *run) latency(ctx context.Context) error {
+	sim := r.bridge[bridgeLatency]
+	r.latencyLights = lightsOn(bridgeLatency, latencyNS, latencyBulb, 100)
+	objs := objects(r.latencyLights)
+	if err := r.createAll(ctx, objs); err != nil {
+		return err
+	}
+	if _, err := r.waitReady(ctx, false, wantAll(objs), time.Minute, nil); err != nil {
+		return err
+	}
+	current := map[int]int{}
+	var samples []time.Duration
+	for k := range r.sc.LatencyChanges {
+		i := k % latencyBulb
+		bri := 2 + (k*37)%250
+		if bri == current[i] {
+			bri++
+		}
+		current[i] = bri
+		from := len(sim.Commands())
+		if err := r.c.Patch(ctx, objs[i], client.RawPatch("application/merge-patch+json", fmt.Appendf(nil, `{"spec":{"brightness":%d}}`, bri))); err != nil {
+			return err
+		}
+		accepted := time.Now()
+		at, err := waitForPut(ctx, sim, from, fmt.Sprintf("/lights/%d/state", i+1), bri)
+		if err != nil {
+			return fmt.Errorf("change %d (bri %d on light %d): %w", k, bri, i+1, err)
+		}
+		samples = append(samples, at.Sub(accepted))
+		// Single changes: let the bridge's budget (10/s) refill, so the
+		// figure is the operator's reaction, not the limiter's pacing.
+		if err := r.sleep(ctx, 150*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	f := r.fig(1)
+	f.add("p50", "p50 latency", "ms", ms(percentile(samples, 50)), &goal{Op: "<=", Limit: 30})
+	f.add("p99", "p99 latency", "ms", ms(percentile(samples, 99)), &goal{Op: "<=", Limit: 150})
+	f.add("max", "max latency", "ms", ms(percentile(samples, 100)), nil)
+	f.note("%d single brightness changes on %d HueLights of one bridge, one at a time, 150 ms apart (so the bridge's 10 commands/s budget never delays one); "+
+		"the clock starts when the client's Patch returns and stops at the simulator's log entry for the PUT.", len(samples), latencyBulb)
+	return nil
+}
+
+// waitForPut waits for a PUT to path with the brightness bri in the
+// simulator's command log after index from, and returns its time.
+func waitForPut(ctx context.Context, sim *huesim.Server, from int, path string, bri int) (time.Time, error) {
+	var at time.Time
+	err := waitUntil(ctx, 10*time.Second, 2*time.Millisecond, func() (bool, error) {
+		cmds := sim.Commands()
+		for _, c := range cmds[min(from, len(cmds)):] {
+			if c.Method != "PUT" || c.Path != path {
+				continue
+			}
+			var body struct {
+				Bri *int `json:"bri"`
+			}
+			if json.Unmarshal(c.Body, &body) == nil && body.Bri != nil && *body.Bri == bri {
+				at = c.Time
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	return at, err
+}
+
+// Figure 4: the tables created at once (and, meanwhile, the second and the
+// outage bridges' HueLights, which later figures need).
+func (r *run) scale(ctx context.Context) error {
+	for i := range r.sc.Tables {
+		r.tables = append(r.tables, newTable(fmt.Sprintf("t-%04d", i+1), i < r.sc.ThrottleTables))
+	}
+	r.betaLights = lightsOn(bridgeBeta, "", r.sc.WatchLights-r.sc.ConvergeLights, 120)
+	r.outageLights = lightsOn(bridgeOutage, outageNS, r.sc.OutageLights, 120)
+	background := append(objects(r.betaLights), objects(r.outageLights)...)
+
+	r.proxy.ResetCounts()
+	u0, err := r.op.usage()
+	if err != nil {
+		return err
+	}
+	rc0, err := r.op.reconciles()
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	bgErr := make(chan error, 1)
+	go func() { bgErr <- r.createAll(ctx, background) }()
+	tables := objects(r.tables)
+	if err := r.createAll(ctx, tables); err != nil {
+		return err
+	}
+	// Calls per table until it was first seen Ready; later polls of an
+	// early table are not creation cost.
+	var perTable []float64
+	timeout := time.Duration(3*r.sc.Tables/limiterRate)*time.Second*3 + 2*time.Minute
+	last, err := r.waitReady(ctx, true, wantAll(tables), timeout, func(key string) {
+		n := 0
+		for _, c := range r.proxy.CallsFor(strings.TrimPrefix(key, tablesNS+"/")) {
+			n += c
+		}
+		perTable = append(perTable, float64(n))
+	})
+	if err != nil {
+		return err
+	}
+	u1, err := r.op.usage()
+	if err != nil {
+		return err
+	}
+	rc1, err := r.op.reconciles()
+	if err != nil {
+		return err
+	}
+	if err := <-bgErr; err != nil {
+		return err
+	}
+	if _, err := r.waitReady(ctx, false, wantAll(background), 5*time.Minute, nil); err != nil {
+		return fmt.Errorf("the second bridge's and the outage bridge's lights: %w", err)
+	}
+
+	f := r.fig(4)
+	f.add("ready", fmt.Sprintf("%d tables: time to all Ready", r.sc.Tables), "s", secs(last.Sub(start)), nil)
+	f.add("calls_mean", "calls per table during creation (mean)", "calls", mean(perTable), &goal{Op: "<=", Limit: 3})
+	f.add("calls_max", "calls per table during creation (max)", "calls", maxOf(perTable), nil)
+	reconciles := sum(rc1) - sum(rc0)
+	cpu := u1.CPUTotal - u0.CPUTotal
+	if reconciles > 0 {
+		f.add("cpu_per_reconcile", "operator CPU per reconcile", "ms", ms(cpu)/reconciles, nil)
+	}
+	f.note("Creation phase: %.0f reconciles (all kinds), %.1f CPU s; %d HueLights on two other bridges were created at the same time.",
+		reconciles, cpu.Seconds(), len(background))
+	f.note("The floor set by the operator's own per-region limiter (%d calls/s, burst %d) is about %.0f s for %d tables at 3 calls each.",
+		limiterRate, limiterBurst, math.Max(0, float64(3*r.sc.Tables-limiterBurst))/limiterRate, r.sc.Tables)
+	return nil
+}
+
+// Figure 2: HueLights on one bridge applied at once, then all set to one
+// state.
+func (r *run) convergence(ctx context.Context) error {
+	sim := r.bridge[bridgeAlpha]
+	n := r.sc.ConvergeLights
+	floor := time.Duration(float64(n) / bridgeCommandsPerSecond * float64(time.Second))
+	r.alphaLights = lightsOn(bridgeAlpha, "", n, 200)
+	objs := objects(r.alphaLights)
+	sim.ResetCommands()
+	start := time.Now()
+	if err := r.createAll(ctx, objs); err != nil {
+		return err
+	}
+	last, err := r.waitReady(ctx, false, wantAll(objs), 3*floor+2*time.Minute, nil)
+	if err != nil {
+		return err
+	}
+	took := last.Sub(start)
+	lightCmds, groupCmds := countCommands(sim.Commands())
+	f := r.fig(2)
+	f.add("ready", fmt.Sprintf("%d HueLights: time to all Ready", n), "s", secs(took), &goal{Op: "<=", Limit: 1.1 * floor.Seconds()})
+	f.add("overloads", "overload errors from the bridge", "errors", float64(sim.Overloads()), &goal{Op: "<=", Limit: 0})
+	f.add("commands", "light commands sent", "commands", float64(lightCmds), nil)
+
+	// Every light to the same state: one group 0 command could do it in a
+	// second; light by light it is the floor again.
+	sim.ResetCommands()
+	start = time.Now()
+	w, err := r.patchAll(ctx, objs, `{"spec":{"brightness":50}}`)
+	if err != nil {
+		return err
+	}
+	last, err = r.waitReady(ctx, false, w, 3*floor+2*time.Minute, nil)
+	if err != nil {
+		return err
+	}
+	same := last.Sub(start)
+	lightCmds, groupCmds = countCommands(sim.Commands())
+	f.add("same_state", "same state for all: time to all Ready", "s", secs(same), nil)
+	f.add("group_commands", "group commands sent (same state)", "commands", float64(groupCmds), nil)
+	f.note("Bridge floor: %d commands at %d/s = %.0f s; goal 1.1x = %.0f s.", n, bridgeCommandsPerSecond, floor.Seconds(), 1.1*floor.Seconds())
+	if groupCmds == 0 {
+		f.note("Same state for all %d lights: no grouping, %d light commands, %.1f s (%.2fx the floor). "+
+			"Grouping does not beat the floor because Tether does not group: one PUT /groups/0/action (budget 1/s) would set them all in about a second.",
+			n, lightCmds, same.Seconds(), same.Seconds()/floor.Seconds())
+	} else {
+		f.note("Same state for all %d lights: %d group and %d light commands, %.1f s (%.2fx the floor).", n, groupCmds, lightCmds, same.Seconds(), same.Seconds()/floor.Seconds())
+	}
+	return nil
+}
+
+func countCommands(cmds []huesim.Command) (lights, groups int) {
+	for _, c := range cmds {
+		if strings.HasPrefix(c.Path, "/groups") {
+			groups++
+		} else if strings.HasPrefix(c.Path, "/lights") {
+			lights++
+		}
+	}
+	return lights, groups
+}
+
+// Figure 3: the steady state over several poll intervals with every object
+// created so far.
+func (r *run) watchCost(ctx context.Context) error {
+	alpha, beta := r.bridge[bridgeAlpha], r.bridge[bridgeBeta]
+	// Let the last convergence's status writes and resyncs settle.
+	if err := r.sleep(ctx, r.sc.HuePoll); err != nil {
+		return err
+	}
+	versions0, err := r.resourceVersions(ctx)
+	if err != nil {
+		return err
+	}
+	rc0, err := r.op.reconciles()
+	if err != nil {
+		return err
+	}
+	alpha.ResetGetCounts()
+	beta.ResetGetCounts()
+	r.proxy.ResetCounts()
+	window := time.Duration(r.sc.WatchIntervals) * max(r.sc.HuePoll, r.sc.DDBPoll)
+	if err := r.sleep(ctx, window); err != nil {
+		return err
+	}
+	gets := []map[string]int{alpha.GetCounts(), beta.GetCounts()}
+	calls := r.proxy.Calls()
+	rc1, err := r.op.reconciles()
+	if err != nil {
+		return err
+	}
+	versions1, err := r.resourceVersions(ctx)
+	if err != nil {
+		return err
+	}
+	hueIntervals := window.Seconds() / r.sc.HuePoll.Seconds()
+	ddbIntervals := window.Seconds() / r.sc.DDBPoll.Seconds()
+	worst, worstLights := 0, 0
+	for _, g := range gets {
+		total := 0
+		for _, n := range g {
+			total += n
+		}
+		worst = max(worst, total)
+		worstLights = max(worstLights, g["/lights"])
+	}
+	totalCalls := 0
+	for _, n := range calls {
+		totalCalls += n
+	}
+	f := r.fig(3)
+	f.add("hue_gets", "Hue: GETs per bridge per poll interval (all paths, worst bridge)", "GETs", float64(worst)/hueIntervals, &goal{Op: "<=", Limit: 1})
+	f.add("hue_lights_gets", "Hue: GET /lights per bridge per poll interval", "GETs", float64(worstLights)/hueIntervals, nil)
+	f.add("ddb_calls", "DynamoDB: calls per table per poll interval", "calls", float64(totalCalls)/float64(r.sc.Tables)/ddbIntervals, &goal{Op: "<=", Limit: 1.1})
+	f.add("ddb_describes", "DynamoDB: DescribeTable per table per poll interval", "calls", float64(calls["DescribeTable"])/float64(r.sc.Tables)/ddbIntervals, nil)
+	lightRec := rc1["huelight"] - rc0["huelight"]
+	tableRec := rc1["dynamodbtable"] - rc0["dynamodbtable"]
+	f.add("light_reconciles", "HueLight reconciles per light per Hue poll interval", "reconciles", lightRec/float64(r.sc.WatchLights+r.sc.OutageLights+latencyBulb)/hueIntervals, nil)
+	f.add("table_reconciles", "DynamoDBTable reconciles per table per DynamoDB poll interval", "reconciles", tableRec/float64(r.sc.Tables)/ddbIntervals, nil)
+	rewritten := 0
+	for k, v := range versions1 {
+		if versions0[k] != v {
+			rewritten++
+		}
+	}
+	f.add("rewritten", "objects rewritten during the window", "objects", float64(rewritten), nil)
+	f.note("Window: %s = %d x the longer poll interval, with %d HueLights on two bridges (%d more on two others) and %d DynamoDBTables. "+
+		"Poll intervals shortened with the manager's flags to keep the run short: --hue-poll-interval=%s (the default), --dynamodbtable-poll-interval=%s (default 2m).",
+		window, r.sc.WatchIntervals, r.sc.WatchLights, r.sc.OutageLights+latencyBulb, r.sc.Tables, r.sc.HuePoll, r.sc.DDBPoll)
+	f.note("GETs by path, per bridge: %s; DynamoDB calls by operation: %s.", formatCounts(gets[0])+" | "+formatCounts(gets[1]), formatCounts(calls))
+
+	// Figure 4's memory figure: the operator now holds every object.
+	u, err := r.op.usage()
+	if err != nil {
+		return err
+	}
+	objs := r.sc.WatchLights + r.sc.OutageLights + latencyBulb + r.sc.Tables
+	f4 := r.fig(4)
+	f4.add("peak_rss", fmt.Sprintf("operator peak RSS (%d objects)", objs), "MB", float64(u.PeakRSS)/1e6, &goal{Op: "<=", Limit: 150})
+	f4.note("RSS read from /proc/<pid>/status (VmHWM, peak since start; VmRSS now %.0f MB) of the manager binary running as its own process; total CPU so far %.1f s.",
+		float64(u.RSS)/1e6, u.CPUTotal.Seconds())
+	return nil
+}
+
+func (r *run) resourceVersions(ctx context.Context) (map[string]string, error) {
+	out := map[string]string{}
+	var lights huev1alpha1.HueLightList
+	if err := r.cache.List(ctx, &lights); err != nil {
+		return nil, err
+	}
+	for _, l := range lights.Items {
+		out["hl/"+keyOf(&l)] = l.ResourceVersion
+	}
+	var tables awsv1alpha1.DynamoDBTableList
+	if err := r.cache.List(ctx, &tables); err != nil {
+		return nil, err
+	}
+	for _, t := range tables.Items {
+		out["ddbt/"+keyOf(&t)] = t.ResourceVersion
+	}
+	return out, nil
+}
+
+func formatCounts(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Figure 5: lights dimmed from "the Hue app" and tables' throughput changed
+// "in the console", all at once; time until each is put back.
+func (r *run) drift(ctx context.Context) error {
+	sim := r.bridge[bridgeAlpha]
+	nl, nt := min(r.sc.DriftLights, len(r.alphaLights)), min(r.sc.DriftTables, r.sc.ThrottleTables)
+	var (
+		wg       sync.WaitGroup
+		lightsDT []time.Duration
+		tablesDT []time.Duration
+		lightErr error
+		tableErr error
+	)
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		lightsDT, lightErr = r.driftLights(ctx, sim, nl)
+	}()
+	go func() {
+		defer wg.Done()
+		tablesDT, tableErr = r.driftTables(ctx, nt)
+	}()
+	wg.Wait()
+	if lightErr != nil {
+		return lightErr
+	}
+	if tableErr != nil {
+		return tableErr
+	}
+	f := r.fig(5)
+	f.add("hue_p50", "Hue: time to correct (median)", "s", secs(percentile(lightsDT, 50)), nil)
+	f.add("hue_max", fmt.Sprintf("Hue: time to correct all %d", nl), "s", secs(percentile(lightsDT, 100)), &goal{Op: "<=", Limit: r.sc.HuePoll.Seconds() + 1})
+	f.add("ddb_p50", "DynamoDB: time to correct (median)", "s", secs(percentile(tablesDT, 50)), nil)
+	f.add("ddb_max", fmt.Sprintf("DynamoDB: time to correct all %d", nt), "s", secs(percentile(tablesDT, 100)), &goal{Op: "<=", Limit: r.sc.DDBPoll.Seconds() + 5})
+	f.note("%d bulbs dimmed through the simulator's \"Hue app\" control at once: detection waits for the bridge's next poll (%s), then the %d corrections share the bridge's %d commands/s, so the last one cannot come sooner than %.1f s after detection.",
+		nl, r.sc.HuePoll, nl, bridgeCommandsPerSecond, float64(nl-1)/bridgeCommandsPerSecond)
+	f.note("%d PROVISIONED tables changed from 5/5 to 9/9 capacity with UpdateTable straight to DynamoDB Local, at once; the operator's poll interval is %s, jittered by up to 10%% (so up to %.1f s).",
+		nt, r.sc.DDBPoll, 1.1*r.sc.DDBPoll.Seconds())
+	return nil
+}
+
+func (r *run) driftLights(ctx context.Context, sim *huesim.Server, n int) ([]time.Duration, error) {
+	want := map[string]huesim.LightState{}
+	for i := range n {
+		id := fmt.Sprint(i + 1)
+		l, _ := sim.Light(id)
+		want[id] = l.State
+	}
+	start := time.Now()
+	for id := range want {
+		if err := sim.ChangeLight(id, func(st *huesim.LightState) { st.Bri = 10 }); err != nil {
+			return nil, err
+		}
+	}
+	done := map[string]time.Duration{}
+	err := waitUntil(ctx, 10*r.sc.HuePoll+time.Duration(n)*time.Second, 20*time.Millisecond, func() (bool, error) {
+		for id, st := range want {
+			if _, ok := done[id]; ok {
+				continue
+			}
+			if l, _ := sim.Light(id); l.State.Bri == st.Bri && l.State.On == st.On {
+				done[id] = time.Since(start)
+			}
+		}
+		return len(done) == len(want), nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("lights: %d of %d corrected: %w", len(done), n, err)
+	}
+	return values(done), nil
+}
+
+func (r *run) driftTables(ctx context.Context, n int) ([]time.Duration, error) {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = r.tables[i].Name
+	}
+	start := time.Now()
+	err := parallel(n, 16, func(i int) error {
+		_, err := r.raw.UpdateTable(ctx, &awsdynamodb.UpdateTableInput{TableName: aws.String(names[i]),
+			ProvisionedThroughput: &ddbtypes.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(9), WriteCapacityUnits: aws.Int64(9)}})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var mu sync.Mutex
+	done := map[string]time.Duration{}
+	err = waitUntil(ctx, 3*r.sc.DDBPoll+time.Minute, 500*time.Millisecond, func() (bool, error) {
+		return len(done) == n, parallel(n, 8, func(i int) error {
+			mu.Lock()
+			_, ok := done[names[i]]
+			mu.Unlock()
+			if ok {
+				return nil
+			}
+			out, err := r.raw.DescribeTable(ctx, &awsdynamodb.DescribeTableInput{TableName: aws.String(names[i])})
+			if err != nil {
+				return err
+			}
+			if pt := out.Table.ProvisionedThroughput; pt != nil && aws.ToInt64(pt.ReadCapacityUnits) == 5 && aws.ToInt64(pt.WriteCapacityUnits) == 5 {
+				mu.Lock()
+				done[names[i]] = time.Since(start)
+				mu.Unlock()
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("tables: %d of %d corrected: %w", len(done), n, err)
+	}
+	return values(done), nil
+}
+
+func values(m map[string]time.Duration) []time.Duration {
+	out := make([]time.Duration, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}
+
+// Figure 6: a bridge offline and DynamoDB throttling half the calls, at the
+// same time (they share nothing but the operator process).
+func (r *run) backoff(ctx context.Context) error {
+	var (
+		wg           sync.WaitGroup
+		hueErr, dErr error
+	)
+	wg.Add(2)
+	go func() { defer wg.Done(); hueErr = r.hueOutage(ctx) }()
+	go func() { defer wg.Done(); dErr = r.ddbThrottle(ctx) }()
+	wg.Wait()
+	if hueErr != nil {
+		return hueErr
+	}
+	return dErr
+}
+
+func (r *run) hueOutage(ctx context.Context) error {
+	p := r.outage
+	objs := objects(r.outageLights)
+	p.reset()
+	p.setOffline(true)
+	start := time.Now()
+	if err := r.sleep(ctx, r.sc.Outage/2); err != nil {
+		return err
+	}
+	// Half-way, every light is asked to change: work piles up that must
+	// not turn into one retry loop per light.
+	w, err := r.patchAll(ctx, objs, `{"spec":{"brightness":77}}`)
+	if err != nil {
+		return err
+	}
+	if err := r.sleep(ctx, r.sc.Outage-time.Since(start)); err != nil {
+		return err
+	}
+	calls := p.reset()
+	p.setOffline(false)
+	back := time.Now()
+	outage := back.Sub(start)
+	total := 0
+	for _, n := range calls {
+		total += n
+	}
+	last, err := r.waitReady(ctx, false, w, 5*time.Minute, nil)
+	if err != nil {
+		return fmt.Errorf("recovery after the outage: %w", err)
+	}
+	polls := math.Ceil(outage.Seconds() / r.sc.HuePoll.Seconds())
+	health := math.Ceil(outage.Seconds() / hueBridgeResync.Seconds())
+	bound := polls + health + 5
+	f := r.fig(6)
+	f.add("hue_calls", fmt.Sprintf("Hue: calls to the offline bridge in %s (%d HueLights)", r.sc.Outage, len(objs)), "calls", float64(total), &goal{Op: "<=", Limit: bound})
+	f.add("hue_calls_per_light", "Hue: calls per HueLight during the outage", "calls", float64(total)/float64(len(objs)), nil)
+	f.add("hue_recovery", "Hue: time from back online to all Ready with the change made during the outage", "s", secs(last.Sub(back)), nil)
+	f.note("The outage bridge sits behind a counting proxy that, while offline, drops every connection unanswered (a fast failure, the harshest for backoff); calls by path: %s.", formatCounts(calls))
+	f.note("Goal bound: one poll per interval (%.0f) + one HueBridge health read per %s (%.0f) + 5 = %.0f calls, whatever the number of lights. Half-way through, all %d lights were changed.",
+		polls, hueBridgeResync, health, bound, len(objs))
+	return nil
+}
+
+func (r *run) ddbThrottle(ctx context.Context) error {
+	n := min(r.sc.ThrottleTables, len(r.tables))
+	objs := objects(r.tables[:n])
+	before := r.proxy.Total()
+	faultsBefore := r.proxy.Faults()["DescribeTable"]
+	r.proxy.SetRules(faultproxy.Rule{Share: 0.5, Fault: faultproxy.Throttling})
+	start := time.Now()
+	w, err := r.patchAll(ctx, objs, `{"spec":{"provisionedThroughput":{"readCapacityUnits":6,"writeCapacityUnits":5}}}`)
+	if err != nil {
+		r.proxy.SetRules()
+		return err
+	}
+	var buckets []float64
+	prev := before
+	tick := time.NewTicker(time.Second)
+	for time.Since(start) < r.sc.Throttle {
+		select {
+		case <-ctx.Done():
+			tick.Stop()
+			r.proxy.SetRules()
+			return ctx.Err()
+		case <-tick.C:
+		}
+		now := r.proxy.Total()
+		buckets = append(buckets, float64(now-prev))
+		prev = now
+	}
+	tick.Stop()
+	r.proxy.SetRules()
+	end := time.Now()
+	total := float64(prev - before)
+	window := end.Sub(start).Seconds()
+	readyDuring := 0
+	if ready, err := r.readyNow(ctx, true, w); err == nil {
+		readyDuring = len(ready)
+	}
+	last, err := r.waitReady(ctx, true, w, 5*time.Minute, nil)
+	if err != nil {
+		return fmt.Errorf("recovery after throttling: %w", err)
+	}
+	f := r.fig(6)
+	f.add("ddb_rate", fmt.Sprintf("DynamoDB: calls per second while 50%% throttled (%s)", r.sc.Throttle), "calls/s", total/window,
+		&goal{Op: "<=", Limit: limiterRate + limiterBurst/window, Text: fmt.Sprintf("<= %d/s (+ the burst of %d once: %.1f/s over %.0f s)", limiterRate, limiterBurst, limiterRate+limiterBurst/window, window)})
+	f.add("ddb_max_1s", "DynamoDB: most calls in any one second", "calls", maxOf(buckets), nil)
+	f.add("ddb_max_10s", "DynamoDB: highest 10-second average", "calls/s", maxWindowMean(buckets, 10), nil)
+	f.add("ddb_changed_ready", fmt.Sprintf("DynamoDB: changed tables Ready by the end of the throttling (of %d)", n), "tables", float64(readyDuring), nil)
+	f.add("ddb_recovery", "DynamoDB: time from the end of throttling to all changed tables Ready", "s", secs(max(0, last.Sub(end))), nil)
+	f.note("%d tables' capacity changed at the start while the proxy answered 50%% of all calls with ThrottlingException; the other %d tables kept polling. %d DescribeTable calls were throttled.",
+		n, len(r.tables)-n, r.proxy.Faults()["DescribeTable"]-faultsBefore)
+	return nil
+}

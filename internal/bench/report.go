@@ -1,0 +1,247 @@
+package bench
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+var figureTitles = map[int]string{
+	1: "Apply-to-light latency",
+	2: "Convergence under the bridge's limit",
+	3: "Watch cost",
+	4: "Scale",
+	5: "Drift correction time",
+	6: "Backoff discipline",
+}
+
+// goal is a bound a measure must stay within.
+type goal struct {
+	Op    string  `json:"op"` // "<=" only, for now
+	Limit float64 `json:"limit"`
+	// Text, when set, says the goal better than "<= limit unit".
+	Text string `json:"text,omitempty"`
+}
+
+func (g *goal) met(v float64) bool { return v <= g.Limit+1e-9 }
+
+type sample struct {
+	Key   string
+	Label string
+	Unit  string
+	Value float64
+	Goal  *goal
+}
+
+// figureResult is one run's measures of one figure.
+type figureResult struct {
+	ID      int
+	Title   string
+	Samples []sample
+	Notes   []string
+}
+
+func (f *figureResult) add(key, label, unit string, v float64, g *goal) {
+	f.Samples = append(f.Samples, sample{Key: key, Label: label, Unit: unit, Value: v, Goal: g})
+}
+
+func (f *figureResult) note(format string, args ...any) {
+	f.Notes = append(f.Notes, fmt.Sprintf(format, args...))
+}
+
+// Report is what bench/report.json holds; report.md says the same in prose.
+type Report struct {
+	Date     string   `json:"date"`
+	Duration string   `json:"duration"`
+	Quick    bool     `json:"quick"`
+	Runs     int      `json:"runs"`
+	Machine  Machine  `json:"machine"`
+	Scale    Scale    `json:"scale"`
+	Figures  []Figure `json:"figures"`
+	Missed   []string `json:"missed"`
+}
+
+// Machine is where the numbers were taken.
+type Machine struct {
+	Cores    int     `json:"cores"`
+	MemoryGB float64 `json:"memoryGiB"`
+	CPU      string  `json:"cpu,omitempty"`
+	Go       string  `json:"go"`
+	OS       string  `json:"os"`
+}
+
+// Figure is one of the six figures, its measures the median over runs.
+type Figure struct {
+	ID       int       `json:"id"`
+	Title    string    `json:"title"`
+	Measures []Measure `json:"measures"`
+	Notes    []string  `json:"notes,omitempty"`
+}
+
+// Measure is one number beside its goal.
+type Measure struct {
+	Key    string    `json:"key"`
+	Label  string    `json:"label"`
+	Unit   string    `json:"unit"`
+	Median float64   `json:"median"`
+	Runs   []float64 `json:"runs"`
+	Goal   string    `json:"goal,omitempty"`
+	// Met is set when the measure has a goal.
+	Met *bool `json:"met,omitempty"`
+}
+
+func aggregate(runs [][]figureResult, opts Options) *Report {
+	rep := &Report{
+		Date:    time.Now().UTC().Format(time.RFC3339),
+		Quick:   opts.Quick,
+		Runs:    len(runs),
+		Machine: machine(),
+		Scale:   opts.Scale,
+		Missed:  []string{},
+	}
+	for fi := range runs[0] {
+		first := runs[0][fi]
+		fig := Figure{ID: first.ID, Title: first.Title}
+		for si, s := range first.Samples {
+			m := Measure{Key: s.Key, Label: s.Label, Unit: s.Unit}
+			for _, r := range runs {
+				if fi < len(r) && si < len(r[fi].Samples) && r[fi].Samples[si].Key == s.Key {
+					m.Runs = append(m.Runs, round(r[fi].Samples[si].Value))
+				}
+			}
+			m.Median = round(median(m.Runs))
+			if s.Goal != nil {
+				m.Goal = s.Goal.Text
+				if m.Goal == "" {
+					m.Goal = fmt.Sprintf("%s %s %s", s.Goal.Op, strconv.FormatFloat(round(s.Goal.Limit), 'f', -1, 64), s.Unit)
+				}
+				met := s.Goal.met(m.Median)
+				m.Met = &met
+				if !met {
+					rep.Missed = append(rep.Missed, fmt.Sprintf("Figure %d (%s): %s is %s %s, goal %s.",
+						fig.ID, fig.Title, s.Label, formatNumber(m.Median), s.Unit, m.Goal))
+				}
+			}
+			fig.Measures = append(fig.Measures, m)
+		}
+		for ri, r := range runs {
+			if fi >= len(r) {
+				continue
+			}
+			for _, n := range r[fi].Notes {
+				if len(runs) > 1 {
+					n = fmt.Sprintf("(run %d) %s", ri+1, n)
+				}
+				fig.Notes = append(fig.Notes, n)
+			}
+		}
+		rep.Figures = append(rep.Figures, fig)
+	}
+	return rep
+}
+
+func round(v float64) float64 {
+	if v == 0 {
+		return 0
+	}
+	p, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 4, 64), 64)
+	return p
+}
+
+func formatNumber(v float64) string { return strconv.FormatFloat(round(v), 'f', -1, 64) }
+
+func machine() Machine {
+	m := Machine{Cores: runtime.NumCPU(), Go: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH}
+	if f, err := os.Open("/proc/meminfo"); err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			fields := strings.Fields(sc.Text())
+			if len(fields) >= 2 && fields[0] == "MemTotal:" {
+				kb, _ := strconv.ParseFloat(fields[1], 64)
+				m.MemoryGB = round(kb / (1 << 20))
+			}
+		}
+		f.Close()
+	}
+	if raw, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(raw), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPU = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	return m
+}
+
+// WriteFiles writes report.md and report.json into dir.
+func (r *Report) WriteFiles(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	raw, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "report.json"), append(raw, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "report.md"), []byte(r.Markdown()), 0o644)
+}
+
+// Markdown renders the report for people.
+func (r *Report) Markdown() string {
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	w("# Tether benchmark report\n\n")
+	w("Written by `make bench` (`go run ./cmd/bench`) on %s in %s. ", r.Date, r.Duration)
+	if r.Quick {
+		w("**Quick mode**: a smoke run at toy scale; the numbers say nothing about the goals. ")
+	}
+	w("Each figure is the median of %d run(s); every run starts a fresh API server (envtest), DynamoDB Local behind a counting fault proxy, Hue bridge simulators, and the manager binary as its own process.\n\n", r.Runs)
+	w("**Machine**: %d cores, %.1f GiB memory, %s, %s, %s.\n\n", r.Machine.Cores, r.Machine.MemoryGB, r.Machine.CPU, r.Machine.OS, r.Machine.Go)
+	s := r.Scale
+	w("**Scale**: %d single changes; %d HueLights at once on one bridge; %d HueLights on two bridges and %d DynamoDBTables in steady state; drift of %d lights and %d tables; a %s bridge outage with %d HueLights; %s of 50%% throttling with %d tables changing. ",
+		s.LatencyChanges, s.ConvergeLights, s.WatchLights, s.Tables, s.DriftLights, s.DriftTables, s.Outage, s.OutageLights, s.Throttle, s.ThrottleTables)
+	w("Operator flags: `--hue-poll-interval=%s --dynamodbtable-poll-interval=%s` (the DynamoDB default is 2m; shortened so that %d intervals fit in a run).\n\n", s.HuePoll, s.DDBPoll, s.WatchIntervals)
+
+	w("## Goals missed\n\n")
+	if len(r.Missed) == 0 {
+		w("None: every goal is met.\n\n")
+	} else {
+		for _, m := range r.Missed {
+			w("- %s\n", m)
+		}
+		w("\nThe notes under each figure say why.\n\n")
+	}
+	for _, f := range r.Figures {
+		w("## %d. %s\n\n", f.ID, f.Title)
+		w("| Measure | Median | Runs | Goal | |\n|---|---|---|---|---|\n")
+		for _, m := range f.Measures {
+			runs := make([]string, len(m.Runs))
+			for i, v := range m.Runs {
+				runs[i] = formatNumber(v)
+			}
+			verdict := ""
+			if m.Met != nil {
+				verdict = "met"
+				if !*m.Met {
+					verdict = "**missed**"
+				}
+			}
+			w("| %s | %s %s | %s | %s | %s |\n", m.Label, formatNumber(m.Median), m.Unit, strings.Join(runs, ", "), m.Goal, verdict)
+		}
+		w("\n")
+		for _, n := range f.Notes {
+			w("- %s\n", n)
+		}
+		w("\n")
+	}
+	return b.String()
+}
