@@ -54,6 +54,9 @@ type index struct {
 	Projection projection
 	Throughput *throughput
 	Status     string // observed only
+	// Reported is the capacity AWS reports even on PAY_PER_REQUEST
+	// (observed only): DynamoDB Local keeps the old values there.
+	Reported *throughput
 }
 
 type ttl struct {
@@ -149,7 +152,7 @@ func observedTable(d *types.TableDescription) *table {
 	}
 	for _, g := range d.GlobalSecondaryIndexes {
 		ix := index{Name: aws.ToString(g.IndexName), Keys: awsKeys(g.KeySchema),
-			Projection: awsProjection(g.Projection), Status: string(g.IndexStatus)}
+			Projection: awsProjection(g.Projection), Status: string(g.IndexStatus), Reported: awsThroughput(g.ProvisionedThroughput)}
 		if provisioned {
 			ix.Throughput = awsThroughput(g.ProvisionedThroughput)
 		}

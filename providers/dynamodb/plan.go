@@ -163,7 +163,10 @@ func (p *planner) deleteIndexes() {
 }
 
 // switchBilling changes the billing mode. A switch to PROVISIONED must carry
-// the throughput of the table and of every index in the same call.
+// the throughput of the table and of every index in the same call, except
+// an index already reported at that capacity: AWS reports 0 on
+// PAY_PER_REQUEST, but DynamoDB Local keeps the old values and rejects
+// "the requested throughput value equals the current value".
 func (p *planner) switchBilling() {
 	if p.want.BillingMode == p.cur.BillingMode {
 		return
@@ -176,9 +179,12 @@ func (p *planner) switchBilling() {
 		p.cur.Throughput = p.want.Throughput
 		for i, ix := range p.cur.GSIs {
 			want, _ := p.want.index(ix.Name)
+			p.cur.GSIs[i].Throughput = want.Throughput
+			if ix.Reported != nil && want.Throughput != nil && *ix.Reported == *want.Throughput {
+				continue
+			}
 			in.GlobalSecondaryIndexUpdates = append(in.GlobalSecondaryIndexUpdates, types.GlobalSecondaryIndexUpdate{
 				Update: &types.UpdateGlobalSecondaryIndexAction{IndexName: aws.String(ix.Name), ProvisionedThroughput: awsProvisioned(want.Throughput)}})
-			p.cur.GSIs[i].Throughput = want.Throughput
 		}
 		desc += fmt.Sprintf(" (table %s", p.want.Throughput)
 		for _, ix := range p.cur.GSIs {

@@ -3,6 +3,7 @@ package dynamodb
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -543,4 +544,95 @@ func TestOwnerTagsAndTagDrift(t *testing.T) {
 func isTerminalReason(err error, reason string) bool {
 	te, ok := providers.AsTerminal(err)
 	return ok && te.Reason == reason
+}
+
+// Billing switched behind Tether's back: one call puts it back, carrying
+// the table's and the index's throughput (no second, illegal update).
+func TestBillingDriftIsPutBackInOneCall(t *testing.T) {
+	f := localFixture(t)
+	obj := newTable(withGSI("g1x", "a", capacity(2, 2)), func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.BillingMode = awsv1alpha1.BillingModeProvisioned
+		o.Spec.ProvisionedThroughput = capacity(5, 5)
+	})
+	f.converge(obj)
+	if _, err := f.raw.UpdateTable(context.Background(), &dynamodb.UpdateTableInput{TableName: aws.String(obj.Name),
+		BillingMode: types.BillingModePayPerRequest}); err != nil {
+		t.Fatal(err)
+	}
+	f.proxy.ResetCounts()
+	f.converge(obj)
+	if got := f.proxy.Calls()["UpdateTable"]; got != 1 {
+		t.Errorf("UpdateTable calls = %d, want 1", got)
+	}
+	d := f.describe(obj.Name)
+	if aws.ToInt64(d.ProvisionedThroughput.ReadCapacityUnits) != 5 || aws.ToInt64(d.GlobalSecondaryIndexes[0].ProvisionedThroughput.ReadCapacityUnits) != 2 {
+		t.Errorf("throughput after the switch back: table %+v, index %+v", d.ProvisionedThroughput, d.GlobalSecondaryIndexes[0].ProvisionedThroughput)
+	}
+}
+
+// While an index is CREATING, Update sends nothing and asks to look again.
+func TestNoUpdateWhileAnIndexIsCreating(t *testing.T) {
+	have := active(ppr, nil, gsi("a1x", "a", nil))
+	have.GSIs[0].Status = "CREATING"
+	want := spec(ppr, nil, gsi("a1x", "a", nil), gsi("b1x", "b", nil))
+	pl := plan("t", want, have, planOptions{})
+	pl.busy = have.busy()
+	p := New(Options{Clients: ClientOptions{DefaultRegion: "us-east-1"}})
+	p.clients.byID["us-east-1"] = &endpoint{API: noCalls{t}, Region: "us-east-1", Key: "fake"}
+	err := p.Update(context.Background(), newTable(), pl)
+	if pe, ok := providers.AsPending(err); !ok || pe.Reason != ReasonTableBusy || pe.Delay != busyDelay {
+		t.Fatalf("err = %v, want pending %s after %s", err, ReasonTableBusy, busyDelay)
+	}
+	if want := "index a1x is CREATING"; !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "create index b1x") {
+		t.Errorf("message %q should say what it waits for and what is pending", err)
+	}
+}
+
+// noCalls is an API that fails the test on any call.
+type noCalls struct{ t *testing.T }
+
+func (n noCalls) fail() { n.t.Helper(); n.t.Fatal("unexpected DynamoDB call") }
+func (n noCalls) DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
+	n.fail()
+	return nil, nil
+}
+func (n noCalls) CreateTable(context.Context, *dynamodb.CreateTableInput, ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
+	n.fail()
+	return nil, nil
+}
+func (n noCalls) UpdateTable(context.Context, *dynamodb.UpdateTableInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error) {
+	n.fail()
+	return nil, nil
+}
+func (n noCalls) DeleteTable(context.Context, *dynamodb.DeleteTableInput, ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error) {
+	n.fail()
+	return nil, nil
+}
+func (n noCalls) DescribeTimeToLive(context.Context, *dynamodb.DescribeTimeToLiveInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
+	n.fail()
+	return nil, nil
+}
+func (n noCalls) UpdateTimeToLive(context.Context, *dynamodb.UpdateTimeToLiveInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error) {
+	n.fail()
+	return nil, nil
+}
+func (n noCalls) DescribeContinuousBackups(context.Context, *dynamodb.DescribeContinuousBackupsInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeContinuousBackupsOutput, error) {
+	n.fail()
+	return nil, nil
+}
+func (n noCalls) UpdateContinuousBackups(context.Context, *dynamodb.UpdateContinuousBackupsInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateContinuousBackupsOutput, error) {
+	n.fail()
+	return nil, nil
+}
+func (n noCalls) ListTagsOfResource(context.Context, *dynamodb.ListTagsOfResourceInput, ...func(*dynamodb.Options)) (*dynamodb.ListTagsOfResourceOutput, error) {
+	n.fail()
+	return nil, nil
+}
+func (n noCalls) TagResource(context.Context, *dynamodb.TagResourceInput, ...func(*dynamodb.Options)) (*dynamodb.TagResourceOutput, error) {
+	n.fail()
+	return nil, nil
+}
+func (n noCalls) UntagResource(context.Context, *dynamodb.UntagResourceInput, ...func(*dynamodb.Options)) (*dynamodb.UntagResourceOutput, error) {
+	n.fail()
+	return nil, nil
 }
