@@ -636,3 +636,20 @@ func (n noCalls) UntagResource(context.Context, *dynamodb.UntagResourceInput, ..
 	n.fail()
 	return nil, nil
 }
+
+// After a restart (no memory) the status alone proves ownership on an
+// endpoint without tags: the identity Tether recorded at creation matches
+// what DescribeTable reports.
+func TestOwnershipSurvivesARestartWithoutTags(t *testing.T) {
+	f := localFixture(t)
+	obj := newTable()
+	f.converge(obj)
+	restarted := newFixture(t, dynamoDBLocal(t).URL, Options{})
+	if obs, err := restarted.pass(obj); err != nil || !obs.UpToDate {
+		t.Fatalf("after restart: %+v %v", obs, err)
+	}
+	restarted.deleteFully(obj)
+	if restarted.exists(obj.Name) {
+		t.Error("a restarted operator did not delete its own table")
+	}
+}
