@@ -197,7 +197,7 @@ func (p *Provider) Update(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, d
 		return classify(err)
 	}
 	mem.sent(step, obj.Generation)
-	mem.forgetSecondary(step.Kind)
+	mem.afterSent(step)
 	return nil
 }
 

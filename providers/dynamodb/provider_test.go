@@ -653,3 +653,28 @@ func TestOwnershipSurvivesARestartWithoutTags(t *testing.T) {
 		t.Error("a restarted operator did not delete its own table")
 	}
 }
+
+// Tags are eventually consistent on AWS: after TagResource the adapter does
+// not re-read them at once (which could resend them and trip the stall
+// breaker); it counts them as applied until the next scheduled read.
+func TestTagChangeIsSentOnceWithoutReread(t *testing.T) {
+	server := ddbtest.Dynalite(t, ddbtest.DynaliteOptions{})
+	f := newFixture(t, server.URL, Options{SecondaryReadInterval: time.Hour})
+	obj := newTable(func(o *awsv1alpha1.DynamoDBTable) { o.Spec.Tags = map[string]string{"team": "a"} })
+	f.converge(obj)
+	f.proxy.ResetCounts()
+	obj.Spec.Tags = map[string]string{"team": "b"}
+	obj.Generation++
+	f.converge(obj)
+	for range 3 {
+		if _, err := f.pass(obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if calls := f.proxy.Calls(); calls["TagResource"] != 1 || calls["ListTagsOfResource"] != 0 {
+		t.Errorf("calls = %v, want one TagResource and no re-read", calls)
+	}
+	if tags, _ := listTags(context.Background(), f.raw, obj.Status.TableArn); tags["team"] != "b" {
+		t.Errorf("tags = %v", tags)
+	}
+}

@@ -153,10 +153,25 @@ func listTags(ctx context.Context, api API, arn string) (map[string]string, erro
 	}
 }
 
-// forgetSecondary makes the next Observe read a feature again, after the
-// adapter changed it.
-func (m *memory) forgetSecondary(kind StepKind) {
-	delete(m.secondaryAt, featureOf(kind))
+// afterSent updates what the adapter knows of a feature it just changed.
+// Tags are eventually consistent on AWS (ListTagsOfResource may not show a
+// new tag for a while): re-reading them at once would resend the same tags
+// and trip the stall breaker, so the cached tags take the change instead,
+// and the next real read is at the usual interval. Other features are read
+// again at the next Observe.
+func (m *memory) afterSent(step Step) {
+	switch {
+	case step.Tags != nil && m.secondary.Tags != nil:
+		for _, t := range step.Tags {
+			m.secondary.Tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
+		}
+	case step.UntagKeys != nil && m.secondary.Tags != nil:
+		for _, k := range step.UntagKeys {
+			delete(m.secondary.Tags, k)
+		}
+	default:
+		delete(m.secondaryAt, featureOf(step.Kind))
+	}
 }
 
 func (m *memory) forgetAllSecondary() {
