@@ -28,6 +28,7 @@ const (
 	ReasonConflict          = "Conflict"
 	ReasonDeletionProtected = "DeletionProtected"
 	ReasonTableExists       = "TableExists"
+	ReasonImmutableMismatch = "ImmutableMismatch"
 )
 
 // Delays of the typed errors. Throttling has already been retried by the

@@ -243,3 +243,27 @@ func orDefault(s, def string) string {
 	}
 	return s
 }
+
+// immutableMismatch names what the spec and an existing table disagree on
+// that no update can fix (the key schema, the local secondary indexes), ""
+// when they agree. It matters for adopted tables: Tether's own were created
+// from a spec that cannot change these fields.
+func immutableMismatch(spec *awsv1alpha1.DynamoDBTableSpec, d *types.TableDescription) string {
+	if !slices.Equal(specKeys(spec.KeySchema), awsKeys(d.KeySchema)) {
+		return "keySchema"
+	}
+	want := map[string]index{}
+	for _, l := range spec.LocalSecondaryIndexes {
+		want[l.IndexName] = index{Keys: specKeys(l.KeySchema), Projection: specProjection(l.Projection)}
+	}
+	if len(want) != len(d.LocalSecondaryIndexes) {
+		return "localSecondaryIndexes"
+	}
+	for _, l := range d.LocalSecondaryIndexes {
+		w, ok := want[aws.ToString(l.IndexName)]
+		if !ok || !w.sameShape(index{Keys: awsKeys(l.KeySchema), Projection: awsProjection(l.Projection)}) {
+			return "localSecondaryIndexes"
+		}
+	}
+	return ""
+}

@@ -52,3 +52,37 @@ func TestKMSKeyMatches(t *testing.T) {
 		}
 	}
 }
+
+func TestImmutableMismatch(t *testing.T) {
+	keys := []types.KeySchemaElement{{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange}, {AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}}
+	lsi := types.LocalSecondaryIndexDescription{IndexName: aws.String("byX"),
+		KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}, {AttributeName: aws.String("x"), KeyType: types.KeyTypeRange}},
+		Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}
+	d := &types.TableDescription{KeySchema: keys, LocalSecondaryIndexes: []types.LocalSecondaryIndexDescription{lsi}}
+	spec := func() *awsv1alpha1.DynamoDBTableSpec {
+		return &awsv1alpha1.DynamoDBTableSpec{
+			KeySchema: awsv1alpha1.KeySchema{{AttributeName: "pk", KeyType: "HASH"}, {AttributeName: "sk", KeyType: "RANGE"}},
+			LocalSecondaryIndexes: []awsv1alpha1.LocalSecondaryIndex{{IndexName: "byX",
+				KeySchema:  awsv1alpha1.KeySchema{{AttributeName: "pk", KeyType: "HASH"}, {AttributeName: "x", KeyType: "RANGE"}},
+				Projection: awsv1alpha1.Projection{ProjectionType: "KEYS_ONLY"}}},
+		}
+	}
+	if got := immutableMismatch(spec(), d); got != "" {
+		t.Errorf("matching table: %q", got)
+	}
+	s := spec()
+	s.KeySchema = s.KeySchema[:1]
+	if got := immutableMismatch(s, d); got != "keySchema" {
+		t.Errorf("other key schema: %q", got)
+	}
+	s = spec()
+	s.LocalSecondaryIndexes[0].Projection.ProjectionType = "ALL"
+	if got := immutableMismatch(s, d); got != "localSecondaryIndexes" {
+		t.Errorf("other LSI projection: %q", got)
+	}
+	s = spec()
+	s.LocalSecondaryIndexes = nil
+	if got := immutableMismatch(s, d); got != "localSecondaryIndexes" {
+		t.Errorf("missing LSI: %q", got)
+	}
+}

@@ -117,6 +117,11 @@ func (p *Provider) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 
 // compare plans the way from the table as it is to the spec.
 func (p *Provider) compare(ctx context.Context, ep *endpoint, obj *awsv1alpha1.DynamoDBTable, desc *types.TableDescription) (providers.Observation, error) {
+	if what := immutableMismatch(&obj.Spec, desc); what != "" {
+		return providers.Observation{}, providers.Terminalf(ReasonImmutableMismatch,
+			"the table's %s differs from the spec, and DynamoDB cannot change it after creation: "+
+				"make the spec match the table, or delete the table to have it re-created", what)
+	}
 	have := observedTable(desc)
 	if err := p.readSecondary(ctx, ep, obj, desc, have); err != nil {
 		return providers.Observation{}, err
