@@ -35,7 +35,9 @@ type Server struct {
 // LocalOptions tune DynamoDB Local.
 type LocalOptions struct {
 	// DelayTransientStatuses makes tables and indexes stay CREATING,
-	// UPDATING or DELETING for a short while, as on AWS.
+	// UPDATING or DELETING for a short while, as on AWS. Beware: with it,
+	// DynamoDB Local 1.25.1 left an index added by UpdateTable CREATING for
+	// over a minute; dynalite's delays are the better tool for transitions.
 	DelayTransientStatuses bool
 }
 
