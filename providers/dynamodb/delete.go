@@ -26,7 +26,7 @@ func (p *Provider) Delete(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) e
 		return err
 	}
 	if err := p.checkConflict(ctx, ep, obj); err != nil {
-		if t, ok := providers.AsTerminal(err); ok && t.Reason == ReasonConflict {
+		if ra, ok := providers.AsRetryAfter(err); ok && ra.Reason == ReasonConflict {
 			p.forget(obj) // another object manages the table: let go of it
 			return nil
 		}

@@ -107,6 +107,10 @@ func (p *Provider) markCreated(ep *endpoint, name, uid string) {
 	p.created[ep.Key+"|"+name] = uid
 }
 
+// conflictDelay is how often an object in Conflict looks whether the
+// object that holds its table is gone.
+const conflictDelay = time.Minute
+
 // checkConflict makes the later of two objects naming the same table (in
 // any namespaces) touch nothing. The one that already has the table wins,
 // then the older one, so the answer does not depend on which one is
@@ -125,8 +129,11 @@ func (p *Provider) checkConflict(ctx context.Context, ep *endpoint, obj *awsv1al
 			p.regionOf(other) != p.regionOf(obj) || !precedes(other, obj) {
 			continue
 		}
-		return providers.Terminalf(ReasonConflict, "table %s in %s is already managed by DynamoDBTable %s/%s; this object touches nothing",
-			obj.ResolvedTableName(), ep.Region, other.Namespace, other.Name)
+		// Not terminal: the check costs no AWS call (it reads the cache),
+		// and once the other object is gone this one may take over.
+		return providers.RetryAfter(conflictDelay, ReasonConflict, fmt.Errorf(
+			"table %s in %s is already managed by DynamoDBTable %s/%s; this object touches nothing while that one exists",
+			obj.ResolvedTableName(), ep.Region, other.Namespace, other.Name))
 	}
 	return nil
 }
