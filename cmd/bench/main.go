@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -23,6 +24,7 @@ func main() {
 		outage   time.Duration
 		throttle time.Duration
 		ddbPoll  time.Duration
+		size     float64
 	)
 	flag.IntVar(&runs, "runs", 3, "Runs per figure; each figure reports the median.")
 	flag.BoolVar(&quick, "quick", false, "A seconds-long smoke run at toy scale (the numbers mean nothing).")
@@ -30,11 +32,15 @@ func main() {
 	flag.DurationVar(&outage, "outage", 0, "Override the bridge outage of figure 6 (default 5m; 5s with -quick).")
 	flag.DurationVar(&throttle, "throttle", 0, "Override the throttling window of figure 6 (default 2m; 5s with -quick).")
 	flag.DurationVar(&ddbPoll, "dynamodbtable-poll-interval", 0, "Override the operator's DynamoDBTable poll interval (default 45s; 2s with -quick).")
+	flag.Float64Var(&size, "size", 1, "Multiply the object counts (not the durations) by this factor, e.g. 0.2 for a first look.")
 	flag.Parse()
 
 	scale := bench.FullScale()
 	if quick {
 		scale = bench.QuickScale()
+	}
+	if size > 0 && size != 1 {
+		scale = scale.Resize(size)
 	}
 	if outage > 0 {
 		scale.Outage = outage
@@ -52,6 +58,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
+	rep.Command = strings.Join(os.Args[1:], " ")
 	if err := rep.WriteFiles(out); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)

@@ -13,9 +13,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
+
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // Scale is how big and how long each figure is.
@@ -87,6 +92,21 @@ func QuickScale() Scale {
 	}
 }
 
+// Resize multiplies the object counts by f (durations stay), for a smaller
+// machine or a first look.
+func (s Scale) Resize(f float64) Scale {
+	n := func(v int) int { return max(1, int(math.Round(float64(v)*f))) }
+	s.LatencyChanges = n(s.LatencyChanges)
+	s.ConvergeLights = n(s.ConvergeLights)
+	s.WatchLights = max(s.ConvergeLights+1, n(s.WatchLights))
+	s.Tables = n(s.Tables)
+	s.DriftLights = min(n(s.DriftLights), s.ConvergeLights)
+	s.ThrottleTables = min(n(s.ThrottleTables), s.Tables)
+	s.DriftTables = min(n(s.DriftTables), s.ThrottleTables)
+	s.OutageLights = n(s.OutageLights)
+	return s
+}
+
 // Options configure Run.
 type Options struct {
 	Runs  int
@@ -117,13 +137,18 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		defer os.RemoveAll(dir)
 		opts.WorkDir = dir
 	}
+	// The harness's own client-go and controller-runtime logs are noise.
+	ctrllog.SetLogger(logr.Discard())
 	began := time.Now()
 	opts.logf("building the manager")
 	bin, err := buildManager(opts.WorkDir)
 	if err != nil {
 		return nil, err
 	}
-	var runs [][]figureResult
+	var (
+		runs   [][]figureResult
+		failed []string
+	)
 	for i := range opts.Runs {
 		opts.logf("run %d of %d", i+1, opts.Runs)
 		dir := filepath.Join(opts.WorkDir, fmt.Sprintf("run-%d", i+1))
@@ -132,11 +157,19 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}
 		figs, err := runOnce(ctx, opts, bin, dir)
 		if err != nil {
-			return nil, fmt.Errorf("run %d: %w", i+1, err)
+			// A later run's failure still leaves the earlier runs' report,
+			// which says how many runs it stands on and why.
+			if len(runs) == 0 || ctx.Err() != nil {
+				return nil, fmt.Errorf("run %d: %w", i+1, err)
+			}
+			opts.logf("run %d failed, reporting the %d run(s) before it: %v", i+1, len(runs), err)
+			failed = append(failed, fmt.Sprintf("Run %d of %d failed and is not in the medians: %s", i+1, opts.Runs, firstLine(err.Error())))
+			break
 		}
 		runs = append(runs, figs)
 	}
 	rep := aggregate(runs, opts)
+	rep.Missed = append(rep.Missed, failed...)
 	rep.Duration = time.Since(began).Round(time.Second).String()
 	return rep, nil
 }
@@ -169,4 +202,11 @@ func runOnce(ctx context.Context, opts Options, bin, dir string) ([]figureResult
 		}
 	}
 	return r.figures(), nil
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }

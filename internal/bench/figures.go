@@ -96,7 +96,7 @@ func (r *run) latency(ctx context.Context) error {
 		return err
 	}
 	current := map[int]int{}
-	var samples []time.Duration
+	var samples, fromSent []time.Duration
 	for k := range r.sc.LatencyChanges {
 		i := k % latencyBulb
 		bri := 2 + (k*37)%250
@@ -105,6 +105,7 @@ func (r *run) latency(ctx context.Context) error {
 		}
 		current[i] = bri
 		from := len(sim.Commands())
+		sent := time.Now()
 		if err := r.c.Patch(ctx, objs[i], client.RawPatch("application/merge-patch+json", fmt.Appendf(nil, `{"spec":{"brightness":%d}}`, bri))); err != nil {
 			return err
 		}
@@ -114,6 +115,7 @@ func (r *run) latency(ctx context.Context) error {
 			return fmt.Errorf("change %d (bri %d on light %d): %w", k, bri, i+1, err)
 		}
 		samples = append(samples, at.Sub(accepted))
+		fromSent = append(fromSent, at.Sub(sent))
 		// Single changes: let the bridge's budget (10/s) refill, so the
 		// figure is the operator's reaction, not the limiter's pacing.
 		if err := r.sleep(ctx, 150*time.Millisecond); err != nil {
@@ -122,8 +124,13 @@ func (r *run) latency(ctx context.Context) error {
 	}
 	f := r.fig(1)
 	f.add("p50", "p50 latency", "ms", ms(percentile(samples, 50)), &goal{Op: "<=", Limit: 30})
+	f.why("the reaction to a single change (watch event, reconcile, PUT) is slow; see the operator's reconcile latency")
 	f.add("p99", "p99 latency", "ms", ms(percentile(samples, 99)), &goal{Op: "<=", Limit: 150})
+	f.why("a few changes waited; the max is %.0f ms", ms(percentile(samples, 100)))
 	f.add("max", "max latency", "ms", ms(percentile(samples, 100)), nil)
+	f.add("min", "min latency (negative: the PUT came before the client had the API server's answer)", "ms", ms(percentile(samples, 0)), nil)
+	f.add("p50_sent", "p50 from the client sending the change (an upper bound)", "ms", ms(percentile(fromSent, 50)), nil)
+	f.add("p99_sent", "p99 from the client sending the change", "ms", ms(percentile(fromSent, 99)), nil)
 	f.note("%d single brightness changes on %d HueLights of one bridge, one at a time, 150 ms apart (so the bridge's 10 commands/s budget never delays one); "+
 		"the clock starts when the client's Patch returns and stops at the simulator's log entry for the PUT.", len(samples), latencyBulb)
 	return nil
@@ -171,6 +178,10 @@ func (r *run) scale(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	api0, err := r.op.apiRequests()
+	if err != nil {
+		return err
+	}
 	start := time.Now()
 	bgErr := make(chan error, 1)
 	go func() { bgErr <- r.createAll(ctx, background) }()
@@ -181,11 +192,13 @@ func (r *run) scale(ctx context.Context) error {
 	// Calls per table until it was first seen Ready; later polls of an
 	// early table are not creation cost.
 	var perTable []float64
+	byOp := map[string]int{}
 	timeout := time.Duration(3*r.sc.Tables/limiterRate)*time.Second*3 + 2*time.Minute
 	last, err := r.waitReady(ctx, true, wantAll(tables), timeout, func(key string) {
 		n := 0
-		for _, c := range r.proxy.CallsFor(strings.TrimPrefix(key, tablesNS+"/")) {
+		for op, c := range r.proxy.CallsFor(strings.TrimPrefix(key, tablesNS+"/")) {
 			n += c
+			byOp[op] += c
 		}
 		perTable = append(perTable, float64(n))
 	})
@@ -200,6 +213,10 @@ func (r *run) scale(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	api1, err := r.op.apiRequests()
+	if err != nil {
+		return err
+	}
 	if err := <-bgErr; err != nil {
 		return err
 	}
@@ -210,6 +227,7 @@ func (r *run) scale(ctx context.Context) error {
 	f := r.fig(4)
 	f.add("ready", fmt.Sprintf("%d tables: time to all Ready", r.sc.Tables), "s", secs(last.Sub(start)), nil)
 	f.add("calls_mean", "calls per table during creation (mean)", "calls", mean(perTable), &goal{Op: "<=", Limit: 3})
+	f.why("calls by operation until Ready: %s", formatCounts(byOp))
 	f.add("calls_max", "calls per table during creation (max)", "calls", maxOf(perTable), nil)
 	reconciles := sum(rc1) - sum(rc0)
 	cpu := u1.CPUTotal - u0.CPUTotal
@@ -218,6 +236,14 @@ func (r *run) scale(ctx context.Context) error {
 	}
 	f.note("Creation phase: %.0f reconciles (all kinds), %.1f CPU s; %d HueLights on two other bridges were created at the same time.",
 		reconciles, cpu.Seconds(), len(background))
+	more := 0
+	for _, n := range perTable {
+		if n > 3 {
+			more++
+		}
+	}
+	f.note("Calls until each table was first seen Ready, by operation: %s; %d of %d tables took more than 3.", formatCounts(byOp), more, len(perTable))
+	f.note("Kubernetes API requests by the operator during creation: %s (%.0f/s).", formatFloatCounts(diff(api1, api0)), (sum(api1)-sum(api0))/last.Sub(start).Seconds())
 	f.note("The floor set by the operator's own per-region limiter (%d calls/s, burst %d) is about %.0f s for %d tables at 3 calls each.",
 		limiterRate, limiterBurst, math.Max(0, float64(3*r.sc.Tables-limiterBurst))/limiterRate, r.sc.Tables)
 	return nil
@@ -241,11 +267,21 @@ func (r *run) convergence(ctx context.Context) error {
 		return err
 	}
 	took := last.Sub(start)
-	lightCmds, groupCmds := countCommands(sim.Commands())
+	cmds := sim.Commands()
+	lightCmds, groupCmds := countCommands(cmds)
 	f := r.fig(2)
 	f.add("ready", fmt.Sprintf("%d HueLights: time to all Ready", n), "s", secs(took), &goal{Op: "<=", Limit: 1.1 * floor.Seconds()})
+	if len(cmds) > 0 {
+		lastCmd := cmds[len(cmds)-1].Time.Sub(start)
+		f.why("the first command went out %.1f s after the first create, the last at %.1f s (the floor is %.0f s), and the last HueLight was Ready %.1f s after that",
+			cmds[0].Time.Sub(start).Seconds(), lastCmd.Seconds(), floor.Seconds(), (took - lastCmd).Seconds())
+	}
 	f.add("overloads", "overload errors from the bridge", "errors", float64(sim.Overloads()), &goal{Op: "<=", Limit: 0})
+	f.why("the operator sent light commands faster than the bridge's 10/s")
 	f.add("commands", "light commands sent", "commands", float64(lightCmds), nil)
+	if len(cmds) > 0 {
+		f.add("last_command", "time to the last light command", "s", secs(cmds[len(cmds)-1].Time.Sub(start)), nil)
+	}
 
 	// Every light to the same state: one group 0 command could do it in a
 	// second; light by light it is the floor again.
@@ -301,6 +337,10 @@ func (r *run) watchCost(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	api0, err := r.op.apiRequests()
+	if err != nil {
+		return err
+	}
 	alpha.ResetGetCounts()
 	beta.ResetGetCounts()
 	r.proxy.ResetCounts()
@@ -315,6 +355,10 @@ func (r *run) watchCost(ctx context.Context) error {
 		return err
 	}
 	versions1, err := r.resourceVersions(ctx)
+	if err != nil {
+		return err
+	}
+	api1, err := r.op.apiRequests()
 	if err != nil {
 		return err
 	}
@@ -335,8 +379,12 @@ func (r *run) watchCost(ctx context.Context) error {
 	}
 	f := r.fig(3)
 	f.add("hue_gets", "Hue: GETs per bridge per poll interval (all paths, worst bridge)", "GETs", float64(worst)/hueIntervals, &goal{Op: "<=", Limit: 1})
+	f.why("GET /lights alone is %.2f per interval (the shared poller); the rest is %s: each HueBridge reads /config for its health every %s "+
+		"(controllers.hueBridgeResync) on top of the poller, so a bridge gets 1 + %s/%s GETs per poll interval",
+		float64(worstLights)/hueIntervals, formatCounts(gets[0]), hueBridgeResync, r.sc.HuePoll, hueBridgeResync)
 	f.add("hue_lights_gets", "Hue: GET /lights per bridge per poll interval", "GETs", float64(worstLights)/hueIntervals, nil)
 	f.add("ddb_calls", "DynamoDB: calls per table per poll interval", "calls", float64(totalCalls)/float64(r.sc.Tables)/ddbIntervals, &goal{Op: "<=", Limit: 1.1})
+	f.why("calls by operation: %s", formatCounts(calls))
 	f.add("ddb_describes", "DynamoDB: DescribeTable per table per poll interval", "calls", float64(calls["DescribeTable"])/float64(r.sc.Tables)/ddbIntervals, nil)
 	lightRec := rc1["huelight"] - rc0["huelight"]
 	tableRec := rc1["dynamodbtable"] - rc0["dynamodbtable"]
@@ -352,7 +400,8 @@ func (r *run) watchCost(ctx context.Context) error {
 	f.note("Window: %s = %d x the longer poll interval, with %d HueLights on two bridges (%d more on two others) and %d DynamoDBTables. "+
 		"Poll intervals shortened with the manager's flags to keep the run short: --hue-poll-interval=%s (the default), --dynamodbtable-poll-interval=%s (default 2m).",
 		window, r.sc.WatchIntervals, r.sc.WatchLights, r.sc.OutageLights+latencyBulb, r.sc.Tables, r.sc.HuePoll, r.sc.DDBPoll)
-	f.note("GETs by path, per bridge: %s; DynamoDB calls by operation: %s.", formatCounts(gets[0])+" | "+formatCounts(gets[1]), formatCounts(calls))
+	f.note("GETs by path, per bridge: %s; DynamoDB calls by operation: %s; Kubernetes API requests by the operator: %s.",
+		formatCounts(gets[0])+" | "+formatCounts(gets[1]), formatCounts(calls), formatFloatCounts(diff(api1, api0)))
 
 	// Figure 4's memory figure: the operator now holds every object.
 	u, err := r.op.usage()
@@ -433,8 +482,12 @@ func (r *run) drift(ctx context.Context) error {
 	f := r.fig(5)
 	f.add("hue_p50", "Hue: time to correct (median)", "s", secs(percentile(lightsDT, 50)), nil)
 	f.add("hue_max", fmt.Sprintf("Hue: time to correct all %d", nl), "s", secs(percentile(lightsDT, 100)), &goal{Op: "<=", Limit: r.sc.HuePoll.Seconds() + 1})
+	f.why("detection takes up to one poll (%s) and the %d corrections then queue behind the bridge's %d commands/s (%.1f s for the last); "+
+		"Tether sends one command per light, it does not group same-state corrections", r.sc.HuePoll, nl, bridgeCommandsPerSecond, float64(nl-1)/bridgeCommandsPerSecond)
 	f.add("ddb_p50", "DynamoDB: time to correct (median)", "s", secs(percentile(tablesDT, 50)), nil)
 	f.add("ddb_max", fmt.Sprintf("DynamoDB: time to correct all %d", nt), "s", secs(percentile(tablesDT, 100)), &goal{Op: "<=", Limit: r.sc.DDBPoll.Seconds() + 5})
+	f.why("the poll interval is jittered by up to +10%% (%.1f s here), and every call, polls of the other %d tables included, waits for the shared %d/s limiter",
+		0.1*r.sc.DDBPoll.Seconds(), len(r.tables)-nt, limiterRate)
 	f.note("%d bulbs dimmed through the simulator's \"Hue app\" control at once: detection waits for the bridge's next poll (%s), then the %d corrections share the bridge's %d commands/s, so the last one cannot come sooner than %.1f s after detection.",
 		nl, r.sc.HuePoll, nl, bridgeCommandsPerSecond, float64(nl-1)/bridgeCommandsPerSecond)
 	f.note("%d PROVISIONED tables changed from 5/5 to 9/9 capacity with UpdateTable straight to DynamoDB Local, at once; the operator's poll interval is %s, jittered by up to 10%% (so up to %.1f s).",
@@ -529,18 +582,27 @@ func (r *run) backoff(ctx context.Context) error {
 	var (
 		wg           sync.WaitGroup
 		hueErr, dErr error
+		hue, ddb     figureResult
 	)
 	wg.Add(2)
-	go func() { defer wg.Done(); hueErr = r.hueOutage(ctx) }()
-	go func() { defer wg.Done(); dErr = r.ddbThrottle(ctx) }()
+	go func() { defer wg.Done(); hueErr = r.hueOutage(ctx, &hue) }()
+	go func() { defer wg.Done(); dErr = r.ddbThrottle(ctx, &ddb) }()
 	wg.Wait()
 	if hueErr != nil {
 		return hueErr
 	}
-	return dErr
+	if dErr != nil {
+		return dErr
+	}
+	f := r.fig(6)
+	for _, part := range []figureResult{hue, ddb} {
+		f.Samples = append(f.Samples, part.Samples...)
+		f.Notes = append(f.Notes, part.Notes...)
+	}
+	return nil
 }
 
-func (r *run) hueOutage(ctx context.Context) error {
+func (r *run) hueOutage(ctx context.Context, f *figureResult) error {
 	p := r.outage
 	objs := objects(r.outageLights)
 	p.reset()
@@ -573,8 +635,8 @@ func (r *run) hueOutage(ctx context.Context) error {
 	polls := math.Ceil(outage.Seconds() / r.sc.HuePoll.Seconds())
 	health := math.Ceil(outage.Seconds() / hueBridgeResync.Seconds())
 	bound := polls + health + 5
-	f := r.fig(6)
 	f.add("hue_calls", fmt.Sprintf("Hue: calls to the offline bridge in %s (%d HueLights)", r.sc.Outage, len(objs)), "calls", float64(total), &goal{Op: "<=", Limit: bound})
+	f.why("calls by path: %s", formatCounts(calls))
 	f.add("hue_calls_per_light", "Hue: calls per HueLight during the outage", "calls", float64(total)/float64(len(objs)), nil)
 	f.add("hue_recovery", "Hue: time from back online to all Ready with the change made during the outage", "s", secs(last.Sub(back)), nil)
 	f.note("The outage bridge sits behind a counting proxy that, while offline, drops every connection unanswered (a fast failure, the harshest for backoff); calls by path: %s.", formatCounts(calls))
@@ -583,7 +645,7 @@ func (r *run) hueOutage(ctx context.Context) error {
 	return nil
 }
 
-func (r *run) ddbThrottle(ctx context.Context) error {
+func (r *run) ddbThrottle(ctx context.Context, f *figureResult) error {
 	n := min(r.sc.ThrottleTables, len(r.tables))
 	objs := objects(r.tables[:n])
 	before := r.proxy.Total()
@@ -623,9 +685,9 @@ func (r *run) ddbThrottle(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("recovery after throttling: %w", err)
 	}
-	f := r.fig(6)
 	f.add("ddb_rate", fmt.Sprintf("DynamoDB: calls per second while 50%% throttled (%s)", r.sc.Throttle), "calls/s", total/window,
 		&goal{Op: "<=", Limit: limiterRate + limiterBurst/window, Text: fmt.Sprintf("<= %d/s (+ the burst of %d once: %.1f/s over %.0f s)", limiterRate, limiterBurst, limiterRate+limiterBurst/window, window)})
+	f.why("calls are not all paced by one limiter: %.0f calls in %.0f s, up to %.0f in one second", total, window, maxOf(buckets))
 	f.add("ddb_max_1s", "DynamoDB: most calls in any one second", "calls", maxOf(buckets), nil)
 	f.add("ddb_max_10s", "DynamoDB: highest 10-second average", "calls/s", maxWindowMean(buckets, 10), nil)
 	f.add("ddb_changed_ready", fmt.Sprintf("DynamoDB: changed tables Ready by the end of the throttling (of %d)", n), "tables", float64(readyDuring), nil)
@@ -633,4 +695,22 @@ func (r *run) ddbThrottle(ctx context.Context) error {
 	f.note("%d tables' capacity changed at the start while the proxy answered 50%% of all calls with ThrottlingException; the other %d tables kept polling. %d DescribeTable calls were throttled.",
 		n, len(r.tables)-n, r.proxy.Faults()["DescribeTable"]-faultsBefore)
 	return nil
+}
+
+func diff(after, before map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for k, v := range after {
+		if d := v - before[k]; d != 0 {
+			out[k] = d
+		}
+	}
+	return out
+}
+
+func formatFloatCounts(m map[string]float64) string {
+	ints := make(map[string]int, len(m))
+	for k, v := range m {
+		ints[k] = int(v)
+	}
+	return formatCounts(ints)
 }

@@ -152,11 +152,25 @@ func (o *operator) usage() (usage, error) {
 	return u, nil
 }
 
-var controllerLabel = regexp.MustCompile(`controller="([^"]+)"`)
+var (
+	controllerLabel = regexp.MustCompile(`controller="([^"]+)"`)
+	methodLabel     = regexp.MustCompile(`method="([^"]+)"`)
+)
 
 // reconciles reads controller_runtime_reconcile_total by controller from the
 // operator's metrics endpoint.
 func (o *operator) reconciles() (map[string]float64, error) {
+	return o.counter("controller_runtime_reconcile_total{", controllerLabel)
+}
+
+// apiRequests reads rest_client_requests_total (the operator's calls to the
+// Kubernetes API server) by method.
+func (o *operator) apiRequests() (map[string]float64, error) {
+	return o.counter("rest_client_requests_total{", methodLabel)
+}
+
+// counter sums a counter's series by one label.
+func (o *operator) counter(prefix string, label *regexp.Regexp) (map[string]float64, error) {
 	hc := &http.Client{Timeout: 5 * time.Second}
 	resp, err := hc.Get(o.metricsURL)
 	if err != nil {
@@ -171,10 +185,10 @@ func (o *operator) reconciles() (map[string]float64, error) {
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		if !strings.HasPrefix(line, "controller_runtime_reconcile_total{") {
+		if !strings.HasPrefix(line, prefix) {
 			continue
 		}
-		m := controllerLabel.FindStringSubmatch(line)
+		m := label.FindStringSubmatch(line)
 		fields := strings.Fields(line)
 		if m == nil || len(fields) < 2 {
 			continue

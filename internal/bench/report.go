@@ -37,6 +37,8 @@ type sample struct {
 	Unit  string
 	Value float64
 	Goal  *goal
+	// Why explains the value from the run's evidence, for a missed goal.
+	Why string
 }
 
 // figureResult is one run's measures of one figure.
@@ -51,6 +53,11 @@ func (f *figureResult) add(key, label, unit string, v float64, g *goal) {
 	f.Samples = append(f.Samples, sample{Key: key, Label: label, Unit: unit, Value: v, Goal: g})
 }
 
+// why attaches an explanation to the measure added last.
+func (f *figureResult) why(format string, args ...any) {
+	f.Samples[len(f.Samples)-1].Why = fmt.Sprintf(format, args...)
+}
+
 func (f *figureResult) note(format string, args ...any) {
 	f.Notes = append(f.Notes, fmt.Sprintf(format, args...))
 }
@@ -58,6 +65,7 @@ func (f *figureResult) note(format string, args ...any) {
 // Report is what bench/report.json holds; report.md says the same in prose.
 type Report struct {
 	Date     string   `json:"date"`
+	Command  string   `json:"command"`
 	Duration string   `json:"duration"`
 	Quick    bool     `json:"quick"`
 	Runs     int      `json:"runs"`
@@ -110,9 +118,14 @@ func aggregate(runs [][]figureResult, opts Options) *Report {
 		fig := Figure{ID: first.ID, Title: first.Title}
 		for si, s := range first.Samples {
 			m := Measure{Key: s.Key, Label: s.Label, Unit: s.Unit}
+			why := ""
 			for _, r := range runs {
 				if fi < len(r) && si < len(r[fi].Samples) && r[fi].Samples[si].Key == s.Key {
-					m.Runs = append(m.Runs, round(r[fi].Samples[si].Value))
+					rs := r[fi].Samples[si]
+					m.Runs = append(m.Runs, round(rs.Value))
+					if why == "" && rs.Goal != nil && !rs.Goal.met(rs.Value) {
+						why = rs.Why
+					}
 				}
 			}
 			m.Median = round(median(m.Runs))
@@ -124,8 +137,14 @@ func aggregate(runs [][]figureResult, opts Options) *Report {
 				met := s.Goal.met(m.Median)
 				m.Met = &met
 				if !met {
-					rep.Missed = append(rep.Missed, fmt.Sprintf("Figure %d (%s): %s is %s %s, goal %s.",
-						fig.ID, fig.Title, s.Label, formatNumber(m.Median), s.Unit, m.Goal))
+					if why == "" {
+						why = s.Why
+					}
+					line := fmt.Sprintf("Figure %d (%s): %s is %s %s, goal %s.", fig.ID, fig.Title, s.Label, formatNumber(m.Median), s.Unit, m.Goal)
+					if why != "" {
+						line += " Why: " + why
+					}
+					rep.Missed = append(rep.Missed, line)
 				}
 			}
 			fig.Measures = append(fig.Measures, m)
@@ -200,7 +219,7 @@ func (r *Report) Markdown() string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	w("# Tether benchmark report\n\n")
-	w("Written by `make bench` (`go run ./cmd/bench`) on %s in %s. ", r.Date, r.Duration)
+	w("Written by `make bench` (`go run ./cmd/bench %s`) on %s in %s. ", r.Command, r.Date, r.Duration)
 	if r.Quick {
 		w("**Quick mode**: a smoke run at toy scale; the numbers say nothing about the goals. ")
 	}
@@ -218,7 +237,7 @@ func (r *Report) Markdown() string {
 		for _, m := range r.Missed {
 			w("- %s\n", m)
 		}
-		w("\nThe notes under each figure say why.\n\n")
+		w("\nThe notes under each figure give the evidence.\n\n")
 	}
 	for _, f := range r.Figures {
 		w("## %d. %s\n\n", f.ID, f.Title)
