@@ -112,16 +112,21 @@ func (c *Clients) For(ctx context.Context, region string) (*endpoint, error) {
 }
 
 // limitEveryAttempt waits for the limiter before each attempt, retries
-// included: retries are where storms come from.
+// included (retries are where storms come from). It sits right after the
+// retry loop and before signing, so a wait never ages a signature.
 func limitEveryAttempt(limiter *rate.Limiter) func(*middleware.Stack) error {
 	return func(stack *middleware.Stack) error {
-		return stack.Finalize.Add(middleware.FinalizeMiddlewareFunc("TetherRateLimit",
+		mw := middleware.FinalizeMiddlewareFunc("TetherRateLimit",
 			func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
 				if err := limiter.Wait(ctx); err != nil {
 					return middleware.FinalizeOutput{}, middleware.Metadata{}, err
 				}
 				return next.HandleFinalize(ctx, in)
-			}), middleware.After)
+			})
+		if err := stack.Finalize.Insert(mw, "Retry", middleware.After); err == nil {
+			return nil
+		}
+		return stack.Finalize.Add(mw, middleware.After)
 	}
 }
 
