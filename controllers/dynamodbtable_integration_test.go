@@ -231,6 +231,30 @@ func TestDynamoDBTablePausedMakesNoCalls(t *testing.T) {
 	s.eventuallyReady(t, obj)
 }
 
+// An index whose projection changed is not replaced until the annotation
+// allows it; the annotation alone (no spec change) lets it go on.
+func TestDynamoDBTableIndexReplacementNeedsTheAnnotation(t *testing.T) {
+	s := startDynamoDB(t)
+	g := NewWithT(t)
+	name := ddbName("replace")
+	obj := newDDBTable("default", name, ddbGSI("byCustomer", "customer", nil))
+	s.create(t, obj)
+	s.eventuallyReady(t, obj)
+
+	s.update(t, obj, func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.GlobalSecondaryIndexes[0].Projection = awsv1alpha1.Projection{ProjectionType: "KEYS_ONLY"}
+	})
+	blocked := s.eventuallySynced(t, obj, "False/IndexReplacementNotAllowed")
+	g.Expect(conditionMessage(blocked, "Synced")).To(ContainSubstring(awsv1alpha1.AnnotationAllowIndexReplacement))
+	g.Expect(s.describe(g, name).Table.GlobalSecondaryIndexes[0].Projection.ProjectionType).To(Equal(types.ProjectionTypeAll))
+
+	s.update(t, obj, func(o *awsv1alpha1.DynamoDBTable) {
+		o.Annotations = map[string]string{awsv1alpha1.AnnotationAllowIndexReplacement: "true"}
+	})
+	s.eventuallyReady(t, obj)
+	g.Expect(s.describe(g, name).Table.GlobalSecondaryIndexes[0].Projection.ProjectionType).To(Equal(types.ProjectionTypeKeysOnly))
+}
+
 // A table that matches its spec costs one DescribeTable per poll interval
 // and no status write.
 func TestDynamoDBTableSteadyStateCost(t *testing.T) {
