@@ -61,7 +61,7 @@ func markWritten(obj Managed, readyReason, message string) {
 func markObserved(obj Managed, obs providers.Observation) {
 	setSynced(obj, true, ReasonSuccess, "")
 	if obs.Available {
-		setReady(obj, true, ReasonAvailable, "")
+		setReady(obj, true, ReasonAvailable, obs.Message)
 		return
 	}
 	setReady(obj, false, obs.Reason, obs.Message)

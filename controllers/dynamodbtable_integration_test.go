@@ -9,6 +9,7 @@ import (
 	awsdynamodb "github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/api/meta"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
@@ -29,6 +30,7 @@ func TestDynamoDBTableCreateUpdateDelete(t *testing.T) {
 	// DynamoDB Local has no tagging: the table is managed all the same, and
 	// the status and an event say what is left out.
 	g.Expect(ready.Status.UnsupportedFeatures).To(Equal([]string{"tags"}))
+	g.Expect(meta.FindStatusCondition(ready.Status.Conditions, commonv1alpha1.Ready).Message).To(ContainSubstring("does not support spec.tags"))
 	g.Eventually(func(g Gomega) []string { return s.eventReasons(g, obj) }, ddbTimeout, ddbPoll).Should(ContainElement("FeatureUnsupported"))
 	g.Expect(ready.Status.TableName).To(Equal(name))
 	g.Expect(ready.Status.TableStatus).To(Equal("ACTIVE"))

@@ -50,7 +50,9 @@ type Observation struct {
 	// a light reachable). Ready is True only when it exists, is up to date
 	// and is available.
 	Available bool
-	// Reason and Message explain why it is not available.
+	// Reason and Message explain why it is not available. When it is
+	// available, Message may still carry a note for the Ready condition
+	// (a part of the spec the backend cannot apply).
 	Reason  string
 	Message string
 	// RecheckAfter asks for an earlier look than the resync interval, for

@@ -140,11 +140,24 @@ func (p *Provider) compare(ctx context.Context, ep *endpoint, obj *awsv1alpha1.D
 	// A table whose index is still being built works, but is not yet what
 	// the spec asks for: Ready waits for it.
 	available := desc.TableStatus == types.TableStatusActive && pl.busy == ""
+	if pl.Empty() && available {
+		return providers.Observation{Exists: true, UpToDate: true, Available: true, Message: unsupportedNote(obj)}, nil
+	}
 	if pl.Empty() {
-		return providers.Observation{Exists: true, UpToDate: true, Available: available,
-			Reason: ReasonUpdating, Message: "DynamoDB is still applying the last change: " + pl.busy, RecheckAfter: p.opts.TransitionPoll}, nil
+		return providers.Observation{Exists: true, UpToDate: true, Reason: ReasonUpdating,
+			Message: "DynamoDB is still applying the last change: " + pl.busy, RecheckAfter: p.opts.TransitionPoll}, nil
 	}
 	return providers.Observation{Exists: true, Diff: pl, Available: available}, nil
+}
+
+// unsupportedNote tells, in the Ready condition, which parts of the spec
+// the endpoint cannot apply (DynamoDB Local has no tagging, for one).
+func unsupportedNote(obj *awsv1alpha1.DynamoDBTable) string {
+	if len(obj.Status.UnsupportedFeatures) == 0 {
+		return ""
+	}
+	return "the DynamoDB endpoint does not support spec." + strings.Join(obj.Status.UnsupportedFeatures, ", spec.") +
+		": left out, the rest of the table is managed"
 }
 
 func (p *Provider) transient(reason, message string) providers.Observation {
