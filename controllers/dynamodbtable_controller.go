@@ -22,7 +22,13 @@ const dynamoDBWorkers = 10
 func init() { kindSetups = append(kindSetups, setupDynamoDBTable) }
 
 func setupDynamoDBTable(mgr ctrl.Manager, cfg Config) error {
-	_, err := SetupDynamoDBTable(mgr, cfg.DynamoDBTablePollInterval, dynamodb.Options{})
+	_, err := SetupDynamoDBTable(mgr, cfg.DynamoDBTablePollInterval, dynamodb.Options{
+		Clients: dynamodb.ClientOptions{
+			DefaultRegion:     cfg.AWSRegion,
+			RequestsPerSecond: cfg.DynamoDBRequestsPerSecond,
+		},
+		SecondaryReadInterval: cfg.DynamoDBSecondaryReadInterval,
+	})
 	return err
 }
 

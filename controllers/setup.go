@@ -12,6 +12,15 @@ type Config struct {
 	// nothing else happens (jittered; the tether.dev/poll-interval annotation
 	// overrides it per object).
 	DynamoDBTablePollInterval time.Duration
+	// AWSRegion is the region of tables whose spec names none; empty uses the
+	// AWS default chain's (AWS_REGION, the shared config profile).
+	AWSRegion string
+	// DynamoDBRequestsPerSecond bounds the calls to one AWS region, shared by
+	// every table.
+	DynamoDBRequestsPerSecond float64
+	// DynamoDBSecondaryReadInterval is how often TTL, point-in-time
+	// recovery and tags are read back (only for tables whose spec uses them).
+	DynamoDBSecondaryReadInterval time.Duration
 	// HueBridgePollInterval is how often each bridge's lights are read, once
 	// per bridge for all its lights.
 	HueBridgePollInterval time.Duration
@@ -22,9 +31,11 @@ type Config struct {
 // DefaultConfig holds the defaults documented in the README.
 func DefaultConfig() Config {
 	return Config{
-		DynamoDBTablePollInterval: 2 * time.Minute,
-		HueBridgePollInterval:     5 * time.Second,
-		HueCommandsPerSecond:      10,
+		DynamoDBTablePollInterval:     2 * time.Minute,
+		DynamoDBRequestsPerSecond:     25,
+		DynamoDBSecondaryReadInterval: 10 * time.Minute,
+		HueBridgePollInterval:         5 * time.Second,
+		HueCommandsPerSecond:          10,
 	}
 }
 

@@ -27,6 +27,12 @@ func main() {
 	flag.StringVar(&leaderElectionNS, "leader-election-namespace", "", "Namespace of the leader election lease (default: the pod's namespace).")
 	flag.DurationVar(&cfg.DynamoDBTablePollInterval, "dynamodbtable-poll-interval", cfg.DynamoDBTablePollInterval,
 		"How often each DynamoDBTable is compared with AWS when nothing changes (jittered).")
+	flag.StringVar(&cfg.AWSRegion, "aws-region", cfg.AWSRegion,
+		"Region of DynamoDBTables whose spec names none (default: the AWS default chain's, e.g. AWS_REGION).")
+	flag.Float64Var(&cfg.DynamoDBRequestsPerSecond, "dynamodb-requests-per-second", cfg.DynamoDBRequestsPerSecond,
+		"DynamoDB calls per second per region, shared by every table.")
+	flag.DurationVar(&cfg.DynamoDBSecondaryReadInterval, "dynamodb-secondary-read-interval", cfg.DynamoDBSecondaryReadInterval,
+		"How often TTL, point-in-time recovery and tags are read back, for tables that use them.")
 	flag.DurationVar(&cfg.HueBridgePollInterval, "hue-poll-interval", cfg.HueBridgePollInterval,
 		"How often each Hue bridge's lights are read (one request per bridge for all its lights).")
 	flag.Float64Var(&cfg.HueCommandsPerSecond, "hue-commands-per-second", cfg.HueCommandsPerSecond,
