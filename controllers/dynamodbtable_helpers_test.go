@@ -73,6 +73,7 @@ func startDynamoDBSuite() (*ddbSuite, error) {
 	if err != nil {
 		return nil, err
 	}
+	atSuiteEnd = append(atSuiteEnd, server.Stop)
 	proxy, err := faultproxy.New(server.URL, 42)
 	if err != nil {
 		return nil, err

@@ -19,6 +19,9 @@ import (
 var (
 	env     *testenv.Env
 	widgets *widgetProvider
+	// atSuiteEnd holds what shared fixtures (DynamoDB Local, simulators)
+	// must stop once every test has run.
+	atSuiteEnd []func()
 )
 
 // testPollInterval is long so that only the tests that ask for resyncs (by
@@ -57,6 +60,11 @@ func runSuite(m *testing.M) int {
 	go func() {
 		if err := mgr.Start(ctx); err != nil {
 			fmt.Fprintln(os.Stderr, "manager:", err)
+		}
+	}()
+	defer func() {
+		for i := len(atSuiteEnd) - 1; i >= 0; i-- {
+			atSuiteEnd[i]()
 		}
 	}()
 	return m.Run()
