@@ -19,6 +19,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/tether-dev/tether/internal/repo"
 )
 
 // Server is a running endpoint.
@@ -51,7 +53,7 @@ type DynaliteOptions struct {
 
 // StartDynamoDBLocal runs AWS's DynamoDB Local in memory.
 func StartDynamoDBLocal(opts LocalOptions) (*Server, error) {
-	root, err := RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +76,7 @@ func StartDynamoDBLocal(opts LocalOptions) (*Server, error) {
 
 // StartDynalite runs dynalite in memory.
 func StartDynalite(opts DynaliteOptions) (*Server, error) {
-	root, err := RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		return nil, err
 	}
@@ -171,27 +173,6 @@ func EnvFor(url string) map[string]string {
 	}
 }
 
-// RepoRoot walks up from the working directory to the folder with go.mod.
-func RepoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("go.mod not found above the working directory")
-		}
-		dir = parent
-	}
-}
-
-// freePort asks the kernel for a free port. Another process could take it
-// before the server binds; that is rare enough for tests and shows as a
-// start failure, not as a wrong answer.
 func freePort() (int, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -18,6 +18,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/tether-dev/tether/internal/repo"
 )
 
 // Env is a running API server and a client for it.
@@ -80,26 +82,9 @@ func (e *Env) NewManager() (ctrl.Manager, error) {
 	})
 }
 
-// RepoRoot walks up from the working directory to the folder with go.mod.
-func RepoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("go.mod not found above the working directory")
-		}
-		dir = parent
-	}
-}
+// RepoRoot is the repository's root (see repo.Root).
+func RepoRoot() (string, error) { return repo.Root() }
 
-// assetsDir is KUBEBUILDER_ASSETS when set (the Makefile sets it), otherwise
-// the newest folder `make envtest-assets` built under bin/k8s.
 // AssetsDir is where the envtest binaries (and kubectl) are; see assetsDir.
 func AssetsDir() (string, error) {
 	root, err := RepoRoot()
