@@ -53,13 +53,24 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rep, err := bench.Run(ctx, bench.Options{Runs: runs, Scale: scale, Quick: quick, Progress: os.Stderr})
+	command := strings.Join(os.Args[1:], " ")
+	write := func(rep *bench.Report) error {
+		rep.Command = command
+		return rep.WriteFiles(out)
+	}
+	rep, err := bench.Run(ctx, bench.Options{Runs: runs, Scale: scale, Quick: quick, Progress: os.Stderr,
+		// Each completed run rewrites the report, so stopping a long
+		// benchmark early still leaves the runs it finished.
+		AfterRun: func(rep *bench.Report) {
+			if err := write(rep); err != nil {
+				fmt.Fprintln(os.Stderr, "bench:", err)
+			}
+		}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
-	rep.Command = strings.Join(os.Args[1:], " ")
-	if err := rep.WriteFiles(out); err != nil {
+	if err := write(rep); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}

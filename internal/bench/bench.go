@@ -116,6 +116,9 @@ type Options struct {
 	WorkDir string
 	// Progress receives one line per step.
 	Progress io.Writer
+	// AfterRun, when set, receives the report of the runs so far after each
+	// run, so that an interrupted benchmark still leaves its numbers.
+	AfterRun func(*Report)
 }
 
 func (o Options) logf(format string, args ...any) {
@@ -167,6 +170,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			break
 		}
 		runs = append(runs, figs)
+		if opts.AfterRun != nil && i+1 < opts.Runs {
+			rep := aggregate(runs, opts)
+			rep.Duration = time.Since(began).Round(time.Second).String()
+			opts.AfterRun(rep)
+		}
 	}
 	rep := aggregate(runs, opts)
 	rep.Missed = append(rep.Missed, failed...)

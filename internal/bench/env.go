@@ -66,7 +66,7 @@ const (
 	labelSet    = "bench.tether.dev/set"
 	roomCount   = 5
 	roomPrefix  = "room-"
-	latencyBulb = 4 // lights on the latency bridge
+	latencyBulb = 10 // lights on the latency bridge
 )
 
 func newScheme() (*runtime.Scheme, error) {

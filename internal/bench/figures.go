@@ -89,8 +89,23 @@ func (r *run) latency(ctx context.Context) error {
 	sim := r.bridge[bridgeLatency]
 	r.latencyLights = lightsOn(bridgeLatency, latencyNS, latencyBulb, 100)
 	objs := objects(r.latencyLights)
-	if err := r.createAll(ctx, objs); err != nil {
-		return err
+	// Creates first, one at a time: a create also adds the finalizer
+	// before anything is sent, so it is reported apart from updates.
+	var creates []time.Duration
+	for i, o := range objs {
+		from := len(sim.Commands())
+		if err := r.c.Create(ctx, o); err != nil {
+			return err
+		}
+		accepted := time.Now()
+		at, err := waitForPut(ctx, sim, from, fmt.Sprintf("/lights/%d/state", i+1), 100)
+		if err != nil {
+			return fmt.Errorf("create %d: %w", i, err)
+		}
+		creates = append(creates, at.Sub(accepted))
+		if err := r.sleep(ctx, 150*time.Millisecond); err != nil {
+			return err
+		}
 	}
 	if _, err := r.waitReady(ctx, false, wantAll(objs), time.Minute, nil); err != nil {
 		return err
@@ -129,6 +144,8 @@ func (r *run) latency(ctx context.Context) error {
 	f.why("a few changes waited; the max is %.0f ms", ms(percentile(samples, 100)))
 	f.add("max", "max latency", "ms", ms(percentile(samples, 100)), nil)
 	f.add("min", "min latency (negative: the PUT came before the client had the API server's answer)", "ms", ms(percentile(samples, 0)), nil)
+	f.add("create_p50", fmt.Sprintf("p50 from a create (%d creates, apart from the updates above)", len(creates)), "ms", ms(percentile(creates, 50)), nil)
+	f.add("create_max", "max from a create", "ms", ms(percentile(creates, 100)), nil)
 	f.add("p50_sent", "p50 from the client sending the change (an upper bound)", "ms", ms(percentile(fromSent, 50)), nil)
 	f.add("p99_sent", "p99 from the client sending the change", "ms", ms(percentile(fromSent, 99)), nil)
 	f.note("%d single brightness changes on %d HueLights of one bridge, one at a time, 150 ms apart (so the bridge's 10 commands/s budget never delays one); "+
@@ -183,6 +200,7 @@ func (r *run) scale(ctx context.Context) error {
 		return err
 	}
 	start := time.Now()
+	rates := sampleEverySecond(r.proxy.Total)
 	bgErr := make(chan error, 1)
 	go func() { bgErr <- r.createAll(ctx, background) }()
 	tables := objects(r.tables)
@@ -205,6 +223,7 @@ func (r *run) scale(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	buckets := rates()
 	u1, err := r.op.usage()
 	if err != nil {
 		return err
@@ -229,6 +248,10 @@ func (r *run) scale(ctx context.Context) error {
 	f.add("calls_mean", "calls per table during creation (mean)", "calls", mean(perTable), &goal{Op: "<=", Limit: 3})
 	f.why("calls by operation until Ready: %s", formatCounts(byOp))
 	f.add("calls_max", "calls per table during creation (max)", "calls", maxOf(perTable), nil)
+	f.add("rate_10s", "DynamoDB calls per second during creation (highest 10-second average)", "calls/s", maxWindowMean(buckets, 10),
+		&goal{Op: "<=", Limit: limiterRate + limiterBurst/10.0, Text: fmt.Sprintf("<= %d/s + burst %d/10 s (the shared limiter)", limiterRate, limiterBurst)})
+	f.why("%.0f calls reached DynamoDB in %d s of creation, up to %.0f in one second: the per-region limiter (%d/s, burst %d) did not pace them all",
+		sumOf(buckets), len(buckets), maxOf(buckets), limiterRate, limiterBurst)
 	reconciles := sum(rc1) - sum(rc0)
 	cpu := u1.CPUTotal - u0.CPUTotal
 	if reconciles > 0 {
@@ -648,35 +671,26 @@ func (r *run) hueOutage(ctx context.Context, f *figureResult) error {
 func (r *run) ddbThrottle(ctx context.Context, f *figureResult) error {
 	n := min(r.sc.ThrottleTables, len(r.tables))
 	objs := objects(r.tables[:n])
-	before := r.proxy.Total()
 	faultsBefore := r.proxy.Faults()["DescribeTable"]
 	r.proxy.SetRules(faultproxy.Rule{Share: 0.5, Fault: faultproxy.Throttling})
 	start := time.Now()
+	rates := sampleEverySecond(r.proxy.Total)
 	w, err := r.patchAll(ctx, objs, `{"spec":{"provisionedThroughput":{"readCapacityUnits":6,"writeCapacityUnits":5}}}`)
 	if err != nil {
+		rates()
 		r.proxy.SetRules()
 		return err
 	}
-	var buckets []float64
-	prev := before
-	tick := time.NewTicker(time.Second)
-	for time.Since(start) < r.sc.Throttle {
-		select {
-		case <-ctx.Done():
-			tick.Stop()
-			r.proxy.SetRules()
-			return ctx.Err()
-		case <-tick.C:
-		}
-		now := r.proxy.Total()
-		buckets = append(buckets, float64(now-prev))
-		prev = now
+	if err := r.sleep(ctx, r.sc.Throttle-time.Since(start)); err != nil {
+		rates()
+		r.proxy.SetRules()
+		return err
 	}
-	tick.Stop()
+	buckets := rates()
 	r.proxy.SetRules()
 	end := time.Now()
-	total := float64(prev - before)
-	window := end.Sub(start).Seconds()
+	total := sumOf(buckets)
+	window := float64(max(len(buckets), 1)) // whole seconds sampled
 	readyDuring := 0
 	if ready, err := r.readyNow(ctx, true, w); err == nil {
 		readyDuring = len(ready)
@@ -713,4 +727,40 @@ func formatFloatCounts(m map[string]float64) string {
 		ints[k] = int(v)
 	}
 	return formatCounts(ints)
+}
+
+// sampleEverySecond records how much total() grew in each second until the
+// returned stop is called, which returns the per-second growth.
+func sampleEverySecond(total func() int) (stop func() []float64) {
+	var (
+		mu      sync.Mutex
+		buckets []float64
+	)
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		prev := total()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			now := total()
+			mu.Lock()
+			buckets = append(buckets, float64(now-prev))
+			mu.Unlock()
+			prev = now
+		}
+	}()
+	return func() []float64 {
+		close(done)
+		<-finished
+		mu.Lock()
+		defer mu.Unlock()
+		return buckets
+	}
 }

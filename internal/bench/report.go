@@ -64,15 +64,17 @@ func (f *figureResult) note(format string, args ...any) {
 
 // Report is what bench/report.json holds; report.md says the same in prose.
 type Report struct {
-	Date     string   `json:"date"`
-	Command  string   `json:"command"`
-	Duration string   `json:"duration"`
-	Quick    bool     `json:"quick"`
-	Runs     int      `json:"runs"`
-	Machine  Machine  `json:"machine"`
-	Scale    Scale    `json:"scale"`
-	Figures  []Figure `json:"figures"`
-	Missed   []string `json:"missed"`
+	Date     string `json:"date"`
+	Command  string `json:"command"`
+	Duration string `json:"duration"`
+	Quick    bool   `json:"quick"`
+	Runs     int    `json:"runs"`
+	// RunsAsked is -runs; Runs is how many completed.
+	RunsAsked int      `json:"runsAsked"`
+	Machine   Machine  `json:"machine"`
+	Scale     Scale    `json:"scale"`
+	Figures   []Figure `json:"figures"`
+	Missed    []string `json:"missed"`
 }
 
 // Machine is where the numbers were taken.
@@ -106,12 +108,13 @@ type Measure struct {
 
 func aggregate(runs [][]figureResult, opts Options) *Report {
 	rep := &Report{
-		Date:    time.Now().UTC().Format(time.RFC3339),
-		Quick:   opts.Quick,
-		Runs:    len(runs),
-		Machine: machine(),
-		Scale:   opts.Scale,
-		Missed:  []string{},
+		Date:      time.Now().UTC().Format(time.RFC3339),
+		Quick:     opts.Quick,
+		Runs:      len(runs),
+		RunsAsked: opts.Runs,
+		Machine:   machine(),
+		Scale:     opts.Scale,
+		Missed:    []string{},
 	}
 	for fi := range runs[0] {
 		first := runs[0][fi]
@@ -222,6 +225,9 @@ func (r *Report) Markdown() string {
 	w("Written by `make bench` (`go run ./cmd/bench %s`) on %s in %s. ", r.Command, r.Date, r.Duration)
 	if r.Quick {
 		w("**Quick mode**: a smoke run at toy scale; the numbers say nothing about the goals. ")
+	}
+	if r.RunsAsked > r.Runs {
+		w("**%d of the %d runs asked for completed.** ", r.Runs, r.RunsAsked)
 	}
 	w("Each figure is the median of %d run(s); every run starts a fresh API server (envtest), DynamoDB Local behind a counting fault proxy, Hue bridge simulators, and the manager binary as its own process.\n\n", r.Runs)
 	w("**Machine**: %d cores, %.1f GiB memory, %s, %s, %s.\n\n", r.Machine.Cores, r.Machine.MemoryGB, r.Machine.CPU, r.Machine.OS, r.Machine.Go)

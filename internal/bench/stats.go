@@ -62,3 +62,11 @@ func maxWindowMean(xs []float64, n int) float64 {
 	}
 	return best
 }
+
+func sumOf(xs []float64) float64 {
+	t := 0.0
+	for _, x := range xs {
+		t += x
+	}
+	return t
+}
