@@ -76,19 +76,19 @@ func FullScale() Scale {
 // QuickScale is a seconds-long smoke run of the same sequence.
 func QuickScale() Scale {
 	return Scale{
-		LatencyChanges: 10,
-		ConvergeLights: 20,
-		WatchLights:    30,
-		Tables:         12,
+		LatencyChanges: 8,
+		ConvergeLights: 10,
+		WatchLights:    20,
+		Tables:         10,
 		DriftLights:    3,
 		DriftTables:    3,
 		OutageLights:   10,
-		Outage:         5 * time.Second,
-		ThrottleTables: 6,
-		Throttle:       5 * time.Second,
+		Outage:         4 * time.Second,
+		ThrottleTables: 5,
+		Throttle:       3 * time.Second,
 		HuePoll:        time.Second,
 		DDBPoll:        2 * time.Second,
-		WatchIntervals: 3,
+		WatchIntervals: 2,
 	}
 }
 

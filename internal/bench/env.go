@@ -58,15 +58,17 @@ const (
 )
 
 const (
-	secretsNS   = "tether-system"
-	tablesNS    = "tables"
-	latencyNS   = "bench-latency"
-	outageNS    = "bench-outage"
-	benchUser   = "tether-bench-user-0123456789abcdef"
-	labelSet    = "bench.tether.dev/set"
-	roomCount   = 5
-	roomPrefix  = "room-"
-	latencyBulb = 10 // lights on the latency bridge
+	secretsNS  = "tether-system"
+	tablesNS   = "tables"
+	latencyNS  = "bench-latency"
+	outageNS   = "bench-outage"
+	benchUser  = "tether-bench-user-0123456789abcdef"
+	labelSet   = "bench.tether.dev/set"
+	roomCount  = 5
+	roomPrefix = "room-"
+	// maxLatencyLights is how many lights the latency figure uses (fewer
+	// in a small run).
+	maxLatencyLights = 10
 )
 
 func newScheme() (*runtime.Scheme, error) {
@@ -223,7 +225,7 @@ func bulbNames(prefix string, n int) []string {
 
 func (e *env) startBridges(sc Scale) error {
 	sizes := map[string]int{
-		bridgeLatency: latencyBulb,
+		bridgeLatency: latencyLights(sc),
 		bridgeAlpha:   sc.ConvergeLights,
 		bridgeBeta:    sc.WatchLights - sc.ConvergeLights,
 		bridgeOutage:  sc.OutageLights,
@@ -344,3 +346,5 @@ func waitUntil(ctx context.Context, timeout, interval time.Duration, cond func()
 		}
 	}
 }
+
+func latencyLights(sc Scale) int { return min(maxLatencyLights, max(2, sc.LatencyChanges/4)) }

@@ -87,7 +87,7 @@ func secs(d time.Duration) float64 { return d.Seconds() }
 // simulator's command log), one change at a time.
 func (r *run) latency(ctx context.Context) error {
 	sim := r.bridge[bridgeLatency]
-	r.latencyLights = lightsOn(bridgeLatency, latencyNS, latencyBulb, 100)
+	r.latencyLights = lightsOn(bridgeLatency, latencyNS, latencyLights(r.sc), 100)
 	objs := objects(r.latencyLights)
 	// Creates first, one at a time: a create also adds the finalizer
 	// before anything is sent, so it is reported apart from updates.
@@ -113,7 +113,7 @@ func (r *run) latency(ctx context.Context) error {
 	current := map[int]int{}
 	var samples, fromSent []time.Duration
 	for k := range r.sc.LatencyChanges {
-		i := k % latencyBulb
+		i := k % len(objs)
 		bri := 2 + (k*37)%250
 		if bri == current[i] {
 			bri++
@@ -149,7 +149,7 @@ func (r *run) latency(ctx context.Context) error {
 	f.add("p50_sent", "p50 from the client sending the change (an upper bound)", "ms", ms(percentile(fromSent, 50)), nil)
 	f.add("p99_sent", "p99 from the client sending the change", "ms", ms(percentile(fromSent, 99)), nil)
 	f.note("%d single brightness changes on %d HueLights of one bridge, one at a time, 150 ms apart (so the bridge's 10 commands/s budget never delays one); "+
-		"the clock starts when the client's Patch returns and stops at the simulator's log entry for the PUT.", len(samples), latencyBulb)
+		"the clock starts when the client's Patch returns and stops at the simulator's log entry for the PUT.", len(samples), len(objs))
 	return nil
 }
 
@@ -411,7 +411,7 @@ func (r *run) watchCost(ctx context.Context) error {
 	f.add("ddb_describes", "DynamoDB: DescribeTable per table per poll interval", "calls", float64(calls["DescribeTable"])/float64(r.sc.Tables)/ddbIntervals, nil)
 	lightRec := rc1["huelight"] - rc0["huelight"]
 	tableRec := rc1["dynamodbtable"] - rc0["dynamodbtable"]
-	f.add("light_reconciles", "HueLight reconciles per light per Hue poll interval", "reconciles", lightRec/float64(r.sc.WatchLights+r.sc.OutageLights+latencyBulb)/hueIntervals, nil)
+	f.add("light_reconciles", "HueLight reconciles per light per Hue poll interval", "reconciles", lightRec/float64(r.sc.WatchLights+r.sc.OutageLights+latencyLights(r.sc))/hueIntervals, nil)
 	f.add("table_reconciles", "DynamoDBTable reconciles per table per DynamoDB poll interval", "reconciles", tableRec/float64(r.sc.Tables)/ddbIntervals, nil)
 	rewritten := 0
 	for k, v := range versions1 {
@@ -422,7 +422,7 @@ func (r *run) watchCost(ctx context.Context) error {
 	f.add("rewritten", "objects rewritten during the window", "objects", float64(rewritten), nil)
 	f.note("Window: %s = %d x the longer poll interval, with %d HueLights on two bridges (%d more on two others) and %d DynamoDBTables. "+
 		"Poll intervals shortened with the manager's flags to keep the run short: --hue-poll-interval=%s (the default), --dynamodbtable-poll-interval=%s (default 2m).",
-		window, r.sc.WatchIntervals, r.sc.WatchLights, r.sc.OutageLights+latencyBulb, r.sc.Tables, r.sc.HuePoll, r.sc.DDBPoll)
+		window, r.sc.WatchIntervals, r.sc.WatchLights, r.sc.OutageLights+latencyLights(r.sc), r.sc.Tables, r.sc.HuePoll, r.sc.DDBPoll)
 	f.note("GETs by path, per bridge: %s; DynamoDB calls by operation: %s; Kubernetes API requests by the operator: %s.",
 		formatCounts(gets[0])+" | "+formatCounts(gets[1]), formatCounts(calls), formatFloatCounts(diff(api1, api0)))
 
@@ -431,7 +431,7 @@ func (r *run) watchCost(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	objs := r.sc.WatchLights + r.sc.OutageLights + latencyBulb + r.sc.Tables
+	objs := r.sc.WatchLights + r.sc.OutageLights + latencyLights(r.sc) + r.sc.Tables
 	f4 := r.fig(4)
 	f4.add("peak_rss", fmt.Sprintf("operator peak RSS (%d objects)", objs), "MB", float64(u.PeakRSS)/1e6, &goal{Op: "<=", Limit: 150})
 	f4.note("RSS read from /proc/<pid>/status (VmHWM, peak since start; VmRSS now %.0f MB) of the manager binary running as its own process; total CPU so far %.1f s.",
