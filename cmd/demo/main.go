@@ -33,9 +33,12 @@ func main() {
 	verbose := flag.Bool("v", false, "Print the operator's logs.")
 	flag.Parse()
 
-	if *verbose {
-		ctrl.SetLogger(zap.New())
+	closeLog, err := setupLogging(opts.StateDir, *verbose)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "demo:", err)
+		os.Exit(1)
 	}
+	defer closeLog()
 	if err := run(opts); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
 		os.Exit(1)
@@ -65,6 +68,25 @@ func run(opts demo.Options) error {
 	return nil
 }
 
+// setupLogging sends the operator's structured logs to operator.log in the
+// state folder (the terminal stays readable for the talk), or to the
+// terminal with -v.
+func setupLogging(stateDir string, verbose bool) (func(), error) {
+	if verbose {
+		ctrl.SetLogger(zap.New())
+		return func() {}, nil
+	}
+	if err := os.MkdirAll(stateDir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.Create(filepath.Join(stateDir, "operator.log"))
+	if err != nil {
+		return nil, err
+	}
+	ctrl.SetLogger(zap.New(zap.WriteTo(f)))
+	return func() { _ = f.Close() }, nil
+}
+
 func pidFile(opts demo.Options) string { return filepath.Join(opts.StateDir, "demo.pid") }
 
 func printReady(d *demo.Demo, opts demo.Options) {
@@ -87,5 +109,6 @@ func printReady(d *demo.Demo, opts demo.Options) {
 	fmt.Println("  kubectl apply -f config/samples/aws_v1alpha1_dynamodbtable.yaml")
 	fmt.Println("  kubectl get ddbt")
 	fmt.Println("  hack/demo-script.sh        # the talk's walkthrough, with pauses")
-	fmt.Printf("\nCtrl-C here (or make demo-down) stops everything.\n")
+	fmt.Printf("\nOperator logs: %s (or run with -v)\n", filepath.Join(opts.StateDir, "operator.log"))
+	fmt.Printf("Ctrl-C here (or make demo-down) stops everything.\n")
 }
