@@ -58,6 +58,9 @@ func Start(addToScheme ...func(*runtime.Scheme) error) (*Env, error) {
 	}
 	cfg, err := env.Start()
 	if err != nil {
+		// Start may fail after the processes are up (a CRD the API server
+		// refuses): stop them, or they outlive the test binary.
+		_ = env.Stop()
 		return nil, fmt.Errorf("starting the test API server from %s: %w", assets, err)
 	}
 	c, err := client.New(cfg, client.Options{Scheme: scheme})
