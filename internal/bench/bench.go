@@ -132,12 +132,21 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if opts.Runs <= 0 {
 		opts.Runs = 1
 	}
+	keep := true
 	if opts.WorkDir == "" {
 		dir, err := os.MkdirTemp("", "tether-bench-")
 		if err != nil {
 			return nil, err
 		}
-		defer os.RemoveAll(dir)
+		keep = false
+		// Kept when something failed: the operator's logs are in it.
+		defer func() {
+			if keep {
+				opts.logf("kept the operator's logs in %s", dir)
+			} else {
+				os.RemoveAll(dir)
+			}
+		}()
 		opts.WorkDir = dir
 	}
 	// The harness's own client-go and controller-runtime logs are noise.
@@ -159,7 +168,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			return nil, err
 		}
 		figs, err := runOnce(ctx, opts, bin, dir)
+		for _, f := range figs {
+			keep = keep || f.Failure != ""
+		}
 		if err != nil {
+			keep = true
 			// A later run's failure still leaves the earlier runs' report,
 			// which says how many runs it stands on and why.
 			if len(runs) == 0 || ctx.Err() != nil {
@@ -193,20 +206,26 @@ func runOnce(ctx context.Context, opts Options, bin, dir string) ([]figureResult
 	defer e.stop()
 	r := &run{env: e, sc: opts.Scale, logf: opts.logf}
 	steps := []struct {
-		name string
-		f    func(context.Context) error
+		fig int
+		f   func(context.Context) error
 	}{
-		{"figure 1: apply-to-light latency", r.latency},
-		{"figure 4: scale (tables created at once)", r.scale},
-		{"figure 2: convergence under the bridge's limit", r.convergence},
-		{"figure 3: watch cost", r.watchCost},
-		{"figure 5: drift correction", r.drift},
-		{"figure 6: backoff discipline", r.backoff},
+		{1, r.latency},
+		{4, r.scale},
+		{2, r.convergence},
+		{3, r.watchCost},
+		{5, r.drift},
+		{6, r.backoff},
 	}
 	for _, s := range steps {
-		opts.logf("%s", s.name)
+		opts.logf("figure %d: %s", s.fig, figureTitles[s.fig])
 		if err := s.f(ctx); err != nil {
-			return nil, fmt.Errorf("%s: %w (operator log: %s)\n%s", s.name, err, e.op.logPath, tail(e.op.logPath, 20))
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			// A failed figure is reported as such; the next ones still
+			// run (they may fail too when they build on it).
+			opts.logf("figure %d failed: %v\noperator log (%s), last lines:\n%s", s.fig, err, e.op.logPath, tail(e.op.logPath, 20))
+			r.fig(s.fig).Failure = firstLine(err.Error())
 		}
 	}
 	return r.figures(), nil

@@ -43,6 +43,9 @@ func TestQuickRunWritesTheReport(t *testing.T) {
 		t.Fatalf("%d figures, want 6", len(rep.Figures))
 	}
 	for _, f := range rep.Figures {
+		if len(f.Failures) > 0 {
+			t.Errorf("figure %d failed: %v", f.ID, f.Failures)
+		}
 		if len(f.Measures) == 0 {
 			t.Errorf("figure %d has no measures", f.ID)
 		}

@@ -47,6 +47,8 @@ type figureResult struct {
 	Title   string
 	Samples []sample
 	Notes   []string
+	// Failure is why the figure could not be measured to the end.
+	Failure string
 }
 
 func (f *figureResult) add(key, label, unit string, v float64, g *goal) {
@@ -92,6 +94,8 @@ type Figure struct {
 	Title    string    `json:"title"`
 	Measures []Measure `json:"measures"`
 	Notes    []string  `json:"notes,omitempty"`
+	// Failures are the runs in which the figure could not be measured.
+	Failures []string `json:"failures,omitempty"`
 }
 
 // Measure is one number beside its goal.
@@ -117,8 +121,21 @@ func aggregate(runs [][]figureResult, opts Options) *Report {
 		Missed:    []string{},
 	}
 	for fi := range runs[0] {
+		// The run with the most measures of this figure lays out its table
+		// (a run in which the figure failed may have fewer).
 		first := runs[0][fi]
+		for _, r := range runs {
+			if fi < len(r) && len(r[fi].Samples) > len(first.Samples) {
+				first = r[fi]
+			}
+		}
 		fig := Figure{ID: first.ID, Title: first.Title}
+		for ri, r := range runs {
+			if fi < len(r) && r[fi].Failure != "" {
+				fig.Failures = append(fig.Failures, fmt.Sprintf("run %d: %s", ri+1, r[fi].Failure))
+				rep.Missed = append(rep.Missed, fmt.Sprintf("Figure %d (%s) failed in run %d: %s", fig.ID, fig.Title, ri+1, r[fi].Failure))
+			}
+		}
 		for si, s := range first.Samples {
 			m := Measure{Key: s.Key, Label: s.Label, Unit: s.Unit}
 			why := ""
@@ -247,6 +264,9 @@ func (r *Report) Markdown() string {
 	}
 	for _, f := range r.Figures {
 		w("## %d. %s\n\n", f.ID, f.Title)
+		for _, failure := range f.Failures {
+			w("**Failed** in %s\n\n", failure)
+		}
 		w("| Measure | Median | Runs | Goal | |\n|---|---|---|---|---|\n")
 		for _, m := range f.Measures {
 			runs := make([]string, len(m.Runs))
@@ -268,5 +288,10 @@ func (r *Report) Markdown() string {
 		}
 		w("\n")
 	}
+	w("## Reproduce\n\n")
+	w("`make bench` (three runs, about 15 minutes each on 2 cores) rewrites this file and `report.json`. ")
+	w("`go run ./cmd/bench -runs=1` for one run; `-quick` for a smoke run of under a minute; `-size=0.2` scales the object counts down; ")
+	w("`-outage`, `-throttle` and `-dynamodbtable-poll-interval` override figure 6's durations and the DynamoDB poll interval. ")
+	w("When a figure fails, the progress output shows why and where the operator's log was kept.\n")
 	return b.String()
 }
