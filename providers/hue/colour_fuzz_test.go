@@ -1,0 +1,207 @@
+package hue
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/amimof/huego"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+)
+
+// FuzzColourRoundTrip: for any spec the API server accepts and any state the
+// bulb is in, what Tether sends is within the bridge's ranges, survives the
+// trip through huego or JSON unchanged, and once the bridge has applied it
+// (storing xy to four decimals, as real bridges do) Compare finds nothing
+// left to send: no value out of range, no endless correction loop.
+func FuzzColourRoundTrip(f *testing.F) {
+	// on, bri, mode (0 none, 1 xy, 2 ct, 3 hs), x, y, ct, hue, sat, transition (tenths, <0 none),
+	// then the bulb: on, bri, colormode (0 xy, 1 ct, 2 hs, 3 none), x, y, ct, hue, sat.
+	f.Add(true, uint8(254), uint8(0), 0.0, 0.0, uint16(0), uint16(0), uint8(0), int32(-1),
+		false, uint8(127), uint8(1), 0.3, 0.3, uint16(366), uint16(0), uint8(0))
+	f.Add(true, uint8(0), uint8(1), 0.30004, 0.4, uint16(0), uint16(0), uint8(0), int32(15),
+		true, uint8(1), uint8(0), 0.3, 0.4, uint16(153), uint16(10), uint8(10))
+	f.Add(true, uint8(200), uint8(1), 1.0, 0.0, uint16(0), uint16(0), uint8(0), int32(0),
+		true, uint8(1), uint8(0), 0.99999, 0.00004, uint16(153), uint16(10), uint8(10))
+	f.Add(true, uint8(1), uint8(2), 0.0, 0.0, uint16(500-153), uint16(0), uint8(0), int32(65535),
+		true, uint8(254), uint8(1), 0.0, 0.0, uint16(500), uint16(0), uint8(0))
+	f.Add(true, uint8(1), uint8(3), 0.0, 0.0, uint16(0), uint16(0), uint8(0), int32(0),
+		true, uint8(254), uint8(2), 0.0, 0.0, uint16(0), uint16(65535), uint8(254))
+	f.Add(true, uint8(253), uint8(3), 0.0, 0.0, uint16(0), uint16(65535), uint8(254), int32(4),
+		false, uint8(0), uint8(3), math.NaN(), math.Inf(1), uint16(0), uint16(0), uint8(255))
+	f.Add(false, uint8(10), uint8(2), 0.5, 0.5, uint16(100), uint16(1), uint8(1), int32(7),
+		true, uint8(3), uint8(1), 0.0, 0.0, uint16(300), uint16(0), uint8(0))
+	f.Add(true, uint8(100), uint8(1), -0.25, 1e300, uint16(0), uint16(0), uint8(0), int32(-5),
+		true, uint8(100), uint8(0), 0.12345, 0.54321, uint16(0), uint16(0), uint8(0))
+
+	f.Fuzz(func(t *testing.T,
+		on bool, bri, mode uint8, x, y float64, ct, hue uint16, sat uint8, transition int32,
+		bulbOn bool, bulbBri, bulbMode uint8, bulbX, bulbY float64, bulbCT, bulbHue uint16, bulbSat uint8) {
+
+		spec := validSpec(on, bri, mode, x, y, ct, hue, sat, transition)
+		want := DesiredFrom(spec)
+		bulb := bulbState(bulbOn, bulbBri, bulbMode, bulbX, bulbY, bulbCT, bulbHue, bulbSat)
+
+		d := Compare(want, snapshotOf(huego.Light{ID: 1, State: &bulb}))
+		if d == nil {
+			return
+		}
+		checkBodyInRange(t, d.Body)
+		if !want.On && (d.Body.Bri != nil || d.Body.XY != nil || d.Body.CT != nil || d.Body.Hue != nil || d.Body.Sat != nil) {
+			t.Fatalf("switching off sends more than on/off: %+v", d.Body)
+		}
+		checkWire(t, d.Body)
+
+		// The cache's view after the bridge accepted the body.
+		before := snapshotOf(huego.Light{ID: 1, State: &bulb})
+		if again := Compare(want, before.applied(d.Body)); again != nil {
+			t.Fatalf("cache after applying %+v still differs: %s", d.Body, again)
+		}
+		// The bridge's own view on the next poll.
+		after := bridgeApplies(bulb, d.Body)
+		if again := Compare(want, snapshotOf(huego.Light{ID: 1, State: &after})); again != nil {
+			t.Fatalf("next poll after applying %+v still differs: %s (endless corrections)", d.Body, again)
+		}
+	})
+}
+
+// validSpec maps arbitrary numbers onto a HueLightSpec the CRD accepts.
+func validSpec(on bool, bri, mode uint8, x, y float64, ct, hue uint16, sat uint8, transition int32) huev1alpha1.HueLightSpec {
+	spec := huev1alpha1.HueLightSpec{Name: "fuzz", On: ptr.To(on)}
+	if bri != 0 {
+		spec.Brightness = ptr.To(int32(bri%254) + 1)
+	}
+	switch mode % 4 {
+	case 1:
+		spec.Color = &huev1alpha1.Color{XY: []huev1alpha1.Chromaticity{unit(x), unit(y)}}
+	case 2:
+		spec.Color = &huev1alpha1.Color{ColorTemperature: ptr.To(153 + int32(ct)%348)}
+	case 3:
+		spec.Color = &huev1alpha1.Color{Hue: ptr.To(int32(hue)), Saturation: ptr.To(int32(sat) % 255)}
+	}
+	if transition >= 0 {
+		spec.TransitionTime = &metav1.Duration{Duration: time.Duration(transition%65536) * 100 * time.Millisecond}
+	}
+	return spec
+}
+
+// unit maps any float onto [0, 1], as the CRD's Minimum/Maximum demand.
+func unit(v float64) huev1alpha1.Chromaticity {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0.5
+	}
+	v = math.Abs(v)
+	if v > 1 {
+		v = math.Mod(v, 1)
+	}
+	return huev1alpha1.Chromaticity(v)
+}
+
+// bulbState is any state a bridge may report, including odd ones.
+func bulbState(on bool, bri, mode uint8, x, y float64, ct, hue uint16, sat uint8) huego.State {
+	st := huego.State{On: on, Bri: bri, Ct: ct, Hue: hue, Sat: sat, Reachable: true,
+		Xy: []float32{float32(x), float32(y)}}
+	st.ColorMode = [...]string{"xy", "ct", "hs", ""}[mode%4]
+	return st
+}
+
+func checkBodyInRange(t *testing.T, b StateBody) {
+	t.Helper()
+	if b.On == nil {
+		t.Fatalf("body without on: %+v", b)
+	}
+	inRange := func(what string, p *int, lo, hi int) {
+		if p != nil && (*p < lo || *p > hi) {
+			t.Fatalf("%s %d outside %d..%d: %+v", what, *p, lo, hi, b)
+		}
+	}
+	inRange("bri", b.Bri, 1, 254)
+	inRange("ct", b.CT, 153, 500)
+	inRange("hue", b.Hue, 0, 65535)
+	inRange("sat", b.Sat, 0, 254)
+	inRange("transitiontime", b.TransitionTime, 0, 65535)
+	if b.XY != nil {
+		for _, v := range b.XY {
+			if !(v >= 0 && v <= 1) {
+				t.Fatalf("xy %v outside 0..1", *b.XY)
+			}
+		}
+	}
+	colours := 0
+	for _, set := range []bool{b.XY != nil, b.CT != nil, b.Hue != nil || b.Sat != nil} {
+		if set {
+			colours++
+		}
+	}
+	if colours > 1 {
+		t.Fatalf("several colour modes in one body (the bridge would pick one): %+v", b)
+	}
+}
+
+// checkWire: the body reaches the bridge unchanged, whichever path sends it.
+func checkWire(t *testing.T, b StateBody) {
+	t.Helper()
+	data, err := json.Marshal(b)
+	if err != nil {
+		t.Fatalf("marshal %+v: %v", b, err)
+	}
+	var back StateBody
+	if err := json.Unmarshal(data, &back); err != nil || !reflect.DeepEqual(back, b) {
+		t.Fatalf("raw PUT body %s decodes to %+v, want %+v (%v)", data, back, b, err)
+	}
+	st, ok := b.HuegoState()
+	if !ok {
+		return
+	}
+	same := func(what string, p *int, got int) {
+		if p != nil && *p != got {
+			t.Fatalf("huego sends %s %d for %d", what, got, *p)
+		}
+	}
+	same("bri", b.Bri, int(st.Bri))
+	same("ct", b.CT, int(st.Ct))
+	same("hue", b.Hue, int(st.Hue))
+	same("sat", b.Sat, int(st.Sat))
+	same("transitiontime", b.TransitionTime, int(st.TransitionTime))
+	if st.On != *b.On {
+		t.Fatalf("huego sends on=%t for %t", st.On, *b.On)
+	}
+	if b.XY != nil && (len(st.Xy) != 2 || math.Abs(float64(st.Xy[0])-b.XY[0]) > 1e-6 || math.Abs(float64(st.Xy[1])-b.XY[1]) > 1e-6) {
+		t.Fatalf("huego sends xy %v for %v", st.Xy, *b.XY)
+	}
+}
+
+// bridgeApplies is what a v1 bridge reports after accepting body: xy stored
+// to four decimals, the colour mode of the colour just set.
+func bridgeApplies(st huego.State, b StateBody) huego.State {
+	if b.On != nil {
+		st.On = *b.On
+	}
+	if b.Bri != nil {
+		st.Bri = uint8(*b.Bri)
+	}
+	switch {
+	case b.XY != nil:
+		st.Xy = []float32{round4(b.XY[0]), round4(b.XY[1])}
+		st.ColorMode = "xy"
+	case b.CT != nil:
+		st.Ct, st.ColorMode = uint16(*b.CT), "ct"
+	case b.Hue != nil:
+		st.Hue, st.ColorMode = uint16(*b.Hue), "hs"
+		if b.Sat != nil {
+			st.Sat = uint8(*b.Sat)
+		}
+	}
+	return st
+}
+
+func round4(v float64) float32 {
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'f', 4, 64), 32)
+	return float32(r)
+}
