@@ -9,11 +9,13 @@ import (
 	awsdynamodb "github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	"github.com/tether-dev/tether/internal/faultproxy"
+	"github.com/tether-dev/tether/providers"
 )
 
 func TestDynamoDBTableCreateUpdateDelete(t *testing.T) {
@@ -290,6 +292,8 @@ func TestDynamoDBTableFiftyTablesUnderThrottling(t *testing.T) {
 	)
 	defer s.proxy.SetRules()
 	s.proxy.ResetCounts()
+	throttledBefore := testutil.ToFloat64(providers.ExternalCallsTotal.WithLabelValues("dynamodb", "CreateTable", providers.ResultThrottled)) +
+		testutil.ToFloat64(providers.ExternalCallsTotal.WithLabelValues("dynamodb", "DescribeTable", providers.ResultThrottled))
 	var objs []*awsv1alpha1.DynamoDBTable
 	for range 50 {
 		obj := newDDBTable("default", ddbName("fleet"))
@@ -306,6 +310,11 @@ func TestDynamoDBTableFiftyTablesUnderThrottling(t *testing.T) {
 	// DescribeTable). 30% faults add retries; 8 per table is the ceiling.
 	g.Expect(total).To(BeNumerically("<=", 50*8))
 	g.Expect(s.proxy.Calls()["CreateTable"]).To(BeNumerically("<=", 50*3))
+	// The operator's own metric sees the same pushback the proxy injected.
+	throttled := testutil.ToFloat64(providers.ExternalCallsTotal.WithLabelValues("dynamodb", "CreateTable", providers.ResultThrottled)) +
+		testutil.ToFloat64(providers.ExternalCallsTotal.WithLabelValues("dynamodb", "DescribeTable", providers.ResultThrottled))
+	g.Expect(throttled - throttledBefore).To(BeNumerically(">", 0))
+	g.Expect(testutil.ToFloat64(providers.ExternalCallsTotal.WithLabelValues("dynamodb", "CreateTable", providers.ResultOK))).To(BeNumerically(">=", 50))
 }
 
 // conditionMessage returns a condition's message.

@@ -6,11 +6,13 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/providers"
 )
 
 // TestHueTalkManifest is the talk: apply, dim, switch off, colour, drift,
@@ -35,6 +37,8 @@ func TestHueTalkManifest(t *testing.T) {
 	g.Expect(l.Status.LightID).To(Equal("1"))
 	g.Expect(*l.Status.Reachable).To(BeTrue())
 	g.Expect(l.Spec.OnDelete).To(Equal(huev1alpha1.DeletionTurnOff), "default onDelete")
+	g.Expect(testutil.ToFloat64(providers.ExternalCallsTotal.WithLabelValues("hue", "GetLights", providers.ResultOK))).To(BeNumerically(">", 0))
+	g.Expect(testutil.ToFloat64(providers.ExternalCallsTotal.WithLabelValues("hue", "SetLightState", providers.ResultOK))).To(BeNumerically(">", 0))
 
 	t.Run("dim", func(t *testing.T) {
 		h.update("entrance", "hallway-light", func(l *huev1alpha1.HueLight) { l.Spec.Brightness = ptr.To[int32](40) })

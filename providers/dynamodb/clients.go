@@ -104,7 +104,7 @@ func (c *Clients) For(ctx context.Context, region string) (*endpoint, error) {
 			// throttling, which the reconciler already backs off from.
 			so.RateLimiter = ratelimit.None
 		})
-		o.APIOptions = append(o.APIOptions, limitEveryAttempt(limiter))
+		o.APIOptions = append(o.APIOptions, limitEveryAttempt(limiter), countEveryAttempt)
 	})
 	ep := &endpoint{API: api, Region: cfg.Region, Key: cfg.Region + "|" + endpointURL()}
 	c.byID[region] = ep

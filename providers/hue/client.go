@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/amimof/huego"
+
+	"github.com/tether-dev/tether/providers"
 )
 
 // Client is the part of a Hue bridge's API the adapter uses. Unit tests
@@ -61,13 +63,15 @@ func NewClient(address, user string, timeout time.Duration) Client {
 // bounded runs f with the call deadline and turns a huego panic into an
 // error: huego's APIError.UnmarshalJSON panics on an error object without
 // "address", which some bridges and proxies send.
-func (c *huegoClient) bounded(ctx context.Context, f func(context.Context) error) (err error) {
+// Every call is counted in tether_external_calls_total under operation.
+func (c *huegoClient) bounded(ctx context.Context, operation string, f func(context.Context) error) (err error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	defer func() {
 		if r := recover(); r != nil {
 			err = &ProtocolError{Detail: fmt.Sprint(r)}
 		}
+		providers.CountExternalCall("hue", operation, callResult(err))
 	}()
 	return redact(f(ctx), c.user)
 }
@@ -83,7 +87,7 @@ func redact(err error, user string) error {
 }
 
 func (c *huegoClient) GetLights(ctx context.Context) (lights []huego.Light, err error) {
-	err = c.bounded(ctx, func(ctx context.Context) error {
+	err = c.bounded(ctx, "GetLights", func(ctx context.Context) error {
 		lights, err = c.bridge.GetLightsContext(ctx)
 		return err
 	})
@@ -91,7 +95,7 @@ func (c *huegoClient) GetLights(ctx context.Context) (lights []huego.Light, err 
 }
 
 func (c *huegoClient) GetConfig(ctx context.Context) (cfg *huego.Config, err error) {
-	err = c.bounded(ctx, func(ctx context.Context) error {
+	err = c.bounded(ctx, "GetConfig", func(ctx context.Context) error {
 		cfg, err = c.bridge.GetConfigContext(ctx)
 		return err
 	})
@@ -99,7 +103,7 @@ func (c *huegoClient) GetConfig(ctx context.Context) (cfg *huego.Config, err err
 }
 
 func (c *huegoClient) CreateUser(ctx context.Context, deviceType string) (user string, err error) {
-	err = c.bounded(ctx, func(ctx context.Context) error {
+	err = c.bounded(ctx, "CreateUser", func(ctx context.Context) error {
 		user, err = c.bridge.CreateUserContext(ctx, deviceType)
 		return err
 	})
@@ -114,7 +118,7 @@ func (c *huegoClient) SetLightState(ctx context.Context, id string, body StateBo
 	if err != nil {
 		return fmt.Errorf("light id %q is not a number", id)
 	}
-	return c.bounded(ctx, func(ctx context.Context) error {
+	return c.bounded(ctx, "SetLightState", func(ctx context.Context) error {
 		if st, ok := body.HuegoState(); ok {
 			_, err := c.bridge.SetLightStateContext(ctx, n, st)
 			return err
@@ -146,4 +150,17 @@ func (c *huegoClient) putState(ctx context.Context, id string, body StateBody) e
 		return err
 	}
 	return decodeAnswer(res.StatusCode, answer)
+}
+
+// callResult names a call's outcome for the external-calls metric: an
+// overloaded bridge (error 901, HTTP 503) is pushing back, like a throttle.
+func callResult(err error) string {
+	switch {
+	case err == nil:
+		return providers.ResultOK
+	case apiErrorType(err) == errInternal:
+		return providers.ResultThrottled
+	default:
+		return providers.ResultError
+	}
 }
