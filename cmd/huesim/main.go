@@ -1,6 +1,7 @@
 // Command huesim runs the Philips Hue bridge simulator: the v1 REST API on
-// --listen and the test controls (link button, offline, unreachable bulbs,
-// command log) on --control, which must be a loopback address.
+// --listen, the test controls (link button, offline, unreachable bulbs,
+// command log) on --control, which must be a loopback address, and the
+// demo's live page of the bulbs on --web-listen.
 package main
 
 import (
@@ -20,6 +21,7 @@ func main() {
 	control := flag.String("control", "127.0.0.1:8081", "loopback address of the test controls")
 	lights := flag.String("lights", "hallway,kitchen,living room", "comma-separated names of the bulbs")
 	username := flag.String("username", "", "a username accepted without pairing (empty: pair with the link button)")
+	web := flag.String("web-listen", "127.0.0.1:8000", `address of the live web page of the bulbs ("" disables it)`)
 	rate := flag.Float64("commands-per-second", 10, "light commands per second before the bridge answers 503 / error 901")
 	flag.Parse()
 
@@ -36,10 +38,20 @@ func main() {
 		log.Fatalf("huesim: control API: %v", err)
 	}
 	fmt.Printf("huesim: bridge API on %s, controls on %s, %d lights\n", s.URL(), ctl, len(opts.Lights))
+	stopWeb := func() {}
+	if *web != "" {
+		addr, stopFn, err := s.ServeWeb(*web, huesim.WebOptions{})
+		if err != nil {
+			log.Fatalf("huesim: web page: %v", err)
+		}
+		stopWeb = stopFn
+		fmt.Printf("huesim: live page on http://%s/\n", addr)
+	}
 
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	<-sig
+	stopWeb()
 	stop()
 	s.Close()
 }

@@ -1,0 +1,111 @@
+package huesim
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+
+	"github.com/tether-dev/tether/internal/browsertest"
+)
+
+// bulbDOM is what the page shows for one bulb.
+type bulbDOM struct {
+	LightName string `json:"lightName"`
+	On        string `json:"on"`
+	Bri       string `json:"bri"`
+	Reachable string `json:"reachable"`
+	Color     string `json:"color"`
+	Text      string `json:"text"`
+}
+
+// bulbJS reads a bulb's data attributes and visible text, or null.
+const bulbJS = `(() => {
+	const el = document.querySelector('.bulb[data-light-name=%q]');
+	return el && { ...el.dataset, text: el.innerText };
+})()`
+
+// TestWebPageInChromium loads the page in headless Chromium, changes a
+// light the way a client (the operator) would, over the bridge API, and
+// checks that the open page shows it without a reload.
+func TestWebPageInChromium(t *testing.T) {
+	tables := func(context.Context) ([]TableInfo, error) {
+		return []TableInfo{{Name: "talk-orders", Status: "ACTIVE", BillingMode: "PAY_PER_REQUEST"}}, nil
+	}
+	s, web := startWeb(t, WebOptions{Tables: tables})
+	browser := browsertest.Start(t) // after startWeb: stopped first, so the page's stream ends before the server
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	page, err := browser.Open(ctx, web.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := NewWithT(t)
+	bulb := func(name string) func(Gomega) bulbDOM {
+		return func(g Gomega) bulbDOM {
+			var b bulbDOM
+			g.Expect(page.Eval(ctx, fmt.Sprintf(bulbJS, name), &b)).To(Succeed())
+			return b
+		}
+	}
+	eventually := func(f any) AsyncAssertion {
+		return g.Eventually(f).WithTimeout(20 * time.Second).WithPolling(50 * time.Millisecond)
+	}
+
+	// Loaded and connected: the bulb is drawn off, the stream is open.
+	eventually(bulb("hallway")).Should(And(HaveField("On", "false"), HaveField("Reachable", "true")))
+	eventually(func(g Gomega) string {
+		var live string
+		g.Expect(page.Eval(ctx, `document.body.dataset.live`, &live)).To(Succeed())
+		return live
+	}).Should(Equal("true"))
+	g.Expect(page.Eval(ctx, `window.notReloaded = true`, nil)).To(Succeed())
+
+	putState(t, s, "1", `{"on":true,"bri":127}`)
+
+	want := GlowColor(LightState{On: true, Bri: 127, ColorMode: "ct", CT: 366})
+	eventually(bulb("hallway")).Should(And(
+		HaveField("On", "true"), HaveField("Bri", "127"), HaveField("Color", want),
+		HaveField("Text", ContainSubstring("ON · 50%")),
+	))
+	var notReloaded bool
+	g.Expect(page.Eval(ctx, `window.notReloaded === true`, &notReloaded)).To(Succeed())
+	g.Expect(notReloaded).To(BeTrue(), "the page reloaded instead of being pushed the change")
+	eventually(func(g Gomega) string {
+		var text string
+		g.Expect(page.Eval(ctx, `document.querySelector('#tables').innerText`, &text)).To(Succeed())
+		return text
+	}).Should(And(ContainSubstring("talk-orders"), ContainSubstring("ACTIVE")))
+
+	png, err := page.Screenshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	browsertest.SaveArtifact(t, "page.png", png)
+}
+
+// putState sends a light command over the bridge's v1 API, as the operator
+// does, and fails the test unless every attribute succeeded.
+func putState(t *testing.T, s *Server, id, body string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPut, s.URL()+"/api/"+testUser+"/lights/"+id+"/state", strings.NewReader(body))
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var answer []map[string]any
+	if err := json.NewDecoder(res.Body).Decode(&answer); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range answer {
+		if _, ok := a["success"]; !ok {
+			t.Fatalf("PUT %s: %v", body, answer)
+		}
+	}
+}
