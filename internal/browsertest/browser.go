@@ -38,19 +38,26 @@ type Browser struct {
 // not run must not pass, and is skipped elsewhere.
 func Start(t testing.TB) *Browser {
 	t.Helper()
-	if _, err := os.Stat(ChromiumPath); err != nil {
-		msg := fmt.Sprintf("browser test needs %s: run `make browser-deps`", ChromiumPath)
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	requireChromium(t, ChromiumPath)
 	b, err := launch(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(b.stop)
 	return b
+}
+
+func requireChromium(t testing.TB, path string) {
+	t.Helper()
+	if _, err := os.Stat(path); err == nil {
+		return
+	}
+	msg := fmt.Sprintf("browser test needs %s: run `make browser-deps`", path)
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg)
+		return
+	}
+	t.Skip(msg)
 }
 
 // flags are those known to run on this project's machines: without the
