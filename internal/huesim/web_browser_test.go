@@ -76,12 +76,33 @@ func TestWebPageInChromium(t *testing.T) {
 	var notReloaded bool
 	g.Expect(page.Eval(ctx, `window.notReloaded === true`, &notReloaded)).To(Succeed())
 	g.Expect(notReloaded).To(BeTrue(), "the page reloaded instead of being pushed the change")
+
+	// Behind the operator's back: a bulb becomes unreachable, one is added.
+	g.Expect(s.SetReachable("2", false)).To(Succeed())
+	id := s.AddLight("porch")
+	g.Expect(s.ChangeLight(id, func(st *LightState) { st.On, st.Bri, st.ColorMode, st.Hue, st.Sat = true, 254, "hs", 46920, 254 })).To(Succeed())
+	eventually(bulb("kitchen")).Should(And(HaveField("Reachable", "false"), HaveField("Text", MatchRegexp("(?i)unreachable"))))
+	eventually(bulb("porch")).Should(And(HaveField("On", "true"), HaveField("Color", SwatchColor(LightState{ColorMode: "hs", Hue: 46920, Sat: 254}))))
+
+	// The bridge drops off the network and comes back: a banner says so.
+	banner := func(g Gomega) bool {
+		var shown bool
+		g.Expect(page.Eval(ctx, `getComputedStyle(document.getElementById("banner")).display !== "none"`, &shown)).To(Succeed())
+		return shown
+	}
+	s.Offline(Refuse)
+	eventually(banner).Should(BeTrue())
+	g.Expect(s.Online()).To(Succeed())
+	eventually(banner).Should(BeFalse())
+
 	eventually(func(g Gomega) string {
 		var text string
 		g.Expect(page.Eval(ctx, `document.querySelector('#tables').innerText`, &text)).To(Succeed())
 		return text
 	}).Should(And(ContainSubstring("talk-orders"), ContainSubstring("ACTIVE")))
 
+	// Stop the CSS transitions so the screenshot shows the final state.
+	g.Expect(page.Eval(ctx, `document.head.insertAdjacentHTML("beforeend", "<style>*{transition:none!important}</style>")`, nil)).To(Succeed())
 	png, err := page.Screenshot(ctx)
 	if err != nil {
 		t.Fatal(err)
