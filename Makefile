@@ -42,9 +42,13 @@ verify-generated: manifests generate ## In CI: fail when generated files differ 
 		git diff --exit-code -- api config internal/testkind || { echo "generated files are stale: run 'make manifests generate' and commit" >&2; exit 1; }; \
 	fi
 
+# Test artifacts (the browser test's screenshot) are kept here.
+TETHER_ARTIFACTS_DIR ?= $(LOCALBIN)/test-artifacts
+
 .PHONY: test
-test: verify-generated fmt-check vet envtest-assets npm-deps ## Run unit and integration tests (real API server, Hue simulator, DynamoDB Local).
-	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" go test $(GO_TEST_FLAGS) ./...
+test: verify-generated fmt-check vet envtest-assets npm-deps browser-deps ## Run unit and integration tests (real API server, Hue simulator, DynamoDB Local, Chromium).
+	@mkdir -p $(TETHER_ARTIFACTS_DIR)
+	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" TETHER_ARTIFACTS_DIR=$(TETHER_ARTIFACTS_DIR) go test $(GO_TEST_FLAGS) ./...
 
 .PHONY: fmt-check
 fmt-check: ## Fail when gofmt would change a file.
@@ -115,6 +119,13 @@ npm-deps: hack/npm/node_modules/.package-lock.json ## Install DynamoDB Local, dy
 hack/npm/node_modules/.package-lock.json: hack/npm/package-lock.json
 	cd hack/npm && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
+
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+
+.PHONY: browser-deps
+browser-deps: ## Install Debian's Chromium for the browser test (only when missing).
+	@if [ ! -x /usr/bin/chromium ]; then echo ">> installing chromium (Debian package) for the browser test"; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium >/dev/null; fi
 
 $(CONTROLLER_GEN):
 	@mkdir -p $(LOCALBIN)
