@@ -322,7 +322,7 @@ func (r *run) convergence(ctx context.Context) error {
 	lightCmds, groupCmds = countCommands(sim.Commands())
 	f.add("same_state", "same state for all: time to all Ready", "s", secs(same), nil)
 	f.add("group_commands", "group commands sent (same state)", "commands", float64(groupCmds), nil)
-	f.note("Bridge floor: %d commands at %d/s = %.0f s; goal 1.1x = %.0f s.", n, bridgeCommandsPerSecond, floor.Seconds(), 1.1*floor.Seconds())
+	f.note("Bridge floor: %d commands at %d/s = %.1f s; goal 1.1x = %.1f s.", n, bridgeCommandsPerSecond, floor.Seconds(), 1.1*floor.Seconds())
 	if groupCmds == 0 {
 		f.note("Same state for all %d lights: no grouping, %d light commands, %.1f s (%.2fx the floor). "+
 			"Grouping does not beat the floor because Tether does not group: one PUT /groups/0/action (budget 1/s) would set them all in about a second.",

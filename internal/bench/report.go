@@ -77,6 +77,9 @@ type Report struct {
 	Scale     Scale    `json:"scale"`
 	Figures   []Figure `json:"figures"`
 	Missed    []string `json:"missed"`
+	// Checks are the design questions issue 6 asks (per-object polling,
+	// duplicate describes, unshared limiters), answered from the measures.
+	Checks []string `json:"designChecks"`
 }
 
 // Machine is where the numbers were taken.
@@ -182,7 +185,62 @@ func aggregate(runs [][]figureResult, opts Options) *Report {
 		}
 		rep.Figures = append(rep.Figures, fig)
 	}
+	rep.Checks = designChecks(rep)
 	return rep
+}
+
+// measure finds a figure's measure by key.
+func (r *Report) measure(fig int, key string) (float64, bool) {
+	for _, f := range r.Figures {
+		if f.ID != fig {
+			continue
+		}
+		for _, m := range f.Measures {
+			if m.Key == key {
+				return m.Median, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// designChecks answers the design questions from the medians.
+func designChecks(r *Report) []string {
+	var out []string
+	verdict := func(ok bool, yes, no string) string {
+		if ok {
+			return yes
+		}
+		return no
+	}
+	lightsGets, ok1 := r.measure(3, "hue_lights_gets")
+	lightRec, ok2 := r.measure(3, "light_reconciles")
+	if ok1 && ok2 {
+		out = append(out, fmt.Sprintf("Per-object polling (Hue): %s GET /lights per bridge per poll interval is %s and HueLight reconciles per light per interval %s in steady state.",
+			verdict(lightsGets <= 1.05 && lightRec < 0.1, "none.", "**yes.**"), formatNumber(lightsGets), formatNumber(lightRec)))
+	}
+	if all, ok := r.measure(3, "hue_gets"); ok && ok1 && all > lightsGets+0.01 {
+		out = append(out, fmt.Sprintf("Extra reads (Hue): each HueBridge reads /config for its health every %s besides the poller's GET /lights, %s more GETs per bridge per poll interval; "+
+			"the poller's answer (or its failure) already says whether the bridge is there.", hueBridgeResync, formatNumber(all-lightsGets)))
+	}
+	if d, ok := r.measure(3, "ddb_describes"); ok {
+		out = append(out, fmt.Sprintf("Duplicate describes (DynamoDB): %s DescribeTable per table per poll interval is %s.",
+			verdict(d <= 1.1, "none.", "**yes.**"), formatNumber(d)))
+	}
+	overloads, ok1 := r.measure(2, "overloads")
+	rate, ok2 := r.measure(4, "rate_10s")
+	if ok1 && ok2 {
+		shared := overloads == 0 && rate <= limiterRate+limiterBurst/10.0
+		out = append(out, fmt.Sprintf("Unshared limiters: %s the bridge refused %s commands as overloaded with %d HueLights applied at once, and DynamoDB saw at most %s calls/s (10-second average) while %d tables were created (limiter %d/s, burst %d).",
+			verdict(shared, "none;", "**suspected;**"), formatNumber(overloads), r.Scale.ConvergeLights, formatNumber(rate), r.Scale.Tables, limiterRate, limiterBurst))
+	}
+	if g, ok := r.measure(2, "group_commands"); ok && g == 0 {
+		same, _ := r.measure(2, "same_state")
+		out = append(out, fmt.Sprintf("Grouping: none. Setting %d lights to one state took %s s, one command per light at the bridge's 10/s; a group command (1/s budget) would take about a second. "+
+			"The same floor makes figure 5's simultaneous Hue drift corrections wait up to %d/10 s after detection.",
+			r.Scale.ConvergeLights, formatNumber(same), r.Scale.DriftLights))
+	}
+	return out
 }
 
 func round(v float64) float64 {
@@ -261,6 +319,13 @@ func (r *Report) Markdown() string {
 			w("- %s\n", m)
 		}
 		w("\nThe notes under each figure give the evidence.\n\n")
+	}
+	if len(r.Checks) > 0 {
+		w("## Design checks\n\n")
+		for _, c := range r.Checks {
+			w("- %s\n", c)
+		}
+		w("\n")
 	}
 	for _, f := range r.Figures {
 		w("## %d. %s\n\n", f.ID, f.Title)

@@ -1,0 +1,59 @@
+package bench
+
+import (
+	"strings"
+	"testing"
+)
+
+// Two runs of made-up figures: medians, missed goals with their reasons,
+// failures and the design checks come out of aggregate as the report says.
+func TestAggregate(t *testing.T) {
+	run := func(latency, gets, lightsGets float64, failure string) []figureResult {
+		figs := make([]figureResult, 6)
+		for i := range figs {
+			figs[i] = figureResult{ID: i + 1, Title: figureTitles[i+1]}
+		}
+		figs[0].add("p50", "p50 latency", "ms", latency, &goal{Op: "<=", Limit: 30})
+		figs[0].why("slow")
+		figs[1].add("overloads", "overload errors", "errors", 0, &goal{Op: "<=", Limit: 0})
+		figs[1].add("group_commands", "group commands", "commands", 0, nil)
+		figs[2].add("hue_gets", "GETs per bridge", "GETs", gets, &goal{Op: "<=", Limit: 1})
+		figs[2].why("config reads")
+		figs[2].add("hue_lights_gets", "GET /lights", "GETs", lightsGets, nil)
+		figs[2].add("light_reconciles", "reconciles", "reconciles", 0, nil)
+		figs[2].add("ddb_describes", "describes", "calls", 1, nil)
+		figs[3].add("rate_10s", "rate", "calls/s", 30, nil)
+		figs[5].Failure = failure
+		return figs
+	}
+	rep := aggregate([][]figureResult{run(10, 1.2, 1, ""), run(50, 1.1, 1, "bridge never came back"), run(20, 1.2, 1, "")},
+		Options{Runs: 3, Scale: FullScale()})
+
+	if got, _ := rep.measure(1, "p50"); got != 20 {
+		t.Errorf("p50 median = %v, want 20", got)
+	}
+	if got, _ := rep.measure(3, "hue_gets"); got != 1.2 {
+		t.Errorf("hue_gets median = %v, want 1.2", got)
+	}
+	missed := strings.Join(rep.Missed, "\n")
+	for _, want := range []string{"GETs per bridge is 1.2 GETs, goal <= 1 GETs. Why: config reads", "Figure 6 (Backoff discipline) failed in run 2: bridge never came back"} {
+		if !strings.Contains(missed, want) {
+			t.Errorf("missed lines lack %q:\n%s", want, missed)
+		}
+	}
+	if strings.Contains(missed, "p50 latency") {
+		t.Errorf("p50 latency (median 20 ms, goal 30 ms) reported missed:\n%s", missed)
+	}
+	checks := strings.Join(rep.Checks, "\n")
+	for _, want := range []string{"Per-object polling (Hue): none.", "Extra reads (Hue)", "Duplicate describes (DynamoDB): none.", "Unshared limiters: none;", "Grouping: none."} {
+		if !strings.Contains(checks, want) {
+			t.Errorf("design checks lack %q:\n%s", want, checks)
+		}
+	}
+	md := rep.Markdown()
+	for _, want := range []string{"## Goals missed", "## Design checks", "## 6. Backoff discipline", "**Failed** in run 2", "| p50 latency | 20 ms | 10, 50, 20 | <= 30 ms | met |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
+		}
+	}
+}
