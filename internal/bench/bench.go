@@ -11,6 +11,7 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -49,6 +50,18 @@ type Scale struct {
 	DDBPoll time.Duration `json:"ddbPoll"`
 	// WatchIntervals is how many poll intervals fig. 3 watches.
 	WatchIntervals int `json:"watchIntervals"`
+}
+
+// MarshalJSON writes the durations as Go duration strings ("45s").
+func (s Scale) MarshalJSON() ([]byte, error) {
+	type plain Scale
+	return json.Marshal(struct {
+		plain
+		Outage   string `json:"outage"`
+		Throttle string `json:"throttle"`
+		HuePoll  string `json:"huePoll"`
+		DDBPoll  string `json:"ddbPoll"`
+	}{plain(s), s.Outage.String(), s.Throttle.String(), s.HuePoll.String(), s.DDBPoll.String()})
 }
 
 // FullScale is issue 6 as written. The DynamoDB poll interval is 45 s
