@@ -241,6 +241,10 @@ func runOnce(ctx context.Context, opts Options, bin, dir string) ([]figureResult
 			r.fig(s.fig).Failure = firstLine(err.Error())
 		}
 	}
+	if u, err := e.op.usage(); err == nil {
+		r.fig(4).add("peak_rss_end", "operator peak RSS at the end of the run (after figures 5 and 6)", "MB", float64(u.PeakRSS)/1e6, nil)
+		r.fig(4).add("cpu_total", "operator CPU for the whole run", "s", u.CPUTotal.Seconds(), nil)
+	}
 	return r.figures(), nil
 }
 
