@@ -1,0 +1,82 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tether-dev/tether/internal/huesim"
+)
+
+// Figure 2: HueLights on one bridge applied at once, then all set to one
+// state.
+func (r *run) convergence(ctx context.Context) error {
+	sim := r.bridge[bridgeAlpha]
+	n := r.sc.ConvergeLights
+	floor := time.Duration(float64(n) / bridgeCommandsPerSecond * float64(time.Second))
+	r.alphaLights = lightsOn(bridgeAlpha, "", n, 200)
+	objs := objects(r.alphaLights)
+	sim.ResetCommands()
+	start := time.Now()
+	if err := r.createAll(ctx, objs); err != nil {
+		return err
+	}
+	last, err := r.waitReady(ctx, false, wantAll(objs), 3*floor+2*time.Minute, nil)
+	if err != nil {
+		return err
+	}
+	took := last.Sub(start)
+	cmds := sim.Commands()
+	lightCmds, groupCmds := countCommands(cmds)
+	f := r.fig(2)
+	f.add("ready", fmt.Sprintf("%d HueLights: time to all Ready", n), "s", secs(took), &goal{Op: "<=", Limit: 1.1 * floor.Seconds()})
+	if len(cmds) > 0 {
+		lastCmd := cmds[len(cmds)-1].Time.Sub(start)
+		f.why("the first command went out %.1f s after the first create, the last at %.1f s (the floor is %.0f s), and the last HueLight was Ready %.1f s after that",
+			cmds[0].Time.Sub(start).Seconds(), lastCmd.Seconds(), floor.Seconds(), (took - lastCmd).Seconds())
+	}
+	f.add("overloads", "overload errors from the bridge", "errors", float64(sim.Overloads()), &goal{Op: "<=", Limit: 0})
+	f.why("the operator sent light commands faster than the bridge's 10/s")
+	f.add("commands", "light commands sent", "commands", float64(lightCmds), nil)
+	if len(cmds) > 0 {
+		f.add("last_command", "time to the last light command", "s", secs(cmds[len(cmds)-1].Time.Sub(start)), nil)
+	}
+
+	// Every light to the same state: one group 0 command could do it in a
+	// second; light by light it is the floor again.
+	sim.ResetCommands()
+	start = time.Now()
+	w, err := r.patchAll(ctx, objs, `{"spec":{"brightness":50}}`)
+	if err != nil {
+		return err
+	}
+	last, err = r.waitReady(ctx, false, w, 3*floor+2*time.Minute, nil)
+	if err != nil {
+		return err
+	}
+	same := last.Sub(start)
+	lightCmds, groupCmds = countCommands(sim.Commands())
+	f.add("same_state", "same state for all: time to all Ready", "s", secs(same), nil)
+	f.add("group_commands", "group commands sent (same state)", "commands", float64(groupCmds), nil)
+	f.note("Bridge floor: %d commands at %d/s = %.1f s; goal 1.1x = %.1f s.", n, bridgeCommandsPerSecond, floor.Seconds(), 1.1*floor.Seconds())
+	if groupCmds == 0 {
+		f.note("Same state for all %d lights: no grouping, %d light commands, %.1f s (%.2fx the floor). "+
+			"Grouping does not beat the floor because Tether does not group: one PUT /groups/0/action (budget 1/s) would set them all in about a second.",
+			n, lightCmds, same.Seconds(), same.Seconds()/floor.Seconds())
+	} else {
+		f.note("Same state for all %d lights: %d group and %d light commands, %.1f s (%.2fx the floor).", n, groupCmds, lightCmds, same.Seconds(), same.Seconds()/floor.Seconds())
+	}
+	return nil
+}
+
+func countCommands(cmds []huesim.Command) (lights, groups int) {
+	for _, c := range cmds {
+		if strings.HasPrefix(c.Path, "/groups") {
+			groups++
+		} else if strings.HasPrefix(c.Path, "/lights") {
+			lights++
+		}
+	}
+	return lights, groups
+}

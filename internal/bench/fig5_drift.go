@@ -1,0 +1,139 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsdynamodb "github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/tether-dev/tether/internal/huesim"
+)
+
+// Figure 5: lights dimmed from "the Hue app" and tables' throughput changed
+// "in the console", all at once; time until each is put back.
+func (r *run) drift(ctx context.Context) error {
+	sim := r.bridge[bridgeAlpha]
+	nl, nt := min(r.sc.DriftLights, len(r.alphaLights)), min(r.sc.DriftTables, r.sc.ThrottleTables)
+	var (
+		wg       sync.WaitGroup
+		lightsDT []time.Duration
+		tablesDT []time.Duration
+		lightErr error
+		tableErr error
+	)
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		lightsDT, lightErr = r.driftLights(ctx, sim, nl)
+	}()
+	go func() {
+		defer wg.Done()
+		tablesDT, tableErr = r.driftTables(ctx, nt)
+	}()
+	wg.Wait()
+	if lightErr != nil {
+		return lightErr
+	}
+	if tableErr != nil {
+		return tableErr
+	}
+	f := r.fig(5)
+	f.add("hue_p50", "Hue: time to correct (median)", "s", secs(percentile(lightsDT, 50)), nil)
+	f.add("hue_max", fmt.Sprintf("Hue: time to correct all %d", nl), "s", secs(percentile(lightsDT, 100)), &goal{Op: "<=", Limit: r.sc.HuePoll.Seconds() + 1})
+	f.why("detection takes up to one poll (%s) and the %d corrections then queue behind the bridge's %d commands/s (%.1f s for the last); "+
+		"Tether sends one command per light, it does not group same-state corrections", r.sc.HuePoll, nl, bridgeCommandsPerSecond, float64(nl-1)/bridgeCommandsPerSecond)
+	f.add("ddb_p50", "DynamoDB: time to correct (median)", "s", secs(percentile(tablesDT, 50)), nil)
+	f.add("ddb_max", fmt.Sprintf("DynamoDB: time to correct all %d", nt), "s", secs(percentile(tablesDT, 100)), &goal{Op: "<=", Limit: r.sc.DDBPoll.Seconds() + 5})
+	f.why("the poll interval is jittered by up to +10%% (%.1f s here), and every call, polls of the other %d tables included, waits for the shared %d/s limiter",
+		0.1*r.sc.DDBPoll.Seconds(), len(r.tables)-nt, limiterRate)
+	f.note("%d bulbs dimmed through the simulator's \"Hue app\" control at once: detection waits for the bridge's next poll (%s), then the %d corrections share the bridge's %d commands/s, so the last one cannot come sooner than %.1f s after detection.",
+		nl, r.sc.HuePoll, nl, bridgeCommandsPerSecond, float64(nl-1)/bridgeCommandsPerSecond)
+	f.note("%d PROVISIONED tables changed from 5/5 to 9/9 capacity with UpdateTable straight to DynamoDB Local, at once; the operator's poll interval is %s, jittered by up to 10%% (so up to %.1f s).",
+		nt, r.sc.DDBPoll, 1.1*r.sc.DDBPoll.Seconds())
+	return nil
+}
+
+func (r *run) driftLights(ctx context.Context, sim *huesim.Server, n int) ([]time.Duration, error) {
+	want := map[string]huesim.LightState{}
+	for i := range n {
+		id := fmt.Sprint(i + 1)
+		l, _ := sim.Light(id)
+		want[id] = l.State
+	}
+	start := time.Now()
+	for id := range want {
+		if err := sim.ChangeLight(id, func(st *huesim.LightState) { st.Bri = 10 }); err != nil {
+			return nil, err
+		}
+	}
+	done := map[string]time.Duration{}
+	err := waitUntil(ctx, 10*r.sc.HuePoll+time.Duration(n)*time.Second, 20*time.Millisecond, func() (bool, error) {
+		for id, st := range want {
+			if _, ok := done[id]; ok {
+				continue
+			}
+			if l, _ := sim.Light(id); l.State.Bri == st.Bri && l.State.On == st.On {
+				done[id] = time.Since(start)
+			}
+		}
+		return len(done) == len(want), nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("lights: %d of %d corrected: %w", len(done), n, err)
+	}
+	return values(done), nil
+}
+
+func (r *run) driftTables(ctx context.Context, n int) ([]time.Duration, error) {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = r.tables[i].Name
+	}
+	start := time.Now()
+	err := parallel(n, 16, func(i int) error {
+		_, err := r.raw.UpdateTable(ctx, &awsdynamodb.UpdateTableInput{TableName: aws.String(names[i]),
+			ProvisionedThroughput: &ddbtypes.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(9), WriteCapacityUnits: aws.Int64(9)}})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var mu sync.Mutex
+	done := map[string]time.Duration{}
+	err = waitUntil(ctx, 3*r.sc.DDBPoll+time.Minute, 500*time.Millisecond, func() (bool, error) {
+		return len(done) == n, parallel(n, 8, func(i int) error {
+			mu.Lock()
+			_, ok := done[names[i]]
+			mu.Unlock()
+			if ok {
+				return nil
+			}
+			out, err := r.raw.DescribeTable(ctx, &awsdynamodb.DescribeTableInput{TableName: aws.String(names[i])})
+			if err != nil {
+				return err
+			}
+			if pt := out.Table.ProvisionedThroughput; pt != nil && aws.ToInt64(pt.ReadCapacityUnits) == 5 && aws.ToInt64(pt.WriteCapacityUnits) == 5 {
+				mu.Lock()
+				done[names[i]] = time.Since(start)
+				mu.Unlock()
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("tables: %d of %d corrected: %w", len(done), n, err)
+	}
+	return values(done), nil
+}
+
+func values(m map[string]time.Duration) []time.Duration {
+	out := make([]time.Duration, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}
