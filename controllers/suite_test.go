@@ -10,6 +10,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/testenv"
 	testv1alpha1 "github.com/tether-dev/tether/internal/testkind/v1alpha1"
 )
@@ -35,7 +37,7 @@ func TestMain(m *testing.M) {
 
 func runSuite(m *testing.M) int {
 	var err error
-	env, err = testenv.Start(testv1alpha1.AddToScheme)
+	env, err = testenv.Start(testv1alpha1.AddToScheme, awsv1alpha1.AddToScheme, huev1alpha1.AddToScheme)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
