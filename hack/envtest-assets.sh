@@ -14,7 +14,7 @@ mkdir -p "$dest"
 build() { # name, module dir
 	local name=$1 dir=$2
 	if [ -x "$dest/$name" ]; then return; fi
-	echo ">> building $name from the Go module proxy into $dest (first run only)" >&2
+	echo ">> building $name from the Go module proxy into $dest (first run only; kube-apiserver takes about 5 minutes on 2 cores)" >&2
 	local start=$SECONDS
 	# Print a heartbeat so a long first build does not look hung.
 	( while sleep 30; do echo ".. still building $name ($((SECONDS - start))s)" >&2; done ) &
