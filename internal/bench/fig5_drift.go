@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -21,6 +22,7 @@ func (r *run) drift(ctx context.Context) error {
 	var (
 		wg       sync.WaitGroup
 		lightsDT []time.Duration
+		singleDT []time.Duration
 		tablesDT []time.Duration
 		lightErr error
 		tableErr error
@@ -28,7 +30,19 @@ func (r *run) drift(ctx context.Context) error {
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		lightsDT, lightErr = r.driftLights(ctx, sim, nl)
+		// First a few single drifts, one at a time at random points of the
+		// poll cycle: what one change in the Hue app costs. Then the lot.
+		for i := range min(singleDrifts, len(r.alphaLights)-nl) {
+			if lightErr = r.sleep(ctx, rand.N(r.sc.HuePoll)); lightErr != nil {
+				return
+			}
+			var dt []time.Duration
+			if dt, lightErr = r.driftLights(ctx, sim, nl+1+i, 1); lightErr != nil {
+				return
+			}
+			singleDT = append(singleDT, dt...)
+		}
+		lightsDT, lightErr = r.driftLights(ctx, sim, 1, nl)
 	}()
 	go func() {
 		defer wg.Done()
@@ -42,7 +56,8 @@ func (r *run) drift(ctx context.Context) error {
 		return tableErr
 	}
 	f := r.fig(5)
-	f.add("hue_p50", "Hue: time to correct (median)", "s", secs(percentile(lightsDT, 50)), nil)
+	f.add("hue_single_max", fmt.Sprintf("Hue: one light drifting alone, time to correct (worst of %d)", len(singleDT)), "s", secs(percentile(singleDT, 100)), nil)
+	f.add("hue_p50", fmt.Sprintf("Hue: %d lights at once, time to correct (median)", nl), "s", secs(percentile(lightsDT, 50)), nil)
 	f.add("hue_max", fmt.Sprintf("Hue: time to correct all %d", nl), "s", secs(percentile(lightsDT, 100)), &goal{Op: "<=", Limit: r.sc.HuePoll.Seconds() + 1})
 	f.why("detection takes up to one poll (%s) and the %d corrections then queue behind the bridge's %d commands/s (%.1f s for the last); "+
 		"Tether sends one command per light, it does not group same-state corrections", r.sc.HuePoll, nl, bridgeCommandsPerSecond, float64(nl-1)/bridgeCommandsPerSecond)
@@ -57,10 +72,15 @@ func (r *run) drift(ctx context.Context) error {
 	return nil
 }
 
-func (r *run) driftLights(ctx context.Context, sim *huesim.Server, n int) ([]time.Duration, error) {
+// singleDrifts is how many lights drift alone before the simultaneous drift.
+const singleDrifts = 5
+
+// driftLights dims bulbs first..first+n-1 at once and returns how long each
+// took to be put back.
+func (r *run) driftLights(ctx context.Context, sim *huesim.Server, first, n int) ([]time.Duration, error) {
 	want := map[string]huesim.LightState{}
 	for i := range n {
-		id := fmt.Sprint(i + 1)
+		id := fmt.Sprint(first + i)
 		l, _ := sim.Light(id)
 		want[id] = l.State
 	}

@@ -237,8 +237,8 @@ func designChecks(r *Report) []string {
 	if g, ok := r.measure(2, "group_commands"); ok && g == 0 {
 		same, _ := r.measure(2, "same_state")
 		out = append(out, fmt.Sprintf("Grouping: none. Setting %d lights to one state took %s s, one command per light at the bridge's 10/s; a group command (1/s budget) would take about a second. "+
-			"The same floor makes figure 5's simultaneous Hue drift corrections wait up to %d/10 s after detection.",
-			r.Scale.ConvergeLights, formatNumber(same), r.Scale.DriftLights))
+			"The same floor makes the last of figure 5's %d simultaneous Hue drift corrections wait %.1f s after detection.",
+			r.Scale.ConvergeLights, formatNumber(same), r.Scale.DriftLights, float64(r.Scale.DriftLights-1)/bridgeCommandsPerSecond))
 	}
 	return out
 }
