@@ -37,6 +37,7 @@ func (r *run) scale(ctx context.Context) error {
 	go func() { bgErr <- r.createAll(ctx, background) }()
 	tables := objects(r.tables)
 	if err := r.createAll(ctx, tables); err != nil {
+		rates()
 		return err
 	}
 	// Calls per table until it was first seen Ready; later polls of an
@@ -52,10 +53,10 @@ func (r *run) scale(ctx context.Context) error {
 		}
 		perTable = append(perTable, float64(n))
 	})
+	buckets := rates()
 	if err != nil {
 		return err
 	}
-	buckets := rates()
 	u1, err := r.op.usage()
 	if err != nil {
 		return err
