@@ -33,7 +33,7 @@ func (r *run) convergence(ctx context.Context) error {
 	f.add("ready", fmt.Sprintf("%d HueLights: time to all Ready", n), "s", secs(took), &goal{Op: "<=", Limit: 1.1 * floor.Seconds()})
 	if len(cmds) > 0 {
 		lastCmd := cmds[len(cmds)-1].Time.Sub(start)
-		f.why("the first command went out %.1f s after the first create, the last at %.1f s (the floor is %.0f s), and the last HueLight was Ready %.1f s after that",
+		f.why("the first command went out %.1f s after the first create, the last at %.1f s (the floor is %.0f s), and the last HueLight was Ready %.1f s after that (the generic reconciler looks again 1 s, jittered, after a write before it reports Ready)",
 			cmds[0].Time.Sub(start).Seconds(), lastCmd.Seconds(), floor.Seconds(), (took - lastCmd).Seconds())
 	}
 	f.add("overloads", "overload errors from the bridge", "errors", float64(sim.Overloads()), &goal{Op: "<=", Limit: 0})

@@ -297,7 +297,7 @@ func (r *Report) Markdown() string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	w("# Tether benchmark report\n\n")
-	w("Written by `make bench` (`go run ./cmd/bench %s`) on %s in %s. ", r.Command, r.Date, r.Duration)
+	w("Written by `go run ./cmd/bench %s` (what `make bench` runs) on %s in %s. ", r.Command, r.Date, r.Duration)
 	if r.Quick {
 		w("**Quick mode**: a smoke run at toy scale; the numbers say nothing about the goals. ")
 	}
