@@ -1,0 +1,139 @@
+package crashtest
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"sync"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/internal/huesim"
+)
+
+// holdOffProxy forwards to a simulated bridge and holds the answer to the
+// first "switch off" command (which the bridge has carried out) until
+// released or the caller hangs up.
+type holdOffProxy struct {
+	*httptest.Server
+	once    sync.Once
+	held    chan struct{}
+	release chan struct{}
+}
+
+func newHoldOffProxy(t *testing.T, target string) *holdOffProxy {
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &holdOffProxy{held: make(chan struct{}), release: make(chan struct{})}
+	rp := httputil.NewSingleHostReverseProxy(u)
+	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		off := r.Method == http.MethodPut && bytes.Contains(body, []byte(`"on":false`))
+		if !off {
+			rp.ServeHTTP(w, r)
+			return
+		}
+		rec := httptest.NewRecorder()
+		rp.ServeHTTP(rec, r) // the bridge switches the light off now
+		first := false
+		p.once.Do(func() { first = true; close(p.held) })
+		if first {
+			select {
+			case <-p.release:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(rec.Body.Bytes())
+	}))
+	t.Cleanup(func() {
+		select {
+		case <-p.release:
+		default:
+			close(p.release)
+		}
+		p.Close()
+	})
+	return p
+}
+
+// TestCrashDuringHueLightDelete: the manager is SIGKILLed after the bridge
+// switched the light off for a deleted HueLight but before the manager heard
+// back (so before it removed the finalizer). A new manager finishes the
+// deletion: the object goes, the light stays off, and it sends no second
+// command to a light that is already off.
+func TestCrashDuringHueLightDelete(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	const user = "crashtest-user-0123456789"
+	sim, err := huesim.Start(huesim.Options{Lights: []string{"hall"}, Usernames: []string{user}}, "127.0.0.1:0")
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(sim.Close)
+	proxy := newHoldOffProxy(t, sim.URL())
+
+	for _, ns := range []string{"tether-system", "huecrash"} {
+		if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+	}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "tether-system", Name: "crash-bridge"},
+		Data: map[string][]byte{huev1alpha1.CredentialsKey: []byte(user)}}
+	g.Expect(env.Client.Create(ctx, secret)).To(Succeed())
+	bridge := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "crash-bridge"},
+		Spec: huev1alpha1.HueBridgeSpec{Address: proxy.URL,
+			CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: "tether-system", Name: "crash-bridge"},
+			PollInterval:         &metav1.Duration{Duration: time.Second}}}
+	g.Expect(env.Client.Create(ctx, bridge)).To(Succeed())
+	light := &huev1alpha1.HueLight{ObjectMeta: metav1.ObjectMeta{Namespace: "huecrash", Name: "hall"},
+		Spec: huev1alpha1.HueLightSpec{BridgeRef: &huev1alpha1.BridgeReference{Name: "crash-bridge"}, Name: "hall"}}
+	g.Expect(env.Client.Create(ctx, light)).To(Succeed())
+
+	bulbOn := func() bool { l, _ := sim.LightByName("hall"); return l.State.On }
+	first := startManager(t, "first", "http://127.0.0.1:1", "--hue-poll-interval=1s")
+	g.Eventually(bulbOn, timeout, poll).Should(BeTrue())
+
+	g.Expect(env.Client.Delete(ctx, light)).To(Succeed())
+	select {
+	case <-proxy.held:
+	case <-time.After(timeout):
+		t.Fatalf("the light was never switched off; manager log:\n%s", first.logTail(4000))
+	}
+	g.Expect(bulbOn()).To(BeFalse(), "the bridge carried out the switch-off")
+	first.kill()
+
+	var stuck huev1alpha1.HueLight
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(light), &stuck)).To(Succeed(), "the finalizer still holds the object")
+	g.Expect(stuck.DeletionTimestamp).NotTo(BeNil())
+	sim.ResetCommands()
+
+	startManager(t, "second", "http://127.0.0.1:1", "--hue-poll-interval=1s")
+	g.Eventually(func() bool {
+		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(light), &huev1alpha1.HueLight{}))
+	}, timeout, poll).Should(BeTrue(), "the restarted manager finishes the deletion")
+	g.Expect(bulbOn()).To(BeFalse())
+	g.Expect(sim.Commands()).To(BeEmpty(), "nothing is sent to a light that is already off")
+
+	g.Expect(env.Client.Delete(ctx, bridge)).To(Succeed())
+	g.Eventually(func() bool {
+		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(bridge), &huev1alpha1.HueBridge{}))
+	}, timeout, poll).Should(BeTrue())
+	_ = env.Client.Delete(ctx, secret)
+}
