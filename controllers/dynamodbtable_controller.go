@@ -49,6 +49,6 @@ func SetupDynamoDBTable(mgr ctrl.Manager, pollInterval time.Duration, opts dynam
 	external := dynamodb.New(opts)
 	r := NewManagedReconciler(mgr.GetClient(), recorder, "dynamodbtable",
 		func() *awsv1alpha1.DynamoDBTable { return &awsv1alpha1.DynamoDBTable{} }, external,
-		Options{PollInterval: pollInterval, MaxConcurrentReconciles: dynamoDBWorkers})
+		Options{PollInterval: pollInterval, MaxConcurrentReconciles: dynamoDBWorkers, RecordCreateStart: true})
 	return external, r.SetupWithManager(mgr)
 }

@@ -44,6 +44,12 @@ type Options struct {
 	MinBackoff, MaxBackoff time.Duration
 	// MaxConcurrentReconciles defaults to 4.
 	MaxConcurrentReconciles int
+	// RecordCreateStart writes the annotation tether.dev/create-started on
+	// the object before each Create, for providers that cannot otherwise
+	// recognise what they created if the manager dies before the status
+	// write (a table on an endpoint without tags). Costs one API write per
+	// create.
+	RecordCreateStart bool
 	// Customize adds a kind's own watches (another kind, a poller's channel).
 	Customize func(*builder.Builder) *builder.Builder
 }
@@ -114,7 +120,7 @@ func (r *ManagedReconciler[O]) SetupWithManager(mgr ctrl.Manager) error {
 		Named(r.kind).
 		For(r.newObj(), builder.WithPredicates(predicate.Or(
 			predicate.GenerationChangedPredicate{},
-			predicate.AnnotationChangedPredicate{},
+			userAnnotationChanged(),
 		))).
 		WithOptions(controller.Options{
 			MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles,

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
+	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	"github.com/tether-dev/tether/providers"
 )
 
@@ -55,6 +56,9 @@ func (r *ManagedReconciler[O]) sync(ctx context.Context, req ctrl.Request, obj O
 
 	switch {
 	case !obs.Exists:
+		if err := r.recordCreateStart(ctx, obj); err != nil {
+			return ctrl.Result{}, err
+		}
 		err := r.external.Create(ctx, obj)
 		countCall(r.kind, phaseCreate, err)
 		if err != nil {
@@ -173,6 +177,22 @@ func (r *ManagedReconciler[O]) ensureFinalizer(ctx context.Context, obj O) error
 	}
 	patch := client.MergeFromWithOptions(obj.DeepCopyObject().(O), client.MergeFromWithOptimisticLock{})
 	controllerutil.AddFinalizer(obj, Finalizer)
+	return r.client.Patch(ctx, obj, patch)
+}
+
+// recordCreateStart notes on the object, before the create, that Tether is
+// about to create the external thing (see Options.RecordCreateStart).
+func (r *ManagedReconciler[O]) recordCreateStart(ctx context.Context, obj O) error {
+	if !r.opts.RecordCreateStart {
+		return nil
+	}
+	patch := client.MergeFrom(obj.DeepCopyObject().(O))
+	annotations := obj.GetAnnotations()
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[commonv1alpha1.AnnotationCreateStarted] = time.Now().UTC().Format(time.RFC3339)
+	obj.SetAnnotations(annotations)
 	return r.client.Patch(ctx, obj, patch)
 }
 

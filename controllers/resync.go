@@ -2,10 +2,13 @@ package controllers
 
 import (
 	"fmt"
+	"maps"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 )
@@ -44,4 +47,24 @@ func jitter(d time.Duration) time.Duration {
 
 func isPaused(obj client.Object) bool {
 	return obj.GetAnnotations()[commonv1alpha1.AnnotationReconcile] == commonv1alpha1.ReconcilePaused
+}
+
+// userAnnotationChanged wakes the controller when a user changes an
+// annotation (pause, poll interval, adopt, ...), not when Tether writes its
+// own create-started note: that write must not cost another look outside.
+func userAnnotationChanged() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			return !maps.Equal(userAnnotations(e.ObjectOld), userAnnotations(e.ObjectNew))
+		},
+		CreateFunc:  func(event.CreateEvent) bool { return true },
+		DeleteFunc:  func(event.DeleteEvent) bool { return true },
+		GenericFunc: func(event.GenericEvent) bool { return true },
+	}
+}
+
+func userAnnotations(obj client.Object) map[string]string {
+	out := maps.Clone(obj.GetAnnotations())
+	delete(out, commonv1alpha1.AnnotationCreateStarted)
+	return out
 }

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	testv1alpha1 "github.com/tether-dev/tether/internal/testkind/v1alpha1"
@@ -108,5 +109,31 @@ func TestNextBackoffDoublesUpToTheCap(t *testing.T) {
 		if got := nextBackoff(o, tt.requeues); got != tt.want {
 			t.Errorf("nextBackoff after %d requeues = %s, want %s", tt.requeues, got, tt.want)
 		}
+	}
+}
+
+func TestUserAnnotationChangedIgnoresTethersOwnNote(t *testing.T) {
+	withAnnotations := func(a map[string]string) *testv1alpha1.Widget {
+		return &testv1alpha1.Widget{ObjectMeta: metav1.ObjectMeta{Annotations: a}}
+	}
+	tests := []struct {
+		name     string
+		old, new map[string]string
+		want     bool
+	}{
+		{name: "create-started written", old: nil, new: map[string]string{commonv1alpha1.AnnotationCreateStarted: "t"}},
+		{name: "create-started rewritten", old: map[string]string{commonv1alpha1.AnnotationCreateStarted: "t1"},
+			new: map[string]string{commonv1alpha1.AnnotationCreateStarted: "t2"}},
+		{name: "user pauses", old: nil, new: map[string]string{commonv1alpha1.AnnotationReconcile: "paused"}, want: true},
+		{name: "user changes the poll interval", old: map[string]string{commonv1alpha1.AnnotationPollInterval: "1m"},
+			new: map[string]string{commonv1alpha1.AnnotationPollInterval: "2m"}, want: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := event.UpdateEvent{ObjectOld: withAnnotations(tt.old), ObjectNew: withAnnotations(tt.new)}
+			if got := userAnnotationChanged().Update(e); got != tt.want {
+				t.Errorf("wakes = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

@@ -8,6 +8,8 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 )
 
 // terminalGate remembers objects whose last attempt failed terminally, so that
@@ -54,6 +56,9 @@ func fingerprint(obj client.Object) string {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
+		if k == commonv1alpha1.AnnotationCreateStarted {
+			continue // Tether's own note, not the user's answer
+		}
 		fmt.Fprintf(h, "%s=%s\x00", k, annotations[k])
 	}
 	return fmt.Sprintf("%s/%d/%x", obj.GetUID(), obj.GetGeneration(), h.Sum64())

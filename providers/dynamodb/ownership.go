@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	"github.com/tether-dev/tether/providers"
 )
 
@@ -48,6 +49,9 @@ func (p *Provider) owns(ctx context.Context, ep *endpoint, obj *awsv1alpha1.Dyna
 		return true, nil
 	}
 	if p.createdBy(ep, obj.ResolvedTableName()) == string(obj.UID) {
+		return true, nil
+	}
+	if createdSinceTetherStarted(obj, d) {
 		return true, nil
 	}
 	if p.ownerTags(ep, obj) != nil {
@@ -89,6 +93,28 @@ func (p *Provider) checkOwnership(ctx context.Context, ep *endpoint, obj *awsv1a
 		obj.Status.TableID = id
 	}
 	return nil
+}
+
+// clockSkew is how far AWS's clock and the operator's may disagree when
+// comparing a table's creation time with the object's create-started note.
+const clockSkew = time.Minute
+
+// createdSinceTetherStarted recognises a table Tether made for obj but
+// never recorded: the manager died between CreateTable and the status
+// write. The generic reconciler notes tether.dev/create-started on the
+// object before each create; a table of obj's name created after that note
+// (within clockSkew) is taken as Tether's own when the status has no other
+// table on record. This is what makes a crash safe on endpoints without
+// tags (DynamoDB Local); on AWS the owner tags given to CreateTable do it too.
+func createdSinceTetherStarted(obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) bool {
+	if obj.Status.TableID != "" || d.CreationDateTime == nil {
+		return false
+	}
+	started, err := time.Parse(time.RFC3339, obj.Annotations[commonv1alpha1.AnnotationCreateStarted])
+	if err != nil {
+		return false
+	}
+	return !d.CreationDateTime.Before(started.Add(-clockSkew))
 }
 
 func (p *Provider) createdBy(ep *endpoint, name string) string {

@@ -23,6 +23,11 @@ const (
 	AnnotationReconcile = "tether.dev/reconcile"
 	// ReconcilePaused is the value of AnnotationReconcile that pauses.
 	ReconcilePaused = "paused"
+	// AnnotationCreateStarted is written by Tether (for kinds that ask for
+	// it) right before it asks the backend to create the external thing, as
+	// an RFC 3339 time. After a crash between the create and the status
+	// write, it lets the provider recognise the thing it made.
+	AnnotationCreateStarted = "tether.dev/create-started"
 )
 
 // ManagedStatus is the part of the status the generic reconciler owns.
