@@ -230,6 +230,19 @@ func TestBridgeMisbehaving(t *testing.T) {
 			g.Expect(got).To(ContainSubstring(tc.message))
 		})
 	}
+	expectNoRecoveredPanic(t)
+}
+
+// expectNoRecoveredPanic: controller-runtime recovers a panicking Reconcile
+// and only logs it, so "never panics" is checked in the log.
+func expectNoRecoveredPanic(t *testing.T) {
+	t.Helper()
+	log := logs.String()
+	for _, sign := range []string{"Observed a panic", "[recovered]", "goroutine "} {
+		if i := strings.Index(log, sign); i >= 0 {
+			t.Errorf("the manager panicked: ...%s...", log[max(0, i-200):min(len(log), i+800)])
+		}
+	}
 }
 
 func contains(list []string, s string) bool {
@@ -306,6 +319,7 @@ func TestDynamoDBMisbehaving(t *testing.T) {
 			g.Eventually(synced, timeout, poll).Should(ContainSubstring("Ready True/Available"))
 		})
 	}
+	expectNoRecoveredPanic(t)
 }
 
 // deleteAndWait deletes obj and waits until it is gone.
