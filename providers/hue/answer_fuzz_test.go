@@ -2,12 +2,9 @@ package hue
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -39,11 +36,12 @@ func fuzzStatus(n int) int {
 // checkTyped fails unless err, as the reconciler sees it after classify, is
 // nil, a retry-after with a reason and a positive delay, or terminal with a
 // reason; and its message is short enough for a condition. It returns a
-// description when err is the known bug below instead of failing.
-func checkTyped(t *testing.T, what string, err error) (knownBug string) {
+// (The two untyped cases it found, huego's decode errors and an error
+// object without a type, are now BridgeProtocolError.)
+func checkTyped(t *testing.T, what string, err error) {
 	t.Helper()
 	if err == nil {
-		return ""
+		return
 	}
 	if len(err.Error()) > 1024 {
 		t.Errorf("%s: %d-character message would flood a condition: %.120s...", what, len(err.Error()), err.Error())
@@ -52,63 +50,15 @@ func checkTyped(t *testing.T, what string, err error) (knownBug string) {
 		if ra.Reason == "" || ra.Delay <= 0 {
 			t.Errorf("%s: retry-after without reason or delay: %#v", what, ra)
 		}
-		return ""
+		return
 	}
 	if te, ok := providers.AsTerminal(err); ok {
 		if te.Reason == "" {
 			t.Errorf("%s: terminal error without a reason: %v", what, err)
 		}
-		return ""
-	}
-	if bug := knownUntypedBug(err); bug != "" {
-		return fmt.Sprintf("%s: %s: %T %v", what, bug, err, err)
+		return
 	}
 	t.Errorf("%s: untyped error reaches the reconciler: %T %v", what, err, err)
-	return ""
-}
-
-// knownUntypedBug names the two bugs this fuzzing found (reported with
-// issue 7), "" for anything else. Inputs that hit only these are skipped,
-// not failed, so `make test` stays green; once classify types them, the
-// checks above pass and these branches are never reached.
-//
-//   - huego-decode: huego's JSON and light-id errors (GetLights, GetConfig,
-//     CreateUser, SetLightState via huego) reach the reconciler as is, so
-//     the condition says "ObserveFailed: invalid character '<' ..." instead
-//     of BridgeProtocolError, and the plain error backoff applies.
-//   - error-type-0: an error object without a type (or type 0) decodes to
-//     huego.APIError{Type: 0}, which classify takes for "no API error" and
-//     returns untyped.
-func knownUntypedBug(err error) string {
-	var syntax *json.SyntaxError
-	var typeErr *json.UnmarshalTypeError
-	var num *strconv.NumError
-	if errors.As(err, &syntax) || errors.As(err, &typeErr) || errors.As(err, &num) ||
-		strings.HasPrefix(err.Error(), "json: ") {
-		return "huego-decode"
-	}
-	if apiErrorType(err) == 0 {
-		var apiErr *huego.APIError
-		if errors.As(err, &apiErr) {
-			return "error-type-0"
-		}
-	}
-	return ""
-}
-
-// skipKnownBugs skips the input after all its checks ran, if only the known
-// bug stood in the way.
-func skipKnownBugs(t *testing.T, bugs ...string) {
-	t.Helper()
-	var found []string
-	for _, b := range bugs {
-		if b != "" {
-			found = append(found, b)
-		}
-	}
-	if len(found) > 0 && !t.Failed() {
-		t.Skip("known bug: " + strings.Join(found, "; "))
-	}
 }
 
 // FuzzDecodeAnswer: the raw PUT path's own decoder (success/error arrays).
@@ -140,7 +90,7 @@ func FuzzDecodeAnswer(f *testing.F) {
 		if err == nil && status >= 300 {
 			t.Fatalf("HTTP %d accepted as success: %q", status, body)
 		}
-		skipKnownBugs(t, checkTyped(t, "decodeAnswer", classify("fuzz", err)))
+		checkTyped(t, "decodeAnswer", classify("fuzz", err))
 	})
 }
 
@@ -204,27 +154,25 @@ func FuzzBridgeAnswer(f *testing.F) {
 		c := NewClient(a.srv.URL, "fuzz-user", 2*time.Second)
 		ctx := context.Background()
 
-		var bugs []string
 		lights, err := c.GetLights(ctx)
 		if err == nil {
 			_ = indexLights(lights) // what the poller does with them
 		}
-		bugs = append(bugs, checkTyped(t, "GetLights", classify("fuzz", err)))
+		checkTyped(t, "GetLights", classify("fuzz", err))
 
 		cfg, err := c.GetConfig(ctx)
 		if err == nil && cfg == nil {
 			t.Fatal("GetConfig: nil config without an error")
 		}
-		bugs = append(bugs, checkTyped(t, "GetConfig", classify("fuzz", err)))
+		checkTyped(t, "GetConfig", classify("fuzz", err))
 
 		_, err = c.CreateUser(ctx, "tether#fuzz")
-		bugs = append(bugs, checkTyped(t, "CreateUser", classify("fuzz", err)))
+		checkTyped(t, "CreateUser", classify("fuzz", err))
 
 		// Both paths of SetLightState: huego's (no zero values) and the raw PUT.
 		err = c.SetLightState(ctx, "1", StateBody{On: ptr.To(true), Bri: ptr.To(10)})
-		bugs = append(bugs, checkTyped(t, "SetLightState via huego", classify("fuzz", err)))
+		checkTyped(t, "SetLightState via huego", classify("fuzz", err))
 		err = c.SetLightState(ctx, "1", StateBody{On: ptr.To(true), Hue: ptr.To(0), Sat: ptr.To(0)})
-		bugs = append(bugs, checkTyped(t, "SetLightState raw", classify("fuzz", err)))
-		skipKnownBugs(t, bugs...)
+		checkTyped(t, "SetLightState raw", classify("fuzz", err))
 	})
 }

@@ -114,14 +114,19 @@ func classify(bridge string, err error) error {
 	default:
 		return providers.RetryAfter(busyDelay, ReasonBridgeRejectedChange, fmt.Errorf("bridge %s: %w", bridge, err))
 	}
+	if isNetwork(err) {
+		return providers.RetryAfter(unreachableDelay, ReasonBridgeUnreachable, fmt.Errorf("bridge %s is unreachable: %w", bridge, err))
+	}
+	// Everything else is an answer the adapter could not read: a
+	// ProtocolError, JSON huego failed to decode (HTML from a proxy, garbage),
+	// an error object without a type. Name the bridge and the problem, and
+	// retry as for an unreachable bridge.
 	var perr *ProtocolError
 	if errors.As(err, &perr) {
 		return providers.RetryAfter(unreachableDelay, ReasonBridgeProtocol, fmt.Errorf("bridge %s: %w", bridge, err))
 	}
-	if isNetwork(err) {
-		return providers.RetryAfter(unreachableDelay, ReasonBridgeUnreachable, fmt.Errorf("bridge %s is unreachable: %w", bridge, err))
-	}
-	return err
+	return providers.RetryAfter(unreachableDelay, ReasonBridgeProtocol,
+		fmt.Errorf("bridge %s sent an answer that is not valid Hue v1 API: %w", bridge, err))
 }
 
 // isNetwork reports connection failures and timeouts.
