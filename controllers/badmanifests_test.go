@@ -282,19 +282,17 @@ func TestBadManifestsReportedInConditions(t *testing.T) {
 		light func() *huev1alpha1.HueLight
 		want  string
 		msg   string
-		// holds is true when deleting waits for the bridge: Delete must turn
-		// the bulb off, and a bridge that refuses the username may be
-		// re-paired. Pausing the object lets go of it.
-		holds bool
 	}{
 		{"a bridge that does not exist", func() *huev1alpha1.HueLight {
 			l := h.newLight("entrance", "ghost-bridge", "hallway")
 			l.Spec.BridgeRef.Name = "no-such-bridge"
 			return l
-		}, "False/BridgeNotFound", `HueBridge "no-such-bridge" does not exist`, false},
+		}, "False/BridgeNotFound", `HueBridge "no-such-bridge" does not exist`},
+		// It never switched a bulb, so deleting it does not wait for a
+		// re-pairing (a HueLight that did waits, and pausing lets go).
 		{"a bridge that refuses the credentials", func() *huev1alpha1.HueLight {
 			return h.newLight("entrance", "refused", "hallway")
-		}, "False/Unauthorized", "delete the credentials Secret and press the link button", true},
+		}, "False/Unauthorized", "delete the credentials Secret and press the link button"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -308,14 +306,6 @@ func TestBadManifestsReportedInConditions(t *testing.T) {
 			}, hueTimeout, huePoll).Should(And(HavePrefix(tc.want+": "), ContainSubstring(tc.msg)))
 			g.Expect(h.sim.Commands()).To(BeEmpty(), "nothing may reach the bulb")
 			g.Expect(h.c.Delete(ctx, l)).To(Succeed())
-			if tc.holds {
-				g.Eventually(func(g Gomega) string {
-					return readyReason(h.light(g, l.Namespace, l.Name).Status.Conditions, "Synced")
-				}, hueTimeout, huePoll).Should(Equal(tc.want), "deleting waits, saying why")
-				h.update(l.Namespace, l.Name, func(l *huev1alpha1.HueLight) {
-					l.Annotations = map[string]string{commonv1alpha1.AnnotationReconcile: commonv1alpha1.ReconcilePaused}
-				})
-			}
 			g.Eventually(func() bool {
 				return apierrors.IsNotFound(h.c.Get(ctx, client.ObjectKeyFromObject(l), &huev1alpha1.HueLight{}))
 			}, hueTimeout, huePoll).Should(BeTrue(), "the HueLight lets go")

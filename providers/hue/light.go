@@ -112,7 +112,7 @@ func (e *LightExternal) Delete(ctx context.Context, l *huev1alpha1.HueLight) err
 	}
 	t, err := e.resolve(ctx, l)
 	if err != nil {
-		if isGone(err) {
+		if isGone(err) || neverHeldABulb(l, err) {
 			e.forget(ctx, l, key)
 			return nil
 		}
@@ -151,6 +151,16 @@ func isGone(err error) bool {
 		}
 	}
 	return false
+}
+
+// neverHeldABulb is true when the bridge cannot be used (it refuses the
+// stored username) and this HueLight never switched a bulb: there is nothing
+// to turn off, and waiting for a re-pairing would hang the deletion (and the
+// namespace's). A HueLight that did hold a bulb keeps trying, with the reason
+// in its condition; pausing it lets go.
+func neverHeldABulb(l *huev1alpha1.HueLight, err error) bool {
+	ra, ok := providers.AsRetryAfter(err)
+	return ok && ra.Reason == ReasonUnauthorized && l.Status.LightID == ""
 }
 
 // resolve finds the HueLight's bridge, poller and bulb.

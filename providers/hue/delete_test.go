@@ -1,0 +1,34 @@
+package hue
+
+import (
+	"errors"
+	"testing"
+
+	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/providers"
+)
+
+func TestNeverHeldABulb(t *testing.T) {
+	unauthorized := providers.RetryAfter(unauthorizedDelay, ReasonUnauthorized, errors.New("refused"))
+	unreachable := providers.RetryAfter(unreachableDelay, ReasonBridgeUnreachable, errors.New("down"))
+	tests := []struct {
+		name    string
+		lightID string
+		err     error
+		want    bool
+	}{
+		{name: "refused credentials, never held a bulb: let go", err: unauthorized, want: true},
+		{name: "refused credentials, held bulb 3: keep trying to switch it off", lightID: "3", err: unauthorized},
+		{name: "bridge unreachable: keep trying", err: unreachable},
+		{name: "untyped error: keep trying", err: errors.New("boom")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := &huev1alpha1.HueLight{}
+			l.Status.LightID = tt.lightID
+			if got := neverHeldABulb(l, tt.err); got != tt.want {
+				t.Errorf("neverHeldABulb = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
