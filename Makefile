@@ -54,6 +54,15 @@ test: verify-generated fmt-check vet envtest-assets npm-deps browser-deps ## Run
 fmt-check: ## Fail when gofmt would change a file.
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change: $$out" >&2; exit 1; fi
 
+FUZZTIME ?= 30s
+
+.PHONY: fuzz
+fuzz: ## Fuzz Hue answer decoding, colour conversion and the DynamoDB planner, FUZZTIME each; a failing input lands in testdata/fuzz (commit it with the fix).
+	go test ./providers/hue -run '^$$' -fuzz '^FuzzDecodeAnswer$$' -fuzztime $(FUZZTIME)
+	go test ./providers/hue -run '^$$' -fuzz '^FuzzBridgeAnswer$$' -fuzztime $(FUZZTIME)
+	go test ./providers/hue -run '^$$' -fuzz '^FuzzColourRoundTrip$$' -fuzztime $(FUZZTIME)
+	go test ./providers/dynamodb -run '^$$' -fuzz '^FuzzPlan$$' -fuzztime $(FUZZTIME)
+
 ##@ Build
 .PHONY: build
 build: generate ## Build the manager and the Hue bridge simulator into bin/.
