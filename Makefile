@@ -42,6 +42,8 @@ verify-generated: manifests generate ## In CI: fail when generated files differ 
 		git diff --exit-code -- api config internal/testkind || { echo "generated files are stale: run 'make manifests generate' and commit" >&2; exit 1; }; \
 	fi
 
+# make test also fuzzes each target briefly (beyond the committed seeds).
+TEST_FUZZTIME ?= 5s
 # Test artifacts (the browser test's screenshot) are kept here.
 TETHER_ARTIFACTS_DIR ?= $(LOCALBIN)/test-artifacts
 
@@ -49,6 +51,7 @@ TETHER_ARTIFACTS_DIR ?= $(LOCALBIN)/test-artifacts
 test: verify-generated fmt-check vet envtest-assets npm-deps browser-deps ## Run unit and integration tests (real API server, Hue simulator, DynamoDB Local, Chromium).
 	@mkdir -p $(TETHER_ARTIFACTS_DIR)
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" TETHER_ARTIFACTS_DIR=$(TETHER_ARTIFACTS_DIR) go test $(GO_TEST_FLAGS) ./...
+	$(MAKE) --no-print-directory fuzz FUZZTIME=$(TEST_FUZZTIME)
 
 .PHONY: fmt-check
 fmt-check: ## Fail when gofmt would change a file.
