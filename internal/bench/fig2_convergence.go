@@ -33,14 +33,19 @@ func (r *run) convergence(ctx context.Context) error {
 	f.add("ready", fmt.Sprintf("%d HueLights: time to all Ready", n), "s", secs(took), &goal{Op: "<=", Limit: 1.1 * floor.Seconds()})
 	if len(cmds) > 0 {
 		lastCmd := cmds[len(cmds)-1].Time.Sub(start)
-		f.why("the first command went out %.1f s after the first create, the last at %.1f s (the floor is %.0f s), and the last HueLight was Ready %.1f s after that (the generic reconciler looks again 1 s, jittered, after a write before it reports Ready)",
-			cmds[0].Time.Sub(start).Seconds(), lastCmd.Seconds(), floor.Seconds(), (took - lastCmd).Seconds())
+		rate, idle := commandPace(cmds)
+		f.why("the first command went out %.1f s after the first create, the last at %.1f s (the floor is %.0f s): %.1f commands/s of the %d/s budget, with %.1f s lost in gaps longer than 150 ms between commands; "+
+			"the last HueLight was Ready %.1f s after its command (the generic reconciler looks again 1 s, jittered, after a write before it reports Ready)",
+			cmds[0].Time.Sub(start).Seconds(), lastCmd.Seconds(), floor.Seconds(), rate, bridgeCommandsPerSecond, idle.Seconds(), (took - lastCmd).Seconds())
 	}
 	f.add("overloads", "overload errors from the bridge", "errors", float64(sim.Overloads()), &goal{Op: "<=", Limit: 0})
 	f.why("the operator sent light commands faster than the bridge's 10/s")
 	f.add("commands", "light commands sent", "commands", float64(lightCmds), nil)
 	if len(cmds) > 0 {
 		f.add("last_command", "time to the last light command", "s", secs(cmds[len(cmds)-1].Time.Sub(start)), nil)
+		rate, idle := commandPace(cmds)
+		f.add("command_rate", fmt.Sprintf("commands per second achieved (budget %d)", bridgeCommandsPerSecond), "commands/s", rate, nil)
+		f.add("idle", "time lost in gaps over 150 ms between commands", "s", secs(idle), nil)
 	}
 
 	// Every light to the same state: one group 0 command could do it in a
@@ -80,4 +85,21 @@ func countCommands(cmds []huesim.Command) (lights, groups int) {
 		}
 	}
 	return lights, groups
+}
+
+// commandPace is the rate between the first and the last command, and the
+// time lost in gaps longer than 1.5 budget slots: slots the per-bridge
+// limiter had but nobody used.
+func commandPace(cmds []huesim.Command) (perSecond float64, idle time.Duration) {
+	if len(cmds) < 2 {
+		return 0, 0
+	}
+	slot := time.Second / bridgeCommandsPerSecond
+	for i := 1; i < len(cmds); i++ {
+		if gap := cmds[i].Time.Sub(cmds[i-1].Time); gap > slot*3/2 {
+			idle += gap - slot
+		}
+	}
+	span := cmds[len(cmds)-1].Time.Sub(cmds[0].Time)
+	return float64(len(cmds)-1) / span.Seconds(), idle
 }

@@ -3,6 +3,9 @@ package bench
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/tether-dev/tether/internal/huesim"
 )
 
 // Two runs of made-up figures: medians, missed goals with their reasons,
@@ -55,5 +58,19 @@ func TestAggregate(t *testing.T) {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)
 		}
+	}
+}
+
+func TestCommandPace(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	at := func(ms int) huesim.Command { return huesim.Command{Time: t0.Add(time.Duration(ms) * time.Millisecond)} }
+	// Six commands 100 ms apart but for one 500 ms gap: 400 ms lost.
+	cmds := []huesim.Command{at(0), at(100), at(200), at(700), at(800), at(900)}
+	rate, idle := commandPace(cmds)
+	if idle != 400*time.Millisecond {
+		t.Errorf("idle = %s, want 400ms", idle)
+	}
+	if rate < 5.5 || rate > 5.6 {
+		t.Errorf("rate = %.2f/s, want 5 commands in 0.9 s", rate)
 	}
 }
