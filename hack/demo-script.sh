@@ -53,6 +53,15 @@ wait_event() {
 	exit 1
 }
 
+# wait_ready_now OBJECT: until Ready is True for the object's current spec
+# (the condition's observedGeneration is the current generation).
+wait_ready_now() {
+	gen=$(kubectl get huelight "$1" -n $ns -o jsonpath='{.metadata.generation}')
+	kubectl wait --for=jsonpath='{.status.conditions[?(@.type=="Ready")].observedGeneration}'="$gen" \
+		--timeout=60s -n $ns "huelight/$1" >/dev/null
+	run kubectl wait --for=condition=Ready --timeout=60s -n $ns "huelight/$1"
+}
+
 step "Switch the hallway light on with kubectl apply"
 run kubectl apply -f config/samples/hue_v1alpha1_huelight.yaml
 run kubectl wait --for=condition=Ready --timeout=60s -n $ns huelight/hallway-light
@@ -66,6 +75,7 @@ wait_light hallway bri 60
 step "Make it red"
 run kubectl patch huelight hallway-light -n $ns --type merge -p '{"spec":{"color":{"xy":[0.675,0.322]}}}'
 wait_light hallway colormode xy
+wait_ready_now hallway-light
 
 step "Someone turns it off in the Hue app... and Tether puts it back"
 id=$(kubectl get huelight hallway-light -n $ns -o jsonpath='{.status.lightID}')
