@@ -66,6 +66,13 @@ fuzz: ## Fuzz Hue answer decoding, colour conversion and the DynamoDB planner, F
 	go test ./providers/hue -run '^$$' -fuzz '^FuzzColourRoundTrip$$' -fuzztime $(FUZZTIME)
 	go test ./providers/dynamodb -run '^$$' -fuzz '^FuzzPlan$$' -fuzztime $(FUZZTIME)
 
+##@ Benchmarks
+BENCH_FLAGS ?= -runs=3
+
+.PHONY: bench
+bench: envtest-assets npm-deps ## Measure issue 6's figures into bench/report.md and bench/report.json (about 15 min per run; BENCH_FLAGS=-quick for a smoke run).
+	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" go run ./cmd/bench $(BENCH_FLAGS)
+
 ##@ Build
 .PHONY: build
 build: generate ## Build the manager and the Hue bridge simulator into bin/.
