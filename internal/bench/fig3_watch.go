@@ -21,14 +21,11 @@ func (r *run) watchCost(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	rc0, err := r.op.reconciles()
+	c0, err := r.op.counters()
 	if err != nil {
 		return err
 	}
-	api0, err := r.op.apiRequests()
-	if err != nil {
-		return err
-	}
+	rc0, api0 := c0.reconciles, c0.apiRequests
 	alpha.ResetGetCounts()
 	beta.ResetGetCounts()
 	r.proxy.ResetCounts()
@@ -38,15 +35,12 @@ func (r *run) watchCost(ctx context.Context) error {
 	}
 	gets := []map[string]int{alpha.GetCounts(), beta.GetCounts()}
 	calls := r.proxy.Calls()
-	rc1, err := r.op.reconciles()
+	c1, err := r.op.counters()
 	if err != nil {
 		return err
 	}
+	rc1, api1 := c1.reconciles, c1.apiRequests
 	versions1, err := r.resourceVersions(ctx)
-	if err != nil {
-		return err
-	}
-	api1, err := r.op.apiRequests()
 	if err != nil {
 		return err
 	}

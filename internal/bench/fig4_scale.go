@@ -23,14 +23,11 @@ func (r *run) scale(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	rc0, err := r.op.reconciles()
+	c0, err := r.op.counters()
 	if err != nil {
 		return err
 	}
-	api0, err := r.op.apiRequests()
-	if err != nil {
-		return err
-	}
+	rc0, api0 := c0.reconciles, c0.apiRequests
 	start := time.Now()
 	rates := sampleEverySecond(r.proxy.Total)
 	bgErr := make(chan error, 1)
@@ -61,14 +58,11 @@ func (r *run) scale(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	rc1, err := r.op.reconciles()
+	c1, err := r.op.counters()
 	if err != nil {
 		return err
 	}
-	api1, err := r.op.apiRequests()
-	if err != nil {
-		return err
-	}
+	rc1, api1 := c1.reconciles, c1.apiRequests
 	if err := <-bgErr; err != nil {
 		return err
 	}

@@ -165,6 +165,19 @@ func (o *operator) reconciles() (map[string]float64, error) {
 
 // apiRequests reads rest_client_requests_total (the operator's calls to the
 // Kubernetes API server) by method.
+// counters reads the reconcile and API-request counts in one go: the figures
+// take one snapshot before and one after a window.
+type counters struct{ reconciles, apiRequests map[string]float64 }
+
+func (o *operator) counters() (counters, error) {
+	rc, err := o.reconciles()
+	if err != nil {
+		return counters{}, err
+	}
+	api, err := o.apiRequests()
+	return counters{reconciles: rc, apiRequests: api}, err
+}
+
 func (o *operator) apiRequests() (map[string]float64, error) {
 	return o.counter("rest_client_requests_total{", methodLabel)
 }
