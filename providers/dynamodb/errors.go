@@ -103,16 +103,26 @@ func (e *awsError) Error() string { return e.text }
 func (e *awsError) Unwrap() error { return e.cause }
 
 // stable rewrites an SDK error as "DynamoDB <Operation>: <Code>: <AWS's
-// message>", keeping the original for errors.As.
+// message>", or, for an answer the SDK could not decode (no error code),
+// "DynamoDB <Operation>: HTTP <status>: <what went wrong>", keeping the
+// original for errors.As. Either way the request id is left out.
 func stable(err error) error {
-	var apiErr smithy.APIError
-	if !errors.As(err, &apiErr) {
-		return err
-	}
 	op := "call"
 	var opErr *smithy.OperationError
 	if errors.As(err, &opErr) {
 		op = opErr.Operation()
 	}
-	return &awsError{text: fmt.Sprintf("DynamoDB %s: %s: %s", op, apiErr.ErrorCode(), apiErr.ErrorMessage()), cause: err}
+	var apiErr smithy.APIError
+	if errors.As(err, &apiErr) {
+		return &awsError{text: fmt.Sprintf("DynamoDB %s: %s: %s", op, apiErr.ErrorCode(), apiErr.ErrorMessage()), cause: err}
+	}
+	var respErr *smithyhttp.ResponseError
+	if errors.As(err, &respErr) && respErr.Err != nil {
+		status := "no answer"
+		if respErr.Response != nil && respErr.Response.Response != nil {
+			status = fmt.Sprintf("HTTP %d", respErr.HTTPStatusCode())
+		}
+		return &awsError{text: fmt.Sprintf("DynamoDB %s: %s: %v", op, status, respErr.Err), cause: err}
+	}
+	return err
 }

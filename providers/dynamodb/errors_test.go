@@ -1,9 +1,18 @@
 package dynamodb
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
@@ -57,5 +66,45 @@ func TestClassifiedMessagesCarryNoRequestID(t *testing.T) {
 	}
 	if te, ok := providers.AsTerminal(classify(err)); !ok || te.Reason != ReasonInvalidSpec {
 		t.Errorf("not terminal: %v", err)
+	}
+}
+
+// An answer the SDK cannot decode has no error code, and the SDK's text
+// carries the request id, new on every attempt against real AWS: the
+// classified message must not, or each retry would rewrite the condition
+// and emit another event.
+func TestUndecodableAnswersKeepOneMessage(t *testing.T) {
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("x-amzn-RequestId", fmt.Sprintf("REQ%08d", n.Add(1)))
+		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+		w.WriteHeader(http.StatusInternalServerError)
+		_, _ = w.Write([]byte(`{"__type": "com.amazonaws.dynamodb.v20120810#`)) // cut off
+	}))
+	defer srv.Close()
+	api := dynamodb.New(dynamodb.Options{
+		Region: "us-east-1", BaseEndpoint: aws.String(srv.URL), RetryMaxAttempts: 1,
+		Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", ""),
+	})
+	var messages []string
+	for range 2 {
+		_, err := api.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String("t")})
+		if err == nil {
+			t.Fatal("a cut-off answer was accepted")
+		}
+		got := classify(err)
+		if ra, ok := providers.AsRetryAfter(got); !ok || ra.Reason != ReasonEndpointError {
+			t.Fatalf("classify(%v) = %v, want a RetryAfter with reason %s", err, got, ReasonEndpointError)
+		}
+		messages = append(messages, got.Error())
+	}
+	if n.Load() != 2 {
+		t.Fatalf("server saw %d requests, want 2", n.Load())
+	}
+	if messages[0] != messages[1] {
+		t.Errorf("message changed between attempts:\n%s\n%s", messages[0], messages[1])
+	}
+	if strings.Contains(messages[0], "REQ0") || !strings.Contains(messages[0], "DynamoDB DescribeTable: HTTP 500") {
+		t.Errorf("message = %q, want the operation and status without the request id", messages[0])
 	}
 }
