@@ -2,6 +2,7 @@ package dynamodb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -55,8 +56,13 @@ func (p *Provider) owns(ctx context.Context, ep *endpoint, obj *awsv1alpha1.Dyna
 		return true, nil
 	}
 	if p.ownerTags(ep, obj) != nil {
-		tags, err := listTags(ctx, ep.API, aws.ToString(d.TableArn))
+		var tags map[string]string
+		err := p.probeCall(ep, featureTags, func() (err error) {
+			tags, err = listTags(ctx, ep.API, aws.ToString(d.TableArn))
+			return err
+		})
 		switch {
+		case errors.Is(err, errLacksFeature):
 		case isUnknownOperation(err):
 			p.markUnsupported(ep, obj, featureTags, err)
 		case err != nil:

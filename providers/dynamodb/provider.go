@@ -52,6 +52,7 @@ type Provider struct {
 	objects     map[string]*memory         // by object UID
 	created     map[string]string          // endpoint|table -> UID of the object that created it
 	unsupported map[string]map[string]bool // endpoint -> features it lacks
+	probes      probes
 }
 
 var _ providers.External[*awsv1alpha1.DynamoDBTable] = (*Provider)(nil)

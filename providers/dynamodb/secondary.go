@@ -2,6 +2,7 @@ package dynamodb
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 
@@ -105,7 +106,10 @@ func (p *Provider) readSecondary(ctx context.Context, ep *endpoint, obj *awsv1al
 			continue
 		}
 		if at, ok := mem.secondaryAt[r.feature]; !ok || p.opts.SecondaryReadInterval < 0 || time.Since(at) >= p.opts.SecondaryReadInterval {
-			err := r.read()
+			err := p.probeCall(ep, r.feature, r.read)
+			if errors.Is(err, errLacksFeature) {
+				continue
+			}
 			if isUnknownOperation(err) {
 				p.markUnsupported(ep, obj, r.feature, err)
 				continue

@@ -1,0 +1,88 @@
+package dynamodb
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tether-dev/tether/providers"
+
+	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+)
+
+// convergeAll runs f.pass for every object from its own goroutine, as the
+// controller's workers would, until each is Ready.
+func (f *fixture) convergeAll(objs []*awsv1alpha1.DynamoDBTable) {
+	f.t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, len(objs))
+	for _, obj := range objs {
+		wg.Go(func() {
+			deadline := time.Now().Add(30 * time.Second)
+			for time.Now().Before(deadline) {
+				obs, err := f.pass(obj)
+				if err == nil && obs.Exists && obs.UpToDate && obs.Available {
+					return
+				}
+				if _, waiting := providers.AsPending(err); err != nil && !waiting {
+					errs <- fmt.Errorf("%s: %w", obj.Name, err)
+					return
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			errs <- fmt.Errorf("%s: not Ready in 30 s", obj.Name)
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		f.t.Error(err)
+	}
+}
+
+// Creating many tables at once: each costs DescribeTable, CreateTable,
+// DescribeTable, and no tag read (Tether knows the owner tags it just gave).
+func TestNewTablesCostThreeCallsEach(t *testing.T) {
+	f := newFixture(t, dynamoDBLocal(t).URL, Options{SecondaryReadInterval: time.Hour})
+	var objs []*awsv1alpha1.DynamoDBTable
+	for range 20 {
+		objs = append(objs, newTable())
+	}
+	f.convergeAll(objs)
+	for _, obj := range objs {
+		calls := f.proxy.CallsFor(obj.ResolvedTableName())
+		want := map[string]int{"DescribeTable": 2, "CreateTable": 1}
+		if fmt.Sprint(calls) != fmt.Sprint(want) {
+			t.Errorf("%s: calls %v, want %v", obj.Name, calls, want)
+		}
+	}
+	if n := f.proxy.Calls()["ListTagsOfResource"]; n != 0 {
+		t.Errorf("ListTagsOfResource called %d times while creating, want 0", n)
+	}
+	for _, obj := range objs {
+		f.deleteFully(obj)
+	}
+}
+
+// When tags are read on every pass and the endpoint lacks tagging, many
+// workers at once still ask the endpoint only once.
+func TestTaggingIsProbedOncePerEndpoint(t *testing.T) {
+	f := newFixture(t, dynamoDBLocal(t).URL, Options{SecondaryReadInterval: -1})
+	var objs []*awsv1alpha1.DynamoDBTable
+	for range 20 {
+		objs = append(objs, newTable())
+	}
+	f.convergeAll(objs)
+	if n := f.proxy.Calls()["ListTagsOfResource"]; n != 1 {
+		t.Errorf("ListTagsOfResource called %d times by 20 concurrent tables, want exactly 1 (one probe)", n)
+	}
+	for _, obj := range objs {
+		if fmt.Sprint(obj.Status.UnsupportedFeatures) != "[]" && len(obj.Status.UnsupportedFeatures) != 0 {
+			t.Errorf("%s: unsupportedFeatures %v for a spec without tags", obj.Name, obj.Status.UnsupportedFeatures)
+		}
+	}
+	for _, obj := range objs {
+		f.deleteFully(obj)
+	}
+}
