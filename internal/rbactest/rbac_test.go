@@ -110,6 +110,22 @@ func TestManagerRBACIsExactlyWhatItUses(t *testing.T) {
 	admin, err := env.Start()
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(func() { _ = env.Stop() })
+	// A missing permission usually shows first as a step that never
+	// finishes: name the refused requests when the test fails.
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		refused := map[string]int{}
+		for _, r := range managerRequests(t, auditPath) {
+			if r.code == 403 {
+				refused[r.String()]++
+			}
+		}
+		for r, n := range refused {
+			t.Logf("refused %d times: %s", n, r)
+		}
+	})
 
 	// Exactly what `make build-installer` writes: CRDs, ServiceAccount, RBAC.
 	kubeconfig := adminKubeconfig(t, env)
