@@ -216,7 +216,10 @@ func startAPIServer(t *testing.T) (*envtest.Environment, string) {
 		ErrorIfCRDPathMissing: true,
 		Scheme:                s,
 	}
-	env.ControlPlane.APIServer = &envtest.APIServer{CertDir: t.TempDir()}
+	// Generous start and stop limits: the restart happens mid-test on a
+	// machine that may be busy with other tests.
+	env.ControlPlane.APIServer = &envtest.APIServer{CertDir: t.TempDir(),
+		StartTimeout: time.Minute, StopTimeout: time.Minute}
 	if _, err := env.Start(); err != nil {
 		_ = env.Stop()
 		t.Fatal(err)
