@@ -9,9 +9,8 @@ import (
 	"github.com/tether-dev/tether/providers/dynamodb"
 )
 
-// +kubebuilder:rbac:groups=aws.tether.dev,resources=dynamodbtables,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups=aws.tether.dev,resources=dynamodbtables/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=aws.tether.dev,resources=dynamodbtables/finalizers,verbs=update
+// +kubebuilder:rbac:groups=aws.tether.dev,resources=dynamodbtables,verbs=list;watch;patch
+// +kubebuilder:rbac:groups=aws.tether.dev,resources=dynamodbtables/status,verbs=patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // dynamoDBWorkers: a reconcile mostly waits (on AWS, on the SDK retryer's

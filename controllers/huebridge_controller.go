@@ -12,9 +12,8 @@ import (
 	"github.com/tether-dev/tether/providers/hue"
 )
 
-// +kubebuilder:rbac:groups=hue.tether.dev,resources=huebridges,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups=hue.tether.dev,resources=huebridges/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=hue.tether.dev,resources=huebridges/finalizers,verbs=update
+// +kubebuilder:rbac:groups=hue.tether.dev,resources=huebridges,verbs=list;watch;patch
+// +kubebuilder:rbac:groups=hue.tether.dev,resources=huebridges/status,verbs=patch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;create;update
 
 // hueBridgeResync is how often a bridge's /config is read to report its

@@ -19,9 +19,8 @@ import (
 	"github.com/tether-dev/tether/providers/hue"
 )
 
-// +kubebuilder:rbac:groups=hue.tether.dev,resources=huelights,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups=hue.tether.dev,resources=huelights/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=hue.tether.dev,resources=huelights/finalizers,verbs=update
+// +kubebuilder:rbac:groups=hue.tether.dev,resources=huelights,verbs=list;watch;patch
+// +kubebuilder:rbac:groups=hue.tether.dev,resources=huelights/status,verbs=patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // hueLightResync is a backstop only: the bridge's poller wakes a HueLight

@@ -18,7 +18,14 @@ import (
 	"github.com/tether-dev/tether/providers"
 )
 
-// Every kind records events through the events.k8s.io API.
+// Every kind records events through the events.k8s.io API. Patch is for an
+// event series (the same event again for the same object version).
+//
+// Each kind's own markers grant only list;watch;patch on the kind and patch on
+// its status: every read goes through the manager's cache (informers list and
+// watch), every write is a merge patch (finalizer, annotation, status).
+// internal/rbactest fails when a granted verb goes unused or a needed one is
+// refused.
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Finalizer keeps a managed object until its external side is gone.
