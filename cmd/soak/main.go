@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/tether-dev/tether/internal/soak"
 )
@@ -40,6 +41,16 @@ func main() {
 	flag.StringVar(&out, "out", "soak", "Folder for report.md and report.json.")
 	flag.Parse()
 	o.Progress = os.Stderr
+	set := map[string]bool{}
+	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	// A shorter soak keeps enough samples after a shorter warm-up for the
+	// flatness verdicts (30m: 3m and 20s, as in FullOptions).
+	if !set["warm-up"] {
+		o.WarmUp = min(o.WarmUp, o.Duration/6)
+	}
+	if !set["sample-every"] {
+		o.SampleEvery = max(5*time.Second, min(o.SampleEvery, o.Duration/90))
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -23,11 +23,12 @@ type logWatch struct {
 	panics int
 	// byMessage counts error lines by message and error text (shortened).
 	byMessage map[string]int
-	lines     int
+	// levels counts every JSON line by level.
+	levels map[string]int
 }
 
 func newLogWatch(path string) *logWatch {
-	return &logWatch{path: path, byMessage: map[string]int{}}
+	return &logWatch{path: path, byMessage: map[string]int{}, levels: map[string]int{}}
 }
 
 // logLine is the part of a zap JSON line the soak reads.
@@ -39,9 +40,16 @@ type logLine struct {
 	TS         json.RawMessage `json:"ts"`
 }
 
-// when is the line's timestamp: zap's production encoder writes epoch
-// seconds; anything else falls back to the time the line was read.
+// when is the line's timestamp, RFC 3339 (the manager's encoder) or epoch
+// seconds (zap's default); without either, the time the line was read.
 func (l logLine) when(read time.Time) time.Time {
+	var text string
+	if err := json.Unmarshal(l.TS, &text); err == nil {
+		if t, err := time.Parse(time.RFC3339Nano, text); err == nil {
+			return t
+		}
+		return read
+	}
 	var secs float64
 	if err := json.Unmarshal(l.TS, &secs); err != nil || secs <= 0 {
 		return read
@@ -80,7 +88,6 @@ func (lw *logWatch) read(now time.Time) error {
 }
 
 func (lw *logWatch) take(line string, now time.Time) {
-	lw.lines++
 	var l logLine
 	if err := json.Unmarshal([]byte(line), &l); err != nil {
 		if strings.Contains(strings.ToLower(line), "panic") {
@@ -88,6 +95,7 @@ func (lw *logWatch) take(line string, now time.Time) {
 		}
 		return
 	}
+	lw.levels[l.Level]++
 	switch l.Level {
 	case "error", "dpanic", "panic", "fatal":
 	default:

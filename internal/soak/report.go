@@ -38,6 +38,7 @@ type Report struct {
 	RSS           Growth         `json:"rssGrowth"`
 	ErrorsPerMin  []int          `json:"errorLinesPerMinute"`
 	TopErrors     []MessageCount `json:"topErrors"`
+	LogLines      map[string]int `json:"logLinesByLevel"`
 	Summary       []SummaryRow   `json:"summary"`
 	Series        []Sample       `json:"series"`
 	LogKept       string         `json:"logKept,omitempty"`
@@ -124,6 +125,7 @@ func (s *soak) report(m *mischief, sm *sampler, final check, settled bool, settl
 	rep.RSS, _ = growthOf(rss)
 	rep.ErrorsPerMin = s.log.perMinute(start, mischiefEnd)
 	rep.TopErrors = s.log.top(5)
+	rep.LogLines = s.log.levels
 	storm := noErrorStorm(s.log.perMinute(start, end), len(s.log.errors), s.log.countBetween(mischiefEnd, end), rep.TopErrors, s.log.panics, o.Limits)
 	rep.Verdicts = []Verdict{
 		readyVerdict(final, settled, settleTook),
@@ -240,6 +242,10 @@ func (r *Report) Markdown() string {
 		verdict = "FAILED"
 	}
 	w("# Tether soak report\n\n")
+	if d, err := time.ParseDuration(r.Settings.Duration); err == nil && d < FullOptions().Duration {
+		w("> **Short run** (%s of mischief, %d lights, %d tables): a check of the harness, not issue 7's %s soak, which replaces this report.\n\n",
+			r.Settings.Duration, r.Objects.Lights, r.Objects.Tables, FullOptions().Duration)
+	}
 	w("**%s**: %s of mischief against %d HueLights (on %d simulated bridges) and %d DynamoDBTables (DynamoDB Local), managed by the manager binary in its own process.\n\n",
 		verdict, r.Settings.Duration, r.Objects.Lights, r.Objects.Bridges, r.Objects.Tables)
 	w("- Date: %s; commit %s; the whole run took %s.\n", r.Date, r.Commit, r.Took)
@@ -285,7 +291,7 @@ func (r *Report) Markdown() string {
 	for _, row := range r.Summary {
 		w("| %.0f | %.0f | %s | %.0f | %.1f | %.1f | %.1f | %d |\n", row.From, row.To, row.Phase, row.Goroutines, row.RSSMB, row.HeapMB, row.Reconciles, row.Errors)
 	}
-	w("\nError lines per minute of the mischief: %v.\n", r.ErrorsPerMin)
+	w("\nError lines per minute of the mischief: %v. The manager's log lines by level over the whole run: %s.\n", r.ErrorsPerMin, formatCounts(r.LogLines))
 	if len(r.TopErrors) > 0 {
 		w("\nMost frequent error lines:\n\n")
 		for _, m := range r.TopErrors {

@@ -118,7 +118,7 @@ func TestLogWatch(t *testing.T) {
 	lines := `{"level":"info","ts":1700000000.5,"msg":"Starting"}
 {"level":"error","ts":1700000001.25,"msg":"Reconciler error","controller":"huelight","error":"bridge offline"}
 not json: panic: runtime error
-{"level":"error","ts":1700000070,"msg":"Reconciler error","controller":"huelight","error":"bridge offline"}
+{"level":"error","ts":"2023-11-14T22:14:30Z","msg":"Reconciler error","controller":"huelight","error":"bridge offline"}
 {"level":"error","ts":17000`
 	if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
 		t.Fatal(err)
