@@ -40,6 +40,8 @@ type mischief struct {
 	// offline is set while the flapping bridge is off the network.
 	offline bool
 	flaps   []flap
+	// lastRefusal is DynamoDB Local's answer to the last refused change.
+	lastRefusal string
 }
 
 type flap struct {
@@ -133,8 +135,9 @@ func (s *soak) changeBulb(m *mischief, r *rand.Rand) {
 }
 
 // changeTable changes a table straight at DynamoDB Local: a PROVISIONED
-// table's capacity, or the billing mode of a table without an index (a
-// switch of a table with an index must carry the index's capacity too).
+// table's capacity or its index's, or the billing mode (a switch to
+// PROVISIONED of a table with an index carries the index's capacity too, as
+// AWS requires).
 func (s *soak) changeTable(ctx context.Context, m *mischief, r *rand.Rand) {
 	t := s.tables[r.IntN(len(s.tables))]
 	name := aws.String(t.Name)
@@ -142,26 +145,43 @@ func (s *soak) changeTable(ctx context.Context, m *mischief, r *rand.Rand) {
 	if err != nil {
 		return
 	}
+	capacity := func(lo int) *ddbtypes.ProvisionedThroughput {
+		return &ddbtypes.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(int64(lo + r.IntN(30))), WriteCapacityUnits: aws.Int64(int64(lo + r.IntN(30)))}
+	}
+	indexCapacity := func(pt *ddbtypes.ProvisionedThroughput) []ddbtypes.GlobalSecondaryIndexUpdate {
+		var out []ddbtypes.GlobalSecondaryIndexUpdate
+		for _, g := range t.Spec.GlobalSecondaryIndexes {
+			out = append(out, ddbtypes.GlobalSecondaryIndexUpdate{Update: &ddbtypes.UpdateGlobalSecondaryIndexAction{
+				IndexName: aws.String(g.IndexName), ProvisionedThroughput: pt}})
+		}
+		return out
+	}
 	in := &awsdynamodb.UpdateTableInput{TableName: name}
 	kind := faultTableCapacity
 	switch billing := billingOf(out.Table); {
-	case billing == awsv1alpha1.BillingModeProvisioned && (hasGSI(t) || r.IntN(3) > 0):
-		in.ProvisionedThroughput = &ddbtypes.ProvisionedThroughput{
-			ReadCapacityUnits: aws.Int64(int64(20 + r.IntN(30))), WriteCapacityUnits: aws.Int64(int64(20 + r.IntN(30)))}
-	case hasGSI(t):
-		// PAY_PER_REQUEST with an index: leave it to the next change.
-		return
+	case billing == awsv1alpha1.BillingModeProvisioned && r.IntN(3) > 0:
+		if hasGSI(t) && r.IntN(2) == 0 {
+			in.GlobalSecondaryIndexUpdates = indexCapacity(capacity(20))
+		} else {
+			in.ProvisionedThroughput = capacity(20)
+		}
 	case billing == awsv1alpha1.BillingModeProvisioned:
 		kind = faultTableBilling
 		in.BillingMode = ddbtypes.BillingModePayPerRequest
 	default:
 		kind = faultTableBilling
 		in.BillingMode = ddbtypes.BillingModeProvisioned
-		in.ProvisionedThroughput = &ddbtypes.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(7), WriteCapacityUnits: aws.Int64(7)}
+		in.ProvisionedThroughput = capacity(6)
+		if hasGSI(t) {
+			in.GlobalSecondaryIndexUpdates = indexCapacity(capacity(6))
+		}
 	}
 	if _, err := s.w.Raw.UpdateTable(ctx, in); err != nil {
 		if ctx.Err() == nil {
 			m.count(faultTableRefused)
+			m.mu.Lock()
+			m.lastRefusal = err.Error()
+			m.mu.Unlock()
 		}
 		return
 	}

@@ -40,6 +40,8 @@ type soak struct {
 	// bulbs maps a HueLight's bulb name to its bridge.
 	bulbs map[string]*huesim.Server
 	log   *logWatch
+	// commit is what the manager was built from.
+	commit string
 }
 
 func bridgeName(i int) string { return fmt.Sprintf("bridge-%d", i+1) }

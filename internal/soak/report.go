@@ -28,8 +28,13 @@ type Report struct {
 	// Injected counts the changes made behind Tether's back, by kind.
 	Injected      map[string]int `json:"injected"`
 	InjectedTotal int            `json:"injectedTotal"`
-	Flaps         []flap         `json:"flaps"`
-	SettleTook    string         `json:"settleTook"`
+	// LastRefusal is why DynamoDB Local last refused an out-of-band change.
+	LastRefusal string `json:"lastRefusal,omitempty"`
+	Flaps       []flap `json:"flaps"`
+	SettleTook  string `json:"settleTook"`
+	// AtMischiefEnd is the check made as the mischief ended, before the
+	// settle: what the settle had to put right.
+	AtMischiefEnd string         `json:"atMischiefEnd"`
 	Settled       bool           `json:"settled"`
 	Verdicts      []Verdict      `json:"verdicts"`
 	Passed        bool           `json:"passed"`
@@ -86,7 +91,7 @@ func (s *soak) report(m *mischief, sm *sampler, final check, settled bool, settl
 	o := s.opts
 	rep := &Report{
 		Date:    time.Now().UTC().Format(time.RFC3339),
-		Commit:  commit(),
+		Commit:  s.commit,
 		Machine: bench.CurrentMachine(),
 		Settings: Settings{Duration: o.Duration.String(), FlapEvery: o.FlapEvery.String(), FlapFor: o.FlapFor.String(),
 			ChangeEvery: o.ChangeEvery.String(), SpecEditEvery: o.SpecEditEvery.String(), SampleEvery: o.SampleEvery.String(),
@@ -105,6 +110,7 @@ func (s *soak) report(m *mischief, sm *sampler, final check, settled bool, settl
 		}
 	}
 	rep.Flaps = append([]flap(nil), m.flaps...)
+	rep.LastRefusal = m.lastRefusal
 	m.mu.Unlock()
 	sm.mu.Lock()
 	rep.Series = append([]Sample(nil), sm.samples...)
@@ -201,7 +207,8 @@ func summarize(series []Sample, n int) []SummaryRow {
 
 func round1(v float64) float64 { return float64(int64(v*10+0.5)) / 10 }
 
-// commit is the checked-out commit, marked when the tree has changes.
+// commit is the checked-out commit, marked when the tree has changes; Run
+// reads it before building the manager, as that is what is measured.
 func commit() string {
 	root, err := repo.Root()
 	if err != nil {
@@ -250,6 +257,7 @@ func (r *Report) Markdown() string {
 		verdict, r.Settings.Duration, r.Objects.Lights, r.Objects.Bridges, r.Objects.Tables)
 	w("- Date: %s; commit %s; the whole run took %s.\n", r.Date, r.Commit, r.Took)
 	w("- Command: `%s`\n", r.Command)
+	w("- At the end of the mischief: %s.\n", r.AtMischiefEnd)
 	w("- Machine: %d cores, %.1f GiB memory%s; %s, %s.\n", r.Machine.Cores, r.Machine.MemoryGB, cpuText(r.Machine.CPU), r.Machine.Go, r.Machine.OS)
 	w("- Manager flags: `%s` (drift on a table is found within one poll, jittered by up to 10%%; bulbs are read once per poll per bridge).\n", strings.Join(r.Settings.ManagerFlags, " "))
 	kinds := make([]string, 0, len(r.Objects.ByKind))
@@ -279,6 +287,9 @@ func (r *Report) Markdown() string {
 	sort.Strings(keys)
 	for _, k := range keys {
 		w("| %s | %d |\n", k, r.Injected[k])
+	}
+	if r.LastRefusal != "" {
+		w("\nThe last out-of-band change DynamoDB Local refused: %s\n", cell(r.LastRefusal))
 	}
 	w("\nEvery %s the last bridge went offline for %s, alternating a refused connection (unplugged) with a hanging one (unreachable network): %d flaps. ",
 		r.Settings.FlapEvery, r.Settings.FlapFor, len(r.Flaps))

@@ -134,6 +134,11 @@ loop:
 	// The settle: nothing more is changed; wait until everything is Ready
 	// and matches, sampling on.
 	var final check
+	atEnd, err := s.check(ctx)
+	if err != nil {
+		return nil, err
+	}
+	o.logf("at the end of the mischief: %s", atEnd.summary())
 	settled := false
 	var settleTook time.Duration
 	deadline := time.Now().Add(o.SettleTimeout)
@@ -167,7 +172,12 @@ loop:
 	s.sampleOnce(sm, start, phaseSettle, m)
 	end := time.Now()
 	o.logf("settled: %t after %s; %s", settled, settleTook.Round(time.Second), final.summary())
-	return s.report(m, sm, final, settled, settleTook, start, mischiefEnd, end), nil
+	rep := s.report(m, sm, final, settled, settleTook, start, mischiefEnd, end)
+	rep.AtMischiefEnd = atEnd.summary()
+	for i := range rep.Verdicts[:3] {
+		rep.Verdicts[i].Evidence += "; at the end of the mischief: " + atEnd.summary()
+	}
+	return rep, nil
 }
 
 func (s *soak) progress(sm *sampler, m *mischief, start time.Time) {

@@ -153,6 +153,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	ctrllog.SetLogger(logr.Discard())
 	began := time.Now()
 	opts.logf("building the manager")
+	built := commit()
 	bin, err := bench.BuildManager(opts.WorkDir)
 	if err != nil {
 		return nil, err
@@ -164,7 +165,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	defer w.Stop()
-	s := &soak{opts: opts, w: w}
+	s := &soak{opts: opts, w: w, commit: built}
 	if err := s.setUp(ctx, bin); err != nil {
 		keep = true
 		return nil, err

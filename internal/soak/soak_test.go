@@ -30,6 +30,7 @@ func TestShortSoak(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\nprogress:\n%s", err, progress.String())
 	}
+	rep.Command = "go test ./internal/soak -run TestShortSoak"
 	dir := t.TempDir()
 	if err := rep.WriteFiles(dir); err != nil {
 		t.Fatal(err)

@@ -128,9 +128,9 @@ func tablesVerdict(c check, settled bool, took time.Duration) Verdict {
 
 func settleEvidence(settled bool, took time.Duration) string {
 	if settled {
-		return fmt.Sprintf("everything converged %s after the last injected change", took.Round(time.Second))
+		return fmt.Sprintf("everything Ready and matching %s after the mischief ended", took.Round(time.Second))
 	}
-	return fmt.Sprintf("not converged %s after the last injected change", took.Round(time.Second))
+	return fmt.Sprintf("still not Ready and matching %s after the mischief ended", took.Round(time.Second))
 }
 
 func examples(xs []string) string {
