@@ -29,6 +29,12 @@ func (c check) ok() bool {
 	return len(c.NotReady) == 0 && len(c.LightMismatches) == 0 && len(c.TableMismatches) == 0
 }
 
+// problems counts what is wrong (an object both not Ready and differing
+// counts twice).
+func (c check) problems() int {
+	return len(c.NotReady) + len(c.LightMismatches) + len(c.TableMismatches)
+}
+
 func (c check) summary() string {
 	return fmt.Sprintf("%d not Ready, %d of %d bulbs and %d of %d tables differ from their spec",
 		len(c.NotReady), len(c.LightMismatches), c.Lights, len(c.TableMismatches), c.Tables)

@@ -34,19 +34,22 @@ type Report struct {
 	SettleTook  string `json:"settleTook"`
 	// AtMischiefEnd is the check made as the mischief ended, before the
 	// settle: what the settle had to put right.
-	AtMischiefEnd string         `json:"atMischiefEnd"`
-	Settled       bool           `json:"settled"`
-	Verdicts      []Verdict      `json:"verdicts"`
-	Passed        bool           `json:"passed"`
-	Goroutines    Growth         `json:"goroutineGrowth"`
-	Heap          Growth         `json:"heapGrowth"`
-	RSS           Growth         `json:"rssGrowth"`
-	ErrorsPerMin  []int          `json:"errorLinesPerMinute"`
-	TopErrors     []MessageCount `json:"topErrors"`
-	LogLines      map[string]int `json:"logLinesByLevel"`
-	Summary       []SummaryRow   `json:"summary"`
-	Series        []Sample       `json:"series"`
-	LogKept       string         `json:"logKept,omitempty"`
+	AtMischiefEnd string `json:"atMischiefEnd"`
+	// SettleProgress is, at each check of the settle, the time since the
+	// mischief ended and how many problems (not Ready, differing) were left.
+	SettleProgress []string       `json:"settleProgress"`
+	Settled        bool           `json:"settled"`
+	Verdicts       []Verdict      `json:"verdicts"`
+	Passed         bool           `json:"passed"`
+	Goroutines     Growth         `json:"goroutineGrowth"`
+	Heap           Growth         `json:"heapGrowth"`
+	RSS            Growth         `json:"rssGrowth"`
+	ErrorsPerMin   []int          `json:"errorLinesPerMinute"`
+	TopErrors      []MessageCount `json:"topErrors"`
+	LogLines       map[string]int `json:"logLinesByLevel"`
+	Summary        []SummaryRow   `json:"summary"`
+	Series         []Sample       `json:"series"`
+	LogKept        string         `json:"logKept,omitempty"`
 	// DynamoDBCalls are the manager's calls by operation (counted by the
 	// proxy in front of DynamoDB Local).
 	DynamoDBCalls map[string]int `json:"dynamoDBCalls"`
@@ -257,7 +260,7 @@ func (r *Report) Markdown() string {
 		verdict, r.Settings.Duration, r.Objects.Lights, r.Objects.Bridges, r.Objects.Tables)
 	w("- Date: %s; commit %s; the whole run took %s.\n", r.Date, r.Commit, r.Took)
 	w("- Command: `%s`\n", r.Command)
-	w("- At the end of the mischief: %s.\n", r.AtMischiefEnd)
+	w("- At the end of the mischief: %s. Problems left at each check of the settle: %s.\n", r.AtMischiefEnd, strings.Join(r.SettleProgress, ", "))
 	w("- Machine: %d cores, %.1f GiB memory%s; %s, %s.\n", r.Machine.Cores, r.Machine.MemoryGB, cpuText(r.Machine.CPU), r.Machine.Go, r.Machine.OS)
 	w("- Manager flags: `%s` (drift on a table is found within one poll, jittered by up to 10%%; bulbs are read once per poll per bridge).\n", strings.Join(r.Settings.ManagerFlags, " "))
 	kinds := make([]string, 0, len(r.Objects.ByKind))

@@ -140,6 +140,9 @@ loop:
 	}
 	o.logf("at the end of the mischief: %s", atEnd.summary())
 	settled := false
+	// settling is how many objects were not yet Ready or matching at each
+	// check of the settle.
+	var settling []string
 	var settleTook time.Duration
 	deadline := time.Now().Add(o.SettleTimeout)
 	nextSample := time.Now().Add(o.SampleEvery)
@@ -149,6 +152,7 @@ loop:
 		if err != nil {
 			return nil, err
 		}
+		settling = append(settling, fmt.Sprintf("%s: %d", time.Since(mischiefEnd).Round(time.Second), final.problems()))
 		if final.ok() {
 			settled, settleTook = true, time.Since(mischiefEnd)
 			break
@@ -174,6 +178,7 @@ loop:
 	o.logf("settled: %t after %s; %s", settled, settleTook.Round(time.Second), final.summary())
 	rep := s.report(m, sm, final, settled, settleTook, start, mischiefEnd, end)
 	rep.AtMischiefEnd = atEnd.summary()
+	rep.SettleProgress = settling
 	for i := range rep.Verdicts[:3] {
 		rep.Verdicts[i].Evidence += "; at the end of the mischief: " + atEnd.summary()
 	}
