@@ -214,6 +214,12 @@ func (o *Operator) counter(prefix string, label *regexp.Regexp) (map[string]floa
 	return out, err
 }
 
+// Counter sums a counter's series by one label, e.g.
+// Counter("tether_drift_corrections_total", "kind").
+func (o *Operator) Counter(name, label string) (map[string]float64, error) {
+	return o.counter(name+"{", regexp.MustCompile(regexp.QuoteMeta(label)+`="([^"]*)"`))
+}
+
 // Gauges reads series without labels (go_goroutines,
 // go_memstats_heap_alloc_bytes) by name; names the endpoint lacks are left
 // out of the map.

@@ -208,6 +208,14 @@ func summarize(series []Sample, n int) []SummaryRow {
 	return rows
 }
 
+func formatFloatCounts(m map[string]float64) string {
+	ints := map[string]int{}
+	for k, v := range m {
+		ints[k] = int(v)
+	}
+	return formatCounts(ints)
+}
+
 func round1(v float64) float64 { return float64(int64(v*10+0.5)) / 10 }
 
 // commit is the checked-out commit, marked when the tree has changes; Run
@@ -293,6 +301,9 @@ func (r *Report) Markdown() string {
 	}
 	if r.LastRefusal != "" {
 		w("\nThe last out-of-band change DynamoDB Local refused: %s\n", cell(r.LastRefusal))
+	}
+	if n := len(r.Series); n > 0 {
+		w("\nThe manager counted %s drift corrections (`tether_drift_corrections_total`, by kind) over the run.\n", formatFloatCounts(r.Series[n-1].Drift))
 	}
 	w("\nEvery %s the last bridge went offline for %s, alternating a refused connection (unplugged) with a hanging one (unreachable network): %d flaps. ",
 		r.Settings.FlapEvery, r.Settings.FlapFor, len(r.Flaps))

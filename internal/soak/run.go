@@ -25,6 +25,8 @@ type Sample struct {
 	RSSBytes   int64   `json:"rssBytes"`
 	// Reconciles is the manager's reconcile count so far, all controllers.
 	Reconciles float64 `json:"reconciles"`
+	// Drift is tether_drift_corrections_total so far, by kind.
+	Drift map[string]float64 `json:"driftCorrections"`
 	// ErrorLines is the number of error-level log lines so far.
 	ErrorLines int  `json:"errorLines"`
 	Offline    bool `json:"bridgeOffline"`
@@ -63,12 +65,17 @@ func (s *soak) sampleOnce(sm *sampler, start time.Time, phase string, m *mischie
 	for _, v := range rc {
 		total += v
 	}
+	drift, err := s.op.Counter("tether_drift_corrections_total", "kind")
+	if err != nil {
+		sm.fail(err)
+		return
+	}
 	sm.mu.Lock()
 	defer sm.mu.Unlock()
 	sm.samples = append(sm.samples, Sample{
 		At: now.Sub(start).Round(time.Second).Seconds(), Phase: phase,
 		Goroutines: g["go_goroutines"], HeapBytes: g["go_memstats_heap_alloc_bytes"], RSSBytes: u.RSS,
-		Reconciles: total, ErrorLines: len(s.log.errors), Offline: m.isOffline(),
+		Reconciles: total, Drift: drift, ErrorLines: len(s.log.errors), Offline: m.isOffline(),
 	})
 }
 
