@@ -73,6 +73,13 @@ BENCH_FLAGS ?= -runs=3
 bench: envtest-assets npm-deps ## Measure issue 6's figures into bench/report.md and bench/report.json (about 15 min per run; BENCH_FLAGS=-quick for a smoke run).
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" go run ./cmd/bench $(BENCH_FLAGS)
 
+SOAK_DURATION ?= 30m
+SOAK_FLAGS ?=
+
+.PHONY: soak
+soak: envtest-assets npm-deps ## Soak issue 7: SOAK_DURATION (30m) of drift, spec edits and a flapping bridge over 300 lights and 300 tables; writes soak/report.md and report.json, fails on a failed verdict (SOAK_FLAGS for more).
+	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" go run ./cmd/soak -duration=$(SOAK_DURATION) $(SOAK_FLAGS)
+
 ##@ Build
 .PHONY: build
 build: generate ## Build the manager and the Hue bridge simulator into bin/.

@@ -166,7 +166,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	ctrllog.SetLogger(logr.Discard())
 	began := time.Now()
 	opts.logf("building the manager")
-	bin, err := buildManager(opts.WorkDir)
+	bin, err := BuildManager(opts.WorkDir)
 	if err != nil {
 		return nil, err
 	}
@@ -237,11 +237,11 @@ func runOnce(ctx context.Context, opts Options, bin, dir string) ([]figureResult
 			}
 			// A failed figure is reported as such; the next ones still
 			// run (they may fail too when they build on it).
-			opts.logf("figure %d failed: %v\noperator log (%s), last lines:\n%s", s.fig, err, e.op.logPath, tail(e.op.logPath, 20))
+			opts.logf("figure %d failed: %v\noperator log (%s), last lines:\n%s", s.fig, err, e.op.LogPath, Tail(e.op.LogPath, 20))
 			r.fig(s.fig).Failure = firstLine(err.Error())
 		}
 	}
-	if u, err := e.op.usage(); err == nil {
+	if u, err := e.op.Usage(); err == nil {
 		r.fig(4).add("peak_rss_end", "operator peak RSS at the end of the run (after figures 5 and 6)", "MB", float64(u.PeakRSS)/1e6, nil)
 		r.fig(4).add("cpu_total", "operator CPU for the whole run", "s", u.CPUTotal.Seconds(), nil)
 	}

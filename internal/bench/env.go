@@ -41,7 +41,7 @@ type env struct {
 	ddb    *ddbtest.Server
 	proxy  *faultproxy.Proxy
 	raw    *awsdynamodb.Client // straight to DynamoDB Local: acts behind Tether's back
-	op     *operator
+	op     *Operator
 	stops  []func()
 	bridge map[string]*huesim.Server
 	// outage is the counting proxy in front of the "outage" bridge: it sees
@@ -121,7 +121,7 @@ func startEnv(ctx context.Context, opts Options, managerBin string, runDir strin
 	if err != nil {
 		return nil, err
 	}
-	e.onStop(e.op.stop)
+	e.onStop(e.op.Stop)
 	return e, nil
 }
 
@@ -287,11 +287,11 @@ func (e *env) declare(ctx context.Context) error {
 // createAll creates objects from a few goroutines, as `kubectl apply -f
 // dir/` with many files would, and returns the first error.
 func (e *env) createAll(ctx context.Context, objs []client.Object) error {
-	return parallel(len(objs), 16, func(i int) error { return e.c.Create(ctx, objs[i]) })
+	return Parallel(len(objs), 16, func(i int) error { return e.c.Create(ctx, objs[i]) })
 }
 
-// parallel runs f(0..n-1) on workers goroutines and returns the first error.
-func parallel(n, workers int, f func(i int) error) error {
+// Parallel runs f(0..n-1) on workers goroutines and returns the first error.
+func Parallel(n, workers int, f func(i int) error) error {
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
@@ -325,8 +325,8 @@ func parallel(n, workers int, f func(i int) error) error {
 	return first
 }
 
-// waitUntil polls cond every interval until it is true or timeout passes.
-func waitUntil(ctx context.Context, timeout, interval time.Duration, cond func() (bool, error)) error {
+// WaitUntil polls cond every interval until it is true or timeout passes.
+func WaitUntil(ctx context.Context, timeout, interval time.Duration, cond func() (bool, error)) error {
 	deadline := time.Now().Add(timeout)
 	for {
 		ok, err := cond()

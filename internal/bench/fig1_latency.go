@@ -86,7 +86,7 @@ func (r *run) latency(ctx context.Context) error {
 // simulator's command log after index from, and returns its time.
 func waitForPut(ctx context.Context, sim *huesim.Server, from int, path string, bri int) (time.Time, error) {
 	var at time.Time
-	err := waitUntil(ctx, 10*time.Second, 2*time.Millisecond, func() (bool, error) {
+	err := WaitUntil(ctx, 10*time.Second, 2*time.Millisecond, func() (bool, error) {
 		cmds := sim.Commands()
 		for _, c := range cmds[min(from, len(cmds)):] {
 			if c.Method != "PUT" || c.Path != path {

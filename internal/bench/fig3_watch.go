@@ -86,7 +86,7 @@ func (r *run) watchCost(ctx context.Context) error {
 		formatCounts(gets[0])+" | "+formatCounts(gets[1]), formatCounts(calls), formatFloatCounts(diff(api1, api0)))
 
 	// Figure 4's memory figure: the operator now holds every object.
-	u, err := r.op.usage()
+	u, err := r.op.Usage()
 	if err != nil {
 		return err
 	}

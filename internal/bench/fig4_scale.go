@@ -19,7 +19,7 @@ func (r *run) scale(ctx context.Context) error {
 	background := append(objects(r.betaLights), objects(r.outageLights)...)
 
 	r.proxy.ResetCounts()
-	u0, err := r.op.usage()
+	u0, err := r.op.Usage()
 	if err != nil {
 		return err
 	}
@@ -54,7 +54,7 @@ func (r *run) scale(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	u1, err := r.op.usage()
+	u1, err := r.op.Usage()
 	if err != nil {
 		return err
 	}

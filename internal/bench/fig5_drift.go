@@ -91,7 +91,7 @@ func (r *run) driftLights(ctx context.Context, sim *huesim.Server, first, n int)
 		}
 	}
 	done := map[string]time.Duration{}
-	err := waitUntil(ctx, 10*r.sc.HuePoll+time.Duration(n)*time.Second, 20*time.Millisecond, func() (bool, error) {
+	err := WaitUntil(ctx, 10*r.sc.HuePoll+time.Duration(n)*time.Second, 20*time.Millisecond, func() (bool, error) {
 		for id, st := range want {
 			if _, ok := done[id]; ok {
 				continue
@@ -114,7 +114,7 @@ func (r *run) driftTables(ctx context.Context, n int) ([]time.Duration, error) {
 		names[i] = r.tables[i].Name
 	}
 	start := time.Now()
-	err := parallel(n, 16, func(i int) error {
+	err := Parallel(n, 16, func(i int) error {
 		_, err := r.raw.UpdateTable(ctx, &awsdynamodb.UpdateTableInput{TableName: aws.String(names[i]),
 			ProvisionedThroughput: &ddbtypes.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(9), WriteCapacityUnits: aws.Int64(9)}})
 		return err
@@ -124,8 +124,8 @@ func (r *run) driftTables(ctx context.Context, n int) ([]time.Duration, error) {
 	}
 	var mu sync.Mutex
 	done := map[string]time.Duration{}
-	err = waitUntil(ctx, 3*r.sc.DDBPoll+time.Minute, 500*time.Millisecond, func() (bool, error) {
-		return len(done) == n, parallel(n, 8, func(i int) error {
+	err = WaitUntil(ctx, 3*r.sc.DDBPoll+time.Minute, 500*time.Millisecond, func() (bool, error) {
+		return len(done) == n, Parallel(n, 8, func(i int) error {
 			mu.Lock()
 			_, ok := done[names[i]]
 			mu.Unlock()

@@ -123,7 +123,7 @@ func (e *env) readyNow(ctx context.Context, tables bool, w wants) (map[string]bo
 func (e *env) waitReady(ctx context.Context, tables bool, w wants, timeout time.Duration, first func(key string)) (time.Time, error) {
 	seen := map[string]bool{}
 	var last time.Time
-	err := waitUntil(ctx, timeout, 100*time.Millisecond, func() (bool, error) {
+	err := WaitUntil(ctx, timeout, 100*time.Millisecond, func() (bool, error) {
 		ready, err := e.readyNow(ctx, tables, w)
 		if err != nil {
 			return false, err
@@ -150,7 +150,7 @@ func (e *env) waitReady(ctx context.Context, tables bool, w wants, timeout time.
 // patches produced.
 func (e *env) patchAll(ctx context.Context, objs []client.Object, patch string) (wants, error) {
 	gens := make([]int64, len(objs))
-	err := parallel(len(objs), 16, func(i int) error {
+	err := Parallel(len(objs), 16, func(i int) error {
 		if err := e.c.Patch(ctx, objs[i], client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
 			return err
 		}

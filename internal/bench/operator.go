@@ -19,17 +19,19 @@ import (
 	"github.com/tether-dev/tether/internal/testenv"
 )
 
-// operator is the manager binary running as its own process, so that its
-// memory and CPU are its own and can be read from /proc.
-type operator struct {
+// Operator is the manager binary running as its own process, so that its
+// memory and CPU are its own and can be read from /proc. The soak harness
+// (internal/soak) runs it too.
+type Operator struct {
 	cmd        *exec.Cmd
 	metricsURL string
-	logPath    string
-	done       chan struct{}
+	// LogPath holds the manager's stdout and stderr (its JSON log).
+	LogPath string
+	done    chan struct{}
 }
 
-// buildManager builds ./cmd/manager into dir and returns the binary's path.
-func buildManager(dir string) (string, error) {
+// BuildManager builds ./cmd/manager into dir and returns the binary's path.
+func BuildManager(dir string) (string, error) {
 	root, err := testenv.RepoRoot()
 	if err != nil {
 		return "", err
@@ -46,9 +48,18 @@ func buildManager(dir string) (string, error) {
 
 func dirJoin(dir, name string) string { return strings.TrimRight(dir, "/") + "/" + name }
 
-// startOperator runs the manager with the kubeconfig of the test API server
-// and the AWS SDK pointed at the proxy, and waits until its metrics answer.
-func startOperator(ctx context.Context, bin, kubeconfig, dynamoURL string, sc Scale, logPath string) (*operator, error) {
+// startOperator runs the manager with the scale's poll intervals.
+func startOperator(ctx context.Context, bin, kubeconfig, dynamoURL string, sc Scale, logPath string) (*Operator, error) {
+	return StartOperator(ctx, bin, kubeconfig, dynamoURL, logPath,
+		"--hue-poll-interval="+sc.HuePoll.String(),
+		"--dynamodbtable-poll-interval="+sc.DDBPoll.String(),
+	)
+}
+
+// StartOperator runs the manager with the kubeconfig of the test API server,
+// the AWS SDK pointed at dynamoURL and the given extra flags, and waits until
+// its metrics answer.
+func StartOperator(ctx context.Context, bin, kubeconfig, dynamoURL, logPath string, flags ...string) (*Operator, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -58,12 +69,8 @@ func startOperator(ctx context.Context, bin, kubeconfig, dynamoURL string, sc Sc
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin,
-		"--metrics-bind-address="+metricsAddr,
-		"--health-probe-bind-address=0",
-		"--hue-poll-interval="+sc.HuePoll.String(),
-		"--dynamodbtable-poll-interval="+sc.DDBPoll.String(),
-	)
+	args := append([]string{"--metrics-bind-address=" + metricsAddr, "--health-probe-bind-address=0"}, flags...)
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
 	for k, v := range ddbtest.EnvFor(dynamoURL) {
 		cmd.Env = append(cmd.Env, k+"="+v)
@@ -74,26 +81,26 @@ func startOperator(ctx context.Context, bin, kubeconfig, dynamoURL string, sc Sc
 		logFile.Close()
 		return nil, err
 	}
-	o := &operator{cmd: cmd, metricsURL: "http://" + metricsAddr + "/metrics", logPath: logPath, done: make(chan struct{})}
+	o := &Operator{cmd: cmd, metricsURL: "http://" + metricsAddr + "/metrics", LogPath: logPath, done: make(chan struct{})}
 	go func() { _ = cmd.Wait(); logFile.Close(); close(o.done) }()
-	err = waitUntil(ctx, 60*time.Second, 200*time.Millisecond, func() (bool, error) {
+	err = WaitUntil(ctx, 60*time.Second, 200*time.Millisecond, func() (bool, error) {
 		select {
 		case <-o.done:
-			return false, fmt.Errorf("the operator exited at startup; its log:\n%s", tail(logPath, 30))
+			return false, fmt.Errorf("the operator exited at startup; its log:\n%s", Tail(logPath, 30))
 		default:
 		}
-		_, err := o.reconciles()
+		_, err := o.Reconciles()
 		return err == nil, nil
 	})
 	if err != nil {
-		o.stop()
+		o.Stop()
 		return nil, err
 	}
 	return o, nil
 }
 
-// stop sends SIGTERM, then SIGKILL after 10 s.
-func (o *operator) stop() {
+// Stop sends SIGTERM, then SIGKILL after 10 s.
+func (o *Operator) Stop() {
 	if o.cmd.Process == nil {
 		return
 	}
@@ -106,8 +113,11 @@ func (o *operator) stop() {
 	}
 }
 
-// usage is what the kernel says the process used so far.
-type usage struct {
+// Exited is closed when the process has ended.
+func (o *Operator) Exited() <-chan struct{} { return o.done }
+
+// Usage is what the kernel says the process used so far.
+type Usage struct {
 	PeakRSS  int64 // bytes, VmHWM
 	RSS      int64 // bytes, VmRSS
 	CPUTotal time.Duration
@@ -116,9 +126,10 @@ type usage struct {
 // clockTicks is USER_HZ, 100 on every Linux this runs on.
 const clockTicks = 100
 
-func (o *operator) usage() (usage, error) {
+// Usage reads the process's memory and CPU from /proc.
+func (o *Operator) Usage() (Usage, error) {
 	pid := o.cmd.Process.Pid
-	var u usage
+	var u Usage
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return u, err
@@ -157,9 +168,9 @@ var (
 	methodLabel     = regexp.MustCompile(`method="([^"]+)"`)
 )
 
-// reconciles reads controller_runtime_reconcile_total by controller from the
+// Reconciles reads controller_runtime_reconcile_total by controller from the
 // operator's metrics endpoint.
-func (o *operator) reconciles() (map[string]float64, error) {
+func (o *Operator) Reconciles() (map[string]float64, error) {
 	return o.counter("controller_runtime_reconcile_total{", controllerLabel)
 }
 
@@ -169,8 +180,8 @@ func (o *operator) reconciles() (map[string]float64, error) {
 // take one snapshot before and one after a window.
 type counters struct{ reconciles, apiRequests map[string]float64 }
 
-func (o *operator) counters() (counters, error) {
-	rc, err := o.reconciles()
+func (o *Operator) counters() (counters, error) {
+	rc, err := o.Reconciles()
 	if err != nil {
 		return counters{}, err
 	}
@@ -178,41 +189,75 @@ func (o *operator) counters() (counters, error) {
 	return counters{reconciles: rc, apiRequests: api}, err
 }
 
-func (o *operator) apiRequests() (map[string]float64, error) {
+func (o *Operator) apiRequests() (map[string]float64, error) {
 	return o.counter("rest_client_requests_total{", methodLabel)
 }
 
 // counter sums a counter's series by one label.
-func (o *operator) counter(prefix string, label *regexp.Regexp) (map[string]float64, error) {
-	hc := &http.Client{Timeout: 5 * time.Second}
-	resp, err := hc.Get(o.metricsURL)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("metrics: %s", resp.Status)
-	}
+func (o *Operator) counter(prefix string, label *regexp.Regexp) (map[string]float64, error) {
 	out := map[string]float64{}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
+	err := o.scrape(func(line string) {
 		if !strings.HasPrefix(line, prefix) {
-			continue
+			return
 		}
 		m := label.FindStringSubmatch(line)
 		fields := strings.Fields(line)
 		if m == nil || len(fields) < 2 {
-			continue
+			return
 		}
 		v, err := strconv.ParseFloat(fields[len(fields)-1], 64)
 		if err != nil {
-			continue
+			return
 		}
 		out[m[1]] += v
+	})
+	return out, err
+}
+
+// Counter sums a counter's series by one label, e.g.
+// Counter("tether_drift_corrections_total", "kind").
+func (o *Operator) Counter(name, label string) (map[string]float64, error) {
+	return o.counter(name+"{", regexp.MustCompile(regexp.QuoteMeta(label)+`="([^"]*)"`))
+}
+
+// Gauges reads series without labels (go_goroutines,
+// go_memstats_heap_alloc_bytes) by name; names the endpoint lacks are left
+// out of the map.
+func (o *Operator) Gauges(names ...string) (map[string]float64, error) {
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
 	}
-	return out, sc.Err()
+	out := map[string]float64{}
+	err := o.scrape(func(line string) {
+		fields := strings.Fields(line)
+		if len(fields) != 2 || !want[fields[0]] {
+			return
+		}
+		if v, err := strconv.ParseFloat(fields[1], 64); err == nil {
+			out[fields[0]] = v
+		}
+	})
+	return out, err
+}
+
+// scrape calls f with each line of the metrics endpoint's answer.
+func (o *Operator) scrape(f func(line string)) error {
+	hc := &http.Client{Timeout: 5 * time.Second}
+	resp, err := hc.Get(o.metricsURL)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("metrics: %s", resp.Status)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		f(sc.Text())
+	}
+	return sc.Err()
 }
 
 func sum(m map[string]float64) float64 {
@@ -223,8 +268,8 @@ func sum(m map[string]float64) float64 {
 	return t
 }
 
-// tail returns the last n lines of a file, for error messages.
-func tail(path string, n int) string {
+// Tail returns the last n lines of a file, for error messages.
+func Tail(path string, n int) string {
 	f, err := os.Open(path)
 	if err != nil {
 		return ""

@@ -119,7 +119,7 @@ func aggregate(runs [][]figureResult, opts Options) *Report {
 		Quick:     opts.Quick,
 		Runs:      len(runs),
 		RunsAsked: opts.Runs,
-		Machine:   machine(),
+		Machine:   CurrentMachine(),
 		Scale:     opts.Scale,
 		Missed:    []string{},
 	}
@@ -151,7 +151,7 @@ func aggregate(runs [][]figureResult, opts Options) *Report {
 					}
 				}
 			}
-			m.Median = round(median(m.Runs))
+			m.Median = round(Median(m.Runs))
 			if s.Goal != nil {
 				m.Goal = s.Goal.Text
 				if m.Goal == "" {
@@ -253,7 +253,8 @@ func round(v float64) float64 {
 
 func formatNumber(v float64) string { return strconv.FormatFloat(round(v), 'f', -1, 64) }
 
-func machine() Machine {
+// CurrentMachine describes this machine: cores, memory, CPU model, Go.
+func CurrentMachine() Machine {
 	m := Machine{Cores: runtime.NumCPU(), Go: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH}
 	if f, err := os.Open("/proc/meminfo"); err == nil {
 		sc := bufio.NewScanner(f)

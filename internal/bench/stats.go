@@ -17,8 +17,8 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 	return s[min(max(rank, 1), len(s))-1]
 }
 
-// median of xs (the mean of the middle two for an even count).
-func median(xs []float64) float64 {
+// Median of xs (the mean of the middle two for an even count).
+func Median(xs []float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}
