@@ -2,6 +2,7 @@ package hue
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"sync"
 
@@ -72,6 +73,20 @@ func (f *fakeBridge) SetLightState(_ context.Context, id string, body StateBody)
 	f.puts = append(f.puts, put{id, body})
 	return nil
 }
+
+func (f *fakeBridge) GetGroups(context.Context) (map[string]string, error) {
+	return map[string]string{}, f.err
+}
+
+func (f *fakeBridge) CreateGroup(context.Context, string, []string) (string, error) {
+	return "", errors.New("the fake bridge has no groups")
+}
+
+func (f *fakeBridge) SetGroupState(context.Context, string, StateBody) error {
+	return errors.New("the fake bridge has no groups")
+}
+
+func (f *fakeBridge) DeleteGroup(context.Context, string) error { return nil }
 
 func (f *fakeBridge) calls() (gets int, puts []put) {
 	f.mu.Lock()

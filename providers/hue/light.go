@@ -61,6 +61,8 @@ func (e *LightExternal) Observe(ctx context.Context, l *huev1alpha1.HueLight) (p
 	if d := Compare(want, t.light); d != nil {
 		return providers.Observation{Exists: true, Diff: d, Available: true}, nil
 	}
+	// Nothing left to send: a queued command (or its error) is moot.
+	t.poller.sender.drop(key)
 	return providers.Observation{Exists: true, UpToDate: true, Available: true}, nil
 }
 
@@ -85,20 +87,34 @@ func (e *LightExternal) Update(ctx context.Context, l *huev1alpha1.HueLight, dif
 	if err != nil {
 		return err
 	}
-	return send(ctx, t, l, d.Body)
+	return send(ctx, t, l, d.Body, FullBody(DesiredFrom(l.Spec)))
 }
 
-// send puts body to the bulb within the bridge's fair budget.
-func send(ctx context.Context, t target, l *huev1alpha1.HueLight, body StateBody) error {
-	if ok, wait := t.poller.limiter.Take(l.Namespace, l.Name); !ok {
-		return providers.Pending(wait, ReasonThrottled,
-			"waiting for bridge %s's command budget (shared fairly by all namespaces)", t.bridge.Name)
-	}
-	if err := t.poller.client.SetLightState(ctx, t.light.ID, body); err != nil {
+// sendWait is how long Update waits for a command at the head of the line
+// to go out: on an idle bridge the reconcile that asked gets the bridge's
+// answer, without a second pass.
+const sendWait = 200 * time.Millisecond
+
+// send hands body over to the bridge's sender. A command that went out
+// returns the bridge's answer; one still in line returns Pending with an
+// estimate, and the sender wakes the HueLight once it is sent. An error
+// from a command the HueLight did not wait for is returned here, at its
+// next reconcile.
+func send(ctx context.Context, t target, l *huev1alpha1.HueLight, body, full StateBody) error {
+	s, key := t.poller.sender, client.ObjectKeyFromObject(l)
+	if err := s.takeFailure(key); err != nil {
 		return classify(t.bridge.Name, err)
 	}
-	t.poller.Applied(t.light.ID, body)
-	return nil
+	o := s.enqueue(request{key: key, lightID: t.light.ID, body: body, full: full})
+	wait := s.estimate(o)
+	if wait <= 2*s.interval {
+		if sent, err := s.await(ctx, o, max(sendWait, 2*s.interval)); sent {
+			return classify(t.bridge.Name, err)
+		}
+		wait = s.estimate(o)
+	}
+	return providers.Pending(wait, ReasonThrottled,
+		"queued for bridge %s: its command budget is shared by all namespaces in turn", t.bridge.Name)
 }
 
 // Delete turns the bulb off (onDelete TurnOff) or lets it be (Keep). A
@@ -123,7 +139,8 @@ func (e *LightExternal) Delete(ctx context.Context, l *huev1alpha1.HueLight) err
 		return nil
 	}
 	if t.light.On {
-		if err := send(ctx, t, l, StateBody{On: ptr.To(false), TransitionTime: DesiredFrom(l.Spec).Transition}); err != nil {
+		off := StateBody{On: ptr.To(false), TransitionTime: DesiredFrom(l.Spec).Transition}
+		if err := send(ctx, t, l, off, off); err != nil {
 			return err
 		}
 	}
