@@ -135,3 +135,17 @@ func (b *Bridge) Groups() map[string]Group {
 	}
 	return out
 }
+
+// AddGroup creates a group as the Hue app would (a room of the user's), not
+// through the API and outside its budget; it returns the group's id, or ""
+// when the table is full.
+func (b *Bridge) AddGroup(name string, lights ...string) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.groups) >= MaxGroups {
+		return ""
+	}
+	id := b.freeGroupID()
+	b.groups[id] = &Group{ID: id, Name: name, Type: "Room", Lights: slices.Clone(lights)}
+	return id
+}
