@@ -16,6 +16,7 @@ type fakeBridge struct {
 	names  map[string]string
 	err    error
 	gets   int
+	config int // GET /config
 	puts   []put
 }
 
@@ -59,6 +60,9 @@ func (f *fakeBridge) GetLights(context.Context) ([]huego.Light, error) {
 }
 
 func (f *fakeBridge) GetConfig(context.Context) (*huego.Config, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.config++
 	return &huego.Config{BridgeID: "FAKE", WhitelistMap: map[string]huego.Whitelist{}}, f.err
 }
 

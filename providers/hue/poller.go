@@ -39,8 +39,14 @@ type Poller struct {
 	lights   lightsByID // replaced, never changed in place
 	err      error
 	polledAt time.Time
-	watchers map[types.NamespacedName]watch
-	claims   claims
+	// contactAt is the last poll the bridge answered: the HueBridge's
+	// health comes from the poller's GET /lights, not from GETs of its own.
+	contactAt time.Time
+	// configRead is set once the HueBridge read /config through this
+	// poller, and cleared when the bridge comes back after failing polls.
+	configRead bool
+	watchers   map[types.NamespacedName]watch
+	claims     claims
 }
 
 // watch is what the poller knows of one HueLight to decide if it drifted.
@@ -109,7 +115,7 @@ func (p *Poller) refresh(ctx context.Context, maxAge time.Duration) error {
 func (p *Poller) pollLocked(ctx context.Context) error {
 	lights, err := p.client.GetLights(ctx)
 	p.mu.Lock()
-	wasErr, first := p.err, p.polledAt.IsZero()
+	wasErr, first, count := p.err, p.polledAt.IsZero(), len(p.lights)
 	p.polledAt, p.err = time.Now(), err
 	var wake []types.NamespacedName
 	health := (err == nil) != (wasErr == nil) || apiErrorType(err) != apiErrorType(wasErr)
@@ -119,6 +125,10 @@ func (p *Poller) pollLocked(ctx context.Context) error {
 			wake = p.allWatchersLocked()
 		}
 	default:
+		p.contactAt = p.polledAt
+		if wasErr != nil {
+			p.configRead = false // back: its config may have changed meanwhile
+		}
 		p.lights = indexLights(lights)
 		if wasErr != nil || first {
 			wake = p.allWatchersLocked()
@@ -131,7 +141,7 @@ func (p *Poller) pollLocked(ctx context.Context) error {
 		p.log.V(1).Info("poll failed", "error", err.Error())
 	}
 	p.wake(wake)
-	if health && !first {
+	if !first && (health || (err == nil && len(lights) != count)) {
 		p.wakeBridge()
 	}
 	return err
