@@ -87,12 +87,19 @@ func (e *LightExternal) Update(ctx context.Context, l *huev1alpha1.HueLight, dif
 	if err != nil {
 		return err
 	}
-	return send(ctx, t, l, d.Body, FullBody(DesiredFrom(l.Spec)))
+	want := DesiredFrom(l.Spec)
+	if Compare(want, t.light) == nil {
+		// A group command (or this HueLight's own, just sent) already did
+		// it since Observe: sending again would only spend a slot.
+		return nil
+	}
+	return send(ctx, t, l, d.Body, FullBody(want))
 }
 
-// sendWait is how long Update waits for a command at the head of the line
-// to go out: on an idle bridge the reconcile that asked gets the bridge's
-// answer, without a second pass.
+// sendWait is how long Update waits for its command when it is the only one
+// in line: on an idle bridge the reconcile that asked gets the bridge's
+// answer, without a second pass. Under load nobody waits, so workers keep
+// queueing (which lets same-state commands be grouped) instead of idling.
 const sendWait = 200 * time.Millisecond
 
 // send hands body over to the bridge's sender. A command that went out
@@ -106,14 +113,14 @@ func send(ctx context.Context, t target, l *huev1alpha1.HueLight, body, full Sta
 		return classify(t.bridge.Name, err)
 	}
 	o := s.enqueue(request{key: key, lightID: t.light.ID, body: body, full: full})
-	wait := s.estimate(o)
-	if wait <= 2*s.interval {
-		if sent, err := s.await(ctx, o, max(sendWait, 2*s.interval)); sent {
-			return classify(t.bridge.Name, err)
-		}
-		wait = s.estimate(o)
+	wait := time.Duration(0) // under load: leave at once, to be woken
+	if s.alone(o, sendWait) {
+		wait = sendWait
 	}
-	return providers.Pending(wait, ReasonThrottled,
+	if sent, err := s.await(ctx, o, wait); sent {
+		return classify(t.bridge.Name, err)
+	}
+	return providers.Pending(s.estimate(o), ReasonThrottled,
 		"queued for bridge %s: its command budget is shared by all namespaces in turn", t.bridge.Name)
 }
 

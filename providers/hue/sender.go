@@ -152,6 +152,21 @@ func (s *sender) await(ctx context.Context, o *order, max time.Duration) (sent b
 	return false, nil
 }
 
+// alone reports whether o is the only command in line and the bridge's next
+// slot comes within d: then waiting for it beats a second reconcile.
+func (s *sender) alone(o *order, d time.Duration) bool {
+	s.mu.Lock()
+	n := len(s.queued) + len(s.inFlight)
+	_, mine := s.inFlight[o.key]
+	_, queued := s.queued[o.key]
+	s.mu.Unlock()
+	if n > 1 || (n == 1 && !mine && !queued) {
+		return false
+	}
+	tokens := s.lights.Tokens()
+	return tokens >= 1 || time.Duration((1-tokens)*float64(s.interval)) <= d
+}
+
 // estimate is when o should go out: its place in its namespace's line times
 // the namespaces taking turns.
 func (s *sender) estimate(o *order) time.Duration {
