@@ -13,8 +13,10 @@
 //     default, burst 1), draining per-namespace queues in turn so rooms
 //     progress together. Update queues the light's change (a newer change
 //     replaces the queued one in its place; a deleted HueLight's is dropped)
-//     and waits at most ~200 ms when it is next in line: on an idle bridge
-//     the reconcile gets the bridge's answer. Otherwise it returns Pending
+//     and, when its command is alone in line, waits at most 200 ms for it:
+//     on an idle bridge the reconcile gets the bridge's answer. Under load
+//     it does not wait (workers keep queueing, which lets same-state
+//     commands be grouped) and returns Pending
 //     with an estimate from its place in line, and the sender wakes the
 //     HueLight through the poller's events channel once it is sent. An error
 //     from a send nobody waited for is kept and returned by the HueLight's

@@ -79,6 +79,8 @@ func (f *fakeBridge) SetLightState(_ context.Context, id string, body StateBody)
 }
 
 func (f *fakeBridge) GetGroups(context.Context) (map[string]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	return map[string]string{}, f.err
 }
 
