@@ -9,6 +9,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -17,6 +18,7 @@ import (
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/providers/hue"
 )
 
 func TestHueBridgeOffline(t *testing.T) {
@@ -265,4 +267,45 @@ func TestHueSameStateUsesGroupCommands(t *testing.T) {
 	g.Expect(lights).To(BeNumerically("<", n/2), "most lights were set by group commands")
 	g.Expect(h.sim.Overloads()).To(BeZero())
 	g.Eventually(h.sim.Groups, 10*time.Second, 200*time.Millisecond).Should(BeEmpty(), "temporary groups left on the bridge")
+}
+
+// TestHueRefusedCommandsReachTheConditions: an overloaded bridge refuses
+// every light command (503, error 901). HueLights applied at once are mostly
+// queued, not waiting for their command; each still learns of the refusal
+// (a BridgeBusy warning on it, its conditions), and all converge once the
+// bridge takes commands again.
+func TestHueRefusedCommandsReachTheConditions(t *testing.T) {
+	const n = 5
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("bulb-%d", i)
+	}
+	h := newHueEnv(t, "refusing", true, names...)
+	g := NewWithT(t)
+	ctx := context.Background()
+	h.sim.SetRate(1e-6, 0) // no token: every light command is refused
+	for i, name := range names {
+		l := h.newLight("entrance", name, name)
+		l.Spec.Brightness = ptr.To(int32(10 + i)) // distinct: light commands only
+		h.create(l)
+	}
+	for _, name := range names {
+		g.Eventually(func(g Gomega) []string {
+			var events eventsv1.EventList
+			g.Expect(h.c.List(ctx, &events, client.InNamespace("entrance"))).To(Succeed())
+			var reasons []string
+			for _, e := range events.Items {
+				if e.Regarding.Name == name {
+					reasons = append(reasons, e.Reason)
+				}
+			}
+			return reasons
+		}, hueTimeout, huePoll).Should(ContainElement(hue.ReasonBridgeBusy), "HueLight %s told of the refusal", name)
+	}
+	g.Expect(h.sim.Overloads()).To(BeNumerically(">=", n))
+
+	h.sim.SetRate(10, 10)
+	for _, name := range names {
+		h.eventuallyLightReady("entrance", name, "True/Available")
+	}
 }
