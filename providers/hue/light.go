@@ -87,10 +87,11 @@ func (e *LightExternal) Update(ctx context.Context, l *huev1alpha1.HueLight, dif
 	if err != nil {
 		return err
 	}
+	// Compared again with the latest cache: a group command (or this
+	// HueLight's own, just sent) may have done it since Observe, and then
+	// sending again would only spend a slot.
 	want := DesiredFrom(l.Spec)
-	if Compare(want, t.light) == nil {
-		// A group command (or this HueLight's own, just sent) already did
-		// it since Observe: sending again would only spend a slot.
+	if d = Compare(want, t.light); d == nil {
 		return nil
 	}
 	return send(ctx, t, l, d.Body, FullBody(want))
