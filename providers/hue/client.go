@@ -82,13 +82,24 @@ func (c *huegoClient) bounded(ctx context.Context, operation string, f func(cont
 }
 
 // redact removes the username from the URL that net/http puts in its
-// errors: errors end up in conditions and events, the username must not.
+// errors, and from the address of a bridge's error (some bridges answer
+// with the full path, /api/<username>/...): errors end up in logs,
+// conditions and events, the username must not.
 func redact(err error, user string) error {
-	var urlErr *url.Error
-	if user == "" || !errors.As(err, &urlErr) {
+	if user == "" || err == nil {
 		return err
 	}
-	return &url.Error{Op: urlErr.Op, URL: strings.ReplaceAll(urlErr.URL, user, "<username>"), Err: urlErr.Err}
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		return &url.Error{Op: urlErr.Op, URL: strings.ReplaceAll(urlErr.URL, user, "<username>"), Err: urlErr.Err}
+	}
+	var apiErr *huego.APIError
+	if errors.As(err, &apiErr) && (strings.Contains(apiErr.Address, user) || strings.Contains(apiErr.Description, user)) {
+		return &huego.APIError{Type: apiErr.Type,
+			Address:     strings.ReplaceAll(apiErr.Address, user, "<username>"),
+			Description: strings.ReplaceAll(apiErr.Description, user, "<username>")}
+	}
+	return err
 }
 
 func (c *huegoClient) GetLights(ctx context.Context) (lights []huego.Light, err error) {
