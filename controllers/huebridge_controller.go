@@ -16,9 +16,12 @@ import (
 // +kubebuilder:rbac:groups=hue.tether.dev,resources=huebridges/status,verbs=patch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;create;update
 
-// hueBridgeResync is how often a bridge's /config is read to report its
-// health; between resyncs the poller wakes the HueBridge when the bridge
-// stops or starts answering.
+// hueBridgeResync is how often the HueBridge's status (last contact, light
+// count) is refreshed from its poller's cache, at no cost to the bridge: its
+// health is the poller's own GET /lights, and the poller wakes the HueBridge
+// within a poll when the bridge stops or starts answering or its light
+// count changes. /config is read only on first contact and after the bridge
+// comes back or its address or credentials change.
 const hueBridgeResync = 30 * time.Second
 
 // SetupHueBridge registers the HueBridge controller (pairing and health).

@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/internal/huesim"
 )
 
 func (h *hueEnv) hueBridge(g Gomega) *huev1alpha1.HueBridge {
@@ -91,4 +93,64 @@ func TestHueWrongCredentials(t *testing.T) {
 		return apierrors.IsNotFound(h.c.Get(ctx, client.ObjectKey{Namespace: "entrance", Name: "hallway-light"}, &huev1alpha1.HueLight{}))
 	}, hueTimeout, huePoll).Should(BeTrue(), "the HueLight that never held a bulb is let go")
 	g.Expect(h.sim.Commands()).To(BeEmpty(), "nothing reached the bulb")
+}
+
+// TestHueBridgeHealthFromThePoller: a steady HueBridge with lights costs
+// its bridge one GET /lights per poll interval (the poller's) and no /config,
+// however often it is reconciled; going offline and back still flips its
+// Ready condition, and a new bulb shows in its light count, within a few
+// polls (well before its 30 s resync).
+func TestHueBridgeHealthFromThePoller(t *testing.T) {
+	h := newHueEnv(t, "steady", true, "hallway", "kitchen")
+	g := NewWithT(t)
+	ctx := context.Background()
+	h.create(h.newLight("entrance", "hallway-light", "hallway"))
+	h.eventuallyLightReady("entrance", "hallway-light", "True/Available")
+	g.Eventually(func(g Gomega) string {
+		return readyReason(h.hueBridge(g).Status.Conditions, "Ready")
+	}, hueTimeout, huePoll).Should(Equal("True/Available"))
+
+	h.sim.ResetGetCounts()
+	start := time.Now()
+	// Each annotation change reconciles the HueBridge (it does not change
+	// its generation, so the poller is kept). Nudge it until it reports a
+	// newer last contact, from the poller's cache, a few times over.
+	nudges := 0
+	nudge := func() {
+		b := h.hueBridge(g)
+		if b.Annotations == nil {
+			b.Annotations = map[string]string{}
+		}
+		nudges++
+		b.Annotations["test.tether.dev/nudge"] = fmt.Sprint(nudges)
+		_ = h.c.Update(ctx, b) // a conflict with the controller: the next nudge
+	}
+	for i := range 3 {
+		before := h.hueBridge(g).Status.LastContactTime
+		g.Eventually(func(g Gomega) bool {
+			nudge()
+			return h.hueBridge(g).Status.LastContactTime.After(before.Time)
+		}, hueTimeout, 300*time.Millisecond).Should(BeTrue(), "reconcile %d reported a newer last contact", i)
+	}
+	g.Consistently(func() int { return h.sim.GetCounts()["/config"] }, 2*huePollInterval, huePoll).Should(BeZero())
+	intervals := int(time.Since(start) / huePollInterval)
+	gets := h.sim.GetCounts()
+	t.Logf("%d poll intervals: GETs %v", intervals, gets)
+	g.Expect(gets).To(HaveKey("/lights"))
+	g.Expect(gets).To(HaveLen(1), "GET /lights only: no /config, no per-light reads")
+	g.Expect(gets["/lights"]).To(BeNumerically(">=", intervals-1))
+	g.Expect(gets["/lights"]).To(BeNumerically("<=", intervals+1))
+
+	// Health still follows the bridge within a few polls, not the resync.
+	fewPolls := 5 * huePollInterval
+	h.sim.Offline(huesim.Refuse)
+	g.Eventually(func(g Gomega) string {
+		return readyReason(h.hueBridge(g).Status.Conditions, "Ready")
+	}, fewPolls, huePoll).Should(Equal("False/BridgeUnreachable"))
+	g.Expect(h.sim.Online()).To(Succeed())
+	g.Eventually(func(g Gomega) string {
+		return readyReason(h.hueBridge(g).Status.Conditions, "Ready")
+	}, fewPolls, huePoll).Should(Equal("True/Available"))
+	h.sim.AddLight("attic")
+	g.Eventually(func(g Gomega) int32 { return h.hueBridge(g).Status.LightCount }, fewPolls, huePoll).Should(Equal(int32(3)))
 }

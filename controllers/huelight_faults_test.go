@@ -9,12 +9,16 @@ import (
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/providers/hue"
 )
 
 func TestHueBridgeOffline(t *testing.T) {
@@ -141,9 +145,11 @@ func TestHueTwoClaimsOnOneBulb(t *testing.T) {
 	g.Expect(h.bulb(g, "desk").On).To(BeTrue())
 }
 
-// TestHueManyLightsConverge applies 200 HueLights in four rooms at once.
-// The bridge (like a real one) answers 503 past 10 commands/s: none may be
-// refused, and every room must get its share from the start.
+// TestHueManyLightsConverge applies 200 HueLights in four rooms at once,
+// each wanting its own brightness (so no group command can help: every one
+// is a light command). The bridge (like a real one) answers 503 past 10
+// commands/s: none may be refused, and every room must get its share from
+// the start.
 func TestHueManyLightsConverge(t *testing.T) {
 	const n, rooms = 200, 4
 	names := make([]string, n)
@@ -160,13 +166,13 @@ func TestHueManyLightsConverge(t *testing.T) {
 	start := time.Now()
 	for i, name := range names {
 		l := h.newLight(fmt.Sprintf("room-%d", i%rooms), name, name)
-		l.Spec.Brightness = ptr.To[int32](200)
+		l.Spec.Brightness = ptr.To(int32(i + 1))
 		h.create(l)
 	}
 	g.Eventually(func() int {
 		done := 0
-		for _, l := range h.sim.Lights() {
-			if l.State.On && l.State.Bri == 200 {
+		for id, l := range h.sim.Lights() {
+			if l.State.On && fmt.Sprint(l.State.Bri) == id {
 				done++
 			}
 		}
@@ -174,6 +180,15 @@ func TestHueManyLightsConverge(t *testing.T) {
 	}, 120*time.Second, 500*time.Millisecond).Should(Equal(n))
 	t.Logf("%d lights converged in %s", n, time.Since(start).Round(time.Second))
 	g.Expect(h.sim.Overloads()).To(BeZero(), "the bridge refused commands as overloaded")
+	lightCmds := 0
+	for _, c := range h.sim.Commands() {
+		g.Expect(c.Path).To(HavePrefix("/lights/"), "distinct states: no group command")
+		lightCmds++
+	}
+	// One per HueLight; a reconcile that read the cache just before its
+	// own command landed may repeat it (harmless, and rare).
+	g.Expect(lightCmds).To(BeNumerically(">=", n))
+	g.Expect(lightCmds).To(BeNumerically("<=", n+2))
 
 	// Fairness: among the first 40 commands every room has a good share.
 	perRoom := map[int]int{}
@@ -185,5 +200,112 @@ func TestHueManyLightsConverge(t *testing.T) {
 	}
 	for r := range rooms {
 		g.Expect(perRoom[r]).To(BeNumerically(">=", 5), "room-%d got %d of the first 40 commands (%v)", r, perRoom[r], perRoom)
+	}
+}
+
+// TestHueSameStateUsesGroupCommands: 60 HueLights, every bulb of the bridge,
+// applied at once wanting one state, then all dimmed at once: group commands
+// do most of the work (light by light would take 6 s each time), the bridge
+// is never overloaded, and no temporary group is left on it.
+func TestHueSameStateUsesGroupCommands(t *testing.T) {
+	const n = 60
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("bulb-%02d", i)
+	}
+	h := newHueEnv(t, "grouped", true, names...)
+	g := NewWithT(t)
+	ctx := context.Background()
+	g.Expect(h.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "hall"}})).To(Or(Succeed(), WithTransform(apierrors.IsAlreadyExists, BeTrue())))
+	for _, name := range names {
+		l := h.newLight("hall", name, name)
+		l.Spec.Brightness = ptr.To[int32](200)
+		h.create(l)
+	}
+	allAt := func(bri int) func() int {
+		return func() int {
+			done := 0
+			for _, l := range h.sim.Lights() {
+				if l.State.On && l.State.Bri == bri {
+					done++
+				}
+			}
+			return done
+		}
+	}
+	g.Eventually(allAt(200), 60*time.Second, 200*time.Millisecond).Should(Equal(n))
+	for _, name := range names {
+		h.eventuallyLightReady("hall", name, "True/Available")
+	}
+
+	// All dimmed at once, as by one kubectl apply.
+	h.sim.ResetCommands()
+	errs := make(chan error, n)
+	for _, name := range names {
+		go func() {
+			l := &huev1alpha1.HueLight{ObjectMeta: metav1.ObjectMeta{Namespace: "hall", Name: name}}
+			errs <- h.c.Patch(ctx, l, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"brightness":50}}`)))
+		}()
+	}
+	for range names {
+		g.Expect(<-errs).To(Succeed())
+	}
+	g.Eventually(allAt(50), 60*time.Second, 200*time.Millisecond).Should(Equal(n))
+	for _, name := range names {
+		h.eventuallyLightReady("hall", name, "True/Available")
+	}
+	lights, groups := 0, 0
+	for _, c := range h.sim.Commands() {
+		if strings.HasPrefix(c.Path, "/groups") {
+			groups++
+		} else {
+			lights++
+		}
+	}
+	t.Logf("dimming %d lights: %d group and %d light commands", n, groups, lights)
+	g.Expect(groups).To(BeNumerically(">=", 1))
+	g.Expect(lights).To(BeNumerically("<", n/2), "most lights were set by group commands")
+	g.Expect(h.sim.Overloads()).To(BeZero())
+	g.Eventually(h.sim.Groups, 10*time.Second, 200*time.Millisecond).Should(BeEmpty(), "temporary groups left on the bridge")
+}
+
+// TestHueRefusedCommandsReachTheConditions: an overloaded bridge refuses
+// every light command (503, error 901). HueLights applied at once are mostly
+// queued, not waiting for their command; each still learns of the refusal
+// (a BridgeBusy warning on it, its conditions), and all converge once the
+// bridge takes commands again.
+func TestHueRefusedCommandsReachTheConditions(t *testing.T) {
+	const n = 5
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("bulb-%d", i)
+	}
+	h := newHueEnv(t, "refusing", true, names...)
+	g := NewWithT(t)
+	ctx := context.Background()
+	h.sim.SetRate(1e-6, 0) // no token: every light command is refused
+	for i, name := range names {
+		l := h.newLight("entrance", name, name)
+		l.Spec.Brightness = ptr.To(int32(10 + i)) // distinct: light commands only
+		h.create(l)
+	}
+	for _, name := range names {
+		g.Eventually(func(g Gomega) []string {
+			var events eventsv1.EventList
+			g.Expect(h.c.List(ctx, &events, client.InNamespace("entrance"))).To(Succeed())
+			var reasons []string
+			for _, e := range events.Items {
+				if e.Regarding.Name == name {
+					reasons = append(reasons, e.Reason)
+				}
+			}
+			return reasons
+		}, hueTimeout, huePoll).Should(ContainElement(hue.ReasonBridgeBusy), "HueLight %s told of the refusal", name)
+	}
+	g.Expect(h.sim.Overloads()).To(BeNumerically(">=", n))
+
+	h.sim.SetRate(10, 10)
+	for _, name := range names {
+		h.eventuallyLightReady("entrance", name, "True/Available")
 	}
 }

@@ -66,9 +66,9 @@ func (r *run) convergence(ctx context.Context) error {
 	f.add("group_commands", "group commands sent (same state)", "commands", float64(groupCmds), nil)
 	f.note("Bridge floor: %d commands at %d/s = %.1f s; goal 1.1x = %.1f s.", n, bridgeCommandsPerSecond, floor.Seconds(), 1.1*floor.Seconds())
 	if groupCmds == 0 {
-		f.note("Same state for all %d lights: Tether does not group, so it sent %d light commands and took %.1f s (%.2fx the floor). "+
-			"Grouping would beat the floor by far: one PUT /groups/0/action (1 command/s budget) sets every light of the bridge in about a second, "+
-			"or a temporary group for a subset in a few; it is not implemented.",
+		f.note("Same state for all %d lights: no group command was sent, so it took %d light commands and %.1f s (%.2fx the floor). "+
+			"Tether groups queued lights that want one state (PUT /groups/0/action when every bulb of the bridge wants it, "+
+			"else a temporary group once the line is longer than a group takes), on the bridge's 1 group command/s budget; here none qualified.",
 			n, lightCmds, same.Seconds(), same.Seconds()/floor.Seconds())
 	} else {
 		f.note("Same state for all %d lights: %d group and %d light commands, %.1f s (%.2fx the floor).", n, groupCmds, lightCmds, same.Seconds(), same.Seconds()/floor.Seconds())

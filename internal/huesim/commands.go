@@ -34,7 +34,10 @@ func (b *Bridge) command(h commandHandler) http.HandlerFunc {
 		}
 		var body map[string]json.RawMessage
 		var res []result
-		if err := json.Unmarshal(raw, &body); err != nil || body == nil {
+		if r.Method == http.MethodDelete && len(raw) == 0 {
+			body = map[string]json.RawMessage{} // DELETE has no body
+		}
+		if body == nil && (json.Unmarshal(raw, &body) != nil || body == nil) {
 			res = []result{failure(ErrInvalidJSON, "", "body contains invalid json")}
 		} else {
 			res = h(r, addr, body)
@@ -55,17 +58,21 @@ func (b *Bridge) putLightState(r *http.Request, addr string, body map[string]jso
 	return applyState(&l.State, addr, body, true)
 }
 
-// putGroupAction applies the body to every light of group 0. Lights that are
-// off and not switched on keep their colour, without error 201, as a real
-// bridge does for groups.
+// putGroupAction applies the body to every light of the group (group 0: all
+// lights). Lights that are off and not switched on keep their colour,
+// without error 201, as a real bridge does for groups.
 func (b *Bridge) putGroupAction(r *http.Request, addr string, body map[string]json.RawMessage) []result {
-	if r.PathValue("id") != "0" {
-		return []result{notAvailable("/groups/" + r.PathValue("id"))}
-	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	ids, ok := b.groupLights(r.PathValue("id"))
+	if !ok {
+		return []result{notAvailable("/groups/" + r.PathValue("id"))}
+	}
 	var res []result
-	for i, id := range b.sortedLightIDs() {
+	for i, id := range ids {
+		if _, ok := b.lights[id]; !ok {
+			continue
+		}
 		out := applyState(&b.lights[id].State, addr, body, false)
 		if i == 0 {
 			res = out

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -106,6 +107,9 @@ func (b *Bridge) RemoveLight(id string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	delete(b.lights, id)
+	for _, g := range b.groups {
+		g.Lights = slices.DeleteFunc(g.Lights, func(l string) bool { return l == id })
+	}
 }
 
 // Commands returns the log of state-changing requests received.

@@ -26,7 +26,9 @@ func (b *Bridge) Handler() http.Handler {
 	mux.HandleFunc("PUT /api/{user}/lights/{id}", b.authed(b.renameLight))
 	mux.HandleFunc("PUT /api/{user}/lights/{id}/state", b.authed(b.command(b.putLightState)))
 	mux.HandleFunc("GET /api/{user}/groups", b.authed(b.getGroups))
+	mux.HandleFunc("POST /api/{user}/groups", b.authed(b.command(b.createGroup)))
 	mux.HandleFunc("GET /api/{user}/groups/{id}", b.authed(b.getGroup))
+	mux.HandleFunc("DELETE /api/{user}/groups/{id}", b.authed(b.command(b.deleteGroup)))
 	mux.HandleFunc("PUT /api/{user}/groups/{id}/action", b.authed(b.command(b.putGroupAction)))
 	mux.HandleFunc("/api/{user}/{rest...}", b.authed(b.unknownResource))
 	return b.gate(mux)
@@ -129,7 +131,7 @@ func (b *Bridge) getFullState(w http.ResponseWriter, _ *http.Request) {
 	defer b.mu.Unlock()
 	empty := map[string]any{}
 	writeJSON(w, http.StatusOK, map[string]any{
-		"lights": b.lightsJSON(), "groups": empty, "config": b.fullConfig(),
+		"lights": b.lightsJSON(), "groups": b.groupsJSON(), "config": b.fullConfig(),
 		"schedules": empty, "scenes": empty, "rules": empty, "sensors": empty, "resourcelinks": empty,
 	})
 }
@@ -187,17 +189,25 @@ func (b *Bridge) renameLight(w http.ResponseWriter, r *http.Request) {
 
 func (b *Bridge) getGroups(w http.ResponseWriter, _ *http.Request) {
 	// Group 0 is implicit and not listed, as on a real bridge.
-	writeJSON(w, http.StatusOK, map[string]any{})
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	writeJSON(w, http.StatusOK, b.groupsJSON())
 }
 
 func (b *Bridge) getGroup(w http.ResponseWriter, r *http.Request) {
-	if r.PathValue("id") != "0" {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	id := r.PathValue("id")
+	if id == "0" {
+		writeJSON(w, http.StatusOK, b.groupZero())
+		return
+	}
+	g, ok := b.groups[id]
+	if !ok {
 		writeJSON(w, http.StatusOK, []result{notAvailable(resourcePath(r))})
 		return
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	writeJSON(w, http.StatusOK, b.groupZero())
+	writeJSON(w, http.StatusOK, b.groupJSON(g))
 }
 
 func (b *Bridge) unknownResource(w http.ResponseWriter, r *http.Request) {

@@ -62,6 +62,7 @@ type Bridge struct {
 	users     map[string]whitelistEntry
 	linkUntil time.Time
 	limits    *limits
+	groups    map[string]*Group // created through POST /groups
 	commands  []Command
 	gets      map[string]int
 	conn      connectivity
@@ -99,6 +100,7 @@ func New(opts Options) *Bridge {
 		lights: map[string]*Light{},
 		users:  map[string]whitelistEntry{},
 		limits: newLimits(opts.CommandsPerSecond, opts.Burst),
+		groups: map[string]*Group{},
 		gets:   map[string]int{},
 		conn:   newConnectivity(),
 	}

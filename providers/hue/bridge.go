@@ -34,7 +34,10 @@ type BridgeExternal struct {
 var _ providers.External[*huev1alpha1.HueBridge] = (*BridgeExternal)(nil)
 
 // Observe reports the bridge not created while it is not paired, so that
-// the reconciler calls Create (pairing); otherwise it checks /config.
+// the reconciler calls Create (pairing). Otherwise the bridge's health is
+// the poller's last GET /lights; /config (bridge id, name, API version) is
+// read only on first contact, after the bridge comes back, and after the
+// address or credentials change (the poller is rebuilt then).
 func (e *BridgeExternal) Observe(ctx context.Context, b *huev1alpha1.HueBridge) (providers.Observation, error) {
 	p, err := e.Registry.For(ctx, b)
 	if ra, ok := providers.AsRetryAfter(err); ok && ra.Reason == ReasonNotPaired {
@@ -44,24 +47,42 @@ func (e *BridgeExternal) Observe(ctx context.Context, b *huev1alpha1.HueBridge) 
 	if err != nil {
 		return providers.Observation{}, err
 	}
+	if p.needsConfig() || b.Status.BridgeID == "" {
+		if err := readConfig(ctx, b, p); err != nil {
+			return providers.Observation{}, err
+		}
+	}
+	h := p.health(ctx)
+	if h.err != nil {
+		err := classify(b.Name, h.err)
+		if apiErrorType(h.err) == errUnauthorized {
+			setPaired(b, false, ReasonUnauthorized, err.Error())
+		}
+		return providers.Observation{}, err
+	}
+	b.Status.LastContactTime = ptrTime(metav1.NewTime(h.lastContact))
+	b.Status.LightCount = int32(h.lightCount)
+	setPaired(b, true, ReasonPaired, "")
+	return providers.Observation{Exists: true, UpToDate: true, Available: true}, nil
+}
+
+// readConfig fills the bridge's identity from /config and checks that the
+// bridge knows the stored username.
+func readConfig(ctx context.Context, b *huev1alpha1.HueBridge, p *Poller) error {
 	cfg, err := p.client.GetConfig(ctx)
 	if err != nil {
-		return providers.Observation{}, classify(b.Name, err)
+		return classify(b.Name, err)
 	}
 	b.Status.BridgeID, b.Status.Name, b.Status.APIVersion = cfg.BridgeID, cfg.Name, cfg.APIVersion
-	b.Status.LastContactTime = ptrTime(metav1.Now())
 	// A bridge answers /config to anyone, with the whitelist only for
 	// users it knows: no whitelist means the stored username is refused.
 	if cfg.WhitelistMap == nil {
 		err := classify(b.Name, apiError(errUnauthorized))
 		setPaired(b, false, ReasonUnauthorized, err.Error())
-		return providers.Observation{}, err
+		return err
 	}
-	setPaired(b, true, ReasonPaired, "")
-	if lights, err := p.Snapshot(ctx); err == nil {
-		b.Status.LightCount = int32(len(lights))
-	}
-	return providers.Observation{Exists: true, UpToDate: true, Available: true}, nil
+	p.markConfigRead()
+	return nil
 }
 
 // Create pairs: it asks the bridge for a username, which succeeds only in

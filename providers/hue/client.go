@@ -25,6 +25,11 @@ type Client interface {
 	GetConfig(ctx context.Context) (*huego.Config, error)
 	CreateUser(ctx context.Context, deviceType string) (string, error)
 	SetLightState(ctx context.Context, id string, body StateBody) error
+	// Groups: one command for many lights (a 1/s budget of its own).
+	GetGroups(ctx context.Context) (map[string]string, error) // id -> name
+	CreateGroup(ctx context.Context, name string, lightIDs []string) (string, error)
+	SetGroupState(ctx context.Context, id string, body StateBody) error
+	DeleteGroup(ctx context.Context, id string) error
 }
 
 // DefaultCallTimeout bounds every call to a bridge: huego v1.2.1 uses
@@ -77,13 +82,24 @@ func (c *huegoClient) bounded(ctx context.Context, operation string, f func(cont
 }
 
 // redact removes the username from the URL that net/http puts in its
-// errors: errors end up in conditions and events, the username must not.
+// errors, and from the address of a bridge's error (some bridges answer
+// with the full path, /api/<username>/...): errors end up in logs,
+// conditions and events, the username must not.
 func redact(err error, user string) error {
-	var urlErr *url.Error
-	if user == "" || !errors.As(err, &urlErr) {
+	if user == "" || err == nil {
 		return err
 	}
-	return &url.Error{Op: urlErr.Op, URL: strings.ReplaceAll(urlErr.URL, user, "<username>"), Err: urlErr.Err}
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		return &url.Error{Op: urlErr.Op, URL: strings.ReplaceAll(urlErr.URL, user, "<username>"), Err: urlErr.Err}
+	}
+	var apiErr *huego.APIError
+	if errors.As(err, &apiErr) && (strings.Contains(apiErr.Address, user) || strings.Contains(apiErr.Description, user)) {
+		return &huego.APIError{Type: apiErr.Type,
+			Address:     strings.ReplaceAll(apiErr.Address, user, "<username>"),
+			Description: strings.ReplaceAll(apiErr.Description, user, "<username>")}
+	}
+	return err
 }
 
 func (c *huegoClient) GetLights(ctx context.Context) (lights []huego.Light, err error) {
@@ -123,18 +139,78 @@ func (c *huegoClient) SetLightState(ctx context.Context, id string, body StateBo
 			_, err := c.bridge.SetLightStateContext(ctx, n, st)
 			return err
 		}
-		return c.putState(ctx, id, body)
+		return c.putState(ctx, "/lights/"+id+"/state", body)
 	})
 }
 
-// putState is the raw PUT /lights/<id>/state, decoding the answer array
-// itself (no huego panic on a missing address).
-func (c *huegoClient) putState(ctx context.Context, id string, body StateBody) error {
+// GetGroups lists the bridge's groups (not group 0) as id -> name.
+func (c *huegoClient) GetGroups(ctx context.Context) (groups map[string]string, err error) {
+	err = c.bounded(ctx, "GetGroups", func(ctx context.Context) error {
+		list, err := c.bridge.GetGroupsContext(ctx)
+		groups = make(map[string]string, len(list))
+		for _, g := range list {
+			groups[strconv.Itoa(g.ID)] = g.Name
+		}
+		return err
+	})
+	return groups, err
+}
+
+// CreateGroup creates a LightGroup of the lights and returns its id.
+func (c *huegoClient) CreateGroup(ctx context.Context, name string, lightIDs []string) (id string, err error) {
+	err = c.bounded(ctx, "CreateGroup", func(ctx context.Context) error {
+		res, err := c.bridge.CreateGroupContext(ctx, huego.Group{Name: name, Lights: lightIDs, Type: "LightGroup"})
+		if err != nil {
+			return err
+		}
+		id, _ = res.Success["id"].(string)
+		if id == "" {
+			return &ProtocolError{Detail: fmt.Sprintf("group created without an id: %v", res.Success)}
+		}
+		return nil
+	})
+	return id, err
+}
+
+// SetGroupState sends body to every light of the group, through huego when
+// it can express the body and as a plain PUT otherwise (see SetLightState).
+func (c *huegoClient) SetGroupState(ctx context.Context, id string, body StateBody) error {
+	n, err := strconv.Atoi(id)
+	if err != nil {
+		return fmt.Errorf("group id %q is not a number", id)
+	}
+	return c.bounded(ctx, "SetGroupState", func(ctx context.Context) error {
+		if st, ok := body.HuegoState(); ok {
+			_, err := c.bridge.SetGroupStateContext(ctx, n, st)
+			return err
+		}
+		return c.putState(ctx, "/groups/"+id+"/action", body)
+	})
+}
+
+// DeleteGroup deletes a group; one that is already gone is success.
+func (c *huegoClient) DeleteGroup(ctx context.Context, id string) error {
+	n, err := strconv.Atoi(id)
+	if err != nil {
+		return fmt.Errorf("group id %q is not a number", id)
+	}
+	return c.bounded(ctx, "DeleteGroup", func(ctx context.Context) error {
+		if err := c.bridge.DeleteGroupContext(ctx, n); apiErrorType(err) != errNotAvailable {
+			return err
+		}
+		return nil
+	})
+}
+
+// putState is a raw PUT of body to a light's state or a group's action
+// (path below /api/<user>), decoding the answer array itself (no huego
+// panic on a missing address).
+func (c *huegoClient) putState(ctx context.Context, path string, body StateBody) error {
 	data, err := json.Marshal(body)
 	if err != nil {
 		return err
 	}
-	url := c.baseURL + "/api/" + c.user + "/lights/" + id + "/state"
+	url := c.baseURL + "/api/" + c.user + path
 	req, err := http.NewRequestWithContext(ctx, http.MethodPut, url, bytes.NewReader(data))
 	if err != nil {
 		return err

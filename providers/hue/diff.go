@@ -1,6 +1,7 @@
 package hue
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -97,6 +98,34 @@ func (b StateBody) HuegoState() (huego.State, bool) {
 		st.TransitionTime = uint16(*b.TransitionTime)
 	}
 	return st, true
+}
+
+// key is the body as the bridge receives it, to compare bodies by value.
+func (b StateBody) key() string {
+	data, _ := json.Marshal(b) // plain values: cannot fail
+	return string(data)
+}
+
+// FullBody is the whole state a HueLight wants, as a command: what a group
+// command sends, since the lights of a group may differ in different ways.
+// Like Compare it sets colour only by priority (xy, ct, hue/sat), and
+// nothing but on/off for a light that should be off.
+func FullBody(want Desired) StateBody {
+	on := want.On
+	b := StateBody{On: &on, TransitionTime: want.Transition}
+	if !on {
+		return b
+	}
+	b.Bri = want.Bri
+	switch {
+	case want.XY != nil:
+		b.XY = want.XY
+	case want.CT != nil:
+		b.CT = want.CT
+	case want.Hue != nil && want.Sat != nil:
+		b.Hue, b.Sat = want.Hue, want.Sat
+	}
+	return b
 }
 
 func isZero(p *int) bool { return p != nil && *p == 0 }

@@ -86,3 +86,15 @@ func TestRedactKeepsUsernameOutOfErrors(t *testing.T) {
 		t.Fatalf("classified message leaks the username: %s", msg)
 	}
 }
+
+// TestRedactBridgeErrorAddress: some bridges answer errors with the full
+// path (/api/<username>/groups) as the address.
+func TestRedactBridgeErrorAddress(t *testing.T) {
+	err := redact(&huego.APIError{Type: 3, Address: "/api/s3cr3tuser/groups", Description: "resource, /api/s3cr3tuser/groups, not available"}, "s3cr3tuser")
+	if strings.Contains(err.Error(), "s3cr3tuser") || apiErrorType(err) != 3 {
+		t.Fatalf("redacted: %v", err)
+	}
+	if msg := classify("home", err).Error(); strings.Contains(msg, "s3cr3tuser") {
+		t.Fatalf("classified message leaks the username: %s", msg)
+	}
+}

@@ -2,6 +2,7 @@ package hue
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"sync"
 
@@ -15,6 +16,7 @@ type fakeBridge struct {
 	names  map[string]string
 	err    error
 	gets   int
+	config int // GET /config
 	puts   []put
 }
 
@@ -58,6 +60,9 @@ func (f *fakeBridge) GetLights(context.Context) ([]huego.Light, error) {
 }
 
 func (f *fakeBridge) GetConfig(context.Context) (*huego.Config, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.config++
 	return &huego.Config{BridgeID: "FAKE", WhitelistMap: map[string]huego.Whitelist{}}, f.err
 }
 
@@ -72,6 +77,22 @@ func (f *fakeBridge) SetLightState(_ context.Context, id string, body StateBody)
 	f.puts = append(f.puts, put{id, body})
 	return nil
 }
+
+func (f *fakeBridge) GetGroups(context.Context) (map[string]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return map[string]string{}, f.err
+}
+
+func (f *fakeBridge) CreateGroup(context.Context, string, []string) (string, error) {
+	return "", errors.New("the fake bridge has no groups")
+}
+
+func (f *fakeBridge) SetGroupState(context.Context, string, StateBody) error {
+	return errors.New("the fake bridge has no groups")
+}
+
+func (f *fakeBridge) DeleteGroup(context.Context, string) error { return nil }
 
 func (f *fakeBridge) calls() (gets int, puts []put) {
 	f.mu.Lock()

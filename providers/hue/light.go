@@ -61,6 +61,8 @@ func (e *LightExternal) Observe(ctx context.Context, l *huev1alpha1.HueLight) (p
 	if d := Compare(want, t.light); d != nil {
 		return providers.Observation{Exists: true, Diff: d, Available: true}, nil
 	}
+	// Nothing left to send: a queued command (or its error) is moot.
+	t.poller.sender.drop(key)
 	return providers.Observation{Exists: true, UpToDate: true, Available: true}, nil
 }
 
@@ -85,20 +87,42 @@ func (e *LightExternal) Update(ctx context.Context, l *huev1alpha1.HueLight, dif
 	if err != nil {
 		return err
 	}
-	return send(ctx, t, l, d.Body)
+	// Compared again with the latest cache: a group command (or this
+	// HueLight's own, just sent) may have done it since Observe, and then
+	// sending again would only spend a slot.
+	want := DesiredFrom(l.Spec)
+	if d = Compare(want, t.light); d == nil {
+		return nil
+	}
+	return send(ctx, t, l, d.Body, FullBody(want))
 }
 
-// send puts body to the bulb within the bridge's fair budget.
-func send(ctx context.Context, t target, l *huev1alpha1.HueLight, body StateBody) error {
-	if ok, wait := t.poller.limiter.Take(l.Namespace, l.Name); !ok {
-		return providers.Pending(wait, ReasonThrottled,
-			"waiting for bridge %s's command budget (shared fairly by all namespaces)", t.bridge.Name)
-	}
-	if err := t.poller.client.SetLightState(ctx, t.light.ID, body); err != nil {
+// sendWait is how long Update waits for its command when it is the only one
+// in line: on an idle bridge the reconcile that asked gets the bridge's
+// answer, without a second pass. Under load nobody waits, so workers keep
+// queueing (which lets same-state commands be grouped) instead of idling.
+const sendWait = 200 * time.Millisecond
+
+// send hands body over to the bridge's sender. A command that went out
+// returns the bridge's answer; one still in line returns Pending with an
+// estimate, and the sender wakes the HueLight once it is sent. An error
+// from a command the HueLight did not wait for is returned here, at its
+// next reconcile.
+func send(ctx context.Context, t target, l *huev1alpha1.HueLight, body, full StateBody) error {
+	s, key := t.poller.sender, client.ObjectKeyFromObject(l)
+	if err := s.takeFailure(key); err != nil {
 		return classify(t.bridge.Name, err)
 	}
-	t.poller.Applied(t.light.ID, body)
-	return nil
+	o := s.enqueue(request{key: key, lightID: t.light.ID, body: body, full: full})
+	wait := time.Duration(0) // under load: leave at once, to be woken
+	if s.alone(o, sendWait) {
+		wait = sendWait
+	}
+	if sent, err := s.await(ctx, o, wait); sent {
+		return classify(t.bridge.Name, err)
+	}
+	return providers.Pending(s.estimate(o), ReasonThrottled,
+		"queued for bridge %s: its command budget is shared by all namespaces in turn", t.bridge.Name)
 }
 
 // Delete turns the bulb off (onDelete TurnOff) or lets it be (Keep). A
@@ -123,7 +147,8 @@ func (e *LightExternal) Delete(ctx context.Context, l *huev1alpha1.HueLight) err
 		return nil
 	}
 	if t.light.On {
-		if err := send(ctx, t, l, StateBody{On: ptr.To(false), TransitionTime: DesiredFrom(l.Spec).Transition}); err != nil {
+		off := StateBody{On: ptr.To(false), TransitionTime: DesiredFrom(l.Spec).Transition}
+		if err := send(ctx, t, l, off, off); err != nil {
 			return err
 		}
 	}

@@ -2,6 +2,8 @@ package hue
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -22,7 +24,7 @@ type Poller struct {
 	bridge   string
 	client   Client
 	interval time.Duration
-	limiter  *fairLimiter
+	sender   *sender
 	events   chan<- event.GenericEvent
 	// bridgeEvents wakes the HueBridge when the bridge stops or starts
 	// answering, so its Ready condition follows within a poll.
@@ -37,8 +39,14 @@ type Poller struct {
 	lights   lightsByID // replaced, never changed in place
 	err      error
 	polledAt time.Time
-	watchers map[types.NamespacedName]watch
-	claims   claims
+	// contactAt is the last poll the bridge answered: the HueBridge's
+	// health comes from the poller's GET /lights, not from GETs of its own.
+	contactAt time.Time
+	// configRead is set once the HueBridge read /config through this
+	// poller, and cleared when the bridge comes back after failing polls.
+	configRead bool
+	watchers   map[types.NamespacedName]watch
+	claims     claims
 }
 
 // watch is what the poller knows of one HueLight to decide if it drifted.
@@ -51,11 +59,10 @@ type watch struct {
 
 func newPoller(bridge string, c Client, interval time.Duration, perSecond float64,
 	events, bridgeEvents chan<- event.GenericEvent, log logr.Logger) *Poller {
-	return &Poller{
+	p := &Poller{
 		bridge:       bridge,
 		client:       c,
 		interval:     interval,
-		limiter:      newFairLimiter(perSecond),
 		events:       events,
 		bridgeEvents: bridgeEvents,
 		log:          log.WithValues("hueBridge", bridge),
@@ -63,10 +70,13 @@ func newPoller(bridge string, c Client, interval time.Duration, perSecond float6
 		watchers:     map[types.NamespacedName]watch{},
 		claims:       claims{},
 	}
+	p.sender = newSender(p, perSecond)
+	return p
 }
 
-// run polls until ctx ends.
+// run polls, and sends through the bridge's sender, until ctx ends.
 func (p *Poller) run(ctx context.Context) {
+	go p.sender.run(ctx)
 	t := time.NewTicker(p.interval)
 	defer t.Stop()
 	for {
@@ -105,7 +115,7 @@ func (p *Poller) refresh(ctx context.Context, maxAge time.Duration) error {
 func (p *Poller) pollLocked(ctx context.Context) error {
 	lights, err := p.client.GetLights(ctx)
 	p.mu.Lock()
-	wasErr, first := p.err, p.polledAt.IsZero()
+	wasErr, first, count := p.err, p.polledAt.IsZero(), len(p.lights)
 	p.polledAt, p.err = time.Now(), err
 	var wake []types.NamespacedName
 	health := (err == nil) != (wasErr == nil) || apiErrorType(err) != apiErrorType(wasErr)
@@ -115,6 +125,10 @@ func (p *Poller) pollLocked(ctx context.Context) error {
 			wake = p.allWatchersLocked()
 		}
 	default:
+		p.contactAt = p.polledAt
+		if wasErr != nil {
+			p.configRead = false // back: its config may have changed meanwhile
+		}
 		p.lights = indexLights(lights)
 		if wasErr != nil || first {
 			wake = p.allWatchersLocked()
@@ -127,7 +141,7 @@ func (p *Poller) pollLocked(ctx context.Context) error {
 		p.log.V(1).Info("poll failed", "error", err.Error())
 	}
 	p.wake(wake)
-	if health && !first {
+	if !first && (health || (err == nil && len(lights) != count)) {
 		p.wakeBridge()
 	}
 	return err
@@ -175,7 +189,9 @@ func (p *Poller) Unwatch(key types.NamespacedName) {
 
 // Forget stops watching a HueLight and drops its claim; it returns the
 // HueLights that were waiting for that bulb, now woken.
+// Its queued command, if any, is dropped.
 func (p *Poller) Forget(key types.NamespacedName) {
+	p.sender.drop(key)
 	p.mu.Lock()
 	delete(p.watchers, key)
 	others := p.claims.release(key)
@@ -183,21 +199,49 @@ func (p *Poller) Forget(key types.NamespacedName) {
 	p.wake(others)
 }
 
-// Applied records a state the bridge accepted, so the next Observe does not
-// see drift before the next poll.
-func (p *Poller) Applied(lightID string, body StateBody) {
+// Applied records a state the bridge accepted for some lights (one light
+// command, or a group command), so the next Observe does not see drift
+// before the next poll.
+func (p *Poller) Applied(body StateBody, lightIDs ...string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	l, ok := p.lights[lightID]
-	if !ok {
-		return
+	next := maps.Clone(p.lights)
+	for _, id := range lightIDs {
+		if l, ok := next[id]; ok {
+			next[id] = l.applied(body)
+		}
 	}
-	next := make(lightsByID, len(p.lights))
-	for id, x := range p.lights {
-		next[id] = x
-	}
-	next[lightID] = l.applied(body)
 	p.lights = next
+}
+
+// everyoneWants reports whether every light of the bridge is held by a
+// HueLight that wants full: then group 0 ("all lights") can send it.
+func (p *Poller) everyoneWants(full StateBody) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.lights) == 0 {
+		return false
+	}
+	want := full.key()
+	wanted := make(map[string]bool, len(p.watchers))
+	for _, w := range p.watchers {
+		if w.lightID != "" {
+			wanted[w.lightID] = FullBody(w.want).key() == want
+		}
+	}
+	for id := range p.lights {
+		if !wanted[id] {
+			return false
+		}
+	}
+	return true
+}
+
+// lightIDs lists the bridge's lights as of the last poll.
+func (p *Poller) lightIDs() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Collect(maps.Keys(p.lights))
 }
 
 // Claim registers key as wanting the bulb and returns who holds it.

@@ -108,7 +108,7 @@ func TestSnapshotReadsTheCache(t *testing.T) {
 	if gets, _ := f.calls(); gets != 1 {
 		t.Fatalf("50 observations made %d GETs, want 1", gets)
 	}
-	p.Applied("1", StateBody{On: ptr.To(true), Bri: ptr.To(9)})
+	p.Applied(StateBody{On: ptr.To(true), Bri: ptr.To(9)}, "1")
 	lights, _ := p.Snapshot(context.Background())
 	if l := lights["1"]; !l.On || l.Bri != 9 {
 		t.Fatalf("cache after Applied: %+v", l)

@@ -1,0 +1,151 @@
+package huesim
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strconv"
+)
+
+// ErrGroupTableFull is the error a bridge answers to POST /groups when it
+// holds as many groups as it can.
+const ErrGroupTableFull = 301
+
+// MaxGroups is the size of the bridge's group table, as on a real bridge.
+const MaxGroups = 64
+
+// Group is a group created through POST /groups (group 0, "all lights", is
+// implicit and not one of them).
+type Group struct {
+	ID     string
+	Name   string
+	Type   string
+	Lights []string
+}
+
+// createGroup is POST /groups: {"name", "lights", "type"}. Like a real
+// bridge it refuses lights it does not know and a full group table.
+func (b *Bridge) createGroup(_ *http.Request, addr string, body map[string]json.RawMessage) []result {
+	var g Group
+	if raw, ok := body["lights"]; !ok || json.Unmarshal(raw, &g.Lights) != nil {
+		return []result{failure(ErrMissingParameters, addr, "invalid/missing parameters in body")}
+	}
+	if raw, ok := body["name"]; ok && (json.Unmarshal(raw, &g.Name) != nil || len(g.Name) > 32) {
+		return []result{invalidValue(addr, "name", string(raw))}
+	}
+	g.Type = "LightGroup"
+	if raw, ok := body["type"]; ok && json.Unmarshal(raw, &g.Type) != nil {
+		return []result{invalidValue(addr, "type", string(raw))}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, id := range g.Lights {
+		if _, ok := b.lights[id]; !ok {
+			return []result{invalidValue(addr, "lights", id)}
+		}
+	}
+	if len(b.groups) >= MaxGroups {
+		return []result{failure(ErrGroupTableFull, addr, "group could not be created. Group table is full")}
+	}
+	g.ID = b.freeGroupID()
+	if g.Name == "" {
+		g.Name = "Group " + g.ID
+	}
+	b.groups[g.ID] = &g
+	return []result{{"success": map[string]any{"id": g.ID}}}
+}
+
+// freeGroupID is the lowest unused id from 1. Callers hold b.mu.
+func (b *Bridge) freeGroupID() string {
+	for n := 1; ; n++ {
+		if _, used := b.groups[strconv.Itoa(n)]; !used {
+			return strconv.Itoa(n)
+		}
+	}
+}
+
+// deleteGroup is DELETE /groups/<id>; group 0 cannot be deleted.
+func (b *Bridge) deleteGroup(r *http.Request, addr string, _ map[string]json.RawMessage) []result {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	id := r.PathValue("id")
+	if _, ok := b.groups[id]; !ok {
+		return []result{notAvailable(addr)}
+	}
+	delete(b.groups, id)
+	return []result{{"success": addr + " deleted."}}
+}
+
+// groupLights returns the lights a group action reaches. Callers hold b.mu.
+func (b *Bridge) groupLights(id string) ([]string, bool) {
+	if id == "0" {
+		return b.sortedLightIDs(), true
+	}
+	g, ok := b.groups[id]
+	if !ok {
+		return nil, false
+	}
+	return slices.Clone(g.Lights), true
+}
+
+// groupJSON is a created group as GET /groups/<id> shows it. Callers hold b.mu.
+func (b *Bridge) groupJSON(g *Group) map[string]any {
+	allOn, anyOn := len(g.Lights) > 0, false
+	action := LightState{Effect: "none", Alert: "none", ColorMode: "ct", Bri: 254, CT: 366, XY: [2]float64{0.4573, 0.41}}
+	for i, id := range g.Lights {
+		l, ok := b.lights[id]
+		if !ok {
+			continue
+		}
+		allOn = allOn && l.State.On
+		anyOn = anyOn || l.State.On
+		if i == 0 {
+			action = l.State
+		}
+	}
+	return map[string]any{
+		"name": g.Name, "lights": g.Lights, "sensors": []string{}, "type": g.Type,
+		"state": map[string]bool{"all_on": allOn, "any_on": anyOn}, "recycle": false,
+		"action": map[string]any{
+			"on": action.On, "bri": action.Bri, "hue": action.Hue, "sat": action.Sat,
+			"effect": action.Effect, "xy": action.XY, "ct": action.CT,
+			"alert": action.Alert, "colormode": action.ColorMode,
+		},
+	}
+}
+
+// groupsJSON is the id -> group map of GET /groups. Callers hold b.mu.
+func (b *Bridge) groupsJSON() map[string]any {
+	out := make(map[string]any, len(b.groups))
+	for id, g := range b.groups {
+		out[id] = b.groupJSON(g)
+	}
+	return out
+}
+
+// Groups returns the groups created through the API, by id.
+func (b *Bridge) Groups() map[string]Group {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make(map[string]Group, len(b.groups))
+	for id, g := range b.groups {
+		c := *g
+		c.Lights = slices.Clone(g.Lights)
+		out[id] = c
+	}
+	return out
+}
+
+// AddGroup creates a group as the Hue app would (a room of the user's), not
+// through the API and outside its budget; it returns the group's id, or ""
+// when the table is full.
+func (b *Bridge) AddGroup(name string, lights ...string) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.groups) >= MaxGroups {
+		return ""
+	}
+	id := b.freeGroupID()
+	b.groups[id] = &Group{ID: id, Name: name, Type: "Room", Lights: slices.Clone(lights)}
+	return id
+}

@@ -1,0 +1,212 @@
+package hue
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Group commands: one PUT /groups/<id>/action sets many lights at once, on
+// a budget of its own (about 1/s), so lights that want the same state are
+// set together instead of one light slot each. 500 lights dimmed to one
+// level take one group command instead of 50 s of light commands.
+const (
+	// minGroupSize: fewer same-state commands go light by light.
+	minGroupSize = 3
+	// tempGroupCost is how long a temporary group takes to act (create,
+	// then the action one group slot later): it pays only when the light
+	// line is longer than that.
+	tempGroupCost = 2 * groupSlot
+	// tempGroupPrefix names Tether's temporary groups, so that those left
+	// by a crash can be told from the user's own and removed.
+	tempGroupPrefix = "tether-"
+	// tempGroupPause is how long temporary groups are not tried after the
+	// bridge refused one (its group table is full, most likely).
+	tempGroupPause = time.Minute
+)
+
+// batch is queued orders that want one state, sent as one group command.
+type batch struct {
+	groupZero bool // every light of the bridge wants this state
+	full      StateBody
+	orders    []*order
+}
+
+// runGroups sends same-state orders as group commands while the light
+// sender goes on with the others.
+func (s *sender) runGroups(ctx context.Context) {
+	s.removeStaleGroups(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.groupKick:
+		}
+		for s.hasBatch() {
+			if s.groups.Wait(ctx) != nil {
+				return
+			}
+			b := s.claimBatch()
+			if b == nil {
+				break
+			}
+			s.sendBatch(ctx, b)
+		}
+		s.deleteLeftovers(ctx)
+	}
+}
+
+func (s *sender) hasBatch() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.chooseLocked() != nil
+}
+
+// claimBatch takes the chosen orders out of the light line.
+func (s *sender) claimBatch() *batch {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.chooseLocked()
+	if b == nil {
+		return nil
+	}
+	for _, o := range b.orders {
+		s.unqueueLocked(o)
+		s.inFlight[o.key] = o
+	}
+	return b
+}
+
+// chooseLocked picks the largest set of queued orders that want one state:
+// group 0 when every light of the bridge wants it, a temporary group when
+// the line is long enough for one to pay.
+func (s *sender) chooseLocked() *batch {
+	byState := map[string][]*order{}
+	var best []*order
+	for _, q := range s.queues {
+		for _, o := range q {
+			k := o.fullKey
+			byState[k] = append(byState[k], o)
+			if len(byState[k]) > len(best) {
+				best = byState[k]
+			}
+		}
+	}
+	if len(best) < minGroupSize {
+		return nil
+	}
+	full := best[0].full
+	if s.poller.everyoneWants(full) {
+		return &batch{groupZero: true, full: full, orders: best}
+	}
+	if time.Now().Before(s.noTempGroupsUntil) || time.Duration(len(s.queued))*s.interval < tempGroupCost {
+		return nil
+	}
+	return &batch{full: full, orders: best}
+}
+
+// unqueueLocked takes o out of its namespace's line.
+func (s *sender) unqueueLocked(o *order) {
+	delete(s.queued, o.key)
+	ns := o.key.Namespace
+	s.queues[ns] = slices.DeleteFunc(s.queues[ns], func(q *order) bool { return q == o })
+	s.leaveRingIfEmptyLocked(ns)
+}
+
+// sendBatch sends one group command; when the bridge refuses it, the
+// orders go back to the head of the light line.
+func (s *sender) sendBatch(ctx context.Context, b *batch) {
+	c := s.poller.client
+	if b.groupZero {
+		s.afterGroupAction(b, s.poller.lightIDs(), c.SetGroupState(ctx, "0", b.full))
+		return
+	}
+	ids := make([]string, 0, len(b.orders))
+	for _, o := range b.orders {
+		ids = append(ids, o.lightID)
+	}
+	id, err := c.CreateGroup(ctx, tempGroupPrefix+strconv.FormatInt(time.Now().UnixNano(), 36), ids)
+	if err != nil {
+		s.poller.log.Info("cannot create a temporary group; sending light commands", "error", err.Error())
+		s.mu.Lock()
+		s.noTempGroupsUntil = time.Now().Add(tempGroupPause)
+		s.mu.Unlock()
+		s.giveBack(b.orders)
+		return
+	}
+	if err := s.groups.Wait(ctx); err != nil {
+		s.giveBack(b.orders)
+		return
+	}
+	s.afterGroupAction(b, ids, c.SetGroupState(ctx, id, b.full))
+	s.deleteGroup(ctx, id)
+}
+
+// afterGroupAction records the state of every light of the group, and
+// wakes the HueLights that did not wait.
+func (s *sender) afterGroupAction(b *batch, lightIDs []string, err error) {
+	if err != nil {
+		s.poller.log.Info("group command refused; sending light commands", "error", err.Error())
+		s.giveBack(b.orders)
+		return
+	}
+	s.poller.Applied(b.full, lightIDs...)
+	s.finish(b.orders, nil)
+}
+
+// giveBack puts orders at the head of their lines, in their order, unless
+// the HueLight has queued a newer command since.
+func (s *sender) giveBack(orders []*order) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, o := range slices.Backward(orders) {
+		if s.inFlight[o.key] == o {
+			delete(s.inFlight, o.key)
+		}
+		if _, newer := s.queued[o.key]; !newer {
+			s.pushLocked(o, true)
+		}
+	}
+	kick(s.lightKick)
+}
+
+// deleteGroup removes a temporary group; one that cannot be removed now is
+// retried later, so the bridge's small group table does not fill up.
+func (s *sender) deleteGroup(ctx context.Context, id string) {
+	if s.groups.Wait(ctx) != nil {
+		return
+	}
+	if err := s.poller.client.DeleteGroup(ctx, id); err != nil {
+		s.poller.log.Info("cannot delete a temporary group; will retry", "group", id, "error", err.Error())
+		s.mu.Lock()
+		s.leftoverGroups = append(s.leftoverGroups, id)
+		s.mu.Unlock()
+	}
+}
+
+func (s *sender) deleteLeftovers(ctx context.Context) {
+	s.mu.Lock()
+	ids := s.leftoverGroups
+	s.leftoverGroups = nil
+	s.mu.Unlock()
+	for _, id := range ids {
+		s.deleteGroup(ctx, id)
+	}
+}
+
+// removeStaleGroups deletes temporary groups a crashed Tether left behind.
+// The listing is a read, not on the group budget; the deletions are.
+func (s *sender) removeStaleGroups(ctx context.Context) {
+	groups, err := s.poller.client.GetGroups(ctx)
+	if err != nil {
+		s.poller.log.V(1).Info("cannot list groups to remove stale temporary ones", "error", err.Error())
+		return
+	}
+	for id, name := range groups {
+		if strings.HasPrefix(name, tempGroupPrefix) {
+			s.deleteGroup(ctx, id)
+		}
+	}
+}

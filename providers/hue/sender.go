@@ -1,0 +1,308 @@
+package hue
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// sender is the only goroutine that sends light commands to one bridge. It
+// drains per-namespace queues in turn at the bridge's rate (burst 1, so
+// Tether never bursts past the bridge's own bucket): 250 HueLights in one
+// room and 250 in another progress together, and no slot is lost waiting
+// for a HueLight to come back, as happened when each reconcile had to ask
+// for its own slot.
+//
+// HueLights hand their command over (enqueue) and wait briefly for it; a
+// command that cannot go out at once is sent later and its HueLight woken
+// through the poller's events channel. A second goroutine (groups.go) sends
+// same-state commands as group commands on the bridge's group budget.
+type sender struct {
+	poller   *Poller
+	lights   *rate.Limiter // light commands
+	groups   *rate.Limiter // group create, action and delete
+	interval time.Duration // one light slot
+
+	mu       sync.Mutex
+	queues   map[string][]*order // namespace -> orders, oldest first
+	ring     []string            // namespaces with queued orders, in turn
+	turn     int                 // index in ring of the namespace served next
+	queued   map[types.NamespacedName]*order
+	inFlight map[types.NamespacedName]*order // being sent, alone or in a group
+	failed   map[types.NamespacedName]error  // errors nobody waited for
+	// noTempGroupsUntil pauses temporary groups after the bridge refused
+	// one (group table full): light commands carry on meanwhile.
+	noTempGroupsUntil time.Time
+	leftoverGroups    []string // temporary groups whose deletion failed
+
+	lightKick chan struct{}
+	groupKick chan struct{}
+}
+
+// order is one HueLight's command waiting for, or going through, the sender.
+type order struct {
+	key     types.NamespacedName
+	lightID string
+	body    StateBody // what differs: the light command
+	full    StateBody // the whole wanted state: the group command
+	fullKey string    // full.key(), to find orders that want one state
+	// waiting is true while an Update waits for the result itself; the
+	// sender wakes the HueLight only when nobody waits.
+	waiting bool
+	sent    bool
+	err     error
+	done    chan struct{} // closed once sent (or refused)
+}
+
+// request is what a HueLight asks the sender to send.
+type request struct {
+	key     types.NamespacedName
+	lightID string
+	body    StateBody
+	full    StateBody
+}
+
+// groupSlot is the bridge's group budget: about one group command a second.
+const groupSlot = time.Second
+
+func newSender(p *Poller, perSecond float64) *sender {
+	return &sender{
+		poller:    p,
+		lights:    rate.NewLimiter(rate.Limit(perSecond), 1),
+		groups:    rate.NewLimiter(rate.Every(groupSlot), 1),
+		interval:  time.Duration(float64(time.Second) / perSecond),
+		queues:    map[string][]*order{},
+		queued:    map[types.NamespacedName]*order{},
+		inFlight:  map[types.NamespacedName]*order{},
+		failed:    map[types.NamespacedName]error{},
+		lightKick: make(chan struct{}, 1),
+		groupKick: make(chan struct{}, 1),
+	}
+}
+
+// run sends until ctx ends (the poller stops).
+func (s *sender) run(ctx context.Context) {
+	go s.runGroups(ctx)
+	s.runLights(ctx)
+}
+
+// enqueue hands a command over. A newer body for a HueLight already in the
+// line replaces the queued one and keeps its place; a command identical to
+// one being sent is that one.
+func (s *sender) enqueue(r request) *order {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if o, ok := s.inFlight[r.key]; ok && o.body.key() == r.body.key() {
+		o.waiting = true
+		return o
+	}
+	if o, ok := s.queued[r.key]; ok {
+		o.lightID, o.body, o.full, o.fullKey, o.waiting = r.lightID, r.body, r.full, r.full.key(), true
+		return o
+	}
+	o := &order{key: r.key, lightID: r.lightID, body: r.body, full: r.full, fullKey: r.full.key(),
+		waiting: true, done: make(chan struct{})}
+	s.pushLocked(o, false)
+	kick(s.lightKick)
+	kick(s.groupKick)
+	return o
+}
+
+// pushLocked queues o at the back of its namespace's line (or the front,
+// for an order a failed group command gives back).
+func (s *sender) pushLocked(o *order, front bool) {
+	ns := o.key.Namespace
+	if len(s.queues[ns]) == 0 {
+		s.ring = append(s.ring, ns) // a new namespace joins at the end of the turn
+	}
+	if front {
+		s.queues[ns] = append([]*order{o}, s.queues[ns]...)
+	} else {
+		s.queues[ns] = append(s.queues[ns], o)
+	}
+	s.queued[o.key] = o
+}
+
+func kick(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// await waits up to max (and ctx) for o to be sent. When it was not, the
+// caller leaves: the sender then wakes its HueLight once it is sent.
+func (s *sender) await(ctx context.Context, o *order, max time.Duration) (sent bool, err error) {
+	t := time.NewTimer(max)
+	defer t.Stop()
+	select {
+	case <-o.done:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if o.sent {
+		return true, o.err
+	}
+	o.waiting = false
+	return false, nil
+}
+
+// alone reports whether o is the only command in line and the bridge's next
+// slot comes within d: then waiting for it beats a second reconcile.
+func (s *sender) alone(o *order, d time.Duration) bool {
+	s.mu.Lock()
+	n := len(s.queued) + len(s.inFlight)
+	_, mine := s.inFlight[o.key]
+	_, queued := s.queued[o.key]
+	s.mu.Unlock()
+	if n > 1 || (n == 1 && !mine && !queued) {
+		return false
+	}
+	tokens := s.lights.Tokens()
+	return tokens >= 1 || time.Duration((1-tokens)*float64(s.interval)) <= d
+}
+
+// estimate is when o should go out: its place in its namespace's line times
+// the namespaces taking turns.
+func (s *sender) estimate(o *order) time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.inFlight[o.key]; ok {
+		return 2 * groupSlot // at most a group command's action and its wait
+	}
+	place := 0
+	for i, q := range s.queues[o.key.Namespace] {
+		if q == o {
+			place = i
+			break
+		}
+	}
+	return time.Duration(place*max(len(s.ring), 1)+1) * s.interval
+}
+
+// takeFailure returns (and forgets) the error of a command the HueLight did
+// not wait for, so that its next reconcile reports it.
+func (s *sender) takeFailure(key types.NamespacedName) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	err := s.failed[key]
+	delete(s.failed, key)
+	return err
+}
+
+// drop removes a HueLight's queued command and remembered error: it was
+// deleted, or its bulb already matches.
+func (s *sender) drop(key types.NamespacedName) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.failed, key)
+	if o, ok := s.queued[key]; ok {
+		s.unqueueLocked(o)
+	}
+}
+
+// leaveRingIfEmptyLocked takes a namespace with nothing queued out of turn.
+func (s *sender) leaveRingIfEmptyLocked(ns string) {
+	if len(s.queues[ns]) > 0 {
+		return
+	}
+	delete(s.queues, ns)
+	for i, r := range s.ring {
+		if r != ns {
+			continue
+		}
+		s.ring = append(s.ring[:i], s.ring[i+1:]...)
+		if i < s.turn {
+			s.turn--
+		}
+		break
+	}
+	if s.turn >= len(s.ring) {
+		s.turn = 0
+	}
+}
+
+// runLights sends one queued command per slot, namespaces in turn.
+func (s *sender) runLights(ctx context.Context) {
+	for {
+		if !s.waitForWork(ctx) {
+			return
+		}
+		if s.lights.Wait(ctx) != nil {
+			return
+		}
+		o := s.next()
+		if o == nil {
+			continue // a group command took them
+		}
+		err := s.poller.client.SetLightState(ctx, o.lightID, o.body)
+		if err == nil {
+			s.poller.Applied(o.body, o.lightID)
+		}
+		s.finish([]*order{o}, err)
+	}
+}
+
+// waitForWork blocks until a command is queued; false when ctx ended.
+func (s *sender) waitForWork(ctx context.Context) bool {
+	for {
+		s.mu.Lock()
+		n := len(s.queued)
+		s.mu.Unlock()
+		if n > 0 {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-s.lightKick:
+		}
+	}
+}
+
+// next takes the head of the next namespace's line.
+func (s *sender) next() *order {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.ring) == 0 {
+		return nil
+	}
+	ns := s.ring[s.turn]
+	o := s.queues[ns][0]
+	s.queues[ns] = s.queues[ns][1:]
+	delete(s.queued, o.key)
+	s.inFlight[o.key] = o
+	if len(s.queues[ns]) == 0 {
+		s.leaveRingIfEmptyLocked(ns)
+	} else {
+		s.turn = (s.turn + 1) % len(s.ring)
+	}
+	return o
+}
+
+// finish records the outcome of sent orders. A HueLight that did not wait
+// is woken, and its error kept for its next reconcile.
+func (s *sender) finish(orders []*order, err error) {
+	var wake []types.NamespacedName
+	s.mu.Lock()
+	for _, o := range orders {
+		if s.inFlight[o.key] == o {
+			delete(s.inFlight, o.key)
+		}
+		o.sent, o.err = true, err
+		if !o.waiting {
+			if err != nil {
+				s.failed[o.key] = err
+			}
+			wake = append(wake, o.key)
+		}
+		close(o.done)
+	}
+	s.mu.Unlock()
+	s.poller.wake(wake)
+}

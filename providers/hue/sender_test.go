@@ -1,0 +1,314 @@
+package hue
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+
+	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/providers"
+)
+
+// These tests drive the sender against the Hue simulator over HTTP, with
+// huego as the client, as in production.
+
+const simUser = "tether-sender-test"
+
+// simPoller is a poller of a simulated bridge whose sender is not started
+// yet, so a test can fill its queues first.
+type simPoller struct {
+	sim    *huesim.Server
+	p      *Poller
+	events chan event.GenericEvent
+	ctx    context.Context
+}
+
+func newSimPoller(t *testing.T, lights int, perSecond float64) *simPoller {
+	t.Helper()
+	names := make([]string, lights)
+	for i := range names {
+		names[i] = fmt.Sprintf("bulb-%d", i+1)
+	}
+	// The simulated bridge allows the sender's rate, with a burst of 2 for
+	// network jitter only: commands sent faster would be refused with 503.
+	sim, err := huesim.Start(huesim.Options{Lights: names, Usernames: []string{simUser}, CommandsPerSecond: perSecond, Burst: 2}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sim.Close)
+	events := make(chan event.GenericEvent, 1000)
+	p := newPoller("home", NewClient(sim.Addr(), simUser, 2*time.Second), time.Hour, perSecond, events, make(chan event.GenericEvent, 10), logr.Discard())
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	if err := p.Poll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sim.ResetCommands()
+	return &simPoller{sim: sim, p: p, events: events, ctx: ctx}
+}
+
+func (s *simPoller) start() { go s.p.sender.run(s.ctx) }
+
+// queue hands a command over for a HueLight that does not wait for it.
+func (s *simPoller) queue(ns, name, lightID string, want Desired) *order {
+	key := types.NamespacedName{Namespace: ns, Name: name}
+	s.p.Watch(key, watch{lightID: lightID, want: want, reachable: true})
+	full := FullBody(want)
+	o := s.p.sender.enqueue(request{key: key, lightID: lightID, body: full, full: full})
+	_, _ = s.p.sender.await(s.ctx, o, 0)
+	return o
+}
+
+// lightCommands returns the light ids of the light commands received, in
+// order.
+func (s *simPoller) lightCommands() []string {
+	var ids []string
+	for _, c := range s.sim.Commands() {
+		if strings.HasPrefix(c.Path, "/lights/") {
+			ids = append(ids, strings.Split(c.Path, "/")[2])
+		}
+	}
+	return ids
+}
+
+// groupCommands returns "METHOD path" of the group commands received.
+func (s *simPoller) groupCommands() []string {
+	var out []string
+	for _, c := range s.sim.Commands() {
+		if strings.HasPrefix(c.Path, "/groups") {
+			out = append(out, c.Method+" "+c.Path)
+		}
+	}
+	return out
+}
+
+// woken returns the HueLights woken so far, as namespace/name.
+func (s *simPoller) woken() []string { return drain(s.events) }
+
+func bri(v int) Desired { return Desired{On: true, Bri: ptr.To(v)} }
+
+// TestSenderTakesNamespacesInTurn: a room with 6 lights queued first and a
+// room with 2 share the budget in turn, instead of the second waiting for
+// all of the first.
+func TestSenderTakesNamespacesInTurn(t *testing.T) {
+	s := newSimPoller(t, 8, 10)
+	room := map[string]string{}
+	for i := 1; i <= 8; i++ {
+		ns := "a"
+		if i > 6 {
+			ns = "b"
+		}
+		id := strconv.Itoa(i)
+		room[id] = ns
+		s.queue(ns, "light-"+id, id, bri(10+i)) // distinct states: no grouping
+	}
+	s.start()
+	g := NewWithT(t)
+	g.Eventually(s.lightCommands, 10*time.Second, 20*time.Millisecond).Should(HaveLen(8))
+	var order []string
+	for _, id := range s.lightCommands() {
+		order = append(order, room[id])
+	}
+	g.Expect(strings.Join(order, "")).To(Equal("ababaaaa"))
+	g.Expect(s.sim.Overloads()).To(BeZero())
+}
+
+// TestSenderUsesEverySlot: queued commands all go out without their
+// HueLights asking again (the fair limiter lost the slots of HueLights that
+// came back late), at the bridge's rate (no 503), each woken once.
+func TestSenderUsesEverySlot(t *testing.T) {
+	const n = 25
+	s := newSimPoller(t, n, 10)
+	for i := 1; i <= n; i++ {
+		id := strconv.Itoa(i)
+		s.queue(fmt.Sprintf("room-%d", i%3), "light-"+id, id, bri(10+i))
+	}
+	s.start()
+	g := NewWithT(t)
+	var woken []string
+	g.Eventually(func() []string { woken = append(woken, s.woken()...); return woken }, 10*time.Second, 20*time.Millisecond).Should(HaveLen(n))
+	g.Expect(s.lightCommands()).To(HaveLen(n), "one command per HueLight, nobody asked twice")
+	g.Expect(s.sim.Overloads()).To(BeZero(), "never faster than the bridge's rate")
+	for i := 1; i <= n; i++ {
+		l, _ := s.sim.Light(strconv.Itoa(i))
+		g.Expect(l.State.Bri).To(Equal(10 + i))
+	}
+}
+
+// TestNewerBodyReplacesTheQueuedOne: a HueLight whose spec changes while
+// its command waits sends only the newer one, in the older one's place.
+func TestNewerBodyReplacesTheQueuedOne(t *testing.T) {
+	s := newSimPoller(t, 2, 10)
+	s.queue("a", "first", "1", bri(10))
+	s.queue("a", "second", "2", bri(20))
+	s.queue("a", "first", "1", bri(99))
+	s.start()
+	g := NewWithT(t)
+	g.Eventually(s.lightCommands, 5*time.Second, 20*time.Millisecond).Should(Equal([]string{"1", "2"}))
+	var body map[string]any
+	g.Expect(json.Unmarshal(s.sim.Commands()[0].Body, &body)).To(Succeed())
+	g.Expect(body["bri"]).To(BeEquivalentTo(99))
+}
+
+// TestForgottenHueLightsCommandIsDropped: a HueLight deleted while its
+// command waits sends nothing.
+func TestForgottenHueLightsCommandIsDropped(t *testing.T) {
+	s := newSimPoller(t, 2, 10)
+	s.queue("a", "deleted", "1", bri(10))
+	s.queue("a", "kept", "2", bri(20))
+	s.p.Forget(types.NamespacedName{Namespace: "a", Name: "deleted"})
+	s.start()
+	g := NewWithT(t)
+	// "deleted" was first in line: had it stayed, it would have gone first.
+	g.Eventually(s.lightCommands, 5*time.Second, 20*time.Millisecond).Should(Equal([]string{"2"}))
+	g.Expect(s.woken()).To(Equal([]string{"a/kept"}))
+}
+
+// TestQueuedSendErrorReachesTheHueLight: the bridge refuses a command the
+// HueLight did not wait for; the HueLight is woken and its next Update
+// returns the classified error (its condition), once.
+func TestQueuedSendErrorReachesTheHueLight(t *testing.T) {
+	s := newSimPoller(t, 1, 10)
+	l := &huev1alpha1.HueLight{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "lamp"}}
+	s.queue("a", "lamp", "1", Desired{On: true, XY: &[2]float64{0.3, 1.7}}) // y out of range: error 7
+	s.start()
+	g := NewWithT(t)
+	g.Eventually(s.woken, 5*time.Second, 20*time.Millisecond).Should(Equal([]string{"a/lamp"}))
+	tgt := target{bridge: &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "home"}}, poller: s.p, light: LightSnapshot{ID: "1"}}
+	err := send(s.ctx, tgt, l, StateBody{On: ptr.To(true)}, StateBody{On: ptr.To(true)})
+	te, ok := providers.AsTerminal(err)
+	g.Expect(ok).To(BeTrue(), "got %v", err)
+	g.Expect(te.Reason).To(Equal(ReasonInvalidValue))
+	g.Expect(s.lightCommands()).To(HaveLen(1), "the error was reported, not a new command sent")
+}
+
+// TestIdleBridgeAnswersInTheSameReconcile: with nothing queued, send
+// returns the bridge's answer instead of Pending.
+func TestIdleBridgeAnswersInTheSameReconcile(t *testing.T) {
+	s := newSimPoller(t, 1, 10)
+	s.start()
+	l := &huev1alpha1.HueLight{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "lamp"}}
+	tgt := target{bridge: &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "home"}}, poller: s.p, light: LightSnapshot{ID: "1"}}
+	body := FullBody(bri(200))
+	g := NewWithT(t)
+	g.Expect(send(s.ctx, tgt, l, body, body)).To(Succeed())
+	g.Expect(s.lightCommands()).To(Equal([]string{"1"}))
+	lights, _ := s.p.Snapshot(s.ctx)
+	g.Expect(lights["1"].Bri).To(Equal(200), "the cache has the state the bridge accepted")
+	g.Expect(s.woken()).To(BeEmpty(), "the HueLight that waited is not woken again")
+}
+
+// TestGroupZeroWhenEveryLightWantsOneState: every bulb of the bridge is held
+// by a HueLight wanting the same state: one PUT /groups/0/action does what
+// light commands would need seconds for.
+func TestGroupZeroWhenEveryLightWantsOneState(t *testing.T) {
+	const n = 20
+	s := newSimPoller(t, n, 5)
+	for i := 1; i <= n; i++ {
+		id := strconv.Itoa(i)
+		s.queue(fmt.Sprintf("room-%d", i%2), "light-"+id, id, bri(50))
+	}
+	s.start()
+	g := NewWithT(t)
+	var woken []string
+	g.Eventually(func() []string { woken = append(woken, s.woken()...); return woken }, 10*time.Second, 20*time.Millisecond).Should(HaveLen(n))
+	g.Expect(s.groupCommands()).To(Equal([]string{"PUT /groups/0/action"}))
+	g.Expect(len(s.lightCommands())).To(BeNumerically("<", n/2), "most lights were set by the group command")
+	lights, _ := s.p.Snapshot(s.ctx)
+	for i := 1; i <= n; i++ {
+		id := strconv.Itoa(i)
+		l, _ := s.sim.Light(id)
+		g.Expect(l.State.On && l.State.Bri == 50).To(BeTrue(), "bulb %s: %+v", id, l.State)
+		g.Expect(lights[id].Bri).To(Equal(50), "cache of bulb %s", id)
+	}
+	g.Expect(s.sim.Overloads()).To(BeZero())
+}
+
+// TestTemporaryGroupForASameStateSubset: some lights want one state, others
+// are not Tether's: a temporary group is created, acted on and deleted.
+func TestTemporaryGroupForASameStateSubset(t *testing.T) {
+	const n, theirs = 24, 6
+	s := newSimPoller(t, n+theirs, 5)
+	for i := 1; i <= n; i++ {
+		id := strconv.Itoa(i)
+		s.queue("a", "light-"+id, id, bri(50))
+	}
+	s.start()
+	g := NewWithT(t)
+	var woken []string
+	g.Eventually(func() []string { woken = append(woken, s.woken()...); return woken }, 15*time.Second, 20*time.Millisecond).Should(HaveLen(n))
+	g.Eventually(s.groupCommands, 5*time.Second, 20*time.Millisecond).Should(HaveLen(3))
+	cmds := s.groupCommands()
+	g.Expect(cmds[0]).To(Equal("POST /groups"))
+	id := strings.Split(cmds[1], "/")[2]
+	g.Expect(cmds[1:]).To(Equal([]string{"PUT /groups/" + id + "/action", "DELETE /groups/" + id}))
+	g.Expect(s.sim.Groups()).To(BeEmpty(), "no group left on the bridge")
+	g.Expect(len(s.lightCommands())).To(BeNumerically("<", n/2))
+	for i := 1; i <= n+theirs; i++ {
+		l, _ := s.sim.Light(strconv.Itoa(i))
+		g.Expect(l.State.On).To(Equal(i <= n), "bulb %d: %+v", i, l.State)
+	}
+	g.Expect(s.sim.Overloads()).To(BeZero())
+}
+
+// TestGroupTableFullFallsBackToLightCommands: the bridge refuses the
+// temporary group (error 301); every light is still set, light by light,
+// and the user's groups are untouched.
+func TestGroupTableFullFallsBackToLightCommands(t *testing.T) {
+	const n = 12
+	s := newSimPoller(t, n+1, 5)
+	for i := range huesim.MaxGroups {
+		s.sim.AddGroup(fmt.Sprintf("Room %d", i), "1")
+	}
+	for i := 1; i <= n; i++ {
+		id := strconv.Itoa(i)
+		s.queue("a", "light-"+id, id, bri(50))
+	}
+	s.start()
+	g := NewWithT(t)
+	g.Eventually(s.lightCommands, 15*time.Second, 20*time.Millisecond).Should(HaveLen(n))
+	g.Expect(s.groupCommands()).To(Equal([]string{"POST /groups"}), "one refused creation, then light commands only")
+	for _, c := range s.sim.Commands() {
+		if c.Path == "/groups" {
+			g.Expect(c.Errors).To(Equal([]int{huesim.ErrGroupTableFull}))
+		}
+	}
+	for i := 1; i <= n; i++ {
+		l, _ := s.sim.Light(strconv.Itoa(i))
+		g.Expect(l.State.Bri).To(Equal(50))
+	}
+	g.Expect(s.sim.Groups()).To(HaveLen(huesim.MaxGroups))
+	g.Expect(s.sim.Overloads()).To(BeZero())
+}
+
+// TestStaleTemporaryGroupsAreRemovedAtStart: a crash left a tether-* group;
+// the sender deletes it when it starts, and leaves the user's rooms alone.
+func TestStaleTemporaryGroupsAreRemovedAtStart(t *testing.T) {
+	s := newSimPoller(t, 2, 10)
+	stale := s.sim.AddGroup(tempGroupPrefix+"crashed", "1", "2")
+	room := s.sim.AddGroup("Living room", "1")
+	s.start()
+	g := NewWithT(t)
+	g.Eventually(func() []string { return keysOf(s.sim.Groups()) }, 5*time.Second, 20*time.Millisecond).Should(Equal([]string{room}))
+	g.Expect(s.groupCommands()).To(Equal([]string{"DELETE /groups/" + stale}))
+}
+
+func keysOf(m map[string]huesim.Group) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
