@@ -21,9 +21,6 @@ const (
 	// limiter (providers/dynamodb ClientOptions defaults).
 	limiterRate  = 25
 	limiterBurst = 100
-	// hueBridgeResync is how often a HueBridge reads /config for its health
-	// (controllers.hueBridgeResync).
-	hueBridgeResync = 30 * time.Second
 )
 
 // run is one run's state: the world, what the figures created, and results.

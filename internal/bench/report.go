@@ -220,8 +220,8 @@ func designChecks(r *Report) []string {
 			verdict(lightsGets <= 1.05 && lightRec < 0.1, "none.", "**yes.**"), formatNumber(lightsGets), formatNumber(lightRec)))
 	}
 	if all, ok := r.measure(3, "hue_gets"); ok && ok1 && all > lightsGets+0.01 {
-		out = append(out, fmt.Sprintf("Extra reads (Hue): each HueBridge reads /config for its health every %s besides the poller's GET /lights, %s more GETs per bridge per poll interval; "+
-			"the poller's answer (or its failure) already says whether the bridge is there.", hueBridgeResync, formatNumber(all-lightsGets)))
+		out = append(out, fmt.Sprintf("Extra reads (Hue): **yes**, %s GETs per bridge per poll interval besides the poller's GET /lights (figure 3 lists them by path).",
+			formatNumber(all-lightsGets)))
 	}
 	if d, ok := r.measure(3, "ddb_describes"); ok {
 		out = append(out, fmt.Sprintf("Duplicate describes (DynamoDB): %s DescribeTable per table per poll interval is %s.",
@@ -234,7 +234,11 @@ func designChecks(r *Report) []string {
 		out = append(out, fmt.Sprintf("Unshared limiters: %s the bridge refused %s commands as overloaded with %d HueLights applied at once, and DynamoDB saw at most %s calls/s (10-second average) while %d tables were created (limiter %d/s, burst %d).",
 			verdict(shared, "none;", "**suspected;**"), formatNumber(overloads), r.Scale.ConvergeLights, formatNumber(rate), r.Scale.Tables, limiterRate, limiterBurst))
 	}
-	if g, ok := r.measure(2, "group_commands"); ok && g == 0 {
+	if g, ok := r.measure(2, "group_commands"); ok && g > 0 {
+		same, _ := r.measure(2, "same_state")
+		out = append(out, fmt.Sprintf("Grouping: yes. Setting %d lights to one state took %s s with %s group commands (1/s budget) instead of one command per light at 10/s.",
+			r.Scale.ConvergeLights, formatNumber(same), formatNumber(g)))
+	} else if ok {
 		same, _ := r.measure(2, "same_state")
 		out = append(out, fmt.Sprintf("Grouping: none. Setting %d lights to one state took %s s, one command per light at the bridge's 10/s; a group command (1/s budget) would take about a second. "+
 			"The same floor makes the last of figure 5's %d simultaneous Hue drift corrections wait %.1f s after detection.",
