@@ -80,7 +80,7 @@ func (s *sender) claimBatch() *batch {
 }
 
 // chooseLocked picks the largest set of queued orders that want one state:
-// group 0 when every light of the bridge wants it, a temporary group when
+// group 0 when it changes no other bulb, a temporary group when
 // the line is long enough for one to pay.
 func (s *sender) chooseLocked() *batch {
 	byState := map[string][]*order{}
@@ -98,7 +98,11 @@ func (s *sender) chooseLocked() *batch {
 		return nil
 	}
 	full := best[0].full
-	if s.poller.everyoneWants(full) {
+	inBatch := make(map[string]bool, len(best))
+	for _, o := range best {
+		inBatch[o.lightID] = true
+	}
+	if s.poller.groupZeroIsSafe(full, inBatch) {
 		return &batch{groupZero: true, full: full, orders: best}
 	}
 	if time.Now().Before(s.noTempGroupsUntil) || time.Duration(len(s.queued))*s.interval < tempGroupCost {

@@ -214,23 +214,28 @@ func (p *Poller) Applied(body StateBody, lightIDs ...string) {
 	p.lights = next
 }
 
-// everyoneWants reports whether every light of the bridge is held by a
-// HueLight that wants full: then group 0 ("all lights") can send it.
-func (p *Poller) everyoneWants(full StateBody) bool {
+// groupZeroIsSafe reports whether group 0 (every light of the bridge) may
+// be set to full for the lights in batch: every other bulb must already be
+// in that state and held by a HueLight that wants it, so the command changes
+// nothing else. A bulb nobody manages, one that wants another state, and one
+// whose HueLight is paused (its last want is still on record, but the bulb
+// may have been changed since, and a paused HueLight promises no calls)
+// all rule group 0 out.
+func (p *Poller) groupZeroIsSafe(full StateBody, batch map[string]bool) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.lights) == 0 {
 		return false
 	}
 	want := full.key()
-	wanted := make(map[string]bool, len(p.watchers))
+	settled := make(map[string]bool, len(p.watchers))
 	for _, w := range p.watchers {
-		if w.lightID != "" {
-			wanted[w.lightID] = FullBody(w.want).key() == want
+		if light, ok := p.lights[w.lightID]; ok && w.lightID != "" {
+			settled[w.lightID] = FullBody(w.want).key() == want && Compare(w.want, light) == nil
 		}
 	}
 	for id := range p.lights {
-		if !wanted[id] {
+		if !batch[id] && !settled[id] {
 			return false
 		}
 	}

@@ -312,3 +312,28 @@ func keysOf(m map[string]huesim.Group) []string {
 	}
 	return out
 }
+
+// TestGroupZeroNeverTouchesABulbOutsideTheBatch: every bulb is watched and
+// wants one state, but one of them (a paused HueLight's, say) is not queued
+// and not in that state: group 0 would change it, so a temporary group of
+// the queued lights is used and that bulb is left alone.
+func TestGroupZeroNeverTouchesABulbOutsideTheBatch(t *testing.T) {
+	const n = 20
+	s := newSimPoller(t, n, 5)
+	outside := strconv.Itoa(n)
+	before, _ := s.sim.Light(outside)
+	s.p.Watch(types.NamespacedName{Namespace: "a", Name: "paused"}, watch{lightID: outside, want: bri(50), reachable: true})
+	for i := 1; i < n; i++ {
+		id := strconv.Itoa(i)
+		s.queue("a", "light-"+id, id, bri(50))
+	}
+	s.start()
+	g := NewWithT(t)
+	var woken []string
+	g.Eventually(func() []string { woken = append(woken, s.woken()...); return woken }, 15*time.Second, 20*time.Millisecond).Should(HaveLen(n - 1))
+	g.Eventually(s.groupCommands, 5*time.Second, 20*time.Millisecond).Should(HaveLen(3))
+	g.Expect(s.groupCommands()).NotTo(ContainElement("PUT /groups/0/action"))
+	after, _ := s.sim.Light(outside)
+	g.Expect(after.State).To(Equal(before.State), "the bulb outside the batch was changed")
+	g.Expect(before.State.On && before.State.Bri == 50).To(BeFalse(), "the test needs that bulb in another state")
+}
