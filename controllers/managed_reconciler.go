@@ -28,6 +28,9 @@ func (r *ManagedReconciler[O]) Reconcile(ctx context.Context, req ctrl.Request) 
 		return r.finalize(ctx, req, obj)
 	}
 	if isPaused(obj) {
+		if p, ok := r.external.(providers.Pauser[O]); ok {
+			p.Paused(ctx, obj)
+		}
 		return ctrl.Result{}, r.writeStatusAfter(ctx, obj, func() { markPaused(obj) })
 	}
 	if err := r.ensureFinalizer(ctx, obj); err != nil {

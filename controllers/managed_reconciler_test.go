@@ -247,6 +247,9 @@ func TestPausedObjectMakesNoExternalCalls(t *testing.T) {
 		g.Expect(synced.Status).To(Equal(metav1.ConditionFalse))
 	}, timeout, poll).Should(Succeed())
 	g.Consistently(func() int { return widgets.count("paused", "") }, 3*time.Second, 200*time.Millisecond).Should(BeZero())
+	// The adapter was told, so it can stop acting for the object between
+	// reconciles (the Hue sender's group commands).
+	g.Expect(widgets.pausedNotices("paused")).To(BeNumerically(">=", 1))
 
 	// Unpausing resumes management.
 	update(t, "paused", func(w *testv1alpha1.Widget) { delete(w.Annotations, commonv1alpha1.AnnotationReconcile) })

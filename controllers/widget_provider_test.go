@@ -19,6 +19,7 @@ type widgetProvider struct {
 	calls    map[string][]call
 	failWith map[string]map[string]error // object name -> method -> error
 	diffs    map[string][]widgetDiff     // what Update received
+	paused   map[string]int              // Paused notices (not external calls)
 }
 
 type call struct {
@@ -49,7 +50,21 @@ func newWidgetProvider() *widgetProvider {
 		calls:    map[string][]call{},
 		failWith: map[string]map[string]error{},
 		diffs:    map[string][]widgetDiff{},
+		paused:   map[string]int{},
 	}
+}
+
+// Paused is the optional providers.Pauser notice; it is not an external call.
+func (p *widgetProvider) Paused(_ context.Context, w *testv1alpha1.Widget) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.paused[w.Name]++
+}
+
+func (p *widgetProvider) pausedNotices(name string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.paused[name]
 }
 
 // record notes the call and returns the error the test asked for, if any.

@@ -30,6 +30,14 @@ type External[O client.Object] interface {
 	Delete(ctx context.Context, obj O) error
 }
 
+// Pauser is optional. An adapter that acts for objects between reconciles
+// (the Hue sender's queued and group commands, the poller's watches) is told
+// when an object is paused, so it stops acting for it until the next
+// Observe. It must make no external call.
+type Pauser[O client.Object] interface {
+	Paused(ctx context.Context, obj O)
+}
+
 // Difference is an adapter's typed description of what differs between the
 // spec and the external side. The reconciler only prints it; Update receives
 // the value Observe returned and type-asserts it.

@@ -25,10 +25,10 @@
 //     that came back late (8-9.6 commands/s of 10).
 //   - Lights that want the same whole state go as one group command, on a
 //     limiter of their own (1/s, burst 1: create, action and delete all
-//     count): group 0 when it changes no other bulb (every bulb not in the
-//     batch is already in that state, held by a HueLight wanting it; a
-//     paused HueLight's bulb is never touched); otherwise, when at least 3 queued lights share a
-//     state and the line is longer than a temporary group takes (~2 s), a
+//     count): group 0 when every other bulb of the bridge is held by a
+//     HueLight wanting that state (a paused HueLight's bulb is never
+//     touched: pausing drops its watch); otherwise, when at least 3 queued
+//     lights share a state and the line is longer than a temporary group takes (~2 s), a
 //     temporary "tether-*" group is created, acted on and deleted. Leftover
 //     tether-* groups (a crash) are deleted when the sender starts. If the
 //     bridge refuses the group (table full), the lights go back to the head

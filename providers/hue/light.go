@@ -23,7 +23,10 @@ type LightExternal struct {
 	Registry *Registry
 }
 
-var _ providers.External[*huev1alpha1.HueLight] = (*LightExternal)(nil)
+var (
+	_ providers.External[*huev1alpha1.HueLight] = (*LightExternal)(nil)
+	_ providers.Pauser[*huev1alpha1.HueLight]   = (*LightExternal)(nil)
+)
 
 // target is a HueLight resolved to its bridge and bulb.
 type target struct {
@@ -154,6 +157,16 @@ func (e *LightExternal) Delete(ctx context.Context, l *huev1alpha1.HueLight) err
 	}
 	t.poller.Forget(key)
 	return nil
+}
+
+// Paused stops the bridge's poller and sender from acting for l: a paused
+// HueLight promises no calls, group commands included.
+func (e *LightExternal) Paused(ctx context.Context, l *huev1alpha1.HueLight) {
+	if b, err := e.bridge(ctx, l); err == nil {
+		if p, ok := e.Registry.Running(b.Name); ok {
+			p.Pause(client.ObjectKeyFromObject(l))
+		}
+	}
 }
 
 // forget drops the HueLight's watch and claim if its bridge has a poller.

@@ -187,6 +187,14 @@ func (p *Poller) Unwatch(key types.NamespacedName) {
 	delete(p.watchers, key)
 }
 
+// Pause stops acting for a HueLight until it is observed again: no watch
+// (so no drift wakes it and group 0 does not count it as wanting a state)
+// and no queued command. Its claim on the bulb stays.
+func (p *Poller) Pause(key types.NamespacedName) {
+	p.sender.drop(key)
+	p.Unwatch(key)
+}
+
 // Forget stops watching a HueLight and drops its claim; it returns the
 // HueLights that were waiting for that bulb, now woken.
 // Its queued command, if any, is dropped.
@@ -215,12 +223,10 @@ func (p *Poller) Applied(body StateBody, lightIDs ...string) {
 }
 
 // groupZeroIsSafe reports whether group 0 (every light of the bridge) may
-// be set to full for the lights in batch: every other bulb must already be
-// in that state and held by a HueLight that wants it, so the command changes
-// nothing else. A bulb nobody manages, one that wants another state, and one
-// whose HueLight is paused (its last want is still on record, but the bulb
-// may have been changed since, and a paused HueLight promises no calls)
-// all rule group 0 out.
+// be set to full for the lights in batch: every other bulb must be held by
+// a watching HueLight that wants that very state (it is about to be sent
+// anyway). A bulb nobody manages, one that wants another state, and a
+// paused HueLight's bulb (Pause drops its watch) all rule group 0 out.
 func (p *Poller) groupZeroIsSafe(full StateBody, batch map[string]bool) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -228,14 +234,14 @@ func (p *Poller) groupZeroIsSafe(full StateBody, batch map[string]bool) bool {
 		return false
 	}
 	want := full.key()
-	settled := make(map[string]bool, len(p.watchers))
+	wanting := make(map[string]bool, len(p.watchers))
 	for _, w := range p.watchers {
-		if light, ok := p.lights[w.lightID]; ok && w.lightID != "" {
-			settled[w.lightID] = FullBody(w.want).key() == want && Compare(w.want, light) == nil
+		if w.lightID != "" {
+			wanting[w.lightID] = FullBody(w.want).key() == want
 		}
 	}
 	for id := range p.lights {
-		if !batch[id] && !settled[id] {
+		if !batch[id] && !wanting[id] {
 			return false
 		}
 	}

@@ -313,16 +313,18 @@ func keysOf(m map[string]huesim.Group) []string {
 	return out
 }
 
-// TestGroupZeroNeverTouchesABulbOutsideTheBatch: every bulb is watched and
-// wants one state, but one of them (a paused HueLight's, say) is not queued
-// and not in that state: group 0 would change it, so a temporary group of
-// the queued lights is used and that bulb is left alone.
-func TestGroupZeroNeverTouchesABulbOutsideTheBatch(t *testing.T) {
+// TestGroupZeroNeverTouchesAPausedHueLightsBulb: every bulb wants one
+// state, but one HueLight was paused after it said so: group 0 would change
+// its bulb, so a temporary group of the queued lights is used instead and
+// that bulb is left alone.
+func TestGroupZeroNeverTouchesAPausedHueLightsBulb(t *testing.T) {
 	const n = 20
 	s := newSimPoller(t, n, 5)
 	outside := strconv.Itoa(n)
 	before, _ := s.sim.Light(outside)
-	s.p.Watch(types.NamespacedName{Namespace: "a", Name: "paused"}, watch{lightID: outside, want: bri(50), reachable: true})
+	paused := types.NamespacedName{Namespace: "a", Name: "paused"}
+	s.p.Watch(paused, watch{lightID: outside, want: bri(50), reachable: true})
+	s.p.Pause(paused)
 	for i := 1; i < n; i++ {
 		id := strconv.Itoa(i)
 		s.queue("a", "light-"+id, id, bri(50))
