@@ -401,3 +401,44 @@ func awsIndexCreateDelete(t *table, defs []types.AttributeDefinition, u types.Gl
 	}
 	return nil
 }
+
+// TestSwitchToProvisionedCarriesEveryIndexOnAWS: AWS reports 0/0 for the
+// indexes of a PAY_PER_REQUEST table (and 0 is never a valid spec value),
+// so the switch always carries every index's throughput there, as AWS
+// requires. Only an endpoint that kept the old values (DynamoDB Local) gets
+// an index left out, because it refuses "the same value".
+func TestSwitchToProvisionedCarriesEveryIndexOnAWS(t *testing.T) {
+	reported := func(r *throughput) index {
+		ix := gsi("a1x", "a", nil)
+		ix.Reported = r
+		return ix
+	}
+	cases := []struct {
+		name      string
+		reported  *throughput
+		wantIndex bool
+	}{
+		{"AWS reports 0/0 on PAY_PER_REQUEST", tp(0, 0), true},
+		{"no capacity reported", nil, true},
+		{"DynamoDB Local kept other old values", tp(9, 9), true},
+		{"DynamoDB Local kept the wanted values", tp(2, 2), false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := plan("t", spec(prov, tp(5, 5), gsi("a1x", "a", tp(2, 2))), active(ppr, nil, reported(c.reported)), planOptions{})
+			if len(p.Steps) != 1 || p.Steps[0].Kind != StepSwitchBilling {
+				t.Fatalf("steps = %v, want one billing switch", p.Steps)
+			}
+			in := p.Steps[0].Table
+			if got := len(in.GlobalSecondaryIndexUpdates) == 1; got != c.wantIndex {
+				t.Errorf("index throughput carried = %t, want %t (%+v)", got, c.wantIndex, in.GlobalSecondaryIndexUpdates)
+			}
+			if c.wantIndex {
+				u := in.GlobalSecondaryIndexUpdates[0].Update
+				if aws.ToInt64(u.ProvisionedThroughput.ReadCapacityUnits) != 2 || aws.ToInt64(u.ProvisionedThroughput.WriteCapacityUnits) != 2 {
+					t.Errorf("index throughput = %+v, want 2/2", u.ProvisionedThroughput)
+				}
+			}
+		})
+	}
+}
