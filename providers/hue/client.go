@@ -99,6 +99,11 @@ func redact(err error, user string) error {
 			Address:     strings.ReplaceAll(apiErr.Address, user, "<username>"),
 			Description: strings.ReplaceAll(apiErr.Description, user, "<username>")}
 	}
+	var protoErr *ProtocolError
+	if errors.As(err, &protoErr) && strings.Contains(protoErr.Detail, user) {
+		// An answer that is not Hue's (a proxy's "Cannot PUT /api/<user>/...").
+		return &ProtocolError{Detail: strings.ReplaceAll(protoErr.Detail, user, "<username>")}
+	}
 	return err
 }
 

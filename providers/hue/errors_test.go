@@ -4,12 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/amimof/huego"
+	"k8s.io/utils/ptr"
 
 	"github.com/tether-dev/tether/providers"
 )
@@ -96,5 +100,33 @@ func TestRedactBridgeErrorAddress(t *testing.T) {
 	}
 	if msg := classify("home", err).Error(); strings.Contains(msg, "s3cr3tuser") {
 		t.Fatalf("classified message leaks the username: %s", msg)
+	}
+}
+
+// TestForeignAnswersDoNotLeakTheUsername: something that is not a bridge
+// (a proxy, an emulator) answers with the request path, username and all,
+// in a body that is not Hue's. Over real HTTP, through both request paths
+// (huego's and the plain PUT), the classified error must not carry it.
+func TestForeignAnswersDoNotLeakTheUsername(t *testing.T) {
+	const user = "s3cr3tuser"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = fmt.Fprintf(w, "<html><body>Cannot %s %s</body></html>", r.Method, r.URL.Path)
+	}))
+	defer srv.Close()
+	c := NewClient(strings.TrimPrefix(srv.URL, "http://"), user, 2*time.Second)
+	bodies := []StateBody{
+		{On: ptr.To(true), Bri: ptr.To(100)},          // huego's path
+		{On: ptr.To(true), Hue: ptr.To(0)},            // plain PUT: huego cannot say hue 0
+		{On: ptr.To(true), TransitionTime: ptr.To(0)}, // plain PUT: instant transition
+	}
+	for _, b := range bodies {
+		err := c.SetLightState(context.Background(), "1", b)
+		if err == nil {
+			t.Fatalf("a 404 page was taken as success for %+v", b)
+		}
+		if msg := classify("home", err).Error(); strings.Contains(msg, user) || strings.Contains(err.Error(), user) {
+			t.Errorf("the username leaked for %+v: %s", b, msg)
+		}
 	}
 }

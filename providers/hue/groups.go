@@ -83,6 +83,9 @@ func (s *sender) claimBatch() *batch {
 // group 0 when it changes no other bulb, a temporary group when
 // the line is long enough for one to pay.
 func (s *sender) chooseLocked() *batch {
+	if time.Now().Before(s.noGroupsUntil) {
+		return nil
+	}
 	byState := map[string][]*order{}
 	var best []*order
 	for _, q := range s.queues {
@@ -140,12 +143,14 @@ func (s *sender) sendBatch(ctx context.Context, b *batch) {
 		s.giveBack(b.orders)
 		return
 	}
+	// Once the group exists it is deleted even if the poller stops
+	// meanwhile (HueBridge deleted or rebuilt): nothing else would.
+	defer s.deleteGroup(context.WithoutCancel(ctx), id)
 	if err := s.groups.Wait(ctx); err != nil {
 		s.giveBack(b.orders)
 		return
 	}
 	s.afterGroupAction(b, ids, c.SetGroupState(ctx, id, b.full))
-	s.deleteGroup(ctx, id)
 }
 
 // afterGroupAction records the state of every light of the group, and
@@ -153,6 +158,9 @@ func (s *sender) sendBatch(ctx context.Context, b *batch) {
 func (s *sender) afterGroupAction(b *batch, lightIDs []string, err error) {
 	if err != nil {
 		s.poller.log.Info("group command refused; sending light commands", "error", err.Error())
+		s.mu.Lock()
+		s.noGroupsUntil = time.Now().Add(tempGroupPause)
+		s.mu.Unlock()
 		s.giveBack(b.orders)
 		return
 	}
@@ -177,7 +185,8 @@ func (s *sender) giveBack(orders []*order) {
 }
 
 // deleteGroup removes a temporary group; one that cannot be removed now is
-// retried later, so the bridge's small group table does not fill up.
+// retried later, so the bridge's small group table does not fill up. The
+// call is bounded by the client's own deadline.
 func (s *sender) deleteGroup(ctx context.Context, id string) {
 	if s.groups.Wait(ctx) != nil {
 		return

@@ -113,7 +113,7 @@ const sendWait = 200 * time.Millisecond
 // next reconcile.
 func send(ctx context.Context, t target, l *huev1alpha1.HueLight, body, full StateBody) error {
 	s, key := t.poller.sender, client.ObjectKeyFromObject(l)
-	if err := s.takeFailure(key); err != nil {
+	if err := s.takeFailure(key, full.key()); err != nil {
 		return classify(t.bridge.Name, err)
 	}
 	o := s.enqueue(request{key: key, lightID: t.light.ID, body: body, full: full})
@@ -150,6 +150,9 @@ func (e *LightExternal) Delete(ctx context.Context, l *huev1alpha1.HueLight) err
 		return nil
 	}
 	if t.light.On {
+		// Not wanting the spec's state any more: group 0 must not switch
+		// the bulb back on between "off" and the finalizer's removal.
+		t.poller.Unwatch(key)
 		off := StateBody{On: ptr.To(false), TransitionTime: DesiredFrom(l.Spec).Transition}
 		if err := send(ctx, t, l, off, off); err != nil {
 			return err
@@ -207,6 +210,14 @@ func (e *LightExternal) resolve(ctx context.Context, l *huev1alpha1.HueLight) (t
 	if err != nil {
 		return target{}, err
 	}
+	key := client.ObjectKeyFromObject(l)
+	if old := l.Status.Bridge; old != "" && old != b.Name {
+		// bridgeRef changed: the old bridge's poller must not keep the
+		// bulb claimed, wanted (group 0) or watched for drift.
+		if p, ok := e.Registry.Running(old); ok {
+			p.Forget(key)
+		}
+	}
 	if err := allowedNS(b, l.Namespace); err != nil {
 		return target{}, err
 	}
@@ -220,7 +231,10 @@ func (e *LightExternal) resolve(ctx context.Context, l *huev1alpha1.HueLight) (t
 	}
 	light, err := findLight(lights, l, b.Name)
 	if err != nil {
-		p.Watch(client.ObjectKeyFromObject(l), watch{name: l.Spec.Name})
+		// No bulb by that name (any more): let go of the one it held, and
+		// watch for one of the name to appear.
+		p.Forget(key)
+		p.Watch(key, watch{name: l.Spec.Name})
 		return target{}, err
 	}
 	return target{bridge: b, poller: p, light: light}, nil

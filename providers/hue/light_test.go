@@ -211,3 +211,34 @@ func TestFindLight(t *testing.T) {
 		})
 	}
 }
+
+// TestMovingToAnotherBridgeReleasesTheBulb: a HueLight whose bridgeRef
+// changes lets go of its bulb on the old bridge, so another HueLight may
+// take it (and group 0 there no longer counts it).
+func TestMovingToAnotherBridgeReleasesTheBulb(t *testing.T) {
+	f := newFakeBridge("desk")
+	office := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "office", UID: "u2", Generation: 1},
+		Spec: huev1alpha1.HueBridgeSpec{Address: "bridge2", CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: "s", Name: "hue"}}}
+	early := hueLight("b-room", "desk", "desk", time.Unix(100, 0))
+	late := hueLight("a-room", "desk", "desk", time.Unix(200, 0))
+	early.Spec.BridgeRef = &huev1alpha1.BridgeReference{Name: "home"}
+	late.Spec.BridgeRef = &huev1alpha1.BridgeReference{Name: "home"}
+	e := newTestLights(t, f, office, early.DeepCopy(), late.DeepCopy())
+	ctx := context.Background()
+	for _, l := range []*huev1alpha1.HueLight{early, late} {
+		if _, err := e.Observe(ctx, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if obs, _ := e.Observe(ctx, late); obs.Reason != ReasonConflict {
+		t.Fatalf("before the move the later HueLight should be in conflict: %+v", obs)
+	}
+	early.Spec.BridgeRef.Name = "office"
+	if _, err := e.Observe(ctx, early); err != nil {
+		t.Fatal(err)
+	}
+	obs, err := e.Observe(ctx, late)
+	if err != nil || obs.Reason == ReasonConflict || !obs.Available {
+		t.Fatalf("after the holder moved to another bridge: %+v, %v", obs, err)
+	}
+}

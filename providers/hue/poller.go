@@ -31,7 +31,10 @@ type Poller struct {
 	bridgeEvents chan<- event.GenericEvent
 	log          logr.Logger
 	stop         context.CancelFunc
-	builtAt      time.Time
+	// orphaned reports (and deregisters) a poller whose HueBridge is gone
+	// without Delete having dropped it: deleted while paused.
+	orphaned func(context.Context) bool
+	builtAt  time.Time
 
 	pollMu sync.Mutex // one GET /lights at a time
 
@@ -80,6 +83,11 @@ func (p *Poller) run(ctx context.Context) {
 	t := time.NewTicker(p.interval)
 	defer t.Stop()
 	for {
+		if p.orphaned != nil && p.orphaned(ctx) {
+			p.log.Info("the HueBridge is gone; its poller stops")
+			p.stop()
+			return
+		}
 		// A HueLight's first Observe may just have polled: skip, not repeat.
 		_ = p.refresh(ctx, p.interval/2)
 		select {

@@ -148,6 +148,22 @@ func (r *Registry) dropLocked(bridge string) {
 	}
 }
 
+// dropIfGone deregisters p when its HueBridge no longer exists. Deleting a
+// HueBridge normally drops its poller (BridgeExternal.Delete), but a paused
+// one is released without that call, and its poller would poll forever.
+func (r *Registry) dropIfGone(ctx context.Context, bridge string, p *Poller) bool {
+	err := r.reader.Get(ctx, types.NamespacedName{Name: bridge}, &huev1alpha1.HueBridge{})
+	if !apierrors.IsNotFound(err) {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if reg, ok := r.pollers[bridge]; ok && reg.poller == p {
+		delete(r.pollers, bridge)
+	}
+	return true
+}
+
 func (r *Registry) build(bridge *huev1alpha1.HueBridge, user string) *Poller {
 	interval, perSecond := r.settings.PollInterval, r.settings.CommandsPerSecond
 	if bridge.Spec.PollInterval != nil {
@@ -160,6 +176,7 @@ func (r *Registry) build(bridge *huev1alpha1.HueBridge, user string) *Poller {
 	p := newPoller(bridge.Name, c, interval, perSecond, r.events, r.bridges, r.log)
 	ctx, cancel := context.WithCancel(r.base)
 	p.stop = cancel
+	p.orphaned = func(ctx context.Context) bool { return r.dropIfGone(ctx, bridge.Name, p) }
 	go p.run(ctx)
 	return p
 }

@@ -31,12 +31,15 @@ type sender struct {
 	ring     []string            // namespaces with queued orders, in turn
 	turn     int                 // index in ring of the namespace served next
 	queued   map[types.NamespacedName]*order
-	inFlight map[types.NamespacedName]*order // being sent, alone or in a group
-	failed   map[types.NamespacedName]error  // errors nobody waited for
+	inFlight map[types.NamespacedName]*order  // being sent, alone or in a group
+	failed   map[types.NamespacedName]failure // errors nobody waited for
 	// noTempGroupsUntil pauses temporary groups after the bridge refused
 	// one (group table full): light commands carry on meanwhile.
 	noTempGroupsUntil time.Time
-	leftoverGroups    []string // temporary groups whose deletion failed
+	// noGroupsUntil pauses all group commands after the bridge refused a
+	// group action, so a refusal is not repeated every second.
+	noGroupsUntil  time.Time
+	leftoverGroups []string // temporary groups whose deletion failed
 
 	lightKick chan struct{}
 	groupKick chan struct{}
@@ -77,7 +80,7 @@ func newSender(p *Poller, perSecond float64) *sender {
 		queues:    map[string][]*order{},
 		queued:    map[types.NamespacedName]*order{},
 		inFlight:  map[types.NamespacedName]*order{},
-		failed:    map[types.NamespacedName]error{},
+		failed:    map[types.NamespacedName]failure{},
 		lightKick: make(chan struct{}, 1),
 		groupKick: make(chan struct{}, 1),
 	}
@@ -185,14 +188,26 @@ func (s *sender) estimate(o *order) time.Duration {
 	return time.Duration(place*max(len(s.ring), 1)+1) * s.interval
 }
 
+// failure is the bridge's refusal of a command nobody waited for, with the
+// state that command wanted.
+type failure struct {
+	fullKey string
+	err     error
+}
+
 // takeFailure returns (and forgets) the error of a command the HueLight did
-// not wait for, so that its next reconcile reports it.
-func (s *sender) takeFailure(key types.NamespacedName) error {
+// not wait for, so that its next reconcile reports it; but only when the
+// HueLight still wants that state: after a spec change the old refusal says
+// nothing about the new command (and, terminal, would block it).
+func (s *sender) takeFailure(key types.NamespacedName, fullKey string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	err := s.failed[key]
+	f, ok := s.failed[key]
 	delete(s.failed, key)
-	return err
+	if !ok || f.fullKey != fullKey {
+		return nil
+	}
+	return f.err
 }
 
 // drop removes a HueLight's queued command and remembered error: it was
@@ -297,7 +312,7 @@ func (s *sender) finish(orders []*order, err error) {
 		o.sent, o.err = true, err
 		if !o.waiting {
 			if err != nil {
-				s.failed[o.key] = err
+				s.failed[o.key] = failure{fullKey: o.fullKey, err: err}
 			}
 			wake = append(wake, o.key)
 		}

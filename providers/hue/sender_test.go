@@ -182,16 +182,35 @@ func TestForgottenHueLightsCommandIsDropped(t *testing.T) {
 func TestQueuedSendErrorReachesTheHueLight(t *testing.T) {
 	s := newSimPoller(t, 1, 10)
 	l := &huev1alpha1.HueLight{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "lamp"}}
-	s.queue("a", "lamp", "1", Desired{On: true, XY: &[2]float64{0.3, 1.7}}) // y out of range: error 7
+	bad := Desired{On: true, XY: &[2]float64{0.3, 1.7}} // y out of range: error 7
+	s.queue("a", "lamp", "1", bad)
 	s.start()
 	g := NewWithT(t)
 	g.Eventually(s.woken, 5*time.Second, 20*time.Millisecond).Should(Equal([]string{"a/lamp"}))
 	tgt := target{bridge: &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "home"}}, poller: s.p, light: LightSnapshot{ID: "1"}}
-	err := send(s.ctx, tgt, l, StateBody{On: ptr.To(true)}, StateBody{On: ptr.To(true)})
+	err := send(s.ctx, tgt, l, FullBody(bad), FullBody(bad))
 	te, ok := providers.AsTerminal(err)
 	g.Expect(ok).To(BeTrue(), "got %v", err)
 	g.Expect(te.Reason).To(Equal(ReasonInvalidValue))
 	g.Expect(s.lightCommands()).To(HaveLen(1), "the error was reported, not a new command sent")
+}
+
+// TestOldRefusalDoesNotBlockANewSpec: a refused command nobody waited for,
+// then the spec is fixed: the new command is sent, the old error dropped
+// (reported, it would be terminal and block the fixed spec).
+func TestOldRefusalDoesNotBlockANewSpec(t *testing.T) {
+	s := newSimPoller(t, 1, 10)
+	l := &huev1alpha1.HueLight{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "lamp"}}
+	s.queue("a", "lamp", "1", Desired{On: true, XY: &[2]float64{0.3, 1.7}}) // error 7
+	s.start()
+	g := NewWithT(t)
+	g.Eventually(s.woken, 5*time.Second, 20*time.Millisecond).Should(Equal([]string{"a/lamp"}))
+	tgt := target{bridge: &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "home"}}, poller: s.p, light: LightSnapshot{ID: "1"}}
+	fixed := FullBody(bri(77))
+	g.Expect(send(s.ctx, tgt, l, fixed, fixed)).To(Succeed())
+	g.Expect(s.lightCommands()).To(HaveLen(2), "the fixed spec was sent")
+	bulb, _ := s.sim.Light("1")
+	g.Expect(bulb.State.Bri).To(Equal(77))
 }
 
 // TestIdleBridgeAnswersInTheSameReconcile: with nothing queued, send
