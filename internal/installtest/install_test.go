@@ -6,8 +6,6 @@ package installtest
 import (
 	"context"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -56,10 +54,7 @@ func TestInstallManifestIsAcceptedAndItsRBACIsEnough(t *testing.T) {
 	t.Cleanup(func() { _ = env.Stop() })
 
 	// Render and apply exactly what `make build-installer` writes.
-	installYAML := render(t, root)
-	kubeconfig := adminKubeconfig(t, env)
-	kubectl(t, assets, kubeconfig, "apply", "--server-side", "-f", installYAML)
-	kubectl(t, assets, kubeconfig, "wait", "--for=condition=Established", "--timeout=60s", "crd", "--all")
+	testenv.ApplyInstallManifest(t, env, root, assets)
 	adminClient, err := client.New(admin, client.Options{Scheme: s})
 	g.Expect(err).NotTo(HaveOccurred())
 	for _, name := range []string{"tether-controller-manager", "tether-manager-role", "tether-manager-rolebinding"} {
@@ -114,45 +109,6 @@ func TestInstallManifestIsAcceptedAndItsRBACIsEnough(t *testing.T) {
 		}, time.Minute, 200*time.Millisecond).Should(ContainElement(
 			And(HaveField("Type", commonv1alpha1.Ready), HaveField("Status", metav1.ConditionTrue))),
 			"%s %s/%s never became Ready", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetNamespace(), obj.GetName())
-	}
-}
-
-func render(t *testing.T, root string) string {
-	t.Helper()
-	out, err := exec.Command(filepath.Join(root, "hack", "render-install.sh")).Output()
-	if err != nil {
-		t.Fatalf("rendering the install manifest: %v", err)
-	}
-	path := filepath.Join(t.TempDir(), "install.yaml")
-	if err := os.WriteFile(path, out, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-func adminKubeconfig(t *testing.T, env *envtest.Environment) string {
-	t.Helper()
-	user, err := env.AddUser(envtest.User{Name: "installtest-admin", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := user.KubeConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(path, raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-func kubectl(t *testing.T, assets, kubeconfig string, args ...string) {
-	t.Helper()
-	cmd := exec.Command(filepath.Join(assets, "kubectl"), args...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("kubectl %v: %v\n%s", args, err, out)
 	}
 }
 

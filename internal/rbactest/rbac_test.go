@@ -6,11 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
-	"strings"
 	"testing"
 	"time"
 
@@ -128,10 +126,7 @@ func TestManagerRBACIsExactlyWhatItUses(t *testing.T) {
 	})
 
 	// Exactly what `make build-installer` writes: CRDs, ServiceAccount, RBAC.
-	kubeconfig := adminKubeconfig(t, env)
-	installYAML := render(t, root)
-	kubectl(t, assets, kubeconfig, "apply", "--server-side", "-f", installYAML)
-	kubectl(t, assets, kubeconfig, "wait", "--for=condition=Established", "--timeout=60s", "crd", "--all")
+	testenv.ApplyInstallManifest(t, env, root, assets)
 	k8s, err := client.New(admin, client.Options{Scheme: s})
 	g.Expect(err).NotTo(HaveOccurred())
 
@@ -521,43 +516,4 @@ func eventuallyBulb(t *testing.T, sim *huesim.Server, name string, on bool, bri 
 			g.Expect(l.State.Bri).To(Equal(bri))
 		}
 	}, timeout, poll).Should(Succeed(), "bulb %s never reached on=%v bri=%d", name, on, bri)
-}
-
-func render(t *testing.T, root string) string {
-	t.Helper()
-	out, err := exec.Command(filepath.Join(root, "hack", "render-install.sh")).Output()
-	if err != nil {
-		t.Fatalf("rendering the install manifest: %v", err)
-	}
-	path := filepath.Join(t.TempDir(), "install.yaml")
-	if err := os.WriteFile(path, out, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-func adminKubeconfig(t *testing.T, env *envtest.Environment) string {
-	t.Helper()
-	user, err := env.AddUser(envtest.User{Name: "rbactest-admin", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := user.KubeConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(path, raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-func kubectl(t *testing.T, assets, kubeconfig string, args ...string) {
-	t.Helper()
-	cmd := exec.Command(filepath.Join(assets, "kubectl"), args...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
 }
