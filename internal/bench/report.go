@@ -283,18 +283,22 @@ func CurrentMachine() Machine {
 }
 
 // WriteFiles writes report.md and report.json into dir.
-func (r *Report) WriteFiles(dir string) error {
+func (r *Report) WriteFiles(dir string) error { return WriteReport(dir, r, r.Markdown()) }
+
+// WriteReport writes report (as JSON) and its markdown into dir as
+// report.json and report.md: the bench's and the soak's reports alike.
+func WriteReport(dir string, report any, markdown string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	raw, err := json.MarshalIndent(r, "", "  ")
+	raw, err := json.MarshalIndent(report, "", "  ")
 	if err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "report.json"), append(raw, '\n'), 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "report.md"), []byte(r.Markdown()), 0o644)
+	return os.WriteFile(filepath.Join(dir, "report.md"), []byte(markdown), 0o644)
 }
 
 // Markdown renders the report for people.

@@ -1,11 +1,8 @@
 package soak
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -237,19 +234,7 @@ func commit() string {
 }
 
 // WriteFiles writes report.md and report.json into dir.
-func (r *Report) WriteFiles(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	raw, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "report.json"), append(raw, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, "report.md"), []byte(r.Markdown()), 0o644)
-}
+func (r *Report) WriteFiles(dir string) error { return bench.WriteReport(dir, r, r.Markdown()) }
 
 // Markdown is the report for people.
 func (r *Report) Markdown() string {
