@@ -8,12 +8,10 @@
 package apiserverfault
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -49,7 +47,7 @@ const (
 )
 
 func TestManagerRecoversFromLosingTheAPIServer(t *testing.T) {
-	var logs syncBuffer
+	var logs testenv.SyncBuffer
 	ctrl.SetLogger(zap.New(zap.WriteTo(io.MultiWriter(os.Stderr, &logs))))
 	g := NewWithT(t)
 	ctx := context.Background()
@@ -172,24 +170,6 @@ func outlast(t *testing.T, start time.Time, minimum time.Duration, count func() 
 		return time.Since(start) >= minimum && count() >= attempts
 	}, timeout, poll).Should(BeTrue(), "the manager met the outage fewer than %d times: is it still trying?", attempts)
 	t.Logf("outage over after %s; the manager met it %d times", time.Since(start).Round(time.Millisecond), count())
-}
-
-// syncBuffer is a log destination safe for the manager's goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // startAPIServer runs envtest with Tether's CRDs and a certificate directory

@@ -5,7 +5,6 @@
 package ddbtest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,9 +15,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
+
+	"github.com/tether-dev/tether/internal/testenv"
 
 	"github.com/tether-dev/tether/internal/repo"
 )
@@ -30,7 +30,7 @@ type Server struct {
 	Name string
 
 	cmd  *exec.Cmd
-	out  *syncBuffer
+	out  *testenv.SyncBuffer
 	done chan struct{}
 }
 
@@ -96,7 +96,7 @@ func StartDynalite(opts DynaliteOptions) (*Server, error) {
 }
 
 func start(name string, port int, dir, bin string, args ...string) (*Server, error) {
-	out := &syncBuffer{}
+	out := &testenv.SyncBuffer{}
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = out, out
@@ -180,21 +180,4 @@ func freePort() (int, error) {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

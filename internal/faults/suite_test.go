@@ -1,7 +1,6 @@
 package faults
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -48,7 +47,7 @@ const (
 var (
 	k8s client.Client
 	// logs is everything the manager logged, at every verbosity.
-	logs syncBuffer
+	logs testenv.SyncBuffer
 	// ddbFront stands between the manager and DynamoDB Local.
 	ddbFront *frontDoor
 )
@@ -138,24 +137,6 @@ func tail(s string, n int) string {
 		return s[len(s)-n:]
 	}
 	return s
-}
-
-// syncBuffer is a bytes.Buffer safe for the logger's goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // frontDoor forwards to DynamoDB Local, or answers with a fault instead;
