@@ -6,22 +6,22 @@ import (
 	"os"
 
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/tether-dev/tether/api"
 	"github.com/tether-dev/tether/controllers"
+	"github.com/tether-dev/tether/internal/serving"
 )
 
 func main() {
 	var (
-		metricsAddr, probeAddr string
-		leaderElect            bool
-		leaderElectionNS       string
+		probeAddr        string
+		leaderElect      bool
+		leaderElectionNS string
 	)
 	cfg := controllers.DefaultConfig()
-	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "Address the metrics endpoint binds to; 0 disables it.")
+	metrics := serving.DefaultMetrics()
+	metrics.BindFlags(flag.CommandLine)
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "Address the health probes bind to.")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "Elect a leader so that only one manager reconciles at a time.")
 	flag.StringVar(&leaderElectionNS, "leader-election-namespace", "", "Namespace of the leader election lease (default: the pod's namespace).")
@@ -54,7 +54,7 @@ func main() {
 	// the in-cluster service account, ~/.kube/config.
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
 		Scheme:                  scheme,
-		Metrics:                 metricsserver.Options{BindAddress: metricsAddr},
+		Metrics:                 metrics.ServerOptions(),
 		HealthProbeBindAddress:  probeAddr,
 		LeaderElection:          leaderElect,
 		LeaderElectionID:        "manager.tether.dev",
@@ -70,16 +70,13 @@ func main() {
 		log.Error(err, "setting up controllers")
 		os.Exit(1)
 	}
-	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
-		log.Error(err, "adding the health check")
-		os.Exit(1)
-	}
-	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
-		log.Error(err, "adding the readiness check")
+	if err := serving.AddHealthChecks(mgr); err != nil {
+		log.Error(err, "adding the health checks")
 		os.Exit(1)
 	}
 
-	log.Info("starting the manager", "metricsAddress", metricsAddr, "probeAddress", probeAddr, "leaderElection", leaderElect)
+	log.Info("starting the manager", "metricsAddress", metrics.BindAddress, "metricsSecure", metrics.Secure,
+		"probeAddress", probeAddr, "leaderElection", leaderElect)
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
 		log.Error(err, "the manager stopped with an error")
 		os.Exit(1)

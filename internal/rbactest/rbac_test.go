@@ -3,8 +3,11 @@ package rbactest
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,7 +30,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/tether-dev/tether/api"
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
@@ -36,6 +38,7 @@ import (
 	"github.com/tether-dev/tether/controllers"
 	"github.com/tether-dev/tether/internal/ddbtest"
 	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/internal/serving"
 	"github.com/tether-dev/tether/internal/testenv"
 )
 
@@ -142,7 +145,8 @@ func TestManagerRBACIsExactlyWhatItUses(t *testing.T) {
 	ddbtest.UseEndpoint(t, ddb.URL)
 
 	// The manager, authenticated by a token of its ServiceAccount, as in a pod.
-	stopManager := startManager(t, managerConfig(t, admin), s)
+	metricsAddr := freeAddr(t)
+	stopManager := startManager(t, managerConfig(t, admin), s, metricsAddr)
 
 	// Life of two HueBridges: pairing writes the credentials Secrets.
 	g.Expect(k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "hue-upstairs"}})).To(Succeed())
@@ -210,6 +214,9 @@ func TestManagerRBACIsExactlyWhatItUses(t *testing.T) {
 		g.Expect(k8s.Delete(ctx, b)).To(Succeed())
 		eventuallyGone(t, k8s, b)
 	}
+	// A scrape of the metrics, as Prometheus bound to metrics-reader does:
+	// the manager reviews the token and asks whether it may GET /metrics.
+	scrapeMetrics(t, admin, k8s, metricsAddr)
 	stopManager()
 
 	// What the manager asked for, and what it was granted.
@@ -437,13 +444,16 @@ func managerConfig(t *testing.T, admin *rest.Config) *rest.Config {
 }
 
 // startManager runs the manager with the options cmd/manager uses when
-// deployed (leader election on, the lease handed back on stop). The returned
+// deployed (secure metrics, leader election on, the lease handed back on
+// stop). The returned
 // function stops it and waits.
-func startManager(t *testing.T, cfg *rest.Config, s *runtime.Scheme) func() {
+func startManager(t *testing.T, cfg *rest.Config, s *runtime.Scheme, metricsAddr string) func() {
 	t.Helper()
+	metrics := serving.DefaultMetrics()
+	metrics.BindAddress = metricsAddr
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        s,
-		Metrics:                       metricsserver.Options{BindAddress: "0"},
+		Metrics:                       metrics.ServerOptions(),
 		HealthProbeBindAddress:        "0",
 		LeaderElection:                true,
 		LeaderElectionID:              "manager.tether.dev",
@@ -516,4 +526,55 @@ func eventuallyBulb(t *testing.T, sim *huesim.Server, name string, on bool, bri 
 			g.Expect(l.State.Bri).To(Equal(bri))
 		}
 	}, timeout, poll).Should(Succeed(), "bulb %s never reached on=%v bri=%d", name, on, bri)
+}
+
+// scrapeMetrics reads the manager's metrics once with the token of a
+// ServiceAccount bound to the install's metrics-reader ClusterRole.
+func scrapeMetrics(t *testing.T, admin *rest.Config, c client.Client, addr string) {
+	t.Helper()
+	ctx := context.Background()
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "prometheus"}}
+	if err := c.Create(ctx, sa); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Create(ctx, &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "prometheus-reads-tether-metrics"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "tether-metrics-reader"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: sa.Namespace, Name: sa.Name}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kubernetes.NewForConfig(admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := cs.CoreV1().ServiceAccounts(sa.Namespace).CreateToken(ctx, sa.Name,
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)}},
+		metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // self-signed; who may read is the point
+	}}
+	NewWithT(t).Eventually(func() int {
+		req, _ := http.NewRequest(http.MethodGet, "https://"+addr+"/metrics", nil)
+		req.Header.Set("Authorization", "Bearer "+tok.Status.Token)
+		resp, err := hc.Do(req)
+		if err != nil {
+			return 0
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}, timeout, poll).Should(Equal(http.StatusOK), "the metrics-reader's scrape was not answered")
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
 }
