@@ -122,10 +122,11 @@ install: manifests ## Install the CRDs into the cluster in your kubeconfig.
 uninstall: manifests ## Remove the CRDs (and every object of those kinds) from the cluster.
 	$(KUBECTL) delete --ignore-not-found -k config/crd
 
+# deploy renders config/default with $(KUBECTL)'s kustomize and IMG as the
+# manager's image, as build-installer does, and applies that.
 .PHONY: deploy
-deploy: manifests ## Deploy the operator (config/default) to the cluster in your kubeconfig.
-	cd config/manager && $(KUBECTL) kustomize . >/dev/null
-	$(KUBECTL) apply --server-side -k config/default
+deploy: manifests ## Deploy the operator (config/default, IMG as its image) to the cluster in your kubeconfig.
+	KUBECTL=$(KUBECTL) IMG=$(IMG) hack/render-install.sh | $(KUBECTL) apply --server-side -f -
 
 .PHONY: build-installer
 build-installer: manifests generate envtest-assets ## Write dist/install.yaml: CRDs, RBAC and the manager in one file (IMG sets the image).
@@ -135,7 +136,7 @@ build-installer: manifests generate envtest-assets ## Write dist/install.yaml: C
 
 .PHONY: undeploy
 undeploy: ## Remove the operator from the cluster.
-	$(KUBECTL) delete --ignore-not-found -k config/default
+	KUBECTL=$(KUBECTL) hack/render-install.sh | $(KUBECTL) delete --ignore-not-found -f -
 
 ##@ Tools
 .PHONY: envtest-assets
