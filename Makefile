@@ -23,6 +23,7 @@ help: ## Show the targets.
 manifests: $(CONTROLLER_GEN) ## Generate the CRDs and the manager's RBAC from the markers.
 	$(CONTROLLER_GEN) rbac:roleName=manager-role crd paths="./api/..." paths="./controllers/..." output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
 	$(CONTROLLER_GEN) crd paths="./internal/testkind/..." output:crd:artifacts:config=internal/testkind/crd
+	hack/sync-manifests.sh
 
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## Generate the DeepCopy methods.
@@ -39,7 +40,8 @@ vet: ## go vet the code.
 .PHONY: verify-generated
 verify-generated: manifests generate ## In CI: fail when generated files differ from what is committed.
 	@if [ "$${CI:-}" = true ]; then \
-		git diff --exit-code -- api config internal/testkind || { echo "generated files are stale: run 'make manifests generate' and commit" >&2; exit 1; }; \
+		stale=$$(git status --porcelain -- api config internal/testkind charts); \
+		if [ -n "$$stale" ]; then echo "$$stale"; echo "generated files are stale or not committed: run 'make manifests generate' and commit" >&2; exit 1; fi; \
 	fi
 
 # make test also fuzzes each target briefly (beyond the committed seeds).
