@@ -4,6 +4,7 @@ package main
 import (
 	"flag"
 	"os"
+	"strings"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -37,12 +38,15 @@ func main() {
 		"How often each Hue bridge's lights are read (one request per bridge for all its lights).")
 	flag.Float64Var(&cfg.HueCommandsPerSecond, "hue-commands-per-second", cfg.HueCommandsPerSecond,
 		"Light commands per second sent to each Hue bridge, shared by all its HueLights.")
+	credentialsNamespaces := flag.String("credentials-namespaces", "",
+		"Comma-separated namespaces whose Secrets HueBridges may name for their credentials (default: the manager's own namespace; outside a cluster "+controllers.InstallNamespace+").")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
 
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 	log := ctrl.Log.WithName("setup")
+	cfg.CredentialsNamespaces = resolveCredentialsNamespaces(*credentialsNamespaces, cfg.CredentialsNamespaces)
 
 	scheme, err := api.NewScheme()
 	if err != nil {
@@ -76,9 +80,30 @@ func main() {
 	}
 
 	log.Info("starting the manager", "metricsAddress", metrics.BindAddress, "metricsSecure", metrics.Secure,
-		"probeAddress", probeAddr, "leaderElection", leaderElect)
+		"probeAddress", probeAddr, "leaderElection", leaderElect, "credentialsNamespaces", cfg.CredentialsNamespaces)
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
 		log.Error(err, "the manager stopped with an error")
 		os.Exit(1)
 	}
+}
+
+// inClusterNamespace is where a pod's ServiceAccount token says the pod runs.
+const inClusterNamespace = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
+// resolveCredentialsNamespaces is the flag's list when given, otherwise the
+// manager's own namespace, otherwise (outside a cluster) the defaults.
+func resolveCredentialsNamespaces(flagValue string, defaults []string) []string {
+	var out []string
+	for _, ns := range strings.Split(flagValue, ",") {
+		if ns = strings.TrimSpace(ns); ns != "" {
+			out = append(out, ns)
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	if raw, err := os.ReadFile(inClusterNamespace); err == nil && strings.TrimSpace(string(raw)) != "" {
+		return []string{strings.TrimSpace(string(raw))}
+	}
+	return defaults
 }

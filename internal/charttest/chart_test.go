@@ -180,6 +180,20 @@ func TestChartValues(t *testing.T) {
 			g.Expect(objs).NotTo(HaveKey("ClusterRole//tether-metrics-auth-role"))
 		},
 	}, {
+		name:   "credentials in two namespaces",
+		values: map[string]any{"credentialsNamespaces": []any{"home", "office"}},
+		check: func(g Gomega, objs map[string]*unstructured.Unstructured) {
+			c := container(g, objs["Deployment/tether-system/tether-controller-manager"])
+			g.Expect(c["args"]).To(ContainElement("--credentials-namespaces=home,office"))
+			for _, ns := range []string{"home", "office"} {
+				role := objs["Role/"+ns+"/tether-manager-role"]
+				g.Expect(role).NotTo(BeNil(), "no Secret access in %s", ns)
+				g.Expect(role.Object["rules"]).To(ContainElement(HaveKeyWithValue("resources", ContainElement("secrets"))))
+				g.Expect(objs).To(HaveKey("RoleBinding/" + ns + "/tether-manager-rolebinding"))
+			}
+			g.Expect(objs).NotTo(HaveKey("Role/tether-system/tether-manager-role"), "Secret access where no credentials are")
+		},
+	}, {
 		name:   "CRDs left out",
 		values: map[string]any{"crds": map[string]any{"install": false}},
 		check: func(g Gomega, objs map[string]*unstructured.Unstructured) {

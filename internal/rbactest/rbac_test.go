@@ -40,6 +40,7 @@ import (
 	"github.com/tether-dev/tether/internal/huesim"
 	"github.com/tether-dev/tether/internal/serving"
 	"github.com/tether-dev/tether/internal/testenv"
+	"github.com/tether-dev/tether/providers/hue"
 )
 
 const (
@@ -134,7 +135,8 @@ func TestManagerRBACIsExactlyWhatItUses(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 
 	// The outside world: two simulated bridges (one pairs into a new Secret,
-	// one into an existing Secret without a username) and DynamoDB Local.
+	// one into the Secret Tether made for it before, emptied since) and
+	// DynamoDB Local.
 	home, err := huesim.Start(huesim.Options{Lights: []string{"hallway"}}, "127.0.0.1:0")
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(home.Close)
@@ -148,8 +150,10 @@ func TestManagerRBACIsExactlyWhatItUses(t *testing.T) {
 	metricsAddr := freeAddr(t)
 	stopManager := startManager(t, managerConfig(t, admin), s, metricsAddr)
 
-	// Life of two HueBridges: pairing writes the credentials Secrets.
-	g.Expect(k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "hue-upstairs"}})).To(Succeed())
+	// Life of two HueBridges: pairing creates one credentials Secret and
+	// updates the other.
+	g.Expect(k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "hue-upstairs",
+		Labels: map[string]string{hue.OwnerLabel: "upstairs"}}})).To(Succeed())
 	home.Bridge.PressLinkButton()
 	upstairs.Bridge.PressLinkButton()
 	bridges := map[string]*huesim.Server{"home": home, "upstairs": upstairs}
@@ -163,6 +167,24 @@ func TestManagerRBACIsExactlyWhatItUses(t *testing.T) {
 	for name := range bridges {
 		eventuallyReady(t, k8s, &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: name}})
 	}
+	// A third names a Secret outside the manager's namespace: it is refused
+	// without a request for that Secret (c below).
+	g.Expect(k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "hue-elsewhere"},
+		StringData: map[string]string{huev1alpha1.CredentialsKey: "someone-elses-user"}})).To(Succeed())
+	elsewhere := &huev1alpha1.HueBridge{
+		ObjectMeta: metav1.ObjectMeta{Name: "elsewhere"},
+		// An address nothing answers at: it is never contacted.
+		Spec: huev1alpha1.HueBridgeSpec{Address: "http://127.0.0.1:1",
+			CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: "default", Name: "hue-elsewhere"}},
+	}
+	g.Expect(k8s.Create(ctx, elsewhere)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(elsewhere), elsewhere)).To(Succeed())
+		ready := findCondition(elsewhere.Status.Conditions, commonv1alpha1.Ready)
+		g.Expect(ready).NotTo(BeNil())
+		g.Expect(ready.Reason).To(Equal(hue.ReasonCredentialsNamespaceNotAllowed))
+	}, timeout, poll).Should(Succeed(), "a HueBridge naming a Secret in another namespace was not refused")
+	bridges["elsewhere"] = nil
 
 	// Life of a HueLight: create, spec change, two identical drifts (the
 	// second event about the same thing is a patch of the first), delete.
@@ -258,6 +280,47 @@ func TestManagerRBACIsExactlyWhatItUses(t *testing.T) {
 		g.Expect(r.namespace+"/"+r.name).To(BeElementOf(referenced), "a Secret no HueBridge names: %s", r)
 	}
 	g.Expect(sawSecret).To(BeTrue(), "the manager never read a credentials Secret: is the audit log complete?")
+	// (d) Secret access is granted in the manager's namespace only.
+	g.Expect(secretGrants(t, k8s)).To(ConsistOf("Role " + namespace + "/tether-manager-role"))
+}
+
+// secretGrants names every role bound to the manager that grants anything
+// on Secrets.
+func secretGrants(t *testing.T, c client.Client) []string {
+	t.Helper()
+	ctx := context.Background()
+	grantsSecrets := func(rules []rbacv1.PolicyRule) bool {
+		return slices.ContainsFunc(rules, func(r rbacv1.PolicyRule) bool {
+			return slices.Contains(r.APIGroups, "") && slices.Contains(r.Resources, "secrets")
+		})
+	}
+	var out []string
+	var crbs rbacv1.ClusterRoleBindingList
+	if err := c.List(ctx, &crbs); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range crbs.Items {
+		if isManager(b.Subjects) && grantsSecrets(roleRules(t, c, "", b.RoleRef)) {
+			out = append(out, "ClusterRole "+b.RoleRef.Name)
+		}
+	}
+	var rbs rbacv1.RoleBindingList
+	if err := c.List(ctx, &rbs); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range rbs.Items {
+		if isManager(b.Subjects) && grantsSecrets(roleRules(t, c, b.Namespace, b.RoleRef)) {
+			out = append(out, b.RoleRef.Kind+" "+b.Namespace+"/"+b.RoleRef.Name)
+		}
+	}
+	return out
+}
+
+// isManager is true when subjects name the manager's ServiceAccount.
+func isManager(subjects []rbacv1.Subject) bool {
+	return slices.ContainsFunc(subjects, func(s rbacv1.Subject) bool {
+		return s.Kind == rbacv1.ServiceAccountKind && s.Namespace == namespace && s.Name == serviceAccountName
+	})
 }
 
 // permission is one thing RBAC grants: a verb on a resource (with its
@@ -351,11 +414,6 @@ func managerRequests(t *testing.T, path string) []request {
 func grantedPermissions(t *testing.T, c client.Client) map[permission]bool {
 	t.Helper()
 	ctx := context.Background()
-	isManager := func(subjects []rbacv1.Subject) bool {
-		return slices.ContainsFunc(subjects, func(s rbacv1.Subject) bool {
-			return s.Kind == rbacv1.ServiceAccountKind && s.Namespace == namespace && s.Name == serviceAccountName
-		})
-	}
 	var rules []rbacv1.PolicyRule
 	var crbs rbacv1.ClusterRoleBindingList
 	if err := c.List(ctx, &crbs); err != nil {

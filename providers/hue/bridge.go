@@ -88,6 +88,12 @@ func readConfig(ctx context.Context, b *huev1alpha1.HueBridge, p *Poller) error 
 // Create pairs: it asks the bridge for a username, which succeeds only in
 // the 30 s after someone pressed the link button, and stores it.
 func (e *BridgeExternal) Create(ctx context.Context, b *huev1alpha1.HueBridge) error {
+	if err := allowCredentialsRef(e.Registry.settings.CredentialsNamespaces, b); err != nil {
+		return err
+	}
+	if err := checkWritable(ctx, e.Registry.secrets, b); err != nil {
+		return err
+	}
 	c := e.Registry.settings.NewClient(b.Spec.Address, "", e.Registry.settings.CallTimeout)
 	user, err := c.CreateUser(ctx, "tether#"+truncateName(b.Name, 19))
 	if apiErrorType(err) == errLinkButton {
@@ -105,19 +111,23 @@ func (e *BridgeExternal) Create(ctx context.Context, b *huev1alpha1.HueBridge) e
 	return nil
 }
 
-// storeUsername creates (or fills) the credentials Secret.
+// storeUsername creates the credentials Secret, or fills the one Tether
+// created before (secretaccess.go: never one it did not create).
 func (e *BridgeExternal) storeUsername(ctx context.Context, b *huev1alpha1.HueBridge, user string) error {
 	ref := b.Spec.CredentialsSecretRef
 	s := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name,
-			Labels: map[string]string{"hue.tether.dev/bridge": b.Name}},
-		Type: corev1.SecretTypeOpaque,
-		Data: map[string][]byte{huev1alpha1.CredentialsKey: []byte(user)},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name},
+		Type:       corev1.SecretTypeOpaque,
+		Data:       map[string][]byte{huev1alpha1.CredentialsKey: []byte(user)},
 	}
+	markOwn(s, b)
 	err := e.Client.Create(ctx, s)
 	if apierrors.IsAlreadyExists(err) {
 		var existing corev1.Secret
 		if err := e.Registry.secrets.Get(ctx, client.ObjectKeyFromObject(s), &existing); err != nil {
+			return err
+		}
+		if err := allowWrite(&existing, b); err != nil {
 			return err
 		}
 		if existing.Data == nil {

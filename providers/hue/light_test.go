@@ -33,7 +33,7 @@ func newTestLights(t *testing.T, f *fakeBridge, objs ...client.Object) *LightExt
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "s", Name: "hue"}, Data: map[string][]byte{"username": []byte("u")}},
 	)
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).Build()
-	reg := NewRegistry(c, c, Settings{PollInterval: time.Hour, NewClient: func(string, string, time.Duration) Client { return f }}, logr.Discard())
+	reg := NewRegistry(c, c, Settings{CredentialsNamespaces: []string{"s"}, PollInterval: time.Hour, NewClient: func(string, string, time.Duration) Client { return f }}, logr.Discard())
 	t.Cleanup(reg.Stop)
 	return &LightExternal{Reader: c, Registry: reg}
 }

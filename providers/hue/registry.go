@@ -23,6 +23,9 @@ type Settings struct {
 	PollInterval      time.Duration // default 5s
 	CommandsPerSecond float64       // default 10
 	CallTimeout       time.Duration // default DefaultCallTimeout
+	// CredentialsNamespaces are where credentials Secrets may be
+	// (secretaccess.go); none allows none.
+	CredentialsNamespaces []string
 	// NewClient builds a bridge client; tests may swap it.
 	NewClient func(address, user string, timeout time.Duration) Client
 }
@@ -184,6 +187,9 @@ func (r *Registry) build(bridge *huev1alpha1.HueBridge, user string) *Poller {
 // username reads the bridge's credentials Secret. The value is never logged
 // nor put in an error.
 func (r *Registry) username(ctx context.Context, bridge *huev1alpha1.HueBridge) (string, error) {
+	if err := allowCredentialsRef(r.settings.CredentialsNamespaces, bridge); err != nil {
+		return "", err
+	}
 	ref := bridge.Spec.CredentialsSecretRef
 	var s corev1.Secret
 	err := r.secrets.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, &s)
