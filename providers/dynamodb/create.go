@@ -28,14 +28,17 @@ func (p *Provider) Create(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) e
 	in := createTableInput(name, &obj.Spec, p.ownerTags(ep, obj))
 	out, err := ep.API.CreateTable(ctx, in)
 	if errorCode(err) == "ResourceInUseException" {
-		// Someone else made it since Observe: the next Observe decides
-		// whether this object may have it.
+		// Someone else made it since Observe: it is not this object's
+		// table, which the next Observe says (NotOwned) unless the user
+		// asks to adopt it.
+		p.memoryOf(obj).createRefused = true
 		return providers.Pending(time.Second, ReasonTableExists, "table %s appeared before Tether could create it; checking who owns it", name)
 	}
 	if err != nil {
 		return classify(err)
 	}
-	p.markCreated(ep, name, string(obj.UID))
+	p.memoryOf(obj).createRefused = false
+	p.markCreated(ep, name, creation{UID: string(obj.UID), TableID: tableIdentity(out.TableDescription)})
 	p.rememberCreateTags(ep, obj, in.Tags)
 	obj.Status.TableID = tableIdentity(out.TableDescription)
 	recordStatus(obj, out.TableDescription)
