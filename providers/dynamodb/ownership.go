@@ -194,8 +194,10 @@ func (p *Provider) checkConflict(ctx context.Context, ep *endpoint, obj *awsv1al
 	}
 	for i := range all.Items {
 		other := &all.Items[i]
-		if other.UID == obj.UID || other.ResolvedTableName() != obj.ResolvedTableName() ||
-			p.regionOf(other) != p.regionOf(obj) || !precedes(other, obj) {
+		if other.UID == obj.UID || other.ResolvedTableName() != obj.ResolvedTableName() || !precedes(other, obj) {
+			continue
+		}
+		if region, err := p.clients.Region(ctx, other.Spec.Region); err != nil || region != ep.Region {
 			continue
 		}
 		// Not terminal: the check costs no AWS call (it reads the cache),
@@ -205,13 +207,6 @@ func (p *Provider) checkConflict(ctx context.Context, ep *endpoint, obj *awsv1al
 			obj.ResolvedTableName(), ep.Region, other.Namespace, other.Name))
 	}
 	return nil
-}
-
-func (p *Provider) regionOf(obj *awsv1alpha1.DynamoDBTable) string {
-	if obj.Spec.Region != "" {
-		return obj.Spec.Region
-	}
-	return p.opts.Clients.DefaultRegion
 }
 
 // precedes says whether a has the better claim to a table than b.
