@@ -39,7 +39,6 @@ func (p *Provider) Create(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) e
 	}
 	p.memoryOf(obj).createRefused = false
 	p.markCreated(ep, name, creation{UID: string(obj.UID), TableID: tableIdentity(out.TableDescription)})
-	p.rememberCreateTags(ep, obj, in.Tags)
 	obj.Status.TableID = tableIdentity(out.TableDescription)
 	recordStatus(obj, out.TableDescription)
 	return nil
@@ -85,22 +84,4 @@ func createTableInput(name string, spec *awsv1alpha1.DynamoDBTableSpec, ownerTag
 		in.Tags = append(in.Tags, types.Tag{Key: aws.String(k), Value: aws.String(want.Tags[k])})
 	}
 	return in
-}
-
-// rememberCreateTags takes the owner tags CreateTable was given as the
-// table's tags until the next scheduled read: reading them back at once
-// would cost every new table a ListTagsOfResource (and AWS's tags are
-// eventually consistent, so the read might not even show them yet). A spec
-// with tags of its own is read back at once, so that an endpoint without
-// tagging (DynamoDB Local) is reported while the user is looking.
-func (p *Provider) rememberCreateTags(ep *endpoint, obj *awsv1alpha1.DynamoDBTable, given []types.Tag) {
-	if p.lacks(ep, featureTags) || specUses(&obj.Spec, featureTags) {
-		return
-	}
-	mem := p.memoryOf(obj)
-	mem.secondary.Tags = map[string]string{}
-	for _, t := range given {
-		mem.secondary.Tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
-	}
-	mem.secondaryAt[featureTags] = time.Now()
 }
