@@ -83,7 +83,7 @@ func (c *Clients) Region(ctx context.Context, specRegion string) (string, error)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.sdkRegion == nil {
-		cfg, err := config.LoadDefaultConfig(ctx)
+		cfg, err := config.LoadDefaultConfig(ctx, config.WithLogger(defaultSDKLogger()))
 		if err != nil {
 			return "", fmt.Errorf("loading AWS configuration: %w", err)
 		}
@@ -112,7 +112,7 @@ func (c *Clients) For(ctx context.Context, specRegion string) (*endpoint, error)
 	if ep, ok := c.byID[region]; ok {
 		return ep, nil
 	}
-	cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(region))
+	cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(region), config.WithLogger(defaultSDKLogger()))
 	if err != nil {
 		return nil, fmt.Errorf("loading AWS configuration: %w", err)
 	}
