@@ -48,6 +48,9 @@ func (o ClientOptions) withDefaults() ClientOptions {
 type endpoint struct {
 	API    API
 	Region string
+	// Scaling is the Application Auto Scaling client beside the DynamoDB
+	// one; nil where there is none (beside DynamoDB Local).
+	Scaling ScalingAPI
 	// Key identifies the endpoint for what the adapter learns about it (the
 	// APIs it lacks). It includes the configured endpoint URL, so DynamoDB
 	// Local and AWS are told apart.
@@ -130,7 +133,7 @@ func (c *Clients) For(ctx context.Context, specRegion string) (*endpoint, error)
 		})
 		o.APIOptions = append(o.APIOptions, limitEveryAttempt(limiter), countEveryAttempt)
 	})
-	ep := &endpoint{API: api, Region: cfg.Region, Key: cfg.Region + "|" + endpointURL()}
+	ep := &endpoint{API: api, Region: cfg.Region, Key: cfg.Region + "|" + endpointURL(), Scaling: newScalingAPI(cfg, api.Options())}
 	c.byID[region] = ep
 	return ep, nil
 }

@@ -2,6 +2,7 @@ package dynamodb
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"slices"
 	"time"
@@ -14,8 +15,9 @@ import (
 	"github.com/tether-dev/tether/providers"
 )
 
-// Create makes the table with everything CreateTable accepts; TTL and
-// point-in-time recovery have their own APIs and follow as update steps.
+// Create makes the table with everything CreateTable accepts (or, with
+// spec.restoreFrom, by a restore); TTL, point-in-time recovery and the rest
+// have their own APIs and follow as update steps.
 func (p *Provider) Create(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) error {
 	ep, err := p.clients.For(ctx, obj.Spec.Region)
 	if err != nil {
@@ -25,22 +27,37 @@ func (p *Provider) Create(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) e
 		return err
 	}
 	name := obj.ResolvedTableName()
-	in := createTableInput(name, &obj.Spec, p.ownerTags(ep, obj))
-	out, err := ep.API.CreateTable(ctx, in)
-	if errorCode(err) == "ResourceInUseException" {
+	var desc *types.TableDescription
+	if obj.Spec.RestoreFrom != nil {
+		desc, err = p.createByRestore(ctx, ep, obj)
+	} else {
+		var out *dynamodb.CreateTableOutput
+		if out, err = ep.API.CreateTable(ctx, createTableInput(name, &obj.Spec, p.ownerTags(ep, obj))); err == nil {
+			desc = out.TableDescription
+		}
+	}
+	var exists *tableExistsError
+	if errorCode(err) == "ResourceInUseException" || errors.As(err, &exists) {
 		// Someone else made it since Observe: it is not this object's
 		// table, which the next Observe says (NotOwned) unless the user
 		// asks to adopt it.
 		p.memoryOf(obj).createRefused = true
 		return providers.Pending(time.Second, ReasonTableExists, "table %s appeared before Tether could create it; checking who owns it", name)
 	}
+	if isTyped(err) {
+		return err
+	}
 	if err != nil {
 		return classify(err)
 	}
-	p.memoryOf(obj).createRefused = false
-	p.markCreated(ep, name, creation{UID: string(obj.UID), TableID: tableIdentity(out.TableDescription)})
-	obj.Status.TableID = tableIdentity(out.TableDescription)
-	recordStatus(obj, out.TableDescription)
+	mem := p.memoryOf(obj)
+	mem.createRefused = false
+	if obj.Spec.ResourcePolicy != nil && obj.Spec.RestoreFrom == nil {
+		mem.policyChange = &policyChange{anyDoc: true, at: time.Now()}
+	}
+	p.markCreated(ep, name, creation{UID: string(obj.UID), TableID: tableIdentity(desc)})
+	obj.Status.TableID = tableIdentity(desc)
+	recordStatus(obj, desc)
 	return nil
 }
 
@@ -83,5 +100,20 @@ func createTableInput(name string, spec *awsv1alpha1.DynamoDBTableSpec, ownerTag
 	for _, k := range slices.Sorted(maps.Keys(want.Tags)) {
 		in.Tags = append(in.Tags, types.Tag{Key: aws.String(k), Value: aws.String(want.Tags[k])})
 	}
+	in.OnDemandThroughput, in.WarmThroughput = want.OnDemand.createInput(), want.Warm.createInput()
+	for i, ix := range want.GSIs {
+		in.GlobalSecondaryIndexes[i].OnDemandThroughput, in.GlobalSecondaryIndexes[i].WarmThroughput = ix.OnDemand.createInput(), ix.Warm.createInput()
+	}
+	if pol, err := specPolicy(spec.ResourcePolicy); err == nil && pol != nil {
+		in.ResourcePolicy = aws.String(pol.Text)
+	}
 	return in
+}
+
+// isTyped says whether err already says what the reconciler should do.
+func isTyped(err error) bool {
+	_, pending := providers.AsPending(err)
+	_, retry := providers.AsRetryAfter(err)
+	_, terminal := providers.AsTerminal(err)
+	return pending || retry || terminal
 }

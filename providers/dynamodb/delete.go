@@ -58,6 +58,9 @@ func (p *Provider) Delete(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) e
 	if aws.ToBool(d.DeletionProtectionEnabled) {
 		return p.lowerDeletionProtection(ctx, ep, obj)
 	}
+	if done, err := p.removeReplicasFirst(ctx, ep, d); !done {
+		return err
+	}
 	if _, err := ep.API.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)}); err != nil && !isNotFound(err) {
 		return classify(err)
 	}

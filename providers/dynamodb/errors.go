@@ -29,6 +29,7 @@ const (
 	ReasonDeletionProtected = "DeletionProtected"
 	ReasonTableExists       = "TableExists"
 	ReasonImmutableMismatch = "ImmutableMismatch"
+	ReasonReplicaNotWorking = "ReplicaNotWorking"
 )
 
 // Delays of the typed errors. Throttling has already been retried by the
@@ -53,15 +54,19 @@ func errorCode(err error) string {
 func isNotFound(err error) bool { return errorCode(err) == "ResourceNotFoundException" }
 
 // isUnknownOperation is how DynamoDB Local and dynalite answer an API they
-// do not implement (tagging, continuous backups, TTL).
-func isUnknownOperation(err error) bool { return errorCode(err) == "UnknownOperationException" }
+// do not implement (tagging, continuous backups, TTL); DynamoDB Local
+// answers an Application Auto Scaling call InvalidAction, and there may be
+// no endpoint at all for it (errNoEndpoint).
+func isUnknownOperation(err error) bool {
+	return errorCode(err) == "UnknownOperationException" || errorCode(err) == "InvalidAction" || errors.Is(err, errNoEndpoint)
+}
 
 // classify turns an AWS error into the typed error that tells the reconciler
 // what to do next. Errors it does not know pass through, for the
 // reconciler's generic backoff.
 func classify(err error) error {
-	if err == nil {
-		return nil
+	if err == nil || isTyped(err) {
+		return err
 	}
 	err = stable(err)
 	switch errorCode(err) {

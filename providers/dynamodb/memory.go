@@ -24,6 +24,11 @@ type memory struct {
 	// createRefused is set when CreateTable answered ResourceInUse: the
 	// table that is there was made by someone else.
 	createRefused bool
+
+	// newer are the answers of the newer features' reads; policyChange is
+	// Tether's last change of the resource policy (see readPolicy).
+	newer        newerSecondary
+	policyChange *policyChange
 }
 
 func (p *Provider) memoryOf(obj *awsv1alpha1.DynamoDBTable) *memory {

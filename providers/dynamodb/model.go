@@ -34,6 +34,20 @@ type table struct {
 	RemoveTags []string
 	// AttributeTypes are the spec's key attribute types, needed to create an index.
 	AttributeTypes map[string]string
+
+	// The newer features, each in a file of its own. nil is "not managed"
+	// on the desired side and "not known" on the observed side.
+	OnDemand *onDemand
+	Warm     *warm
+	PITRDays *int32
+	Insights *insights
+	Policy   *policy
+	Scaling  map[string]*scaling // by scalingKey
+	Replicas map[string]replica  // by Region
+	// RemoveScaling and RemoveReplicas are what Tether added before and the
+	// spec no longer has (desired only).
+	RemoveScaling  []string
+	RemoveReplicas []string
 }
 
 type throughput struct{ Read, Write int64 }
@@ -66,6 +80,9 @@ type index struct {
 	// Reported is the capacity AWS reports even on PAY_PER_REQUEST
 	// (observed only): DynamoDB Local keeps the old values there.
 	Reported *throughput
+	OnDemand *onDemand
+	Warm     *warm
+	Insights *insights
 }
 
 type ttl struct {
@@ -136,6 +153,7 @@ func desiredTable(spec *awsv1alpha1.DynamoDBTableSpec, ownerTags map[string]stri
 		if t.BillingMode == awsv1alpha1.BillingModeProvisioned {
 			ix.Throughput = specThroughput(g.ProvisionedThroughput)
 		}
+		ix.OnDemand, ix.Warm, ix.Insights = specOnDemand(g.OnDemandThroughput), specWarm(g.WarmThroughput), specInsights(g.ContributorInsightsSpecification)
 		t.GSIs = append(t.GSIs, ix)
 	}
 	if s := spec.StreamSpecification; s != nil {
@@ -146,7 +164,10 @@ func desiredTable(spec *awsv1alpha1.DynamoDBTableSpec, ownerTags map[string]stri
 	}
 	if s := spec.PointInTimeRecoverySpecification; s != nil {
 		t.PITR = aws.Bool(s.PointInTimeRecoveryEnabled)
+		t.PITRDays = s.RecoveryPeriodInDays
 	}
+	t.OnDemand, t.Warm, t.Insights = specOnDemand(spec.OnDemandThroughput), specWarm(spec.WarmThroughput), specInsights(spec.ContributorInsightsSpecification)
+	t.Scaling, t.Replicas = specScaling(spec), specReplicas(spec)
 	if s := spec.SSESpecification; s != nil {
 		t.SSE = &sse{Enabled: s.SSEEnabled, KMSKey: s.KMSMasterKeyID}
 	}
@@ -178,7 +199,8 @@ func observedTable(d *types.TableDescription) *table {
 	scalars := awsAttributeTypes(d.AttributeDefinitions)
 	for _, g := range d.GlobalSecondaryIndexes {
 		ix := index{Name: aws.ToString(g.IndexName), Keys: withScalars(awsKeys(g.KeySchema), scalars),
-			Projection: awsProjection(g.Projection), Status: string(g.IndexStatus), Reported: awsThroughput(g.ProvisionedThroughput)}
+			Projection: awsProjection(g.Projection), Status: string(g.IndexStatus), Reported: awsThroughput(g.ProvisionedThroughput),
+			OnDemand: awsOnDemand(g.OnDemandThroughput), Warm: awsIndexWarm(g.WarmThroughput)}
 		if provisioned {
 			ix.Throughput = awsThroughput(g.ProvisionedThroughput)
 		}
@@ -196,6 +218,7 @@ func observedTable(d *types.TableDescription) *table {
 	if s := d.SSEDescription; s != nil && (s.Status == types.SSEStatusEnabled || s.Status == types.SSEStatusEnabling) {
 		t.SSE = &sse{Enabled: true, KMSKey: aws.ToString(s.KMSMasterKeyArn)}
 	}
+	t.OnDemand, t.Warm, t.Replicas = awsOnDemand(d.OnDemandThroughput), awsTableWarm(d.WarmThroughput), awsReplicas(d)
 	return t
 }
 
@@ -209,8 +232,14 @@ func (t *table) busy() string {
 		if ix.Status != "" && ix.Status != string(types.IndexStatusActive) {
 			return fmt.Sprintf("index %s is %s", ix.Name, ix.Status)
 		}
+		if ix.Warm.updating() {
+			return fmt.Sprintf("index %s's warm throughput is UPDATING", ix.Name)
+		}
 	}
-	return ""
+	if t.Warm.updating() {
+		return "the table's warm throughput is UPDATING"
+	}
+	return replicasBusy(t.Replicas)
 }
 
 func specThroughput(p *awsv1alpha1.ProvisionedThroughput) *throughput {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/applicationautoscaling"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -45,6 +46,14 @@ type Step struct {
 	Backups     *dynamodb.UpdateContinuousBackupsInput
 	Tags        []types.Tag
 	UntagKeys   []string
+	// Inputs of the newer features' steps. PutPolicy and DeletePolicy lack
+	// the ARN, filled in when sent.
+	Insights      *dynamodb.UpdateContributorInsightsInput
+	PutPolicy     *dynamodb.PutResourcePolicyInput
+	DeletePolicy  *dynamodb.DeleteResourcePolicyInput
+	Register      *applicationautoscaling.RegisterScalableTargetInput
+	ScalingPolicy *applicationautoscaling.PutScalingPolicyInput
+	Deregister    *applicationautoscaling.DeregisterScalableTargetInput
 }
 
 // Plan is the ordered list of steps from what AWS reports to the spec. Only
@@ -112,16 +121,26 @@ type planner struct {
 // nothing and calls nothing.
 func plan(tableName string, want, have *table, opts planOptions) *Plan {
 	p := &planner{name: tableName, want: want, cur: have.clone(), opts: opts}
+	p.yieldToAutoScaling()
+	p.deleteReplicas()
 	p.deleteIndexes()
+	p.deregisterScaling()
 	p.switchBilling()
 	p.updateThroughput()
 	p.updateStream()
 	p.createIndexes()
+	p.updateOnDemand()
+	p.updateWarm()
+	p.registerScaling()
+	p.addReplicas()
 	p.updateTTL()
 	p.updatePITR()
+	p.updateRecoveryPeriod()
 	p.updateDeletionProtection()
 	p.updateTableClass()
 	p.updateSSE()
+	p.updateInsights()
+	p.updatePolicy()
 	p.updateTags()
 	return &p.plan
 }
@@ -278,6 +297,8 @@ func createIndexAction(ix index) *types.CreateGlobalSecondaryIndexAction {
 		KeySchema:             awsKeySchema(ix.Keys),
 		Projection:            awsProjectionOf(ix.Projection),
 		ProvisionedThroughput: awsProvisioned(ix.Throughput),
+		OnDemandThroughput:    ix.OnDemand.createInput(),
+		WarmThroughput:        ix.Warm.createInput(),
 	}
 }
 
@@ -311,9 +332,13 @@ func (p *planner) updatePITR() {
 		return
 	}
 	verb := map[bool]string{true: "enable", false: "disable"}[*p.want.PITR]
+	in := &types.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: p.want.PITR}
+	if *p.want.PITR {
+		in.RecoveryPeriodInDays = p.want.PITRDays
+		p.cur.PITRDays = p.want.PITRDays
+	}
 	p.add(Step{Kind: StepPointInTimeRecover, Description: verb + " point-in-time recovery",
-		Backups: &dynamodb.UpdateContinuousBackupsInput{TableName: aws.String(p.name),
-			PointInTimeRecoverySpecification: &types.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: p.want.PITR}}})
+		Backups: &dynamodb.UpdateContinuousBackupsInput{TableName: aws.String(p.name), PointInTimeRecoverySpecification: in}})
 	p.cur.PITR = p.want.PITR
 }
 
@@ -450,6 +475,7 @@ func (t *table) clone() *table {
 	if t.Tags != nil {
 		c.Tags = maps.Clone(t.Tags)
 	}
+	c.Scaling, c.Replicas = maps.Clone(t.Scaling), maps.Clone(t.Replicas)
 	return &c
 }
 

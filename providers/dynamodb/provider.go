@@ -101,6 +101,7 @@ func (p *Provider) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 		return providers.Observation{}, err
 	}
 	recordStatus(obj, desc)
+	recordReplicas(obj, desc)
 
 	switch desc.TableStatus {
 	case types.TableStatusCreating:
@@ -133,14 +134,22 @@ func (p *Provider) compare(ctx context.Context, ep *endpoint, obj *awsv1alpha1.D
 		want.RemoveTags = obj.Status.ManagedTagKeys
 		obj.Status.ManagedTagKeys = managedTagKeys(obj.Status.ManagedTagKeys, obj.Spec.Tags, have.Tags)
 	}
+	if err := desireNewer(obj, ep.Region, want, have); err != nil {
+		return providers.Observation{}, err
+	}
 	pl := plan(aws.ToString(desc.TableName), want, have,
 		planOptions{AllowIndexReplacement: obj.Annotations[awsv1alpha1.AnnotationAllowIndexReplacement] == "true"})
 	pl.busy = have.busy()
 	p.recordPlan(obj, pl)
+	recordPolicy(obj, want.Policy, have.Policy)
 
 	// A table whose index is still being built works, but is not yet what
 	// the spec asks for: Ready waits for it.
 	available := desc.TableStatus == types.TableStatusActive && pl.busy == ""
+	if broken := replicasNotWorking(want.Replicas, have.Replicas); pl.Empty() && available && broken != "" {
+		return providers.Observation{Exists: true, UpToDate: true, Reason: ReasonReplicaNotWorking,
+			Message: broken + ": Tether cannot fix this by itself (see the replica's Region in AWS)", RecheckAfter: time.Minute}, nil
+	}
 	if pl.Empty() && available {
 		return providers.Observation{Exists: true, UpToDate: true, Available: true, Message: unsupportedNote(obj)}, nil
 	}
@@ -235,7 +244,7 @@ func (p *Provider) send(ctx context.Context, ep *endpoint, obj *awsv1alpha1.Dyna
 	case step.UntagKeys != nil:
 		_, err = ep.API.UntagResource(ctx, &dynamodb.UntagResourceInput{ResourceArn: aws.String(obj.Status.TableArn), TagKeys: step.UntagKeys})
 	default:
-		err = fmt.Errorf("dynamodb: empty step %q", step.Description)
+		err = p.sendNewer(ctx, ep, obj, step)
 	}
 	return err
 }
@@ -253,6 +262,9 @@ func endpointLacks(step Step, err error) (string, bool) {
 	}
 	if errorCode(err) == "ValidationException" && strings.Contains(err.Error(), "Nothing to update") &&
 		(step.Kind == StepTableClass || step.Kind == StepSSE) {
+		return feature, true
+	}
+	if newerStepLacks(step, err) {
 		return feature, true
 	}
 	return "", false

@@ -43,7 +43,7 @@ func featureOf(kind StepKind) string {
 	case StepSSE:
 		return featureSSE
 	}
-	return ""
+	return newerFeatureOf(kind)
 }
 
 // specUses says whether the spec manages a feature.
@@ -60,7 +60,7 @@ func specUses(spec *awsv1alpha1.DynamoDBTableSpec, feature string) bool {
 	case featureSSE:
 		return spec.SSESpecification != nil
 	}
-	return false
+	return specUsesNewer(spec, feature)
 }
 
 // readSecondary fills in TTL, point-in-time recovery and tags, each only
@@ -73,11 +73,7 @@ func specUses(spec *awsv1alpha1.DynamoDBTableSpec, feature string) bool {
 func (p *Provider) readSecondary(ctx context.Context, ep *endpoint, obj *awsv1alpha1.DynamoDBTable, desc *types.TableDescription, have *table) error {
 	mem := p.memoryOf(obj)
 	name := aws.String(obj.ResolvedTableName())
-	reads := []struct {
-		feature string
-		needed  bool
-		read    func() error
-	}{
+	reads := []secondaryRead{
 		{featureTTL, specUses(&obj.Spec, featureTTL), func() error {
 			out, err := ep.API.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: name})
 			if err == nil {
@@ -93,6 +89,7 @@ func (p *Provider) readSecondary(ctx context.Context, ep *endpoint, obj *awsv1al
 			out, err := ep.API.DescribeContinuousBackups(ctx, &dynamodb.DescribeContinuousBackupsInput{TableName: name})
 			if err == nil {
 				mem.secondary.PITR = aws.Bool(pitrOn(out.ContinuousBackupsDescription))
+				mem.newer.PITRDays = pitrDays(out.ContinuousBackupsDescription)
 			}
 			return err
 		}},
@@ -104,13 +101,14 @@ func (p *Provider) readSecondary(ctx context.Context, ep *endpoint, obj *awsv1al
 			return err
 		}},
 	}
+	reads = append(reads, p.newerReads(ctx, ep, obj, desc, mem)...)
 	for _, r := range reads {
 		if !r.needed || p.lacks(ep, r.feature) {
 			continue
 		}
 		if at, ok := mem.secondaryAt[r.feature]; !ok || p.opts.SecondaryReadInterval < 0 || time.Since(at) >= p.opts.SecondaryReadInterval {
 			err := p.probeCall(ep, r.feature, r.read)
-			if errors.Is(err, errLacksFeature) {
+			if errors.Is(err, errLacksFeature) || errors.Is(err, errNotYet) {
 				continue
 			}
 			if isUnknownOperation(err) {
@@ -126,9 +124,11 @@ func (p *Provider) readSecondary(ctx context.Context, ep *endpoint, obj *awsv1al
 		case featureTTL:
 			have.TTL = mem.secondary.TTL
 		case featurePITR:
-			have.PITR = mem.secondary.PITR
+			have.PITR, have.PITRDays = mem.secondary.PITR, mem.newer.PITRDays
 		case featureTags:
 			have.Tags = mem.secondary.Tags
+		default:
+			applyNewerRead(r.feature, mem, have)
 		}
 	}
 	return nil
@@ -176,6 +176,8 @@ func (m *memory) afterSent(step Step) {
 		for _, k := range step.UntagKeys {
 			delete(m.secondary.Tags, k)
 		}
+	case step.Register != nil || step.ScalingPolicy != nil || step.Deregister != nil:
+		// sendScaling updated the cached read (see there).
 	default:
 		delete(m.secondaryAt, featureOf(step.Kind))
 	}
@@ -223,7 +225,7 @@ func (p *Provider) warnUnsupported(ep *endpoint, obj *awsv1alpha1.DynamoDBTable,
 // and lists it in the status.
 func (p *Provider) skipUnsupported(ep *endpoint, obj *awsv1alpha1.DynamoDBTable, have *table) {
 	var lacking []string
-	for _, f := range []string{featureTTL, featurePITR, featureTags, featureTableClass, featureSSE} {
+	for _, f := range append([]string{featureTTL, featurePITR, featureTags, featureTableClass, featureSSE}, newerFeatures...) {
 		if !p.lacks(ep, f) {
 			continue
 		}
@@ -232,6 +234,8 @@ func (p *Provider) skipUnsupported(ep *endpoint, obj *awsv1alpha1.DynamoDBTable,
 			have.TableClass = ""
 		case featureSSE:
 			have.SSE = nil
+		default:
+			hideUnsupported(f, have)
 		}
 		if specUses(&obj.Spec, f) {
 			lacking = append(lacking, f)

@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 )
@@ -45,6 +46,15 @@ const (
 // +kubebuilder:validation:XValidation:rule="has(self.localSecondaryIndexes) == has(oldSelf.localSecondaryIndexes)",message="localSecondaryIndexes cannot be added or removed after creation (DynamoDB only creates them with the table)"
 // +kubebuilder:validation:XValidation:rule="oldSelf.attributeDefinitions.all(o, !self.keySchema.exists(k, k.attributeName == o.attributeName) || self.attributeDefinitions.exists(a, a.attributeName == o.attributeName && a.attributeType == o.attributeType))",message="the attributeType of a table key attribute cannot change after creation (DynamoDB cannot change a key's type): keep the type it had, or declare a new table"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.localSecondaryIndexes) || oldSelf.attributeDefinitions.all(o, !oldSelf.localSecondaryIndexes.exists(l, l.keySchema.exists(k, k.attributeName == o.attributeName)) || self.attributeDefinitions.exists(a, a.attributeName == o.attributeName && a.attributeType == o.attributeType))",message="the attributeType of a local secondary index key attribute cannot change after creation (DynamoDB cannot change a key's type): keep the type it had, or declare a new table"
+// +kubebuilder:validation:XValidation:rule="has(self.restoreFrom) == has(oldSelf.restoreFrom)",message="restoreFrom cannot be added or removed after creation (a restore only creates a table)"
+// +kubebuilder:validation:XValidation:rule="!has(self.replicas) || size(self.replicas) == 0 || (has(self.streamSpecification) && self.streamSpecification.streamViewType == 'NEW_AND_OLD_IMAGES')",message="replicas need streamSpecification.streamViewType NEW_AND_OLD_IMAGES (global tables replicate through the stream)"
+// +kubebuilder:validation:XValidation:rule="!has(self.replicas) || size(self.replicas) == 0 || self.billingMode != 'PROVISIONED' || (has(self.autoScaling) && has(self.autoScaling.write) && (!has(self.globalSecondaryIndexes) || self.globalSecondaryIndexes.all(g, has(g.autoScaling) && has(g.autoScaling.write))))",message="replicas of a PROVISIONED table need autoScaling.write on the table and on every global secondary index (AWS requires on-demand capacity or write autoscaling for global tables)"
+// +kubebuilder:validation:XValidation:rule="!has(self.replicas) || !has(self.region) || self.replicas.all(r, r.regionName != self.region)",message="replicas must not name the table's own region"
+// +kubebuilder:validation:XValidation:rule="!has(self.replicas) || self.billingMode == 'PROVISIONED' || self.replicas.all(r, !has(r.provisionedThroughputOverride) && (!has(r.globalSecondaryIndexes) || r.globalSecondaryIndexes.all(i, !has(i.provisionedThroughputOverride))))",message="a replica's provisionedThroughputOverride needs billingMode PROVISIONED"
+// +kubebuilder:validation:XValidation:rule="!has(self.replicas) || self.billingMode == 'PAY_PER_REQUEST' || self.replicas.all(r, !has(r.onDemandThroughputOverride) && (!has(r.globalSecondaryIndexes) || r.globalSecondaryIndexes.all(i, !has(i.onDemandThroughputOverride))))",message="a replica's onDemandThroughputOverride needs billingMode PAY_PER_REQUEST"
+// +kubebuilder:validation:XValidation:rule="!has(self.replicas) || self.replicas.all(r, !has(r.globalSecondaryIndexes) || r.globalSecondaryIndexes.all(i, has(self.globalSecondaryIndexes) && self.globalSecondaryIndexes.exists(g, g.indexName == i.indexName)))",message="a replica's globalSecondaryIndexes must name indexes of the table"
+// +kubebuilder:validation:XValidation:rule="self.billingMode == 'PAY_PER_REQUEST' || (!has(self.onDemandThroughput) && (!has(self.globalSecondaryIndexes) || self.globalSecondaryIndexes.all(g, !has(g.onDemandThroughput))))",message="onDemandThroughput needs billingMode PAY_PER_REQUEST"
+// +kubebuilder:validation:XValidation:rule="self.billingMode == 'PROVISIONED' || (!has(self.autoScaling) && (!has(self.globalSecondaryIndexes) || self.globalSecondaryIndexes.all(g, !has(g.autoScaling))))",message="autoScaling needs billingMode PROVISIONED"
 type DynamoDBTableSpec struct {
 	// TableName is the DynamoDB table name; metadata.name when empty.
 	// It cannot change after creation.
@@ -136,6 +146,53 @@ type DynamoDBTableSpec struct {
 	// +kubebuilder:validation:MaxProperties=45
 	Tags map[string]string `json:"tags,omitempty"`
 
+	// Replicas make the table a global table (version 2019.11.21): one
+	// replica is added or removed per update, once the stream
+	// (NEW_AND_OLD_IMAGES) and capacity mode it needs are in place. Replicas
+	// Tether did not add and the spec does not name are left alone.
+	// +optional
+	// +listType=map
+	// +listMapKey=regionName
+	// +kubebuilder:validation:MaxItems=16
+	Replicas []Replica `json:"replicas,omitempty"`
+
+	// OnDemandThroughput caps a PAY_PER_REQUEST table's request units; left
+	// alone when absent.
+	// +optional
+	OnDemandThroughput *OnDemandThroughput `json:"onDemandThroughput,omitempty"`
+
+	// WarmThroughput is the least throughput the table must serve at once
+	// (raised when below, never lowered); left alone when absent.
+	// +optional
+	WarmThroughput *WarmThroughput `json:"warmThroughput,omitempty"`
+
+	// ContributorInsightsSpecification is left alone when absent.
+	// +optional
+	ContributorInsightsSpecification *ContributorInsightsSpecification `json:"contributorInsightsSpecification,omitempty"`
+
+	// ResourcePolicy is the table's resource-based policy, an IAM policy
+	// document (at most 20 KB as JSON). It is compared as JSON, not as text.
+	// A policy Tether attached is removed when the field is removed; one it
+	// did not attach is left alone.
+	// +optional
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +kubebuilder:validation:Type=object
+	// +kubebuilder:validation:Schemaless
+	ResourcePolicy *runtime.RawExtension `json:"resourcePolicy,omitempty"`
+
+	// AutoScaling puts the table's provisioned capacity under Application
+	// Auto Scaling (PROVISIONED tables only).
+	// +optional
+	AutoScaling *AutoScaling `json:"autoScaling,omitempty"`
+
+	// RestoreFrom creates the table by restoring a point in time of another
+	// table or a backup, whenever Tether creates it; what a restore cannot
+	// set (stream, TTL, point-in-time recovery, tags, ...) follows as
+	// updates. It cannot change after creation.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="restoreFrom cannot be changed after creation"
+	RestoreFrom *RestoreSource `json:"restoreFrom,omitempty"`
+
 	// DeletionPolicy says what deleting the object does to the table:
 	// Delete (the default) deletes it, Retain leaves it in place.
 	// +optional
@@ -217,6 +274,19 @@ type GlobalSecondaryIndex struct {
 	// not allowed otherwise.
 	// +optional
 	ProvisionedThroughput *ProvisionedThroughput `json:"provisionedThroughput,omitempty"`
+	// OnDemandThroughput caps the index's request units (PAY_PER_REQUEST).
+	// +optional
+	OnDemandThroughput *OnDemandThroughput `json:"onDemandThroughput,omitempty"`
+	// WarmThroughput is the least throughput the index must serve at once.
+	// +optional
+	WarmThroughput *WarmThroughput `json:"warmThroughput,omitempty"`
+	// ContributorInsightsSpecification is left alone when absent.
+	// +optional
+	ContributorInsightsSpecification *ContributorInsightsSpecification `json:"contributorInsightsSpecification,omitempty"`
+	// AutoScaling puts the index's capacity under Application Auto Scaling
+	// (PROVISIONED tables only).
+	// +optional
+	AutoScaling *AutoScaling `json:"autoScaling,omitempty"`
 }
 
 // LocalSecondaryIndex shares the table's HASH key with another RANGE key.
@@ -248,8 +318,15 @@ type TimeToLiveSpecification struct {
 }
 
 // PointInTimeRecoverySpecification turns continuous backups on or off.
+// +kubebuilder:validation:XValidation:rule="!has(self.recoveryPeriodInDays) || self.pointInTimeRecoveryEnabled",message="recoveryPeriodInDays needs pointInTimeRecoveryEnabled: true"
 type PointInTimeRecoverySpecification struct {
 	PointInTimeRecoveryEnabled bool `json:"pointInTimeRecoveryEnabled"`
+	// RecoveryPeriodInDays is how far back the table can be restored, 1 to
+	// 35 days; AWS's default (35) when absent.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=35
+	RecoveryPeriodInDays *int32 `json:"recoveryPeriodInDays,omitempty"`
 }
 
 // SSESpecification chooses encryption at rest. sseEnabled false means the
@@ -298,6 +375,28 @@ type DynamoDBTableStatus struct {
 	// +listType=map
 	// +listMapKey=indexName
 	GlobalSecondaryIndexes []IndexStatus `json:"globalSecondaryIndexes,omitempty"`
+	// Replicas of a global table as AWS reports them, one per Region.
+	// +optional
+	// +listType=map
+	// +listMapKey=regionName
+	Replicas []ReplicaStatus `json:"replicas,omitempty"`
+	// ManagedReplicaRegions are the replicas Tether added or the spec names
+	// and AWS has: a Region later removed from the spec is removed from the
+	// table, while replicas added by others are left alone.
+	// +optional
+	// +listType=set
+	ManagedReplicaRegions []string `json:"managedReplicaRegions,omitempty"`
+	// ResourcePolicyRevisionID is the revision of the resource policy
+	// Tether attached; it is removed with spec.resourcePolicy only while
+	// this is still the table's revision.
+	// +optional
+	ResourcePolicyRevisionID string `json:"resourcePolicyRevisionId,omitempty"`
+	// ManagedScalableTargets are the capacities Tether registered with
+	// Application Auto Scaling ("table/read", "index/<name>/write"), so that
+	// autoscaling removed from the spec is deregistered.
+	// +optional
+	// +listType=set
+	ManagedScalableTargets []string `json:"managedScalableTargets,omitempty"`
 	// PendingPlan lists the update steps still to apply, in order.
 	// +optional
 	PendingPlan []string `json:"pendingPlan,omitempty"`

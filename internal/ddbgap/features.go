@@ -1,0 +1,460 @@
+package ddbgap
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// pitrState is a table's point-in-time recovery.
+type pitrState struct {
+	enabled bool
+	days    int64
+	since   time.Time
+}
+
+// tableExists asks DynamoDB Local; the continuous backups and contributor
+// insights APIs answer TableNotFoundException / ResourceNotFoundException
+// for a table that is not there.
+func (s *Server) tableExists(c *call, name, code string) (map[string]any, error) {
+	out, err := s.local(c.r, "DescribeTable", map[string]any{"TableName": name})
+	if e, ok := err.(*apiError); ok && e.code == "ResourceNotFoundException" {
+		return nil, notFound(code, "Table not found: %s", name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return obj(out, "Table"), nil
+}
+
+func (s *Server) describeContinuousBackups(c *call) (any, error) {
+	name := str(c.body, "TableName")
+	if _, err := s.tableExists(c, name, "TableNotFoundException"); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return map[string]any{"ContinuousBackupsDescription": s.state(name).pitr.json()}, nil
+}
+
+// json is DescribeContinuousBackups's shape: RecoveryPeriodInDays and the
+// restorable window while enabled, LatestRestorableDateTime about five
+// minutes before now (API PointInTimeRecoveryDescription).
+func (p pitrState) json() map[string]any {
+	d := map[string]any{"PointInTimeRecoveryStatus": "DISABLED"}
+	if p.enabled {
+		now := time.Now()
+		d = map[string]any{"PointInTimeRecoveryStatus": "ENABLED", "RecoveryPeriodInDays": p.days,
+			"EarliestRestorableDateTime": epoch(p.since), "LatestRestorableDateTime": epoch(now.Add(-5 * time.Minute))}
+	}
+	return map[string]any{"ContinuousBackupsStatus": "ENABLED", "PointInTimeRecoveryDescription": d}
+}
+
+func (s *Server) updateContinuousBackups(c *call) (any, error) {
+	name := str(c.body, "TableName")
+	if _, err := s.tableExists(c, name, "TableNotFoundException"); err != nil {
+		return nil, err
+	}
+	spec := obj(c.body, "PointInTimeRecoverySpecification")
+	enabled, ok := spec["PointInTimeRecoveryEnabled"].(bool)
+	if !ok {
+		return nil, validation("PointInTimeRecoveryEnabled is required")
+	}
+	days, hasDays := num(spec, "RecoveryPeriodInDays")
+	// "RecoveryPeriodInDays 1..35, default 35" (API
+	// PointInTimeRecoverySpecification).
+	if hasDays && (days < 1 || days > 35) {
+		return nil, validation("1 validation error detected: Value '%d' at 'recoveryPeriodInDays' failed to satisfy constraint: Member must have value between 1 and 35", days)
+	}
+	if hasDays && !enabled {
+		return nil, validation("RecoveryPeriodInDays can only be set while enabling point in time recovery")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.state(name)
+	switch {
+	case !enabled:
+		st.pitr = pitrState{}
+	case !st.pitr.enabled:
+		st.pitr = pitrState{enabled: true, days: 35, since: time.Now()}
+	}
+	if hasDays {
+		st.pitr.days = days
+	}
+	return map[string]any{"ContinuousBackupsDescription": st.pitr.json()}, nil
+}
+
+// policyState is a table's resource-based policy. PutResourcePolicy and
+// DeleteResourcePolicy are asynchronous: "If you issue a GetResourcePolicy
+// request immediately after a PutResourcePolicy request, DynamoDB might
+// return your previous policy ... or return the PolicyNotFoundException"
+// and just after a delete "might still return the deleted policy" (API
+// PutResourcePolicy, DeleteResourcePolicy): the model answers the previous
+// state for the next StaleReads calls.
+type policyState struct {
+	doc, revision string
+	prev          *policyState // what stale reads answer (nil: no policy)
+	staleLeft     int
+}
+
+func (s *Server) nextRevision() string {
+	s.revision++
+	return strconv.FormatInt(time.Now().UnixMilli()*1000+s.revision%1000, 10)
+}
+
+func (s *Server) policyTable(c *call) (string, error) {
+	name := tableFromArn(str(c.body, "ResourceArn"))
+	if name == "" {
+		return "", validation("ResourceArn is not a table ARN: %s", str(c.body, "ResourceArn"))
+	}
+	if _, err := s.tableExists(c, name, "ResourceNotFoundException"); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+func (s *Server) getResourcePolicy(c *call) (any, error) {
+	name, err := s.policyTable(c)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.state(name).policy
+	if p != nil && p.staleLeft > 0 {
+		p.staleLeft--
+		p = p.prev
+	}
+	if p == nil || p.doc == "" {
+		return nil, notFound("PolicyNotFoundException", "Resource-based policy not found for the provided ResourceArn")
+	}
+	return map[string]any{"Policy": p.doc, "RevisionId": p.revision}, nil
+}
+
+// putResourcePolicy: "running it multiple times on the same resource using
+// the same policy document will return the same revision ID. If you specify
+// an ExpectedRevisionId that doesn't match the current policy's RevisionId,
+// the PolicyNotFoundException will be returned"; "NO_POLICY" expects none;
+// at most 20 KB, whitespace counted (API PutResourcePolicy).
+func (s *Server) putResourcePolicy(c *call) (any, error) {
+	name, err := s.policyTable(c)
+	if err != nil {
+		return nil, err
+	}
+	doc := str(c.body, "Policy")
+	if len(doc) > 20*1024 {
+		return nil, validation("Policy document exceeds the maximum size of 20 KB")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.state(name)
+	cur := st.current()
+	if err := expectRevision(c, cur); err != nil {
+		return nil, err
+	}
+	if cur != nil && cur.doc == doc {
+		return map[string]any{"RevisionId": cur.revision}, nil
+	}
+	st.policy = &policyState{doc: doc, revision: s.nextRevision(), prev: cur, staleLeft: s.opts.StaleReads}
+	return map[string]any{"RevisionId": st.policy.revision}, nil
+}
+
+// deleteResourcePolicy is "idempotent ... unless you specify an
+// ExpectedRevisionId, which will then return a PolicyNotFoundException" when
+// it does not match or there is no policy (API DeleteResourcePolicy).
+func (s *Server) deleteResourcePolicy(c *call) (any, error) {
+	name, err := s.policyTable(c)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.state(name)
+	cur := st.current()
+	if str(c.body, "ExpectedRevisionId") != "" && cur == nil {
+		return nil, notFound("PolicyNotFoundException", "Resource-based policy not found for the provided ResourceArn")
+	}
+	if err := expectRevision(c, cur); err != nil {
+		return nil, err
+	}
+	if cur == nil {
+		return map[string]any{}, nil
+	}
+	st.policy = &policyState{prev: cur, staleLeft: s.opts.StaleReads}
+	return map[string]any{"RevisionId": cur.revision}, nil
+}
+
+// current is the policy as it is (not as a stale read shows it), nil for none.
+func (st *tableState) current() *policyState {
+	if st.policy == nil || st.policy.doc == "" {
+		return nil
+	}
+	return st.policy
+}
+
+func expectRevision(c *call, cur *policyState) error {
+	want := str(c.body, "ExpectedRevisionId")
+	switch {
+	case want == "":
+		return nil
+	case want == "NO_POLICY" && cur == nil:
+		return nil
+	case cur != nil && want == cur.revision:
+		return nil
+	}
+	return notFound("PolicyNotFoundException", "Resource-based policy not found for the provided ResourceArn: Requested policy update expecting revision id %s doesn't match the current revision", want)
+}
+
+// insight is the contributor insights of the table or an index:
+// ENABLING|ENABLED|DISABLING|DISABLED|FAILED (API UpdateContributorInsights),
+// the transient statuses for Transition.
+type insight struct {
+	status, mode string
+	until        time.Time
+	next         string
+}
+
+func (in *insight) advance(now time.Time) {
+	if !in.until.IsZero() && !now.Before(in.until) {
+		in.status, in.until = in.next, time.Time{}
+	}
+}
+
+func (s *Server) insightFor(st *tableState, index string) *insight {
+	in, ok := st.insights[index]
+	if !ok {
+		in = &insight{status: "DISABLED"}
+		st.insights[index] = in
+	}
+	return in
+}
+
+func (s *Server) summary(name, index string, in *insight) map[string]any {
+	out := map[string]any{"TableName": name, "ContributorInsightsStatus": in.status}
+	if index != "" {
+		out["IndexName"] = index
+	}
+	if in.mode != "" {
+		out["ContributorInsightsMode"] = in.mode
+	}
+	return out
+}
+
+func (s *Server) describeContributorInsights(c *call) (any, error) {
+	name, index := str(c.body, "TableName"), str(c.body, "IndexName")
+	t, err := s.tableExists(c, name, "ResourceNotFoundException")
+	if err != nil {
+		return nil, err
+	}
+	if index != "" && indexOf(t, index) == nil {
+		return nil, notFound("ResourceNotFoundException", "Requested resource not found: index %s", index)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.state(name)
+	st.advance(time.Now())
+	return s.summary(name, index, s.insightFor(st, index)), nil
+}
+
+// listContributorInsights "Returns a list of ContributorInsightsSummary for
+// a table and all its global secondary indexes" (API ListContributorInsights).
+func (s *Server) listContributorInsights(c *call) (any, error) {
+	name := str(c.body, "TableName")
+	t, err := s.tableExists(c, name, "ResourceNotFoundException")
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.state(name)
+	st.advance(time.Now())
+	out := []any{s.summary(name, "", s.insightFor(st, ""))}
+	for _, g := range list(t, "GlobalSecondaryIndexes") {
+		index := str(g.(map[string]any), "IndexName")
+		out = append(out, s.summary(name, index, s.insightFor(st, index)))
+	}
+	return map[string]any{"ContributorInsightsSummaries": out}, nil
+}
+
+func (s *Server) updateContributorInsights(c *call) (any, error) {
+	name, index := str(c.body, "TableName"), str(c.body, "IndexName")
+	t, err := s.tableExists(c, name, "ResourceNotFoundException")
+	if err != nil {
+		return nil, err
+	}
+	if index != "" && indexOf(t, index) == nil {
+		return nil, notFound("ResourceNotFoundException", "Requested resource not found: index %s", index)
+	}
+	action := str(c.body, "ContributorInsightsAction")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.state(name)
+	now := time.Now()
+	st.advance(now)
+	in := s.insightFor(st, index)
+	switch action {
+	case "ENABLE":
+		in.mode = str(c.body, "ContributorInsightsMode")
+		if in.mode == "" {
+			in.mode = "ACCESSED_AND_THROTTLED_KEYS"
+		}
+		in.status, in.until, in.next = "ENABLING", now.Add(s.opts.Transition), "ENABLED"
+	case "DISABLE":
+		in.status, in.until, in.next = "DISABLING", now.Add(s.opts.Transition), "DISABLED"
+	default:
+		return nil, validation("ContributorInsightsAction must be ENABLE or DISABLE")
+	}
+	out := s.summary(name, index, in)
+	delete(out, "ContributorInsightsMode")
+	return out, nil
+}
+
+// createBackup records an on-demand backup of a table; restoring it copies
+// the table's items as they are then (a simplification: the model keeps no
+// copy of the data).
+func (s *Server) createBackup(c *call) (any, error) {
+	name := str(c.body, "TableName")
+	t, err := s.tableExists(c, name, "TableNotFoundException")
+	if err != nil {
+		return nil, err
+	}
+	arn := fmt.Sprintf("%s/backup/%d-%s", str(t, "TableArn"), time.Now().UnixMilli(), str(c.body, "BackupName"))
+	s.mu.Lock()
+	s.backups[arn] = name
+	s.mu.Unlock()
+	return map[string]any{"BackupDetails": map[string]any{"BackupArn": arn, "BackupName": str(c.body, "BackupName"),
+		"BackupStatus": "AVAILABLE", "BackupType": "USER", "BackupCreationDateTime": epoch(time.Now())}}, nil
+}
+
+// restoreToPointInTime: the source needs point-in-time recovery
+// (PointInTimeRecoveryUnavailableException), the target must not exist
+// (TableAlreadyExistsException), the time must be in the restorable window
+// (InvalidRestoreTimeException) (API RestoreTableToPointInTime).
+func (s *Server) restoreToPointInTime(c *call) (any, error) {
+	source := str(c.body, "SourceTableName")
+	if arn := str(c.body, "SourceTableArn"); arn != "" {
+		source = tableFromArn(arn)
+	}
+	if _, err := s.tableExists(c, source, "TableNotFoundException"); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	pitr := s.state(source).pitr
+	s.mu.Unlock()
+	if !pitr.enabled {
+		return nil, notFound("PointInTimeRecoveryUnavailableException", "Point in time recovery is not enabled for table '%s'", source)
+	}
+	if at, ok := c.body["RestoreDateTime"].(float64); ok {
+		if t := time.UnixMilli(int64(at * 1000)); t.Before(pitr.since.Add(-time.Second)) || t.After(time.Now()) {
+			return nil, notFound("InvalidRestoreTimeException", "Restore time is outside the restorable window")
+		}
+	}
+	return s.restore(c, source, map[string]any{"SourceTableArn": str(c.body, "SourceTableArn"),
+		"RestoreDateTime": epoch(time.Now()), "RestoreInProgress": true})
+}
+
+func (s *Server) restoreFromBackup(c *call) (any, error) {
+	arn := str(c.body, "BackupArn")
+	s.mu.Lock()
+	source, ok := s.backups[arn]
+	s.mu.Unlock()
+	if !ok {
+		return nil, notFound("BackupNotFoundException", "Backup not found: %s", arn)
+	}
+	return s.restore(c, source, map[string]any{"SourceBackupArn": arn, "RestoreDateTime": epoch(time.Now()), "RestoreInProgress": true})
+}
+
+// restore creates the target table in DynamoDB Local from the source's key
+// schema and indexes with the request's overrides (what a restore may
+// override: billing mode, indexes, throughput, SSE; API
+// RestoreTableToPointInTime), copies the items, and shows the new table
+// CREATING for Transition. Stream, TTL, tags, PITR and autoscaling are not
+// carried over (ibid.).
+func (s *Server) restore(c *call, source string, summary map[string]any) (any, error) {
+	target := str(c.body, "TargetTableName")
+	if _, err := s.local(c.r, "DescribeTable", map[string]any{"TableName": target}); err == nil {
+		return nil, notFound("TableAlreadyExistsException", "Table already exists: %s", target)
+	}
+	src, err := s.local(c.r, "DescribeTable", map[string]any{"TableName": source})
+	if err != nil {
+		return nil, err
+	}
+	st := obj(src, "Table")
+	in := map[string]any{"TableName": target, "AttributeDefinitions": st["AttributeDefinitions"], "KeySchema": st["KeySchema"]}
+	billing := str(c.body, "BillingModeOverride")
+	if billing == "" {
+		billing = billingOf(st)
+	}
+	in["BillingMode"] = billing
+	if billing == provisioned {
+		pt := obj(c.body, "ProvisionedThroughputOverride")
+		if pt == nil {
+			src := obj(st, "ProvisionedThroughput")
+			pt = map[string]any{"ReadCapacityUnits": src["ReadCapacityUnits"], "WriteCapacityUnits": src["WriteCapacityUnits"]}
+		}
+		in["ProvisionedThroughput"] = pt
+	}
+	if g, ok := c.body["GlobalSecondaryIndexOverride"]; ok {
+		in["GlobalSecondaryIndexes"] = g
+	} else if gs := list(st, "GlobalSecondaryIndexes"); len(gs) > 0 {
+		in["GlobalSecondaryIndexes"] = indexesForCreate(gs, billing)
+	}
+	if l, ok := c.body["LocalSecondaryIndexOverride"]; ok {
+		in["LocalSecondaryIndexes"] = l
+	} else if ls := list(st, "LocalSecondaryIndexes"); len(ls) > 0 {
+		in["LocalSecondaryIndexes"] = indexesForCreate(ls, "")
+	}
+	out, err := s.local(c.r, "CreateTable", in)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.copyItems(c, source, target); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ts := &tableState{onDemand: map[string]*limits{}, warm: map[string]*warmState{}, replicas: map[string]*replica{},
+		insights: map[string]*insight{}, restoringUntil: time.Now().Add(s.opts.Transition), restoreSummary: summary}
+	if odt := obj(c.body, "OnDemandThroughputOverride"); odt != nil {
+		ts.onDemand[""] = limitsOf(odt, &limits{})
+	}
+	s.tables[target] = ts
+	desc := obj(out, "TableDescription")
+	s.overlay(ts, desc, region(c.r))
+	return map[string]any{"TableDescription": desc}, nil
+}
+
+// indexesForCreate turns index descriptions into CreateTable's shape.
+func indexesForCreate(described []any, billing string) []any {
+	var out []any
+	for _, g := range described {
+		g := g.(map[string]any)
+		ix := map[string]any{"IndexName": g["IndexName"], "KeySchema": g["KeySchema"], "Projection": g["Projection"]}
+		if billing == provisioned {
+			pt := obj(g, "ProvisionedThroughput")
+			ix["ProvisionedThroughput"] = map[string]any{"ReadCapacityUnits": pt["ReadCapacityUnits"], "WriteCapacityUnits": pt["WriteCapacityUnits"]}
+		}
+		out = append(out, ix)
+	}
+	return out
+}
+
+func (s *Server) copyItems(c *call, source, target string) error {
+	in := map[string]any{"TableName": source}
+	for {
+		out, err := s.local(c.r, "Scan", in)
+		if err != nil {
+			return err
+		}
+		for _, item := range list(out, "Items") {
+			if _, err := s.local(c.r, "PutItem", map[string]any{"TableName": target, "Item": item}); err != nil {
+				return err
+			}
+		}
+		last := obj(out, "LastEvaluatedKey")
+		if last == nil {
+			return nil
+		}
+		in["ExclusiveStartKey"] = last
+	}
+}

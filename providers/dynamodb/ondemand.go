@@ -1,0 +1,157 @@
+package dynamodb
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+)
+
+// onDemand is a PAY_PER_REQUEST table's or index's request unit caps. 0
+// means no cap, whether AWS reports -1 or nothing at all (a cap never set
+// is absent from DescribeTable; pulumi/pulumi-aws #5126 shows the endless
+// diff of treating -1 and absent differently). On the desired side a nil
+// field is not managed.
+type onDemand struct{ Read, Write *int64 }
+
+func specOnDemand(o *awsv1alpha1.OnDemandThroughput) *onDemand {
+	if o == nil {
+		return nil
+	}
+	return &onDemand{Read: capOf(o.MaxReadRequestUnits), Write: capOf(o.MaxWriteRequestUnits)}
+}
+
+// capOf normalises a cap: -1 (no cap) becomes 0.
+func capOf(v *int64) *int64 {
+	if v == nil {
+		return nil
+	}
+	return aws.Int64(max(*v, 0))
+}
+
+func awsOnDemand(o *types.OnDemandThroughput) *onDemand {
+	out := &onDemand{Read: aws.Int64(0), Write: aws.Int64(0)}
+	if o != nil {
+		if v := capOf(o.MaxReadRequestUnits); v != nil {
+			out.Read = v
+		}
+		if v := capOf(o.MaxWriteRequestUnits); v != nil {
+			out.Write = v
+		}
+	}
+	return out
+}
+
+// change is what to send to bring have's caps to want's, nil when they
+// match (or either side is unknown).
+func (want *onDemand) change(have *onDemand) *types.OnDemandThroughput {
+	if want == nil || have == nil {
+		return nil
+	}
+	var out types.OnDemandThroughput
+	if want.Read != nil && *want.Read != aws.ToInt64(have.Read) {
+		out.MaxReadRequestUnits = aws.Int64(sendCap(*want.Read))
+	}
+	if want.Write != nil && *want.Write != aws.ToInt64(have.Write) {
+		out.MaxWriteRequestUnits = aws.Int64(sendCap(*want.Write))
+	}
+	if out.MaxReadRequestUnits == nil && out.MaxWriteRequestUnits == nil {
+		return nil
+	}
+	return &out
+}
+
+// sendCap is how AWS spells "no cap": -1.
+func sendCap(v int64) int64 {
+	if v == 0 {
+		return -1
+	}
+	return v
+}
+
+// applied is have after in was sent.
+func (have *onDemand) applied(in *types.OnDemandThroughput) *onDemand {
+	out := &onDemand{Read: aws.Int64(0), Write: aws.Int64(0)}
+	if have != nil {
+		out = &onDemand{Read: aws.Int64(aws.ToInt64(have.Read)), Write: aws.Int64(aws.ToInt64(have.Write))}
+	}
+	if v := capOf(in.MaxReadRequestUnits); v != nil {
+		out.Read = v
+	}
+	if v := capOf(in.MaxWriteRequestUnits); v != nil {
+		out.Write = v
+	}
+	return out
+}
+
+// createInput is what CreateTable or an index create carries: only caps,
+// "{}" sets nothing (go-to-k/cdkd #3373).
+func (want *onDemand) createInput() *types.OnDemandThroughput {
+	if want == nil {
+		return nil
+	}
+	var out types.OnDemandThroughput
+	if aws.ToInt64(want.Read) > 0 {
+		out.MaxReadRequestUnits = want.Read
+	}
+	if aws.ToInt64(want.Write) > 0 {
+		out.MaxWriteRequestUnits = want.Write
+	}
+	if out.MaxReadRequestUnits == nil && out.MaxWriteRequestUnits == nil {
+		return nil
+	}
+	return &out
+}
+
+func describeCaps(in *types.OnDemandThroughput) string {
+	var parts []string
+	for _, c := range []struct {
+		what string
+		v    *int64
+	}{{"reads", in.MaxReadRequestUnits}, {"writes", in.MaxWriteRequestUnits}} {
+		switch {
+		case c.v == nil:
+		case *c.v < 0:
+			parts = append(parts, "no limit on "+c.what)
+		default:
+			parts = append(parts, fmt.Sprintf("%s at most %d/s", c.what, *c.v))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// updateOnDemand sets the caps of the table, then of each index, one call
+// each. Caps exist only on PAY_PER_REQUEST (sending them on a PROVISIONED
+// table is a ValidationException, go-to-k/cdkd #1441), and a switch to
+// PROVISIONED drops them without a switch back restoring them (cdkd
+// #3403): a PROVISIONED table reports none, so after a switch back they
+// differ from the spec and are sent again.
+func (p *planner) updateOnDemand() {
+	if p.want.BillingMode != awsv1alpha1.BillingModePayPerRequest || p.cur.BillingMode != awsv1alpha1.BillingModePayPerRequest {
+		return
+	}
+	if in := p.want.OnDemand.change(p.cur.OnDemand); in != nil {
+		u := p.updateTable()
+		u.OnDemandThroughput = in
+		p.add(Step{Kind: StepOnDemand, Description: "limit table requests: " + describeCaps(in), Table: u})
+		p.cur.OnDemand = p.cur.OnDemand.applied(in)
+	}
+	for i, ix := range p.cur.GSIs {
+		want, ok := p.want.index(ix.Name)
+		if !ok {
+			continue
+		}
+		in := want.OnDemand.change(ix.OnDemand)
+		if in == nil {
+			continue
+		}
+		u := p.updateTable()
+		u.GlobalSecondaryIndexUpdates = []types.GlobalSecondaryIndexUpdate{{Update: &types.UpdateGlobalSecondaryIndexAction{
+			IndexName: aws.String(ix.Name), OnDemandThroughput: in}}}
+		p.add(Step{Kind: StepIndexOnDemand, Description: fmt.Sprintf("limit index %s requests: %s", ix.Name, describeCaps(in)), Table: u})
+		p.cur.GSIs[i].OnDemand = ix.OnDemand.applied(in)
+	}
+}
