@@ -588,3 +588,14 @@ func (s *Server) DropReplica(table, region string) {
 	defer s.mu.Unlock()
 	delete(s.state(table).replicas, region)
 }
+
+// SetReplicaStatus sets a replica's status as AWS would report a problem in
+// its Region (CREATION_FAILED, REGION_DISABLED, ...).
+func (s *Server) SetReplicaStatus(table, region, status, description string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r, ok := s.state(table).replicas[region]; ok {
+		r.status, r.until = status, time.Time{}
+		r.fields["ReplicaStatusDescription"] = description
+	}
+}

@@ -211,9 +211,11 @@ func listScalingPolicies(ctx context.Context, api ScalingAPI, names []string) ([
 // yieldToAutoScaling makes the capacities autoscaling owns desired as they
 // are: the diff then never corrects them. Only a capacity that exists
 // (PROVISIONED on both sides) is yielded; a switch to PROVISIONED and a
-// new index still start from provisionedThroughput.
+// new index still start from provisionedThroughput. Where autoscaling is
+// not known (an endpoint without Application Auto Scaling), the capacity
+// is managed as before: to provisionedThroughput.
 func (p *planner) yieldToAutoScaling() {
-	if len(p.want.Scaling) == 0 || p.want.BillingMode != awsv1alpha1.BillingModeProvisioned ||
+	if len(p.want.Scaling) == 0 || p.cur.Scaling == nil || p.want.BillingMode != awsv1alpha1.BillingModeProvisioned ||
 		p.cur.BillingMode != awsv1alpha1.BillingModeProvisioned {
 		return
 	}

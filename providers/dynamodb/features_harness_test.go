@@ -41,4 +41,3 @@ func newModelFixture(t *testing.T, gapOpts ddbgap.Options, opts Options) *modelF
 	scale := applicationautoscaling.NewFromConfig(cfg, func(o *applicationautoscaling.Options) { o.BaseEndpoint = aws.String(url) })
 	return &modelFixture{fixture: f, gap: gap, raw: f.raw, scale: scale}
 }
-

@@ -127,8 +127,8 @@ func describeCaps(in *types.OnDemandThroughput) string {
 // each. Caps exist only on PAY_PER_REQUEST (sending them on a PROVISIONED
 // table is a ValidationException, go-to-k/cdkd #1441), and a switch to
 // PROVISIONED drops them without a switch back restoring them (cdkd
-// #3403): a PROVISIONED table reports none, so after a switch back they
-// differ from the spec and are sent again.
+// #3403): after a billing switch in this plan they are taken as gone
+// (switchBilling calls dropOnDemand) and sent again.
 func (p *planner) updateOnDemand() {
 	if p.want.BillingMode != awsv1alpha1.BillingModePayPerRequest || p.cur.BillingMode != awsv1alpha1.BillingModePayPerRequest {
 		return
@@ -153,5 +153,17 @@ func (p *planner) updateOnDemand() {
 			IndexName: aws.String(ix.Name), OnDemandThroughput: in}}}
 		p.add(Step{Kind: StepIndexOnDemand, Description: fmt.Sprintf("limit index %s requests: %s", ix.Name, describeCaps(in)), Table: u})
 		p.cur.GSIs[i].OnDemand = ix.OnDemand.applied(in)
+	}
+}
+
+// dropOnDemand forgets the caps a billing switch removed.
+func (p *planner) dropOnDemand() {
+	if p.cur.OnDemand != nil {
+		p.cur.OnDemand = awsOnDemand(nil)
+	}
+	for i, ix := range p.cur.GSIs {
+		if ix.OnDemand != nil {
+			p.cur.GSIs[i].OnDemand = awsOnDemand(nil)
+		}
 	}
 }

@@ -217,6 +217,7 @@ func (p *planner) switchBilling() {
 		}
 	}
 	p.cur.BillingMode = p.want.BillingMode
+	p.dropOnDemand()
 	p.add(Step{Kind: StepSwitchBilling, Description: desc, Table: in})
 }
 

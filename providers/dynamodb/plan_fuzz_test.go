@@ -3,6 +3,7 @@ package dynamodb
 import (
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -24,6 +25,10 @@ import (
 //     on PROVISIONED;
 //   - nothing touches what cannot change (table name, key schema, LSIs, an
 //     index whose shape changed without the replacement annotation);
+//   - the newer features' steps follow their rules (plan_fuzz_newer_test.go):
+//     one replica action per call, after the stream and the capacity mode it
+//     needs; on-demand limits only on PAY_PER_REQUEST; warm throughput only
+//     raised; an autoscaling policy only on a registered target; ...;
 //   - applying the steps leaves nothing to do (no endless corrections).
 //
 // The input bytes drive a small generator (fuzzSource), so every byte string
@@ -41,6 +46,10 @@ func FuzzPlan(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
+	// Long inputs reach the newer features' choices, which come last.
+	for i := range 8 {
+		f.Add(longSeed(uint64(i)))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		src := &fuzzSource{data: data}
 		spec := src.spec()
@@ -48,10 +57,13 @@ func FuzzPlan(f *testing.F) {
 		allow := src.bool()
 
 		const name = "fuzz-table"
+		removeTags := src.removeTags()
+		newer := src.newer(spec, desc)
 		want := desiredTable(spec, map[string]string{"tether.dev/owner": "uid"})
-		want.RemoveTags = src.removeTags()
+		want.RemoveTags = removeTags
 		have := observedTable(desc)
 		have.TTL, have.PITR, have.Tags = secondary.TTL, secondary.PITR, secondary.Tags
+		newer.apply(want, have)
 		haveCopy := have.clone()
 
 		p := plan(name, want, have, planOptions{AllowIndexReplacement: allow})
@@ -90,13 +102,16 @@ func checkPlan(t *testing.T, name string, want, have *table, allow bool, p *Plan
 		t.Fatalf("index shape changed without the annotation but the plan is not blocked: %v", p.Descriptions())
 	}
 
+	newer := newNewerCheck(want, have)
 	for i, s := range p.Steps {
 		fail := func(format string, args ...any) {
 			t.Helper()
 			t.Fatalf("step %d (%s %q) of %v: %s", i, s.Kind, s.Description, p.Descriptions(), fmt.Sprintf(format, args...))
 		}
+		newer.check(fail, s, mode, indexes)
 		inputs := 0
-		for _, set := range []bool{s.Table != nil, s.TTL != nil, s.Backups != nil, len(s.Tags) > 0, len(s.UntagKeys) > 0} {
+		for _, set := range []bool{s.Table != nil, s.TTL != nil, s.Backups != nil, len(s.Tags) > 0, len(s.UntagKeys) > 0,
+			s.Insights != nil, s.PutPolicy != nil, s.DeletePolicy != nil, s.Register != nil, s.ScalingPolicy != nil, s.Deregister != nil} {
 			if set {
 				inputs++
 			}
@@ -123,9 +138,6 @@ func checkPlan(t *testing.T, name string, want, have *table, allow bool, p *Plan
 		if aws.ToString(in.TableName) != name {
 			fail("renames the table to %q", aws.ToString(in.TableName))
 		}
-		if len(in.ReplicaUpdates) > 0 || in.OnDemandThroughput != nil || in.WarmThroughput != nil || in.MultiRegionConsistency != "" {
-			fail("touches something the spec does not manage")
-		}
 		var creates, deletes, updates []types.GlobalSecondaryIndexUpdate
 		for _, u := range in.GlobalSecondaryIndexUpdates {
 			n := 0
@@ -135,15 +147,19 @@ func checkPlan(t *testing.T, name string, want, have *table, allow bool, p *Plan
 			if u.Delete != nil {
 				deletes, n = append(deletes, u), n+1
 			}
-			if u.Update != nil {
+			if u.Update != nil && u.Update.ProvisionedThroughput != nil {
 				updates, n = append(updates, u), n+1
+			} else if u.Update != nil {
+				n++ // on-demand limits or warm throughput: newerCheck
 			}
 			if n != 1 {
 				fail("an index update with %d actions", n)
 			}
 		}
 		other := in.BillingMode != "" || in.ProvisionedThroughput != nil || in.StreamSpecification != nil ||
-			in.DeletionProtectionEnabled != nil || in.TableClass != "" || in.SSESpecification != nil || len(updates) > 0
+			in.DeletionProtectionEnabled != nil || in.TableClass != "" || in.SSESpecification != nil || len(updates) > 0 ||
+			in.OnDemandThroughput != nil || in.WarmThroughput != nil || len(in.ReplicaUpdates) > 0 ||
+			len(in.GlobalSecondaryIndexUpdates) > len(creates)+len(deletes)
 		if len(creates)+len(deletes) > 1 {
 			fail("%d index creates/deletes in one call (AWS allows one)", len(creates)+len(deletes))
 		}
@@ -257,6 +273,13 @@ func applyPlan(t *testing.T, tb *table, p *Plan) *table {
 			tb.TTL = &ttl{Attribute: aws.ToString(s.TTL.TimeToLiveSpecification.AttributeName), Enabled: on, Status: status}
 		case s.Backups != nil:
 			tb.PITR = aws.Bool(aws.ToBool(s.Backups.PointInTimeRecoverySpecification.PointInTimeRecoveryEnabled))
+			tb.PITRDays = nil
+			if *tb.PITR {
+				tb.PITRDays = aws.Int32(35)
+				if d := s.Backups.PointInTimeRecoverySpecification.RecoveryPeriodInDays; d != nil {
+					tb.PITRDays = d
+				}
+			}
 		case len(s.Tags) > 0:
 			for _, tag := range s.Tags {
 				tb.Tags[aws.ToString(tag.Key)] = aws.ToString(tag.Value)
@@ -265,12 +288,15 @@ func applyPlan(t *testing.T, tb *table, p *Plan) *table {
 			for _, k := range s.UntagKeys {
 				delete(tb.Tags, k)
 			}
+		default:
+			applyNewer(tb, s)
 		}
 	}
 	return tb
 }
 
 func applyTableStep(tb *table, in *dynamodb.UpdateTableInput) {
+	defer applyNewerTable(tb, in)
 	toTP := func(p *types.ProvisionedThroughput) *throughput {
 		return &throughput{Read: aws.ToInt64(p.ReadCapacityUnits), Write: aws.ToInt64(p.WriteCapacityUnits)}
 	}
@@ -298,7 +324,7 @@ func applyTableStep(tb *table, in *dynamodb.UpdateTableInput) {
 				ix.Throughput, ix.Reported = toTP(c.ProvisionedThroughput), toTP(c.ProvisionedThroughput)
 			}
 			tb.GSIs = append(tb.GSIs, ix)
-		case u.Update != nil:
+		case u.Update != nil && u.Update.ProvisionedThroughput != nil:
 			for i := range tb.GSIs {
 				if tb.GSIs[i].Name == aws.ToString(u.Update.IndexName) {
 					tb.GSIs[i].Throughput = toTP(u.Update.ProvisionedThroughput)
@@ -533,6 +559,17 @@ func (s *fuzzSource) removeTags() []string {
 	var out []string
 	for range s.intn(3) {
 		out = append(out, s.pick("team", "env", "cost", "other"))
+	}
+	return out
+}
+
+// longSeed is a reproducible pseudo-random input long enough for every
+// choice of the generator.
+func longSeed(seed uint64) []byte {
+	r := rand.New(rand.NewPCG(seed, seed^0x5eed))
+	out := make([]byte, 240)
+	for i := range out {
+		out[i] = byte(r.IntN(256))
 	}
 	return out
 }

@@ -25,7 +25,9 @@ func recovery(on bool, days *int32) *awsv1alpha1.PointInTimeRecoverySpecificatio
 // change of the period is put back; no period in the spec leaves AWS's.
 func TestRecoveryPeriodOnTheModel(t *testing.T) {
 	f := newModelFixture(t, ddbgap.Options{}, Options{})
-	obj := newTable(func(o *awsv1alpha1.DynamoDBTable) { o.Spec.PointInTimeRecoverySpecification = recovery(true, aws.Int32(7)) })
+	obj := newTable(func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.PointInTimeRecoverySpecification = recovery(true, aws.Int32(7))
+	})
 	f.converge(obj)
 	if got := f.proxy.Calls()["UpdateContinuousBackups"]; got != 1 {
 		t.Errorf("UpdateContinuousBackups calls = %d, want 1 (on, with the period)", got)

@@ -1,0 +1,204 @@
+package dynamodb
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	"github.com/tether-dev/tether/internal/ddbgap"
+	"github.com/tether-dev/tether/providers"
+)
+
+func replicaStatuses(obj *awsv1alpha1.DynamoDBTable) map[string]string {
+	out := map[string]string{}
+	for _, r := range obj.Status.Replicas {
+		out[r.RegionName] = r.ReplicaStatus
+	}
+	return out
+}
+
+func withStream(view string) func(*awsv1alpha1.DynamoDBTable) {
+	return func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.StreamSpecification = &awsv1alpha1.StreamSpecification{StreamViewType: view}
+	}
+}
+
+// deleteAll runs Delete until the table is gone, for transitions that take
+// longer than deleteFully waits.
+func (f *fixture) deleteAll(obj *awsv1alpha1.DynamoDBTable) []string {
+	f.t.Helper()
+	var waits []string
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		err := f.p.Delete(context.Background(), obj)
+		if err == nil {
+			return waits
+		}
+		p, waiting := providers.AsPending(err)
+		if !waiting {
+			f.t.Fatalf("delete: %v", err)
+		}
+		waits = append(waits, p.Message)
+		time.Sleep(50 * time.Millisecond)
+	}
+	f.t.Fatal("delete did not finish")
+	return nil
+}
+
+// MODEL (DynamoDB Local has no global tables; internal/ddbgap refuses a
+// request with more than one replica action, any UpdateTable while a
+// replica is CREATING/UPDATING/DELETING, a replica without the
+// NEW_AND_OLD_IMAGES stream, and a DeleteTable while replicas exist): the
+// stream comes first, then the replicas one per call; a replica deleted
+// behind Tether's back is put back; an override change is one update; a
+// Region dropped from the spec is removed; a replica someone else added is
+// left alone; deleting the object removes the replicas one by one, then
+// the table.
+func TestGlobalTableReplicasOnTheModel(t *testing.T) {
+	f := newModelFixture(t, ddbgap.Options{}, Options{})
+	obj := newTable(withGSI("byCustomer", "customer", nil))
+	f.converge(obj)
+
+	withStream("NEW_AND_OLD_IMAGES")(obj)
+	obj.Spec.Replicas = []awsv1alpha1.Replica{
+		{RegionName: "eu-west-1", OnDemandThroughputOverride: &awsv1alpha1.ReadRequestOverride{MaxReadRequestUnits: 50},
+			GlobalSecondaryIndexes: []awsv1alpha1.ReplicaIndex{{IndexName: "byCustomer", OnDemandThroughputOverride: &awsv1alpha1.ReadRequestOverride{MaxReadRequestUnits: 5}}}},
+		{RegionName: "ap-southeast-2", TableClassOverride: "STANDARD_INFREQUENT_ACCESS"},
+	}
+	obj.Generation++
+	if _, err := f.p.Observe(context.Background(), obj); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"enable stream NEW_AND_OLD_IMAGES", "add replica ap-southeast-2", "add replica eu-west-1"}; !slices.Equal(obj.Status.PendingPlan, want) {
+		t.Errorf("pending plan = %q, want %q", obj.Status.PendingPlan, want)
+	}
+	f.proxy.ResetCounts()
+	f.converge(obj)
+	if got := f.proxy.Calls()["UpdateTable"]; got != 3 {
+		t.Errorf("UpdateTable calls = %d, want 3 (stream, then one per replica)", got)
+	}
+	if got := replicaStatuses(obj); got["eu-west-1"] != "ACTIVE" || got["ap-southeast-2"] != "ACTIVE" {
+		t.Fatalf("replicas = %v", got)
+	}
+	if want := []string{"ap-southeast-2", "eu-west-1"}; !slices.Equal(obj.Status.ManagedReplicaRegions, want) {
+		t.Errorf("managed replicas = %v", obj.Status.ManagedReplicaRegions)
+	}
+	d := f.describe(obj.Name)
+	if aws.ToString(d.GlobalTableVersion) != "2019.11.21" {
+		t.Errorf("global table version = %q", aws.ToString(d.GlobalTableVersion))
+	}
+	f.steady(obj, 2)
+
+	// Deleted behind Tether's back: put back, like an index.
+	f.gap.DropReplica(obj.Name, "eu-west-1")
+	f.proxy.ResetCounts()
+	f.converge(obj)
+	if got := f.proxy.Calls()["UpdateTable"]; got != 1 || replicaStatuses(obj)["eu-west-1"] != "ACTIVE" {
+		t.Errorf("UpdateTable calls = %d, replicas %v: want the replica re-created in one call", got, replicaStatuses(obj))
+	}
+
+	// Someone else adds a replica: left alone.
+	if _, err := f.raw.UpdateTable(context.Background(), &dynamodb.UpdateTableInput{TableName: aws.String(obj.Name),
+		ReplicaUpdates: []types.ReplicationGroupUpdate{{Create: &types.CreateReplicationGroupMemberAction{RegionName: aws.String("us-west-2")}}}}); err != nil {
+		t.Fatal(err)
+	}
+	f.converge(obj)
+	f.steady(obj, 2)
+
+	// A new override, and a Region dropped.
+	obj.Spec.Replicas = obj.Spec.Replicas[:1]
+	obj.Spec.Replicas[0].OnDemandThroughputOverride.MaxReadRequestUnits = 80
+	obj.Generation++
+	if _, err := f.p.Observe(context.Background(), obj); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"remove replica ap-southeast-2", "change replica eu-west-1 (read request limit)"}; !slices.Equal(obj.Status.PendingPlan, want) {
+		t.Errorf("pending plan = %q, want %q", obj.Status.PendingPlan, want)
+	}
+	f.converge(obj)
+	got := replicaStatuses(obj)
+	if _, ok := got["ap-southeast-2"]; ok || got["us-west-2"] != "ACTIVE" {
+		t.Errorf("replicas = %v, want ap-southeast-2 gone and us-west-2 (not Tether's) kept", got)
+	}
+	for _, r := range f.describe(obj.Name).Replicas {
+		if aws.ToString(r.RegionName) == "eu-west-1" && aws.ToInt64(r.OnDemandThroughputOverride.MaxReadRequestUnits) != 80 {
+			t.Errorf("eu-west-1 override = %d", aws.ToInt64(r.OnDemandThroughputOverride.MaxReadRequestUnits))
+		}
+	}
+
+	// Deleting the object: every replica, one by one, then the table.
+	waits := f.deleteAll(obj)
+	if f.exists(obj.Name) {
+		t.Fatal("table still there")
+	}
+	removed := 0
+	for _, w := range waits {
+		if slices.ContainsFunc([]string{"removing replica eu-west-1", "removing replica us-west-2"}, func(s string) bool { return len(w) >= len(s) && w[:len(s)] == s }) {
+			removed++
+		}
+	}
+	if removed != 2 {
+		t.Errorf("delete steps = %q, want the two replicas removed before the table", waits)
+	}
+}
+
+// MODEL: a PROVISIONED global table needs write autoscaling on the table and
+// every index before its first replica (the model refuses the replica
+// otherwise, as AWS does); Tether registers it first.
+func TestProvisionedGlobalTableAutoscalesFirstOnTheModel(t *testing.T) {
+	f := newModelFixture(t, ddbgap.Options{}, Options{})
+	obj := newTable(withGSI("byCustomer", "customer", capacity(5, 5)), withStream("NEW_AND_OLD_IMAGES"), func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.BillingMode = awsv1alpha1.BillingModeProvisioned
+		o.Spec.ProvisionedThroughput = capacity(5, 5)
+		o.Spec.AutoScaling = &awsv1alpha1.AutoScaling{Write: scalingPolicy(5, 50, 70)}
+		o.Spec.GlobalSecondaryIndexes[0].AutoScaling = &awsv1alpha1.AutoScaling{Write: scalingPolicy(5, 50, 70)}
+		o.Spec.Replicas = []awsv1alpha1.Replica{{RegionName: "eu-west-1", ProvisionedThroughputOverride: &awsv1alpha1.ReadCapacityOverride{ReadCapacityUnits: 10}}}
+	})
+	f.converge(obj)
+	if got := replicaStatuses(obj)["eu-west-1"]; got != "ACTIVE" {
+		t.Fatalf("replica = %q", got)
+	}
+	f.steady(obj, 2)
+}
+
+// MODEL: a replica AWS reports as not working (here CREATION_FAILED) is
+// nothing Tether can fix by sending: the table is not Ready, says which
+// replica and why, and nothing is sent.
+func TestReplicaNotWorkingOnTheModel(t *testing.T) {
+	f := newModelFixture(t, ddbgap.Options{}, Options{})
+	obj := newTable(withStream("NEW_AND_OLD_IMAGES"), func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.Replicas = []awsv1alpha1.Replica{{RegionName: "eu-west-1"}}
+	})
+	f.converge(obj)
+	f.gap.SetReplicaStatus(obj.Name, "eu-west-1", "CREATION_FAILED", "KMS key not accessible")
+	f.proxy.ResetCounts()
+	obs, err := f.pass(obj)
+	if err != nil || obs.Available || obs.Reason != ReasonReplicaNotWorking || obs.Message == "" {
+		t.Fatalf("observation = %+v, %v", obs, err)
+	}
+	t.Logf("Ready message: %s", obs.Message)
+	if got := f.proxy.Calls()["UpdateTable"]; got != 0 {
+		t.Errorf("UpdateTable calls = %d", got)
+	}
+}
+
+// REAL PEER (DynamoDB Local answers a replica update "Nothing to update"):
+// the table is managed, replicas are listed as unsupported and not sent again.
+func TestReplicasOnDynamoDBLocal(t *testing.T) {
+	f := localFixture(t)
+	obj := newTable(withStream("NEW_AND_OLD_IMAGES"), func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.Replicas = []awsv1alpha1.Replica{{RegionName: "eu-west-1"}}
+	})
+	f.converge(obj)
+	if want := []string{featureReplicas}; !slices.Equal(obj.Status.UnsupportedFeatures, want) {
+		t.Errorf("unsupported = %v, want %v", obj.Status.UnsupportedFeatures, want)
+	}
+	f.steady(obj, 3)
+	f.deleteFully(obj)
+}
