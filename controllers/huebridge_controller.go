@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/providers"
 	"github.com/tether-dev/tether/providers/hue"
 )
 
@@ -28,7 +29,7 @@ const hueBridgeResync = 30 * time.Second
 func SetupHueBridge(mgr ctrl.Manager, registry *hue.Registry) error {
 	external := &hue.BridgeExternal{Client: mgr.GetClient(), Registry: registry}
 	r := NewManagedReconciler(mgr.GetClient(), mgr.GetEventRecorder("tether-huebridge"), "huebridge",
-		func() *huev1alpha1.HueBridge { return &huev1alpha1.HueBridge{} }, external,
+		func() *huev1alpha1.HueBridge { return &huev1alpha1.HueBridge{} }, providers.Connected(providers.External[*huev1alpha1.HueBridge](external)),
 		Options{
 			PollInterval: hueBridgeResync,
 			Customize: func(b *builder.Builder) *builder.Builder {

@@ -16,6 +16,7 @@ import (
 
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/providers"
 	"github.com/tether-dev/tether/providers/hue"
 )
 
@@ -50,7 +51,7 @@ func setupHue(mgr ctrl.Manager, cfg Config) error {
 func SetupHueLight(mgr ctrl.Manager, registry *hue.Registry) error {
 	external := &hue.LightExternal{Reader: mgr.GetClient(), Registry: registry}
 	r := NewManagedReconciler(mgr.GetClient(), mgr.GetEventRecorder("tether-huelight"), "huelight",
-		func() *huev1alpha1.HueLight { return &huev1alpha1.HueLight{} }, external,
+		func() *huev1alpha1.HueLight { return &huev1alpha1.HueLight{} }, providers.Connected(providers.External[*huev1alpha1.HueLight](external)),
 		Options{
 			PollInterval: hueLightResync,
 			Customize: func(b *builder.Builder) *builder.Builder {
