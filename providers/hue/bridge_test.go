@@ -45,7 +45,7 @@ func TestBridgeHealthComesFromThePoller(t *testing.T) {
 		if i == 2 || i == 3 {
 			_ = p.Poll(context.Background()) // the poller's own tick
 		}
-		obs, err := e.Observe(context.Background(), &b)
+		obs, err := observe(context.Background(), e, &b)
 		reason := ""
 		if ra, ok := providers.AsRetryAfter(err); ok {
 			reason = ra.Reason

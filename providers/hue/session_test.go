@@ -5,35 +5,45 @@ import (
 	"testing"
 	"time"
 
-	"github.com/amimof/huego"
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 )
 
-func newTestPoller(f *fakeBridge) (*Poller, chan event.GenericEvent, chan event.GenericEvent) {
-	lights, bridges := make(chan event.GenericEvent, 100), make(chan event.GenericEvent, 100)
-	return newPoller("home", f, time.Hour, 10, lights, bridges, logr.Discard()), lights, bridges
+// newTestSession is a session of client c whose loop is not started (tests
+// read with Poll), its wake-ups collected in channels.
+func newTestSession(c Client, perSecond float64) (*Session, chan Wake, chan Wake) {
+	lights, bridges := make(chan Wake, 1000), make(chan Wake, 100)
+	s := newSession(sessionOptions{
+		bridgeID: "FAKE", client: c, interval: time.Hour, perSecond: perSecond,
+		wakeLights: func(keys []types.NamespacedName) {
+			for _, k := range keys {
+				lights <- Wake{Object: k}
+			}
+		},
+		wakeBridges: func() { bridges <- Wake{Object: types.NamespacedName{Name: "home"}} },
+		log:         logr.Discard(),
+	})
+	return s, lights, bridges
 }
 
-func drain(ch chan event.GenericEvent) []string {
+func drain(ch chan Wake) []string {
 	var out []string
 	for {
 		select {
 		case ev := <-ch:
-			out = append(out, ev.Object.GetNamespace()+"/"+ev.Object.GetName())
+			out = append(out, ev.Object.String())
 		default:
 			return out
 		}
 	}
 }
 
-func TestPollerWakesOnlyDriftedLights(t *testing.T) {
+func TestSessionWakesOnlyDriftedLights(t *testing.T) {
 	f := newFakeBridge("hallway", "kitchen")
-	f.set("1", func(s *huego.State) { s.On, s.Bri = true, 254 })
-	f.set("2", func(s *huego.State) { s.On = true })
-	p, lights, _ := newTestPoller(f)
+	f.set("1", func(s *LightState) { s.On, s.Bri = true, ptr.To(254) })
+	f.set("2", func(s *LightState) { s.On = true })
+	p, lights, _ := newTestSession(f, 10)
 	ctx := context.Background()
 	if err := p.Poll(ctx); err != nil {
 		t.Fatal(err)
@@ -49,11 +59,11 @@ func TestPollerWakesOnlyDriftedLights(t *testing.T) {
 		want   []string
 	}{
 		{"nothing changed", func() {}, nil},
-		{"brightness the spec does not set", func() { f.set("2", func(s *huego.State) { s.Bri = 3 }) }, nil},
-		{"hallway switched off in the app", func() { f.set("1", func(s *huego.State) { s.On = false }) }, []string{"entrance/hall"}},
+		{"brightness the spec does not set", func() { f.set("2", func(s *LightState) { s.Bri = ptr.To(3) }) }, nil},
+		{"hallway switched off in the app", func() { f.set("1", func(s *LightState) { s.On = false }) }, []string{"entrance/hall"}},
 		{"kitchen unreachable", func() {
-			f.set("1", func(s *huego.State) { s.On = true })
-			f.set("2", func(s *huego.State) { s.Reachable = false })
+			f.set("1", func(s *LightState) { s.On = true })
+			f.set("2", func(s *LightState) { s.Reachable = false })
 		}, []string{"home/kitchen"}},
 	}
 	for _, st := range steps {
@@ -67,9 +77,9 @@ func TestPollerWakesOnlyDriftedLights(t *testing.T) {
 	}
 }
 
-func TestPollerWakesEveryoneWhenTheBridgeComesAndGoes(t *testing.T) {
+func TestSessionWakesEveryoneWhenTheBridgeComesAndGoes(t *testing.T) {
 	f := newFakeBridge("hallway")
-	p, lights, bridges := newTestPoller(f)
+	p, lights, bridges := newTestSession(f, 10)
 	ctx := context.Background()
 	_ = p.Poll(ctx)
 	p.Watch(types.NamespacedName{Namespace: "a", Name: "x"}, watch{lightID: "1", want: Desired{On: false}, reachable: true})
@@ -84,8 +94,8 @@ func TestPollerWakesEveryoneWhenTheBridgeComesAndGoes(t *testing.T) {
 	if got := drain(bridges); len(got) != 1 || got[0] != "/home" {
 		t.Fatalf("going offline woke bridges %v", got)
 	}
-	if _, err := p.Snapshot(ctx); !isNetwork(err) {
-		t.Fatalf("Snapshot while offline: %v", err)
+	if _, err := p.Lights(ctx); !isNetwork(err) {
+		t.Fatalf("Lights while offline: %v", err)
 	}
 	f.err = nil
 	_ = p.Poll(ctx)
@@ -97,21 +107,21 @@ func TestPollerWakesEveryoneWhenTheBridgeComesAndGoes(t *testing.T) {
 	}
 }
 
-func TestSnapshotReadsTheCache(t *testing.T) {
+func TestLightsReadTheCache(t *testing.T) {
 	f := newFakeBridge("hallway")
-	p, _, _ := newTestPoller(f)
+	p, _, _ := newTestSession(f, 10)
 	for range 50 {
-		if _, err := p.Snapshot(context.Background()); err != nil {
+		if _, err := p.Lights(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if gets, _ := f.calls(); gets != 1 {
 		t.Fatalf("50 observations made %d GETs, want 1", gets)
 	}
-	p.Applied(StateBody{On: ptr.To(true), Bri: ptr.To(9)}, "1")
-	lights, _ := p.Snapshot(context.Background())
-	if l := lights["1"]; !l.On || l.Bri != 9 {
-		t.Fatalf("cache after Applied: %+v", l)
+	p.cache.accepted(StateBody{On: ptr.To(true), Bri: ptr.To(9)}, "1")
+	lights, _ := p.Lights(context.Background())
+	if l := lights["1"]; !l.State.On || *l.State.Bri != 9 {
+		t.Fatalf("cache after an accepted command: %+v", l)
 	}
 }
 
