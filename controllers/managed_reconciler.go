@@ -110,8 +110,8 @@ func (r *ManagedReconciler[O]) sync(ctx context.Context, req ctrl.Request, obj O
 // update sends the difference, unless the same difference was already sent
 // StallAfter times for this generation without the external side showing it.
 func (r *ManagedReconciler[O]) update(ctx context.Context, req ctrl.Request, obj O, external providers.External[O], obs providers.Observation) (ctrl.Result, error) {
-	diff := describe(obs.Diff)
-	if times, stop := r.stalls.stalled(req, obj.GetGeneration(), diff); stop {
+	diff, key := describe(obs.Diff), stallKey(obs.Diff)
+	if times, stop := r.stalls.stalled(req, obj.GetGeneration(), key); stop {
 		return r.stalled(ctx, req, obj, diff, times)
 	}
 	reason, verb := ReasonUpdated, "updated"
@@ -120,10 +120,13 @@ func (r *ManagedReconciler[O]) update(ctx context.Context, req ctrl.Request, obj
 	}
 	err := external.Update(ctx, obj, obs.Diff)
 	countCall(r.kind, phaseUpdate, err)
+	if p, ok := providers.AsPending(err); ok && p.Queued {
+		r.stalls.record(req, obj.GetGeneration(), key)
+	}
 	if err != nil {
 		return r.handleError(ctx, req, obj, phaseUpdate, err)
 	}
-	r.stalls.record(req, obj.GetGeneration(), diff)
+	r.stalls.record(req, obj.GetGeneration(), key)
 	if reason == ReasonDriftCorrected {
 		driftCorrections.WithLabelValues(r.kind).Inc()
 	}
@@ -136,8 +139,8 @@ func (r *ManagedReconciler[O]) update(ctx context.Context, req ctrl.Request, obj
 // the spec changes or the external side does (the difference then reads
 // differently); the object is still observed at its resync interval.
 func (r *ManagedReconciler[O]) stalled(ctx context.Context, req ctrl.Request, obj O, diff string, times int) (ctrl.Result, error) {
-	msg := fmt.Sprintf("sent %q %d times for generation %d and the %s never showed it: not sent again until the spec changes "+
-		"or the %s is changed from outside", diff, times, obj.GetGeneration(), r.kind, r.kind)
+	msg := fmt.Sprintf("sent %q %d times for generation %d with no visible effect: not sent again until the spec changes "+
+		"or it is changed from outside", diff, times, obj.GetGeneration())
 	if changed := markFailed(obj, phaseUpdate, ReasonStalled, msg); changed {
 		r.event(obj, corev1.EventTypeWarning, ReasonStalled, "Update", "%s", msg)
 		log.FromContext(ctx).Info("write stalled: not sent again", "diff", diff, "times", times)
@@ -291,6 +294,14 @@ func (r *ManagedReconciler[O]) event(obj O, eventType, reason, action, note stri
 		return
 	}
 	r.recorder.Eventf(obj, nil, eventType, reason, action, note, args...)
+}
+
+// stallKey is how the stall breaker recognises the same write.
+func stallKey(d providers.Difference) string {
+	if k, ok := d.(providers.StallKeyer); ok {
+		return k.StallKey()
+	}
+	return describe(d)
 }
 
 func describe(d providers.Difference) string {

@@ -19,10 +19,11 @@ const defaultStallAfter = 3
 // ignores a field. Without it such a write is sent again at every look, for
 // ever. A write is "the same" when Observe describes the same difference
 // (Difference.String, which says what the backend shows and what the spec
-// wants) for the same generation; it stops counting when a read confirms the
-// object up to date. So a change made from outside (the difference then
-// reads differently), a spec change or a confirmed match all start over,
-// while a write that bounces is sent at most StallAfter times.
+// wants, or its StallKey) for the same generation; it stops counting when a
+// read confirms the object up to date. So a change made from outside (the
+// difference then reads differently), a spec change or a confirmed match
+// all start over, while a write that bounces is sent at most StallAfter
+// times.
 //
 // It lives in memory: after a restart a stalled write is tried StallAfter
 // times more, which costs a few calls at most.

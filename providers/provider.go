@@ -71,8 +71,16 @@ type Pauser[O client.Object] interface {
 // spec and the external side. The reconciler only prints it; Update receives
 // the value Observe returned and type-asserts it.
 type Difference interface {
-	// String is a short human summary, used in events and conditions.
+	// String is a short human summary, used in events and conditions. The
+	// stall breaker takes the same String for the same write.
 	String() string
+}
+
+// StallKeyer is optional, on a Difference: an adapter that knows more than
+// String says (that the last write did show before the external side
+// changed back) gives the stall breaker a key of its own.
+type StallKeyer interface {
+	StallKey() string
 }
 
 // Observation is the result of Observe. Exactly one of four outcomes:
@@ -99,8 +107,7 @@ type Observation struct {
 	// reported as for any match; the stall breaker forgets the write only
 	// once a read confirms it.
 	Unconfirmed bool
-	// Diff is what differs when UpToDate is false. Its String is also how
-	// the stall breaker recognises the same write sent again.
+	// Diff is what differs when UpToDate is false.
 	Diff Difference
 	// Available is true when the external thing can be used (a table ACTIVE,
 	// a light reachable). Ready is True only when it exists, is up to date

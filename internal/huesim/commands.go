@@ -55,7 +55,7 @@ func (b *Bridge) putLightState(r *http.Request, addr string, body map[string]jso
 	if !ok {
 		return []result{notAvailable("/lights/" + r.PathValue("id"))}
 	}
-	return applyState(&l.State, l.model(), addr, body, lightCommand)
+	return applyState(&l.State, l.model(), l.strict, addr, body, lightCommand)
 }
 
 // putGroupAction applies the body to every light of the group (group 0: all
@@ -72,10 +72,10 @@ func (b *Bridge) putGroupAction(r *http.Request, addr string, body map[string]js
 	}
 	for _, id := range ids {
 		if l, ok := b.lights[id]; ok {
-			applyState(&l.State, l.model(), addr, body, groupAction)
+			applyState(&l.State, l.model(), l.strict, addr, body, groupAction)
 		}
 	}
-	return applyState(&LightState{On: true}, Models[DefaultModel], addr, body, groupAction)
+	return applyState(&LightState{On: true}, Models[DefaultModel], false, addr, body, groupAction)
 }
 
 // record appends a received command to the log.

@@ -105,6 +105,22 @@ func (b *Bridge) AddLightModel(name, model string) string {
 	return id
 }
 
+// RefuseOutOfRange makes a bulb refuse a colour temperature beyond its
+// range with error 7 (invalid value) instead of clamping it. CLIP v2
+// bridges refuse such values (home-assistant/core #61584); whether a v1
+// bridge ever does is unconfirmed, which is why it is a control and not a
+// model's default.
+func (b *Bridge) RefuseOutOfRange(id string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	l, ok := b.lights[id]
+	if !ok {
+		return fmt.Errorf("no light %q", id)
+	}
+	l.strict = true
+	return nil
+}
+
 // OmitState makes GET /lights leave the state fields keys out for a bulb,
 // as some bridges do although the bulb has them.
 func (b *Bridge) OmitState(id string, keys ...string) error {

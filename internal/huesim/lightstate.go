@@ -43,7 +43,7 @@ const (
 // applyState applies a state PUT to st, a bulb of model m, and returns the
 // bridge's answer, one element per attribute. base is the address prefix
 // (/lights/1/state).
-func applyState(st *LightState, m Model, base string, body map[string]json.RawMessage, kind commandKind) []result {
+func applyState(st *LightState, m Model, strict bool, base string, body map[string]json.RawMessage, kind commandKind) []result {
 	var out []result
 	turningOn := false
 	if raw, ok := body["on"]; ok {
@@ -72,7 +72,7 @@ func applyState(st *LightState, m Model, base string, body map[string]json.RawMe
 			}
 			continue
 		}
-		r, mode := applyParam(st, m, addr, p, raw)
+		r, mode := applyParam(st, m, addr, p, raw, strict)
 		out = append(out, r)
 		colour = strongerMode(colour, mode)
 	}
@@ -131,7 +131,7 @@ func unknownParams(base string, body map[string]json.RawMessage) []result {
 // answer echoes the value as sent (hue-bulbs-facts.md: "value as sent, or
 // 254 for 255"); what the bulb then shows may differ (a clamped ct, an xy
 // outside its gamut), as a real bridge shows at its next read.
-func applyParam(st *LightState, m Model, addr, p string, raw json.RawMessage) (result, string) {
+func applyParam(st *LightState, m Model, addr, p string, raw json.RawMessage, strict bool) (result, string) {
 	switch p {
 	case "on":
 		var v bool
@@ -153,6 +153,9 @@ func applyParam(st *LightState, m Model, addr, p string, raw json.RawMessage) (r
 	}
 	if p == "bri" && v == 255 {
 		v = 254
+	}
+	if ct := m.shownCT(); strict && p == "ct" && (v < ct[0] || v > ct[1]) {
+		return invalidValue(addr, p, v), ""
 	}
 	return success(addr, v), applyInt(st, m, p, v)
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -49,6 +50,9 @@ type Light struct {
 	// them, as some bridges do for some bulbs (the independent bridge of
 	// issue 11 omits ct).
 	omit map[string]bool
+	// strict refuses a colour temperature beyond the bulb's range with
+	// error 7 instead of clamping it.
+	strict bool
 }
 
 func (l *Light) model() Model { return Models[l.Model] }
@@ -68,7 +72,7 @@ type Options struct {
 	Burst             int
 	// LinkWindow is how long a link-button press allows pairing; default 30s.
 	LinkWindow time.Duration
-	// BridgeID and Name are reported by /config.
+	// BridgeID (random when empty) and Name are reported by /config.
 	BridgeID string
 	Name     string
 }
@@ -110,7 +114,9 @@ func New(opts Options) *Bridge {
 		opts.LinkWindow = 30 * time.Second
 	}
 	if opts.BridgeID == "" {
-		opts.BridgeID = "001788FFFE7E57E1"
+		// Each bridge its own id, as real ones have: Tether keys its
+		// bridge sessions by it.
+		opts.BridgeID = "001788FFFE" + strings.ToUpper(randomHex(3))
 	}
 	if opts.Name == "" {
 		opts.Name = "Tether Hue Simulator"

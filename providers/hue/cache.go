@@ -12,14 +12,16 @@ import (
 )
 
 // cache is what Tether knows of one bridge's lights: the last full read,
-// patched with what the bridge accepted since, the bridge's health as that
-// read saw it, and what each HueLight wants of its bulb (to tell drift). It
-// makes no call: reads come from whoever produces them (the session's poll
-// loop on v1; an event stream can feed the same apply), and it answers with
-// the HueLights to wake.
+// what the bridge answered to commands since (accepted and refused
+// attributes), the bridge's health as that read saw it, and what each
+// HueLight wants of its bulb (to tell drift). It makes no call: reads come
+// from whoever produces them (the session's poll loop on v1; an event
+// stream can feed the same apply), and it answers with the HueLights to
+// wake.
 type cache struct {
 	mu        sync.Mutex
-	lights    lightsByID // replaced, never changed in place
+	lights    lightsByID // the last read; replaced, never changed in place
+	records   map[string]*lightRecord
 	err       error
 	readAt    time.Time // last read, answered or not
 	contactAt time.Time // last read the bridge answered
@@ -33,8 +35,44 @@ type cache struct {
 type watch struct {
 	name      string // spec.name, to wake a HueLight whose bulb appears
 	lightID   string
-	want      Desired
+	want      Desired // projected onto the bulb
 	reachable bool
+}
+
+// lightRecord is what a bridge answered to commands for one light.
+type lightRecord struct {
+	// accepted holds the attributes the bridge accepted that no read has
+	// shown since. A read after the command replaces those it reports;
+	// those it never reports stay, as the best knowledge there is.
+	accepted   StateBody
+	acceptedAt time.Time
+	// confirmed counts the reads that showed what the bridge had accepted:
+	// writes with a visible effect.
+	confirmed uint64
+	// refused holds the attributes the bridge refused, by parameter.
+	refused map[string]refusal
+}
+
+// refusal is an attribute a bridge refused, with the value sent.
+type refusal struct {
+	Refusal
+	value string // the value sent, as JSON
+	model string // the bulb it was refused for
+}
+
+// lightView is a light as Tether knows it: the last read with what the
+// bridge accepted since.
+type lightView struct {
+	Light
+	// unconfirmed: an accepted attribute the bridge reports has not been
+	// read back yet.
+	unconfirmed bool
+	// assumed are attributes the bridge does not report for this bulb,
+	// known only from what it accepted.
+	assumed []string
+	refused map[string]refusal
+	// confirmed counts the writes a read showed (see lightRecord).
+	confirmed uint64
 }
 
 // read is one full read of the bridge's lights.
@@ -55,7 +93,7 @@ type readOutcome struct {
 }
 
 func newCache() *cache {
-	return &cache{watchers: map[types.NamespacedName]watch{}}
+	return &cache{watchers: map[types.NamespacedName]watch{}, records: map[string]*lightRecord{}}
 }
 
 // apply takes a read and returns the HueLights to wake: all of them when the
@@ -79,11 +117,50 @@ func (c *cache) apply(r read) readOutcome {
 		c.configRead = false // back: its config may have changed meanwhile
 	}
 	c.lights = indexLights(r.lights)
+	c.reconcileRecordsLocked(r.at)
 	out.count = len(r.lights) != count
 	if wasErr != nil || first {
 		out.wake = c.allWatchersLocked()
 	} else {
 		out.wake = c.driftedLocked()
+	}
+	return out
+}
+
+// reconcileRecordsLocked takes a read started at into the lights' records:
+// it replaces the accepted attributes the bridge reports, forgets a bulb's
+// refusals when it is another model now, and refusals of a bulb that was
+// off (error 201) once it is on.
+func (c *cache) reconcileRecordsLocked(at time.Time) {
+	for id, r := range c.records {
+		l, ok := c.lights[id]
+		if !ok {
+			delete(c.records, id)
+			continue
+		}
+		if at.After(r.acceptedAt) {
+			shown := reported(l.State)
+			if seen := r.accepted.only(shown...); len(seen.params()) > 0 && l.State.shows(seen) {
+				r.confirmed++
+			}
+			r.accepted = r.accepted.without(shown...)
+		}
+		for p, ref := range r.refused {
+			if ref.model != l.ModelID || (ref.Type == errDeviceOff && l.State.On) {
+				delete(r.refused, p)
+			}
+		}
+	}
+}
+
+// reported lists the attributes a state reports.
+func reported(st LightState) []string {
+	out := []string{"on"}
+	for p, v := range map[string]bool{"bri": st.Bri != nil, "hue": st.Hue != nil, "sat": st.Sat != nil,
+		"xy": st.XY != nil, "ct": st.CT != nil} {
+		if v {
+			out = append(out, p)
+		}
 	}
 	return out
 }
@@ -104,20 +181,62 @@ func (c *cache) health() bridgeHealth {
 	return bridgeHealth{err: c.err, lastContact: c.contactAt, lightCount: len(c.lights)}
 }
 
-// accepted records a state the bridge accepted for some lights (one light
-// command, or a group command), so the next Observe does not see drift
-// before the next read.
-func (c *cache) accepted(body StateBody, lightIDs ...string) {
+// answered records the bridge's answer to a command (one light command, or
+// a group command to lightIDs): what it accepted counts until a read shows
+// the bulb, what it refused is remembered with the value sent.
+func (c *cache) answered(sent StateBody, res Result, lightIDs ...string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	next := maps.Clone(c.lights)
+	now := time.Now()
 	for _, id := range lightIDs {
-		if l, ok := next[id]; ok {
-			l.State = l.State.applied(body)
-			next[id] = l
+		r := c.records[id]
+		if r == nil {
+			r = &lightRecord{refused: map[string]refusal{}}
+			c.records[id] = r
+		}
+		r.accepted, r.acceptedAt = r.accepted.merged(res.Accepted.without("transitiontime")), now
+		for _, p := range res.Accepted.params() {
+			delete(r.refused, p)
+		}
+		for _, ref := range res.Refused {
+			r.refused[ref.Param] = refusal{Refusal: ref, value: sent.value(ref.Param), model: c.lights[id].ModelID}
 		}
 	}
-	c.lights = next
+}
+
+// view is a light as Tether knows it now.
+func (c *cache) view(id string) (lightView, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.viewLocked(id)
+}
+
+func (c *cache) viewLocked(id string) (lightView, bool) {
+	l, ok := c.lights[id]
+	if !ok {
+		return lightView{}, false
+	}
+	v := lightView{Light: l}
+	r := c.records[id]
+	if r == nil {
+		return v, true
+	}
+	v.refused, v.confirmed = r.refused, r.confirmed
+	shown := map[string]bool{}
+	for _, p := range reported(l.State) {
+		shown[p] = true
+	}
+	for _, p := range r.accepted.params() {
+		switch {
+		case p == "transitiontime":
+		case shown[p]:
+			v.unconfirmed = true
+		default:
+			v.assumed = append(v.assumed, p)
+		}
+	}
+	v.State = l.State.applied(r.accepted)
+	return v, true
 }
 
 func (c *cache) needsConfig() bool {
@@ -154,7 +273,7 @@ func (c *cache) wantedBodies() map[string]string {
 	out := make(map[string]string, len(c.watchers))
 	for _, w := range c.watchers {
 		if w.lightID != "" {
-			out[w.lightID] = FullBody(w.want).key()
+			out[w.lightID] = FullBody(c.withoutRefusedLocked(w.lightID, w.want)).key()
 		}
 	}
 	return out
@@ -181,12 +300,23 @@ func (c *cache) driftedLocked() []types.NamespacedName {
 			}
 			continue
 		}
-		l, ok := c.lights[w.lightID]
-		if !ok || l.State.Reachable != w.reachable || (l.State.Reachable && Compare(w.want, l.State) != nil) {
+		v, ok := c.viewLocked(w.lightID)
+		if !ok || v.State.Reachable != w.reachable ||
+			(v.State.Reachable && Compare(c.withoutRefusedLocked(w.lightID, w.want), v.State) != nil) {
 			out = append(out, k)
 		}
 	}
 	return out
+}
+
+// withoutRefusedLocked leaves out of want the attributes the bridge refused
+// for the light with the very value want has: they are not sent again
+// unchanged.
+func (c *cache) withoutRefusedLocked(id string, want Desired) Desired {
+	if r := c.records[id]; r != nil {
+		want, _ = withoutRefused(want, r.refused)
+	}
+	return want
 }
 
 // bridgeHealth is what the last read says of the bridge: whether it answers
@@ -228,6 +358,14 @@ func (m lightsByID) names() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// shows reports whether the state shows every attribute of body it
+// reports, at the bridge's precision.
+func (s LightState) shows(body StateBody) bool {
+	match := func(got, want *int) bool { return want == nil || got == nil || *got == *want }
+	return (body.On == nil || *body.On == s.On) && match(s.Bri, body.Bri) && match(s.Hue, body.Hue) &&
+		match(s.Sat, body.Sat) && match(s.CT, body.CT) && (body.XY == nil || s.XY == nil || near(*s.XY, *body.XY))
 }
 
 // applied returns the state as it is after the bridge accepted body.

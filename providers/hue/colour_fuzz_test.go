@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
-	"strconv"
 	"testing"
 	"time"
 
@@ -14,11 +13,12 @@ import (
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 )
 
-// FuzzColourRoundTrip: for any spec the API server accepts and any state the
-// bulb is in, what Tether sends is within the bridge's ranges, survives the
-// trip through JSON unchanged, and once the bridge has applied it
-// (storing xy to four decimals, as real bridges do) Compare finds nothing
-// left to send: no value out of range, no endless correction loop.
+// FuzzColourRoundTrip: for any spec the API server accepts, any bulb type
+// and any state the bulb is in, what Tether sends (the spec projected onto
+// the bulb) is within the bulb's ranges and attributes, survives the trip
+// through JSON unchanged, and once a bridge has applied it (clamping,
+// moving xy into the gamut and reading it back at four decimals) Compare
+// finds nothing left to send: no endless correction loop.
 func FuzzColourRoundTrip(f *testing.F) {
 	// on, bri, mode (0 none, 1 xy, 2 ct, 3 hs), x, y, ct, hue, sat, transition (tenths, <0 none),
 	// then the bulb: on, bri, colormode (0 xy, 1 ct, 2 hs, 3 none), x, y, ct, hue, sat.
@@ -44,7 +44,8 @@ func FuzzColourRoundTrip(f *testing.F) {
 		bulbOn bool, bulbBri, bulbMode uint8, bulbX, bulbY float64, bulbCT, bulbHue uint16, bulbSat uint8) {
 
 		spec := validSpec(on, bri, mode, x, y, ct, hue, sat, transition)
-		want := DesiredFrom(spec)
+		light := fuzzBulbs[int(bulbMode/4)%len(fuzzBulbs)]
+		want := project(DesiredFrom(spec), light).want
 		bulb := bulbState(bulbOn, bulbBri, bulbMode, bulbX, bulbY, bulbCT, bulbHue, bulbSat)
 
 		d := Compare(want, bulb)
@@ -52,6 +53,7 @@ func FuzzColourRoundTrip(f *testing.F) {
 			return
 		}
 		checkBodyInRange(t, d.Body)
+		checkBodyFits(t, d.Body, light.Capabilities)
 		if !want.On && (d.Body.Bri != nil || d.Body.XY != nil || d.Body.CT != nil || d.Body.Hue != nil || d.Body.Sat != nil) {
 			t.Fatalf("switching off sends more than on/off: %+v", d.Body)
 		}
@@ -62,7 +64,7 @@ func FuzzColourRoundTrip(f *testing.F) {
 			t.Fatalf("cache after applying %+v still differs: %s", d.Body, again)
 		}
 		// The bridge's own view on the next poll.
-		after := bridgeApplies(bulb, d.Body)
+		after := bridgeApplies(bulb, d.Body, light.Capabilities)
 		if again := Compare(want, after); again != nil {
 			t.Fatalf("next poll after applying %+v still differs: %s (endless corrections)", d.Body, again)
 		}
@@ -155,17 +157,40 @@ func checkWire(t *testing.T, b StateBody) {
 	}
 }
 
-// bridgeApplies is what a v1 bridge reports after accepting body: xy stored
-// to four decimals, the colour mode of the colour just set.
-func bridgeApplies(st LightState, b StateBody) LightState {
-	st = st.applied(b)
-	if b.XY != nil {
-		st.XY = &[2]float64{round4(b.XY[0]), round4(b.XY[1])}
+// fuzzBulbs are the bulb types a fuzzed spec meets.
+var fuzzBulbs = []Light{extendedC, colourA, ambiance, white, plug, thirdPart, unknown}
+
+// checkBodyFits: nothing is sent that the bulb lacks or cannot show.
+func checkBodyFits(t *testing.T, b StateBody, c Capabilities) {
+	t.Helper()
+	if (b.Bri != nil && !c.Dimmable) || ((b.XY != nil || b.Hue != nil) && !c.Color) || (b.CT != nil && c.ColorTemperature == nil) {
+		t.Fatalf("body %+v for a bulb of %+v", b, c)
 	}
-	return st
+	if b.CT != nil && (*b.CT < c.ColorTemperature.Min || *b.CT > c.ColorTemperature.Max) {
+		t.Fatalf("ct %d outside the bulb's %+v", *b.CT, *c.ColorTemperature)
+	}
+	if b.XY != nil && c.Gamut != nil && dist2(c.Gamut.nearest(*b.XY), *b.XY) > 1e-8 {
+		t.Fatalf("xy %v outside the bulb's gamut %+v", *b.XY, *c.Gamut)
+	}
 }
 
-func round4(v float64) float64 {
-	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'f', 4, 64), 64)
-	return r
+// bridgeApplies is what a v1 bridge reports after accepting body for a
+// bulb of c: ct clamped, xy in the gamut and read back at four decimals
+// (as the simulator does, see huesim's reportedXY), the colour mode of the
+// colour just set.
+func bridgeApplies(st LightState, b StateBody, c Capabilities) LightState {
+	st = st.applied(b)
+	if b.CT != nil && c.ColorTemperature != nil {
+		v := min(max(*b.CT, c.ColorTemperature.Min), c.ColorTemperature.Max)
+		st.CT = &v
+	}
+	if b.XY != nil {
+		p := *b.XY
+		if c.Gamut != nil {
+			p = c.Gamut.nearest(p)
+		}
+		read := func(v float64) float64 { return math.Floor(math.Min(math.Round(v*65535), 65279)/65536*1e4) / 1e4 }
+		st.XY = &[2]float64{read(p[0]), read(p[1])}
+	}
+	return st
 }

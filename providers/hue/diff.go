@@ -9,9 +9,11 @@ import (
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 )
 
-// xyTolerance absorbs the rounding of the bridge, which stores xy with four
-// decimals; a larger difference is a real colour change.
-const xyTolerance = 0.0005
+// xyTolerance absorbs the bridge's precision: it reports xy with four
+// decimals, from a bulb that holds it as a 16-bit Zigbee value, so what it
+// reads back may be up to about 0.00012 from what was sent (0.4 reads
+// 0.3999). A larger difference is a real colour change.
+const xyTolerance = 0.0002
 
 // Desired is a HueLight's spec in the bridge's units.
 type Desired struct {
@@ -81,10 +83,17 @@ func FullBody(want Desired) StateBody {
 type LightDiff struct {
 	Body    StateBody
 	Changes []string
+	// confirmed is how many of the bulb's earlier writes a read showed: the
+	// same difference after one more did show is new drift, not a write
+	// that does not stick.
+	confirmed uint64
 }
 
 // String lists the changes: "on: false -> true, brightness: 127 -> 254".
 func (d *LightDiff) String() string { return strings.Join(d.Changes, ", ") }
+
+// StallKey is the difference for the stall breaker.
+func (d *LightDiff) StallKey() string { return fmt.Sprintf("%s #%d", d.String(), d.confirmed) }
 
 // Compare returns what must be sent for the bulb to match want, or nil.
 // A light that should be off is only compared on on/off: its brightness

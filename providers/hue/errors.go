@@ -30,6 +30,12 @@ const (
 	ReasonDeviceOff            = "DeviceOff"
 	ReasonCredentialsUnusable  = "CredentialsUnusable"
 	ReasonBridgeRejectedChange = "BridgeRejectedChange"
+	// ReasonLimited: Ready=True, the bulb shows all it can of the spec and
+	// the message says what it cannot (projected or not reported).
+	ReasonLimited = "Limited"
+	// ReasonAttributeRefused: Ready=False, the bridge refused part of the
+	// spec and the message names it; it is not sent again unchanged.
+	ReasonAttributeRefused = "AttributeRefused"
 )
 
 // Hue error types the adapter acts on (the v1 API's numbers; a v2 client

@@ -171,7 +171,7 @@ func (s *sender) afterGroupAction(b *batch, lightIDs []string, res Result, err e
 		s.giveBack(b.orders)
 		return
 	}
-	s.deps.accepted(res, lightIDs...)
+	s.deps.answered(b.full, res, lightIDs...)
 	s.finish(b.orders, nil)
 }
 

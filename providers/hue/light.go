@@ -120,9 +120,10 @@ func (e *LightExternal) forgetOn(bridge string, key types.NamespacedName) {
 	}
 }
 
-// Observe compares the bulb with the spec. A bulb held by an earlier
-// HueLight, an unreachable one, or one whose command is already in line is
-// a wait: nothing is sent.
+// Observe compares the bulb with the spec, projected onto what the bulb
+// can show and without what the bridge refused. A bulb held by an earlier
+// HueLight, an unreachable one, one whose command is already in line, or
+// one whose only difference the bridge refused is a wait: nothing is sent.
 func (c *lightConn) Observe(ctx context.Context, l *huev1alpha1.HueLight) (providers.Observation, error) {
 	recordObserved(l, c)
 	s := c.session
@@ -136,9 +137,11 @@ func (c *lightConn) Observe(ctx context.Context, l *huev1alpha1.HueLight) (provi
 			"light %q on bridge %s is already managed by HueLight %s; this one sends nothing while that one exists",
 			c.light.Name, c.bridge.Name, holder), 0), nil
 	}
-	want := DesiredFrom(l.Spec)
-	s.Watch(c.key, watch{name: l.Spec.Name, lightID: c.light.ID, want: want, reachable: c.light.State.Reachable})
-	if !c.light.State.Reachable {
+	v := c.view()
+	p := project(DesiredFrom(l.Spec), v.Light)
+	want, refused := withoutRefused(p.want, v.refused)
+	s.Watch(c.key, watch{name: l.Spec.Name, lightID: c.light.ID, want: p.want, reachable: v.State.Reachable})
+	if !v.State.Reachable {
 		return c.wait(ReasonLightUnreachable, fmt.Sprintf(
 			"bridge %s cannot reach light %q (switched off at the wall or out of range); retried on the next poll",
 			c.bridge.Name, c.light.Name), 0), nil
@@ -148,12 +151,30 @@ func (c *lightConn) Observe(ctx context.Context, l *huev1alpha1.HueLight) (provi
 			"queued for bridge %s (its command budget is shared by all namespaces in turn): about %s",
 			c.bridge.Name, eta.Round(100*time.Millisecond)), eta), nil
 	}
-	if d := Compare(want, c.light.State); d != nil {
+	if d := Compare(want, v.State); d != nil {
+		d.confirmed = v.confirmed
 		return providers.Observation{Exists: true, Diff: d, Available: true}, nil
 	}
 	// Nothing left to send: a stale queued command (or its error) is moot.
 	s.sender.drop(c.key)
-	return providers.Observation{Exists: true, UpToDate: true, Available: true}, nil
+	notes := append(p.notes, assumedNotes(v, want)...)
+	if len(refused) > 0 {
+		return c.wait(ReasonAttributeRefused, strings.Join(append(refused, notes...), "; "), 0), nil
+	}
+	obs := providers.Observation{Exists: true, UpToDate: true, Available: true, Unconfirmed: v.unconfirmed}
+	if len(notes) > 0 {
+		obs.Reason, obs.Message = ReasonLimited, strings.Join(notes, "; ")
+	}
+	return obs, nil
+}
+
+// view is the bulb as the session knows it now: the last read with what
+// the bridge accepted since.
+func (c *lightConn) view() lightView {
+	if v, ok := c.session.cache.view(c.light.ID); ok {
+		return v
+	}
+	return lightView{Light: c.light}
 }
 
 // wait is an observation that sends nothing, looked at again after
@@ -177,17 +198,19 @@ func (c *lightConn) Update(ctx context.Context, l *huev1alpha1.HueLight, diff pr
 	if d, ok := diff.(*LightDiff); !ok || d == nil {
 		return nil
 	}
-	latest, ok := c.session.light(c.light.ID)
-	if !ok {
-		latest = c.light
-	}
-	want := DesiredFrom(l.Spec)
-	d := Compare(want, latest.State)
+	v := c.view()
+	want, _ := withoutRefused(project(DesiredFrom(l.Spec), v.Light).want, v.refused)
+	d := Compare(want, v.State)
 	if d == nil {
 		return nil
 	}
-	_, err := c.send(ctx, d.Body, FullBody(want))
-	return err
+	full := FullBody(want)
+	if sent, err := c.send(ctx, d.Body, full); sent || err != nil {
+		return err
+	}
+	eta, _ := c.session.sender.pending(c.key, full.key())
+	return providers.Queued(eta, ReasonThrottled,
+		"queued for bridge %s (its command budget is shared by all namespaces in turn): about %s", c.bridge.Name, eta.Round(100*time.Millisecond))
 }
 
 // sendWait is how long a command alone in line is waited for: on an idle
@@ -222,7 +245,7 @@ func (c *lightConn) Delete(ctx context.Context, l *huev1alpha1.HueLight) error {
 		s.Forget(c.key)
 		return nil
 	}
-	if c.light.State.On {
+	if c.view().State.On {
 		// Not wanting the spec's state any more: group 0 must not switch
 		// the bulb back on between "off" and the finalizer's removal.
 		s.Unwatch(c.key)
@@ -365,4 +388,5 @@ func recordObserved(l *huev1alpha1.HueLight, c *lightConn) {
 	if st.Bri != nil {
 		l.Status.Observed.Brightness = int32(*st.Bri)
 	}
+	l.Status.Capabilities = capabilitiesStatus(c.light)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // Client is the port between the adapter and one bridge: what Tether asks
@@ -164,4 +165,80 @@ func (b StateBody) without(params ...string) StateBody {
 		}
 	}
 	return b
+}
+
+// only returns the body with only the named attributes.
+func (b StateBody) only(params ...string) StateBody {
+	var drop []string
+	for _, p := range b.params() {
+		if !slices.Contains(params, p) {
+			drop = append(drop, p)
+		}
+	}
+	return b.without(drop...)
+}
+
+// fields are the body's attributes by parameter name; nil ones are not set.
+func (b StateBody) fields() map[string]any {
+	return map[string]any{"on": b.On, "bri": b.Bri, "hue": b.Hue, "sat": b.Sat, "xy": b.XY, "ct": b.CT,
+		"transitiontime": b.TransitionTime}
+}
+
+// params lists the attributes the body sets.
+func (b StateBody) params() []string {
+	var out []string
+	for p, v := range b.fields() {
+		if !isNil(v) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// value is one attribute's value as JSON, "" when the body leaves it out.
+func (b StateBody) value(param string) string {
+	v, ok := b.fields()[param]
+	if !ok || isNil(v) {
+		return ""
+	}
+	data, _ := json.Marshal(v)
+	return string(data)
+}
+
+// merged is b with the attributes next sets replaced.
+func (b StateBody) merged(next StateBody) StateBody {
+	if next.On != nil {
+		b.On = next.On
+	}
+	if next.Bri != nil {
+		b.Bri = next.Bri
+	}
+	if next.Hue != nil {
+		b.Hue = next.Hue
+	}
+	if next.Sat != nil {
+		b.Sat = next.Sat
+	}
+	if next.XY != nil {
+		b.XY = next.XY
+	}
+	if next.CT != nil {
+		b.CT = next.CT
+	}
+	if next.TransitionTime != nil {
+		b.TransitionTime = next.TransitionTime
+	}
+	return b
+}
+
+func isNil(v any) bool {
+	switch p := v.(type) {
+	case *bool:
+		return p == nil
+	case *int:
+		return p == nil
+	case *[2]float64:
+		return p == nil
+	}
+	return v == nil
 }

@@ -2,6 +2,7 @@ package hue
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -68,8 +69,8 @@ type order struct {
 // want (for group 0).
 type senderDeps struct {
 	client func() Client
-	// accepted records a result of a command to lightIDs.
-	accepted func(res Result, lightIDs ...string)
+	// answered records the bridge's answer to a command sent to lightIDs.
+	answered func(sent StateBody, res Result, lightIDs ...string)
 	wake     func([]types.NamespacedName)
 	// wanted is the whole state each watched light's HueLight wants, by
 	// light id (StateBody.key); lightIDs are all lights of the bridge.
@@ -290,10 +291,14 @@ func (s *sender) runLights(ctx context.Context) {
 		}
 		res, err := s.deps.client().SetLightState(ctx, o.lightID, o.body)
 		if err == nil {
-			err = refusedError(res)
-		}
-		if err == nil {
-			s.deps.accepted(res, o.lightID)
+			// What it accepted counts; what it refused is remembered and
+			// named in the HueLight's conditions, not an error of the
+			// command.
+			s.deps.answered(o.body, res, o.lightID)
+			if len(res.Refused) > 0 {
+				s.deps.log.Info("the bridge refused part of a command", "light", o.lightID, "hueLight", o.key.String(),
+					"refused", fmt.Sprint(res.Refused))
+			}
 		}
 		s.finish([]*order{o}, err)
 	}

@@ -74,7 +74,7 @@ func newSession(o sessionOptions) *Session {
 	s.cache.markConfigRead() // the registry read it to learn the bridge id
 	s.sender = newSender(senderDeps{
 		client:   s.currentClient,
-		accepted: func(res Result, ids ...string) { s.cache.accepted(res.Accepted, ids...) },
+		answered: s.cache.answered,
 		wake:     s.wake,
 		wanted:   s.cache.wantedBodies,
 		lightIDs: s.cache.lightIDs,
@@ -140,8 +140,11 @@ func (s *Session) refresh(ctx context.Context, maxAge time.Duration) error {
 // readLocked reads the lights and hands the read to the cache; callers
 // hold readMu.
 func (s *Session) readLocked(ctx context.Context) error {
+	// A read taken as of its start: a command the bridge accepts while it
+	// is on the way is not taken for read back.
+	started := time.Now()
 	lights, err := s.currentClient().Lights(ctx)
-	out := s.cache.apply(read{lights: lights, err: err, at: time.Now()})
+	out := s.cache.apply(read{lights: lights, err: err, at: started})
 	if err != nil {
 		s.log.V(1).Info("reading the lights failed", "error", err.Error())
 	}

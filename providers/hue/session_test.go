@@ -118,10 +118,10 @@ func TestLightsReadTheCache(t *testing.T) {
 	if gets, _ := f.calls(); gets != 1 {
 		t.Fatalf("50 observations made %d GETs, want 1", gets)
 	}
-	p.cache.accepted(StateBody{On: ptr.To(true), Bri: ptr.To(9)}, "1")
-	lights, _ := p.Lights(context.Background())
-	if l := lights["1"]; !l.State.On || *l.State.Bri != 9 {
-		t.Fatalf("cache after an accepted command: %+v", l)
+	body := StateBody{On: ptr.To(true), Bri: ptr.To(9)}
+	p.cache.answered(body, Result{Accepted: body}, "1")
+	if v, _ := p.cache.view("1"); !v.State.On || *v.State.Bri != 9 || !v.unconfirmed {
+		t.Fatalf("cache after an accepted command: %+v", v)
 	}
 }
 
@@ -130,3 +130,39 @@ type neterr struct{}
 func (neterr) Error() string   { return "connection refused" }
 func (neterr) Timeout() bool   { return false }
 func (neterr) Temporary() bool { return true }
+
+// TestReadsConfirmOrContradictWrites: a read after a command either shows
+// what the bridge accepted (a confirmed write, which starts the stall
+// breaker over) or not (the stall key stays), and attributes the bridge
+// never reports stay known from what it accepted.
+func TestReadsConfirmOrContradictWrites(t *testing.T) {
+	f := newFakeBridge("strip")
+	p, _, _ := newTestSession(f, 10)
+	ctx := context.Background()
+	_ = p.Poll(ctx)
+	f.set("1", func(s *LightState) { s.CT = nil }) // the bridge leaves ct out from now on
+
+	sent := StateBody{On: ptr.To(true), Bri: ptr.To(50), CT: ptr.To(300)}
+	p.cache.answered(sent, Result{Accepted: sent}, "1")
+	v, _ := p.cache.view("1")
+	if !v.unconfirmed || *v.State.Bri != 50 {
+		t.Fatalf("before a read: %+v", v)
+	}
+	f.set("1", func(s *LightState) { s.On, s.Bri = true, ptr.To(50) })
+	_ = p.Poll(ctx)
+	v, _ = p.cache.view("1")
+	if v.unconfirmed || v.confirmed != 1 || *v.State.CT != 300 || len(v.assumed) != 1 || v.assumed[0] != "ct" {
+		t.Fatalf("after a read that shows it: %+v", v)
+	}
+
+	again := StateBody{On: ptr.To(true), Bri: ptr.To(60)}
+	p.cache.answered(again, Result{Accepted: again}, "1")
+	_ = p.Poll(ctx) // the bulb still shows 50
+	if v, _ = p.cache.view("1"); v.confirmed != 1 || *v.State.Bri != 50 {
+		t.Fatalf("after a read that contradicts it: %+v", v)
+	}
+	_ = p.Poll(ctx)
+	if v, _ = p.cache.view("1"); v.confirmed != 1 {
+		t.Fatalf("an attribute never reported confirmed a write: %+v", v)
+	}
+}
