@@ -195,6 +195,39 @@ func TestDynamoDBTableAdoptsOnlyWhenAsked(t *testing.T) {
 	g.Eventually(func(g Gomega) []string { return s.eventReasons(g, obj) }, ddbTimeout, ddbPoll).Should(ContainElement("Adopted"))
 }
 
+// The create race of issue 17, through the real reconciler: between
+// Tether's DescribeTable (no table) and its CreateTable, someone else
+// creates the table (the fault proxy does it right before forwarding the
+// CreateTable, which then answers ResourceInUse). The object says NotOwned,
+// deleting it leaves the table, and nothing is deleted that Tether did not
+// make; the adopt annotation is the way to manage it.
+func TestDynamoDBTableCreateRaceLeavesTheTableNotOwned(t *testing.T) {
+	s := startDynamoDB(t)
+	g := NewWithT(t)
+	name := ddbName("raced")
+	s.proxy.BeforeForwarding("CreateTable", name, func() {
+		_, err := s.raw.CreateTable(context.Background(), &awsdynamodb.CreateTableInput{TableName: aws.String(name),
+			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+			KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+			BillingMode:          types.BillingModePayPerRequest})
+		if err != nil {
+			t.Errorf("the other party's CreateTable: %v", err)
+		}
+	})
+	obj := newDDBTable("default", name)
+	s.create(t, obj)
+	lost := s.eventuallySynced(t, obj, "False/NotOwned")
+	g.Expect(conditionMessage(lost, "Synced")).To(ContainSubstring("created by someone else"))
+	g.Expect(conditionMessage(lost, "Synced")).To(ContainSubstring(awsv1alpha1.AnnotationAdopt))
+	g.Expect(lost.Status.TableID).To(BeEmpty())
+	g.Expect(s.proxy.CallsFor(name)["CreateTable"]).To(Equal(1))
+
+	g.Expect(s.client.Delete(context.Background(), obj)).To(Succeed())
+	s.eventuallyGone(t, obj)
+	g.Expect(s.tableExists(t, name)).To(BeTrue(), "deleting the object deleted a table someone else created")
+	g.Expect(s.proxy.CallsFor(name)["DeleteTable"]).To(BeZero())
+}
+
 func TestDynamoDBTableConflictTouchesNothing(t *testing.T) {
 	s := startDynamoDB(t)
 	g := NewWithT(t)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -25,6 +26,7 @@ func main() {
 		throttle time.Duration
 		ddbPoll  time.Duration
 		size     float64
+		figures  string
 	)
 	flag.IntVar(&runs, "runs", 3, "Runs per figure; each figure reports the median.")
 	flag.BoolVar(&quick, "quick", false, "A seconds-long smoke run at toy scale (the numbers mean nothing).")
@@ -33,7 +35,13 @@ func main() {
 	flag.DurationVar(&throttle, "throttle", 0, "Override the throttling window of figure 6 (default 2m; 5s with -quick).")
 	flag.DurationVar(&ddbPoll, "dynamodbtable-poll-interval", 0, "Override the operator's DynamoDBTable poll interval (default 45s; 2s with -quick).")
 	flag.Float64Var(&size, "size", 1, "Multiply the object counts (not the durations) by this factor, e.g. 0.2 for a first look.")
+	flag.StringVar(&figures, "figures", "", "Comma-separated figures to measure (default: the default set; 1-6 always run together), e.g. -figures=7.")
 	flag.Parse()
+	figs, err := parseFigures(figures)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
 
 	scale := bench.FullScale()
 	if quick {
@@ -58,7 +66,7 @@ func main() {
 		rep.Command = command
 		return rep.WriteFiles(out)
 	}
-	rep, err := bench.Run(ctx, bench.Options{Runs: runs, Scale: scale, Quick: quick, Progress: os.Stderr,
+	rep, err := bench.Run(ctx, bench.Options{Runs: runs, Scale: scale, Quick: quick, Progress: os.Stderr, Figures: figs,
 		// Each completed run rewrites the report, so stopping a long
 		// benchmark early still leaves the runs it finished.
 		AfterRun: func(rep *bench.Report) {
@@ -75,4 +83,19 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Printf("wrote %s/report.md and %s/report.json (%d goal(s) missed)\n", out, out, len(rep.Missed))
+}
+
+func parseFigures(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || !bench.KnownFigure(n) {
+			return nil, fmt.Errorf("-figures: %q is not a figure number", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }

@@ -34,6 +34,8 @@ import (
 // fault proxy, four simulated bridges and the operator in its own process.
 type env struct {
 	opts Options
+	// runDir holds this world's kubeconfig and operator log.
+	runDir string
 
 	cfg    *rest.Config
 	c      client.Client

@@ -50,6 +50,7 @@ func (r *run) fig(id int) *figureResult {
 	return f
 }
 
+// figures are the main world's figures, 1 to 6.
 func (r *run) figures() []figureResult {
 	var out []figureResult
 	for id := 1; id <= 6; id++ {

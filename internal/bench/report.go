@@ -19,7 +19,11 @@ var figureTitles = map[int]string{
 	4: "Scale",
 	5: "Drift correction time",
 	6: "Backoff discipline",
+	7: "Tag reads on an endpoint with tagging",
 }
+
+// KnownFigure says whether n is a figure the harness can measure.
+func KnownFigure(n int) bool { _, ok := figureTitles[n]; return ok }
 
 // goal is a bound a measure must stay within.
 type goal struct {
@@ -91,7 +95,7 @@ type Machine struct {
 	OS       string  `json:"os"`
 }
 
-// Figure is one of the six figures, its measures the median over runs.
+// Figure is one figure, its measures the median over runs.
 type Figure struct {
 	ID       int       `json:"id"`
 	Title    string    `json:"title"`
@@ -365,7 +369,8 @@ func (r *Report) Markdown() string {
 	w("## Reproduce\n\n")
 	w("`make bench` (three runs, about 15 minutes each on 2 cores) rewrites this file and `report.json`. ")
 	w("`go run ./cmd/bench -runs=1` for one run; `-quick` for a smoke run of under a minute; `-size=0.2` scales the object counts down; ")
-	w("`-outage`, `-throttle` and `-dynamodbtable-poll-interval` override figure 6's durations and the DynamoDB poll interval. ")
+	w("`-outage`, `-throttle` and `-dynamodbtable-poll-interval` override figure 6's durations and the DynamoDB poll interval; ")
+	w("`-figures=7` measures only the figures listed (1 to 6 share a world and run together; the others have a world each). ")
 	w("When a figure fails, the progress output shows why and where the operator's log was kept.\n")
 	return b.String()
 }

@@ -99,9 +99,14 @@ func deleteAndWait(t *testing.T, obj *awsv1alpha1.DynamoDBTable) {
 
 // TestCrashAfterCreateTable: the manager is SIGKILLed after DynamoDB made
 // the table but before the manager heard back (so before any status write).
-// A new manager finds the table it made (by its owner tags), does not
-// create it again, and the object becomes Ready; deleting the object
-// removes the table.
+// A new manager does not create the table again, and does not guess that it
+// is its own either: ownership rests on proof (the owner tag CreateTable
+// carries, or the table id from CreateTable's answer), and DynamoDB Local
+// has no tags and the answer was lost. So the object says NotOwned, naming
+// the create that was interrupted; the adopt annotation makes it Ready, and
+// deleting the object then removes the table. (On AWS, CreateTable applies
+// the owner tags, which prove ownership after the restart:
+// providers/dynamodb TestOwnerTagsAndTagDrift.)
 func TestCrashAfterCreateTable(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
@@ -128,24 +133,37 @@ func TestCrashAfterCreateTable(t *testing.T) {
 	g.Expect(meta.IsStatusConditionTrue(crashed.Status.Conditions, "Ready")).To(BeFalse())
 
 	second := startManager(t, "second", proxy.URL)
-	var readyCond string
+	var synced string
 	g.Eventually(func(g Gomega) string {
 		var o awsv1alpha1.DynamoDBTable
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(table), &o)).To(Succeed())
-		c := meta.FindStatusCondition(o.Status.Conditions, "Ready")
+		c := meta.FindStatusCondition(o.Status.Conditions, "Synced")
 		g.Expect(c).NotTo(BeNil())
-		readyCond = string(c.Status) + "/" + c.Reason + ": " + c.Message
-		return readyCond
-	}, timeout, poll).Should(HavePrefix("True/"),
-		"after the restart (the create-started note makes the table recognisably ours); second manager log:\n%s", second.logTail(3000))
+		synced = string(c.Status) + "/" + c.Reason + ": " + c.Message
+		return synced
+	}, timeout, poll).Should(HavePrefix("False/NotOwned: "),
+		"after the restart the unproven table is not taken; second manager log:\n%s", second.logTail(3000))
+	g.Expect(synced).To(ContainSubstring("no proof it is the one it asked DynamoDB to create"), "the message names the interrupted create")
+	g.Expect(synced).To(ContainSubstring(awsv1alpha1.AnnotationAdopt))
 	g.Expect(proxy.count("CreateTable")).To(Equal(1), "the table is created exactly once")
-	g.Expect(tablesNamed(t, table.Spec.TableName)).To(Equal(1))
+	g.Expect(proxy.count("DeleteTable")).To(BeZero())
+
+	g.Eventually(func() error {
+		var cur awsv1alpha1.DynamoDBTable
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(table), &cur); err != nil {
+			return err
+		}
+		cur.Annotations = map[string]string{awsv1alpha1.AnnotationAdopt: "true"}
+		return env.Client.Update(ctx, &cur)
+	}, timeout, poll).Should(Succeed())
 	var ready *awsv1alpha1.DynamoDBTable
 	g.Eventually(func(g Gomega) { ready = readyAtGeneration(g, table) }, timeout, poll).Should(Succeed())
 	g.Expect(ready.Status.TableID).NotTo(BeEmpty())
+	g.Expect(proxy.count("CreateTable")).To(Equal(1))
+	g.Expect(tablesNamed(t, table.Spec.TableName)).To(Equal(1))
 
 	deleteAndWait(t, table)
-	g.Expect(tablesNamed(t, table.Spec.TableName)).To(BeZero(), "deleting the object removed the table")
+	g.Expect(tablesNamed(t, table.Spec.TableName)).To(BeZero(), "deleting the adopted object removed the table")
 }
 
 // TestLeaderTakeover: two managers with leader election; the leader is

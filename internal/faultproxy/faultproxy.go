@@ -70,6 +70,13 @@ type Proxy struct {
 	byTable map[string]map[string]int // table -> operation -> calls
 	server  *http.Server
 	baseURL string
+	hooks   []hook
+}
+
+// hook is an action to run before forwarding one call.
+type hook struct {
+	op, table string
+	act       func()
 }
 
 type ruleState struct {
@@ -152,6 +159,29 @@ func (p *Proxy) snapshot(m map[string]int) map[string]int {
 	return out
 }
 
+// BeforeForwarding runs act once, right before the next call of operation op
+// about table is forwarded, so that a test can change the world between a
+// client's read and its write: someone else creating the table in the
+// moment between Tether's DescribeTable and its CreateTable.
+func (p *Proxy) BeforeForwarding(op, table string, act func()) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.hooks = append(p.hooks, hook{op: op, table: table, act: act})
+}
+
+// takeHook removes and returns the first hook for op and table.
+func (p *Proxy) takeHook(op, table string) func() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, h := range p.hooks {
+		if h.op == op && h.table == table {
+			p.hooks = append(p.hooks[:i], p.hooks[i+1:]...)
+			return h.act
+		}
+	}
+	return nil
+}
+
 // ServeHTTP counts the call, then answers a fault or forwards it.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	op := Operation(r)
@@ -160,6 +190,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		writeFault(w, fault)
 		return
+	}
+	if act := p.takeHook(op, table); act != nil {
+		act()
 	}
 	p.target.ServeHTTP(w, r)
 }

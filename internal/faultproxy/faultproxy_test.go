@@ -96,3 +96,20 @@ func TestProxyCountsPerTable(t *testing.T) {
 		t.Errorf("beta calls = %v", got)
 	}
 }
+
+// BeforeForwarding runs its action once, before the named table's call is
+// forwarded (so the call sees what the action did), and not for others.
+func TestBeforeForwardingActsOnceBeforeTheCall(t *testing.T) {
+	server := ddbtest.DynamoDBLocal(t, ddbtest.LocalOptions{})
+	proxy := ddbtest.FaultProxy(t, server.URL, 1)
+	db := clientFor(t, proxy.URL(), 1)
+	ran := 0
+	proxy.BeforeForwarding("DescribeTable", "target", func() { ran++ })
+	ctx := context.Background()
+	for _, name := range []string{"other", "target", "target"} {
+		_, _ = db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	}
+	if ran != 1 {
+		t.Errorf("action ran %d times, want once", ran)
+	}
+}

@@ -59,6 +59,8 @@ type Clients struct {
 	opts ClientOptions
 	mu   sync.Mutex
 	byID map[string]*endpoint
+	// sdkRegion is the AWS default chain's region, read once.
+	sdkRegion *string
 }
 
 // NewClients returns a client factory.
@@ -66,31 +68,53 @@ func NewClients(opts ClientOptions) *Clients {
 	return &Clients{opts: opts.withDefaults(), byID: map[string]*endpoint{}}
 }
 
-// For returns the client for region ("" for the default region).
+// Region resolves the region a table lives in: the spec's, then the
+// operator's --aws-region, then the AWS default chain's (AWS_REGION, the
+// shared config profile). Everything keyed by region uses the resolved one,
+// so an object without a region and one naming that same region are seen
+// as naming the same table, and share one limiter.
+func (c *Clients) Region(ctx context.Context, specRegion string) (string, error) {
+	if specRegion != "" {
+		return specRegion, nil
+	}
+	if c.opts.DefaultRegion != "" {
+		return c.opts.DefaultRegion, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sdkRegion == nil {
+		cfg, err := config.LoadDefaultConfig(ctx, config.WithLogger(defaultSDKLogger()))
+		if err != nil {
+			return "", fmt.Errorf("loading AWS configuration: %w", err)
+		}
+		c.sdkRegion = &cfg.Region
+	}
+	if *c.sdkRegion == "" {
+		return "", fmt.Errorf("no AWS region: set spec.region, the operator's --aws-region or AWS_REGION")
+	}
+	return *c.sdkRegion, nil
+}
+
+// For returns the client for the region a spec names ("" for the default
+// region), one per resolved region.
 //
-// Credentials and region come from the AWS default chain (environment,
-// shared config, IRSA, EKS Pod Identity), and a local endpoint from the
-// SDK's own AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL. The SDK's default
-// HTTP client is kept, so AWS_CA_BUNDLE keeps working.
-func (c *Clients) For(ctx context.Context, region string) (*endpoint, error) {
-	if region == "" {
-		region = c.opts.DefaultRegion
+// Credentials come from the AWS default chain (environment, shared config,
+// IRSA, EKS Pod Identity), and a local endpoint from the SDK's own
+// AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL. The SDK's default HTTP
+// client is kept, so AWS_CA_BUNDLE keeps working.
+func (c *Clients) For(ctx context.Context, specRegion string) (*endpoint, error) {
+	region, err := c.Region(ctx, specRegion)
+	if err != nil {
+		return nil, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if ep, ok := c.byID[region]; ok {
 		return ep, nil
 	}
-	loadOpts := []func(*config.LoadOptions) error{}
-	if region != "" {
-		loadOpts = append(loadOpts, config.WithRegion(region))
-	}
-	cfg, err := config.LoadDefaultConfig(ctx, loadOpts...)
+	cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(region), config.WithLogger(defaultSDKLogger()))
 	if err != nil {
 		return nil, fmt.Errorf("loading AWS configuration: %w", err)
-	}
-	if cfg.Region == "" {
-		return nil, fmt.Errorf("no AWS region: set spec.region, the operator's default region or AWS_REGION")
 	}
 	// One limiter per region: the operator runs with one set of
 	// credentials, so a region is an account/region pair.

@@ -49,11 +49,63 @@ func TestConflictGoesToTheObjectThatHasTheTableThenTheOlder(t *testing.T) {
 				b = b.WithObjects(o.DeepCopy())
 			}
 			p := New(Options{Reader: b.Build(), Clients: ClientOptions{DefaultRegion: "us-east-1"}})
-			err := p.checkConflict(context.Background(), &endpoint{Region: "us-east-1"}, c.subject)
+			ep, err := p.clients.For(context.Background(), c.subject.Spec.Region)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = p.checkConflict(context.Background(), ep, c.subject)
 			ra, isConflict := providers.AsRetryAfter(err)
 			if isConflict != c.conflict || (isConflict && ra.Reason != ReasonConflict) {
 				t.Errorf("err = %v, want conflict %v", err, c.conflict)
 			}
 		})
+	}
+}
+
+// The region is resolved before anything is keyed by it (issue 17 item 3):
+// with no --aws-region, an object without a region and one naming the
+// default chain's region (AWS_REGION) name the same table, and share one
+// client and limiter. The order is the spec's region, then --aws-region,
+// then the default chain's.
+func TestRegionIsResolvedBeforeKeying(t *testing.T) {
+	t.Setenv("AWS_REGION", "us-east-1")
+	ctx := context.Background()
+	scheme := runtime.NewScheme()
+	if err := awsv1alpha1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	implicit := newTable(func(o *awsv1alpha1.DynamoDBTable) {
+		o.Namespace, o.Spec.TableName, o.CreationTimestamp = "a", "orders", metav1.NewTime(time.Unix(1_800_000_000, 0))
+	})
+	explicit := newTable(func(o *awsv1alpha1.DynamoDBTable) {
+		o.Namespace, o.Spec.TableName, o.CreationTimestamp = "b", "orders", metav1.NewTime(time.Unix(1_800_000_100, 0))
+		o.Spec.Region = "us-east-1"
+	})
+	reader := fake.NewClientBuilder().WithScheme(scheme).WithObjects(implicit.DeepCopy(), explicit.DeepCopy()).Build()
+	p := New(Options{Reader: reader})
+	ep, err := p.clients.For(ctx, explicit.Spec.Region)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ra, ok := providers.AsRetryAfter(p.checkConflict(ctx, ep, explicit)); !ok || ra.Reason != ReasonConflict {
+		t.Errorf("region us-east-1 and no region (resolved to us-east-1) were not seen as one table")
+	}
+	if implicitEP, _ := p.clients.For(ctx, ""); implicitEP != ep {
+		t.Error("no region and us-east-1 got two clients, so two limiters")
+	}
+
+	// --aws-region comes before the default chain; the spec before both.
+	p = New(Options{Reader: reader, Clients: ClientOptions{DefaultRegion: "eu-west-1"}})
+	for spec, want := range map[string]string{"": "eu-west-1", "us-east-1": "us-east-1", "ap-south-1": "ap-south-1"} {
+		if got, err := p.clients.Region(ctx, spec); err != nil || got != want {
+			t.Errorf("Region(%q) = %q, %v; want %q", spec, got, err, want)
+		}
+	}
+	ep, err = p.clients.For(ctx, explicit.Spec.Region)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.checkConflict(ctx, ep, explicit); err != nil {
+		t.Errorf("with --aws-region eu-west-1 the object without a region is in eu-west-1, not us-east-1: %v", err)
 	}
 }

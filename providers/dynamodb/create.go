@@ -28,15 +28,17 @@ func (p *Provider) Create(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) e
 	in := createTableInput(name, &obj.Spec, p.ownerTags(ep, obj))
 	out, err := ep.API.CreateTable(ctx, in)
 	if errorCode(err) == "ResourceInUseException" {
-		// Someone else made it since Observe: the next Observe decides
-		// whether this object may have it.
+		// Someone else made it since Observe: it is not this object's
+		// table, which the next Observe says (NotOwned) unless the user
+		// asks to adopt it.
+		p.memoryOf(obj).createRefused = true
 		return providers.Pending(time.Second, ReasonTableExists, "table %s appeared before Tether could create it; checking who owns it", name)
 	}
 	if err != nil {
 		return classify(err)
 	}
-	p.markCreated(ep, name, string(obj.UID))
-	p.rememberCreateTags(ep, obj, in.Tags)
+	p.memoryOf(obj).createRefused = false
+	p.markCreated(ep, name, creation{UID: string(obj.UID), TableID: tableIdentity(out.TableDescription)})
 	obj.Status.TableID = tableIdentity(out.TableDescription)
 	recordStatus(obj, out.TableDescription)
 	return nil
@@ -82,22 +84,4 @@ func createTableInput(name string, spec *awsv1alpha1.DynamoDBTableSpec, ownerTag
 		in.Tags = append(in.Tags, types.Tag{Key: aws.String(k), Value: aws.String(want.Tags[k])})
 	}
 	return in
-}
-
-// rememberCreateTags takes the owner tags CreateTable was given as the
-// table's tags until the next scheduled read: reading them back at once
-// would cost every new table a ListTagsOfResource (and AWS's tags are
-// eventually consistent, so the read might not even show them yet). A spec
-// with tags of its own is read back at once, so that an endpoint without
-// tagging (DynamoDB Local) is reported while the user is looking.
-func (p *Provider) rememberCreateTags(ep *endpoint, obj *awsv1alpha1.DynamoDBTable, given []types.Tag) {
-	if p.lacks(ep, featureTags) || specUses(&obj.Spec, featureTags) {
-		return
-	}
-	mem := p.memoryOf(obj)
-	mem.secondary.Tags = map[string]string{}
-	for _, t := range given {
-		mem.secondary.Tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
-	}
-	mem.secondaryAt[featureTags] = time.Now()
 }

@@ -82,8 +82,8 @@ func (p *Provider) lowerDeletionProtection(ctx context.Context, ep *endpoint, ob
 }
 
 func (p *Provider) released(ep *endpoint, obj *awsv1alpha1.DynamoDBTable) {
-	if p.createdBy(ep, obj.ResolvedTableName()) == string(obj.UID) {
-		p.markCreated(ep, obj.ResolvedTableName(), "")
+	if p.createdBy(ep, obj.ResolvedTableName()).UID == string(obj.UID) {
+		p.markCreated(ep, obj.ResolvedTableName(), creation{})
 	}
 	p.forget(obj)
 }

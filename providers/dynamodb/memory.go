@@ -20,6 +20,10 @@ type memory struct {
 	secondary   secondaryReads
 	secondaryAt map[string]time.Time // feature -> when it was read
 	warned      map[string]bool      // features an event was emitted for
+
+	// createRefused is set when CreateTable answered ResourceInUse: the
+	// table that is there was made by someone else.
+	createRefused bool
 }
 
 func (p *Provider) memoryOf(obj *awsv1alpha1.DynamoDBTable) *memory {

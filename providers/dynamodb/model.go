@@ -40,8 +40,17 @@ type throughput struct{ Read, Write int64 }
 
 func (t *throughput) String() string { return fmt.Sprintf("%d/%d", t.Read, t.Write) }
 
-// key is one key schema element; Type is HASH or RANGE.
-type key struct{ Name, Type string }
+// key is one key schema element: Type is HASH or RANGE, Scalar the
+// attribute's type (S, N or B; "" where unknown, which matches any).
+type key struct{ Name, Type, Scalar string }
+
+// sameKeys compares key schemas, attribute types included where both
+// sides know them.
+func sameKeys(a, b []key) bool {
+	return slices.EqualFunc(a, b, func(x, y key) bool {
+		return x.Name == y.Name && x.Type == y.Type && (x.Scalar == "" || y.Scalar == "" || x.Scalar == y.Scalar)
+	})
+}
 
 type projection struct {
 	Type   string
@@ -83,11 +92,30 @@ func (t *table) index(name string) (index, bool) {
 }
 
 // sameShape says whether two definitions of an index have the same key
-// schema and projection, the parts DynamoDB cannot change in place.
-func (ix index) sameShape(other index) bool {
-	return slices.Equal(ix.Keys, other.Keys) &&
-		ix.Projection.Type == other.Projection.Type &&
-		slices.Equal(ix.Projection.NonKey, other.Projection.NonKey)
+// schema (attribute types included) and projection, the parts DynamoDB
+// cannot change in place.
+func (ix index) sameShape(other index) bool { return ix.shapeChange(other) == "" }
+
+// shapeChange names what differs between two definitions of an index that
+// DynamoDB cannot change in place, "" when nothing does.
+func (ix index) shapeChange(other index) string {
+	switch {
+	case !sameKeys(withoutScalars(ix.Keys), withoutScalars(other.Keys)):
+		return "key schema"
+	case !sameKeys(ix.Keys, other.Keys):
+		return "key attribute type"
+	case ix.Projection.Type != other.Projection.Type || !slices.Equal(ix.Projection.NonKey, other.Projection.NonKey):
+		return "projection"
+	}
+	return ""
+}
+
+func withoutScalars(keys []key) []key {
+	out := slices.Clone(keys)
+	for i := range out {
+		out[i].Scalar = ""
+	}
+	return out
 }
 
 // desiredTable normalises a spec. ownerTags are Tether's own marks, added
@@ -98,16 +126,13 @@ func desiredTable(spec *awsv1alpha1.DynamoDBTableSpec, ownerTags map[string]stri
 		Throughput:         specThroughput(spec.ProvisionedThroughput),
 		DeletionProtection: spec.DeletionProtectionEnabled,
 		TableClass:         spec.TableClass,
-		AttributeTypes:     map[string]string{},
+		AttributeTypes:     specAttributeTypes(spec.AttributeDefinitions),
 	}
 	if t.BillingMode == awsv1alpha1.BillingModePayPerRequest {
 		t.Throughput = nil
 	}
-	for _, a := range spec.AttributeDefinitions {
-		t.AttributeTypes[a.AttributeName] = a.AttributeType
-	}
 	for _, g := range spec.GlobalSecondaryIndexes {
-		ix := index{Name: g.IndexName, Keys: specKeys(g.KeySchema), Projection: specProjection(g.Projection)}
+		ix := index{Name: g.IndexName, Keys: withScalars(specKeys(g.KeySchema), t.AttributeTypes), Projection: specProjection(g.Projection)}
 		if t.BillingMode == awsv1alpha1.BillingModeProvisioned {
 			ix.Throughput = specThroughput(g.ProvisionedThroughput)
 		}
@@ -150,8 +175,9 @@ func observedTable(d *types.TableDescription) *table {
 	if provisioned {
 		t.Throughput = awsThroughput(d.ProvisionedThroughput)
 	}
+	scalars := awsAttributeTypes(d.AttributeDefinitions)
 	for _, g := range d.GlobalSecondaryIndexes {
-		ix := index{Name: aws.ToString(g.IndexName), Keys: awsKeys(g.KeySchema),
+		ix := index{Name: aws.ToString(g.IndexName), Keys: withScalars(awsKeys(g.KeySchema), scalars),
 			Projection: awsProjection(g.Projection), Status: string(g.IndexStatus), Reported: awsThroughput(g.ProvisionedThroughput)}
 		if provisioned {
 			ix.Throughput = awsThroughput(g.ProvisionedThroughput)
@@ -219,6 +245,30 @@ func awsKeys(ks []types.KeySchemaElement) []key {
 	return out
 }
 
+// withScalars fills in the keys' attribute types.
+func withScalars(keys []key, scalars map[string]string) []key {
+	for i := range keys {
+		keys[i].Scalar = scalars[keys[i].Name]
+	}
+	return keys
+}
+
+func specAttributeTypes(defs []awsv1alpha1.AttributeDefinition) map[string]string {
+	out := map[string]string{}
+	for _, a := range defs {
+		out[a.AttributeName] = a.AttributeType
+	}
+	return out
+}
+
+func awsAttributeTypes(defs []types.AttributeDefinition) map[string]string {
+	out := map[string]string{}
+	for _, a := range defs {
+		out[aws.ToString(a.AttributeName)] = string(a.AttributeType)
+	}
+	return out
+}
+
 func specProjection(p awsv1alpha1.Projection) projection {
 	out := projection{Type: orDefault(p.ProjectionType, string(types.ProjectionTypeAll)), NonKey: slices.Clone(p.NonKeyAttributes)}
 	slices.Sort(out.NonKey)
@@ -245,25 +295,53 @@ func orDefault(s, def string) string {
 }
 
 // immutableMismatch names what the spec and an existing table disagree on
-// that no update can fix (the key schema, the local secondary indexes), ""
-// when they agree. It matters for adopted tables: Tether's own were created
-// from a spec that cannot change these fields.
+// that no update can fix (the key schema and its attribute types, the
+// local secondary indexes), "" when they agree. It matters for adopted
+// tables: Tether's own were created from a spec that cannot change these
+// fields (the API server refuses it).
 func immutableMismatch(spec *awsv1alpha1.DynamoDBTableSpec, d *types.TableDescription) string {
-	if !slices.Equal(specKeys(spec.KeySchema), awsKeys(d.KeySchema)) {
+	wantTypes, haveTypes := specAttributeTypes(spec.AttributeDefinitions), awsAttributeTypes(d.AttributeDefinitions)
+	want, have := withScalars(specKeys(spec.KeySchema), wantTypes), withScalars(awsKeys(d.KeySchema), haveTypes)
+	if !sameKeys(withoutScalars(want), withoutScalars(have)) {
 		return "keySchema"
 	}
-	want := map[string]index{}
-	for _, l := range spec.LocalSecondaryIndexes {
-		want[l.IndexName] = index{Keys: specKeys(l.KeySchema), Projection: specProjection(l.Projection)}
+	if diff := scalarDifferences(want, have); diff != "" {
+		return "key attribute type (" + diff + ")"
 	}
-	if len(want) != len(d.LocalSecondaryIndexes) {
+	wantLSIs := map[string]index{}
+	for _, l := range spec.LocalSecondaryIndexes {
+		wantLSIs[l.IndexName] = index{Keys: withScalars(specKeys(l.KeySchema), wantTypes), Projection: specProjection(l.Projection)}
+	}
+	if len(wantLSIs) != len(d.LocalSecondaryIndexes) {
 		return "localSecondaryIndexes"
 	}
 	for _, l := range d.LocalSecondaryIndexes {
-		w, ok := want[aws.ToString(l.IndexName)]
-		if !ok || !w.sameShape(index{Keys: awsKeys(l.KeySchema), Projection: awsProjection(l.Projection)}) {
+		name := aws.ToString(l.IndexName)
+		w, ok := wantLSIs[name]
+		if !ok {
+			return "localSecondaryIndexes"
+		}
+		h := index{Keys: withScalars(awsKeys(l.KeySchema), haveTypes), Projection: awsProjection(l.Projection)}
+		switch w.shapeChange(h) {
+		case "":
+		case "key attribute type":
+			return fmt.Sprintf("local secondary index %s's key attribute type (%s)", name, scalarDifferences(w.Keys, h.Keys))
+		default:
 			return "localSecondaryIndexes"
 		}
 	}
 	return ""
+}
+
+// scalarDifferences lists the key attributes whose types differ, as
+// "pk is S in DynamoDB, N in the spec".
+func scalarDifferences(want, have []key) string {
+	var out []string
+	for i := range min(len(want), len(have)) {
+		w, h := want[i], have[i]
+		if w.Scalar != "" && h.Scalar != "" && w.Scalar != h.Scalar {
+			out = append(out, fmt.Sprintf("%s is %s in DynamoDB, %s in the spec", w.Name, h.Scalar, w.Scalar))
+		}
+	}
+	return strings.Join(out, "; ")
 }

@@ -58,9 +58,13 @@ func TestImmutableMismatch(t *testing.T) {
 	lsi := types.LocalSecondaryIndexDescription{IndexName: aws.String("byX"),
 		KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}, {AttributeName: aws.String("x"), KeyType: types.KeyTypeRange}},
 		Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}
-	d := &types.TableDescription{KeySchema: keys, LocalSecondaryIndexes: []types.LocalSecondaryIndexDescription{lsi}}
+	d := &types.TableDescription{KeySchema: keys, LocalSecondaryIndexes: []types.LocalSecondaryIndexDescription{lsi},
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: "S"},
+			{AttributeName: aws.String("sk"), AttributeType: "N"}, {AttributeName: aws.String("x"), AttributeType: "S"}}}
 	spec := func() *awsv1alpha1.DynamoDBTableSpec {
 		return &awsv1alpha1.DynamoDBTableSpec{
+			AttributeDefinitions: []awsv1alpha1.AttributeDefinition{{AttributeName: "pk", AttributeType: "S"},
+				{AttributeName: "sk", AttributeType: "N"}, {AttributeName: "x", AttributeType: "S"}},
 			KeySchema: awsv1alpha1.KeySchema{{AttributeName: "pk", KeyType: "HASH"}, {AttributeName: "sk", KeyType: "RANGE"}},
 			LocalSecondaryIndexes: []awsv1alpha1.LocalSecondaryIndex{{IndexName: "byX",
 				KeySchema:  awsv1alpha1.KeySchema{{AttributeName: "pk", KeyType: "HASH"}, {AttributeName: "x", KeyType: "RANGE"}},
@@ -84,5 +88,16 @@ func TestImmutableMismatch(t *testing.T) {
 	s.LocalSecondaryIndexes = nil
 	if got := immutableMismatch(s, d); got != "localSecondaryIndexes" {
 		t.Errorf("missing LSI: %q", got)
+	}
+	// Adopting a table whose key types differ names the attribute and both types.
+	s = spec()
+	s.AttributeDefinitions[1].AttributeType = "S"
+	if got, want := immutableMismatch(s, d), "key attribute type (sk is N in DynamoDB, S in the spec)"; got != want {
+		t.Errorf("other table key type: %q, want %q", got, want)
+	}
+	s = spec()
+	s.AttributeDefinitions[2].AttributeType = "B"
+	if got, want := immutableMismatch(s, d), "local secondary index byX's key attribute type (x is S in DynamoDB, B in the spec)"; got != want {
+		t.Errorf("other LSI key type: %q, want %q", got, want)
 	}
 }

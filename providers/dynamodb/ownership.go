@@ -42,40 +42,59 @@ func tableIdentity(d *types.TableDescription) string {
 	return aws.ToString(d.TableArn) + "@" + created
 }
 
-// owns says whether obj may manage the table: it is the table Tether
-// created or adopted for obj before (same identity), Tether created it in
-// this process, it carries obj's owner tag, or obj asks to adopt it.
+// owns says whether obj may manage the table. Ownership rests on proof,
+// never on timing:
+//   - the table's identity is the one Tether recorded for obj (from its own
+//     CreateTable answer, or when it adopted the table), in the status or,
+//     should that status write have been lost, in this process's memory;
+//   - or the table carries obj's owner-uid tag, which Tether gives
+//     CreateTable (read once, only when nothing else proves ownership);
+//   - or obj asks to adopt it.
+//
+// A table that appeared between Observe and CreateTable (ResourceInUse) has
+// none of these, so it is someone else's until the user says otherwise.
 func (p *Provider) owns(ctx context.Context, ep *endpoint, obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) (bool, error) {
-	if obj.Status.TableID != "" && obj.Status.TableID == tableIdentity(d) {
+	id := tableIdentity(d)
+	if obj.Status.TableID != "" && obj.Status.TableID == id {
 		return true, nil
 	}
-	if p.createdBy(ep, obj.ResolvedTableName()) == string(obj.UID) {
+	if p.createdBy(ep, obj.ResolvedTableName()) == (creation{UID: string(obj.UID), TableID: id}) {
 		return true, nil
 	}
-	if createdSinceTetherStarted(obj, d) {
-		return true, nil
-	}
-	if p.ownerTags(ep, obj) != nil {
-		var tags map[string]string
-		err := p.probeCall(ep, featureTags, func() (err error) {
-			tags, err = listTags(ctx, ep.API, aws.ToString(d.TableArn))
-			return err
-		})
-		switch {
-		case errors.Is(err, errLacksFeature):
-		case isUnknownOperation(err):
-			p.markUnsupported(ep, obj, featureTags, err)
-		case err != nil:
-			return false, classify(err)
-		case tags[TagOwnerUID] == string(obj.UID):
-			return true, nil
-		}
+	tagged, err := p.carriesOwnerTag(ctx, ep, obj, d)
+	if err != nil || tagged {
+		return tagged, err
 	}
 	return obj.Annotations[awsv1alpha1.AnnotationAdopt] == "true", nil
 }
 
-// checkOwnership refuses to manage a table Tether did not create, unless
-// the object asks to adopt it, and records the identity of a table it owns.
+// carriesOwnerTag reads the table's tags to find obj's owner-uid tag, where
+// the endpoint has tagging. It is the one tag read a spec without tags ever
+// costs, and only for a table whose identity Tether has not recorded.
+func (p *Provider) carriesOwnerTag(ctx context.Context, ep *endpoint, obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) (bool, error) {
+	if p.ownerTags(ep, obj) == nil {
+		return false, nil
+	}
+	var tags map[string]string
+	err := p.probeCall(ep, featureTags, func() (err error) {
+		tags, err = listTags(ctx, ep.API, aws.ToString(d.TableArn))
+		return err
+	})
+	switch {
+	case errors.Is(err, errLacksFeature):
+		return false, nil
+	case isUnknownOperation(err):
+		p.markUnsupported(ep, obj, featureTags, err)
+		return false, nil
+	case err != nil:
+		return false, classify(err)
+	}
+	return tags[TagOwnerUID] == string(obj.UID), nil
+}
+
+// checkOwnership refuses to manage a table Tether cannot prove it created
+// for obj, unless the object asks to adopt it, and records the identity of
+// a table it owns.
 func (p *Provider) checkOwnership(ctx context.Context, ep *endpoint, obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) error {
 	owned, err := p.owns(ctx, ep, obj, d)
 	if err != nil {
@@ -83,17 +102,13 @@ func (p *Provider) checkOwnership(ctx context.Context, ep *endpoint, obj *awsv1a
 	}
 	name := obj.ResolvedTableName()
 	if !owned {
-		what := fmt.Sprintf("table %s already exists and was not created by Tether for this object", name)
-		if obj.Status.TableID != "" {
-			what = fmt.Sprintf("table %s was replaced outside Tether by a table it did not create", name)
-		}
-		return providers.Terminalf(ReasonNotOwned, "%s; annotate the object %s: \"true\" to manage it "+
-			"(Tether will change it to match the spec, and delete it with the object unless deletionPolicy is Retain)",
-			what, awsv1alpha1.AnnotationAdopt)
+		return providers.Terminalf(ReasonNotOwned, "%s; if it is meant to be this object's table, annotate the object %s: \"true\" "+
+			"(Tether will then change it to match the spec, and delete it with the object unless deletionPolicy is Retain)",
+			p.whyNotOwned(obj, d), awsv1alpha1.AnnotationAdopt)
 	}
 	id := tableIdentity(d)
 	if obj.Status.TableID != id {
-		if p.createdBy(ep, name) != string(obj.UID) {
+		if p.createdBy(ep, name).UID != string(obj.UID) {
 			p.event(obj, corev1.EventTypeNormal, "Adopted", "Observe", "managing the existing table %s", name)
 		}
 		obj.Status.TableID = id
@@ -101,19 +116,37 @@ func (p *Provider) checkOwnership(ctx context.Context, ep *endpoint, obj *awsv1a
 	return nil
 }
 
+// whyNotOwned explains, as precisely as Tether knows, why the table is
+// not taken for obj's: it lost a create race, an earlier create was
+// interrupted before its answer arrived, the table was replaced, or it was
+// simply there.
+func (p *Provider) whyNotOwned(obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) string {
+	name := obj.ResolvedTableName()
+	switch {
+	case p.memoryOf(obj).createRefused:
+		return fmt.Sprintf("table %s was created by someone else between Tether's check and its CreateTable "+
+			"(DynamoDB answered ResourceInUseException), so it is not this object's", name)
+	case obj.Status.TableID != "":
+		return fmt.Sprintf("table %s was replaced outside Tether by a table it did not create (its id differs from the one on record)", name)
+	case interruptedCreate(obj, d):
+		return fmt.Sprintf("table %s exists, but Tether has no proof it is the one it asked DynamoDB to create at %s "+
+			"(no answer to that CreateTable was recorded, and the table carries no owner tag of this object)",
+			name, obj.Annotations[commonv1alpha1.AnnotationCreateStarted])
+	}
+	return fmt.Sprintf("table %s already exists and was not created by Tether for this object (no owner tag, no table id on record)", name)
+}
+
 // clockSkew is how far AWS's clock and the operator's may disagree when
 // comparing a table's creation time with the object's create-started note.
 const clockSkew = time.Minute
 
-// createdSinceTetherStarted recognises a table Tether made for obj but
-// never recorded: the manager died between CreateTable and the status
-// write. The generic reconciler notes tether.dev/create-started on the
-// object before each create; a table of obj's name created after that note
-// (within clockSkew) is taken as Tether's own when the status has no other
-// table on record. This is what makes a crash safe on endpoints without
-// tags (DynamoDB Local); on AWS the owner tags given to CreateTable do it too.
-func createdSinceTetherStarted(obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) bool {
-	if obj.Status.TableID != "" || d.CreationDateTime == nil {
+// interruptedCreate says whether the table may be the result of a create
+// Tether started for obj and never heard back from (the manager stopped):
+// the object has a create-started note and the table is not older. It only
+// words the NotOwned message: a table made by someone else in the same
+// minute looks the same, which is why timing is never proof.
+func interruptedCreate(obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) bool {
+	if d.CreationDateTime == nil {
 		return false
 	}
 	started, err := time.Parse(time.RFC3339, obj.Annotations[commonv1alpha1.AnnotationCreateStarted])
@@ -123,20 +156,24 @@ func createdSinceTetherStarted(obj *awsv1alpha1.DynamoDBTable, d *types.TableDes
 	return !d.CreationDateTime.Before(started.Add(-clockSkew))
 }
 
-func (p *Provider) createdBy(ep *endpoint, name string) string {
+// creation is what Tether remembers of a table it created: for which
+// object, and the identity CreateTable answered with.
+type creation struct{ UID, TableID string }
+
+func (p *Provider) createdBy(ep *endpoint, name string) creation {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.created[ep.Key+"|"+name]
 }
 
-func (p *Provider) markCreated(ep *endpoint, name, uid string) {
+func (p *Provider) markCreated(ep *endpoint, name string, c creation) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if uid == "" {
+	if c.UID == "" {
 		delete(p.created, ep.Key+"|"+name)
 		return
 	}
-	p.created[ep.Key+"|"+name] = uid
+	p.created[ep.Key+"|"+name] = c
 }
 
 // conflictDelay is how often an object in Conflict looks whether the
@@ -157,8 +194,10 @@ func (p *Provider) checkConflict(ctx context.Context, ep *endpoint, obj *awsv1al
 	}
 	for i := range all.Items {
 		other := &all.Items[i]
-		if other.UID == obj.UID || other.ResolvedTableName() != obj.ResolvedTableName() ||
-			p.regionOf(other) != p.regionOf(obj) || !precedes(other, obj) {
+		if other.UID == obj.UID || other.ResolvedTableName() != obj.ResolvedTableName() || !precedes(other, obj) {
+			continue
+		}
+		if region, err := p.clients.Region(ctx, other.Spec.Region); err != nil || region != ep.Region {
 			continue
 		}
 		// Not terminal: the check costs no AWS call (it reads the cache),
@@ -168,13 +207,6 @@ func (p *Provider) checkConflict(ctx context.Context, ep *endpoint, obj *awsv1al
 			obj.ResolvedTableName(), ep.Region, other.Namespace, other.Name))
 	}
 	return nil
-}
-
-func (p *Provider) regionOf(obj *awsv1alpha1.DynamoDBTable) string {
-	if obj.Spec.Region != "" {
-		return obj.Spec.Region
-	}
-	return p.opts.Clients.DefaultRegion
 }
 
 // precedes says whether a has the better claim to a table than b.

@@ -142,7 +142,7 @@ func (p *planner) deleteIndexes() {
 			continue
 		}
 		if kept && !p.opts.AllowIndexReplacement {
-			blocked = append(blocked, have.Name)
+			blocked = append(blocked, fmt.Sprintf("%s changed its %s", have.Name, want.shapeChange(have)))
 			continue
 		}
 		in := p.updateTable()
@@ -150,13 +150,13 @@ func (p *planner) deleteIndexes() {
 			Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String(have.Name)}}}
 		desc := "delete index " + have.Name
 		if kept {
-			desc = "delete index " + have.Name + " to re-create it with a new key schema or projection"
+			desc = fmt.Sprintf("delete index %s to re-create it with a new %s", have.Name, want.shapeChange(have))
 		}
 		p.add(Step{Kind: StepDeleteIndex, Description: desc, Table: in})
 		p.cur.removeIndex(have.Name)
 	}
 	if len(blocked) > 0 {
-		p.plan.Blocked = fmt.Sprintf("global secondary index %s changed its key schema or projection, which DynamoDB cannot change in place; "+
+		p.plan.Blocked = fmt.Sprintf("global secondary index %s, which DynamoDB cannot change in place; "+
 			"annotate the object %s: \"true\" to delete and re-create it (queries on it fail meanwhile), or restore its previous definition",
 			strings.Join(blocked, ", "), awsv1alpha1.AnnotationAllowIndexReplacement)
 	}

@@ -488,6 +488,13 @@ func (s *fuzzSource) described() (*types.TableDescription, *table) {
 		d.GlobalSecondaryIndexes = append(d.GlobalSecondaryIndexes, g)
 	}
 	if s.bool() {
+		// The key attributes' types, which may differ from the spec's.
+		for _, a := range fuzzAttrs {
+			d.AttributeDefinitions = append(d.AttributeDefinitions, types.AttributeDefinition{
+				AttributeName: aws.String(a), AttributeType: types.ScalarAttributeType(s.pick("S", "N", "B"))})
+		}
+	}
+	if s.bool() {
 		d.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(s.bool()),
 			StreamViewType: types.StreamViewType(s.pick("KEYS_ONLY", "NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES"))}
 	}

@@ -43,6 +43,16 @@ func spec(billing string, t *throughput, gsis ...index) *table {
 
 func with(t *table, f func(*table)) *table { f(t); return t }
 
+// typed gives an index's key attributes a scalar type, as DescribeTable's
+// AttributeDefinitions or the spec's attributeDefinitions do.
+func typed(ix index, scalar string) index {
+	ix.Keys = slices.Clone(ix.Keys)
+	for i := range ix.Keys {
+		ix.Keys[i].Scalar = scalar
+	}
+	return ix
+}
+
 func TestPlanSteps(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -93,7 +103,19 @@ func TestPlanSteps(t *testing.T) {
 			want:  spec(ppr, nil, gsi("a1x", "b", nil)),
 			have:  active(ppr, nil, gsi("a1x", "a", nil)),
 			opts:  planOptions{AllowIndexReplacement: true},
-			steps: []string{"delete index a1x to re-create it with a new key schema or projection", "create index a1x"}},
+			steps: []string{"delete index a1x to re-create it with a new key schema", "create index a1x"}},
+		{name: "index key type change refused without the annotation",
+			want:  spec(ppr, nil, typed(gsi("a1x", "a", nil), "N")),
+			have:  active(ppr, nil, typed(gsi("a1x", "a", nil), "S")),
+			block: true},
+		{name: "index key type change is a replacement with the annotation",
+			want:  spec(ppr, nil, typed(gsi("a1x", "a", nil), "N")),
+			have:  active(ppr, nil, typed(gsi("a1x", "a", nil), "S")),
+			opts:  planOptions{AllowIndexReplacement: true},
+			steps: []string{"delete index a1x to re-create it with a new key attribute type", "create index a1x"}},
+		{name: "index key type unknown on one side is no change",
+			want: spec(ppr, nil, typed(gsi("a1x", "a", nil), "N")),
+			have: active(ppr, nil, gsi("a1x", "a", nil))},
 		{name: "stream view type change is off then on",
 			want:  with(spec(ppr, nil), func(t *table) { t.Stream = "NEW_IMAGE" }),
 			have:  with(active(ppr, nil), func(t *table) { t.Stream = "KEYS_ONLY" }),

@@ -71,15 +71,15 @@ func TestTaggingIsProbedOncePerEndpoint(t *testing.T) {
 	f := newFixture(t, dynamoDBLocal(t).URL, Options{SecondaryReadInterval: -1})
 	var objs []*awsv1alpha1.DynamoDBTable
 	for range 20 {
-		objs = append(objs, newTable())
+		objs = append(objs, newTable(func(o *awsv1alpha1.DynamoDBTable) { o.Spec.Tags = map[string]string{"team": "a"} }))
 	}
 	f.convergeAll(objs)
 	if n := f.proxy.Calls()["ListTagsOfResource"]; n != 1 {
 		t.Errorf("ListTagsOfResource called %d times by 20 concurrent tables, want exactly 1 (one probe)", n)
 	}
 	for _, obj := range objs {
-		if fmt.Sprint(obj.Status.UnsupportedFeatures) != "[]" && len(obj.Status.UnsupportedFeatures) != 0 {
-			t.Errorf("%s: unsupportedFeatures %v for a spec without tags", obj.Name, obj.Status.UnsupportedFeatures)
+		if fmt.Sprint(obj.Status.UnsupportedFeatures) != "[tags]" {
+			t.Errorf("%s: unsupportedFeatures %v, want [tags]", obj.Name, obj.Status.UnsupportedFeatures)
 		}
 	}
 	for _, obj := range objs {

@@ -50,7 +50,7 @@ type Provider struct {
 
 	mu          sync.Mutex
 	objects     map[string]*memory         // by object UID
-	created     map[string]string          // endpoint|table -> UID of the object that created it
+	created     map[string]creation        // endpoint|table -> the object Tether created it for, and its identity
 	unsupported map[string]map[string]bool // endpoint -> features it lacks
 	probes      probes
 }
@@ -72,7 +72,7 @@ func New(opts Options) *Provider {
 		clients:     NewClients(opts.Clients),
 		opts:        opts,
 		objects:     map[string]*memory{},
-		created:     map[string]string{},
+		created:     map[string]creation{},
 		unsupported: map[string]map[string]bool{},
 	}
 }
@@ -279,7 +279,9 @@ func (p *Provider) noteMissing(obj *awsv1alpha1.DynamoDBTable) {
 	obj.Status.LatestStreamArn = ""
 	obj.Status.GlobalSecondaryIndexes = nil
 	obj.Status.PendingPlan = nil
-	p.memoryOf(obj).forgetAllSecondary()
+	mem := p.memoryOf(obj)
+	mem.forgetAllSecondary()
+	mem.createRefused = false
 }
 
 func (p *Provider) event(obj client.Object, eventType, reason, action, note string, args ...any) {

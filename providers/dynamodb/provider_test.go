@@ -678,3 +678,47 @@ func TestTagChangeIsSentOnceWithoutReread(t *testing.T) {
 		t.Errorf("tags = %v", tags)
 	}
 }
+
+// Tags are read only for tables whose spec uses them (issue 17 item 7), on
+// an endpoint that has tagging: Tether's owner tags, which CreateTable
+// applies, are no reason to read a table's tags on every secondary read. A
+// spec that drops its tags gets the tags Tether applied removed, and then
+// its tags are not read any more.
+func TestTagsAreReadOnlyForSpecsThatUseThem(t *testing.T) {
+	server := ddbtest.Dynalite(t, ddbtest.DynaliteOptions{})
+	f := newFixture(t, server.URL, Options{SecondaryReadInterval: -1}) // every poll is due
+	plain := newTable()
+	tagged := newTable(func(o *awsv1alpha1.DynamoDBTable) { o.Spec.Tags = map[string]string{"team": "orders"} })
+	f.converge(plain)
+	f.converge(tagged)
+	f.proxy.ResetCounts()
+	for range 5 {
+		for _, obj := range []*awsv1alpha1.DynamoDBTable{plain, tagged} {
+			if _, err := f.pass(obj); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if n := f.proxy.CallsFor(plain.Name)["ListTagsOfResource"]; n != 0 {
+		t.Errorf("ListTagsOfResource for a spec without tags: %d in 5 polls, want 0", n)
+	}
+	if n := f.proxy.CallsFor(tagged.Name)["ListTagsOfResource"]; n != 5 {
+		t.Errorf("ListTagsOfResource for a spec with tags: %d in 5 polls, want 5 (one per due read)", n)
+	}
+
+	tagged.Spec.Tags = nil
+	tagged.Generation++
+	f.converge(tagged)
+	if tags, _ := listTags(context.Background(), f.raw, tagged.Status.TableArn); tags["team"] != "" {
+		t.Errorf("the tag the spec dropped is still on the table: %v", tags)
+	}
+	f.proxy.ResetCounts()
+	for range 3 {
+		if _, err := f.pass(tagged); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := f.proxy.CallsFor(tagged.Name)["ListTagsOfResource"]; n != 0 {
+		t.Errorf("ListTagsOfResource after the spec dropped its tags: %d, want 0", n)
+	}
+}

@@ -64,9 +64,12 @@ func specUses(spec *awsv1alpha1.DynamoDBTableSpec, feature string) bool {
 }
 
 // readSecondary fills in TTL, point-in-time recovery and tags, each only
-// when the spec (or Tether's owner tag) needs it, the endpoint has the API,
-// and the last answer is older than SecondaryReadInterval or stale because
-// the adapter changed it since.
+// when the spec uses it, the endpoint has the API, and the last answer is
+// older than SecondaryReadInterval or stale because the adapter changed it
+// since. Tether's owner tags alone are no reason to read tags: CreateTable
+// applies them, and they are read only to prove ownership of a table whose
+// identity is not on record (carriesOwnerTag). Tags Tether applied before
+// and the spec dropped are read once more, to remove them.
 func (p *Provider) readSecondary(ctx context.Context, ep *endpoint, obj *awsv1alpha1.DynamoDBTable, desc *types.TableDescription, have *table) error {
 	mem := p.memoryOf(obj)
 	name := aws.String(obj.ResolvedTableName())
@@ -93,7 +96,7 @@ func (p *Provider) readSecondary(ctx context.Context, ep *endpoint, obj *awsv1al
 			}
 			return err
 		}},
-		{featureTags, specUses(&obj.Spec, featureTags) || p.ownerTags(ep, obj) != nil, func() error {
+		{featureTags, specUses(&obj.Spec, featureTags) || len(obj.Status.ManagedTagKeys) > 0, func() error {
 			tags, err := listTags(ctx, ep.API, aws.ToString(desc.TableArn))
 			if err == nil {
 				mem.secondary.Tags = tags

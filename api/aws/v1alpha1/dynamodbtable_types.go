@@ -12,8 +12,8 @@ const (
 	// exists and that it did not create.
 	AnnotationAdopt = "tether.dev/adopt"
 	// AnnotationAllowIndexReplacement set to "true" lets Tether delete and
-	// re-create a global secondary index whose key schema or projection
-	// changed. Without it such a change is refused, because the index is
+	// re-create a global secondary index whose key schema, key attribute
+	// types or projection changed. Without it such a change is refused, because the index is
 	// unusable while it is rebuilt.
 	AnnotationAllowIndexReplacement = "tether.dev/allow-index-replacement"
 )
@@ -43,6 +43,8 @@ const (
 // +kubebuilder:validation:XValidation:rule="has(self.tableName) == has(oldSelf.tableName)",message="tableName cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="has(self.region) == has(oldSelf.region)",message="region cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="has(self.localSecondaryIndexes) == has(oldSelf.localSecondaryIndexes)",message="localSecondaryIndexes cannot be added or removed after creation (DynamoDB only creates them with the table)"
+// +kubebuilder:validation:XValidation:rule="oldSelf.attributeDefinitions.all(o, !self.keySchema.exists(k, k.attributeName == o.attributeName) || self.attributeDefinitions.exists(a, a.attributeName == o.attributeName && a.attributeType == o.attributeType))",message="the attributeType of a table key attribute cannot change after creation (DynamoDB cannot change a key's type): keep the type it had, or declare a new table"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.localSecondaryIndexes) || oldSelf.attributeDefinitions.all(o, !oldSelf.localSecondaryIndexes.exists(l, l.keySchema.exists(k, k.attributeName == o.attributeName)) || self.attributeDefinitions.exists(a, a.attributeName == o.attributeName && a.attributeType == o.attributeType))",message="the attributeType of a local secondary index key attribute cannot change after creation (DynamoDB cannot change a key's type): keep the type it had, or declare a new table"
 type DynamoDBTableSpec struct {
 	// TableName is the DynamoDB table name; metadata.name when empty.
 	// It cannot change after creation.
@@ -62,7 +64,10 @@ type DynamoDBTableSpec struct {
 	Region string `json:"region,omitempty"`
 
 	// AttributeDefinitions declares the type of every attribute used in a key
-	// schema of the table or of an index.
+	// schema of the table or of an index. The type of a table or local
+	// secondary index key attribute cannot change after creation; that of a
+	// global secondary index key attribute means replacing the index (see
+	// the tether.dev/allow-index-replacement annotation).
 	// +listType=map
 	// +listMapKey=attributeName
 	// +kubebuilder:validation:MinItems=1
@@ -146,6 +151,7 @@ type DynamoDBTableSpec struct {
 // +kubebuilder:validation:XValidation:rule="self[0].keyType == 'HASH'",message="keySchema must start with the HASH key"
 // +kubebuilder:validation:XValidation:rule="self.filter(k, k.keyType == 'HASH').size() == 1",message="keySchema must have exactly one HASH key"
 // +kubebuilder:validation:XValidation:rule="self.filter(k, k.keyType == 'RANGE').size() <= 1",message="keySchema may have at most one RANGE key"
+// +kubebuilder:validation:XValidation:rule="self.size() < 2 || self[0].attributeName != self[1].attributeName",message="keySchema cannot use the same attribute as HASH and RANGE key"
 type KeySchema []KeySchemaElement
 
 // AttributeDefinition is the name and scalar type of a key attribute.

@@ -117,6 +117,9 @@ func TestInvalidManifestsAreRejected(t *testing.T) {
 		{"bad table class", "tableClass: GLACIER\n" + validSpec, "Unsupported value: \"GLACIER\""},
 		{"KMS key without SSE", "sseSpecification: {sseEnabled: false, kmsMasterKeyId: abc}\n" + validSpec, "kmsMasterKeyId needs sseEnabled: true"},
 		{"too many GSIs", manyGSIs(20), "must have at most 20 items"},
+		{"HASH and RANGE on one attribute", replace("- {attributeName: sk, keyType: RANGE}", "- {attributeName: pk, keyType: RANGE}"), "keySchema cannot use the same attribute as HASH and RANGE key"},
+		{"GSI HASH and RANGE on one attribute", replace("  keySchema: [{attributeName: gsiKey, keyType: HASH}]", "  keySchema: [{attributeName: gsiKey, keyType: HASH}, {attributeName: gsiKey, keyType: RANGE}]"), "keySchema cannot use the same attribute as HASH and RANGE key"},
+		{"LSI HASH and RANGE on one attribute", replace("[{attributeName: pk, keyType: HASH}, {attributeName: lsiKey, keyType: RANGE}]", "[{attributeName: pk, keyType: HASH}, {attributeName: pk, keyType: RANGE}]"), "keySchema cannot use the same attribute as HASH and RANGE key"},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -174,6 +177,11 @@ func TestImmutableFieldsCannotChange(t *testing.T) {
 			lsi["indexName"] = "renamed"
 		}, "localSecondaryIndexes cannot be changed after creation"},
 		{"localSecondaryIndexes removed", func(s map[string]any) { delete(s, "localSecondaryIndexes") }, "localSecondaryIndexes cannot be added or removed after creation"},
+		{"table key type", func(s map[string]any) { setType(s, "pk", "N") },
+			"the attributeType of a table key attribute cannot change after creation (DynamoDB cannot change a key's type): keep the type it had, or declare a new table"},
+		{"table RANGE key type", func(s map[string]any) { setType(s, "sk", "B") }, "the attributeType of a table key attribute cannot change after creation"},
+		{"local secondary index key type", func(s map[string]any) { setType(s, "lsiKey", "S") },
+			"the attributeType of a local secondary index key attribute cannot change after creation (DynamoDB cannot change a key's type): keep the type it had, or declare a new table"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -185,10 +193,21 @@ func TestImmutableFieldsCannotChange(t *testing.T) {
 			}
 		})
 	}
-	// A mutable field still changes.
+	// A mutable field still changes, and so does a global secondary index's
+	// key type (an index replacement, which the annotation governs).
 	changed := obj.DeepCopy()
 	changed.Object["spec"].(map[string]any)["streamSpecification"] = map[string]any{"streamViewType": "KEYS_ONLY"}
+	setType(changed.Object["spec"].(map[string]any), "gsiKey", "N")
 	if err := env.Client.Update(ctx, changed); err != nil {
 		t.Fatalf("mutable change rejected: %v", err)
+	}
+}
+
+// setType changes one attribute definition's type in an unstructured spec.
+func setType(spec map[string]any, name, scalar string) {
+	for _, d := range spec["attributeDefinitions"].([]any) {
+		if d := d.(map[string]any); d["attributeName"] == name {
+			d["attributeType"] = scalar
+		}
 	}
 }
