@@ -94,6 +94,7 @@ func (r *ManagedReconciler[O]) sync(ctx context.Context, req ctrl.Request, obj O
 		}
 		if changed := markObserved(obj, obs); changed && obs.Available && obs.Reason != "" {
 			r.event(obj, corev1.EventTypeWarning, obs.Reason, "Observe", "%s", obs.Message)
+			log.FromContext(ctx).Info("ready, with a note", "reason", obs.Reason, "note", obs.Message)
 		}
 		next := obs.RecheckAfter
 		if next <= 0 || obs.Available {
