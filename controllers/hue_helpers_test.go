@@ -56,6 +56,7 @@ func startHueManager() (client.Client, error) {
 	}
 	registry := hue.NewRegistry(mgr.GetClient(), mgr.GetAPIReader(), hue.Settings{
 		PollInterval: huePollInterval, CommandsPerSecond: 10, CallTimeout: 2 * time.Second,
+		CredentialsNamespaces: []string{hueSecretsNS},
 	}, mgr.GetLogger().WithName("hue"))
 	if err := mgr.Add(registry); err != nil {
 		return nil, err

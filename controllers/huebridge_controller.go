@@ -12,7 +12,10 @@ import (
 
 // +kubebuilder:rbac:groups=hue.tether.dev,resources=huebridges,verbs=list;watch;patch
 // +kubebuilder:rbac:groups=hue.tether.dev,resources=huebridges/status,verbs=patch
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;create;update
+// Credentials Secrets only in the manager's namespace ("system" becomes it in
+// config/default; the Helm chart grants the same Role in each of
+// credentialsNamespaces), by name (providers/hue/secretaccess.go).
+// +kubebuilder:rbac:groups="",namespace=system,resources=secrets,verbs=get;create;update
 
 // hueBridgeResync is how often the HueBridge's status (last contact, light
 // count) is refreshed from its session's cache, at no cost to the bridge:

@@ -35,8 +35,9 @@ func init() { kindSetups = append(kindSetups, setupHue) }
 // shared so that each bridge is read once for all its lights.
 func setupHue(mgr ctrl.Manager, cfg Config) error {
 	registry := hue.NewRegistry(mgr.GetClient(), mgr.GetAPIReader(), hue.Settings{
-		PollInterval:      cfg.HueBridgePollInterval,
-		CommandsPerSecond: cfg.HueCommandsPerSecond,
+		PollInterval:          cfg.HueBridgePollInterval,
+		CommandsPerSecond:     cfg.HueCommandsPerSecond,
+		CredentialsNamespaces: cfg.CredentialsNamespaces,
 	}, mgr.GetLogger().WithName("hue"))
 	if err := mgr.Add(registry); err != nil {
 		return err

@@ -277,9 +277,13 @@ func (d *Demo) writeEnvFile(opts Options) error {
 }
 
 // declareBridge creates the HueBridge object and, for the simulator, its
-// credentials Secret (a real bridge is paired by the operator instead).
+// credentials Secret (a real bridge is paired by the operator instead), in
+// the namespace the operator keeps credentials in, as installed.
 func (d *Demo) declareBridge(ctx context.Context, opts Options) error {
-	ref := huev1alpha1.SecretReference{Namespace: "default", Name: "hue-bridge-credentials"}
+	ref := huev1alpha1.SecretReference{Namespace: controllers.InstallNamespace, Name: "hue-bridge-credentials"}
+	if err := d.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ref.Namespace}}); err != nil {
+		return err
+	}
 	if opts.HueBridge == "" {
 		secret := &corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name},

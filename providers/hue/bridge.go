@@ -117,6 +117,12 @@ func (c *bridgeConn) Observe(ctx context.Context, b *huev1alpha1.HueBridge) (pro
 // the 30 s after someone pressed the link button, and stores it.
 func (c *bridgeConn) Create(ctx context.Context, b *huev1alpha1.HueBridge) error {
 	r := c.e.Registry
+	if err := allowCredentialsRef(r.settings.CredentialsNamespaces, b); err != nil {
+		return err
+	}
+	if err := checkWritable(ctx, r.secrets, b); err != nil {
+		return err
+	}
 	user, err := r.settings.NewClient(b.Spec.Address, "", r.settings.CallTimeout).Pair(ctx, "tether#"+truncateName(b.Name, 19))
 	if apiErrorType(err) == errLinkButton {
 		setPaired(b, false, ReasonLinkButton, linkButtonMessage)

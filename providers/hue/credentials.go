@@ -15,9 +15,10 @@ import (
 	"github.com/tether-dev/tether/providers"
 )
 
-// Every read and write of a HueBridge's credentials Secret is in this file.
-// The username is read with an uncached reader (no cluster-wide Secret
-// informer), never logged, and never put in an error.
+// Every read and write of a HueBridge's credentials Secret is in this file,
+// under the rules of secretaccess.go (which namespaces, which Secrets may be
+// written). The username is read with an uncached reader (no cluster-wide
+// Secret informer), never logged, and never put in an error.
 
 // notPairedDelay spaces the HueLights' looks at a bridge that is not paired
 // yet; pairing itself has its own pace (PairingInterval).
@@ -39,20 +40,23 @@ func readUsername(ctx context.Context, secrets client.Reader, b *huev1alpha1.Hue
 	return string(s.Data[huev1alpha1.CredentialsKey]), nil
 }
 
-// storeUsername creates the credentials Secret, or fills the one that
-// exists.
+// storeUsername creates the credentials Secret, or fills the one Tether
+// created before (secretaccess.go: never one it did not create).
 func storeUsername(ctx context.Context, c client.Client, secrets client.Reader, b *huev1alpha1.HueBridge, user string) error {
 	ref := b.Spec.CredentialsSecretRef
 	s := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name,
-			Labels: map[string]string{"hue.tether.dev/bridge": b.Name}},
-		Type: corev1.SecretTypeOpaque,
-		Data: map[string][]byte{huev1alpha1.CredentialsKey: []byte(user)},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name},
+		Type:       corev1.SecretTypeOpaque,
+		Data:       map[string][]byte{huev1alpha1.CredentialsKey: []byte(user)},
 	}
+	markOwn(s, b)
 	err := c.Create(ctx, s)
 	if apierrors.IsAlreadyExists(err) {
 		var existing corev1.Secret
 		if err := secrets.Get(ctx, client.ObjectKeyFromObject(s), &existing); err != nil {
+			return err
+		}
+		if err := allowWrite(&existing, b); err != nil {
 			return err
 		}
 		if existing.Data == nil {

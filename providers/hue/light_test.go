@@ -38,7 +38,7 @@ func newTestLightsAt(t *testing.T, bridges map[string]*fakeBridge, objs ...clien
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "s", Name: "hue"}, Data: map[string][]byte{"username": []byte("u")}},
 	)
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).Build()
-	reg := NewRegistry(c, c, Settings{PollInterval: time.Hour, NewClient: func(address, _ string, _ time.Duration) Client {
+	reg := NewRegistry(c, c, Settings{CredentialsNamespaces: []string{"s"}, PollInterval: time.Hour, NewClient: func(address, _ string, _ time.Duration) Client {
 		return bridges[address]
 	}}, logr.Discard())
 	t.Cleanup(reg.Stop)

@@ -21,6 +21,9 @@ type Settings struct {
 	PollInterval      time.Duration // default 5s
 	CommandsPerSecond float64       // default 10
 	CallTimeout       time.Duration // default DefaultCallTimeout
+	// CredentialsNamespaces are where credentials Secrets may be
+	// (secretaccess.go); none allows none.
+	CredentialsNamespaces []string
 	// NewClient builds a bridge client; tests may swap it.
 	NewClient func(address, user string, timeout time.Duration) Client
 }
@@ -166,6 +169,9 @@ func (r *Registry) bind(ctx context.Context, b *huev1alpha1.HueBridge) (*Session
 	}
 	if bn.fingerprint == fp && time.Since(bn.failedAt) < r.settings.PollInterval {
 		return nil, bn.err
+	}
+	if err := allowCredentialsRef(r.settings.CredentialsNamespaces, b); err != nil {
+		return nil, err
 	}
 	user, err := readUsername(ctx, r.secrets, b)
 	if err != nil {

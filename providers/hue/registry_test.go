@@ -31,7 +31,7 @@ func TestSessionOfAGoneBridgeStops(t *testing.T) {
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "s", Name: "hue"}, Data: map[string][]byte{"username": []byte("u")}}
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(bridge, secret).Build()
 	f := newFakeBridge("desk")
-	reg := NewRegistry(c, c, Settings{PollInterval: 50 * time.Millisecond, NewClient: func(string, string, time.Duration) Client { return f }}, logr.Discard())
+	reg := NewRegistry(c, c, Settings{CredentialsNamespaces: []string{"s"}, PollInterval: 50 * time.Millisecond, NewClient: func(string, string, time.Duration) Client { return f }}, logr.Discard())
 	t.Cleanup(reg.Stop)
 	ctx := context.Background()
 	if _, err := reg.For(ctx, bridge); err != nil {
