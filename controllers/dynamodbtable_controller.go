@@ -6,6 +6,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	"github.com/tether-dev/tether/providers"
 	"github.com/tether-dev/tether/providers/dynamodb"
 )
 
@@ -47,7 +48,7 @@ func SetupDynamoDBTable(mgr ctrl.Manager, pollInterval time.Duration, opts dynam
 	}
 	external := dynamodb.New(opts)
 	r := NewManagedReconciler(mgr.GetClient(), recorder, "dynamodbtable",
-		func() *awsv1alpha1.DynamoDBTable { return &awsv1alpha1.DynamoDBTable{} }, external,
+		func() *awsv1alpha1.DynamoDBTable { return &awsv1alpha1.DynamoDBTable{} }, providers.Connected(providers.External[*awsv1alpha1.DynamoDBTable](external)),
 		Options{PollInterval: pollInterval, MaxConcurrentReconciles: dynamoDBWorkers, RecordCreateStart: true})
 	return external, r.SetupWithManager(mgr)
 }

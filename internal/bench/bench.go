@@ -58,6 +58,10 @@ type Scale struct {
 	TagTables         int           `json:"tagTables"`
 	TagReadInterval   time.Duration `json:"tagReadInterval"`
 	TagWatchIntervals int           `json:"tagWatchIntervals"`
+	// ModelLights are the lights per bulb model and spec kind (fig. 9),
+	// watched for SteadyWindow once settled.
+	ModelLights  int           `json:"modelLights"`
+	SteadyWindow time.Duration `json:"steadyWindow"`
 }
 
 // MarshalJSON writes the durations as Go duration strings ("45s").
@@ -70,7 +74,9 @@ func (s Scale) MarshalJSON() ([]byte, error) {
 		HuePoll         string `json:"huePoll"`
 		DDBPoll         string `json:"ddbPoll"`
 		TagReadInterval string `json:"tagReadInterval"`
-	}{plain(s), s.Outage.String(), s.Throttle.String(), s.HuePoll.String(), s.DDBPoll.String(), s.TagReadInterval.String()})
+		SteadyWindow    string `json:"steadyWindow"`
+	}{plain(s), s.Outage.String(), s.Throttle.String(), s.HuePoll.String(), s.DDBPoll.String(), s.TagReadInterval.String(),
+		s.SteadyWindow.String()})
 }
 
 // FullScale is issue 6 as written. The DynamoDB poll interval is 45 s
@@ -98,6 +104,8 @@ func FullScale() Scale {
 		TagTables:         100,
 		TagReadInterval:   time.Minute,
 		TagWatchIntervals: 3,
+		ModelLights:       3,
+		SteadyWindow:      time.Minute,
 	}
 }
 
@@ -120,6 +128,8 @@ func QuickScale() Scale {
 		TagTables:         5,
 		TagReadInterval:   3 * time.Second,
 		TagWatchIntervals: 2,
+		ModelLights:       1,
+		SteadyWindow:      5 * time.Second,
 	}
 }
 
@@ -136,6 +146,7 @@ func (s Scale) Resize(f float64) Scale {
 	s.DriftTables = min(n(s.DriftTables), s.ThrottleTables)
 	s.OutageLights = n(s.OutageLights)
 	s.TagTables = n(s.TagTables)
+	s.ModelLights = n(s.ModelLights)
 	return s
 }
 
@@ -158,7 +169,7 @@ type Options struct {
 }
 
 // DefaultFigures are the figures `make bench` measures.
-var DefaultFigures = []int{1, 2, 3, 4, 5, 6, 7}
+var DefaultFigures = []int{1, 2, 3, 4, 5, 6, 7, 9}
 
 func (o Options) wants(fig int) bool {
 	figs := o.Figures
@@ -261,6 +272,15 @@ func runOnce(ctx context.Context, opts Options, bin, dir string) ([]figureResult
 	if opts.wants(7) {
 		fig, err := runAlone(ctx, opts, 7, filepath.Join(dir, "fig7"), func(ctx context.Context, r *run) error {
 			return r.tagReads(ctx, bin)
+		})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, fig)
+	}
+	if opts.wants(9) {
+		fig, err := runAlone(ctx, opts, 9, filepath.Join(dir, "fig9"), func(ctx context.Context, r *run) error {
+			return r.models(ctx, bin)
 		})
 		if err != nil {
 			return nil, err
