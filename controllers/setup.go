@@ -19,7 +19,8 @@ type Config struct {
 	// every table.
 	DynamoDBRequestsPerSecond float64
 	// DynamoDBSecondaryReadInterval is how often TTL, point-in-time
-	// recovery and tags are read back (only for tables whose spec uses them).
+	// recovery, tags, contributor insights, the resource policy and
+	// autoscaling are read back (only for tables whose spec uses them).
 	DynamoDBSecondaryReadInterval time.Duration
 	// HueBridgePollInterval is how often each bridge's lights are read, once
 	// per bridge for all its lights.

@@ -33,7 +33,7 @@ func main() {
 	flag.Float64Var(&cfg.DynamoDBRequestsPerSecond, "dynamodb-requests-per-second", cfg.DynamoDBRequestsPerSecond,
 		"DynamoDB calls per second per region, shared by every table.")
 	flag.DurationVar(&cfg.DynamoDBSecondaryReadInterval, "dynamodb-secondary-read-interval", cfg.DynamoDBSecondaryReadInterval,
-		"How often TTL, point-in-time recovery and tags are read back, for tables that use them.")
+		"How often TTL, point-in-time recovery, tags, contributor insights, the resource policy and autoscaling are read back, for tables that use them.")
 	flag.DurationVar(&cfg.HueBridgePollInterval, "hue-poll-interval", cfg.HueBridgePollInterval,
 		"How often each Hue bridge's lights are read (one request per bridge for all its lights).")
 	flag.Float64Var(&cfg.HueCommandsPerSecond, "hue-commands-per-second", cfg.HueCommandsPerSecond,

@@ -277,8 +277,13 @@ func region(r *http.Request) string {
 func str(m map[string]any, k string) string { v, _ := m[k].(string); return v }
 
 func num(m map[string]any, k string) (int64, bool) {
-	v, ok := m[k].(float64)
-	return int64(v), ok
+	switch v := m[k].(type) {
+	case float64: // decoded JSON
+		return int64(v), true
+	case int64: // built by the model
+		return v, true
+	}
+	return 0, false
 }
 
 func obj(m map[string]any, k string) map[string]any { v, _ := m[k].(map[string]any); return v }

@@ -26,8 +26,8 @@ type Options struct {
 	// change before the adapter gives up with reason Stalled. Default 3.
 	StallAfter int
 	// SecondaryReadInterval is how long the answers of DescribeTimeToLive,
-	// DescribeContinuousBackups and ListTagsOfResource are reused between
-	// polls. They are read only for features the spec uses, and again right
+	// DescribeContinuousBackups, ListTagsOfResource and the newer features'
+	// reads (features.go) are reused between polls. They are read only for features the spec uses, and again right
 	// after the adapter changed them. Default 10 minutes; 0 keeps the
 	// default, a negative value reads them on every poll.
 	SecondaryReadInterval time.Duration

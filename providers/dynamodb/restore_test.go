@@ -16,20 +16,24 @@ import (
 	"github.com/tether-dev/tether/providers"
 )
 
-// sourceTable makes a table with items outside Tether, optionally with
-// point-in-time recovery on, and returns its ARN.
+// sourceTable makes a table keyed by pk with items outside Tether,
+// optionally with point-in-time recovery on, and returns its ARN.
 func (f *fixture) sourceTable(name string, items int, pitr bool) string {
+	return f.sourceTableKeyed(name, "pk", items, pitr)
+}
+
+func (f *fixture) sourceTableKeyed(name, key string, items int, pitr bool) string {
 	f.t.Helper()
 	ctx := context.Background()
 	out, err := f.raw.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String(name), BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}}})
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String(key), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String(key), KeyType: types.KeyTypeHash}}})
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	for i := range items {
 		if _, err := f.raw.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(name),
-			Item: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: fmt.Sprint("item-", i)}}}); err != nil {
+			Item: map[string]types.AttributeValue{key: &types.AttributeValueMemberS{Value: fmt.Sprint("item-", i)}}}); err != nil {
 			f.t.Fatal(err)
 		}
 	}

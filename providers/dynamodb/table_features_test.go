@@ -270,3 +270,45 @@ func TestInsightsAndPolicyOnDynamoDBLocal(t *testing.T) {
 		t.Errorf("unsupported APIs called again: %v", calls)
 	}
 }
+
+// MODEL: the newer features' reads are scheduled like TTL's and tags':
+// only for a spec that uses them, and then every SecondaryReadInterval, not
+// every poll; a plain table still costs three calls to create and one
+// DescribeTable per poll.
+func TestNewerFeatureReadsAreScheduledLikeTTL(t *testing.T) {
+	f := newModelFixture(t, ddbgap.Options{}, Options{SecondaryReadInterval: time.Hour})
+	plain := newTable()
+	f.proxy.ResetCounts()
+	f.converge(plain)
+	if got := f.proxy.CallsFor(plain.Name); got["DescribeTable"] != 2 || got["CreateTable"] != 1 || len(got) != 2 {
+		t.Errorf("creating a plain table cost %v, want DescribeTable, CreateTable, DescribeTable", got)
+	}
+	f.proxy.ResetCounts()
+	for range 3 {
+		if _, err := f.pass(plain); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := f.proxy.Calls(); got["DescribeTable"] != 3 || len(got) != 1 {
+		t.Errorf("3 polls of a plain table cost %v, want 3 DescribeTable", got)
+	}
+
+	full := newTable(withGSI("byCustomer", "customer", capacity(2, 2)), func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.BillingMode = awsv1alpha1.BillingModeProvisioned
+		o.Spec.ProvisionedThroughput = capacity(2, 2)
+		o.Spec.AutoScaling = &awsv1alpha1.AutoScaling{Read: scalingPolicy(2, 10, 70)}
+		o.Spec.ContributorInsightsSpecification = insightsOn("")
+		o.Spec.ResourcePolicy = policyDoc(t, readerPolicy)
+		o.Spec.PointInTimeRecoverySpecification = recovery(true, aws.Int32(10))
+	})
+	f.converge(full)
+	f.proxy.ResetCounts()
+	for range 3 {
+		if obs, err := f.pass(full); err != nil || !obs.UpToDate {
+			t.Fatalf("pass: %+v %v", obs, err)
+		}
+	}
+	if got := f.proxy.Calls(); got["DescribeTable"] != 3 || len(got) != 1 {
+		t.Errorf("3 polls cost %v, want 3 DescribeTable: the secondary reads wait for their interval", got)
+	}
+}
