@@ -232,12 +232,6 @@ func (t *table) busy() string {
 		if ix.Status != "" && ix.Status != string(types.IndexStatusActive) {
 			return fmt.Sprintf("index %s is %s", ix.Name, ix.Status)
 		}
-		if ix.Warm.updating() {
-			return fmt.Sprintf("index %s's warm throughput is UPDATING", ix.Name)
-		}
-	}
-	if t.Warm.updating() {
-		return "the table's warm throughput is UPDATING"
 	}
 	return replicasBusy(t.Replicas)
 }

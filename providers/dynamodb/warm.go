@@ -52,10 +52,11 @@ func awsIndexWarm(d *types.GlobalSecondaryIndexWarmThroughputDescription) *warm 
 }
 
 // raise is what to send to bring have up to the floor: only the values
-// below it, nil when none is (or either side is unknown). Never a lower
-// value: AWS only raises warm throughput.
+// below it, nil when none is (or either side is unknown, or a raise is
+// still UPDATING: it is not sent twice). Never a lower value: AWS only
+// raises warm throughput.
 func (want *warm) raise(have *warm) *types.WarmThroughput {
-	if want == nil || have == nil {
+	if want == nil || have == nil || have.updating() {
 		return nil
 	}
 	var out types.WarmThroughput
