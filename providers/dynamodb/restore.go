@@ -30,6 +30,10 @@ func (p *Provider) createByRestore(ctx context.Context, ep *endpoint, obj *awsv1
 	}
 	name := obj.ResolvedTableName()
 	in := createTableInput(name, &obj.Spec, nil)
+	for i := range in.GlobalSecondaryIndexes {
+		// Warm throughput is no restore override (ibid.): raised afterwards.
+		in.GlobalSecondaryIndexes[i].WarmThroughput = nil
+	}
 	var desc *types.TableDescription
 	var err error
 	if pit := obj.Spec.RestoreFrom.PointInTime; pit != nil {
