@@ -240,14 +240,24 @@ func (s *Server) summary(name, index string, in *insight) map[string]any {
 	return out
 }
 
-func (s *Server) describeContributorInsights(c *call) (any, error) {
-	name, index := str(c.body, "TableName"), str(c.body, "IndexName")
+// insightTarget is the table and index (or "") a contributor insights call
+// names, both of which must exist.
+func (s *Server) insightTarget(c *call) (name, index string, err error) {
+	name, index = str(c.body, "TableName"), str(c.body, "IndexName")
 	t, err := s.tableExists(c, name, "ResourceNotFoundException")
 	if err != nil {
-		return nil, err
+		return "", "", err
 	}
 	if index != "" && indexOf(t, index) == nil {
-		return nil, notFound("ResourceNotFoundException", "Requested resource not found: index %s", index)
+		return "", "", notFound("ResourceNotFoundException", "Requested resource not found: index %s", index)
+	}
+	return name, index, nil
+}
+
+func (s *Server) describeContributorInsights(c *call) (any, error) {
+	name, index, err := s.insightTarget(c)
+	if err != nil {
+		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -277,13 +287,9 @@ func (s *Server) listContributorInsights(c *call) (any, error) {
 }
 
 func (s *Server) updateContributorInsights(c *call) (any, error) {
-	name, index := str(c.body, "TableName"), str(c.body, "IndexName")
-	t, err := s.tableExists(c, name, "ResourceNotFoundException")
+	name, index, err := s.insightTarget(c)
 	if err != nil {
 		return nil, err
-	}
-	if index != "" && indexOf(t, index) == nil {
-		return nil, notFound("ResourceNotFoundException", "Requested resource not found: index %s", index)
 	}
 	action := str(c.body, "ContributorInsightsAction")
 	s.mu.Lock()
