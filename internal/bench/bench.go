@@ -283,18 +283,12 @@ func runOnce(ctx context.Context, opts Options, bin, dir string) ([]figureResult
 		}
 		out = append(out, figs...)
 	}
-	if opts.wants(7) {
-		fig, err := runAlone(ctx, opts, 7, filepath.Join(dir, "fig7"), func(ctx context.Context, r *run) error {
-			return r.tagReads(ctx, bin)
-		})
-		if err != nil {
-			return nil, err
+	for _, id := range []int{7, 8} {
+		if !opts.wants(id) {
+			continue
 		}
-		out = append(out, fig)
-	}
-	if opts.wants(8) {
-		fig, err := runAlone(ctx, opts, 8, filepath.Join(dir, "fig8"), func(ctx context.Context, r *run) error {
-			return r.accountScale(ctx, bin)
+		fig, err := runAlone(ctx, opts, id, filepath.Join(dir, fmt.Sprintf("fig%d", id)), func(ctx context.Context, r *run) error {
+			return aloneFigures[id](r, ctx, bin)
 		})
 		if err != nil {
 			return nil, err
@@ -302,6 +296,12 @@ func runOnce(ctx context.Context, opts Options, bin, dir string) ([]figureResult
 		out = append(out, fig)
 	}
 	return out, nil
+}
+
+// aloneFigures are the figures with a world of their own.
+var aloneFigures = map[int]func(r *run, ctx context.Context, bin string) error{
+	7: (*run).tagReads,
+	8: (*run).accountScale,
 }
 
 // runAlone measures one figure that builds its own world.
