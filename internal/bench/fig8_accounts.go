@@ -140,9 +140,11 @@ func (e *env) declareAccount(ctx context.Context, a benchAccount) error {
 }
 
 // pollIntervals returns, for one account's tables over the window, the
-// median seconds between two DescribeTables, the median interval Tether
-// reports, and how many tables were looked at over 25% less often than
-// poll while their status reported nothing.
+// median seconds between two DescribeTables (from the first and the last
+// in the window; a table described less than twice counts the whole
+// window), the median interval Tether reports, and how many tables were
+// looked at over 25% less often than poll while their status reported
+// nothing.
 func (r *run) pollIntervals(ctx context.Context, tables []*awsv1alpha1.DynamoDBTable, window, poll time.Duration) (measured, reported float64, silent int, err error) {
 	var ms, rs []float64
 	for _, t := range tables {
@@ -150,10 +152,9 @@ func (r *run) pollIntervals(ctx context.Context, tables []*awsv1alpha1.DynamoDBT
 		if err := r.cache.Get(ctx, client.ObjectKeyFromObject(t), &cur); err != nil {
 			return 0, 0, 0, err
 		}
-		n := r.proxy.CallsFor(t.Name)["DescribeTable"]
 		m := window.Seconds()
-		if n > 0 {
-			m = window.Seconds() / float64(n)
+		if iv := r.proxy.SpanFor(t.Name, "DescribeTable").Interval(); iv > 0 {
+			m = iv.Seconds()
 		}
 		rep := poll.Seconds()
 		if cur.Status.EffectivePollInterval != "" {
