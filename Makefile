@@ -23,6 +23,7 @@ help: ## Show the targets.
 manifests: $(CONTROLLER_GEN) ## Generate the CRDs and the manager's RBAC from the markers.
 	$(CONTROLLER_GEN) rbac:roleName=manager-role crd paths="./api/..." paths="./controllers/..." output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
 	$(CONTROLLER_GEN) crd paths="./internal/testkind/..." output:crd:artifacts:config=internal/testkind/crd
+	hack/sync-manifests.sh
 
 .PHONY: generate
 generate: $(CONTROLLER_GEN) ## Generate the DeepCopy methods.
@@ -39,7 +40,8 @@ vet: ## go vet the code.
 .PHONY: verify-generated
 verify-generated: manifests generate ## In CI: fail when generated files differ from what is committed.
 	@if [ "$${CI:-}" = true ]; then \
-		git diff --exit-code -- api config internal/testkind || { echo "generated files are stale: run 'make manifests generate' and commit" >&2; exit 1; }; \
+		stale=$$(git status --porcelain -- api config internal/testkind charts); \
+		if [ -n "$$stale" ]; then echo "$$stale"; echo "generated files are stale or not committed: run 'make manifests generate' and commit" >&2; exit 1; fi; \
 	fi
 
 # make test also fuzzes each target briefly (beyond the committed seeds).
@@ -122,10 +124,11 @@ install: manifests ## Install the CRDs into the cluster in your kubeconfig.
 uninstall: manifests ## Remove the CRDs (and every object of those kinds) from the cluster.
 	$(KUBECTL) delete --ignore-not-found -k config/crd
 
+# deploy renders config/default with $(KUBECTL)'s kustomize and IMG as the
+# manager's image, as build-installer does, and applies that.
 .PHONY: deploy
-deploy: manifests ## Deploy the operator (config/default) to the cluster in your kubeconfig.
-	cd config/manager && $(KUBECTL) kustomize . >/dev/null
-	$(KUBECTL) apply --server-side -k config/default
+deploy: manifests ## Deploy the operator (config/default, IMG as its image) to the cluster in your kubeconfig.
+	KUBECTL=$(KUBECTL) IMG=$(IMG) hack/render-install.sh | $(KUBECTL) apply --server-side -f -
 
 .PHONY: build-installer
 build-installer: manifests generate envtest-assets ## Write dist/install.yaml: CRDs, RBAC and the manager in one file (IMG sets the image).
@@ -135,7 +138,7 @@ build-installer: manifests generate envtest-assets ## Write dist/install.yaml: C
 
 .PHONY: undeploy
 undeploy: ## Remove the operator from the cluster.
-	$(KUBECTL) delete --ignore-not-found -k config/default
+	KUBECTL=$(KUBECTL) hack/render-install.sh | $(KUBECTL) delete --ignore-not-found -f -
 
 ##@ Tools
 .PHONY: envtest-assets

@@ -27,6 +27,7 @@ const (
 type phase string
 
 const (
+	phaseConnect phase = "Connect"
 	phaseObserve phase = "Observe"
 	phaseCreate  phase = "Create"
 	phaseUpdate  phase = "Update"
@@ -57,13 +58,25 @@ func markWritten(obj Managed, readyReason, message string) {
 	setReady(obj, false, readyReason, message)
 }
 
-// markObserved records an external side that matches the spec.
-func markObserved(obj Managed, obs providers.Observation) {
+// markObserved records an external side that matches the spec. An
+// available one may carry a note, with its own reason. It reports whether
+// Ready changed.
+func markObserved(obj Managed, obs providers.Observation) bool {
 	setSynced(obj, true, ReasonSuccess, "")
 	if obs.Available {
-		setReady(obj, true, ReasonAvailable, obs.Message)
-		return
+		reason := obs.Reason
+		if reason == "" {
+			reason = ReasonAvailable
+		}
+		return setReady(obj, true, reason, obs.Message)
 	}
+	return setReady(obj, false, obs.Reason, obs.Message)
+}
+
+// markWaiting records a pass that chose not to write: it went well, and the
+// external side is not known to match the spec.
+func markWaiting(obj Managed, obs providers.Observation) {
+	setSynced(obj, true, ReasonSuccess, "")
 	setReady(obj, false, obs.Reason, obs.Message)
 }
 

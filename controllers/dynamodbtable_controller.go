@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	"github.com/tether-dev/tether/providers"
 	"github.com/tether-dev/tether/providers/dynamodb"
 )
 
@@ -83,7 +84,7 @@ func SetupDynamoDBTable(mgr ctrl.Manager, pollInterval time.Duration, opts dynam
 	external := dynamodb.New(opts)
 	tables := mgr.GetClient()
 	r := NewManagedReconciler(mgr.GetClient(), recorder, "dynamodbtable",
-		func() *awsv1alpha1.DynamoDBTable { return &awsv1alpha1.DynamoDBTable{} }, external,
+		func() *awsv1alpha1.DynamoDBTable { return &awsv1alpha1.DynamoDBTable{} }, providers.Connected(providers.External[*awsv1alpha1.DynamoDBTable](external)),
 		Options{PollInterval: pollInterval, MaxConcurrentReconciles: dynamoDBWorkers, RecordCreateStart: true,
 			Customize: func(b *builder.Builder) *builder.Builder {
 				return b.

@@ -56,6 +56,7 @@ func startHueManager() (client.Client, error) {
 	}
 	registry := hue.NewRegistry(mgr.GetClient(), mgr.GetAPIReader(), hue.Settings{
 		PollInterval: huePollInterval, CommandsPerSecond: 10, CallTimeout: 2 * time.Second,
+		CredentialsNamespaces: []string{hueSecretsNS},
 	}, mgr.GetLogger().WithName("hue"))
 	if err := mgr.Add(registry); err != nil {
 		return nil, err
@@ -93,8 +94,15 @@ type hueEnv struct {
 // (unless paired is false) and creates a HueBridge for it.
 func newHueEnv(t *testing.T, name string, paired bool, lights ...string) *hueEnv {
 	t.Helper()
+	return newHueEnvWith(t, name, paired, huesim.Options{Lights: lights})
+}
+
+// newHueEnvWith is newHueEnv with the simulator's options (bulb models).
+func newHueEnvWith(t *testing.T, name string, paired bool, opts huesim.Options) *hueEnv {
+	t.Helper()
 	c := startHue(t)
-	sim, err := huesim.Start(huesim.Options{Lights: lights, Usernames: []string{hueUser}}, "127.0.0.1:0")
+	opts.Usernames = []string{hueUser}
+	sim, err := huesim.Start(opts, "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}

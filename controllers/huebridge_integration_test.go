@@ -36,10 +36,18 @@ func TestHueBridgePairing(t *testing.T) {
 	g.Expect(paired.Message).To(Equal("press the link button on the bridge"))
 	h.eventuallyLightReady("entrance", "hallway-light", "False/NotPaired")
 
-	// Tether asks every few seconds, not in a loop.
-	askedAt := time.Now()
-	g.Eventually(func() int { return len(h.sim.Commands()) }, hueTimeout, huePoll).Should(BeNumerically(">=", 2))
-	g.Expect(time.Since(askedAt)).To(BeNumerically(">=", 2*time.Second), "pairing attempts too close together")
+	// Tether asks again after 3 s, then less and less often (up to every
+	// 15 s), keeping its prompt.
+	g.Eventually(func() int { return len(h.sim.Commands()) }, hueTimeout, huePoll).Should(BeNumerically(">=", 4))
+	asks := h.sim.Commands()
+	var gaps []time.Duration
+	for i := 1; i < 4; i++ {
+		gaps = append(gaps, asks[i].Time.Sub(asks[i-1].Time))
+	}
+	g.Expect(gaps[0]).To(BeNumerically(">=", 2*time.Second), "pairing attempts too close together: %v", gaps)
+	g.Expect(gaps[2]).To(BeNumerically(">=", gaps[0]*3/2), "pairing does not back off: %v", gaps)
+	g.Expect(meta.FindStatusCondition(h.hueBridge(g).Status.Conditions, huev1alpha1.ConditionPaired).Message).
+		To(Equal("press the link button on the bridge"))
 
 	h.sim.PressLinkButton()
 	var secret corev1.Secret

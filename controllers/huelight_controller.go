@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -23,18 +25,19 @@ import (
 // +kubebuilder:rbac:groups=hue.tether.dev,resources=huelights/status,verbs=patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// hueLightResync is a backstop only: the bridge's poller wakes a HueLight
+// hueLightResync is a backstop only: the bridge's session wakes a HueLight
 // within one poll interval when its bulb drifts.
 const hueLightResync = 5 * time.Minute
 
 func init() { kindSetups = append(kindSetups, setupHue) }
 
-// setupHue registers both Hue kinds around one poller registry, shared so
-// that each bridge is polled once for all its lights.
+// setupHue registers both Hue kinds around one registry of bridge sessions,
+// shared so that each bridge is read once for all its lights.
 func setupHue(mgr ctrl.Manager, cfg Config) error {
 	registry := hue.NewRegistry(mgr.GetClient(), mgr.GetAPIReader(), hue.Settings{
-		PollInterval:      cfg.HueBridgePollInterval,
-		CommandsPerSecond: cfg.HueCommandsPerSecond,
+		PollInterval:          cfg.HueBridgePollInterval,
+		CommandsPerSecond:     cfg.HueCommandsPerSecond,
+		CredentialsNamespaces: cfg.CredentialsNamespaces,
 	}, mgr.GetLogger().WithName("hue"))
 	if err := mgr.Add(registry); err != nil {
 		return err
@@ -46,22 +49,32 @@ func setupHue(mgr ctrl.Manager, cfg Config) error {
 }
 
 // SetupHueLight registers the HueLight controller: the generic reconciler,
-// woken by its bridge's poller (drift) and by its bridge's readiness.
+// woken by its bridge's session (drift, a command sent, a bulb let go) and
+// by its bridge's readiness.
 func SetupHueLight(mgr ctrl.Manager, registry *hue.Registry) error {
-	external := &hue.LightExternal{Reader: mgr.GetClient(), Registry: registry}
+	connector := &hue.LightExternal{Reader: mgr.GetClient(), Registry: registry}
 	r := NewManagedReconciler(mgr.GetClient(), mgr.GetEventRecorder("tether-huelight"), "huelight",
-		func() *huev1alpha1.HueLight { return &huev1alpha1.HueLight{} }, external,
+		func() *huev1alpha1.HueLight { return &huev1alpha1.HueLight{} }, connector,
 		Options{
 			PollInterval: hueLightResync,
 			Customize: func(b *builder.Builder) *builder.Builder {
 				return b.
-					WatchesRawSource(source.Channel(registry.Events(), &handler.EnqueueRequestForObject{})).
+					WatchesRawSource(wakeSource(registry.LightWakes())).
 					Watches(&huev1alpha1.HueBridge{},
 						handler.EnqueueRequestsFromMapFunc(lightsOfBridge(mgr.GetClient())),
 						builder.WithPredicates(bridgeReadinessChanged()))
 			},
 		})
 	return r.SetupWithManager(mgr)
+}
+
+// wakeSource turns wake-ups by object key into reconcile requests.
+func wakeSource(wakes <-chan hue.Wake) source.Source {
+	return source.Channel(wakes, handler.TypedFuncs[types.NamespacedName, reconcile.Request]{
+		GenericFunc: func(_ context.Context, e event.TypedGenericEvent[types.NamespacedName], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			q.Add(reconcile.Request{NamespacedName: e.Object})
+		},
+	})
 }
 
 // lightsOfBridge maps a HueBridge to the HueLights that use it (by name, or

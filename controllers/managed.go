@@ -57,7 +57,12 @@ type Options struct {
 	// write (a table on an endpoint without tags). Costs one API write per
 	// create.
 	RecordCreateStart bool
-	// Customize adds a kind's own watches (another kind, a poller's channel).
+	// StallAfter is how many times the same write may be sent for one
+	// generation with no visible effect before the stall breaker stops it
+	// (stall.go). Default 3; negative turns the breaker off.
+	StallAfter int
+	// Customize adds a kind's own watches (another kind, a session's
+	// wake-up channel).
 	Customize func(*builder.Builder) *builder.Builder
 }
 
@@ -77,19 +82,23 @@ func (o Options) withDefaults() Options {
 	if o.MaxConcurrentReconciles <= 0 {
 		o.MaxConcurrentReconciles = 4
 	}
+	if o.StallAfter == 0 {
+		o.StallAfter = defaultStallAfter
+	}
 	return o
 }
 
 // ManagedReconciler drives a provider through the whole lifecycle of one kind:
-// finalizer, observe, create/update/delete, conditions, events, resync and
-// backoff. Kinds differ only in their provider and options.
+// finalizer, connect, observe, create/update/delete, conditions, events,
+// resync, backoff and the stall breaker. Kinds differ only in their provider
+// and options.
 type ManagedReconciler[O Managed] struct {
-	client   client.Client
-	recorder events.EventRecorder
-	kind     string
-	newObj   func() O
-	external providers.External[O]
-	opts     Options
+	client    client.Client
+	recorder  events.EventRecorder
+	kind      string
+	newObj    func() O
+	connector providers.Connector[O]
+	opts      Options
 
 	// retryBackoff spaces retries of faults that repeat (an offline bridge):
 	// the provider's hint is a floor, this grows it exponentially.
@@ -99,23 +108,26 @@ type ManagedReconciler[O Managed] struct {
 	errorBackoff workqueue.TypedRateLimiter[reconcile.Request]
 	backoffs     *backoffs
 	terminal     *terminalGate
+	stalls       *stallBreaker
 }
 
-// NewManagedReconciler wires a provider for kind into the generic reconciler.
+// NewManagedReconciler wires a provider for kind into the generic reconciler
+// (providers.Connected wraps an adapter without a connect stage).
 func NewManagedReconciler[O Managed](c client.Client, recorder events.EventRecorder, kind string,
-	newObj func() O, external providers.External[O], opts Options) *ManagedReconciler[O] {
+	newObj func() O, connector providers.Connector[O], opts Options) *ManagedReconciler[O] {
 	opts = opts.withDefaults()
 	return &ManagedReconciler[O]{
 		client:       c,
 		recorder:     recorder,
 		kind:         kind,
 		newObj:       newObj,
-		external:     external,
+		connector:    connector,
 		opts:         opts,
 		retryBackoff: workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](opts.MinBackoff, opts.MaxBackoff),
 		errorBackoff: workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](opts.MinBackoff, opts.MaxBackoff),
 		backoffs:     newBackoffs(kind),
 		terminal:     newTerminalGate(),
+		stalls:       newStallBreaker(opts.StallAfter),
 	}
 }
 

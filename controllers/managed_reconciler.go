@@ -22,13 +22,14 @@ func (r *ManagedReconciler[O]) Reconcile(ctx context.Context, req ctrl.Request) 
 	obj := r.newObj()
 	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
 		r.forget(req)
+		r.stalls.settled(req)
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !obj.GetDeletionTimestamp().IsZero() {
 		return r.finalize(ctx, req, obj)
 	}
 	if isPaused(obj) {
-		if p, ok := r.external.(providers.Pauser[O]); ok {
+		if p, ok := r.connector.(providers.Pauser[O]); ok {
 			p.Paused(ctx, obj)
 		}
 		return ctrl.Result{}, r.writeStatusAfter(ctx, obj, func() { markPaused(obj) })
@@ -49,9 +50,14 @@ func (r *ManagedReconciler[O]) Reconcile(ctx context.Context, req ctrl.Request) 
 	return result, syncErr
 }
 
-// sync observes the external side and does at most one write to it.
+// sync connects, observes the external side and does at most one write to
+// it.
 func (r *ManagedReconciler[O]) sync(ctx context.Context, req ctrl.Request, obj O) (ctrl.Result, error) {
-	obs, err := r.external.Observe(ctx, obj)
+	external, err := r.connector.Connect(ctx, obj)
+	if err != nil {
+		return r.handleError(ctx, req, obj, phaseConnect, err)
+	}
+	obs, err := external.Observe(ctx, obj)
 	countCall(r.kind, phaseObserve, err)
 	if err != nil {
 		return r.handleError(ctx, req, obj, phaseObserve, err)
@@ -62,7 +68,7 @@ func (r *ManagedReconciler[O]) sync(ctx context.Context, req ctrl.Request, obj O
 		if err := r.recordCreateStart(ctx, obj); err != nil {
 			return ctrl.Result{}, err
 		}
-		err := r.external.Create(ctx, obj)
+		err := external.Create(ctx, obj)
 		countCall(r.kind, phaseCreate, err)
 		if err != nil {
 			return r.handleError(ctx, req, obj, phaseCreate, err)
@@ -71,25 +77,25 @@ func (r *ManagedReconciler[O]) sync(ctx context.Context, req ctrl.Request, obj O
 		markWritten(obj, ReasonCreating, "created; waiting to observe it")
 		return r.succeeded(req, obj, r.opts.AfterWrite)
 
+	case obs.Wait:
+		markWaiting(obj, obs)
+		next := obs.RecheckAfter
+		if next <= 0 {
+			next, _ = r.pollInterval(obj)
+		}
+		return r.succeeded(req, obj, next)
+
 	case !obs.UpToDate:
-		reason, verb := ReasonUpdated, "updated"
-		if wasReadyAtThisGeneration(obj) {
-			reason, verb = ReasonDriftCorrected, "corrected drift"
-		}
-		err := r.external.Update(ctx, obj, obs.Diff)
-		countCall(r.kind, phaseUpdate, err)
-		if err != nil {
-			return r.handleError(ctx, req, obj, phaseUpdate, err)
-		}
-		if reason == ReasonDriftCorrected {
-			driftCorrections.WithLabelValues(r.kind).Inc()
-		}
-		r.event(obj, corev1.EventTypeNormal, reason, "Update", "%s: %s", verb, describe(obs.Diff))
-		markWritten(obj, ReasonUpdating, "sent: "+describe(obs.Diff))
-		return r.succeeded(req, obj, r.opts.AfterWrite)
+		return r.update(ctx, req, obj, external, obs)
 
 	default:
-		markObserved(obj, obs)
+		if !obs.Unconfirmed {
+			r.stalls.settled(req)
+		}
+		if changed := markObserved(obj, obs); changed && obs.Available && obs.Reason != "" {
+			r.event(obj, corev1.EventTypeWarning, obs.Reason, "Observe", "%s", obs.Message)
+			log.FromContext(ctx).Info("ready, with a note", "reason", obs.Reason, "note", obs.Message)
+		}
 		next := obs.RecheckAfter
 		if next <= 0 || obs.Available {
 			var warning string
@@ -100,6 +106,48 @@ func (r *ManagedReconciler[O]) sync(ctx context.Context, req ctrl.Request, obj O
 		}
 		return r.succeeded(req, obj, next)
 	}
+}
+
+// update sends the difference, unless the same difference was already sent
+// StallAfter times for this generation without the external side showing it.
+func (r *ManagedReconciler[O]) update(ctx context.Context, req ctrl.Request, obj O, external providers.External[O], obs providers.Observation) (ctrl.Result, error) {
+	diff, key := describe(obs.Diff), stallKey(obs.Diff)
+	if times, stop := r.stalls.stalled(req, obj.GetGeneration(), key); stop {
+		return r.stalled(ctx, req, obj, diff, times)
+	}
+	reason, verb := ReasonUpdated, "updated"
+	if wasReadyAtThisGeneration(obj) {
+		reason, verb = ReasonDriftCorrected, "corrected drift"
+	}
+	err := external.Update(ctx, obj, obs.Diff)
+	countCall(r.kind, phaseUpdate, err)
+	if p, ok := providers.AsPending(err); ok && p.Queued {
+		r.stalls.record(req, obj.GetGeneration(), key)
+	}
+	if err != nil {
+		return r.handleError(ctx, req, obj, phaseUpdate, err)
+	}
+	r.stalls.record(req, obj.GetGeneration(), key)
+	if reason == ReasonDriftCorrected {
+		driftCorrections.WithLabelValues(r.kind).Inc()
+	}
+	r.event(obj, corev1.EventTypeNormal, reason, "Update", "%s: %s", verb, diff)
+	markWritten(obj, ReasonUpdating, "sent: "+diff)
+	return r.succeeded(req, obj, r.opts.AfterWrite)
+}
+
+// stalled records a write the stall breaker stopped. Nothing is sent until
+// the spec changes or the external side does (the difference then reads
+// differently); the object is still observed at its resync interval.
+func (r *ManagedReconciler[O]) stalled(ctx context.Context, req ctrl.Request, obj O, diff string, times int) (ctrl.Result, error) {
+	msg := fmt.Sprintf("sent %q %d times for generation %d with no visible effect: not sent again until the spec changes "+
+		"or it is changed from outside", diff, times, obj.GetGeneration())
+	if changed := markFailed(obj, phaseUpdate, ReasonStalled, msg); changed {
+		r.event(obj, corev1.EventTypeWarning, ReasonStalled, "Update", "%s", msg)
+		log.FromContext(ctx).Info("write stalled: not sent again", "diff", diff, "times", times)
+	}
+	next, _ := r.pollInterval(obj)
+	return r.succeeded(req, obj, next)
 }
 
 // succeeded ends a pass that went as planned: the backoff starts over and the
@@ -158,8 +206,7 @@ func (r *ManagedReconciler[O]) finalize(ctx context.Context, req ctrl.Request, o
 	}
 
 	orig := obj.DeepCopyObject().(O)
-	err := r.external.Delete(ctx, obj)
-	countCall(r.kind, phaseDelete, err)
+	err := r.deleteExternal(ctx, obj)
 	if err != nil {
 		result, handled := r.handleError(ctx, req, obj, phaseDelete, err)
 		if err := r.writeStatus(ctx, orig, obj); err != nil {
@@ -169,7 +216,19 @@ func (r *ManagedReconciler[O]) finalize(ctx context.Context, req ctrl.Request, o
 	}
 	r.event(obj, corev1.EventTypeNormal, ReasonDeleted, "Delete", "the external resource is gone")
 	r.forget(req)
+	r.stalls.settled(req)
 	return ctrl.Result{}, r.removeFinalizer(ctx, obj)
+}
+
+// deleteExternal connects and deletes.
+func (r *ManagedReconciler[O]) deleteExternal(ctx context.Context, obj O) error {
+	external, err := r.connector.Connect(ctx, obj)
+	if err != nil {
+		return err
+	}
+	err = external.Delete(ctx, obj)
+	countCall(r.kind, phaseDelete, err)
+	return err
 }
 
 // ensureFinalizer adds the finalizer before anything is created outside, so
@@ -236,6 +295,14 @@ func (r *ManagedReconciler[O]) event(obj O, eventType, reason, action, note stri
 		return
 	}
 	r.recorder.Eventf(obj, nil, eventType, reason, action, note, args...)
+}
+
+// stallKey is how the stall breaker recognises the same write.
+func stallKey(d providers.Difference) string {
+	if k, ok := d.(providers.StallKeyer); ok {
+		return k.StallKey()
+	}
+	return describe(d)
 }
 
 func describe(d providers.Difference) string {

@@ -38,7 +38,16 @@ type Config struct {
 	HueBridgePollInterval time.Duration
 	// HueCommandsPerSecond is each bridge's budget for light commands.
 	HueCommandsPerSecond float64
+	// CredentialsNamespaces are the only namespaces whose Secrets a
+	// HueBridge may name (the manager's RBAC grants Secret access there
+	// alone); by default the manager's own.
+	CredentialsNamespaces []string
 }
+
+// InstallNamespace is the namespace the install manifest and the Helm
+// chart's documented install use: the credentials namespace of a manager
+// that cannot tell its own (running outside a cluster).
+const InstallNamespace = "tether-system"
 
 // DefaultConfig holds the defaults documented in the README.
 func DefaultConfig() Config {
@@ -48,6 +57,7 @@ func DefaultConfig() Config {
 		DynamoDBSecondaryReadInterval: 10 * time.Minute,
 		HueBridgePollInterval:         5 * time.Second,
 		HueCommandsPerSecond:          10,
+		CredentialsNamespaces:         []string{InstallNamespace},
 	}
 }
 

@@ -20,6 +20,14 @@ type widgetProvider struct {
 	failWith map[string]map[string]error // object name -> method -> error
 	diffs    map[string][]widgetDiff     // what Update received
 	paused   map[string]int              // Paused notices (not external calls)
+	connects map[string]int              // Connect stages (not external calls)
+	// ignoring makes Update succeed without changing the widget: a backend
+	// that accepts a write and never shows it.
+	ignoring map[string]bool
+	// waiting makes Observe answer Wait with this reason.
+	waiting map[string]string
+	// notes makes Observe of a matching widget carry this reason and note.
+	notes map[string][2]string
 }
 
 type call struct {
@@ -51,7 +59,36 @@ func newWidgetProvider() *widgetProvider {
 		failWith: map[string]map[string]error{},
 		diffs:    map[string][]widgetDiff{},
 		paused:   map[string]int{},
+		connects: map[string]int{},
+		ignoring: map[string]bool{},
+		waiting:  map[string]string{},
+		notes:    map[string][2]string{},
 	}
+}
+
+// Connect is the connect stage: counted apart from the external calls (it
+// makes none), and failing when the test asks for it.
+func (p *widgetProvider) Connect(_ context.Context, w *testv1alpha1.Widget) (providers.External[*testv1alpha1.Widget], error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.connects[w.Name]++
+	if err := p.failWith[w.Name]["Connect"]; err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *widgetProvider) connectCount(name string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.connects[name]
+}
+
+// mode sets a widget's ignoring, waiting and notes behaviour.
+func (p *widgetProvider) mode(name string, ignore bool, waitReason string, note [2]string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.ignoring[name], p.waiting[name], p.notes[name] = ignore, waitReason, note
 }
 
 // Paused is the optional providers.Pauser notice; it is not an external call.
@@ -92,7 +129,13 @@ func (p *widgetProvider) Observe(_ context.Context, w *testv1alpha1.Widget) (pro
 	if ext.Color != w.Spec.Color {
 		d.Color = &[2]string{ext.Color, w.Spec.Color}
 	}
+	if reason := p.waiting[w.Name]; reason != "" {
+		return providers.Observation{Exists: true, Wait: true, Reason: reason, Message: "waiting: " + reason}, nil
+	}
 	upToDate := d.Size == nil && d.Color == nil
+	if note := p.notes[w.Name]; upToDate && note[0] != "" {
+		return providers.Observation{Exists: true, UpToDate: true, Available: true, Reason: note[0], Message: note[1]}, nil
+	}
 	return providers.Observation{Exists: true, UpToDate: upToDate, Diff: d, Available: true}, nil
 }
 
@@ -114,6 +157,9 @@ func (p *widgetProvider) Update(_ context.Context, w *testv1alpha1.Widget, diff 
 	defer p.mu.Unlock()
 	d := diff.(widgetDiff)
 	p.diffs[w.Name] = append(p.diffs[w.Name], d)
+	if p.ignoring[w.Name] {
+		return nil
+	}
 	ext := p.external[w.Name]
 	if d.Size != nil {
 		ext.Size = d.Size[1]

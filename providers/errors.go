@@ -31,6 +31,9 @@ type PendingError struct {
 	Delay   time.Duration
 	Reason  string
 	Message string
+	// Queued is set when Update handed the write over to be sent later (a
+	// bridge's command line): it counts as sent for the stall breaker.
+	Queued bool
 }
 
 func (e *PendingError) Error() string { return e.Message }
@@ -38,6 +41,12 @@ func (e *PendingError) Error() string { return e.Message }
 // Pending asks for another look after delay.
 func Pending(delay time.Duration, reason, format string, args ...any) error {
 	return &PendingError{Delay: delay, Reason: reason, Message: fmt.Sprintf(format, args...)}
+}
+
+// Queued says that Update handed the write over and it goes out later; the
+// reconciler looks again after delay.
+func Queued(delay time.Duration, reason, format string, args ...any) error {
+	return &PendingError{Delay: delay, Reason: reason, Message: fmt.Sprintf(format, args...), Queued: true}
 }
 
 // TerminalError means the spec cannot work as written (the backend rejected

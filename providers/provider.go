@@ -1,10 +1,13 @@
 // Package providers defines the small contract between the generic
 // managed-resource reconciler and the adapters that talk to the outside world.
 //
-// An adapter implements External for one kind. Every method is idempotent:
-// Create of something that exists is success, Delete of something gone is
-// success. Adapters say what should happen next through the typed errors in
-// errors.go, never by sleeping or retrying in a loop themselves.
+// An adapter implements Connector for one kind: each pass of the generic
+// reconciler first connects (finds the endpoint or session the object lives
+// on, checks that the object may use it) and then calls the External it got.
+// Every External method is idempotent: Create of something that exists is
+// success, Delete of something gone is success. Adapters say what should
+// happen next through the typed errors in errors.go, never by sleeping or
+// retrying in a loop themselves.
 package providers
 
 import (
@@ -14,7 +17,33 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// External is what an adapter offers the generic reconciler for one kind O.
+// Connector is the connect stage (crossplane's Connect, external-secrets'
+// NewClient): it resolves what every method would otherwise find again (a
+// bridge session and bulb, a regional client, a conflict check) once per
+// pass, and returns the External bound to it. It makes no change outside
+// the cluster. An error ends the pass like an Observe error. For an object
+// being deleted it should let go instead of failing when there is nothing
+// left to delete (no bridge, no bulb), so the deletion is not stuck.
+type Connector[O client.Object] interface {
+	Connect(ctx context.Context, obj O) (External[O], error)
+}
+
+// Connected is the Connector of an adapter that needs no connect stage:
+// every pass uses e itself. A Pauser e stays one.
+func Connected[O client.Object](e External[O]) Connector[O] { return connected[O]{e} }
+
+type connected[O client.Object] struct{ External[O] }
+
+func (c connected[O]) Connect(context.Context, O) (External[O], error) { return c.External, nil }
+
+func (c connected[O]) Paused(ctx context.Context, obj O) {
+	if p, ok := c.External.(Pauser[O]); ok {
+		p.Paused(ctx, obj)
+	}
+}
+
+// External is what an adapter offers the generic reconciler for one object
+// in one pass, once connected.
 type External[O client.Object] interface {
 	// Observe reads the external side and reports how it compares with the
 	// spec. It makes no change outside the cluster. It may record what it saw
@@ -30,10 +59,10 @@ type External[O client.Object] interface {
 	Delete(ctx context.Context, obj O) error
 }
 
-// Pauser is optional. An adapter that acts for objects between reconciles
-// (the Hue sender's queued and group commands, the poller's watches) is told
-// when an object is paused, so it stops acting for it until the next
-// Observe. It must make no external call.
+// Pauser is optional, on the Connector. An adapter that acts for objects
+// between reconciles (the Hue sender's queued and group commands, the bridge
+// session's watches) is told when an object is paused, so it stops acting
+// for it until the next Observe. It must make no external call.
 type Pauser[O client.Object] interface {
 	Paused(ctx context.Context, obj O)
 }
@@ -42,25 +71,53 @@ type Pauser[O client.Object] interface {
 // spec and the external side. The reconciler only prints it; Update receives
 // the value Observe returned and type-asserts it.
 type Difference interface {
-	// String is a short human summary, used in events and conditions.
+	// String is a short human summary, used in events and conditions. The
+	// stall breaker takes the same String for the same write.
 	String() string
 }
 
-// Observation is the result of Observe.
+// StallKeyer is optional, on a Difference: an adapter that knows more than
+// String says (that the last write did show before the external side
+// changed back) gives the stall breaker a key of its own.
+type StallKeyer interface {
+	StallKey() string
+}
+
+// Observation is the result of Observe. Exactly one of four outcomes:
+//   - !Exists: the external thing is not there; Create is next.
+//   - Wait: nothing may be written now, whatever differs (the bulb is held
+//     by another object or unreachable, a command is already on its way).
+//     Ready is False with Reason and Message; the reconciler looks again
+//     after RecheckAfter.
+//   - !UpToDate: Diff is what differs; Update is next.
+//   - UpToDate: the external thing matches the spec. Ready is True when it
+//     is also Available, otherwise False with Reason and Message (a table
+//     still CREATING).
 type Observation struct {
 	// Exists is false when the external thing is not there (Create is next).
 	Exists bool
+	// Wait says that nothing should be written in this pass, and why
+	// (Reason, Message). It never means "matches the spec".
+	Wait bool
 	// UpToDate is true when the external thing matches the spec.
 	UpToDate bool
+	// Unconfirmed qualifies UpToDate: the match rests on the adapter's
+	// record of a write the backend accepted, not yet on a read of the
+	// backend (a Hue bridge shows a change at its next poll). Ready is
+	// reported as for any match; the stall breaker forgets the write only
+	// once a read confirms it.
+	Unconfirmed bool
 	// Diff is what differs when UpToDate is false.
 	Diff Difference
 	// Available is true when the external thing can be used (a table ACTIVE,
 	// a light reachable). Ready is True only when it exists, is up to date
 	// and is available.
 	Available bool
-	// Reason and Message explain why it is not available. When it is
-	// available, Message may still carry a note for the Ready condition
-	// (a part of the spec the backend cannot apply).
+	// Reason and Message explain why it is not available, or why the pass
+	// waits. When it is up to date and available, Message may still carry a
+	// note for the Ready condition (a part of the spec the backend cannot
+	// apply), and Reason, when set, replaces "Available" as Ready's reason:
+	// the reconciler then emits one Warning event when the note appears.
 	Reason  string
 	Message string
 	// RecheckAfter asks for an earlier look than the resync interval, for

@@ -19,13 +19,18 @@ import (
 func main() {
 	listen := flag.String("listen", "127.0.0.1:8080", "address of the bridge's v1 API")
 	control := flag.String("control", "127.0.0.1:8081", "loopback address of the test controls")
-	lights := flag.String("lights", "hallway,kitchen,living room", "comma-separated names of the bulbs")
+	lights := flag.String("lights", "hallway,kitchen:LTW001,living room:LLC010",
+		"comma-separated bulbs, each a name with an optional :MODEL ("+strings.Join(huesim.ModelIDs(), ", ")+"; default "+huesim.DefaultModel+")")
 	username := flag.String("username", "", "a username accepted without pairing (empty: pair with the link button)")
 	web := flag.String("web-listen", "127.0.0.1:8000", `address of the live web page of the bulbs ("" disables it)`)
 	rate := flag.Float64("commands-per-second", 10, "light commands per second before the bridge answers 503 / error 901")
 	flag.Parse()
 
-	opts := huesim.Options{Lights: splitNames(*lights), CommandsPerSecond: *rate}
+	names, models, err := splitLights(*lights)
+	if err != nil {
+		log.Fatalf("huesim: -lights: %v", err)
+	}
+	opts := huesim.Options{Lights: names, Models: models, CommandsPerSecond: *rate}
 	if *username != "" {
 		opts.Usernames = []string{*username}
 	}
@@ -56,12 +61,20 @@ func main() {
 	s.Close()
 }
 
-func splitNames(csv string) []string {
+// splitLights reads "name[:MODEL],..." into names and their models.
+func splitLights(csv string) ([]string, map[string]string, error) {
 	var names []string
-	for _, n := range strings.Split(csv, ",") {
-		if n = strings.TrimSpace(n); n != "" {
-			names = append(names, n)
+	models := map[string]string{}
+	for _, entry := range strings.Split(csv, ",") {
+		name, model, _ := strings.Cut(strings.TrimSpace(entry), ":")
+		if name == "" {
+			continue
 		}
+		if _, known := huesim.Models[model]; model != "" && !known {
+			return nil, nil, fmt.Errorf("bulb %q: unknown model %q", name, model)
+		}
+		names = append(names, name)
+		models[name] = model
 	}
-	return names
+	return names, models, nil
 }

@@ -8,23 +8,23 @@ import (
 	"strings"
 
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/tether-dev/tether/api"
 	"github.com/tether-dev/tether/controllers"
+	"github.com/tether-dev/tether/internal/serving"
 	"github.com/tether-dev/tether/providers/dynamodb"
 )
 
 func main() {
 	var (
-		metricsAddr, probeAddr string
-		leaderElect            bool
-		leaderElectionNS       string
+		probeAddr        string
+		leaderElect      bool
+		leaderElectionNS string
 	)
 	cfg := controllers.DefaultConfig()
-	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "Address the metrics endpoint binds to; 0 disables it.")
+	metrics := serving.DefaultMetrics()
+	metrics.BindFlags(flag.CommandLine)
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "Address the health probes bind to.")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "Elect a leader so that only one manager reconciles at a time.")
 	flag.StringVar(&leaderElectionNS, "leader-election-namespace", "", "Namespace of the leader election lease (default: the pod's namespace).")
@@ -55,6 +55,8 @@ func main() {
 		"How often each Hue bridge's lights are read (one request per bridge for all its lights).")
 	flag.Float64Var(&cfg.HueCommandsPerSecond, "hue-commands-per-second", cfg.HueCommandsPerSecond,
 		"Light commands per second sent to each Hue bridge, shared by all its HueLights.")
+	credentialsNamespaces := flag.String("credentials-namespaces", "",
+		"Comma-separated namespaces whose Secrets HueBridges may name for their credentials (default: the manager's own namespace; outside a cluster "+controllers.InstallNamespace+").")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -66,6 +68,7 @@ func main() {
 
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 	log := ctrl.Log.WithName("setup")
+	cfg.CredentialsNamespaces = resolveCredentialsNamespaces(*credentialsNamespaces, cfg.CredentialsNamespaces)
 
 	scheme, err := api.NewScheme()
 	if err != nil {
@@ -77,7 +80,7 @@ func main() {
 	// the in-cluster service account, ~/.kube/config.
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
 		Scheme:                  scheme,
-		Metrics:                 metricsserver.Options{BindAddress: metricsAddr},
+		Metrics:                 metrics.ServerOptions(),
 		HealthProbeBindAddress:  probeAddr,
 		LeaderElection:          leaderElect,
 		LeaderElectionID:        "manager.tether.dev",
@@ -93,18 +96,36 @@ func main() {
 		log.Error(err, "setting up controllers")
 		os.Exit(1)
 	}
-	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
-		log.Error(err, "adding the health check")
-		os.Exit(1)
-	}
-	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
-		log.Error(err, "adding the readiness check")
+	if err := serving.AddHealthChecks(mgr); err != nil {
+		log.Error(err, "adding the health checks")
 		os.Exit(1)
 	}
 
-	log.Info("starting the manager", "metricsAddress", metricsAddr, "probeAddress", probeAddr, "leaderElection", leaderElect)
+	log.Info("starting the manager", "metricsAddress", metrics.BindAddress, "metricsSecure", metrics.Secure,
+		"probeAddress", probeAddr, "leaderElection", leaderElect, "credentialsNamespaces", cfg.CredentialsNamespaces)
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
 		log.Error(err, "the manager stopped with an error")
 		os.Exit(1)
 	}
+}
+
+// inClusterNamespace is where a pod's ServiceAccount token says the pod runs.
+const inClusterNamespace = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
+// resolveCredentialsNamespaces is the flag's list when given, otherwise the
+// manager's own namespace, otherwise (outside a cluster) the defaults.
+func resolveCredentialsNamespaces(flagValue string, defaults []string) []string {
+	var out []string
+	for _, ns := range strings.Split(flagValue, ",") {
+		if ns = strings.TrimSpace(ns); ns != "" {
+			out = append(out, ns)
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	if raw, err := os.ReadFile(inClusterNamespace); err == nil && strings.TrimSpace(string(raw)) != "" {
+		return []string{strings.TrimSpace(string(raw))}
+	}
+	return defaults
 }

@@ -66,6 +66,10 @@ type Scale struct {
 	AccountPoll    time.Duration `json:"accountPoll"`
 	AccountRate    float64       `json:"accountRate"`
 	AccountWindows int           `json:"accountWindows"`
+	// ModelLights are the lights per bulb model and spec kind (fig. 9),
+	// watched for SteadyWindow once settled.
+	ModelLights  int           `json:"modelLights"`
+	SteadyWindow time.Duration `json:"steadyWindow"`
 }
 
 // MarshalJSON writes the durations as Go duration strings ("45s").
@@ -79,7 +83,9 @@ func (s Scale) MarshalJSON() ([]byte, error) {
 		DDBPoll         string `json:"ddbPoll"`
 		TagReadInterval string `json:"tagReadInterval"`
 		AccountPoll     string `json:"accountPoll"`
-	}{plain(s), s.Outage.String(), s.Throttle.String(), s.HuePoll.String(), s.DDBPoll.String(), s.TagReadInterval.String(), s.AccountPoll.String()})
+		SteadyWindow    string `json:"steadyWindow"`
+	}{plain(s), s.Outage.String(), s.Throttle.String(), s.HuePoll.String(), s.DDBPoll.String(), s.TagReadInterval.String(),
+		s.AccountPoll.String(), s.SteadyWindow.String()})
 }
 
 // FullScale is issue 6 as written. The DynamoDB poll interval is 45 s
@@ -115,6 +121,8 @@ func FullScale() Scale {
 		AccountPoll:    2 * time.Minute,
 		AccountRate:    25,
 		AccountWindows: 3,
+		ModelLights:    3,
+		SteadyWindow:   time.Minute,
 	}
 }
 
@@ -143,6 +151,8 @@ func QuickScale() Scale {
 		AccountPoll:    10 * time.Second,
 		AccountRate:    2.5,
 		AccountWindows: 2,
+		ModelLights:    1,
+		SteadyWindow:   5 * time.Second,
 	}
 }
 
@@ -160,6 +170,7 @@ func (s Scale) Resize(f float64) Scale {
 	s.OutageLights = n(s.OutageLights)
 	s.TagTables = n(s.TagTables)
 	s.AccountTables = max(2, n(s.AccountTables))
+	s.ModelLights = n(s.ModelLights)
 	return s
 }
 
@@ -183,7 +194,7 @@ type Options struct {
 
 // DefaultFigures are the figures `make bench` measures. Figure 8 takes
 // about half an hour at full scale and runs only when asked for.
-var DefaultFigures = []int{1, 2, 3, 4, 5, 6, 7}
+var DefaultFigures = []int{1, 2, 3, 4, 5, 6, 7, 9}
 
 func (o Options) wants(fig int) bool {
 	figs := o.Figures
@@ -283,7 +294,7 @@ func runOnce(ctx context.Context, opts Options, bin, dir string) ([]figureResult
 		}
 		out = append(out, figs...)
 	}
-	for _, id := range []int{7, 8} {
+	for _, id := range []int{7, 8, 9} {
 		if !opts.wants(id) {
 			continue
 		}
@@ -302,6 +313,7 @@ func runOnce(ctx context.Context, opts Options, bin, dir string) ([]figureResult
 var aloneFigures = map[int]func(r *run, ctx context.Context, bin string) error{
 	7: (*run).tagReads,
 	8: (*run).accountScale,
+	9: (*run).models,
 }
 
 // runAlone measures one figure that builds its own world.

@@ -21,6 +21,7 @@ var figureTitles = map[int]string{
 	6: "Backoff discipline",
 	7: "Tag reads on an endpoint with tagging",
 	8: "Scale per account and region",
+	9: "Settled lights of every bulb model",
 }
 
 // KnownFigure says whether n is a figure the harness can measure.
@@ -371,7 +372,7 @@ func (r *Report) Markdown() string {
 	w("`make bench` (three runs, about 15 minutes each on 2 cores) rewrites this file and `report.json`. ")
 	w("`go run ./cmd/bench -runs=1` for one run; `-quick` for a smoke run of under a minute; `-size=0.2` scales the object counts down; ")
 	w("`-outage`, `-throttle` and `-dynamodbtable-poll-interval` override figure 6's durations and the DynamoDB poll interval; ")
-	w("`-figures=7` measures only the figures listed (1 to 6 share a world and run together; the others have a world each). ")
+	w("`-figures=7,9` measures only the figures listed (1 to 6 share a world and run together; the others have a world each). ")
 	w("When a figure fails, the progress output shows why and where the operator's log was kept.\n")
 	return b.String()
 }

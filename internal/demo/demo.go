@@ -36,8 +36,10 @@ type Options struct {
 	StateDir string
 	// AssetsDir holds kube-apiserver, etcd and kubectl (bin/k8s/...).
 	AssetsDir string
-	// Lights are the simulator's bulbs.
+	// Lights are the simulator's bulbs, and Models their model ids
+	// (huesim.Models; a bulb left out is huesim.DefaultModel).
 	Lights []string
+	Models map[string]string
 	// HueBridge, when set, is a real bridge's address: no simulator is
 	// started and the operator pairs with it (press its link button).
 	HueBridge string
@@ -52,8 +54,17 @@ type Options struct {
 	Progress io.Writer
 }
 
-// DefaultLights are the bulbs of the talk's house.
-var DefaultLights = []string{"hallway", "kitchen", "desk", "living-room", "porch", "bedroom"}
+// DefaultLights are the bulbs of the talk's house, and DefaultModels the
+// mix of products a real house has: colour bulbs of two gamuts, a colour
+// lamp without colour temperature, a white-ambiance bulb, a white bulb and
+// a lantern on a smart plug.
+var (
+	DefaultLights = []string{"hallway", "kitchen", "desk", "living-room", "porch", "bedroom"}
+	DefaultModels = map[string]string{
+		"hallway": "LCT015", "kitchen": "LTW001", "desk": "LWB010",
+		"living-room": "LLC010", "porch": "LOM001", "bedroom": "LCT001",
+	}
+)
 
 // Demo is a running demo.
 type Demo struct {
@@ -106,7 +117,7 @@ func Start(ctx context.Context, opts Options) (d *Demo, err error) {
 	}
 
 	if opts.HueBridge == "" {
-		say("starting the Hue bridge simulator with lights %v", opts.Lights)
+		say("starting the Hue bridge simulator with lights %v", describeLights(opts))
 		if err := d.startBridgeSimulator(opts); err != nil {
 			return nil, err
 		}
@@ -140,7 +151,7 @@ func withDefaults(o Options) Options {
 		o.StateDir = filepath.Join(os.TempDir(), "tether-demo")
 	}
 	if len(o.Lights) == 0 {
-		o.Lights = DefaultLights
+		o.Lights, o.Models = DefaultLights, DefaultModels
 	}
 	if o.MetricsAddr == "" {
 		o.MetricsAddr = "0"
@@ -224,7 +235,7 @@ func (d *Demo) startDynamoDBLocal() error {
 const demoUsername = "tether-demo-user-0000000000000000"
 
 func (d *Demo) startBridgeSimulator(opts Options) error {
-	srv, err := huesim.Start(huesim.Options{Lights: opts.Lights, Usernames: []string{demoUsername}}, "127.0.0.1:0")
+	srv, err := huesim.Start(huesim.Options{Lights: opts.Lights, Models: opts.Models, Usernames: []string{demoUsername}}, "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
@@ -266,9 +277,13 @@ func (d *Demo) writeEnvFile(opts Options) error {
 }
 
 // declareBridge creates the HueBridge object and, for the simulator, its
-// credentials Secret (a real bridge is paired by the operator instead).
+// credentials Secret (a real bridge is paired by the operator instead), in
+// the namespace the operator keeps credentials in, as installed.
 func (d *Demo) declareBridge(ctx context.Context, opts Options) error {
-	ref := huev1alpha1.SecretReference{Namespace: "default", Name: "hue-bridge-credentials"}
+	ref := huev1alpha1.SecretReference{Namespace: controllers.InstallNamespace, Name: "hue-bridge-credentials"}
+	if err := d.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ref.Namespace}}); err != nil {
+		return err
+	}
 	if opts.HueBridge == "" {
 		secret := &corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name},
@@ -330,4 +345,17 @@ func (d *Demo) startOperator(ctx context.Context, cfg *rest.Config, opts Options
 		return errors.New("the operator's cache did not sync")
 	}
 	return nil
+}
+
+// describeLights lists the bulbs with their models, for the progress line.
+func describeLights(o Options) []string {
+	out := make([]string, 0, len(o.Lights))
+	for _, name := range o.Lights {
+		model := o.Models[name]
+		if model == "" {
+			model = huesim.DefaultModel
+		}
+		out = append(out, fmt.Sprintf("%s (%s, %s)", name, model, huesim.Models[model].Type))
+	}
+	return out
 }

@@ -19,9 +19,11 @@ import (
 	"github.com/tether-dev/tether/internal/testenv"
 )
 
-// TestDemoEndToEnd runs the demo's own startup path headless, applies the
-// samples with kubectl as the README says, checks the simulated bulb and the
-// table in DynamoDB Local, then stops and checks no process is left.
+// TestDemoEndToEnd runs the demo as `make demo` does (Run), headless,
+// applies the samples with kubectl as the README says, checks the simulated
+// bulb and the table in DynamoDB Local, then stops it and checks no process
+// is left, and no file: not in its state folder (the folder itself goes, as
+// Run made it), not in the temporary folder.
 func TestDemoEndToEnd(t *testing.T) {
 	g := NewWithT(t)
 	assets, err := testenv.AssetsDir()
@@ -29,16 +31,30 @@ func TestDemoEndToEnd(t *testing.T) {
 	root, err := testenv.RepoRoot()
 	g.Expect(err).NotTo(HaveOccurred())
 
-	ctx := context.Background()
-	stateDir := t.TempDir()
-	d, err := Start(ctx, Options{StateDir: stateDir, AssetsDir: assets, WebAddr: "127.0.0.1:0"})
-	g.Expect(err).NotTo(HaveOccurred())
-	stopped := false
-	t.Cleanup(func() {
-		if !stopped {
-			d.Stop()
-		}
-	})
+	// Everything the demo and its children put in the temporary folder
+	// (envtest's etcd data and certificates, ...) lands here.
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	stateDir := filepath.Join(t.TempDir(), "tether-demo")
+
+	ctx, stop := context.WithCancel(context.Background())
+	started := make(chan *Demo, 1)
+	ended := make(chan struct{})
+	var runErr error
+	go func() {
+		defer close(ended)
+		runErr = Run(ctx, Options{StateDir: stateDir, AssetsDir: assets, WebAddr: "127.0.0.1:0"}, false,
+			func(d *Demo) { started <- d })
+	}()
+	t.Cleanup(func() { stop(); <-ended })
+	var d *Demo
+	select {
+	case d = <-started:
+	case <-ended:
+		t.Fatalf("the demo did not start: %v", runErr)
+	}
+	g.Expect(filepath.Join(stateDir, OperatorLog)).To(BeARegularFile(), "the operator's log is not in the state folder")
+	g.Expect(filepath.Join(stateDir, PidFile)).To(BeARegularFile(), "no pid file for make demo-down")
 	children := childProcesses()
 	g.Expect(children).NotTo(BeEmpty(), "the demo started no processes?")
 
@@ -81,12 +97,26 @@ func TestDemoEndToEnd(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred(), "the walkthrough failed:\n%s", transcript)
 	g.Expect(string(transcript)).To(ContainSubstring("That was the talk."))
 
-	d.Stop()
-	stopped = true
+	g.Expect(readLog(t, filepath.Join(stateDir, OperatorLog))).To(ContainSubstring("Starting workers"),
+		"the operator's log is not written to operator.log")
+	stop()
+	<-ended
+	g.Expect(runErr).NotTo(HaveOccurred())
 	g.Eventually(func() []int { return alive(children) }, 30*time.Second, 100*time.Millisecond).Should(BeEmpty(),
 		"processes the demo started are still running")
-	_, err = os.Stat(d.Kubeconfig)
-	g.Expect(os.IsNotExist(err)).To(BeTrue(), "the demo left its kubeconfig behind")
+	g.Expect(stateDir).NotTo(BeAnExistingFile(), "the demo left its state folder (or something in it) behind")
+	left, err := os.ReadDir(tmp)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(left).To(BeEmpty(), "the demo left files in the temporary folder")
+}
+
+func readLog(t *testing.T, path string) string {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
 }
 
 func dynamoDBClient(g Gomega, url string) *dynamodb.Client {

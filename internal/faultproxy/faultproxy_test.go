@@ -132,8 +132,9 @@ func TestSpanForTimesATablesCalls(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	describe()
 	s := proxy.SpanFor("timed", "DescribeTable")
-	if s.Calls != 3 || s.Interval() < 300*time.Millisecond || s.Interval() > time.Second {
-		t.Errorf("span = %+v, interval %s, want 3 calls about 300ms apart", s, s.Interval())
+	// The sleeps set a floor; a busy machine may stretch the gaps.
+	if s.Calls != 3 || s.Interval() < 300*time.Millisecond || s.Interval() != s.Last.Sub(s.First)/2 {
+		t.Errorf("span = %+v, interval %s, want 3 calls at least 300ms apart", s, s.Interval())
 	}
 	proxy.ResetCounts()
 	if s := proxy.SpanFor("timed", "DescribeTable"); s.Calls != 0 {

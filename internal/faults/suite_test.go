@@ -91,6 +91,7 @@ func run(m *testing.M) int {
 	}
 	registry := hue.NewRegistry(mgr.GetClient(), mgr.GetAPIReader(), hue.Settings{
 		PollInterval: bridgePoll, CommandsPerSecond: 10, CallTimeout: 2 * time.Second,
+		CredentialsNamespaces: []string{secretsNS},
 	}, mgr.GetLogger().WithName("hue"))
 	setups := []func() error{
 		func() error { return mgr.Add(registry) },

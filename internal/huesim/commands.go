@@ -55,12 +55,14 @@ func (b *Bridge) putLightState(r *http.Request, addr string, body map[string]jso
 	if !ok {
 		return []result{notAvailable("/lights/" + r.PathValue("id"))}
 	}
-	return applyState(&l.State, addr, body, true)
+	return applyState(&l.State, l.model(), l.strict, addr, body, lightCommand)
 }
 
 // putGroupAction applies the body to every light of the group (group 0: all
-// lights). Lights that are off and not switched on keep their colour,
-// without error 201, as a real bridge does for groups.
+// lights), each as far as it can: lights that are off and not switched on
+// keep their colour, and a bulb without an attribute ignores it, without
+// error 201 or 6, as a real bridge does for groups. The answer is the
+// group's, one entry per attribute.
 func (b *Bridge) putGroupAction(r *http.Request, addr string, body map[string]json.RawMessage) []result {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -68,20 +70,12 @@ func (b *Bridge) putGroupAction(r *http.Request, addr string, body map[string]js
 	if !ok {
 		return []result{notAvailable("/groups/" + r.PathValue("id"))}
 	}
-	var res []result
-	for i, id := range ids {
-		if _, ok := b.lights[id]; !ok {
-			continue
-		}
-		out := applyState(&b.lights[id].State, addr, body, false)
-		if i == 0 {
-			res = out
+	for _, id := range ids {
+		if l, ok := b.lights[id]; ok {
+			applyState(&l.State, l.model(), l.strict, addr, body, groupAction)
 		}
 	}
-	if res == nil {
-		res = applyState(&LightState{On: true}, addr, body, false)
-	}
-	return res
+	return applyState(&LightState{On: true}, Models[DefaultModel], false, addr, body, groupAction)
 }
 
 // record appends a received command to the log.

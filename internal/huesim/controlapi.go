@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -18,10 +19,11 @@ import (
 //	POST   /slow?delay=2s                delay every answer (0s: no delay)
 //	POST   /rate?perSecond=10&burst=10   change the light-command budget
 //	GET    /lights                       all bulbs with their state
-//	POST   /lights                       {"name": "..."}: add a bulb
+//	POST   /lights                       {"name": "...", "model": "LTW001"}: add a bulb (model optional)
 //	DELETE /lights/{id}                  remove a bulb
 //	PUT    /lights/{id}/state            merge state JSON, as the Hue app would
 //	POST   /lights/{id}/reachable?value=false
+//	POST   /lights/{id}/omit?keys=ct,bri  leave state fields out of GET /lights
 //	GET    /log, DELETE /log             received commands, with timestamps
 //	GET    /gets, DELETE /gets           GET count per resource path
 func (s *Server) ControlHandler() http.Handler {
@@ -48,6 +50,7 @@ func (s *Server) ControlHandler() http.Handler {
 	})
 	mux.HandleFunc("PUT /lights/{id}/state", s.controlPatchLight)
 	mux.HandleFunc("POST /lights/{id}/reachable", s.controlReachable)
+	mux.HandleFunc("POST /lights/{id}/omit", s.controlOmit)
 	mux.HandleFunc("GET /log", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, s.Commands()) })
 	mux.HandleFunc("DELETE /log", func(w http.ResponseWriter, _ *http.Request) { s.ResetCommands(); ok(w, "log reset") })
 	mux.HandleFunc("GET /gets", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, s.GetCounts()) })
@@ -96,13 +99,21 @@ func (s *Server) controlRate(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) controlAddLight(w http.ResponseWriter, r *http.Request) {
 	var body struct {
-		Name string `json:"name"`
+		Name  string `json:"name"`
+		Model string `json:"model"`
 	}
 	if json.NewDecoder(r.Body).Decode(&body) != nil || body.Name == "" {
-		http.Error(w, `body must be {"name": "..."}`, http.StatusBadRequest)
+		http.Error(w, `body must be {"name": "...", "model": "..."}`, http.StatusBadRequest)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"id": s.AddLight(body.Name)})
+	if body.Model == "" {
+		body.Model = DefaultModel
+	}
+	if _, ok := Models[body.Model]; !ok {
+		http.Error(w, fmt.Sprintf("unknown model %q; known: %s", body.Model, strings.Join(ModelIDs(), ", ")), http.StatusBadRequest)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"id": s.AddLightModel(body.Name, body.Model)})
 }
 
 func (s *Server) controlPatchLight(w http.ResponseWriter, r *http.Request) {
@@ -112,6 +123,18 @@ func (s *Server) controlPatchLight(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ok(w, "changed")
+}
+
+func (s *Server) controlOmit(w http.ResponseWriter, r *http.Request) {
+	var keys []string
+	if k := r.URL.Query().Get("keys"); k != "" {
+		keys = strings.Split(k, ",")
+	}
+	if err := s.OmitState(r.PathValue("id"), keys...); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	ok(w, "omitting "+strings.Join(keys, ","))
 }
 
 func (s *Server) controlReachable(w http.ResponseWriter, r *http.Request) {

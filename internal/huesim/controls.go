@@ -85,8 +85,12 @@ func (b *Bridge) Lights() map[string]Light {
 	return out
 }
 
-// AddLight adds a bulb (as a "search for new lights" would) and returns its id.
-func (b *Bridge) AddLight(name string) string {
+// AddLight adds a bulb of DefaultModel (as a "search for new lights" would)
+// and returns its id.
+func (b *Bridge) AddLight(name string) string { return b.AddLightModel(name, DefaultModel) }
+
+// AddLightModel adds a bulb of a model of Models and returns its id.
+func (b *Bridge) AddLightModel(name, model string) string {
 	defer b.notify()
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -97,8 +101,41 @@ func (b *Bridge) AddLight(name string) string {
 		}
 	}
 	id := strconv.Itoa(next)
-	b.lights[id] = newLight(id, name)
+	b.lights[id] = newLight(id, name, model)
 	return id
+}
+
+// RefuseOutOfRange makes a bulb refuse a colour temperature beyond its
+// range with error 7 (invalid value) instead of clamping it. CLIP v2
+// bridges refuse such values (home-assistant/core #61584); whether a v1
+// bridge ever does is unconfirmed, which is why it is a control and not a
+// model's default.
+func (b *Bridge) RefuseOutOfRange(id string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	l, ok := b.lights[id]
+	if !ok {
+		return fmt.Errorf("no light %q", id)
+	}
+	l.strict = true
+	return nil
+}
+
+// OmitState makes GET /lights leave the state fields keys out for a bulb,
+// as some bridges do although the bulb has them.
+func (b *Bridge) OmitState(id string, keys ...string) error {
+	defer b.notify()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	l, ok := b.lights[id]
+	if !ok {
+		return fmt.Errorf("no light %q", id)
+	}
+	l.omit = map[string]bool{}
+	for _, k := range keys {
+		l.omit[k] = true
+	}
+	return nil
 }
 
 // RemoveLight deletes a bulb from the bridge.

@@ -3,6 +3,8 @@ package huesim
 import (
 	"context"
 	"errors"
+	"math"
+	"strconv"
 	"testing"
 	"time"
 
@@ -131,5 +133,72 @@ func TestSlowBridgeDelaysAnswers(t *testing.T) {
 	start := time.Now()
 	if _, err := bridge.GetLightsContext(context.Background()); err != nil || time.Since(start) < 300*time.Millisecond {
 		t.Fatalf("slow answer after %s: %v", time.Since(start), err)
+	}
+}
+
+// TestHuegoFidelityPerModel drives a bulb of every model with huego: the
+// type and model it decodes, what the bulb shows of a value it cannot (ct
+// clamped, xy moved into the gamut, at four decimals), the per-attribute
+// refusal a white bulb and a plug answer (huego surfaces the first error of
+// the answer, with its address), and the echo of bri 255.
+func TestHuegoFidelityPerModel(t *testing.T) {
+	names, models := modelBulbs()
+	s, err := Start(Options{Lights: names, Models: models, Usernames: []string{"u"}}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	bridge := huego.New(s.Addr(), "u")
+	lights, err := bridge.GetLights()
+	if err != nil || len(lights) != len(names) {
+		t.Fatalf("GetLights: %d lights, %v", len(lights), err)
+	}
+	byModel := map[string]huego.Light{}
+	for _, l := range lights {
+		if m := Models[models[l.Name]]; l.Type != m.Type || l.ModelID != m.ID {
+			t.Fatalf("%s decoded as %s %s, want %s %s", l.Name, l.Type, l.ModelID, m.Type, m.ID)
+		}
+		byModel[l.ModelID] = l
+	}
+
+	ambiance := byModel["LTW001"].ID
+	if _, err := bridge.SetLightState(ambiance, huego.State{On: true, Ct: 500}); err != nil {
+		t.Fatalf("ct 500 on an LTW001: %v, want success (the bridge clamps)", err)
+	}
+	if got, _ := bridge.GetLight(ambiance); got.State.Ct != 454 || got.State.ColorMode != "ct" {
+		t.Fatalf("LTW001 after ct 500: %+v, want ct 454", got.State)
+	}
+
+	colour := byModel["LCT015"].ID
+	if _, err := bridge.SetLightState(colour, huego.State{On: true, Xy: []float32{0.8, 0.2}}); err != nil {
+		t.Fatalf("xy outside gamut C: %v", err)
+	}
+	got, _ := bridge.GetLight(colour)
+	if len(got.State.Xy) != 2 || got.State.Xy[0] > 0.6915 || got.State.Xy[0] < 0.6 {
+		t.Fatalf("LCT015 after xy [0.8, 0.2]: %v, want the nearest point of gamut C", got.State.Xy)
+	}
+	for _, v := range got.State.Xy {
+		if r := float64(v) * 1e4; math.Abs(r-math.Round(r)) > 1e-2 {
+			t.Fatalf("xy %v has more than four decimals", got.State.Xy)
+		}
+	}
+
+	white := byModel["LWB010"].ID
+	_, err = bridge.SetLightState(white, huego.State{On: true, Xy: []float32{0.3, 0.3}})
+	var apiErr *huego.APIError
+	if !errors.As(err, &apiErr) || apiErr.Type != 6 || apiErr.Address != "/lights/"+strconv.Itoa(white)+"/state/xy" {
+		t.Fatalf("xy on a white bulb: %v, want error 6 at its state/xy", err)
+	}
+	if got, _ := bridge.GetLight(white); !got.State.On {
+		t.Fatal("the white bulb refused xy and also on, which it has")
+	}
+
+	plug := byModel["LOM001"].ID
+	if _, err := bridge.SetLightState(plug, huego.State{On: true, Bri: 100}); !isAPIError(err, 6) {
+		t.Fatalf("bri on a plug: %v, want error 6", err)
+	}
+	res, err := bridge.SetLightState(colour, huego.State{On: true, Bri: 255})
+	if err != nil || res.Success["/lights/"+strconv.Itoa(colour)+"/state/bri"] != float64(254) {
+		t.Fatalf("bri 255: %+v, %v; want success echoing 254", res, err)
 	}
 }

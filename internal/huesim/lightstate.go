@@ -21,18 +21,29 @@ var needsOn = map[string]bool{
 	"bri_inc": true, "sat_inc": true, "hue_inc": true, "ct_inc": true,
 }
 
-// intRanges are the valid values of the integer attributes.
+// intRanges are the valid values of the integer attributes. bri 255 is
+// accepted and stored as 254 (PhilipsHue SDK issue #15, its maintainer).
 var intRanges = map[string][2]int{
-	"bri": {1, 254}, "hue": {0, 65535}, "sat": {0, 254}, "ct": {153, 500},
+	"bri": {1, 255}, "hue": {0, 65535}, "sat": {0, 254}, "ct": {153, 500},
 	"transitiontime": {0, 65535},
 	"bri_inc":        {-254, 254}, "sat_inc": {-254, 254}, "hue_inc": {-65534, 65534}, "ct_inc": {-65534, 65534},
 }
 
-// applyState applies a state PUT to st and returns the bridge's answer,
-// one element per attribute. base is the address prefix (/lights/1/state).
-// enforceOff is false for group actions, where the bridge applies what it
-// can without error 201.
-func applyState(st *LightState, base string, body map[string]json.RawMessage, enforceOff bool) []result {
+// commandKind says whether a state body is a light's command or a group's
+// action: a group applies to each light what that light can show, without
+// error 6 or 201 (the Hue app and Home Assistant send group actions to
+// rooms of mixed bulbs, and the bridge takes them).
+type commandKind int
+
+const (
+	lightCommand commandKind = iota
+	groupAction
+)
+
+// applyState applies a state PUT to st, a bulb of model m, and returns the
+// bridge's answer, one element per attribute. base is the address prefix
+// (/lights/1/state).
+func applyState(st *LightState, m Model, strict bool, base string, body map[string]json.RawMessage, kind commandKind) []result {
 	var out []result
 	turningOn := false
 	if raw, ok := body["on"]; ok {
@@ -46,13 +57,22 @@ func applyState(st *LightState, base string, body map[string]json.RawMessage, en
 			continue
 		}
 		addr := base + "/" + p
+		if !m.takes(p) {
+			// One entry per attribute the bulb lacks; the others still
+			// apply (node-hue-api #93: ct on an Iris; WinHue #176: bri on
+			// a plug).
+			if kind == lightCommand {
+				out = append(out, failure(ErrParameterNotAvail, addr, fmt.Sprintf("parameter, %s, not available", p)))
+			}
+			continue
+		}
 		if off && needsOn[p] {
-			if enforceOff {
+			if kind == lightCommand {
 				out = append(out, deviceOff(addr, p))
 			}
 			continue
 		}
-		r, mode := applyParam(st, addr, p, raw)
+		r, mode := applyParam(st, m, addr, p, raw, strict)
 		out = append(out, r)
 		colour = strongerMode(colour, mode)
 	}
@@ -60,6 +80,21 @@ func applyState(st *LightState, base string, body map[string]json.RawMessage, en
 		st.ColorMode = colour
 	}
 	return append(out, unknownParams(base, body)...)
+}
+
+// takes reports whether a bulb of the model has the state attribute p.
+func (m Model) takes(p string) bool {
+	switch p {
+	case "on", "alert", "transitiontime":
+		return true
+	case "bri", "bri_inc":
+		return m.dimmable()
+	case "ct", "ct_inc":
+		return m.colourTemperature()
+	case "hue", "sat", "xy", "effect", "hue_inc", "sat_inc":
+		return m.colour()
+	}
+	return false
 }
 
 // strongerMode keeps the colour mode the bridge shows when several colour
@@ -92,8 +127,11 @@ func unknownParams(base string, body map[string]json.RawMessage) []result {
 }
 
 // applyParam validates and applies one attribute. It returns the answer
-// element and the colour mode the attribute selects ("" if none).
-func applyParam(st *LightState, addr, p string, raw json.RawMessage) (result, string) {
+// element and the colour mode the attribute selects ("" if none). The
+// answer echoes the value as sent (hue-bulbs-facts.md: "value as sent, or
+// 254 for 255"); what the bulb then shows may differ (a clamped ct, an xy
+// outside its gamut), as a real bridge shows at its next read.
+func applyParam(st *LightState, m Model, addr, p string, raw json.RawMessage, strict bool) (result, string) {
 	switch p {
 	case "on":
 		var v bool
@@ -103,7 +141,7 @@ func applyParam(st *LightState, addr, p string, raw json.RawMessage) (result, st
 		st.On = v
 		return success(addr, v), ""
 	case "xy":
-		return applyXY(st, addr, raw)
+		return applyXY(st, m, addr, raw)
 	case "alert":
 		return applyEnum(&st.Alert, addr, p, raw, "none", "select", "lselect"), ""
 	case "effect":
@@ -113,11 +151,21 @@ func applyParam(st *LightState, addr, p string, raw json.RawMessage) (result, st
 	if !ok {
 		return invalidValue(addr, p, string(raw)), ""
 	}
-	return success(addr, v), applyInt(st, p, v)
+	if p == "bri" && v == 255 {
+		v = 254
+	}
+	if ct := m.shownCT(); strict && p == "ct" && (v < ct[0] || v > ct[1]) {
+		return invalidValue(addr, p, v), ""
+	}
+	return success(addr, v), applyInt(st, m, p, v)
 }
 
 // applyInt stores an integer attribute and returns the colour mode it selects.
-func applyInt(st *LightState, p string, v int) string {
+// A colour temperature beyond the bulb's range shows as the nearest it has:
+// "the light goes to the closest value it can produce" (Hue core concepts);
+// ioBroker.hue PR #926: "the bridge silently clamps such values".
+func applyInt(st *LightState, m Model, p string, v int) string {
+	ct := m.shownCT()
 	switch p {
 	case "bri":
 		st.Bri = v
@@ -128,7 +176,7 @@ func applyInt(st *LightState, p string, v int) string {
 		st.Sat = v
 		return "hs"
 	case "ct":
-		st.CT = v
+		st.CT = clamp(v, ct[0], ct[1])
 		return "ct"
 	case "bri_inc":
 		st.Bri = clamp(st.Bri+v, 1, 254)
@@ -139,19 +187,34 @@ func applyInt(st *LightState, p string, v int) string {
 		st.Hue = ((st.Hue+v)%65536 + 65536) % 65536 // hue wraps around the wheel
 		return "hs"
 	case "ct_inc":
-		st.CT = clamp(st.CT+v, 153, 500)
+		st.CT = clamp(st.CT+v, ct[0], ct[1])
 		return "ct"
 	}
 	return "" // transitiontime only shapes the change; nothing to store
 }
 
-func applyXY(st *LightState, addr string, raw json.RawMessage) (result, string) {
+// applyXY shows the colour as the bulb can: the nearest point of its gamut
+// (Hue core concepts; the nearest point of the triangle is what Philips'
+// SDK and Home Assistant compute, HA PR #2095), at the bridge's precision.
+func applyXY(st *LightState, m Model, addr string, raw json.RawMessage) (result, string) {
 	var xy []float64
 	if json.Unmarshal(raw, &xy) != nil || len(xy) != 2 || !unit(xy[0]) || !unit(xy[1]) {
 		return invalidValue(addr, "xy", string(raw)), ""
 	}
-	st.XY = [2]float64{xy[0], xy[1]}
+	shown := nearestInGamut(m.Gamut, [2]float64{xy[0], xy[1]})
+	st.XY = [2]float64{reportedXY(shown[0]), reportedXY(shown[1])}
 	return success(addr, xy), "xy"
+}
+
+// reportedXY is a chromaticity coordinate as a bridge reports it: the bulb
+// holds it as Zigbee CurrentX/Y, a 16-bit value capped at 65279
+// (deconz-rest-plugin #973), and the bridge reports four decimals. The
+// exact conversion back is not documented; dividing by 65536 and cutting
+// to four decimals is what fits the one read-back seen from a real bridge:
+// PUT xy [0.4, 0.4] reads [0.3999, 0.3999] (home-assistant/core #13944).
+func reportedXY(v float64) float64 {
+	raw := math.Min(math.Round(v*65535), 65279)
+	return math.Floor(raw/65536*1e4) / 1e4
 }
 
 func applyEnum(dst *string, addr, p string, raw json.RawMessage, allowed ...string) result {
@@ -178,5 +241,33 @@ func intValue(raw json.RawMessage, r [2]int) (int, bool) {
 }
 
 func unit(f float64) bool { return f >= 0 && f <= 1 }
+
+// nearestInGamut is p when the triangle holds it, else the nearest point of
+// its edges.
+func nearestInGamut(g [3][2]float64, p [2]float64) [2]float64 {
+	if inTriangle(g, p) {
+		return p
+	}
+	best, bestDist := p, math.Inf(1)
+	for i := range 3 {
+		a, b := g[i], g[(i+1)%3]
+		ab := [2]float64{b[0] - a[0], b[1] - a[1]}
+		t := ((p[0]-a[0])*ab[0] + (p[1]-a[1])*ab[1]) / (ab[0]*ab[0] + ab[1]*ab[1])
+		t = math.Max(0, math.Min(1, t))
+		q := [2]float64{a[0] + t*ab[0], a[1] + t*ab[1]}
+		if d := (p[0]-q[0])*(p[0]-q[0]) + (p[1]-q[1])*(p[1]-q[1]); d < bestDist {
+			best, bestDist = q, d
+		}
+	}
+	return best
+}
+
+func inTriangle(g [3][2]float64, p [2]float64) bool {
+	side := func(a, b [2]float64) float64 { return (b[0]-a[0])*(p[1]-a[1]) - (b[1]-a[1])*(p[0]-a[0]) }
+	d1, d2, d3 := side(g[0], g[1]), side(g[1], g[2]), side(g[2], g[0])
+	neg := d1 < 0 || d2 < 0 || d3 < 0
+	pos := d1 > 0 || d2 > 0 || d3 > 0
+	return !(neg && pos)
+}
 
 func clamp(v, lo, hi int) int { return max(lo, min(hi, v)) }

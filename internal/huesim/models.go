@@ -1,41 +1,171 @@
 package huesim
 
-import "time"
+import (
+	"sort"
+	"time"
+)
 
-// The JSON bodies below follow what a BSB002 bridge returns for an
-// "Extended color light" (LCT015), trimmed of fields no client here reads
-// but keeping every field huego and node-hue-api decode.
+// The bulbs a simulated bridge can have. Every number comes from
+// ../shared/notes/hue-bulbs-facts.md, which cites its sources: model ids and
+// gamut types from hueplusplus (HueDeviceTypes.cpp), gamut triangles from
+// peter-murray/hue-bridge-model (ColorGamuts.ts, the same numbers real
+// bridges report), state keys per light type from real GET /lights dumps
+// (domoticz #3282, poinck/lampe #43, homebridge-hue #1184, WinHue #176),
+// mindimlevel/maxlumen from real JSON where seen, else diyHue's light_types.
 
+// Light types of the v1 API.
+const (
+	TypeExtendedColor    = "Extended color light"
+	TypeColor            = "Color light"
+	TypeColorTemperature = "Color temperature light"
+	TypeDimmable         = "Dimmable light"
+	TypeOnOffPlug        = "On/Off plug-in unit"
+)
+
+// Model is one bulb product as a bridge describes and drives it.
+type Model struct {
+	ID           string // modelid
+	Type         string
+	Manufacturer string
+	ProductName  string
+	Archetype    string
+	MinDimLevel  int
+	MaxLumen     int
+	// GamutType and Gamut ([red, green, blue] in CIE xy) for colour types.
+	GamutType string
+	Gamut     [3][2]float64
+	// CT is the colour-temperature range the bulb reports in
+	// capabilities.control.ct, ShowsCT the one it actually shows when that
+	// differs (third-party bulbs report 0-65535).
+	CT, ShowsCT [2]int
+}
+
+var (
+	gamutA = [3][2]float64{{0.704, 0.296}, {0.2151, 0.7106}, {0.138, 0.08}}
+	gamutB = [3][2]float64{{0.675, 0.322}, {0.409, 0.518}, {0.167, 0.04}}
+	gamutC = [3][2]float64{{0.6915, 0.3083}, {0.17, 0.7}, {0.1532, 0.0475}}
+)
+
+// Models are the bulbs the simulator knows, by model id.
+var Models = map[string]Model{
+	"LCT015": {ID: "LCT015", Type: TypeExtendedColor, Manufacturer: "Signify Netherlands B.V.", ProductName: "Hue color lamp",
+		Archetype: "sultanbulb", MinDimLevel: 1000, MaxLumen: 800, GamutType: "C", Gamut: gamutC, CT: [2]int{153, 500}},
+	"LCT001": {ID: "LCT001", Type: TypeExtendedColor, Manufacturer: "Philips", ProductName: "Hue color lamp",
+		Archetype: "sultanbulb", MinDimLevel: 5000, MaxLumen: 600, GamutType: "B", Gamut: gamutB, CT: [2]int{153, 500}},
+	"LLC010": {ID: "LLC010", Type: TypeColor, Manufacturer: "Philips", ProductName: "Hue Living colors Iris",
+		Archetype: "huelivingcolorsiris", MinDimLevel: 10000, MaxLumen: 210, GamutType: "A", Gamut: gamutA},
+	"LTW001": {ID: "LTW001", Type: TypeColorTemperature, Manufacturer: "Signify Netherlands B.V.", ProductName: "Hue white ambiance lamp",
+		Archetype: "classicbulb", MinDimLevel: 1000, MaxLumen: 806, CT: [2]int{153, 454}},
+	"LWB010": {ID: "LWB010", Type: TypeDimmable, Manufacturer: "Signify Netherlands B.V.", ProductName: "Hue white lamp",
+		Archetype: "classicbulb", MinDimLevel: 5000, MaxLumen: 806},
+	"LOM001": {ID: "LOM001", Type: TypeOnOffPlug, Manufacturer: "Signify Netherlands B.V.", ProductName: "Hue Smart plug",
+		Archetype: "plug"},
+	// A third-party colour-temperature controller: it reports ct 0-65535
+	// (as ioBroker.hue #224 shows third-party lights do) and shows 158-495
+	// (its mirek_schema in aiohue's real-bridge fixture).
+	"GL-C-006P": {ID: "GL-C-006P", Type: TypeColorTemperature, Manufacturer: "GLEDOPTO", ProductName: "Color temperature light",
+		Archetype: "classicbulb", CT: [2]int{0, 65535}, ShowsCT: [2]int{158, 495}},
+}
+
+// DefaultModel is the model of bulbs given by name only.
+const DefaultModel = "LCT015"
+
+// ModelIDs lists the known model ids, sorted.
+func ModelIDs() []string {
+	ids := make([]string, 0, len(Models))
+	for id := range Models {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+func (m Model) colour() bool { return m.Type == TypeExtendedColor || m.Type == TypeColor }
+
+func (m Model) colourTemperature() bool {
+	return m.Type == TypeExtendedColor || m.Type == TypeColorTemperature
+}
+
+func (m Model) dimmable() bool { return m.Type != TypeOnOffPlug }
+
+// shownCT is the range the bulb clamps colour temperatures to.
+func (m Model) shownCT() [2]int {
+	if m.ShowsCT != [2]int{} {
+		return m.ShowsCT
+	}
+	return m.CT
+}
+
+// stateKeys are the fields GET /lights reports in "state" for the model's
+// type (the table in hue-bulbs-facts.md).
+func (m Model) stateKeys() []string {
+	keys := []string{"on", "alert", "mode", "reachable"}
+	if m.dimmable() {
+		keys = append(keys, "bri")
+	}
+	if m.colour() {
+		keys = append(keys, "hue", "sat", "effect", "xy", "colormode")
+	}
+	if m.colourTemperature() {
+		keys = append(keys, "ct")
+		if !m.colour() {
+			keys = append(keys, "colormode")
+		}
+	}
+	return keys
+}
+
+// control is capabilities.control as the bridge reports it.
+func (m Model) control() map[string]any {
+	c := map[string]any{}
+	if !m.dimmable() {
+		return c // an On/Off plug reports an empty control
+	}
+	c["mindimlevel"], c["maxlumen"] = m.MinDimLevel, m.MaxLumen
+	if m.colour() {
+		c["colorgamuttype"] = m.GamutType
+		c["colorgamut"] = m.Gamut
+	}
+	if m.colourTemperature() {
+		c["ct"] = map[string]int{"min": m.CT[0], "max": m.CT[1]}
+	}
+	return c
+}
+
+// lightJSON is a light as GET /lights reports it: a BSB002's shape, with
+// only the state fields its type has and any the test made it leave out.
 func lightJSON(l *Light) map[string]any {
+	m := l.model()
+	state := l.State.fields()
+	reported := map[string]any{}
+	for _, k := range m.stateKeys() {
+		if !l.omit[k] {
+			reported[k] = state[k]
+		}
+	}
 	return map[string]any{
-		"state": l.State,
+		"state": reported,
 		"swupdate": map[string]any{
 			"state": "noupdates", "lastinstall": "2021-01-01T00:00:00",
 		},
-		"type":             "Extended color light",
+		"type":             m.Type,
 		"name":             l.Name,
-		"modelid":          "LCT015",
-		"manufacturername": "Signify Netherlands B.V.",
-		"productname":      "Hue color lamp",
+		"modelid":          m.ID,
+		"manufacturername": m.Manufacturer,
+		"productname":      m.ProductName,
 		"capabilities": map[string]any{
-			"certified": true,
-			"control": map[string]any{
-				"mindimlevel":    1000,
-				"maxlumen":       806,
-				"colorgamuttype": "C",
-				"colorgamut":     [][2]float64{{0.6915, 0.3083}, {0.17, 0.7}, {0.1532, 0.0475}},
-				"ct":             map[string]int{"min": 153, "max": 500},
-			},
-			"streaming": map[string]bool{"renderer": true, "proxy": true},
+			"certified": m.Manufacturer != "GLEDOPTO",
+			"control":   m.control(),
+			"streaming": map[string]bool{"renderer": m.colour(), "proxy": m.colour()},
 		},
 		"config": map[string]any{
-			"archetype": "sultanbulb", "function": "mixed", "direction": "omnidirectional",
+			"archetype": m.Archetype, "function": "mixed", "direction": "omnidirectional",
 			"startup": map[string]any{"mode": "safety", "configured": true},
 		},
 		"uniqueid":   l.UniqueID,
 		"swversion":  "1.88.1",
 		"swconfigid": "F0D2E6D7",
-		"productid":  "Philips-LCT015-1-A19ECLv5",
+		"productid":  "Philips-" + m.ID + "-1-A19ECLv5",
 	}
 }
 

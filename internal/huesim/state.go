@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -28,18 +29,41 @@ type LightState struct {
 	Reachable bool       `json:"reachable"`
 }
 
+// fields is the state as JSON fields, before the model picks those it
+// reports.
+func (st LightState) fields() map[string]any {
+	return map[string]any{
+		"on": st.On, "bri": st.Bri, "hue": st.Hue, "sat": st.Sat, "effect": st.Effect, "xy": st.XY,
+		"ct": st.CT, "alert": st.Alert, "colormode": st.ColorMode, "mode": st.Mode, "reachable": st.Reachable,
+	}
+}
+
 // Light is one bulb known to the bridge.
 type Light struct {
 	ID       string
 	Name     string
 	UniqueID string
-	State    LightState
+	// Model is its model id (a key of Models).
+	Model string
+	State LightState
+	// omit are state fields GET /lights leaves out although the type has
+	// them, as some bridges do for some bulbs (the independent bridge of
+	// issue 11 omits ct).
+	omit map[string]bool
+	// strict refuses a colour temperature beyond the bulb's range with
+	// error 7 instead of clamping it.
+	strict bool
 }
+
+func (l *Light) model() Model { return Models[l.Model] }
 
 // Options configures a simulated bridge.
 type Options struct {
 	// Lights are the names of the bulbs, given ids "1", "2", ... in order.
 	Lights []string
+	// Models gives a bulb (by name) a model id of Models; the others are
+	// DefaultModel.
+	Models map[string]string
 	// Usernames are accepted without pairing (a bridge paired earlier).
 	Usernames []string
 	// CommandsPerSecond and Burst shape the light-command token bucket;
@@ -48,7 +72,7 @@ type Options struct {
 	Burst             int
 	// LinkWindow is how long a link-button press allows pairing; default 30s.
 	LinkWindow time.Duration
-	// BridgeID and Name are reported by /config.
+	// BridgeID (random when empty) and Name are reported by /config.
 	BridgeID string
 	Name     string
 }
@@ -90,7 +114,9 @@ func New(opts Options) *Bridge {
 		opts.LinkWindow = 30 * time.Second
 	}
 	if opts.BridgeID == "" {
-		opts.BridgeID = "001788FFFE7E57E1"
+		// Each bridge its own id, as real ones have: Tether keys its
+		// bridge sessions by it.
+		opts.BridgeID = "001788FFFE" + strings.ToUpper(randomHex(3))
 	}
 	if opts.Name == "" {
 		opts.Name = "Tether Hue Simulator"
@@ -106,7 +132,7 @@ func New(opts Options) *Bridge {
 	}
 	for i, name := range opts.Lights {
 		id := strconv.Itoa(i + 1)
-		b.lights[id] = newLight(id, name)
+		b.lights[id] = newLight(id, name, opts.Models[name])
 	}
 	now := timestamp(time.Now())
 	for _, u := range opts.Usernames {
@@ -115,11 +141,17 @@ func New(opts Options) *Bridge {
 	return b
 }
 
-func newLight(id, name string) *Light {
+// newLight is a bulb of the model (DefaultModel when "" or unknown), off
+// and reachable, in the state a bulb has after power-on.
+func newLight(id, name, model string) *Light {
+	if _, known := Models[model]; !known {
+		model = DefaultModel
+	}
 	n, _ := strconv.Atoi(id)
 	return &Light{
 		ID:       id,
 		Name:     name,
+		Model:    model,
 		UniqueID: fmt.Sprintf("00:17:88:01:00:%02x:%02x:%02x-0b", n>>16&0xff, n>>8&0xff, n&0xff),
 		State: LightState{
 			Bri: 127, Hue: 8418, Sat: 140, Effect: "none", XY: [2]float64{0.4573, 0.41},

@@ -29,6 +29,8 @@ type pageState struct {
 type lightView struct {
 	ID         string `json:"id"`
 	Name       string `json:"name"`
+	Model      string `json:"model"`
+	Type       string `json:"type"`
 	On         bool   `json:"on"`
 	Bri        int    `json:"bri"`
 	BriPercent int    `json:"briPercent"`
@@ -45,9 +47,13 @@ type tablesState struct {
 }
 
 func newLightView(l *Light) lightView {
+	percent := 100 // a plug is on or off
+	if l.model().dimmable() {
+		percent = int(math.Round(float64(l.State.Bri) * 100 / 254))
+	}
 	return lightView{
-		ID: l.ID, Name: l.Name, On: l.State.On, Bri: l.State.Bri,
-		BriPercent: int(math.Round(float64(l.State.Bri) * 100 / 254)),
+		ID: l.ID, Name: l.Name, Model: l.Model, Type: l.model().Type, On: l.State.On, Bri: l.State.Bri,
+		BriPercent: percent,
 		Reachable:  l.State.Reachable, ColorMode: l.State.ColorMode,
 		Glow: GlowColor(l.State), Swatch: SwatchColor(l.State),
 	}

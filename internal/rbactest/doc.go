@@ -4,6 +4,8 @@
 // ServiceAccount that the rendered install manifest creates (so with that
 // manifest's RBAC and nothing else) through a scenario that walks every kind
 // through its whole life. The audit log then shows every request the manager
-// made: none may be refused, every granted permission must have been used, and
-// Secrets may only be read or written by name, the ones HueBridges point at.
+// made: none may be refused, every granted permission must have been used,
+// Secrets may only be read or written by name, the ones HueBridges point at
+// in the manager's namespace (a HueBridge naming another namespace's Secret
+// is refused unread), and Secret access is granted in that namespace only.
 package rbactest

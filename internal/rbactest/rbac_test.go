@@ -3,8 +3,11 @@ package rbactest
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,7 +30,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/tether-dev/tether/api"
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
@@ -36,8 +38,10 @@ import (
 	"github.com/tether-dev/tether/controllers"
 	"github.com/tether-dev/tether/internal/ddbtest"
 	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/internal/serving"
 	"github.com/tether-dev/tether/internal/ststest"
 	"github.com/tether-dev/tether/internal/testenv"
+	"github.com/tether-dev/tether/providers/hue"
 )
 
 const (
@@ -134,7 +138,8 @@ func TestManagerRBACIsExactlyWhatItUses(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 
 	// The outside world: two simulated bridges (one pairs into a new Secret,
-	// one into an existing Secret without a username) and DynamoDB Local.
+	// one into the Secret Tether made for it before, emptied since) and
+	// DynamoDB Local.
 	home, err := huesim.Start(huesim.Options{Lights: []string{"hallway"}}, "127.0.0.1:0")
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(home.Close)
@@ -151,10 +156,13 @@ func TestManagerRBACIsExactlyWhatItUses(t *testing.T) {
 	t.Setenv("AWS_ENDPOINT_URL_STS", sts.URL)
 
 	// The manager, authenticated by a token of its ServiceAccount, as in a pod.
-	stopManager := startManager(t, managerConfig(t, admin), s)
+	metricsAddr := freeAddr(t)
+	stopManager := startManager(t, managerConfig(t, admin), s, metricsAddr)
 
-	// Life of two HueBridges: pairing writes the credentials Secrets.
-	g.Expect(k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "hue-upstairs"}})).To(Succeed())
+	// Life of two HueBridges: pairing creates one credentials Secret and
+	// updates the other.
+	g.Expect(k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "hue-upstairs",
+		Labels: map[string]string{hue.OwnerLabel: "upstairs"}}})).To(Succeed())
 	home.Bridge.PressLinkButton()
 	upstairs.Bridge.PressLinkButton()
 	bridges := map[string]*huesim.Server{"home": home, "upstairs": upstairs}
@@ -168,6 +176,24 @@ func TestManagerRBACIsExactlyWhatItUses(t *testing.T) {
 	for name := range bridges {
 		eventuallyReady(t, k8s, &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: name}})
 	}
+	// A third names a Secret outside the manager's namespace: it is refused
+	// without a request for that Secret (c below).
+	g.Expect(k8s.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "hue-elsewhere"},
+		StringData: map[string]string{huev1alpha1.CredentialsKey: "someone-elses-user"}})).To(Succeed())
+	elsewhere := &huev1alpha1.HueBridge{
+		ObjectMeta: metav1.ObjectMeta{Name: "elsewhere"},
+		// An address nothing answers at: it is never contacted.
+		Spec: huev1alpha1.HueBridgeSpec{Address: "http://127.0.0.1:1",
+			CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: "default", Name: "hue-elsewhere"}},
+	}
+	g.Expect(k8s.Create(ctx, elsewhere)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(elsewhere), elsewhere)).To(Succeed())
+		ready := findCondition(elsewhere.Status.Conditions, commonv1alpha1.Ready)
+		g.Expect(ready).NotTo(BeNil())
+		g.Expect(ready.Reason).To(Equal(hue.ReasonCredentialsNamespaceNotAllowed))
+	}, timeout, poll).Should(Succeed(), "a HueBridge naming a Secret in another namespace was not refused")
+	bridges["elsewhere"] = nil
 
 	// Life of a HueLight: create, spec change, two identical drifts (the
 	// second event about the same thing is a patch of the first), delete.
@@ -234,6 +260,9 @@ func TestManagerRBACIsExactlyWhatItUses(t *testing.T) {
 		g.Expect(k8s.Delete(ctx, b)).To(Succeed())
 		eventuallyGone(t, k8s, b)
 	}
+	// A scrape of the metrics, as Prometheus bound to metrics-reader does:
+	// the manager reviews the token and asks whether it may GET /metrics.
+	scrapeMetrics(t, admin, k8s, metricsAddr)
 	stopManager()
 
 	// What the manager asked for, and what it was granted.
@@ -275,7 +304,9 @@ func TestManagerRBACIsExactlyWhatItUses(t *testing.T) {
 		g.Expect(r.namespace+"/"+r.name).To(BeElementOf(referenced), "a Secret no HueBridge names: %s", r)
 	}
 	g.Expect(sawSecret).To(BeTrue(), "the manager never read a credentials Secret: is the audit log complete?")
-	// (d) ConfigMaps: only the outputs ConfigMap, created then patched,
+	// (d) Secret access is granted in the manager's namespace only.
+	g.Expect(secretGrants(t, k8s)).To(ConsistOf("Role " + namespace + "/tether-manager-role"))
+	// (e) ConfigMaps: only the outputs ConfigMap, created then patched,
 	// never read.
 	sawConfigMap := false
 	for _, r := range requests {
@@ -287,6 +318,45 @@ func TestManagerRBACIsExactlyWhatItUses(t *testing.T) {
 		g.Expect(r.namespace+"/"+r.name).To(Equal("team-a/rbactest-table"), "a ConfigMap Tether did not create: %s", r)
 	}
 	g.Expect(sawConfigMap).To(BeTrue(), "the manager never wrote the outputs ConfigMap")
+}
+
+// secretGrants names every role bound to the manager that grants anything
+// on Secrets.
+func secretGrants(t *testing.T, c client.Client) []string {
+	t.Helper()
+	ctx := context.Background()
+	grantsSecrets := func(rules []rbacv1.PolicyRule) bool {
+		return slices.ContainsFunc(rules, func(r rbacv1.PolicyRule) bool {
+			return slices.Contains(r.APIGroups, "") && slices.Contains(r.Resources, "secrets")
+		})
+	}
+	var out []string
+	var crbs rbacv1.ClusterRoleBindingList
+	if err := c.List(ctx, &crbs); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range crbs.Items {
+		if isManager(b.Subjects) && grantsSecrets(roleRules(t, c, "", b.RoleRef)) {
+			out = append(out, "ClusterRole "+b.RoleRef.Name)
+		}
+	}
+	var rbs rbacv1.RoleBindingList
+	if err := c.List(ctx, &rbs); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range rbs.Items {
+		if isManager(b.Subjects) && grantsSecrets(roleRules(t, c, b.Namespace, b.RoleRef)) {
+			out = append(out, b.RoleRef.Kind+" "+b.Namespace+"/"+b.RoleRef.Name)
+		}
+	}
+	return out
+}
+
+// isManager is true when subjects name the manager's ServiceAccount.
+func isManager(subjects []rbacv1.Subject) bool {
+	return slices.ContainsFunc(subjects, func(s rbacv1.Subject) bool {
+		return s.Kind == rbacv1.ServiceAccountKind && s.Namespace == namespace && s.Name == serviceAccountName
+	})
 }
 
 // permission is one thing RBAC grants: a verb on a resource (with its
@@ -380,11 +450,6 @@ func managerRequests(t *testing.T, path string) []request {
 func grantedPermissions(t *testing.T, c client.Client) map[permission]bool {
 	t.Helper()
 	ctx := context.Background()
-	isManager := func(subjects []rbacv1.Subject) bool {
-		return slices.ContainsFunc(subjects, func(s rbacv1.Subject) bool {
-			return s.Kind == rbacv1.ServiceAccountKind && s.Namespace == namespace && s.Name == serviceAccountName
-		})
-	}
 	var rules []rbacv1.PolicyRule
 	var crbs rbacv1.ClusterRoleBindingList
 	if err := c.List(ctx, &crbs); err != nil {
@@ -473,13 +538,16 @@ func managerConfig(t *testing.T, admin *rest.Config) *rest.Config {
 }
 
 // startManager runs the manager with the options cmd/manager uses when
-// deployed (leader election on, the lease handed back on stop). The returned
+// deployed (secure metrics, leader election on, the lease handed back on
+// stop). The returned
 // function stops it and waits.
-func startManager(t *testing.T, cfg *rest.Config, s *runtime.Scheme) func() {
+func startManager(t *testing.T, cfg *rest.Config, s *runtime.Scheme, metricsAddr string) func() {
 	t.Helper()
+	metrics := serving.DefaultMetrics()
+	metrics.BindAddress = metricsAddr
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        s,
-		Metrics:                       metricsserver.Options{BindAddress: "0"},
+		Metrics:                       metrics.ServerOptions(),
 		HealthProbeBindAddress:        "0",
 		LeaderElection:                true,
 		LeaderElectionID:              "manager.tether.dev",
@@ -552,4 +620,55 @@ func eventuallyBulb(t *testing.T, sim *huesim.Server, name string, on bool, bri 
 			g.Expect(l.State.Bri).To(Equal(bri))
 		}
 	}, timeout, poll).Should(Succeed(), "bulb %s never reached on=%v bri=%d", name, on, bri)
+}
+
+// scrapeMetrics reads the manager's metrics once with the token of a
+// ServiceAccount bound to the install's metrics-reader ClusterRole.
+func scrapeMetrics(t *testing.T, admin *rest.Config, c client.Client, addr string) {
+	t.Helper()
+	ctx := context.Background()
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "prometheus"}}
+	if err := c.Create(ctx, sa); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Create(ctx, &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "prometheus-reads-tether-metrics"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "tether-metrics-reader"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: sa.Namespace, Name: sa.Name}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kubernetes.NewForConfig(admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := cs.CoreV1().ServiceAccounts(sa.Namespace).CreateToken(ctx, sa.Name,
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)}},
+		metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // self-signed; who may read is the point
+	}}
+	NewWithT(t).Eventually(func() int {
+		req, _ := http.NewRequest(http.MethodGet, "https://"+addr+"/metrics", nil)
+		req.Header.Set("Authorization", "Bearer "+tok.Status.Token)
+		resp, err := hc.Do(req)
+		if err != nil {
+			return 0
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}, timeout, poll).Should(Equal(http.StatusOK), "the metrics-reader's scrape was not answered")
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
 }

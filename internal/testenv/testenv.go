@@ -71,6 +71,16 @@ func Start(addToScheme ...func(*runtime.Scheme) error) (*Env, error) {
 	return &Env{Config: cfg, Client: c, Scheme: scheme, env: env}, nil
 }
 
+// AddUser makes a user the API server authenticates (by client certificate)
+// in the given groups, with no RBAC of its own, and returns its config.
+func (e *Env) AddUser(name string, groups ...string) (*rest.Config, error) {
+	u, err := e.env.AddUser(envtest.User{Name: name, Groups: groups}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return u.Config(), nil
+}
+
 // Stop shuts the API server and etcd down.
 func (e *Env) Stop() error { return e.env.Stop() }
 

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/amimof/huego"
 	"k8s.io/utils/ptr"
 
 	"github.com/tether-dev/tether/providers"
@@ -81,10 +80,10 @@ func FuzzDecodeAnswer(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, status int, body []byte) {
 		status = fuzzStatus(status)
-		err := decodeAnswer(status, body)
+		_, err := decodeAnswer(status, body, StateBody{})
 		var perr *ProtocolError
-		var apiErr *huego.APIError
-		if err != nil && !errors.As(err, &perr) && !errors.As(err, &apiErr) {
+		var bridgeErr *BridgeError
+		if err != nil && !errors.As(err, &perr) && !errors.As(err, &bridgeErr) {
 			t.Fatalf("decodeAnswer returned %T: %v", err, err)
 		}
 		if err == nil && status >= 300 {
@@ -123,7 +122,7 @@ func (a *answerServer) answer(status int, body []byte) {
 }
 
 // FuzzBridgeAnswer: every call the adapter makes, over real HTTP, through
-// huego and the raw PUT, against an arbitrary answer.
+// huego and the plain requests, against an arbitrary answer.
 func FuzzBridgeAnswer(f *testing.F) {
 	for _, s := range []struct {
 		status int
@@ -154,25 +153,24 @@ func FuzzBridgeAnswer(f *testing.F) {
 		c := NewClient(a.srv.URL, "fuzz-user", 2*time.Second)
 		ctx := context.Background()
 
-		lights, err := c.GetLights(ctx)
+		lights, err := c.Lights(ctx)
 		if err == nil {
-			_ = indexLights(lights) // what the poller does with them
+			_ = indexLights(lights) // what the cache does with them
 		}
-		checkTyped(t, "GetLights", classify("fuzz", err))
+		checkTyped(t, "Lights", classify("fuzz", err))
 
-		cfg, err := c.GetConfig(ctx)
-		if err == nil && cfg == nil {
-			t.Fatal("GetConfig: nil config without an error")
+		_, err = c.Config(ctx)
+		checkTyped(t, "Config", classify("fuzz", err))
+
+		_, err = c.Pair(ctx, "tether#fuzz")
+		checkTyped(t, "Pair", classify("fuzz", err))
+
+		for _, body := range []StateBody{
+			{On: ptr.To(true), Bri: ptr.To(10)},
+			{On: ptr.To(true), Hue: ptr.To(0), Sat: ptr.To(0)},
+		} {
+			_, err = c.SetLightState(ctx, "1", body)
+			checkTyped(t, "SetLightState", classify("fuzz", err))
 		}
-		checkTyped(t, "GetConfig", classify("fuzz", err))
-
-		_, err = c.CreateUser(ctx, "tether#fuzz")
-		checkTyped(t, "CreateUser", classify("fuzz", err))
-
-		// Both paths of SetLightState: huego's (no zero values) and the raw PUT.
-		err = c.SetLightState(ctx, "1", StateBody{On: ptr.To(true), Bri: ptr.To(10)})
-		checkTyped(t, "SetLightState via huego", classify("fuzz", err))
-		err = c.SetLightState(ctx, "1", StateBody{On: ptr.To(true), Hue: ptr.To(0), Sat: ptr.To(0)})
-		checkTyped(t, "SetLightState raw", classify("fuzz", err))
 	})
 }

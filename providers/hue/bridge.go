@@ -2,11 +2,8 @@ package hue
 
 import (
 	"context"
-	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -15,44 +12,94 @@ import (
 	"github.com/tether-dev/tether/providers"
 )
 
-// PairingInterval is how often Tether asks an unpaired bridge for a
-// username: the link button opens a 30 s window, so a few seconds is enough
-// to catch it without flooding the bridge.
-const PairingInterval = 3 * time.Second
+// Pairing asks an unpaired bridge for a username PairingInterval after the
+// first try, then twice as long after each, up to PairingMaxInterval: a
+// link button pressed soon after the HueBridge is created is caught within
+// seconds, and one nobody presses costs the bridge a request every 15 s,
+// not every 3 s for ever. The cap is half the link button's 30 s window,
+// so a press is always caught while the window is open.
+const (
+	PairingInterval    = 3 * time.Second
+	PairingMaxInterval = 15 * time.Second
+)
+
+// pairingDelay is how long to wait before asking again: as long as the
+// HueBridge has been waiting (since Paired became False), within the two
+// bounds.
+func pairingDelay(b *huev1alpha1.HueBridge, now time.Time) time.Duration {
+	waited := time.Duration(0)
+	if c := meta.FindStatusCondition(b.Status.Conditions, huev1alpha1.ConditionPaired); c != nil && c.Status == metav1.ConditionFalse {
+		waited = now.Sub(c.LastTransitionTime.Time)
+	}
+	return min(max(waited, PairingInterval), PairingMaxInterval)
+}
 
 // linkButtonMessage is what a person must do; it is the condition message.
 const linkButtonMessage = "press the link button on the bridge"
 
 // BridgeExternal is the HueBridge adapter: pairing (the "external thing" it
 // creates is the bridge's username, kept in the credentials Secret) and
-// health (reachable and authorised).
+// health (reachable and authorised). Its connect stage binds the HueBridge
+// to its bridge's session.
 type BridgeExternal struct {
 	Client   client.Client // creates the credentials Secret
 	Registry *Registry
 }
 
-var _ providers.External[*huev1alpha1.HueBridge] = (*BridgeExternal)(nil)
+var (
+	_ providers.Connector[*huev1alpha1.HueBridge] = (*BridgeExternal)(nil)
+	_ providers.External[*huev1alpha1.HueBridge]  = (*bridgeConn)(nil)
+)
+
+// bridgeConn is a HueBridge with its session for one pass; session is nil
+// while the bridge is not paired.
+type bridgeConn struct {
+	e       *BridgeExternal
+	session *Session
+}
+
+// Connect binds the HueBridge to its bridge's session. One without
+// credentials connects without a session: Observe then asks for pairing.
+func (e *BridgeExternal) Connect(ctx context.Context, b *huev1alpha1.HueBridge) (providers.External[*huev1alpha1.HueBridge], error) {
+	if !b.DeletionTimestamp.IsZero() {
+		return &bridgeConn{e: e}, nil // Delete makes no call
+	}
+	s, err := e.Registry.For(ctx, b)
+	if ra, ok := providers.AsRetryAfter(err); ok {
+		switch ra.Reason {
+		case ReasonNotPaired:
+			return &bridgeConn{e: e}, nil
+		case ReasonUnauthorized:
+			setPaired(b, false, ReasonUnauthorized, err.Error())
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &bridgeConn{e: e, session: s}, nil
+}
 
 // Observe reports the bridge not created while it is not paired, so that
 // the reconciler calls Create (pairing). Otherwise the bridge's health is
-// the poller's last GET /lights; /config (bridge id, name, API version) is
-// read only on first contact, after the bridge comes back, and after the
-// address or credentials change (the poller is rebuilt then).
-func (e *BridgeExternal) Observe(ctx context.Context, b *huev1alpha1.HueBridge) (providers.Observation, error) {
-	p, err := e.Registry.For(ctx, b)
-	if ra, ok := providers.AsRetryAfter(err); ok && ra.Reason == ReasonNotPaired {
+// its session's last read of the lights; /config (bridge id, name, API
+// version) is read only when the HueBridge is bound, and after the bridge
+// comes back from failing reads.
+func (c *bridgeConn) Observe(ctx context.Context, b *huev1alpha1.HueBridge) (providers.Observation, error) {
+	if c.session == nil {
 		setPaired(b, false, ReasonNotPaired, "no credentials yet: "+linkButtonMessage)
 		return providers.Observation{}, nil
 	}
+	cfg, err := c.session.readConfig(ctx)
 	if err != nil {
+		return providers.Observation{}, classify(b.Name, err)
+	}
+	if !cfg.Authorized {
+		err := classify(b.Name, apiError(errUnauthorized))
+		setPaired(b, false, ReasonUnauthorized, err.Error())
 		return providers.Observation{}, err
 	}
-	if p.needsConfig() || b.Status.BridgeID == "" {
-		if err := readConfig(ctx, b, p); err != nil {
-			return providers.Observation{}, err
-		}
-	}
-	h := p.health(ctx)
+	b.Status.BridgeID, b.Status.Name, b.Status.APIVersion = cfg.BridgeID, cfg.Name, cfg.APIVersion
+	h := c.session.health(ctx)
 	if h.err != nil {
 		err := classify(b.Name, h.err)
 		if apiErrorType(h.err) == errUnauthorized {
@@ -66,81 +113,42 @@ func (e *BridgeExternal) Observe(ctx context.Context, b *huev1alpha1.HueBridge) 
 	return providers.Observation{Exists: true, UpToDate: true, Available: true}, nil
 }
 
-// readConfig fills the bridge's identity from /config and checks that the
-// bridge knows the stored username.
-func readConfig(ctx context.Context, b *huev1alpha1.HueBridge, p *Poller) error {
-	cfg, err := p.client.GetConfig(ctx)
-	if err != nil {
-		return classify(b.Name, err)
-	}
-	b.Status.BridgeID, b.Status.Name, b.Status.APIVersion = cfg.BridgeID, cfg.Name, cfg.APIVersion
-	// A bridge answers /config to anyone, with the whitelist only for
-	// users it knows: no whitelist means the stored username is refused.
-	if cfg.WhitelistMap == nil {
-		err := classify(b.Name, apiError(errUnauthorized))
-		setPaired(b, false, ReasonUnauthorized, err.Error())
-		return err
-	}
-	p.markConfigRead()
-	return nil
-}
-
 // Create pairs: it asks the bridge for a username, which succeeds only in
 // the 30 s after someone pressed the link button, and stores it.
-func (e *BridgeExternal) Create(ctx context.Context, b *huev1alpha1.HueBridge) error {
-	c := e.Registry.settings.NewClient(b.Spec.Address, "", e.Registry.settings.CallTimeout)
-	user, err := c.CreateUser(ctx, "tether#"+truncateName(b.Name, 19))
+func (c *bridgeConn) Create(ctx context.Context, b *huev1alpha1.HueBridge) error {
+	r := c.e.Registry
+	if err := allowCredentialsRef(r.settings.CredentialsNamespaces, b); err != nil {
+		return err
+	}
+	if err := checkWritable(ctx, r.secrets, b); err != nil {
+		return err
+	}
+	user, err := r.settings.NewClient(b.Spec.Address, "", r.settings.CallTimeout).Pair(ctx, "tether#"+truncateName(b.Name, 19))
 	if apiErrorType(err) == errLinkButton {
 		setPaired(b, false, ReasonLinkButton, linkButtonMessage)
-		return providers.Pending(PairingInterval, ReasonLinkButton, linkButtonMessage)
+		return providers.Pending(pairingDelay(b, time.Now()), ReasonLinkButton, linkButtonMessage)
 	}
 	if err != nil {
 		return classify(b.Name, err)
 	}
-	if err := e.storeUsername(ctx, b, user); err != nil {
+	if err := storeUsername(ctx, c.e.Client, r.secrets, b, user); err != nil {
 		return err
 	}
-	e.Registry.Drop(b.Name)
+	r.Drop(b.Name)
 	setPaired(b, true, ReasonPaired, "paired: credentials stored in the Secret")
 	return nil
 }
 
-// storeUsername creates (or fills) the credentials Secret.
-func (e *BridgeExternal) storeUsername(ctx context.Context, b *huev1alpha1.HueBridge, user string) error {
-	ref := b.Spec.CredentialsSecretRef
-	s := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name,
-			Labels: map[string]string{"hue.tether.dev/bridge": b.Name}},
-		Type: corev1.SecretTypeOpaque,
-		Data: map[string][]byte{huev1alpha1.CredentialsKey: []byte(user)},
-	}
-	err := e.Client.Create(ctx, s)
-	if apierrors.IsAlreadyExists(err) {
-		var existing corev1.Secret
-		if err := e.Registry.secrets.Get(ctx, client.ObjectKeyFromObject(s), &existing); err != nil {
-			return err
-		}
-		if existing.Data == nil {
-			existing.Data = map[string][]byte{}
-		}
-		existing.Data[huev1alpha1.CredentialsKey] = []byte(user)
-		err = e.Client.Update(ctx, &existing)
-	}
-	if err != nil {
-		return fmt.Errorf("storing the bridge's credentials in Secret %s/%s: %w", ref.Namespace, ref.Name, err)
-	}
-	return nil
-}
-
 // Update has nothing to change on a bridge.
-func (e *BridgeExternal) Update(context.Context, *huev1alpha1.HueBridge, providers.Difference) error {
+func (c *bridgeConn) Update(context.Context, *huev1alpha1.HueBridge, providers.Difference) error {
 	return nil
 }
 
-// Delete stops the bridge's poller. The credentials Secret stays: it is the
-// user's, and recreating the HueBridge then needs no new pairing.
-func (e *BridgeExternal) Delete(_ context.Context, b *huev1alpha1.HueBridge) error {
-	e.Registry.Drop(b.Name)
+// Delete unbinds the HueBridge; its session stops when no other HueBridge
+// names the bridge. The credentials Secret stays: it is the user's, and
+// recreating the HueBridge then needs no new pairing.
+func (c *bridgeConn) Delete(_ context.Context, b *huev1alpha1.HueBridge) error {
+	c.e.Registry.Drop(b.Name)
 	return nil
 }
 

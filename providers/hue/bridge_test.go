@@ -3,6 +3,9 @@ package hue
 import (
 	"context"
 	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -45,7 +48,7 @@ func TestBridgeHealthComesFromThePoller(t *testing.T) {
 		if i == 2 || i == 3 {
 			_ = p.Poll(context.Background()) // the poller's own tick
 		}
-		obs, err := e.Observe(context.Background(), &b)
+		obs, err := observe(context.Background(), e, &b)
 		reason := ""
 		if ra, ok := providers.AsRetryAfter(err); ok {
 			reason = ra.Reason
@@ -59,5 +62,32 @@ func TestBridgeHealthComesFromThePoller(t *testing.T) {
 		if reason == "" && (b.Status.LightCount != 2 || b.Status.BridgeID != "FAKE" || b.Status.LastContactTime == nil) {
 			t.Fatalf("%s: status %+v", st.name, b.Status)
 		}
+	}
+}
+
+// TestPairingBacksOff: asked again after as long as the HueBridge has been
+// waiting for the link button, from 3 s up to 15 s.
+func TestPairingBacksOff(t *testing.T) {
+	now := time.Now()
+	cases := []struct {
+		waited time.Duration
+		want   time.Duration
+	}{
+		{0, PairingInterval},
+		{time.Second, PairingInterval},
+		{6 * time.Second, 6 * time.Second},
+		{12 * time.Second, 12 * time.Second},
+		{time.Hour, PairingMaxInterval},
+	}
+	for _, tc := range cases {
+		b := &huev1alpha1.HueBridge{}
+		b.Status.Conditions = []metav1.Condition{{Type: huev1alpha1.ConditionPaired, Status: metav1.ConditionFalse,
+			Reason: ReasonLinkButton, LastTransitionTime: metav1.NewTime(now.Add(-tc.waited))}}
+		if got := pairingDelay(b, now); got != tc.want {
+			t.Errorf("waited %s: asks again after %s, want %s", tc.waited, got, tc.want)
+		}
+	}
+	if got := pairingDelay(&huev1alpha1.HueBridge{}, now); got != PairingInterval {
+		t.Errorf("first try: %s", got)
 	}
 }

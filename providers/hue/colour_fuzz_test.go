@@ -4,22 +4,21 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
-	"strconv"
 	"testing"
 	"time"
 
-	"github.com/amimof/huego"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 )
 
-// FuzzColourRoundTrip: for any spec the API server accepts and any state the
-// bulb is in, what Tether sends is within the bridge's ranges, survives the
-// trip through huego or JSON unchanged, and once the bridge has applied it
-// (storing xy to four decimals, as real bridges do) Compare finds nothing
-// left to send: no value out of range, no endless correction loop.
+// FuzzColourRoundTrip: for any spec the API server accepts, any bulb type
+// and any state the bulb is in, what Tether sends (the spec projected onto
+// the bulb) is within the bulb's ranges and attributes, survives the trip
+// through JSON unchanged, and once a bridge has applied it (clamping,
+// moving xy into the gamut and reading it back at four decimals) Compare
+// finds nothing left to send: no endless correction loop.
 func FuzzColourRoundTrip(f *testing.F) {
 	// on, bri, mode (0 none, 1 xy, 2 ct, 3 hs), x, y, ct, hue, sat, transition (tenths, <0 none),
 	// then the bulb: on, bri, colormode (0 xy, 1 ct, 2 hs, 3 none), x, y, ct, hue, sat.
@@ -45,27 +44,28 @@ func FuzzColourRoundTrip(f *testing.F) {
 		bulbOn bool, bulbBri, bulbMode uint8, bulbX, bulbY float64, bulbCT, bulbHue uint16, bulbSat uint8) {
 
 		spec := validSpec(on, bri, mode, x, y, ct, hue, sat, transition)
-		want := DesiredFrom(spec)
+		light := fuzzBulbs[int(bulbMode/4)%len(fuzzBulbs)]
+		want := project(DesiredFrom(spec), light).want
 		bulb := bulbState(bulbOn, bulbBri, bulbMode, bulbX, bulbY, bulbCT, bulbHue, bulbSat)
 
-		d := Compare(want, snapshotOf(huego.Light{ID: 1, State: &bulb}))
+		d := Compare(want, bulb)
 		if d == nil {
 			return
 		}
 		checkBodyInRange(t, d.Body)
+		checkBodyFits(t, d.Body, light.Capabilities)
 		if !want.On && (d.Body.Bri != nil || d.Body.XY != nil || d.Body.CT != nil || d.Body.Hue != nil || d.Body.Sat != nil) {
 			t.Fatalf("switching off sends more than on/off: %+v", d.Body)
 		}
 		checkWire(t, d.Body)
 
 		// The cache's view after the bridge accepted the body.
-		before := snapshotOf(huego.Light{ID: 1, State: &bulb})
-		if again := Compare(want, before.applied(d.Body)); again != nil {
+		if again := Compare(want, bulb.applied(d.Body)); again != nil {
 			t.Fatalf("cache after applying %+v still differs: %s", d.Body, again)
 		}
 		// The bridge's own view on the next poll.
-		after := bridgeApplies(bulb, d.Body)
-		if again := Compare(want, snapshotOf(huego.Light{ID: 1, State: &after})); again != nil {
+		after := bridgeApplies(bulb, d.Body, light.Capabilities)
+		if again := Compare(want, after); again != nil {
 			t.Fatalf("next poll after applying %+v still differs: %s (endless corrections)", d.Body, again)
 		}
 	})
@@ -104,9 +104,9 @@ func unit(v float64) huev1alpha1.Chromaticity {
 }
 
 // bulbState is any state a bridge may report, including odd ones.
-func bulbState(on bool, bri, mode uint8, x, y float64, ct, hue uint16, sat uint8) huego.State {
-	st := huego.State{On: on, Bri: bri, Ct: ct, Hue: hue, Sat: sat, Reachable: true,
-		Xy: []float32{float32(x), float32(y)}}
+func bulbState(on bool, bri, mode uint8, x, y float64, ct, hue uint16, sat uint8) LightState {
+	st := LightState{On: on, Bri: ptr.To(int(bri)), CT: ptr.To(int(ct)), Hue: ptr.To(int(hue)), Sat: ptr.To(int(sat)),
+		Reachable: true, XY: &[2]float64{float64(float32(x)), float64(float32(y))}}
 	st.ColorMode = [...]string{"xy", "ct", "hs", ""}[mode%4]
 	return st
 }
@@ -144,7 +144,7 @@ func checkBodyInRange(t *testing.T, b StateBody) {
 	}
 }
 
-// checkWire: the body reaches the bridge unchanged, whichever path sends it.
+// checkWire: the body reaches the bridge unchanged.
 func checkWire(t *testing.T, b StateBody) {
 	t.Helper()
 	data, err := json.Marshal(b)
@@ -155,53 +155,42 @@ func checkWire(t *testing.T, b StateBody) {
 	if err := json.Unmarshal(data, &back); err != nil || !reflect.DeepEqual(back, b) {
 		t.Fatalf("raw PUT body %s decodes to %+v, want %+v (%v)", data, back, b, err)
 	}
-	st, ok := b.HuegoState()
-	if !ok {
-		return
+}
+
+// fuzzBulbs are the bulb types a fuzzed spec meets.
+var fuzzBulbs = []Light{extendedC, colourA, ambiance, white, plug, thirdPart, unknown}
+
+// checkBodyFits: nothing is sent that the bulb lacks or cannot show.
+func checkBodyFits(t *testing.T, b StateBody, c Capabilities) {
+	t.Helper()
+	if (b.Bri != nil && !c.Dimmable) || ((b.XY != nil || b.Hue != nil) && !c.Color) || (b.CT != nil && c.ColorTemperature == nil) {
+		t.Fatalf("body %+v for a bulb of %+v", b, c)
 	}
-	same := func(what string, p *int, got int) {
-		if p != nil && *p != got {
-			t.Fatalf("huego sends %s %d for %d", what, got, *p)
-		}
+	if b.CT != nil && (*b.CT < c.ColorTemperature.Min || *b.CT > c.ColorTemperature.Max) {
+		t.Fatalf("ct %d outside the bulb's %+v", *b.CT, *c.ColorTemperature)
 	}
-	same("bri", b.Bri, int(st.Bri))
-	same("ct", b.CT, int(st.Ct))
-	same("hue", b.Hue, int(st.Hue))
-	same("sat", b.Sat, int(st.Sat))
-	same("transitiontime", b.TransitionTime, int(st.TransitionTime))
-	if st.On != *b.On {
-		t.Fatalf("huego sends on=%t for %t", st.On, *b.On)
-	}
-	if b.XY != nil && (len(st.Xy) != 2 || math.Abs(float64(st.Xy[0])-b.XY[0]) > 1e-6 || math.Abs(float64(st.Xy[1])-b.XY[1]) > 1e-6) {
-		t.Fatalf("huego sends xy %v for %v", st.Xy, *b.XY)
+	if b.XY != nil && c.Gamut != nil && dist2(c.Gamut.nearest(*b.XY), *b.XY) > 1e-8 {
+		t.Fatalf("xy %v outside the bulb's gamut %+v", *b.XY, *c.Gamut)
 	}
 }
 
-// bridgeApplies is what a v1 bridge reports after accepting body: xy stored
-// to four decimals, the colour mode of the colour just set.
-func bridgeApplies(st huego.State, b StateBody) huego.State {
-	if b.On != nil {
-		st.On = *b.On
+// bridgeApplies is what a v1 bridge reports after accepting body for a
+// bulb of c: ct clamped, xy in the gamut and read back at four decimals
+// (as the simulator does, see huesim's reportedXY), the colour mode of the
+// colour just set.
+func bridgeApplies(st LightState, b StateBody, c Capabilities) LightState {
+	st = st.applied(b)
+	if b.CT != nil && c.ColorTemperature != nil {
+		v := min(max(*b.CT, c.ColorTemperature.Min), c.ColorTemperature.Max)
+		st.CT = &v
 	}
-	if b.Bri != nil {
-		st.Bri = uint8(*b.Bri)
-	}
-	switch {
-	case b.XY != nil:
-		st.Xy = []float32{round4(b.XY[0]), round4(b.XY[1])}
-		st.ColorMode = "xy"
-	case b.CT != nil:
-		st.Ct, st.ColorMode = uint16(*b.CT), "ct"
-	case b.Hue != nil:
-		st.Hue, st.ColorMode = uint16(*b.Hue), "hs"
-		if b.Sat != nil {
-			st.Sat = uint8(*b.Sat)
+	if b.XY != nil {
+		p := *b.XY
+		if c.Gamut != nil {
+			p = c.Gamut.nearest(p)
 		}
+		read := func(v float64) float64 { return math.Floor(math.Min(math.Round(v*65535), 65279)/65536*1e4) / 1e4 }
+		st.XY = &[2]float64{read(p[0]), read(p[1])}
 	}
 	return st
-}
-
-func round4(v float64) float32 {
-	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'f', 4, 64), 32)
-	return float32(r)
 }

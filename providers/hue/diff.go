@@ -1,20 +1,19 @@
 package hue
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
 	"time"
 
-	"github.com/amimof/huego"
-
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 )
 
-// xyTolerance absorbs the rounding of the bridge, which stores xy with four
-// decimals; a larger difference is a real colour change.
-const xyTolerance = 0.0005
+// xyTolerance absorbs the bridge's precision: it reports xy with four
+// decimals, from a bulb that holds it as a 16-bit Zigbee value, so what it
+// reads back may be up to about 0.00012 from what was sent (0.4 reads
+// 0.3999). A larger difference is a real colour change.
+const xyTolerance = 0.0002
 
 // Desired is a HueLight's spec in the bridge's units.
 type Desired struct {
@@ -58,54 +57,6 @@ func intPtr(p *int32) *int {
 	return &v
 }
 
-// StateBody is the body of PUT /lights/<id>/state: only the attributes to
-// change. On is always set, so a brightness or colour change on a light
-// that is off carries on:true (the bridge answers error 201 otherwise).
-type StateBody struct {
-	On             *bool       `json:"on,omitempty"`
-	Bri            *int        `json:"bri,omitempty"`
-	Hue            *int        `json:"hue,omitempty"`
-	Sat            *int        `json:"sat,omitempty"`
-	XY             *[2]float64 `json:"xy,omitempty"`
-	CT             *int        `json:"ct,omitempty"`
-	TransitionTime *int        `json:"transitiontime,omitempty"`
-}
-
-// HuegoState converts the body for huego's SetLightState. It reports false
-// when huego would change its meaning: huego always sends "on" (no
-// omitempty) and drops hue 0, sat 0 and transitiontime 0 (omitempty).
-func (b StateBody) HuegoState() (huego.State, bool) {
-	if b.On == nil || isZero(b.Hue) || isZero(b.Sat) || isZero(b.TransitionTime) {
-		return huego.State{}, false
-	}
-	st := huego.State{On: *b.On}
-	if b.Bri != nil {
-		st.Bri = uint8(*b.Bri)
-	}
-	if b.Hue != nil {
-		st.Hue = uint16(*b.Hue)
-	}
-	if b.Sat != nil {
-		st.Sat = uint8(*b.Sat)
-	}
-	if b.XY != nil {
-		st.Xy = []float32{float32(b.XY[0]), float32(b.XY[1])}
-	}
-	if b.CT != nil {
-		st.Ct = uint16(*b.CT)
-	}
-	if b.TransitionTime != nil {
-		st.TransitionTime = uint16(*b.TransitionTime)
-	}
-	return st, true
-}
-
-// key is the body as the bridge receives it, to compare bodies by value.
-func (b StateBody) key() string {
-	data, _ := json.Marshal(b) // plain values: cannot fail
-	return string(data)
-}
-
 // FullBody is the whole state a HueLight wants, as a command: what a group
 // command sends, since the lights of a group may differ in different ways.
 // Like Compare it sets colour only by priority (xy, ct, hue/sat), and
@@ -128,21 +79,26 @@ func FullBody(want Desired) StateBody {
 	return b
 }
 
-func isZero(p *int) bool { return p != nil && *p == 0 }
-
 // LightDiff is what differs between a HueLight's spec and its bulb.
 type LightDiff struct {
 	Body    StateBody
 	Changes []string
+	// confirmed is how many of the bulb's earlier writes a read showed: the
+	// same difference after one more did show is new drift, not a write
+	// that does not stick.
+	confirmed uint64
 }
 
 // String lists the changes: "on: false -> true, brightness: 127 -> 254".
 func (d *LightDiff) String() string { return strings.Join(d.Changes, ", ") }
 
+// StallKey is the difference for the stall breaker.
+func (d *LightDiff) StallKey() string { return fmt.Sprintf("%s #%d", d.String(), d.confirmed) }
+
 // Compare returns what must be sent for the bulb to match want, or nil.
 // A light that should be off is only compared on on/off: its brightness
 // and colour cannot be changed while it is off (error 201) and do not show.
-func Compare(want Desired, got LightSnapshot) *LightDiff {
+func Compare(want Desired, got LightState) *LightDiff {
 	d := &LightDiff{}
 	if want.On != got.On {
 		d.Changes = append(d.Changes, fmt.Sprintf("on: %t -> %t", got.On, want.On))
@@ -160,45 +116,55 @@ func Compare(want Desired, got LightSnapshot) *LightDiff {
 	return d
 }
 
-func (d *LightDiff) compareBrightness(want Desired, got LightSnapshot) {
-	if want.Bri != nil && *want.Bri != got.Bri {
+func (d *LightDiff) compareBrightness(want Desired, got LightState) {
+	if want.Bri != nil && !equal(got.Bri, *want.Bri) {
 		d.Body.Bri = want.Bri
-		d.Changes = append(d.Changes, fmt.Sprintf("brightness: %d -> %d", got.Bri, *want.Bri))
+		d.Changes = append(d.Changes, fmt.Sprintf("brightness: %s -> %d", show(got.Bri), *want.Bri))
 	}
 }
 
-func (d *LightDiff) compareColour(want Desired, got LightSnapshot) {
+func (d *LightDiff) compareColour(want Desired, got LightState) {
 	switch {
 	case want.XY != nil:
-		if got.ColorMode != "xy" || !near(got.XY, *want.XY) {
+		if got.ColorMode != "xy" || got.XY == nil || !near(*got.XY, *want.XY) {
 			d.Body.XY = want.XY
 			d.Changes = append(d.Changes, fmt.Sprintf("xy: %s -> [%g, %g]", describeColour(got), want.XY[0], want.XY[1]))
 		}
 	case want.CT != nil:
-		if got.ColorMode != "ct" || got.CT != *want.CT {
+		if got.ColorMode != "ct" || !equal(got.CT, *want.CT) {
 			d.Body.CT = want.CT
 			d.Changes = append(d.Changes, fmt.Sprintf("colorTemperature: %s -> %d", describeColour(got), *want.CT))
 		}
 	case want.Hue != nil && want.Sat != nil:
-		if got.ColorMode != "hs" || got.Hue != *want.Hue || got.Sat != *want.Sat {
+		if got.ColorMode != "hs" || !equal(got.Hue, *want.Hue) || !equal(got.Sat, *want.Sat) {
 			d.Body.Hue, d.Body.Sat = want.Hue, want.Sat
 			d.Changes = append(d.Changes, fmt.Sprintf("hue/saturation: %s -> %d/%d", describeColour(got), *want.Hue, *want.Sat))
 		}
 	}
 }
 
+func equal(got *int, want int) bool { return got != nil && *got == want }
+
+// show prints a reported value, or "unknown" for one the bridge left out.
+func show(v *int) string {
+	if v == nil {
+		return "unknown"
+	}
+	return fmt.Sprint(*v)
+}
+
 func near(a, b [2]float64) bool {
 	return math.Abs(a[0]-b[0]) <= xyTolerance && math.Abs(a[1]-b[1]) <= xyTolerance
 }
 
-func describeColour(s LightSnapshot) string {
-	switch s.ColorMode {
-	case "xy":
+func describeColour(s LightState) string {
+	switch {
+	case s.ColorMode == "xy" && s.XY != nil:
 		return fmt.Sprintf("xy [%g, %g]", s.XY[0], s.XY[1])
-	case "ct":
-		return fmt.Sprintf("ct %d", s.CT)
-	case "hs":
-		return fmt.Sprintf("hue/saturation %d/%d", s.Hue, s.Sat)
+	case s.ColorMode == "ct" && s.CT != nil:
+		return fmt.Sprintf("ct %d", *s.CT)
+	case s.ColorMode == "hs" && s.Hue != nil && s.Sat != nil:
+		return fmt.Sprintf("hue/saturation %d/%d", *s.Hue, *s.Sat)
 	}
 	return "unknown"
 }

@@ -41,13 +41,13 @@ func TestDesiredFrom(t *testing.T) {
 }
 
 func TestCompare(t *testing.T) {
-	on := LightSnapshot{ID: "1", On: true, Bri: 127, CT: 366, ColorMode: "ct", XY: [2]float64{0.3, 0.4}, Reachable: true}
+	on := LightState{On: true, Bri: ptr.To(127), CT: ptr.To(366), ColorMode: "ct", XY: &[2]float64{0.3, 0.4}, Reachable: true}
 	off := on
 	off.On = false
 	cases := []struct {
 		name     string
 		want     Desired
-		got      LightSnapshot
+		got      LightState
 		wantBody string // "" means no difference
 	}{
 		{"matches", Desired{On: true, Bri: ptr.To(127)}, on, ""},
@@ -83,50 +83,15 @@ func TestCompare(t *testing.T) {
 	}
 }
 
-func withMode(s LightSnapshot, mode string) LightSnapshot {
+func withMode(s LightState, mode string) LightState {
 	s.ColorMode = mode
 	return s
 }
 
-func TestHuegoStateOnlyWhenHuegoSendsTheSame(t *testing.T) {
-	cases := []struct {
-		name   string
-		body   StateBody
-		viaHue bool
-	}{
-		{"on with brightness", StateBody{On: ptr.To(true), Bri: ptr.To(254)}, true},
-		{"off", StateBody{On: ptr.To(false)}, true},
-		{"hue 0 would be dropped", StateBody{On: ptr.To(true), Hue: ptr.To(0), Sat: ptr.To(200)}, false},
-		{"sat 0 would be dropped", StateBody{On: ptr.To(true), Hue: ptr.To(100), Sat: ptr.To(0)}, false},
-		{"transition 0 would be dropped", StateBody{On: ptr.To(true), TransitionTime: ptr.To(0)}, false},
-		{"no on: huego would send off", StateBody{Bri: ptr.To(3)}, false},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			st, ok := tc.body.HuegoState()
-			if ok != tc.viaHue {
-				t.Fatalf("HuegoState ok=%t, want %t", ok, tc.viaHue)
-			}
-			if !ok {
-				return
-			}
-			// What huego would send must say the same as the body.
-			sent, _ := json.Marshal(st)
-			want, _ := json.Marshal(tc.body)
-			var a, b map[string]any
-			_ = json.Unmarshal(sent, &a)
-			_ = json.Unmarshal(want, &b)
-			if len(a) != len(b) || a["on"] != b["on"] || a["bri"] != b["bri"] {
-				t.Fatalf("huego sends %s for %s", sent, want)
-			}
-		})
-	}
-}
-
-func TestSnapshotApplied(t *testing.T) {
-	s := LightSnapshot{On: false, Bri: 10, ColorMode: "ct", CT: 300}
+func TestStateApplied(t *testing.T) {
+	s := LightState{On: false, Bri: ptr.To(10), ColorMode: "ct", CT: ptr.To(300)}
 	got := s.applied(StateBody{On: ptr.To(true), Bri: ptr.To(200), XY: &[2]float64{0.1, 0.2}})
-	if !got.On || got.Bri != 200 || got.ColorMode != "xy" || got.XY != [2]float64{0.1, 0.2} || got.CT != 300 {
+	if !got.On || *got.Bri != 200 || got.ColorMode != "xy" || *got.XY != [2]float64{0.1, 0.2} || *got.CT != 300 {
 		t.Fatalf("applied: %+v", got)
 	}
 	if Compare(Desired{On: true, Bri: ptr.To(200), XY: &[2]float64{0.1, 0.2}}, got) != nil {

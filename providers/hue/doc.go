@@ -1,63 +1,113 @@
 // Package hue is the Philips Hue adapter: HueBridge pairing and health, and
-// HueLight state, over the v1 API with huego v1.2.1.
+// HueLight state. Every number below is a named constant; the name says
+// where it lives.
 //
-// Design choices, and why:
+// One bridge's flow, top-down:
 //
-//   - One Poller per bridge does a single GET /lights per poll interval and
-//     keeps the result. HueLight Observe reads that cache, so 200 lights cost
-//     the bridge one request per interval, not 200. After each poll the
-//     poller wakes only the HueLights whose bulb drifted (or became
-//     unreachable, vanished, appeared) through a source.Channel.
-//   - One sender goroutine per bridge (owned by the Poller, stopped with it)
-//     sends every command, at the bridge's rate (x/time/rate, 10/s by
-//     default, burst 1), draining per-namespace queues in turn so rooms
-//     progress together. Update queues the light's change (a newer change
-//     replaces the queued one in its place; a deleted HueLight's is dropped)
-//     and, when its command is alone in line, waits at most 200 ms for it:
-//     on an idle bridge the reconcile gets the bridge's answer. Under load
-//     it does not wait (workers keep queueing, which lets same-state
-//     commands be grouped) and returns Pending
-//     with an estimate from its place in line, and the sender wakes the
-//     HueLight through the poller's events channel once it is sent. An error
-//     from a send nobody waited for is kept and returned by the HueLight's
-//     next Update, so it reaches its conditions. The earlier design, a limiter
-//     each reconcile asked for a slot, lost the slots offered to HueLights
-//     that came back late (8-9.6 commands/s of 10).
+//   - port.go: the Client port, in Tether's own types (lights with their
+//     capabilities and only the state fields the bridge reports, bridge
+//     config, answers attribute by attribute). client_v1.go is the v1
+//     implementation, the only file that knows huego; a CLIP v2 client plugs
+//     in beside it, and its event stream can feed the same cache.
+//   - registry.go: binds each HueBridge object to the session of the
+//     physical bridge it names, by the bridge id /config reports, so two
+//     HueBridges naming one bridge share one session (the settings and
+//     credentials of the first that bound it). The Secret read and the
+//     /config call run outside the registry's lock, one at a time per
+//     HueBridge, and a failure is remembered for a poll interval.
+//     credentials.go holds every read and write of the credentials Secret.
+//   - session.go: one bridge session, built from parts that depend one way:
+//     cache.go (the last read of all lights, what the bridge accepted and
+//     refused since, drift, health), claims.go (which HueLight holds which
+//     bulb), sender.go and groups.go (every command, on the bridge's budget,
+//     knowing the rest only through senderDeps). Wake-ups leave as object
+//     keys through the registry's channels (Wake), which the controllers
+//     feed to a controller-runtime channel source.
+//   - light.go and bridge.go: the adapters. Connect (the generic connect
+//     stage) resolves the object's bridge session and bulb; Observe, Update
+//     and Delete act on it.
+//
+// Real bulbs:
+//
+//   - A bulb's capabilities come from GET /lights (type, modelid,
+//     capabilities.control) and show in the HueLight's status.capabilities.
+//     projection.go fits the spec to them before anything is compared or
+//     sent, as a bridge would: colour temperature clamped to the bulb's
+//     range, xy moved to the nearest point of its gamut (maxXY where the
+//     gamut is unknown), colour on white bulbs and brightness on plugs left
+//     out. The HueLight then settles with one command and is Ready=True with
+//     reason Limited (ReasonLimited), its message saying what the bulb
+//     does; the generic reconciler emits one Warning event when the note
+//     appears. Ready stays True because the bulb does all it can: `kubectl
+//     wait --for=condition=Ready` works, and the reason tells it apart.
+//   - Only fields the bridge reports are compared, xy within xyTolerance (a
+//     bridge reads xy back at four decimals). A field the bridge leaves out
+//     is sent once and from then on known from what the bridge accepted
+//     (named in the message); it is never a reason to send again.
+//   - Answers are read attribute by attribute (refusals.go): what the bridge
+//     accepted counts, a refused attribute is not sent again with the same
+//     value, and Ready=False with reason AttributeRefused names it.
+//   - What the bridge accepted is kept apart from what it last reported: a
+//     match that rests on an accepted write not yet read back is
+//     Unconfirmed, and the generic stall breaker stops a write a bulb never
+//     shows (the same difference sent StallAfter times for one generation),
+//     with Synced=False, reason Stalled. LightDiff.StallKey counts the
+//     writes reads did show, so the same drift put back again is not a
+//     stall.
+//
+// Budget and reads:
+//
+//   - One GET /lights per poll interval per bridge, kept in the cache:
+//     HueLight Observe reads the cache, so 200 lights cost the bridge one
+//     request per interval, not 200. After each read only the HueLights
+//     whose bulb drifted (or became unreachable, vanished, appeared) are
+//     woken.
+//   - One sender goroutine per session sends every command at the bridge's
+//     rate (Settings.CommandsPerSecond, burst 1), draining per-namespace
+//     queues in turn so rooms progress together. Update hands the light's
+//     change over (a newer change replaces the queued one in its place) and,
+//     when its command is alone in line, waits at most sendWait for it: on
+//     an idle bridge the reconcile gets the bridge's answer. Under load it
+//     returns providers.Queued (the stall breaker counts it as sent) and
+//     Observe says Throttled until the command goes out; the sender then
+//     wakes the HueLight. A request-level error of a send nobody waited for
+//     is kept and returned by the HueLight's next Update.
 //   - Lights that want the same whole state go as one group command, on a
-//     limiter of their own (1/s, burst 1: create, action and delete all
-//     count): group 0 when every other bulb of the bridge is held by a
-//     HueLight wanting that state (a paused HueLight's bulb is never
-//     touched: pausing drops its watch); otherwise, when at least 3 queued
-//     lights share a state and the line is longer than a temporary group takes (~2 s), a
-//     temporary "tether-*" group is created, acted on and deleted. Leftover
-//     tether-* groups (a crash) are deleted when the sender starts. If the
-//     bridge refuses the group (table full), the lights go back to the head
-//     of the light line and temporary groups pause for a minute. Light
-//     commands keep flowing while a group command waits for its slot.
-//   - The HueBridge's health is the poller's own GET /lights (reachable,
-//     last contact, light count, error 1 for a refused username); /config is
-//     read only on first contact, after the bridge comes back from failing
-//     polls, and when a new address or credentials rebuild the poller. The
-//     poller wakes the HueBridge when the bridge stops or starts answering
-//     or its light count changes, so a bridge costs one GET per interval.
+//     budget of their own (groupSlot: create, action and delete all count):
+//     group 0 when every other bulb of the bridge is held by a HueLight
+//     wanting that state (a paused HueLight's bulb is never touched:
+//     pausing drops its watch); otherwise, when at least minGroupSize
+//     queued lights share a state and the line is longer than
+//     tempGroupCost, a temporary tempGroupPrefix group is created, acted on
+//     and deleted. Leftover temporary groups (a crash) are deleted when the
+//     sender starts. If the bridge refuses a group, the lights go back to
+//     the head of the light line and groups pause for tempGroupPause.
+//   - The HueBridge's health is the session's own GET /lights (reachable,
+//     last contact, light count, error 1 for a refused username); /config
+//     is read when a HueBridge is bound and after the bridge comes back
+//     from failing reads.
+//   - Pairing asks again after as long as the HueBridge has waited, from
+//     PairingInterval to PairingMaxInterval, with the same prompt.
+//
+// Other choices:
+//
 //   - Only what differs is sent, and on:true always travels with a
 //     brightness or colour change (a bulb that is off refuses them with
 //     error 201). A light that should be off is compared on on/off only.
-//   - huego's State cannot say hue 0, sat 0 or transitiontime 0 (omitempty);
-//     such bodies go as a plain PUT with the same deadline. Every call has a
-//     deadline (huego v1.2.1 uses http.DefaultClient, without a timeout), and
-//     huego's panic on an error without "address" is recovered.
+//   - Every call has a deadline (DefaultCallTimeout; huego v1.2.1 uses
+//     http.DefaultClient, without one), and huego's panic on an error
+//     without "address" is recovered.
 //   - Two HueLights on one bulb: the earlier (creationTimestamp, then
-//     namespace/name) holds it; the others report Conflict and send nothing
-//     until it is deleted.
-//   - Error 1 (unauthorized) is a RetryAfter of a minute with reason
-//     Unauthorized, not terminal: the fix is to pair again (delete the
-//     credentials Secret, press the button), which changes no spec, so a
-//     terminal error would never be retried.
-//   - reachable:false is not an error: the HueLight is Ready=False with
-//     LightUnreachable and nothing is sent; the poll that sees it reachable
-//     again wakes it.
-//   - The username is read from the Secret with an uncached reader (no
-//     cluster-wide Secret informer), never logged, and redacted from the
-//     URLs net/http puts in errors, which end up in conditions and events.
+//     namespace/name) holds it; the other waits (Conflict) and sends nothing
+//     until the holder is deleted, moves, or its namespace stops being
+//     allowed.
+//   - Error 1 (unauthorized) is a RetryAfter with reason Unauthorized, not
+//     terminal: the fix is to pair again (delete the credentials Secret,
+//     press the button), which changes no spec, so a terminal error would
+//     never be retried.
+//   - reachable:false is not an error: the HueLight waits (Ready=False,
+//     LightUnreachable) and nothing is sent; the read that sees it
+//     reachable again wakes it.
+//   - The username is never logged, and is redacted from the URLs net/http
+//     puts in errors, which end up in conditions and events.
 package hue

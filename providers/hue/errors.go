@@ -2,13 +2,10 @@ package hue
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"time"
-
-	"github.com/amimof/huego"
 
 	"github.com/tether-dev/tether/providers"
 )
@@ -33,16 +30,25 @@ const (
 	ReasonDeviceOff            = "DeviceOff"
 	ReasonCredentialsUnusable  = "CredentialsUnusable"
 	ReasonBridgeRejectedChange = "BridgeRejectedChange"
+	// ReasonLimited: Ready=True, the bulb shows all it can of the spec and
+	// the message says what it cannot (projected or not reported).
+	ReasonLimited = "Limited"
+	// ReasonAttributeRefused: Ready=False, the bridge refused part of the
+	// spec and the message names it; it is not sent again unchanged.
+	ReasonAttributeRefused = "AttributeRefused"
 )
 
-// Hue v1 error types the adapter acts on.
+// Hue error types the adapter acts on (the v1 API's numbers; a v2 client
+// maps its answers onto them).
 const (
-	errUnauthorized = 1
-	errNotAvailable = 3
-	errInvalidValue = 7
-	errLinkButton   = 101
-	errDeviceOff    = 201
-	errInternal     = 901
+	errUnauthorized          = 1
+	errNotAvailable          = 3
+	errParameterNotAvailable = 6
+	errInvalidValue          = 7
+	errNotModifiable         = 8
+	errLinkButton            = 101
+	errDeviceOff             = 201
+	errInternal              = 901
 )
 
 // Delays the adapter asks for. Unauthorized waits long: only re-pairing
@@ -61,35 +67,11 @@ func (e *ProtocolError) Error() string {
 	return "the bridge sent an answer that is not valid Hue v1 API: " + e.Detail
 }
 
-// decodeAnswer reads a success/error answer array. It returns the first
-// error as a *huego.APIError, so both request paths classify alike.
-func decodeAnswer(status int, body []byte) error {
-	var items []struct {
-		Error *struct {
-			Type        int    `json:"type"`
-			Address     string `json:"address"`
-			Description string `json:"description"`
-		} `json:"error"`
-	}
-	if err := json.Unmarshal(body, &items); err != nil {
-		return &ProtocolError{Detail: fmt.Sprintf("HTTP %d: %.200s", status, body)}
-	}
-	for _, it := range items {
-		if it.Error != nil {
-			return &huego.APIError{Type: it.Error.Type, Address: it.Error.Address, Description: it.Error.Description}
-		}
-	}
-	if status >= 300 {
-		return &ProtocolError{Detail: fmt.Sprintf("HTTP %d without an error in the body", status)}
-	}
-	return nil
-}
-
 // apiErrorType returns the Hue error type in err, or 0.
 func apiErrorType(err error) int {
-	var apiErr *huego.APIError
-	if errors.As(err, &apiErr) {
-		return apiErr.Type
+	var bridgeErr *BridgeError
+	if errors.As(err, &bridgeErr) {
+		return bridgeErr.Type
 	}
 	return 0
 }
@@ -118,8 +100,8 @@ func classify(bridge string, err error) error {
 		return providers.RetryAfter(unreachableDelay, ReasonBridgeUnreachable, fmt.Errorf("bridge %s is unreachable: %w", bridge, err))
 	}
 	// Everything else is an answer the adapter could not read: a
-	// ProtocolError, JSON huego failed to decode (HTML from a proxy, garbage),
-	// an error object without a type. Name the bridge and the problem, and
+	// ProtocolError, JSON the client failed to decode (HTML from a proxy,
+	// garbage), an error object without a type. Name the bridge and the problem, and
 	// retry as for an unreachable bridge.
 	var perr *ProtocolError
 	if errors.As(err, &perr) {
@@ -138,4 +120,4 @@ func isNetwork(err error) bool {
 
 // apiError builds a bridge error of type typ, for conditions the adapter
 // detects itself (a /config without whitelist is error 1 in disguise).
-func apiError(typ int) error { return &huego.APIError{Type: typ, Description: "unauthorized user"} }
+func apiError(typ int) error { return &BridgeError{Type: typ, Description: "unauthorized user"} }

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/amimof/huego"
 	"k8s.io/utils/ptr"
 
 	"github.com/tether-dev/tether/providers"
@@ -26,7 +25,7 @@ func TestDecodeAnswer(t *testing.T) {
 		wantType int // -1: protocol error, 0: nil
 	}{
 		{"all success", 200, `[{"success":{"/lights/1/state/on":true}}]`, 0},
-		{"error after success", 200, `[{"success":{"/lights/1/state/on":true}},{"error":{"type":201,"address":"/lights/1/state/bri","description":"off"}}]`, 201},
+		{"error after success", 200, `[{"success":{"/lights/1/state/on":true}},{"error":{"type":3,"address":"/lights/1","description":"resource, /lights/1, not available"}}]`, 3},
 		{"error without address (huego would panic)", 200, `[{"error":{"type":901,"description":"busy"}}]`, 901},
 		{"overload", 503, `[{"error":{"type":901,"address":"/lights/1/state","description":"Internal error, 503"}}]`, 901},
 		{"html from a proxy", 502, `<html>bad gateway</html>`, -1},
@@ -34,7 +33,7 @@ func TestDecodeAnswer(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := decodeAnswer(tc.status, []byte(tc.body))
+			_, err := decodeAnswer(tc.status, []byte(tc.body), StateBody{})
 			var perr *ProtocolError
 			switch {
 			case tc.wantType == 0 && err != nil:
@@ -58,10 +57,10 @@ func TestClassify(t *testing.T) {
 	}{
 		{"connection refused", refused, ReasonBridgeUnreachable, false},
 		{"deadline", fmt.Errorf("get: %w", context.DeadlineExceeded), ReasonBridgeUnreachable, false},
-		{"unauthorized", &huego.APIError{Type: 1}, ReasonUnauthorized, false},
-		{"overloaded", &huego.APIError{Type: 901}, ReasonBridgeBusy, false},
-		{"invalid value", &huego.APIError{Type: 7}, ReasonInvalidValue, true},
-		{"not available", &huego.APIError{Type: 3}, ReasonBridgeRejectedChange, false},
+		{"unauthorized", &BridgeError{Type: 1}, ReasonUnauthorized, false},
+		{"overloaded", &BridgeError{Type: 901}, ReasonBridgeBusy, false},
+		{"invalid value", &BridgeError{Type: 7}, ReasonInvalidValue, true},
+		{"not available", &BridgeError{Type: 3}, ReasonBridgeRejectedChange, false},
 		{"garbage", &ProtocolError{Detail: "x"}, ReasonBridgeProtocol, false},
 	}
 	for _, tc := range cases {
@@ -94,7 +93,7 @@ func TestRedactKeepsUsernameOutOfErrors(t *testing.T) {
 // TestRedactBridgeErrorAddress: some bridges answer errors with the full
 // path (/api/<username>/groups) as the address.
 func TestRedactBridgeErrorAddress(t *testing.T) {
-	err := redact(&huego.APIError{Type: 3, Address: "/api/s3cr3tuser/groups", Description: "resource, /api/s3cr3tuser/groups, not available"}, "s3cr3tuser")
+	err := redact(&BridgeError{Type: 3, Address: "/api/s3cr3tuser/groups", Description: "resource, /api/s3cr3tuser/groups, not available"}, "s3cr3tuser")
 	if strings.Contains(err.Error(), "s3cr3tuser") || apiErrorType(err) != 3 {
 		t.Fatalf("redacted: %v", err)
 	}
@@ -105,8 +104,8 @@ func TestRedactBridgeErrorAddress(t *testing.T) {
 
 // TestForeignAnswersDoNotLeakTheUsername: something that is not a bridge
 // (a proxy, an emulator) answers with the request path, username and all,
-// in a body that is not Hue's. Over real HTTP, through both request paths
-// (huego's and the plain PUT), the classified error must not carry it.
+// in a body that is not Hue's. Over real HTTP, through huego's requests and
+// the plain ones, the classified error must not carry it.
 func TestForeignAnswersDoNotLeakTheUsername(t *testing.T) {
 	const user = "s3cr3tuser"
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -116,12 +115,18 @@ func TestForeignAnswersDoNotLeakTheUsername(t *testing.T) {
 	defer srv.Close()
 	c := NewClient(strings.TrimPrefix(srv.URL, "http://"), user, 2*time.Second)
 	bodies := []StateBody{
-		{On: ptr.To(true), Bri: ptr.To(100)},          // huego's path
-		{On: ptr.To(true), Hue: ptr.To(0)},            // plain PUT: huego cannot say hue 0
-		{On: ptr.To(true), TransitionTime: ptr.To(0)}, // plain PUT: instant transition
+		{On: ptr.To(true), Bri: ptr.To(100)},
+		{On: ptr.To(true), Hue: ptr.To(0)},
+		{On: ptr.To(true), TransitionTime: ptr.To(0)},
+	}
+	if _, err := c.Lights(context.Background()); err == nil || strings.Contains(classify("home", err).Error(), user) {
+		t.Errorf("GET /lights: %v", err)
+	}
+	if _, err := c.Config(context.Background()); err == nil || strings.Contains(classify("home", err).Error(), user) {
+		t.Errorf("GET /config (huego's path): %v", err)
 	}
 	for _, b := range bodies {
-		err := c.SetLightState(context.Background(), "1", b)
+		_, err := c.SetLightState(context.Background(), "1", b)
 		if err == nil {
 			t.Fatalf("a 404 page was taken as success for %+v", b)
 		}

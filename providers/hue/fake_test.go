@@ -6,18 +6,23 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/amimof/huego"
+	"k8s.io/utils/ptr"
 )
 
-// fakeBridge is a Client with lights in memory, counting calls.
+// fakeBridge is a Client with lights in memory, counting calls. It stands
+// in for a bridge in unit tests of one function; behaviour that depends on
+// how a bridge answers is tested against the simulator over HTTP.
 type fakeBridge struct {
 	mu     sync.Mutex
-	lights map[string]huego.State
+	id     string // the bridge id /config reports; default FAKE
+	lights map[string]LightState
 	names  map[string]string
 	err    error
 	gets   int
 	config int // GET /config
 	puts   []put
+	// unauthorized makes /config leave out the whitelist.
+	unauthorized bool
 }
 
 type put struct {
@@ -26,16 +31,17 @@ type put struct {
 }
 
 func newFakeBridge(names ...string) *fakeBridge {
-	f := &fakeBridge{lights: map[string]huego.State{}, names: map[string]string{}}
+	f := &fakeBridge{lights: map[string]LightState{}, names: map[string]string{}}
 	for i, n := range names {
 		id := strconv.Itoa(i + 1)
 		f.names[id] = n
-		f.lights[id] = huego.State{On: false, Bri: 127, Ct: 366, ColorMode: "ct", Reachable: true}
+		f.lights[id] = LightState{On: false, Bri: ptr.To(127), CT: ptr.To(366), Hue: ptr.To(8418), Sat: ptr.To(140),
+			XY: &[2]float64{0.4573, 0.41}, ColorMode: "ct", Reachable: true}
 	}
 	return f
 }
 
-func (f *fakeBridge) set(id string, change func(*huego.State)) {
+func (f *fakeBridge) set(id string, change func(*LightState)) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	st := f.lights[id]
@@ -43,42 +49,45 @@ func (f *fakeBridge) set(id string, change func(*huego.State)) {
 	f.lights[id] = st
 }
 
-func (f *fakeBridge) GetLights(context.Context) ([]huego.Light, error) {
+func (f *fakeBridge) Lights(context.Context) ([]Light, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.gets++
 	if f.err != nil {
 		return nil, f.err
 	}
-	var out []huego.Light
+	var out []Light
 	for id, st := range f.lights {
-		n, _ := strconv.Atoi(id)
-		st := st
-		out = append(out, huego.Light{ID: n, Name: f.names[id], State: &st})
+		out = append(out, Light{ID: id, Name: f.names[id], Type: "Extended color light", ModelID: "LCT015", State: st,
+			Capabilities: Capabilities{Dimmable: true, Color: true, ColorTemperature: &MiredRange{Min: 153, Max: 500}}})
 	}
 	return out, nil
 }
 
-func (f *fakeBridge) GetConfig(context.Context) (*huego.Config, error) {
+func (f *fakeBridge) Config(context.Context) (BridgeConfig, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.config++
-	return &huego.Config{BridgeID: "FAKE", WhitelistMap: map[string]huego.Whitelist{}}, f.err
+	id := f.id
+	if id == "" {
+		id = "FAKE"
+	}
+	return BridgeConfig{BridgeID: id, Authorized: !f.unauthorized}, f.err
 }
 
-func (f *fakeBridge) CreateUser(context.Context, string) (string, error) { return "", f.err }
+func (f *fakeBridge) Pair(context.Context, string) (string, error) { return "", f.err }
 
-func (f *fakeBridge) SetLightState(_ context.Context, id string, body StateBody) error {
+func (f *fakeBridge) SetLightState(_ context.Context, id string, body StateBody) (Result, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.err != nil {
-		return f.err
+		return Result{}, f.err
 	}
 	f.puts = append(f.puts, put{id, body})
-	return nil
+	return Result{Accepted: body}, nil
 }
 
-func (f *fakeBridge) GetGroups(context.Context) (map[string]string, error) {
+func (f *fakeBridge) Groups(context.Context) (map[string]string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return map[string]string{}, f.err
@@ -88,8 +97,8 @@ func (f *fakeBridge) CreateGroup(context.Context, string, []string) (string, err
 	return "", errors.New("the fake bridge has no groups")
 }
 
-func (f *fakeBridge) SetGroupState(context.Context, string, StateBody) error {
-	return errors.New("the fake bridge has no groups")
+func (f *fakeBridge) SetGroupState(context.Context, string, StateBody) (Result, error) {
+	return Result{}, errors.New("the fake bridge has no groups")
 }
 
 func (f *fakeBridge) DeleteGroup(context.Context, string) error { return nil }

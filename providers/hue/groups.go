@@ -105,7 +105,7 @@ func (s *sender) chooseLocked() *batch {
 	for _, o := range best {
 		inBatch[o.lightID] = true
 	}
-	if s.poller.groupZeroIsSafe(full, inBatch) {
+	if s.groupZeroIsSafe(full, inBatch) {
 		return &batch{groupZero: true, full: full, orders: best}
 	}
 	if time.Now().Before(s.noTempGroupsUntil) || time.Duration(len(s.queued))*s.interval < tempGroupCost {
@@ -125,9 +125,10 @@ func (s *sender) unqueueLocked(o *order) {
 // sendBatch sends one group command; when the bridge refuses it, the
 // orders go back to the head of the light line.
 func (s *sender) sendBatch(ctx context.Context, b *batch) {
-	c := s.poller.client
+	c := s.deps.client()
 	if b.groupZero {
-		s.afterGroupAction(b, s.poller.lightIDs(), c.SetGroupState(ctx, "0", b.full))
+		res, err := c.SetGroupState(ctx, "0", b.full)
+		s.afterGroupAction(b, s.deps.lightIDs(), res, err)
 		return
 	}
 	ids := make([]string, 0, len(b.orders))
@@ -136,35 +137,41 @@ func (s *sender) sendBatch(ctx context.Context, b *batch) {
 	}
 	id, err := c.CreateGroup(ctx, tempGroupPrefix+strconv.FormatInt(time.Now().UnixNano(), 36), ids)
 	if err != nil {
-		s.poller.log.Info("cannot create a temporary group; sending light commands", "error", err.Error())
+		s.deps.log.Info("cannot create a temporary group; sending light commands", "error", err.Error())
 		s.mu.Lock()
 		s.noTempGroupsUntil = time.Now().Add(tempGroupPause)
 		s.mu.Unlock()
 		s.giveBack(b.orders)
 		return
 	}
-	// Once the group exists it is deleted even if the poller stops
+	// Once the group exists it is deleted even if the session stops
 	// meanwhile (HueBridge deleted or rebuilt): nothing else would.
 	defer s.deleteGroup(context.WithoutCancel(ctx), id)
 	if err := s.groups.Wait(ctx); err != nil {
 		s.giveBack(b.orders)
 		return
 	}
-	s.afterGroupAction(b, ids, c.SetGroupState(ctx, id, b.full))
+	res, err := c.SetGroupState(ctx, id, b.full)
+	s.afterGroupAction(b, ids, res, err)
 }
 
 // afterGroupAction records the state of every light of the group, and
-// wakes the HueLights that did not wait.
-func (s *sender) afterGroupAction(b *batch, lightIDs []string, err error) {
+// wakes the HueLights that did not wait. A group command the bridge refused
+// in whole or in part goes back to light commands, which say per light
+// what the bridge refuses.
+func (s *sender) afterGroupAction(b *batch, lightIDs []string, res Result, err error) {
+	if err == nil {
+		err = refusedError(res)
+	}
 	if err != nil {
-		s.poller.log.Info("group command refused; sending light commands", "error", err.Error())
+		s.deps.log.Info("group command refused; sending light commands", "error", err.Error())
 		s.mu.Lock()
 		s.noGroupsUntil = time.Now().Add(tempGroupPause)
 		s.mu.Unlock()
 		s.giveBack(b.orders)
 		return
 	}
-	s.poller.Applied(b.full, lightIDs...)
+	s.deps.answered(b.full, res, lightIDs...)
 	s.finish(b.orders, nil)
 }
 
@@ -191,8 +198,8 @@ func (s *sender) deleteGroup(ctx context.Context, id string) {
 	if s.groups.Wait(ctx) != nil {
 		return
 	}
-	if err := s.poller.client.DeleteGroup(ctx, id); err != nil {
-		s.poller.log.Info("cannot delete a temporary group; will retry", "group", id, "error", err.Error())
+	if err := s.deps.client().DeleteGroup(ctx, id); err != nil {
+		s.deps.log.Info("cannot delete a temporary group; will retry", "group", id, "error", err.Error())
 		s.mu.Lock()
 		s.leftoverGroups = append(s.leftoverGroups, id)
 		s.mu.Unlock()
@@ -212,9 +219,9 @@ func (s *sender) deleteLeftovers(ctx context.Context) {
 // removeStaleGroups deletes temporary groups a crashed Tether left behind.
 // The listing is a read, not on the group budget; the deletions are.
 func (s *sender) removeStaleGroups(ctx context.Context) {
-	groups, err := s.poller.client.GetGroups(ctx)
+	groups, err := s.deps.client().Groups(ctx)
 	if err != nil {
-		s.poller.log.V(1).Info("cannot list groups to remove stale temporary ones", "error", err.Error())
+		s.deps.log.V(1).Info("cannot list groups to remove stale temporary ones", "error", err.Error())
 		return
 	}
 	for id, name := range groups {
@@ -222,4 +229,23 @@ func (s *sender) removeStaleGroups(ctx context.Context) {
 			s.deleteGroup(ctx, id)
 		}
 	}
+}
+
+// groupZeroIsSafe reports whether group 0 (every light of the bridge) may
+// be set to full for the lights in batch: every other bulb must be held by
+// a watching HueLight that wants that very state (it is about to be sent
+// anyway). A bulb nobody manages, one that wants another state, and a
+// paused HueLight's bulb (pausing drops its watch) all rule group 0 out.
+func (s *sender) groupZeroIsSafe(full StateBody, batch map[string]bool) bool {
+	ids := s.deps.lightIDs()
+	if len(ids) == 0 {
+		return false
+	}
+	want, wanted := full.key(), s.deps.wanted()
+	for _, id := range ids {
+		if !batch[id] && wanted[id] != want {
+			return false
+		}
+	}
+	return true
 }

@@ -16,170 +16,266 @@ import (
 	"github.com/tether-dev/tether/providers"
 )
 
-// LightExternal is the HueLight adapter. It reads bulbs from its bridge's
-// Poller cache and sends only what differs, within the bridge's budget.
+// LightExternal is the HueLight adapter's connect stage: it finds the
+// HueLight's bridge session and bulb, once per pass.
 type LightExternal struct {
 	Reader   client.Reader // HueBridges and HueLights (cached)
 	Registry *Registry
 }
 
 var (
-	_ providers.External[*huev1alpha1.HueLight] = (*LightExternal)(nil)
-	_ providers.Pauser[*huev1alpha1.HueLight]   = (*LightExternal)(nil)
+	_ providers.Connector[*huev1alpha1.HueLight] = (*LightExternal)(nil)
+	_ providers.Pauser[*huev1alpha1.HueLight]    = (*LightExternal)(nil)
+	_ providers.External[*huev1alpha1.HueLight]  = (*lightConn)(nil)
 )
 
-// target is a HueLight resolved to its bridge and bulb.
-type target struct {
-	bridge *huev1alpha1.HueBridge
-	poller *Poller
-	light  LightSnapshot
+// lightConn is a HueLight connected to its bridge session and bulb for one
+// pass: it reads the session's cache and sends only what differs, within
+// the bridge's budget.
+type lightConn struct {
+	reader  client.Reader
+	bridge  *huev1alpha1.HueBridge
+	session *Session
+	light   Light
+	key     types.NamespacedName
 }
 
-// Observe compares the bulb with the spec. A bulb held by an earlier
-// HueLight, or unreachable, is reported not available and nothing is sent.
-func (e *LightExternal) Observe(ctx context.Context, l *huev1alpha1.HueLight) (providers.Observation, error) {
-	t, err := e.resolve(ctx, l)
-	if err != nil {
-		return providers.Observation{}, err
-	}
+// Connect resolves the HueLight's bridge (spec.bridgeRef, or the only one),
+// checks that its namespace may use it, and finds its bulb. A HueLight being
+// deleted with nothing left to switch off (no bridge, no bulb, onDelete
+// Keep) lets go instead.
+func (e *LightExternal) Connect(ctx context.Context, l *huev1alpha1.HueLight) (providers.External[*huev1alpha1.HueLight], error) {
 	key := client.ObjectKeyFromObject(l)
-	recordObserved(l, t)
-	if holder, err := e.holder(ctx, t.poller, l, t.light.ID); err != nil {
+	deleting := !l.DeletionTimestamp.IsZero()
+	if deleting && l.Spec.OnDelete == huev1alpha1.DeletionKeep {
+		e.forget(ctx, l, key)
+		return released{}, nil
+	}
+	c, err := e.connect(ctx, l, key)
+	if err != nil {
+		if deleting && (isGone(err) || neverHeldABulb(l, err)) {
+			e.forget(ctx, l, key)
+			return released{}, nil
+		}
+		return nil, err
+	}
+	return c, nil
+}
+
+func (e *LightExternal) connect(ctx context.Context, l *huev1alpha1.HueLight, key types.NamespacedName) (*lightConn, error) {
+	b, err := e.bridge(ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	if old := l.Status.Bridge; old != "" && old != b.Name {
+		// bridgeRef changed: the old bridge's session must not keep the
+		// bulb claimed, wanted (group 0) or watched for drift.
+		e.forgetOn(old, key)
+	}
+	if err := allowedNS(b, l.Namespace); err != nil {
+		// Let go of the bulb, so that a HueLight the bridge does accept
+		// can take it.
+		e.forgetOn(b.Name, key)
+		return nil, err
+	}
+	s, err := e.Registry.For(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	lights, err := s.Lights(ctx)
+	if err != nil {
+		return nil, classify(b.Name, err)
+	}
+	light, err := findLight(lights, l, b.Name)
+	if err != nil {
+		// No bulb by that name (any more): let go of the one it held, and
+		// watch for one of the name to appear.
+		s.Forget(key)
+		s.Watch(key, watch{name: l.Spec.Name})
+		return nil, err
+	}
+	return &lightConn{reader: e.Reader, bridge: b, session: s, light: light, key: key}, nil
+}
+
+// Paused stops the bridge's session from acting for l: a paused HueLight
+// promises no calls, group commands included.
+func (e *LightExternal) Paused(ctx context.Context, l *huev1alpha1.HueLight) {
+	if b, err := e.bridge(ctx, l); err == nil {
+		if s, ok := e.Registry.Running(b.Name); ok {
+			s.Pause(client.ObjectKeyFromObject(l))
+		}
+	}
+}
+
+// forget drops the HueLight's watch and claim on its bridge's session.
+func (e *LightExternal) forget(ctx context.Context, l *huev1alpha1.HueLight, key types.NamespacedName) {
+	if b, err := e.bridge(ctx, l); err == nil {
+		e.forgetOn(b.Name, key)
+	}
+}
+
+func (e *LightExternal) forgetOn(bridge string, key types.NamespacedName) {
+	if s, ok := e.Registry.Running(bridge); ok {
+		s.Forget(key)
+	}
+}
+
+// Observe compares the bulb with the spec, projected onto what the bulb
+// can show and without what the bridge refused. A bulb held by an earlier
+// HueLight, an unreachable one, one whose command is already in line, or
+// one whose only difference the bridge refused is a wait: nothing is sent.
+func (c *lightConn) Observe(ctx context.Context, l *huev1alpha1.HueLight) (providers.Observation, error) {
+	recordObserved(l, c)
+	s := c.session
+	if holder, err := c.holder(ctx, l); err != nil {
 		return providers.Observation{}, err
-	} else if holder != key {
+	} else if holder != c.key {
 		// Not watched: the holder's changes are not this one's drift. The
-		// holder's deletion wakes it (Poller.Forget).
-		t.poller.Unwatch(key)
-		return notAvailable(t.poller, ReasonConflict, fmt.Sprintf(
+		// holder's deletion wakes it (Session.Forget).
+		s.Unwatch(c.key)
+		return c.wait(ReasonConflict, fmt.Sprintf(
 			"light %q on bridge %s is already managed by HueLight %s; this one sends nothing while that one exists",
-			t.light.Name, t.bridge.Name, holder)), nil
+			c.light.Name, c.bridge.Name, holder), 0), nil
 	}
-	want := DesiredFrom(l.Spec)
-	t.poller.Watch(key, watch{name: l.Spec.Name, lightID: t.light.ID, want: want, reachable: t.light.Reachable})
-	if !t.light.Reachable {
-		return notAvailable(t.poller, ReasonLightUnreachable, fmt.Sprintf(
+	v := c.view()
+	p := project(DesiredFrom(l.Spec), v.Light)
+	want, refused := withoutRefused(p.want, v.refused)
+	s.Watch(c.key, watch{name: l.Spec.Name, lightID: c.light.ID, want: p.want, reachable: v.State.Reachable})
+	if !v.State.Reachable {
+		return c.wait(ReasonLightUnreachable, fmt.Sprintf(
 			"bridge %s cannot reach light %q (switched off at the wall or out of range); retried on the next poll",
-			t.bridge.Name, t.light.Name)), nil
+			c.bridge.Name, c.light.Name), 0), nil
 	}
-	if d := Compare(want, t.light); d != nil {
+	if eta, queued := s.sender.pending(c.key, FullBody(want).key()); queued {
+		return c.wait(ReasonThrottled, fmt.Sprintf(
+			"queued for bridge %s (its command budget is shared by all namespaces in turn): about %s",
+			c.bridge.Name, eta.Round(100*time.Millisecond)), eta), nil
+	}
+	if d := Compare(want, v.State); d != nil {
+		d.confirmed = v.confirmed
 		return providers.Observation{Exists: true, Diff: d, Available: true}, nil
 	}
-	// Nothing left to send: a queued command (or its error) is moot.
-	t.poller.sender.drop(key)
-	return providers.Observation{Exists: true, UpToDate: true, Available: true}, nil
+	// Nothing left to send: a stale queued command (or its error) is moot.
+	s.sender.drop(c.key)
+	notes := append(p.notes, assumedNotes(v, want)...)
+	if len(refused) > 0 {
+		return c.wait(ReasonAttributeRefused, strings.Join(append(refused, notes...), "; "), 0), nil
+	}
+	obs := providers.Observation{Exists: true, UpToDate: true, Available: true, Unconfirmed: v.unconfirmed}
+	if len(notes) > 0 {
+		obs.Reason, obs.Message = ReasonLimited, strings.Join(notes, "; ")
+	}
+	return obs, nil
 }
 
-func notAvailable(p *Poller, reason, message string) providers.Observation {
-	return providers.Observation{Exists: true, UpToDate: true, Reason: reason, Message: message, RecheckAfter: p.interval}
+// view is the bulb as the session knows it now: the last read with what
+// the bridge accepted since.
+func (c *lightConn) view() lightView {
+	if v, ok := c.session.cache.view(c.light.ID); ok {
+		return v
+	}
+	return lightView{Light: c.light}
 }
 
-// Create is never needed: a bulb cannot be created, and Observe reports a
+// wait is an observation that sends nothing, looked at again after
+// recheck (by default the bridge's poll interval).
+func (c *lightConn) wait(reason, message string, recheck time.Duration) providers.Observation {
+	if recheck <= 0 {
+		recheck = c.session.interval
+	}
+	return providers.Observation{Exists: true, Wait: true, Reason: reason, Message: message, RecheckAfter: recheck}
+}
+
+// Create is never needed: a bulb cannot be created, and Connect reports a
 // missing one as LightNotFound.
-func (e *LightExternal) Create(ctx context.Context, l *huev1alpha1.HueLight) error {
-	_, err := e.resolve(ctx, l)
-	return err
-}
+func (c *lightConn) Create(context.Context, *huev1alpha1.HueLight) error { return nil }
 
-// Update sends the difference when the bridge's budget allows.
-func (e *LightExternal) Update(ctx context.Context, l *huev1alpha1.HueLight, diff providers.Difference) error {
-	d, ok := diff.(*LightDiff)
-	if !ok || d == nil {
+// Update hands the difference to the bridge's sender. It is compared again
+// with the latest cache first: a group command (or this HueLight's own,
+// just sent) may have done it since Observe, and then sending again would
+// only spend a slot.
+func (c *lightConn) Update(ctx context.Context, l *huev1alpha1.HueLight, diff providers.Difference) error {
+	if d, ok := diff.(*LightDiff); !ok || d == nil {
 		return nil
 	}
-	t, err := e.resolve(ctx, l)
-	if err != nil {
+	v := c.view()
+	want, _ := withoutRefused(project(DesiredFrom(l.Spec), v.Light).want, v.refused)
+	d := Compare(want, v.State)
+	if d == nil {
+		return nil
+	}
+	full := FullBody(want)
+	if sent, err := c.send(ctx, d.Body, full); sent || err != nil {
 		return err
 	}
-	// Compared again with the latest cache: a group command (or this
-	// HueLight's own, just sent) may have done it since Observe, and then
-	// sending again would only spend a slot.
-	want := DesiredFrom(l.Spec)
-	if d = Compare(want, t.light); d == nil {
-		return nil
-	}
-	return send(ctx, t, l, d.Body, FullBody(want))
+	eta, _ := c.session.sender.pending(c.key, full.key())
+	return providers.Queued(eta, ReasonThrottled,
+		"queued for bridge %s (its command budget is shared by all namespaces in turn): about %s", c.bridge.Name, eta.Round(100*time.Millisecond))
 }
 
-// sendWait is how long Update waits for its command when it is the only one
-// in line: on an idle bridge the reconcile that asked gets the bridge's
-// answer, without a second pass. Under load nobody waits, so workers keep
-// queueing (which lets same-state commands be grouped) instead of idling.
+// sendWait is how long a command alone in line is waited for: on an idle
+// bridge the reconcile that asked gets the bridge's answer, without a
+// second pass. Under load nobody waits, so workers keep queueing (which
+// lets same-state commands be grouped) instead of idling.
 const sendWait = 200 * time.Millisecond
 
-// send hands body over to the bridge's sender. A command that went out
-// returns the bridge's answer; one still in line returns Pending with an
-// estimate, and the sender wakes the HueLight once it is sent. An error
-// from a command the HueLight did not wait for is returned here, at its
-// next reconcile.
-func send(ctx context.Context, t target, l *huev1alpha1.HueLight, body, full StateBody) error {
-	s, key := t.poller.sender, client.ObjectKeyFromObject(l)
-	if err := s.takeFailure(key, full.key()); err != nil {
-		return classify(t.bridge.Name, err)
+// send hands body over to the bridge's sender. It reports whether the
+// command went out (then err is the bridge's answer); one still in line is
+// sent later, and its HueLight woken then. An error from a command the
+// HueLight did not wait for is returned here, at its next pass.
+func (c *lightConn) send(ctx context.Context, body, full StateBody) (bool, error) {
+	s := c.session.sender
+	if err := s.takeFailure(c.key, full.key()); err != nil {
+		return true, classify(c.bridge.Name, err)
 	}
-	o := s.enqueue(request{key: key, lightID: t.light.ID, body: body, full: full})
+	o := s.enqueue(request{key: c.key, lightID: c.light.ID, body: body, full: full})
 	wait := time.Duration(0) // under load: leave at once, to be woken
 	if s.alone(o, sendWait) {
 		wait = sendWait
 	}
-	if sent, err := s.await(ctx, o, wait); sent {
-		return classify(t.bridge.Name, err)
-	}
-	return providers.Pending(s.estimate(o), ReasonThrottled,
-		"queued for bridge %s: its command budget is shared by all namespaces in turn", t.bridge.Name)
+	sent, err := s.await(ctx, o, wait)
+	return sent, classify(c.bridge.Name, err)
 }
 
-// Delete turns the bulb off (onDelete TurnOff) or lets it be (Keep). A
-// HueLight that never held the bulb, or whose bridge or bulb is gone, lets
-// go without a call.
-func (e *LightExternal) Delete(ctx context.Context, l *huev1alpha1.HueLight) error {
-	key := client.ObjectKeyFromObject(l)
-	if l.Spec.OnDelete == huev1alpha1.DeletionKeep {
-		e.forget(ctx, l, key)
+// Delete turns the bulb off (onDelete TurnOff). A HueLight that never held
+// the bulb lets go without a call.
+func (c *lightConn) Delete(ctx context.Context, l *huev1alpha1.HueLight) error {
+	s := c.session
+	if holder := s.Claim(c.key, c.light.ID, l.CreationTimestamp); holder != c.key {
+		s.Forget(c.key)
 		return nil
 	}
-	t, err := e.resolve(ctx, l)
-	if err != nil {
-		if isGone(err) || neverHeldABulb(l, err) {
-			e.forget(ctx, l, key)
-			return nil
-		}
-		return err
-	}
-	if holder := t.poller.Claim(key, t.light.ID, l.CreationTimestamp); holder != key {
-		t.poller.Forget(key)
-		return nil
-	}
-	if t.light.On {
+	if c.view().State.On {
 		// Not wanting the spec's state any more: group 0 must not switch
 		// the bulb back on between "off" and the finalizer's removal.
-		t.poller.Unwatch(key)
+		s.Unwatch(c.key)
 		off := StateBody{On: ptr.To(false), TransitionTime: DesiredFrom(l.Spec).Transition}
-		if err := send(ctx, t, l, off, off); err != nil {
+		sent, err := c.send(ctx, off, off)
+		if err != nil {
 			return err
 		}
+		if !sent {
+			eta, _ := s.sender.pending(c.key, off.key())
+			return providers.Pending(eta, ReasonThrottled,
+				"switching off: queued for bridge %s, whose command budget is shared by all namespaces in turn", c.bridge.Name)
+		}
 	}
-	t.poller.Forget(key)
+	s.Forget(c.key)
 	return nil
 }
 
-// Paused stops the bridge's poller and sender from acting for l: a paused
-// HueLight promises no calls, group commands included.
-func (e *LightExternal) Paused(ctx context.Context, l *huev1alpha1.HueLight) {
-	if b, err := e.bridge(ctx, l); err == nil {
-		if p, ok := e.Registry.Running(b.Name); ok {
-			p.Pause(client.ObjectKeyFromObject(l))
-		}
-	}
-}
+// released is a HueLight being deleted with nothing left to switch off; its
+// watch and claim were dropped when it connected.
+type released struct{}
 
-// forget drops the HueLight's watch and claim if its bridge has a poller.
-func (e *LightExternal) forget(ctx context.Context, l *huev1alpha1.HueLight, key types.NamespacedName) {
-	if b, err := e.bridge(ctx, l); err == nil {
-		if p, ok := e.Registry.Running(b.Name); ok {
-			p.Forget(key)
-		}
-	}
+func (released) Observe(context.Context, *huev1alpha1.HueLight) (providers.Observation, error) {
+	return providers.Observation{}, nil
 }
+func (released) Create(context.Context, *huev1alpha1.HueLight) error { return nil }
+func (released) Update(context.Context, *huev1alpha1.HueLight, providers.Difference) error {
+	return nil
+}
+func (released) Delete(context.Context, *huev1alpha1.HueLight) error { return nil }
 
 // isGone is true for errors that mean there is nothing this HueLight may
 // switch off: no bulb, no bridge, no credentials, or a namespace the bridge
@@ -202,42 +298,6 @@ func isGone(err error) bool {
 func neverHeldABulb(l *huev1alpha1.HueLight, err error) bool {
 	ra, ok := providers.AsRetryAfter(err)
 	return ok && ra.Reason == ReasonUnauthorized && l.Status.LightID == ""
-}
-
-// resolve finds the HueLight's bridge, poller and bulb.
-func (e *LightExternal) resolve(ctx context.Context, l *huev1alpha1.HueLight) (target, error) {
-	b, err := e.bridge(ctx, l)
-	if err != nil {
-		return target{}, err
-	}
-	key := client.ObjectKeyFromObject(l)
-	if old := l.Status.Bridge; old != "" && old != b.Name {
-		// bridgeRef changed: the old bridge's poller must not keep the
-		// bulb claimed, wanted (group 0) or watched for drift.
-		if p, ok := e.Registry.Running(old); ok {
-			p.Forget(key)
-		}
-	}
-	if err := allowedNS(b, l.Namespace); err != nil {
-		return target{}, err
-	}
-	p, err := e.Registry.For(ctx, b)
-	if err != nil {
-		return target{}, err
-	}
-	lights, err := p.Snapshot(ctx)
-	if err != nil {
-		return target{}, classify(b.Name, err)
-	}
-	light, err := findLight(lights, l, b.Name)
-	if err != nil {
-		// No bulb by that name (any more): let go of the one it held, and
-		// watch for one of the name to appear.
-		p.Forget(key)
-		p.Watch(key, watch{name: l.Spec.Name})
-		return target{}, err
-	}
-	return target{bridge: b, poller: p, light: light}, nil
 }
 
 // bridge is spec.bridgeRef, or the only HueBridge when it is left out.
@@ -281,12 +341,12 @@ func allowedNS(b *huev1alpha1.HueBridge, ns string) error {
 }
 
 // findLight resolves spec.id, or spec.name (exact) via the cached id.
-func findLight(lights lightsByID, l *huev1alpha1.HueLight, bridge string) (LightSnapshot, error) {
+func findLight(lights lightsByID, l *huev1alpha1.HueLight, bridge string) (Light, error) {
 	if id := l.Spec.ID; id != "" {
 		if light, ok := lights[id]; ok {
 			return light, nil
 		}
-		return LightSnapshot{}, providers.RetryAfter(30*time.Second, ReasonLightNotFound,
+		return Light{}, providers.RetryAfter(30*time.Second, ReasonLightNotFound,
 			fmt.Errorf("bridge %s has no light with id %s", bridge, id))
 	}
 	if light, ok := lights[l.Status.LightID]; ok && light.Name == l.Spec.Name {
@@ -295,36 +355,38 @@ func findLight(lights lightsByID, l *huev1alpha1.HueLight, bridge string) (Light
 	if light, ok := lights.byName(l.Spec.Name); ok {
 		return light, nil
 	}
-	return LightSnapshot{}, providers.RetryAfter(30*time.Second, ReasonLightNotFound, fmt.Errorf(
+	return Light{}, providers.RetryAfter(30*time.Second, ReasonLightNotFound, fmt.Errorf(
 		"bridge %s has no light named %q; it has: %s", bridge, l.Spec.Name, strings.Join(lights.names(), ", ")))
 }
 
 // holder returns the HueLight that holds the bulb. A holder that no longer
 // exists (deleted while paused, so Delete never ran) is dropped.
-func (e *LightExternal) holder(ctx context.Context, p *Poller, l *huev1alpha1.HueLight, lightID string) (types.NamespacedName, error) {
-	key := client.ObjectKeyFromObject(l)
+func (c *lightConn) holder(ctx context.Context, l *huev1alpha1.HueLight) (types.NamespacedName, error) {
 	for {
-		h := p.Claim(key, lightID, l.CreationTimestamp)
-		if h == key {
+		h := c.session.Claim(c.key, c.light.ID, l.CreationTimestamp)
+		if h == c.key {
 			return h, nil
 		}
-		err := e.Reader.Get(ctx, h, &huev1alpha1.HueLight{})
+		err := c.reader.Get(ctx, h, &huev1alpha1.HueLight{})
 		if err == nil {
 			return h, nil
 		}
 		if !apierrors.IsNotFound(err) {
 			return h, err
 		}
-		p.Forget(h)
+		c.session.Forget(h)
 	}
 }
 
 // recordObserved writes what the bridge reports into the status.
-func recordObserved(l *huev1alpha1.HueLight, t target) {
-	l.Status.LightID = t.light.ID
-	l.Status.Bridge = t.bridge.Name
-	l.Status.Reachable = ptr.To(t.light.Reachable)
-	l.Status.Observed = &huev1alpha1.ObservedLightState{
-		On: t.light.On, Brightness: int32(t.light.Bri), ColorMode: t.light.ColorMode,
+func recordObserved(l *huev1alpha1.HueLight, c *lightConn) {
+	st := c.light.State
+	l.Status.LightID = c.light.ID
+	l.Status.Bridge = c.bridge.Name
+	l.Status.Reachable = ptr.To(st.Reachable)
+	l.Status.Observed = &huev1alpha1.ObservedLightState{On: st.On, ColorMode: st.ColorMode}
+	if st.Bri != nil {
+		l.Status.Observed.Brightness = int32(*st.Bri)
 	}
+	l.Status.Capabilities = capabilitiesStatus(c.light)
 }

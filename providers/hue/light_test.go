@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/amimof/huego"
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,6 +23,12 @@ import (
 // paired HueBridge "home", and the fake bridge f.
 func newTestLights(t *testing.T, f *fakeBridge, objs ...client.Object) *LightExternal {
 	t.Helper()
+	return newTestLightsAt(t, map[string]*fakeBridge{"bridge": f}, objs...)
+}
+
+// newTestLightsAt is newTestLights with a fake bridge per address.
+func newTestLightsAt(t *testing.T, bridges map[string]*fakeBridge, objs ...client.Object) *LightExternal {
+	t.Helper()
 	scheme := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(scheme)
 	_ = huev1alpha1.AddToScheme(scheme)
@@ -33,7 +38,9 @@ func newTestLights(t *testing.T, f *fakeBridge, objs ...client.Object) *LightExt
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "s", Name: "hue"}, Data: map[string][]byte{"username": []byte("u")}},
 	)
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).Build()
-	reg := NewRegistry(c, c, Settings{PollInterval: time.Hour, NewClient: func(string, string, time.Duration) Client { return f }}, logr.Discard())
+	reg := NewRegistry(c, c, Settings{CredentialsNamespaces: []string{"s"}, PollInterval: time.Hour, NewClient: func(address, _ string, _ time.Duration) Client {
+		return bridges[address]
+	}}, logr.Discard())
 	t.Cleanup(reg.Stop)
 	return &LightExternal{Reader: c, Registry: reg}
 }
@@ -49,7 +56,7 @@ func TestObserveTheTalkManifest(t *testing.T) {
 	f := newFakeBridge("hallway")
 	e := newTestLights(t, f)
 	l := hueLight("entrance", "hallway-light", "hallway", time.Now())
-	obs, err := e.Observe(context.Background(), l)
+	obs, err := observe(context.Background(), e, l)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,10 +67,10 @@ func TestObserveTheTalkManifest(t *testing.T) {
 	if l.Status.LightID != "1" || l.Status.Observed == nil || l.Status.Observed.On {
 		t.Fatalf("status %+v", l.Status)
 	}
-	if err := e.Update(context.Background(), l, obs.Diff); err != nil {
+	if err := update(context.Background(), e, l, obs.Diff); err != nil {
 		t.Fatal(err)
 	}
-	if obs, _ := e.Observe(context.Background(), l); !obs.UpToDate || !obs.Available {
+	if obs, _ := observe(context.Background(), e, l); !obs.UpToDate || !obs.Available {
 		t.Fatalf("after Update the cache still differs: %+v", obs)
 	}
 	if gets, puts := f.calls(); gets != 1 || len(puts) != 1 {
@@ -78,15 +85,15 @@ func TestLaterClaimGetsConflictAndSendsNothing(t *testing.T) {
 	e := newTestLights(t, f, early.DeepCopy(), late.DeepCopy())
 	ctx := context.Background()
 	for _, l := range []*huev1alpha1.HueLight{late, early} {
-		if _, err := e.Observe(ctx, l); err != nil {
+		if _, err := observe(ctx, e, l); err != nil {
 			t.Fatal(err)
 		}
 	}
-	obs, err := e.Observe(ctx, late)
-	if err != nil || obs.Available || obs.Reason != ReasonConflict || !obs.UpToDate || !strings.Contains(obs.Message, "b-room/desk") {
+	obs, err := observe(ctx, e, late)
+	if err != nil || obs.Available || obs.Reason != ReasonConflict || !obs.Wait || !strings.Contains(obs.Message, "b-room/desk") {
 		t.Fatalf("later claim: %+v, %v", obs, err)
 	}
-	if err := e.Delete(ctx, late); err != nil {
+	if err := remove(ctx, e, late); err != nil {
 		t.Fatal(err)
 	}
 	if _, puts := f.calls(); len(puts) != 0 {
@@ -108,11 +115,11 @@ func TestDelete(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFakeBridge("hallway")
-			f.set("1", func(s *huego.State) { s.On = tc.on })
+			f.set("1", func(s *LightState) { s.On = tc.on })
 			l := hueLight("entrance", "hallway-light", "hallway", time.Now())
 			l.Spec.OnDelete = tc.policy
 			e := newTestLights(t, f, l.DeepCopy())
-			if err := e.Delete(context.Background(), l); err != nil {
+			if err := remove(context.Background(), e, l); err != nil {
 				t.Fatal(err)
 			}
 			_, puts := f.calls()
@@ -151,7 +158,7 @@ func TestObserveRefusals(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newTestLights(t, newFakeBridge("hallway", "kitchen"), tc.extra...)
-			_, err := e.Observe(context.Background(), tc.light())
+			_, err := observe(context.Background(), e, tc.light())
 			reason := ""
 			if ra, ok := providers.AsRetryAfter(err); ok {
 				reason = ra.Reason
@@ -216,29 +223,58 @@ func TestFindLight(t *testing.T) {
 // changes lets go of its bulb on the old bridge, so another HueLight may
 // take it (and group 0 there no longer counts it).
 func TestMovingToAnotherBridgeReleasesTheBulb(t *testing.T) {
-	f := newFakeBridge("desk")
+	f, elsewhere := newFakeBridge("desk"), newFakeBridge("desk")
+	elsewhere.id = "ELSEWHERE"
 	office := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "office", UID: "u2", Generation: 1},
 		Spec: huev1alpha1.HueBridgeSpec{Address: "bridge2", CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: "s", Name: "hue"}}}
 	early := hueLight("b-room", "desk", "desk", time.Unix(100, 0))
 	late := hueLight("a-room", "desk", "desk", time.Unix(200, 0))
 	early.Spec.BridgeRef = &huev1alpha1.BridgeReference{Name: "home"}
 	late.Spec.BridgeRef = &huev1alpha1.BridgeReference{Name: "home"}
-	e := newTestLights(t, f, office, early.DeepCopy(), late.DeepCopy())
+	e := newTestLightsAt(t, map[string]*fakeBridge{"bridge": f, "bridge2": elsewhere}, office, early.DeepCopy(), late.DeepCopy())
 	ctx := context.Background()
 	for _, l := range []*huev1alpha1.HueLight{early, late} {
-		if _, err := e.Observe(ctx, l); err != nil {
+		if _, err := observe(ctx, e, l); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if obs, _ := e.Observe(ctx, late); obs.Reason != ReasonConflict {
+	if obs, _ := observe(ctx, e, late); obs.Reason != ReasonConflict {
 		t.Fatalf("before the move the later HueLight should be in conflict: %+v", obs)
 	}
 	early.Spec.BridgeRef.Name = "office"
-	if _, err := e.Observe(ctx, early); err != nil {
+	if _, err := observe(ctx, e, early); err != nil {
 		t.Fatal(err)
 	}
-	obs, err := e.Observe(ctx, late)
+	obs, err := observe(ctx, e, late)
 	if err != nil || obs.Reason == ReasonConflict || !obs.Available {
 		t.Fatalf("after the holder moved to another bridge: %+v, %v", obs, err)
 	}
+}
+
+// observe, update and remove run one step of a pass as the reconciler does:
+// connect, then the step. remove marks the object deleted first.
+func observe[O client.Object](ctx context.Context, c providers.Connector[O], obj O) (providers.Observation, error) {
+	ext, err := c.Connect(ctx, obj)
+	if err != nil {
+		return providers.Observation{}, err
+	}
+	return ext.Observe(ctx, obj)
+}
+
+func update[O client.Object](ctx context.Context, c providers.Connector[O], obj O, diff providers.Difference) error {
+	ext, err := c.Connect(ctx, obj)
+	if err != nil {
+		return err
+	}
+	return ext.Update(ctx, obj, diff)
+}
+
+func remove[O client.Object](ctx context.Context, c providers.Connector[O], obj O) error {
+	now := metav1.Now()
+	obj.SetDeletionTimestamp(&now)
+	ext, err := c.Connect(ctx, obj)
+	if err != nil {
+		return err
+	}
+	return ext.Delete(ctx, obj)
 }

@@ -7,22 +7,23 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
-	"github.com/tether-dev/tether/providers"
 )
 
 // Settings are the operator-wide defaults; a HueBridge's spec overrides the
-// poll interval and command rate for itself.
+// poll interval and command rate for its session.
 type Settings struct {
 	PollInterval      time.Duration // default 5s
 	CommandsPerSecond float64       // default 10
 	CallTimeout       time.Duration // default DefaultCallTimeout
+	// CredentialsNamespaces are where credentials Secrets may be
+	// (secretaccess.go); none allows none.
+	CredentialsNamespaces []string
 	// NewClient builds a bridge client; tests may swap it.
 	NewClient func(address, user string, timeout time.Duration) Client
 }
@@ -47,26 +48,49 @@ func (s Settings) withDefaults() Settings {
 // the bridge refuses the username.
 const rebuildAfterUnauthorized = 10 * time.Second
 
-// Registry holds one Poller per HueBridge. It is a manager Runnable: its
-// pollers stop with the manager.
+// Wake is a wake-up for one object, by key: the controllers turn it into a
+// reconcile request through a controller-runtime channel source.
+type Wake = event.TypedGenericEvent[types.NamespacedName]
+
+// Registry binds HueBridge objects to bridge sessions: one session per
+// physical bridge (by bridge id), however many HueBridges name it. It is a
+// manager Runnable: its sessions stop with the manager.
+//
+// Its lock guards only its maps: the Secret read and the /config call that
+// binds a HueBridge run outside it, one at a time per HueBridge.
 type Registry struct {
 	reader   client.Reader // HueBridges (cached)
-	secrets  client.Reader // credentials (uncached: no cluster-wide Secret informer)
+	secrets  client.Reader // credentials (uncached)
 	settings Settings
-	events   chan event.GenericEvent
-	bridges  chan event.GenericEvent
+	lights   chan Wake
+	bridges  chan Wake
 	log      logr.Logger
 
 	base   context.Context
 	cancel context.CancelFunc
 
-	mu      sync.Mutex
-	pollers map[string]*registered
+	mu       sync.Mutex
+	bindings map[string]*binding // HueBridge name ->
+	sessions map[string]*Session // bridge id ->
+	binders  map[string]*binder  // HueBridge name ->
 }
 
-type registered struct {
-	poller      *Poller
+// binding is one HueBridge object's use of a session.
+type binding struct {
 	fingerprint string
+	session     *Session
+	client      Client // with this HueBridge's address and username
+	builtAt     time.Time
+}
+
+// binder serialises the binding of one HueBridge and remembers its last
+// failure, so a bridge that does not answer is asked at most once per poll
+// interval however many HueLights want it.
+type binder struct {
+	mu          sync.Mutex
+	fingerprint string
+	err         error
+	failedAt    time.Time
 }
 
 // NewRegistry creates the registry; reader serves HueBridges, secrets reads
@@ -77,136 +101,274 @@ func NewRegistry(reader, secrets client.Reader, settings Settings, log logr.Logg
 		reader:   reader,
 		secrets:  secrets,
 		settings: settings.withDefaults(),
-		events:   make(chan event.GenericEvent, 4096),
-		bridges:  make(chan event.GenericEvent, 64),
+		lights:   make(chan Wake, 4096),
+		bridges:  make(chan Wake, 64),
 		log:      log,
 		base:     base,
 		cancel:   cancel,
-		pollers:  map[string]*registered{},
+		bindings: map[string]*binding{},
+		sessions: map[string]*Session{},
+		binders:  map[string]*binder{},
 	}
 }
 
-// Events is the channel of HueLights to reconcile (drift, reachability,
-// bridge back online); feed it to the HueLight controller as source.Channel.
-func (r *Registry) Events() <-chan event.GenericEvent { return r.events }
+// LightWakes carries the HueLights to reconcile (drift, reachability, a
+// bulb let go, a command sent); feed it to the HueLight controller.
+func (r *Registry) LightWakes() <-chan Wake { return r.lights }
 
-// BridgeEvents is the channel of HueBridges whose bridge stopped or started
-// answering; feed it to the HueBridge controller as source.Channel.
-func (r *Registry) BridgeEvents() <-chan event.GenericEvent { return r.bridges }
+// BridgeWakes carries the HueBridges whose bridge stopped or started
+// answering or changed its number of lights.
+func (r *Registry) BridgeWakes() <-chan Wake { return r.bridges }
 
-// Start blocks until ctx ends, then stops every poller.
+// Start blocks until ctx ends, then stops every session.
 func (r *Registry) Start(ctx context.Context) error {
 	<-ctx.Done()
 	r.Stop()
 	return nil
 }
 
-// Stop stops every poller.
+// Stop stops every session.
 func (r *Registry) Stop() { r.cancel() }
 
-// For returns the poller of bridge, starting it or restarting it when the
-// bridge's address, credentials or settings changed.
-func (r *Registry) For(ctx context.Context, bridge *huev1alpha1.HueBridge) (*Poller, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	fp := fingerprint(bridge)
-	if reg, ok := r.pollers[bridge.Name]; ok && reg.fingerprint == fp && !reg.poller.needsRebuild() {
-		return reg.poller, nil
+// For returns the session of the bridge the HueBridge names, binding it
+// first (reading its credentials and the bridge's /config) when it is new,
+// when its address, credentials or settings changed, or when the bridge
+// refuses its username. Errors are already classified.
+func (r *Registry) For(ctx context.Context, b *huev1alpha1.HueBridge) (*Session, error) {
+	if s, ok := r.bound(b); ok {
+		return s, nil
 	}
-	user, err := r.username(ctx, bridge)
-	if err != nil {
-		return nil, err
-	}
-	r.dropLocked(bridge.Name)
-	p := r.build(bridge, user)
-	r.pollers[bridge.Name] = &registered{poller: p, fingerprint: fp}
-	return p, nil
+	return r.bind(ctx, b)
 }
 
-// Running returns the bridge's poller if one runs, without starting one.
-func (r *Registry) Running(bridge string) (*Poller, bool) {
+// bound returns the HueBridge's session if its binding is current.
+func (r *Registry) bound(b *huev1alpha1.HueBridge) (*Session, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	reg, ok := r.pollers[bridge]
-	if !ok {
+	bd, ok := r.bindings[b.Name]
+	if !ok || bd.fingerprint != fingerprint(b) || r.needsRebuild(bd) {
 		return nil, false
 	}
-	return reg.poller, true
-}
-
-// Drop stops the poller of a bridge (deleted, or its credentials changed).
-func (r *Registry) Drop(bridge string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.dropLocked(bridge)
-}
-
-func (r *Registry) dropLocked(bridge string) {
-	if reg, ok := r.pollers[bridge]; ok {
-		reg.poller.stop()
-		delete(r.pollers, bridge)
-	}
-}
-
-// dropIfGone deregisters p when its HueBridge no longer exists. Deleting a
-// HueBridge normally drops its poller (BridgeExternal.Delete), but a paused
-// one is released without that call, and its poller would poll forever.
-func (r *Registry) dropIfGone(ctx context.Context, bridge string, p *Poller) bool {
-	err := r.reader.Get(ctx, types.NamespacedName{Name: bridge}, &huev1alpha1.HueBridge{})
-	if !apierrors.IsNotFound(err) {
-		return false
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if reg, ok := r.pollers[bridge]; ok && reg.poller == p {
-		delete(r.pollers, bridge)
-	}
-	return true
-}
-
-func (r *Registry) build(bridge *huev1alpha1.HueBridge, user string) *Poller {
-	interval, perSecond := r.settings.PollInterval, r.settings.CommandsPerSecond
-	if bridge.Spec.PollInterval != nil {
-		interval = bridge.Spec.PollInterval.Duration
-	}
-	if bridge.Spec.CommandsPerSecond != nil {
-		perSecond = float64(*bridge.Spec.CommandsPerSecond)
-	}
-	c := r.settings.NewClient(bridge.Spec.Address, user, r.settings.CallTimeout)
-	p := newPoller(bridge.Name, c, interval, perSecond, r.events, r.bridges, r.log)
-	ctx, cancel := context.WithCancel(r.base)
-	p.stop = cancel
-	p.orphaned = func(ctx context.Context) bool { return r.dropIfGone(ctx, bridge.Name, p) }
-	go p.run(ctx)
-	return p
-}
-
-// username reads the bridge's credentials Secret. The value is never logged
-// nor put in an error.
-func (r *Registry) username(ctx context.Context, bridge *huev1alpha1.HueBridge) (string, error) {
-	ref := bridge.Spec.CredentialsSecretRef
-	var s corev1.Secret
-	err := r.secrets.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, &s)
-	if apierrors.IsNotFound(err) || (err == nil && len(s.Data[huev1alpha1.CredentialsKey]) == 0) {
-		return "", providers.RetryAfter(10*time.Second, ReasonNotPaired, fmt.Errorf(
-			"HueBridge %s is not paired yet (no %q in Secret %s/%s): see its Paired condition",
-			bridge.Name, huev1alpha1.CredentialsKey, ref.Namespace, ref.Name))
-	}
-	if err != nil {
-		return "", err
-	}
-	return string(s.Data[huev1alpha1.CredentialsKey]), nil
-}
-
-// fingerprint changes when the poller must be rebuilt.
-func fingerprint(b *huev1alpha1.HueBridge) string {
-	return fmt.Sprintf("%s/%d", b.UID, b.Generation)
+	return bd.session, true
 }
 
 // needsRebuild is true when the bridge refuses the username and the
 // credentials may have been replaced since (re-pairing).
-func (p *Poller) needsRebuild() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return apiErrorType(p.err) == errUnauthorized && time.Since(p.builtAt) > rebuildAfterUnauthorized
+func (r *Registry) needsRebuild(bd *binding) bool {
+	return apiErrorType(bd.session.cache.health().err) == errUnauthorized && time.Since(bd.builtAt) > rebuildAfterUnauthorized
+}
+
+// bind binds the HueBridge, one caller at a time per HueBridge.
+func (r *Registry) bind(ctx context.Context, b *huev1alpha1.HueBridge) (*Session, error) {
+	fp := fingerprint(b)
+	bn := r.binderOf(b.Name)
+	bn.mu.Lock()
+	defer bn.mu.Unlock()
+	if s, ok := r.bound(b); ok {
+		return s, nil // bound while this caller waited
+	}
+	if bn.fingerprint == fp && time.Since(bn.failedAt) < r.settings.PollInterval {
+		return nil, bn.err
+	}
+	if err := allowCredentialsRef(r.settings.CredentialsNamespaces, b); err != nil {
+		return nil, err
+	}
+	user, err := readUsername(ctx, r.secrets, b)
+	if err != nil {
+		return nil, err
+	}
+	c := r.settings.NewClient(b.Spec.Address, user, r.settings.CallTimeout)
+	cfg, err := c.Config(ctx)
+	switch {
+	case err != nil:
+	case !cfg.Authorized:
+		err = apiError(errUnauthorized)
+	case cfg.BridgeID == "":
+		err = &ProtocolError{Detail: "/config names no bridgeid"}
+	}
+	if err != nil {
+		bn.fingerprint, bn.err, bn.failedAt = fp, classify(b.Name, err), time.Now()
+		return nil, bn.err
+	}
+	bn.fingerprint, bn.err = "", nil
+	return r.attach(b, fp, c, cfg), nil
+}
+
+func (r *Registry) binderOf(name string) *binder {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	bn, ok := r.binders[name]
+	if !ok {
+		bn = &binder{}
+		r.binders[name] = bn
+	}
+	return bn
+}
+
+// attach binds the HueBridge to its bridge's session, starting one when
+// none runs, or when the HueBridge alone uses it and its settings changed.
+func (r *Registry) attach(b *huev1alpha1.HueBridge, fp string, c Client, cfg BridgeConfig) *Session {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	interval, perSecond := r.settingsOf(b)
+	s, ok := r.sessions[cfg.BridgeID]
+	if ok && (s.interval != interval || s.perSecond != perSecond) && r.onlyUserLocked(b.Name, s) {
+		r.unbindLocked(b.Name) // stops s: it had no other HueBridge
+		ok = false
+	}
+	if old, bound := r.bindings[b.Name]; bound && (!ok || old.session != s) {
+		r.unbindLocked(b.Name)
+	}
+	if !ok {
+		s = r.startLocked(cfg, c, interval, perSecond)
+	}
+	// Its credentials were just checked: the newest are the likeliest to
+	// be accepted (after a re-pairing).
+	s.useClient(c)
+	r.bindings[b.Name] = &binding{fingerprint: fp, session: s, client: c, builtAt: time.Now()}
+	return s
+}
+
+// onlyUserLocked reports whether the HueBridge is the only one bound to s.
+func (r *Registry) onlyUserLocked(name string, s *Session) bool {
+	for other, bd := range r.bindings {
+		if other != name && bd.session == s {
+			return false
+		}
+	}
+	return true
+}
+
+// settingsOf is the HueBridge's poll interval and command rate.
+func (r *Registry) settingsOf(b *huev1alpha1.HueBridge) (time.Duration, float64) {
+	interval, perSecond := r.settings.PollInterval, r.settings.CommandsPerSecond
+	if b.Spec.PollInterval != nil {
+		interval = b.Spec.PollInterval.Duration
+	}
+	if b.Spec.CommandsPerSecond != nil {
+		perSecond = float64(*b.Spec.CommandsPerSecond)
+	}
+	return interval, perSecond
+}
+
+// startLocked starts a session for a bridge. Two HueBridges naming one
+// bridge share the settings of the one that started it.
+func (r *Registry) startLocked(cfg BridgeConfig, c Client, interval time.Duration, perSecond float64) *Session {
+	var s *Session
+	s = newSession(sessionOptions{
+		bridgeID: cfg.BridgeID, client: c, interval: interval, perSecond: perSecond, config: cfg,
+		wakeLights:  r.wakeLights,
+		wakeBridges: func() { r.wakeBridgesOf(s) },
+		log:         r.log,
+	})
+	ctx, cancel := context.WithCancel(r.base)
+	s.stop = cancel
+	s.orphaned = func(ctx context.Context) bool { return r.dropIfUnnamed(ctx, s) }
+	r.sessions[cfg.BridgeID] = s
+	go s.run(ctx)
+	return s
+}
+
+// Running returns the session the HueBridge is bound to, without binding.
+func (r *Registry) Running(bridge string) (*Session, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	bd, ok := r.bindings[bridge]
+	if !ok {
+		return nil, false
+	}
+	return bd.session, true
+}
+
+// Drop unbinds a HueBridge (deleted); its session stops when no other
+// HueBridge names the bridge.
+func (r *Registry) Drop(bridge string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.unbindLocked(bridge)
+}
+
+// unbindLocked removes a binding. A session left without HueBridges stops;
+// one whose client came from this binding takes another's.
+func (r *Registry) unbindLocked(name string) {
+	bd, ok := r.bindings[name]
+	if !ok {
+		return
+	}
+	delete(r.bindings, name)
+	s := bd.session
+	for _, other := range r.bindings {
+		if other.session == s {
+			if s.currentClient() == bd.client {
+				s.useClient(other.client)
+			}
+			return
+		}
+	}
+	s.stop()
+	if r.sessions[s.bridgeID] == s {
+		delete(r.sessions, s.bridgeID)
+	}
+}
+
+// namesOf lists the HueBridges bound to s.
+func (r *Registry) namesOf(s *Session) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var names []string
+	for name, bd := range r.bindings {
+		if bd.session == s {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// dropIfUnnamed unbinds the HueBridges of s that no longer exist (deleting
+// one normally unbinds it, but a paused one is released without that call)
+// and reports whether s is left without any, and so stopped.
+func (r *Registry) dropIfUnnamed(ctx context.Context, s *Session) bool {
+	var gone []string
+	for _, name := range r.namesOf(s) {
+		err := r.reader.Get(ctx, types.NamespacedName{Name: name}, &huev1alpha1.HueBridge{})
+		if apierrors.IsNotFound(err) {
+			gone = append(gone, name)
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, name := range gone {
+		if bd, ok := r.bindings[name]; ok && bd.session == s {
+			r.unbindLocked(name)
+		}
+	}
+	return r.sessions[s.bridgeID] != s
+}
+
+// wakeLights enqueues HueLights without blocking the session: if the
+// controller is behind, a dropped wake-up is caught by the next read or
+// resync.
+func (r *Registry) wakeLights(keys []types.NamespacedName) {
+	for _, k := range keys {
+		select {
+		case r.lights <- Wake{Object: k}:
+		default:
+			r.log.V(1).Info("wake-up dropped: queue full", "hueLight", k.String())
+		}
+	}
+}
+
+// wakeBridgesOf wakes every HueBridge bound to s.
+func (r *Registry) wakeBridgesOf(s *Session) {
+	for _, name := range r.namesOf(s) {
+		select {
+		case r.bridges <- Wake{Object: types.NamespacedName{Name: name}}:
+		default:
+		}
+	}
+}
+
+// fingerprint changes when the binding must be rebuilt.
+func fingerprint(b *huev1alpha1.HueBridge) string {
+	return fmt.Sprintf("%s/%d", b.UID, b.Generation)
 }

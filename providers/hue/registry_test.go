@@ -10,16 +10,19 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/providers"
 )
 
-// TestPollerOfAGoneBridgeStops: a HueBridge deleted while paused is
-// released without Delete, which would have dropped its poller; the poller
-// notices the HueBridge is gone and stops polling the bridge.
-func TestPollerOfAGoneBridgeStops(t *testing.T) {
+// TestSessionOfAGoneBridgeStops: a HueBridge deleted while paused is
+// released without Delete, which would have unbound it; its session
+// notices no HueBridge names the bridge any more and stops reading it.
+func TestSessionOfAGoneBridgeStops(t *testing.T) {
 	scheme := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(scheme)
 	_ = huev1alpha1.AddToScheme(scheme)
@@ -28,7 +31,7 @@ func TestPollerOfAGoneBridgeStops(t *testing.T) {
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "s", Name: "hue"}, Data: map[string][]byte{"username": []byte("u")}}
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(bridge, secret).Build()
 	f := newFakeBridge("desk")
-	reg := NewRegistry(c, c, Settings{PollInterval: 50 * time.Millisecond, NewClient: func(string, string, time.Duration) Client { return f }}, logr.Discard())
+	reg := NewRegistry(c, c, Settings{CredentialsNamespaces: []string{"s"}, PollInterval: 50 * time.Millisecond, NewClient: func(string, string, time.Duration) Client { return f }}, logr.Discard())
 	t.Cleanup(reg.Stop)
 	ctx := context.Background()
 	if _, err := reg.For(ctx, bridge); err != nil {
@@ -36,10 +39,80 @@ func TestPollerOfAGoneBridgeStops(t *testing.T) {
 	}
 	g := NewWithT(t)
 	gets := func() int { n, _ := f.calls(); return n }
-	g.Eventually(gets, 5*time.Second, 20*time.Millisecond).Should(BeNumerically(">=", 3), "the poller polls while its HueBridge exists")
+	g.Eventually(gets, 5*time.Second, 20*time.Millisecond).Should(BeNumerically(">=", 3), "the session reads while its HueBridge exists")
 
 	g.Expect(c.Delete(ctx, bridge)).To(Succeed())
 	g.Eventually(func() bool { _, ok := reg.Running("home"); return ok }, 5*time.Second, 20*time.Millisecond).Should(BeFalse())
 	stopped := gets()
-	g.Consistently(gets, 500*time.Millisecond, 50*time.Millisecond).Should(Equal(stopped), "no GET after the poller stopped")
+	g.Consistently(gets, 500*time.Millisecond, 50*time.Millisecond).Should(Equal(stopped), "no GET after the session stopped")
+}
+
+// TestTwoHueBridgesOnOneBridgeShareASession: two HueBridge objects naming
+// one bridge (by two addresses) get one session, keyed by the bridge id
+// /config reports: one read per interval, one command budget, one set of
+// claims, so HueLights through either see each other's claims. Deleting
+// one HueBridge leaves the session to the other.
+func TestTwoHueBridgesOnOneBridgeShareASession(t *testing.T) {
+	f := newFakeBridge("desk")
+	alias := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "alias", UID: "u2", Generation: 1},
+		Spec: huev1alpha1.HueBridgeSpec{Address: "bridge.local", CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: "s", Name: "hue"}}}
+	early := hueLight("b-room", "desk", "desk", time.Unix(100, 0))
+	late := hueLight("a-room", "desk", "desk", time.Unix(200, 0))
+	early.Spec.BridgeRef = &huev1alpha1.BridgeReference{Name: "home"}
+	late.Spec.BridgeRef = &huev1alpha1.BridgeReference{Name: "alias"}
+	e := newTestLightsAt(t, map[string]*fakeBridge{"bridge": f, "bridge.local": f}, alias, early.DeepCopy(), late.DeepCopy())
+	ctx := context.Background()
+	g := NewWithT(t)
+
+	for _, l := range []*huev1alpha1.HueLight{early, late} {
+		_, err := observe(ctx, e, l)
+		g.Expect(err).NotTo(HaveOccurred())
+	}
+	home, _ := e.Registry.Running("home")
+	other, _ := e.Registry.Running("alias")
+	g.Expect(home).NotTo(BeNil())
+	g.Expect(other).To(BeIdenticalTo(home), "one session for one bridge id")
+	obs, err := observe(ctx, e, late)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(obs.Reason).To(Equal(ReasonConflict), "the claim made through the other HueBridge counts")
+	g.Expect(obs.Message).To(ContainSubstring("b-room/desk"))
+
+	e.Registry.Drop("home")
+	still, ok := e.Registry.Running("alias")
+	g.Expect(ok).To(BeTrue())
+	g.Expect(still).To(BeIdenticalTo(home), "the session stays while a HueBridge names the bridge")
+	g.Expect(home.Lights(ctx)).To(HaveLen(1))
+}
+
+// TestDisallowedNamespaceLetsGoOfTheBulb: a HueLight whose namespace the
+// bridge stops accepting releases its claim, so a HueLight the bridge does
+// accept takes the bulb instead of reading Conflict.
+func TestDisallowedNamespaceLetsGoOfTheBulb(t *testing.T) {
+	f := newFakeBridge("desk")
+	early := hueLight("garage", "desk", "desk", time.Unix(100, 0))
+	late := hueLight("entrance", "desk", "desk", time.Unix(200, 0))
+	e := newTestLights(t, f, early.DeepCopy(), late.DeepCopy())
+	ctx := context.Background()
+	g := NewWithT(t)
+	for _, l := range []*huev1alpha1.HueLight{early, late} {
+		_, err := observe(ctx, e, l)
+		g.Expect(err).NotTo(HaveOccurred())
+	}
+	obs, _ := observe(ctx, e, late)
+	g.Expect(obs.Reason).To(Equal(ReasonConflict))
+
+	var b huev1alpha1.HueBridge
+	g.Expect(e.Reader.Get(ctx, types.NamespacedName{Name: "home"}, &b)).To(Succeed())
+	b.Spec.AllowedNamespaces = []string{"entrance"}
+	b.Generation++
+	g.Expect(e.Reader.(client.Client).Update(ctx, &b)).To(Succeed())
+
+	_, err := observe(ctx, e, early)
+	ra, ok := providers.AsRetryAfter(err)
+	g.Expect(ok).To(BeTrue())
+	g.Expect(ra.Reason).To(Equal(ReasonNamespaceNotAllowed))
+	obs, err = observe(ctx, e, late)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(obs.Wait).To(BeFalse(), "the allowed HueLight holds the bulb now: %+v", obs)
+	g.Expect(obs.Diff).NotTo(BeNil())
 }

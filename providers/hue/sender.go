@@ -2,9 +2,11 @@ package hue
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	"golang.org/x/time/rate"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -17,11 +19,13 @@ import (
 // for its own slot.
 //
 // HueLights hand their command over (enqueue) and wait briefly for it; a
-// command that cannot go out at once is sent later and its HueLight woken
-// through the poller's events channel. A second goroutine (groups.go) sends
-// same-state commands as group commands on the bridge's group budget.
+// command that cannot go out at once is sent later and its HueLight woken.
+// A second goroutine (groups.go) sends same-state commands as group
+// commands on the bridge's group budget.
+//
+// It knows the rest of the session only through senderDeps.
 type sender struct {
-	poller   *Poller
+	deps     senderDeps
 	lights   *rate.Limiter // light commands
 	groups   *rate.Limiter // group create, action and delete
 	interval time.Duration // one light slot
@@ -60,6 +64,21 @@ type order struct {
 	done    chan struct{} // closed once sent (or refused)
 }
 
+// senderDeps is what the sender needs of its session: the bridge, where to
+// record what the bridge accepted, whom to wake, and what the HueLights
+// want (for group 0).
+type senderDeps struct {
+	client func() Client
+	// answered records the bridge's answer to a command sent to lightIDs.
+	answered func(sent StateBody, res Result, lightIDs ...string)
+	wake     func([]types.NamespacedName)
+	// wanted is the whole state each watched light's HueLight wants, by
+	// light id (StateBody.key); lightIDs are all lights of the bridge.
+	wanted   func() map[string]string
+	lightIDs func() []string
+	log      logr.Logger
+}
+
 // request is what a HueLight asks the sender to send.
 type request struct {
 	key     types.NamespacedName
@@ -71,9 +90,9 @@ type request struct {
 // groupSlot is the bridge's group budget: about one group command a second.
 const groupSlot = time.Second
 
-func newSender(p *Poller, perSecond float64) *sender {
+func newSender(deps senderDeps, perSecond float64) *sender {
 	return &sender{
-		poller:    p,
+		deps:      deps,
 		lights:    rate.NewLimiter(rate.Limit(perSecond), 1),
 		groups:    rate.NewLimiter(rate.Every(groupSlot), 1),
 		interval:  time.Duration(float64(time.Second) / perSecond),
@@ -86,7 +105,7 @@ func newSender(p *Poller, perSecond float64) *sender {
 	}
 }
 
-// run sends until ctx ends (the poller stops).
+// run sends until ctx ends (the session stops).
 func (s *sender) run(ctx context.Context) {
 	go s.runGroups(ctx)
 	s.runLights(ctx)
@@ -188,6 +207,21 @@ func (s *sender) estimate(o *order) time.Duration {
 	return time.Duration(place*max(len(s.ring), 1)+1) * s.interval
 }
 
+// pending reports whether key has a command in line or being sent that
+// wants the state fullKey, and when it should go out.
+func (s *sender) pending(key types.NamespacedName, fullKey string) (time.Duration, bool) {
+	s.mu.Lock()
+	o, ok := s.queued[key]
+	if !ok {
+		o, ok = s.inFlight[key]
+	}
+	s.mu.Unlock()
+	if !ok || o.fullKey != fullKey {
+		return 0, false
+	}
+	return s.estimate(o), true
+}
+
 // failure is the bridge's refusal of a command nobody waited for, with the
 // state that command wanted.
 type failure struct {
@@ -255,9 +289,16 @@ func (s *sender) runLights(ctx context.Context) {
 		if o == nil {
 			continue // a group command took them
 		}
-		err := s.poller.client.SetLightState(ctx, o.lightID, o.body)
+		res, err := s.deps.client().SetLightState(ctx, o.lightID, o.body)
 		if err == nil {
-			s.poller.Applied(o.body, o.lightID)
+			// What it accepted counts; what it refused is remembered and
+			// named in the HueLight's conditions, not an error of the
+			// command.
+			s.deps.answered(o.body, res, o.lightID)
+			if len(res.Refused) > 0 {
+				s.deps.log.Info("the bridge refused part of a command", "light", o.lightID, "hueLight", o.key.String(),
+					"refused", fmt.Sprint(res.Refused))
+			}
 		}
 		s.finish([]*order{o}, err)
 	}
@@ -319,5 +360,14 @@ func (s *sender) finish(orders []*order, err error) {
 		close(o.done)
 	}
 	s.mu.Unlock()
-	s.poller.wake(wake)
+	s.deps.wake(wake)
+}
+
+// refusedError is the first attribute the bridge refused, as an error.
+func refusedError(res Result) error {
+	if len(res.Refused) == 0 {
+		return nil
+	}
+	r := res.Refused[0]
+	return &BridgeError{Type: r.Type, Address: r.Param, Description: r.Description}
 }

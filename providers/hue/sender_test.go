@@ -9,12 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/huesim"
@@ -26,12 +24,12 @@ import (
 
 const simUser = "tether-sender-test"
 
-// simPoller is a poller of a simulated bridge whose sender is not started
+// simPoller is a session of a simulated bridge whose sender is not started
 // yet, so a test can fill its queues first.
 type simPoller struct {
 	sim    *huesim.Server
-	p      *Poller
-	events chan event.GenericEvent
+	p      *Session
+	events chan Wake
 	ctx    context.Context
 }
 
@@ -48,8 +46,7 @@ func newSimPoller(t *testing.T, lights int, perSecond float64) *simPoller {
 		t.Fatal(err)
 	}
 	t.Cleanup(sim.Close)
-	events := make(chan event.GenericEvent, 1000)
-	p := newPoller("home", NewClient(sim.Addr(), simUser, 2*time.Second), time.Hour, perSecond, events, make(chan event.GenericEvent, 10), logr.Discard())
+	p, events, _ := newTestSession(NewClient(sim.Addr(), simUser, 2*time.Second), perSecond)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	if err := p.Poll(ctx); err != nil {
@@ -92,6 +89,14 @@ func (s *simPoller) groupCommands() []string {
 		}
 	}
 	return out
+}
+
+// send sends for a HueLight that waits for its command, as Update does.
+func (s *simPoller) send(ns, name, lightID string, body, full StateBody) error {
+	c := &lightConn{bridge: &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "home"}}, session: s.p,
+		light: Light{ID: lightID}, key: types.NamespacedName{Namespace: ns, Name: name}}
+	_, err := c.send(s.ctx, body, full)
+	return err
 }
 
 // woken returns the HueLights woken so far, as namespace/name.
@@ -177,40 +182,46 @@ func TestForgottenHueLightsCommandIsDropped(t *testing.T) {
 }
 
 // TestQueuedSendErrorReachesTheHueLight: the bridge refuses a command the
-// HueLight did not wait for; the HueLight is woken and its next Update
-// returns the classified error (its condition), once.
+// HueLight did not wait for (overloaded: 503, error 901); the HueLight is
+// woken and its next Update returns the classified error (its condition),
+// once, instead of sending again.
 func TestQueuedSendErrorReachesTheHueLight(t *testing.T) {
 	s := newSimPoller(t, 1, 10)
-	l := &huev1alpha1.HueLight{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "lamp"}}
-	bad := Desired{On: true, XY: &[2]float64{0.3, 1.7}} // y out of range: error 7
+	s.sim.SetRate(1e-6, 0)
+	s.queue("a", "lamp", "1", bri(99))
+	s.start()
+	g := NewWithT(t)
+	g.Eventually(s.woken, 5*time.Second, 20*time.Millisecond).Should(Equal([]string{"a/lamp"}))
+	err := s.send("a", "lamp", "1", FullBody(bri(99)), FullBody(bri(99)))
+	ra, ok := providers.AsRetryAfter(err)
+	g.Expect(ok).To(BeTrue(), "got %v", err)
+	g.Expect(ra.Reason).To(Equal(ReasonBridgeBusy))
+	g.Expect(s.lightCommands()).To(HaveLen(1), "the error was reported, not a new command sent")
+}
+
+// TestRefusedAttributeIsRememberedNotAnError: the bridge refuses one
+// attribute of a queued command (xy [0.3, 1.7]: error 7) and applies the
+// others. The refusal is remembered with the value sent, so the same value
+// is not sent again, while another value is.
+func TestRefusedAttributeIsRememberedNotAnError(t *testing.T) {
+	s := newSimPoller(t, 1, 10)
+	bad := Desired{On: true, Bri: ptr.To(40), XY: &[2]float64{0.3, 1.7}}
 	s.queue("a", "lamp", "1", bad)
 	s.start()
 	g := NewWithT(t)
 	g.Eventually(s.woken, 5*time.Second, 20*time.Millisecond).Should(Equal([]string{"a/lamp"}))
-	tgt := target{bridge: &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "home"}}, poller: s.p, light: LightSnapshot{ID: "1"}}
-	err := send(s.ctx, tgt, l, FullBody(bad), FullBody(bad))
-	te, ok := providers.AsTerminal(err)
-	g.Expect(ok).To(BeTrue(), "got %v", err)
-	g.Expect(te.Reason).To(Equal(ReasonInvalidValue))
-	g.Expect(s.lightCommands()).To(HaveLen(1), "the error was reported, not a new command sent")
-}
+	v, _ := s.p.cache.view("1")
+	g.Expect(v.refused).To(HaveKey("xy"))
+	g.Expect(v.refused["xy"].Type).To(Equal(errInvalidValue))
+	g.Expect(*v.State.Bri).To(Equal(40), "what the bridge accepted counts")
+	want, notes := withoutRefused(bad, v.refused)
+	g.Expect(Compare(want, v.State)).To(BeNil(), "nothing left to send unchanged")
+	g.Expect(notes).To(ConsistOf(ContainSubstring("color.xy [0.3,1.7] (error 7")))
 
-// TestOldRefusalDoesNotBlockANewSpec: a refused command nobody waited for,
-// then the spec is fixed: the new command is sent, the old error dropped
-// (reported, it would be terminal and block the fixed spec).
-func TestOldRefusalDoesNotBlockANewSpec(t *testing.T) {
-	s := newSimPoller(t, 1, 10)
-	l := &huev1alpha1.HueLight{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "lamp"}}
-	s.queue("a", "lamp", "1", Desired{On: true, XY: &[2]float64{0.3, 1.7}}) // error 7
-	s.start()
-	g := NewWithT(t)
-	g.Eventually(s.woken, 5*time.Second, 20*time.Millisecond).Should(Equal([]string{"a/lamp"}))
-	tgt := target{bridge: &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "home"}}, poller: s.p, light: LightSnapshot{ID: "1"}}
-	fixed := FullBody(bri(77))
-	g.Expect(send(s.ctx, tgt, l, fixed, fixed)).To(Succeed())
-	g.Expect(s.lightCommands()).To(HaveLen(2), "the fixed spec was sent")
-	bulb, _ := s.sim.Light("1")
-	g.Expect(bulb.State.Bri).To(Equal(77))
+	fixed := Desired{On: true, Bri: ptr.To(40), XY: &[2]float64{0.3, 0.3}}
+	want, notes = withoutRefused(fixed, v.refused)
+	g.Expect(notes).To(BeEmpty())
+	g.Expect(Compare(want, v.State)).NotTo(BeNil(), "a new value is sent")
 }
 
 // TestIdleBridgeAnswersInTheSameReconcile: with nothing queued, send
@@ -218,14 +229,12 @@ func TestOldRefusalDoesNotBlockANewSpec(t *testing.T) {
 func TestIdleBridgeAnswersInTheSameReconcile(t *testing.T) {
 	s := newSimPoller(t, 1, 10)
 	s.start()
-	l := &huev1alpha1.HueLight{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "lamp"}}
-	tgt := target{bridge: &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "home"}}, poller: s.p, light: LightSnapshot{ID: "1"}}
 	body := FullBody(bri(200))
 	g := NewWithT(t)
-	g.Expect(send(s.ctx, tgt, l, body, body)).To(Succeed())
+	g.Expect(s.send("a", "lamp", "1", body, body)).To(Succeed())
 	g.Expect(s.lightCommands()).To(Equal([]string{"1"}))
-	lights, _ := s.p.Snapshot(s.ctx)
-	g.Expect(lights["1"].Bri).To(Equal(200), "the cache has the state the bridge accepted")
+	v, _ := s.p.cache.view("1")
+	g.Expect(*v.State.Bri).To(Equal(200), "the cache has the state the bridge accepted")
 	g.Expect(s.woken()).To(BeEmpty(), "the HueLight that waited is not woken again")
 }
 
@@ -245,12 +254,15 @@ func TestGroupZeroWhenEveryLightWantsOneState(t *testing.T) {
 	g.Eventually(func() []string { woken = append(woken, s.woken()...); return woken }, 10*time.Second, 20*time.Millisecond).Should(HaveLen(n))
 	g.Expect(s.groupCommands()).To(Equal([]string{"PUT /groups/0/action"}))
 	g.Expect(len(s.lightCommands())).To(BeNumerically("<", n/2), "most lights were set by the group command")
-	lights, _ := s.p.Snapshot(s.ctx)
+	lights := map[string]lightView{}
+	for i := 1; i <= n; i++ {
+		lights[strconv.Itoa(i)], _ = s.p.cache.view(strconv.Itoa(i))
+	}
 	for i := 1; i <= n; i++ {
 		id := strconv.Itoa(i)
 		l, _ := s.sim.Light(id)
 		g.Expect(l.State.On && l.State.Bri == 50).To(BeTrue(), "bulb %s: %+v", id, l.State)
-		g.Expect(lights[id].Bri).To(Equal(50), "cache of bulb %s", id)
+		g.Expect(*lights[id].State.Bri).To(Equal(50), "cache of bulb %s", id)
 	}
 	g.Expect(s.sim.Overloads()).To(BeZero())
 }

@@ -138,6 +138,60 @@ type ObservedLightState struct {
 	ColorMode string `json:"colorMode,omitempty"`
 }
 
+// Colour modes a bulb may take.
+const (
+	ColorModeXY               = "xy"
+	ColorModeHueSaturation    = "hs"
+	ColorModeColorTemperature = "ct"
+)
+
+// LightCapabilities is what the bulb can show, as its bridge describes it.
+// Tether projects the spec onto it before comparing and sending: a colour
+// temperature beyond the range is clamped, a colour outside the gamut moves
+// to the nearest colour the bulb shows, and what the bulb lacks is not sent
+// (the Ready condition says so).
+type LightCapabilities struct {
+	// Type is the bridge's light type, e.g. "Extended color light".
+	// +optional
+	Type string `json:"type,omitempty"`
+	// ModelID is the product, e.g. LCT015.
+	// +optional
+	ModelID string `json:"modelID,omitempty"`
+	// ColorModes are the colour settings the bulb takes: xy and hs (colour),
+	// ct (colour temperature). Empty for a white or on/off bulb.
+	// +optional
+	// +listType=atomic
+	ColorModes []string `json:"colorModes,omitempty"`
+	// Dimmable is false for a bulb that is only on or off (a plug).
+	Dimmable bool `json:"dimmable"`
+	// ColorTemperature is the range the bulb shows, in mireds.
+	// +optional
+	ColorTemperature *MiredRange `json:"colorTemperature,omitempty"`
+	// Gamut is the triangle of colours the bulb shows.
+	// +optional
+	Gamut *Gamut `json:"gamut,omitempty"`
+}
+
+// MiredRange is a colour-temperature range in mireds, inclusive.
+type MiredRange struct {
+	Min int32 `json:"min"`
+	Max int32 `json:"max"`
+}
+
+// Gamut is a triangle in CIE 1931 xy.
+type Gamut struct {
+	// Type is the bridge's name for it: A, B, C or other.
+	// +optional
+	Type string `json:"type,omitempty"`
+	// Red, Green and Blue are its corners, each [x, y].
+	// +listType=atomic
+	Red []Chromaticity `json:"red"`
+	// +listType=atomic
+	Green []Chromaticity `json:"green"`
+	// +listType=atomic
+	Blue []Chromaticity `json:"blue"`
+}
+
 // HueLightStatus is what Tether last saw of the bulb.
 type HueLightStatus struct {
 	commonv1alpha1.ManagedStatus `json:",inline"`
@@ -155,6 +209,9 @@ type HueLightStatus struct {
 	// Observed is the light's state as the bridge last reported it.
 	// +optional
 	Observed *ObservedLightState `json:"observed,omitempty"`
+	// Capabilities are what the bulb can show.
+	// +optional
+	Capabilities *LightCapabilities `json:"capabilities,omitempty"`
 }
 
 // HueLight is the desired state of one Philips Hue light.
@@ -162,6 +219,8 @@ type HueLightStatus struct {
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=hl
 // +kubebuilder:printcolumn:name="LIGHT",type=string,JSONPath=`.spec.name`
+// +kubebuilder:printcolumn:name="MODEL",type=string,JSONPath=`.status.capabilities.modelID`
+// +kubebuilder:printcolumn:name="TYPE",type=string,JSONPath=`.status.capabilities.type`,priority=1
 // +kubebuilder:printcolumn:name="ON",type=boolean,JSONPath=`.status.observed.on`
 // +kubebuilder:printcolumn:name="BRIGHTNESS",type=integer,JSONPath=`.status.observed.brightness`
 // +kubebuilder:printcolumn:name="REACHABLE",type=boolean,JSONPath=`.status.reachable`

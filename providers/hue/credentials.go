@@ -1,0 +1,72 @@
+package hue
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/providers"
+)
+
+// Every read and write of a HueBridge's credentials Secret is in this file,
+// under the rules of secretaccess.go (which namespaces, which Secrets may be
+// written). The username is read with an uncached reader (no cluster-wide
+// Secret informer), never logged, and never put in an error.
+
+// notPairedDelay spaces the HueLights' looks at a bridge that is not paired
+// yet; pairing itself has its own pace (PairingInterval).
+const notPairedDelay = 10 * time.Second
+
+// readUsername reads the username the bridge issued at pairing.
+func readUsername(ctx context.Context, secrets client.Reader, b *huev1alpha1.HueBridge) (string, error) {
+	ref := b.Spec.CredentialsSecretRef
+	var s corev1.Secret
+	err := secrets.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, &s)
+	if apierrors.IsNotFound(err) || (err == nil && len(s.Data[huev1alpha1.CredentialsKey]) == 0) {
+		return "", providers.RetryAfter(notPairedDelay, ReasonNotPaired, fmt.Errorf(
+			"HueBridge %s is not paired yet (no %q in Secret %s/%s): see its Paired condition",
+			b.Name, huev1alpha1.CredentialsKey, ref.Namespace, ref.Name))
+	}
+	if err != nil {
+		return "", err
+	}
+	return string(s.Data[huev1alpha1.CredentialsKey]), nil
+}
+
+// storeUsername creates the credentials Secret, or fills the one Tether
+// created before (secretaccess.go: never one it did not create).
+func storeUsername(ctx context.Context, c client.Client, secrets client.Reader, b *huev1alpha1.HueBridge, user string) error {
+	ref := b.Spec.CredentialsSecretRef
+	s := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name},
+		Type:       corev1.SecretTypeOpaque,
+		Data:       map[string][]byte{huev1alpha1.CredentialsKey: []byte(user)},
+	}
+	markOwn(s, b)
+	err := c.Create(ctx, s)
+	if apierrors.IsAlreadyExists(err) {
+		var existing corev1.Secret
+		if err := secrets.Get(ctx, client.ObjectKeyFromObject(s), &existing); err != nil {
+			return err
+		}
+		if err := allowWrite(&existing, b); err != nil {
+			return err
+		}
+		if existing.Data == nil {
+			existing.Data = map[string][]byte{}
+		}
+		existing.Data[huev1alpha1.CredentialsKey] = []byte(user)
+		err = c.Update(ctx, &existing)
+	}
+	if err != nil {
+		return fmt.Errorf("storing the bridge's credentials in Secret %s/%s: %w", ref.Namespace, ref.Name, err)
+	}
+	return nil
+}

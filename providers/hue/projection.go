@@ -1,0 +1,122 @@
+package hue
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+)
+
+// A bulb shows only what it can, and the bridge makes the rest fit: a
+// colour temperature beyond the bulb's range and a colour outside its gamut
+// go to "the closest value it can produce" (Hue core concepts), and an
+// attribute the bulb lacks is refused (error 6). Sending the spec as
+// written would be corrected on every read and sent again for ever. So the
+// wanted state is first projected onto the bulb's capabilities, the way the
+// bridge does, and only the projection is compared and sent; each change
+// the projection makes becomes a note in the Ready condition.
+
+// maxXY is the largest chromaticity coordinate a bulb holds, whatever its
+// gamut: Zigbee's CurrentX/Y tops out at 65279/65535 (deconz-rest-plugin
+// #973). It matters for bulbs whose gamut Tether does not know.
+const maxXY = 0.9961
+
+// projection is a wanted state made to fit a bulb, and what it changed.
+type projection struct {
+	want  Desired
+	notes []string
+}
+
+// project fits want to what the bulb can show. A light that should be off
+// is compared on on/off only, so nothing of it needs fitting.
+func project(want Desired, l Light) projection {
+	p := projection{want: want}
+	if !want.On {
+		return p
+	}
+	c := l.Capabilities
+	if want.Bri != nil && !c.Dimmable {
+		p.want.Bri = nil
+		p.note("this bulb (%s) cannot dim: brightness is ignored", describeBulb(l))
+	}
+	switch {
+	case want.XY != nil && !c.Color:
+		p.want.XY = nil
+		p.note("this bulb (%s) shows no colour: color.xy is ignored", describeBulb(l))
+	case want.XY != nil && c.Gamut != nil:
+		shown := c.Gamut.nearest(*want.XY)
+		if !c.Gamut.contains(*want.XY) {
+			shown = [2]float64{round4(shown[0]), round4(shown[1])}
+			p.want.XY = &shown
+			p.note("color.xy [%g, %g] is outside this bulb's gamut %s; it shows the nearest it can, [%g, %g]",
+				want.XY[0], want.XY[1], gamutName(c.Gamut), shown[0], shown[1])
+		}
+	case want.XY != nil && (want.XY[0] > maxXY || want.XY[1] > maxXY):
+		shown := [2]float64{min(want.XY[0], maxXY), min(want.XY[1], maxXY)}
+		p.want.XY = &shown
+		p.note("color.xy [%g, %g] is beyond what a bulb holds; it shows [%g, %g]", want.XY[0], want.XY[1], shown[0], shown[1])
+	case want.CT != nil && c.ColorTemperature == nil:
+		p.want.CT = nil
+		p.note("this bulb (%s) has no colour temperature: color.colorTemperature is ignored", describeBulb(l))
+	case want.CT != nil:
+		r := *c.ColorTemperature
+		if shown := min(max(*want.CT, r.Min), r.Max); shown != *want.CT {
+			p.want.CT = &shown
+			p.note("color.colorTemperature %d is outside this bulb's %d-%d mireds; it shows %d", *want.CT, r.Min, r.Max, shown)
+		}
+	case want.Hue != nil && !c.Color:
+		p.want.Hue, p.want.Sat = nil, nil
+		p.note("this bulb (%s) shows no colour: color.hue and color.saturation are ignored", describeBulb(l))
+	}
+	return p
+}
+
+func (p *projection) note(format string, args ...any) {
+	p.notes = append(p.notes, fmt.Sprintf(format, args...))
+}
+
+// describeBulb names a bulb's product for a note: "LTW001, Color
+// temperature light".
+func describeBulb(l Light) string {
+	parts := make([]string, 0, 2)
+	for _, s := range []string{l.ModelID, l.Type} {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	if len(parts) == 0 {
+		return "light " + l.ID
+	}
+	return strings.Join(parts, ", ")
+}
+
+func gamutName(g *Gamut) string {
+	if g.Type == "" {
+		return "(reported)"
+	}
+	return g.Type
+}
+
+// round4 rounds to the four decimals a bridge reports xy with.
+func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
+
+// capabilitiesStatus is the bulb's capabilities as the HueLight shows them.
+func capabilitiesStatus(l Light) *huev1alpha1.LightCapabilities {
+	c := l.Capabilities
+	out := &huev1alpha1.LightCapabilities{Type: l.Type, ModelID: l.ModelID, Dimmable: c.Dimmable}
+	if c.Color {
+		out.ColorModes = append(out.ColorModes, huev1alpha1.ColorModeXY, huev1alpha1.ColorModeHueSaturation)
+	}
+	if r := c.ColorTemperature; r != nil {
+		out.ColorModes = append(out.ColorModes, huev1alpha1.ColorModeColorTemperature)
+		out.ColorTemperature = &huev1alpha1.MiredRange{Min: int32(r.Min), Max: int32(r.Max)}
+	}
+	if g := c.Gamut; g != nil {
+		point := func(p [2]float64) []huev1alpha1.Chromaticity {
+			return []huev1alpha1.Chromaticity{huev1alpha1.Chromaticity(p[0]), huev1alpha1.Chromaticity(p[1])}
+		}
+		out.Gamut = &huev1alpha1.Gamut{Type: g.Type, Red: point(g.Red), Green: point(g.Green), Blue: point(g.Blue)}
+	}
+	return out
+}

@@ -1,0 +1,90 @@
+package hue
+
+import (
+	"fmt"
+	"slices"
+)
+
+// A bridge answers a command attribute by attribute: it applies what it can
+// and refuses the rest (error 6 parameter not available, 7 invalid value,
+// 8 not modifiable, 201 device off), each with its address. What it
+// accepted counts; a refused attribute is not sent again with the same
+// value, and the HueLight's Ready condition names it, until the spec asks
+// for another value or the bulb changes (another model; switched on, for
+// error 201).
+
+// withoutRefused leaves out of want the attributes refused with the very
+// value want has, and says so.
+func withoutRefused(want Desired, refused map[string]refusal) (Desired, []string) {
+	if len(refused) == 0 || !want.On {
+		return want, nil
+	}
+	full := FullBody(want)
+	params := make([]string, 0, len(refused))
+	for p := range refused {
+		params = append(params, p)
+	}
+	slices.Sort(params)
+	var notes []string
+	for _, p := range params {
+		ref := refused[p]
+		if ref.value == "" || full.value(p) != ref.value {
+			continue
+		}
+		want = want.without(p)
+		notes = append(notes, fmt.Sprintf("the bridge refused %s %s (error %d: %s): not sent again until the spec or the bulb changes",
+			specField(p), ref.value, ref.Type, ref.Description))
+	}
+	return want, notes
+}
+
+// without returns want without the attribute param.
+func (d Desired) without(param string) Desired {
+	switch param {
+	case "bri":
+		d.Bri = nil
+	case "xy":
+		d.XY = nil
+	case "ct":
+		d.CT = nil
+	case "hue", "sat":
+		d.Hue, d.Sat = nil, nil
+	case "transitiontime":
+		d.Transition = nil
+	}
+	return d
+}
+
+// specField names a bridge attribute as the HueLight's spec does.
+func specField(param string) string {
+	switch param {
+	case "bri":
+		return "brightness"
+	case "xy":
+		return "color.xy"
+	case "ct":
+		return "color.colorTemperature"
+	case "hue":
+		return "color.hue"
+	case "sat":
+		return "color.saturation"
+	case "transitiontime":
+		return "transitionTime"
+	}
+	return param
+}
+
+// assumedNotes names the attributes want sets that the bridge does not
+// report for the bulb: Tether knows them only from what the bridge
+// accepted, and cannot see them change.
+func assumedNotes(v lightView, want Desired) []string {
+	full := FullBody(want)
+	var notes []string
+	for _, p := range v.assumed {
+		if value := full.value(p); value != "" {
+			notes = append(notes, fmt.Sprintf("the bridge does not report %s for this bulb: it accepted %s, which Tether takes as shown",
+				specField(p), value))
+		}
+	}
+	return notes
+}

@@ -1,0 +1,100 @@
+package hue
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/providers"
+)
+
+// The rules for credentials Secrets, all in this file. A HueBridge is
+// cluster-scoped and may name any namespace's Secret, so without them anyone
+// allowed to create a HueBridge could make Tether read, or write a username
+// into, any Secret it can reach (a confused deputy). So:
+//   - credentials Secrets live only in the namespaces the manager is given
+//     (--credentials-namespaces, by default its own), where alone its RBAC
+//     grants Secret access; a HueBridge naming another namespace is refused
+//     before anything is read;
+//   - Tether writes only into a Secret it created for that HueBridge (marked
+//     by OwnerLabel). It reads a Secret someone else made (a username put
+//     there by hand), but never writes into it.
+
+// OwnerLabel marks a credentials Secret that Tether created for a HueBridge;
+// its value is the HueBridge's name.
+const OwnerLabel = "hue.tether.dev/bridge"
+
+// Reasons of the refusals, in the HueBridge's conditions.
+const (
+	ReasonCredentialsNamespaceNotAllowed = "CredentialsNamespaceNotAllowed"
+	ReasonCredentialsSecretNotOwned      = "CredentialsSecretNotOwned"
+)
+
+// notOwnedDelay spaces the looks at a Secret Tether may not write into: the
+// person who fixes it (deletes it, or puts the username in) changes nothing
+// Tether watches.
+const notOwnedDelay = time.Minute
+
+// allowCredentialsRef refuses a HueBridge whose Secret is in a namespace
+// Tether may not use. Only a new spec (or a manager started with other
+// namespaces) changes that, so it is terminal.
+func allowCredentialsRef(namespaces []string, b *huev1alpha1.HueBridge) error {
+	ns := b.Spec.CredentialsSecretRef.Namespace
+	if slices.Contains(namespaces, ns) {
+		return nil
+	}
+	return providers.Terminalf(ReasonCredentialsNamespaceNotAllowed,
+		"credentialsSecretRef names a Secret in namespace %q, but Tether keeps credentials only in %s (the manager's --credentials-namespaces): move the Secret there and change the HueBridge",
+		ns, quoteAll(namespaces))
+}
+
+// markOwn labels a Secret Tether is about to create for the bridge.
+func markOwn(s *corev1.Secret, b *huev1alpha1.HueBridge) {
+	if s.Labels == nil {
+		s.Labels = map[string]string{}
+	}
+	s.Labels[OwnerLabel] = b.Name
+}
+
+// allowWrite refuses to write into a Secret Tether did not create for b.
+func allowWrite(s *corev1.Secret, b *huev1alpha1.HueBridge) error {
+	if s.Labels[OwnerLabel] == b.Name {
+		return nil
+	}
+	return providers.RetryAfter(notOwnedDelay, ReasonCredentialsSecretNotOwned, fmt.Errorf(
+		"Secret %s/%s exists but Tether did not create it, and it holds no %q: Tether writes only into Secrets it created (label %s=%s); put the bridge's username in it, or delete it so that Tether creates it when paired",
+		s.Namespace, s.Name, huev1alpha1.CredentialsKey, OwnerLabel, b.Name))
+}
+
+// checkWritable is the check before pairing: a username the bridge issues
+// must have a Secret to go to, or the bridge keeps a user nobody can use.
+func checkWritable(ctx context.Context, secrets client.Reader, b *huev1alpha1.HueBridge) error {
+	ref := b.Spec.CredentialsSecretRef
+	var s corev1.Secret
+	err := secrets.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, &s)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return allowWrite(&s, b)
+}
+
+func quoteAll(ss []string) string {
+	if len(ss) == 0 {
+		return "no namespace"
+	}
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
+}

@@ -1,0 +1,168 @@
+package hue
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+)
+
+// newTestSession is a session of client c whose loop is not started (tests
+// read with Poll), its wake-ups collected in channels.
+func newTestSession(c Client, perSecond float64) (*Session, chan Wake, chan Wake) {
+	lights, bridges := make(chan Wake, 1000), make(chan Wake, 100)
+	s := newSession(sessionOptions{
+		bridgeID: "FAKE", client: c, interval: time.Hour, perSecond: perSecond,
+		wakeLights: func(keys []types.NamespacedName) {
+			for _, k := range keys {
+				lights <- Wake{Object: k}
+			}
+		},
+		wakeBridges: func() { bridges <- Wake{Object: types.NamespacedName{Name: "home"}} },
+		log:         logr.Discard(),
+	})
+	return s, lights, bridges
+}
+
+func drain(ch chan Wake) []string {
+	var out []string
+	for {
+		select {
+		case ev := <-ch:
+			out = append(out, ev.Object.String())
+		default:
+			return out
+		}
+	}
+}
+
+func TestSessionWakesOnlyDriftedLights(t *testing.T) {
+	f := newFakeBridge("hallway", "kitchen")
+	f.set("1", func(s *LightState) { s.On, s.Bri = true, ptr.To(254) })
+	f.set("2", func(s *LightState) { s.On = true })
+	p, lights, _ := newTestSession(f, 10)
+	ctx := context.Background()
+	if err := p.Poll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	hall, kitchen := types.NamespacedName{Namespace: "entrance", Name: "hall"}, types.NamespacedName{Namespace: "home", Name: "kitchen"}
+	p.Watch(hall, watch{lightID: "1", want: Desired{On: true, Bri: ptr.To(254)}, reachable: true})
+	p.Watch(kitchen, watch{lightID: "2", want: Desired{On: true}, reachable: true})
+	drain(lights)
+
+	steps := []struct {
+		name   string
+		change func()
+		want   []string
+	}{
+		{"nothing changed", func() {}, nil},
+		{"brightness the spec does not set", func() { f.set("2", func(s *LightState) { s.Bri = ptr.To(3) }) }, nil},
+		{"hallway switched off in the app", func() { f.set("1", func(s *LightState) { s.On = false }) }, []string{"entrance/hall"}},
+		{"kitchen unreachable", func() {
+			f.set("1", func(s *LightState) { s.On = true })
+			f.set("2", func(s *LightState) { s.Reachable = false })
+		}, []string{"home/kitchen"}},
+	}
+	for _, st := range steps {
+		st.change()
+		if err := p.Poll(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := drain(lights); len(got) != len(st.want) || (len(got) > 0 && got[0] != st.want[0]) {
+			t.Fatalf("%s: woke %v, want %v", st.name, got, st.want)
+		}
+	}
+}
+
+func TestSessionWakesEveryoneWhenTheBridgeComesAndGoes(t *testing.T) {
+	f := newFakeBridge("hallway")
+	p, lights, bridges := newTestSession(f, 10)
+	ctx := context.Background()
+	_ = p.Poll(ctx)
+	p.Watch(types.NamespacedName{Namespace: "a", Name: "x"}, watch{lightID: "1", want: Desired{On: false}, reachable: true})
+	drain(lights)
+
+	f.err = &neterr{}
+	_ = p.Poll(ctx)
+	_ = p.Poll(ctx)
+	if got := drain(lights); len(got) != 1 {
+		t.Fatalf("going offline woke %v, want the HueLight once", got)
+	}
+	if got := drain(bridges); len(got) != 1 || got[0] != "/home" {
+		t.Fatalf("going offline woke bridges %v", got)
+	}
+	if _, err := p.Lights(ctx); !isNetwork(err) {
+		t.Fatalf("Lights while offline: %v", err)
+	}
+	f.err = nil
+	_ = p.Poll(ctx)
+	if got := drain(lights); len(got) != 1 {
+		t.Fatalf("coming back woke %v, want the HueLight once", got)
+	}
+	if got := drain(bridges); len(got) != 1 {
+		t.Fatalf("coming back woke bridges %v", got)
+	}
+}
+
+func TestLightsReadTheCache(t *testing.T) {
+	f := newFakeBridge("hallway")
+	p, _, _ := newTestSession(f, 10)
+	for range 50 {
+		if _, err := p.Lights(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if gets, _ := f.calls(); gets != 1 {
+		t.Fatalf("50 observations made %d GETs, want 1", gets)
+	}
+	body := StateBody{On: ptr.To(true), Bri: ptr.To(9)}
+	p.cache.answered(body, Result{Accepted: body}, "1")
+	if v, _ := p.cache.view("1"); !v.State.On || *v.State.Bri != 9 || !v.unconfirmed {
+		t.Fatalf("cache after an accepted command: %+v", v)
+	}
+}
+
+type neterr struct{}
+
+func (neterr) Error() string   { return "connection refused" }
+func (neterr) Timeout() bool   { return false }
+func (neterr) Temporary() bool { return true }
+
+// TestReadsConfirmOrContradictWrites: a read after a command either shows
+// what the bridge accepted (a confirmed write, which starts the stall
+// breaker over) or not (the stall key stays), and attributes the bridge
+// never reports stay known from what it accepted.
+func TestReadsConfirmOrContradictWrites(t *testing.T) {
+	f := newFakeBridge("strip")
+	p, _, _ := newTestSession(f, 10)
+	ctx := context.Background()
+	_ = p.Poll(ctx)
+	f.set("1", func(s *LightState) { s.CT = nil }) // the bridge leaves ct out from now on
+
+	sent := StateBody{On: ptr.To(true), Bri: ptr.To(50), CT: ptr.To(300)}
+	p.cache.answered(sent, Result{Accepted: sent}, "1")
+	v, _ := p.cache.view("1")
+	if !v.unconfirmed || *v.State.Bri != 50 {
+		t.Fatalf("before a read: %+v", v)
+	}
+	f.set("1", func(s *LightState) { s.On, s.Bri = true, ptr.To(50) })
+	_ = p.Poll(ctx)
+	v, _ = p.cache.view("1")
+	if v.unconfirmed || v.confirmed != 1 || *v.State.CT != 300 || len(v.assumed) != 1 || v.assumed[0] != "ct" {
+		t.Fatalf("after a read that shows it: %+v", v)
+	}
+
+	again := StateBody{On: ptr.To(true), Bri: ptr.To(60)}
+	p.cache.answered(again, Result{Accepted: again}, "1")
+	_ = p.Poll(ctx) // the bulb still shows 50
+	if v, _ = p.cache.view("1"); v.confirmed != 1 || *v.State.Bri != 50 {
+		t.Fatalf("after a read that contradicts it: %+v", v)
+	}
+	_ = p.Poll(ctx)
+	if v, _ = p.cache.view("1"); v.confirmed != 1 {
+		t.Fatalf("an attribute never reported confirmed a write: %+v", v)
+	}
+}
