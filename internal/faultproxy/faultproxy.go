@@ -68,7 +68,7 @@ type Proxy struct {
 	rnd     *rand.Rand
 	calls   map[string]int
 	faults  map[string]int
-	byTable map[string]map[string]int // table -> operation -> calls
+	byTable map[string]map[string]int  // table -> operation -> calls
 	spans   map[string]map[string]Span // table -> operation -> first and last call
 	server  *http.Server
 	baseURL string
