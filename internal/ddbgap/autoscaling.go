@@ -14,18 +14,18 @@ import (
 // DynamoDBRead|WriteCapacityUtilization.
 
 type scalableTarget struct {
-	resource, dimension string
-	min, max            int64
-	created             time.Time
+	db, resource, dimension string
+	min, max                int64
+	created                 time.Time
 }
 
 type scalingPolicy struct {
-	name, resource, dimension string
-	config                    map[string]any
-	created                   time.Time
+	db, name, resource, dimension string
+	config                        map[string]any
+	created                       time.Time
 }
 
-func targetKey(resource, dimension string) string { return resource + "|" + dimension }
+func targetKey(db, resource, dimension string) string { return db + "|" + resource + "|" + dimension }
 
 func (s *Server) scalingHandler(op string) func(*call) (any, error) {
 	return map[string]func(*call) (any, error){
@@ -97,11 +97,11 @@ func (s *Server) registerScalableTarget(c *call) (any, error) {
 		}
 		pt = obj(g, "ProvisionedThroughput")
 	}
-	resource := str(c.body, "ResourceId")
+	resource, db := str(c.body, "ResourceId"), database(c.r)
 	s.mu.Lock()
-	tg, ok := s.targets[targetKey(resource, dimension)]
+	tg, ok := s.targets[targetKey(db, resource, dimension)]
 	if !ok {
-		tg = &scalableTarget{resource: resource, dimension: dimension, created: time.Now()}
+		tg = &scalableTarget{db: db, resource: resource, dimension: dimension, created: time.Now()}
 	}
 	next := *tg
 	minC, hasMin := num(c.body, "MinCapacity")
@@ -121,7 +121,7 @@ func (s *Server) registerScalableTarget(c *call) (any, error) {
 		return nil, scalingValidation("Minimum capacity cannot be greater than maximum capacity")
 	}
 	*tg = next
-	s.targets[targetKey(resource, dimension)] = tg
+	s.targets[targetKey(db, resource, dimension)] = tg
 	s.mu.Unlock()
 
 	// Move the capacity into the range, as Application Auto Scaling does.
@@ -158,7 +158,7 @@ func (s *Server) describeScalableTargets(c *call) (any, error) {
 	defer s.mu.Unlock()
 	var out []any
 	for _, tg := range s.targets {
-		if (len(ids) > 0 && !ids[tg.resource]) || (dimension != "" && dimension != tg.dimension) {
+		if tg.db != database(c.r) || (len(ids) > 0 && !ids[tg.resource]) || (dimension != "" && dimension != tg.dimension) {
 			continue
 		}
 		out = append(out, map[string]any{"ServiceNamespace": "dynamodb", "ResourceId": tg.resource, "ScalableDimension": tg.dimension,
@@ -179,13 +179,13 @@ func (s *Server) deregisterScalableTarget(c *call) (any, error) {
 	resource := str(c.body, "ResourceId")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	key := targetKey(resource, dimension)
+	key := targetKey(database(c.r), resource, dimension)
 	if _, ok := s.targets[key]; !ok {
 		return nil, objectNotFound("No scalable target registered for service namespace: dynamodb, resource ID: %s, scalable dimension: %s", resource, dimension)
 	}
 	delete(s.targets, key)
 	for k, p := range s.policies {
-		if p.resource == resource && p.dimension == dimension {
+		if p.db == database(c.r) && p.resource == resource && p.dimension == dimension {
 			delete(s.policies, k)
 		}
 	}
@@ -218,13 +218,14 @@ func (s *Server) putScalingPolicy(c *call) (any, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.targets[targetKey(resource, dimension)]; !ok {
+	db := database(c.r)
+	if _, ok := s.targets[targetKey(db, resource, dimension)]; !ok {
 		return nil, objectNotFound("No scalable target registered for service namespace: dynamodb, resource ID: %s, scalable dimension: %s", resource, dimension)
 	}
-	key := resource + "|" + dimension + "|" + name
+	key := targetKey(db, resource, dimension) + "|" + name
 	p, ok := s.policies[key]
 	if !ok {
-		p = &scalingPolicy{name: name, resource: resource, dimension: dimension, created: time.Now()}
+		p = &scalingPolicy{db: db, name: name, resource: resource, dimension: dimension, created: time.Now()}
 		s.policies[key] = p
 	}
 	p.config = config
@@ -249,7 +250,7 @@ func (s *Server) describeScalingPolicies(c *call) (any, error) {
 	defer s.mu.Unlock()
 	var out []any
 	for _, p := range s.policies {
-		if (len(names) > 0 && !names[p.name]) || (resource != "" && resource != p.resource) || (dimension != "" && dimension != p.dimension) {
+		if p.db != database(c.r) || (len(names) > 0 && !names[p.name]) || (resource != "" && resource != p.resource) || (dimension != "" && dimension != p.dimension) {
 			continue
 		}
 		out = append(out, map[string]any{"PolicyARN": p.arn(region(c.r)), "PolicyName": p.name, "ServiceNamespace": "dynamodb",
@@ -264,7 +265,7 @@ func (s *Server) deleteScalingPolicy(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := str(c.body, "ResourceId") + "|" + dimension + "|" + str(c.body, "PolicyName")
+	key := targetKey(database(c.r), str(c.body, "ResourceId"), dimension) + "|" + str(c.body, "PolicyName")
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.policies[key]; !ok {
@@ -276,15 +277,16 @@ func (s *Server) deleteScalingPolicy(c *call) (any, error) {
 }
 
 // writeAutoscaled says whether the write capacity of the table and of
-// every index is under a scalable target (s.mu held).
-func (s *Server) writeAutoscaled(t map[string]any) bool {
+// every index is under a scalable target in the caller's database (s.mu
+// held).
+func (s *Server) writeAutoscaled(db string, t map[string]any) bool {
 	table := str(t, "TableName")
-	if _, ok := s.targets[targetKey("table/"+table, "dynamodb:table:WriteCapacityUnits")]; !ok {
+	if _, ok := s.targets[targetKey(db, "table/"+table, "dynamodb:table:WriteCapacityUnits")]; !ok {
 		return false
 	}
 	for _, g := range list(t, "GlobalSecondaryIndexes") {
 		resource := "table/" + table + "/index/" + str(g.(map[string]any), "IndexName")
-		if _, ok := s.targets[targetKey(resource, "dynamodb:index:WriteCapacityUnits")]; !ok {
+		if _, ok := s.targets[targetKey(db, resource, "dynamodb:index:WriteCapacityUnits")]; !ok {
 			return false
 		}
 	}

@@ -242,3 +242,72 @@ func TestModelAutoScalingRules(t *testing.T) {
 		t.Fatalf("read capacity = %d, want it moved to the minimum 20", aws.ToInt64(d.Table.ProvisionedThroughput.ReadCapacityUnits))
 	}
 }
+
+// as is a world's view as another account: another access key id, which
+// DynamoDB Local and the model both keep apart (one database per access key
+// id and Region).
+func (w *world) as(key string) (*dynamodb.Client, *applicationautoscaling.Client) {
+	w.t.Helper()
+	cfg, err := config.LoadDefaultConfig(context.Background(),
+		config.WithCredentialsProvider(aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+			return aws.Credentials{AccessKeyID: key, SecretAccessKey: "secret"}, nil
+		})))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return dynamodb.NewFromConfig(cfg), applicationautoscaling.NewFromConfig(cfg, func(o *applicationautoscaling.Options) {
+		o.BaseEndpoint = aws.String(w.gap.URL())
+	})
+}
+
+// Two accounts (two access key ids) with a table of the same name see only
+// their own replicas and scalable targets through the model, as they see
+// only their own tables in DynamoDB Local: what the multi-account tests of
+// the adapter rely on when they use the model.
+func TestModelKeepsAccountsApart(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	ddbA, scaleA := w.as("accounta")
+	ddbB, scaleB := w.as("accountb")
+	for _, db := range []*dynamodb.Client{ddbA, ddbB} {
+		if _, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String("same"), BillingMode: types.BillingModeProvisioned,
+			AttributeDefinitions:  []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+			KeySchema:             []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+			ProvisionedThroughput: &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(5), WriteCapacityUnits: aws.Int64(5)},
+			StreamSpecification:   &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := scaleA.RegisterScalableTarget(ctx, &applicationautoscaling.RegisterScalableTargetInput{ServiceNamespace: aastypes.ServiceNamespaceDynamodb,
+		ResourceId: aws.String("table/same"), ScalableDimension: aastypes.ScalableDimensionDynamoDBTableWriteCapacityUnits,
+		MinCapacity: aws.Int32(5), MaxCapacity: aws.Int32(10)}); err != nil {
+		t.Fatal(err)
+	}
+	targets := func(c *applicationautoscaling.Client) int {
+		out, err := c.DescribeScalableTargets(ctx, &applicationautoscaling.DescribeScalableTargetsInput{ServiceNamespace: aastypes.ServiceNamespaceDynamodb})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(out.ScalableTargets)
+	}
+	if a, b := targets(scaleA), targets(scaleB); a != 1 || b != 0 {
+		t.Fatalf("scalable targets: account A sees %d, B sees %d; want 1 and 0", a, b)
+	}
+	// B's write capacity is not autoscaled: B may not add a replica to its
+	// PROVISIONED table, A may.
+	_, err := ddbB.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("same"), ReplicaUpdates: addReplica("eu-west-1")})
+	w.expect(err, "ValidationException")
+	if _, err := ddbA.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("same"), ReplicaUpdates: addReplica("eu-west-1")}); err != nil {
+		t.Fatal(err)
+	}
+	replicas := func(db *dynamodb.Client) int {
+		d, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("same")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(d.Table.Replicas)
+	}
+	if a, b := replicas(ddbA), replicas(ddbB); a != 1 || b != 0 {
+		t.Fatalf("replicas: account A sees %d, B sees %d; want 1 and 0", a, b)
+	}
+}

@@ -34,7 +34,7 @@ func (s *Server) describeContinuousBackups(c *call) (any, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return map[string]any{"ContinuousBackupsDescription": s.state(name).pitr.json()}, nil
+	return map[string]any{"ContinuousBackupsDescription": s.state(c.r, name).pitr.json()}, nil
 }
 
 // json is DescribeContinuousBackups's shape: RecoveryPeriodInDays and the
@@ -71,7 +71,7 @@ func (s *Server) updateContinuousBackups(c *call) (any, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := s.state(name)
+	st := s.state(c.r, name)
 	switch {
 	case !enabled:
 		st.pitr = pitrState{}
@@ -120,7 +120,7 @@ func (s *Server) getResourcePolicy(c *call) (any, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := s.state(name).policy
+	p := s.state(c.r, name).policy
 	if p != nil && p.staleLeft > 0 {
 		p.staleLeft--
 		p = p.prev
@@ -147,7 +147,7 @@ func (s *Server) putResourcePolicy(c *call) (any, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := s.state(name)
+	st := s.state(c.r, name)
 	cur := st.current()
 	if err := expectRevision(c, cur); err != nil {
 		return nil, err
@@ -169,7 +169,7 @@ func (s *Server) deleteResourcePolicy(c *call) (any, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := s.state(name)
+	st := s.state(c.r, name)
 	cur := st.current()
 	if str(c.body, "ExpectedRevisionId") != "" && cur == nil {
 		return nil, notFound("PolicyNotFoundException", "Resource-based policy not found for the provided ResourceArn")
@@ -261,7 +261,7 @@ func (s *Server) describeContributorInsights(c *call) (any, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := s.state(name)
+	st := s.state(c.r, name)
 	st.advance(time.Now())
 	return s.summary(name, index, s.insightFor(st, index)), nil
 }
@@ -276,7 +276,7 @@ func (s *Server) listContributorInsights(c *call) (any, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := s.state(name)
+	st := s.state(c.r, name)
 	st.advance(time.Now())
 	out := []any{s.summary(name, "", s.insightFor(st, ""))}
 	for _, g := range list(t, "GlobalSecondaryIndexes") {
@@ -294,7 +294,7 @@ func (s *Server) updateContributorInsights(c *call) (any, error) {
 	action := str(c.body, "ContributorInsightsAction")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := s.state(name)
+	st := s.state(c.r, name)
 	now := time.Now()
 	st.advance(now)
 	in := s.insightFor(st, index)
@@ -345,7 +345,7 @@ func (s *Server) restoreToPointInTime(c *call) (any, error) {
 		return nil, err
 	}
 	s.mu.Lock()
-	pitr := s.state(source).pitr
+	pitr := s.state(c.r, source).pitr
 	s.mu.Unlock()
 	if !pitr.enabled {
 		return nil, notFound("PointInTimeRecoveryUnavailableException", "Point in time recovery is not enabled for table '%s'", source)
@@ -424,7 +424,7 @@ func (s *Server) restore(c *call, source string, summary map[string]any) (any, e
 	if odt := obj(c.body, "OnDemandThroughputOverride"); odt != nil {
 		ts.onDemand[""] = limitsOf(odt, &limits{})
 	}
-	s.tables[target] = ts
+	s.tables[tableKey(c.r, target)] = ts
 	desc := obj(out, "TableDescription")
 	s.overlay(ts, desc, region(c.r))
 	return map[string]any{"TableDescription": desc}, nil

@@ -45,11 +45,13 @@ type Server struct {
 	http   *http.Client
 	opts   Options
 
-	mu       sync.Mutex
-	tables   map[string]*tableState // by table name
-	backups  map[string]string      // backup ARN -> source table name
-	targets  map[string]*scalableTarget
-	policies map[string]*scalingPolicy
+	mu sync.Mutex
+	// Everything is kept per database, as DynamoDB Local keeps its tables:
+	// one per access key id and Region (see database).
+	tables   map[string]*tableState     // database|table name
+	backups  map[string]string          // backup ARN -> source table name
+	targets  map[string]*scalableTarget // database|resource|dimension
+	policies map[string]*scalingPolicy  // database|resource|dimension|policy name
 	revision int64
 	srv      *http.Server
 	url      string
@@ -261,17 +263,40 @@ func (s *Server) send(r *http.Request, target string, raw []byte) (int, []byte, 
 	return resp.StatusCode, body, err
 }
 
-// region is the caller's Region, from its signature's credential scope.
-func region(r *http.Request) string {
+// credentialScope is the caller's signature's credential scope: access key
+// id, date, Region, service.
+func credentialScope(r *http.Request) []string {
 	auth := r.Header.Get("Authorization")
 	if i := strings.Index(auth, "Credential="); i >= 0 {
-		parts := strings.Split(auth[i+len("Credential="):], "/")
-		if len(parts) > 2 {
-			return parts[2]
-		}
+		scope, _, _ := strings.Cut(auth[i+len("Credential="):], ",")
+		return strings.Split(scope, "/")
+	}
+	return nil
+}
+
+// region is the caller's Region.
+func region(r *http.Request) string {
+	if scope := credentialScope(r); len(scope) > 2 {
+		return scope[2]
 	}
 	return ""
 }
+
+// database is where the caller's tables are: DynamoDB Local keeps "one
+// database per access key id and Region" without -sharedDb
+// (developerguide/DynamoDBLocal.UsageNotes.html), so the model keeps what
+// it adds the same way, and two accounts (two access keys) reached through
+// it never see each other's tables, targets or policies.
+func database(r *http.Request) string {
+	var key string
+	if scope := credentialScope(r); len(scope) > 0 {
+		key = scope[0]
+	}
+	return key + "|" + region(r)
+}
+
+// tableKey names a table in the caller's database.
+func tableKey(r *http.Request, name string) string { return database(r) + "|" + name }
 
 // str, num, obj and list read decoded JSON without panicking.
 func str(m map[string]any, k string) string { v, _ := m[k].(string); return v }

@@ -3,7 +3,9 @@ package ddbgap
 import (
 	"fmt"
 	"maps"
+	"net/http"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -48,14 +50,26 @@ type replica struct {
 	fields         map[string]any
 }
 
-func (s *Server) state(name string) *tableState {
-	st, ok := s.tables[name]
+// state is the model's state of a table as the caller sees it.
+func (s *Server) state(r *http.Request, name string) *tableState {
+	key := tableKey(r, name)
+	st, ok := s.tables[key]
 	if !ok {
 		st = &tableState{onDemand: map[string]*limits{}, warm: map[string]*warmState{}, replicas: map[string]*replica{},
 			insights: map[string]*insight{}}
-		s.tables[name] = st
+		s.tables[key] = st
 	}
 	return st
+}
+
+// named calls f with the state of every table of that name, whatever its
+// database (the hooks below act as AWS would in any account).
+func (s *Server) named(name string, f func(*tableState)) {
+	for key, st := range s.tables {
+		if strings.HasSuffix(key, "|"+name) {
+			f(st)
+		}
+	}
 }
 
 // advance finishes the transitions whose time has come.
@@ -115,7 +129,7 @@ func (s *Server) describeTable(c *call) (any, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.overlay(s.state(name), obj(out, "Table"), region(c.r))
+	s.overlay(s.state(c.r, name), obj(out, "Table"), region(c.r))
 	return out, nil
 }
 
@@ -246,7 +260,7 @@ func (s *Server) createTable(c *call) (any, error) {
 		// "CreateTable ResourcePolicy attaches at creation" (API CreateTable).
 		st.policy = &policyState{doc: doc, revision: s.nextRevision()}
 	}
-	s.tables[name] = st
+	s.tables[tableKey(c.r, name)] = st
 	s.overlay(st, obj(out, "TableDescription"), region(c.r))
 	return out, nil
 }
@@ -267,7 +281,7 @@ func limitsOf(in map[string]any, l *limits) *limits {
 func (s *Server) deleteTable(c *call) (any, error) {
 	name := str(c.body, "TableName")
 	s.mu.Lock()
-	st := s.state(name)
+	st := s.state(c.r, name)
 	now := time.Now()
 	st.advance(now)
 	if why := st.busy(now); why != "" {
@@ -291,7 +305,7 @@ func (s *Server) deleteTable(c *call) (any, error) {
 		return nil, err
 	}
 	s.mu.Lock()
-	delete(s.tables, name)
+	delete(s.tables, tableKey(c.r, name))
 	s.mu.Unlock()
 	return out, nil
 }
@@ -307,7 +321,7 @@ func (s *Server) updateTable(c *call) (any, error) {
 	}
 	t := obj(cur, "Table")
 	s.mu.Lock()
-	st := s.state(name)
+	st := s.state(c.r, name)
 	now := time.Now()
 	st.advance(now)
 	if why := st.busy(now); why != "" {
@@ -324,7 +338,7 @@ func (s *Server) updateTable(c *call) (any, error) {
 	fail := func(err error) (any, error) { s.mu.Unlock(); return nil, err }
 
 	if ru := list(c.body, "ReplicaUpdates"); ru != nil {
-		f, err := s.replicaUpdate(st, t, ru, newBilling, region(c.r), now)
+		f, err := s.replicaUpdate(st, t, ru, newBilling, database(c.r), region(c.r), now)
 		if err != nil {
 			return fail(err)
 		}
@@ -489,7 +503,7 @@ func changesLeft(in map[string]any) bool {
 
 // replicaUpdate checks one ReplicaUpdates request against AWS's rules and
 // returns how to apply it.
-func (s *Server) replicaUpdate(st *tableState, t map[string]any, updates []any, billing, own string, now time.Time) (func(), error) {
+func (s *Server) replicaUpdate(st *tableState, t map[string]any, updates []any, billing, db, own string, now time.Time) (func(), error) {
 	if len(updates) != 1 {
 		// AWS recommends "separate requests for adding or removing
 		// replicas" (API UpdateGlobalTable) and ACK sends one action per
@@ -516,7 +530,7 @@ func (s *Server) replicaUpdate(st *tableState, t map[string]any, updates []any, 
 			// V2globaltables_reqs_bestpractices.html).
 			return nil, validation("Table write capacity should either be Pay-Per-Request or AutoScaled, and streams must be enabled with NEW_AND_OLD_IMAGES")
 		}
-		if billing == provisioned && !s.writeAutoscaled(t) {
+		if billing == provisioned && !s.writeAutoscaled(db, t) {
 			// "you must either use on-demand capacity or enable
 			// autoscaling" (developerguide V2globaltables_reqs_bestpractices.html).
 			return nil, validation("Table write capacity should either be Pay-Per-Request or AutoScaled")
@@ -573,20 +587,21 @@ func replicaFields(in map[string]any) map[string]any {
 func (s *Server) SetWarmThroughput(table, index string, read, write int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := s.state(table)
-	w, ok := st.warm[index]
-	if !ok {
-		w = &warmState{read: defaultWarmRead, write: defaultWarmWrite}
-		st.warm[index] = w
-	}
-	w.read, w.write = max(w.read, read), max(w.write, write)
+	s.named(table, func(st *tableState) {
+		w, ok := st.warm[index]
+		if !ok {
+			w = &warmState{read: defaultWarmRead, write: defaultWarmWrite}
+			st.warm[index] = w
+		}
+		w.read, w.write = max(w.read, read), max(w.write, write)
+	})
 }
 
 // DropReplica removes a replica as if deleted in that Region's console.
 func (s *Server) DropReplica(table, region string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.state(table).replicas, region)
+	s.named(table, func(st *tableState) { delete(st.replicas, region) })
 }
 
 // SetReplicaStatus sets a replica's status as AWS would report a problem in
@@ -594,8 +609,10 @@ func (s *Server) DropReplica(table, region string) {
 func (s *Server) SetReplicaStatus(table, region, status, description string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if r, ok := s.state(table).replicas[region]; ok {
-		r.status, r.until = status, time.Time{}
-		r.fields["ReplicaStatusDescription"] = description
-	}
+	s.named(table, func(st *tableState) {
+		if r, ok := st.replicas[region]; ok {
+			r.status, r.until = status, time.Time{}
+			r.fields["ReplicaStatusDescription"] = description
+		}
+	})
 }

@@ -11,8 +11,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/applicationautoscaling"
 	aastypes "github.com/aws/aws-sdk-go-v2/service/applicationautoscaling/types"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"golang.org/x/time/rate"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 )
@@ -37,20 +38,29 @@ type ScalingAPI interface {
 
 var _ ScalingAPI = (*applicationautoscaling.Client)(nil)
 
-// newScalingAPI builds the Application Auto Scaling client of an endpoint,
-// paced and counted like its DynamoDB client (same retryer, same limiter).
-// Its endpoint is the SDK's own AWS_ENDPOINT_URL_APPLICATION_AUTO_SCALING
-// or AWS_ENDPOINT_URL; beside a DynamoDB endpoint set with
-// AWS_ENDPOINT_URL_DYNAMODB alone (DynamoDB Local) there is none: nil, and
-// autoScaling is unsupported there.
-func newScalingAPI(cfg aws.Config, ddb dynamodb.Options) ScalingAPI {
-	if os.Getenv("AWS_ENDPOINT_URL_DYNAMODB") != "" && os.Getenv("AWS_ENDPOINT_URL_APPLICATION_AUTO_SCALING") == "" &&
-		os.Getenv("AWS_ENDPOINT_URL") == "" {
+// newScalingAPI builds the Application Auto Scaling client of an endpoint:
+// the same identity (credentials) and region as its DynamoDB client, the
+// same retryer and the same account-and-region limiter, its calls counted
+// under their own provider label.
+//
+// Where it goes: an AWSAccount's spec.endpoint stands for AWS as reached
+// from here, so its Application Auto Scaling calls go there too (a proxy or
+// model answers them; DynamoDB Local answers an unknown operation and
+// autoScaling is listed unsupported). Otherwise the SDK's own resolution:
+// AWS_ENDPOINT_URL_APPLICATION_AUTO_SCALING, AWS_ENDPOINT_URL, or AWS.
+// Beside a DynamoDB endpoint set with AWS_ENDPOINT_URL_DYNAMODB alone
+// (DynamoDB Local) there is none: nil, and autoScaling is unsupported there.
+func (c *Clients) newScalingAPI(cfg aws.Config, accountEndpoint string, limiter *rate.Limiter) ScalingAPI {
+	if accountEndpoint == "" && os.Getenv("AWS_ENDPOINT_URL_DYNAMODB") != "" &&
+		os.Getenv("AWS_ENDPOINT_URL_APPLICATION_AUTO_SCALING") == "" && os.Getenv("AWS_ENDPOINT_URL") == "" {
 		return nil
 	}
 	return applicationautoscaling.NewFromConfig(cfg, func(o *applicationautoscaling.Options) {
-		o.Retryer = ddb.Retryer
-		o.APIOptions = append(o.APIOptions, ddb.APIOptions...)
+		if accountEndpoint != "" {
+			o.BaseEndpoint = aws.String(accountEndpoint)
+		}
+		o.Retryer = c.retryer()
+		o.APIOptions = append(o.APIOptions, limitEveryAttempt(limiter), countEveryAttempt("applicationautoscaling"))
 	})
 }
 

@@ -19,7 +19,7 @@ import (
 // spec.restoreFrom, by a restore); TTL, point-in-time recovery and the rest
 // have their own APIs and follow as update steps.
 func (p *Provider) Create(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) error {
-	ep, err := p.clients.For(ctx, obj.Spec.Region)
+	ep, err := p.endpointFor(ctx, obj)
 	if err != nil {
 		return err
 	}
@@ -32,7 +32,7 @@ func (p *Provider) Create(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) e
 		desc, err = p.createByRestore(ctx, ep, obj)
 	} else {
 		var out *dynamodb.CreateTableOutput
-		if out, err = ep.API.CreateTable(ctx, createTableInput(name, &obj.Spec, p.ownerTags(ep, obj))); err == nil {
+		if out, err = ep.API.CreateTable(ctx, createTableInput(name, &obj.Spec, p.wantedTags(ep, obj))); err == nil {
 			desc = out.TableDescription
 		}
 	}
@@ -58,11 +58,12 @@ func (p *Provider) Create(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) e
 	p.markCreated(ep, name, creation{UID: string(obj.UID), TableID: tableIdentity(desc)})
 	obj.Status.TableID = tableIdentity(desc)
 	recordStatus(obj, desc)
+	recordTarget(obj, ep)
 	return nil
 }
 
-func createTableInput(name string, spec *awsv1alpha1.DynamoDBTableSpec, ownerTags map[string]string) *dynamodb.CreateTableInput {
-	want := desiredTable(spec, ownerTags)
+func createTableInput(name string, spec *awsv1alpha1.DynamoDBTableSpec, tags map[string]string) *dynamodb.CreateTableInput {
+	want := desiredTable(spec, tags)
 	in := &dynamodb.CreateTableInput{
 		TableName:                 aws.String(name),
 		KeySchema:                 awsKeySchema(specKeys(spec.KeySchema)),

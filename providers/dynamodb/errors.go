@@ -30,6 +30,11 @@ const (
 	ReasonTableExists       = "TableExists"
 	ReasonImmutableMismatch = "ImmutableMismatch"
 	ReasonReplicaNotWorking = "ReplicaNotWorking"
+	ReasonAccountRequired   = "AccountRequired"
+	ReasonAccountNotFound   = "AccountNotFound"
+	ReasonAccountNotAllowed = "AccountNotAllowed"
+	ReasonLocationChanged   = "LocationChanged"
+	ReasonOutputsNotWritten = "OutputsNotWritten"
 )
 
 // Delays of the typed errors. Throttling has already been retried by the

@@ -59,7 +59,9 @@ func FuzzPlan(f *testing.F) {
 		const name = "fuzz-table"
 		removeTags := src.removeTags()
 		newer := src.newer(spec, desc)
-		want := desiredTable(spec, map[string]string{"tether.dev/owner": "uid"})
+		tags := map[string]string{"tether.dev/owner": "uid"}
+		maps.Copy(tags, spec.Tags)
+		want := desiredTable(spec, tags)
 		want.RemoveTags = removeTags
 		have := observedTable(desc)
 		have.TTL, have.PITR, have.Tags = secondary.TTL, secondary.PITR, secondary.Tags
