@@ -53,14 +53,16 @@ func autoscaledTable(mutate ...func(*awsv1alpha1.DynamoDBTable)) *awsv1alpha1.Dy
 }
 
 // MODEL (Application Auto Scaling and STS are models: internal/ddbgap and
-// internal/ststest; the tables are DynamoDB Local's): a table of an
-// AWSAccount whose endpoint is the model gets its scalable target with the
-// account's assumed credentials, in the account's own database (the model,
-// like DynamoDB Local, keeps one per access key id and Region), never the
-// operator's. In the same operator, a table of the operator's own identity,
-// whose DynamoDB endpoint is set by AWS_ENDPOINT_URL_DYNAMODB alone, has no
-// Application Auto Scaling endpoint: autoScaling is listed unsupported for
-// it alone.
+// internal/ststest; the tables are DynamoDB Local's): one operator, one
+// DynamoDB endpoint (the model, through the counting proxy), two
+// identities. The operator's own, whose endpoint is set by
+// AWS_ENDPOINT_URL_DYNAMODB alone, has no Application Auto Scaling endpoint:
+// autoScaling is listed unsupported for its table. An AWSAccount naming the
+// same URL as its endpoint has one there: its table gets its scalable target
+// with the account's assumed credentials, in the account's own database
+// (the model, like DynamoDB Local, keeps one per access key id and Region),
+// never the operator's; what was learnt of the operator's endpoint does not
+// hold for it.
 func TestAutoScalingUsesTheAccountsIdentityOnTheModel(t *testing.T) {
 	gap := ddbgap.New(dynamoDBLocal(t).URL, ddbgap.Options{})
 	url, err := gap.Listen()
@@ -68,9 +70,18 @@ func TestAutoScalingUsesTheAccountsIdentityOnTheModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = gap.Close() })
-	f := newAccountsFixture(t, url, Options{}, ststest.Options{}, namespace("team-a", nil, nil),
-		account("team-a", roleA, admitting("team-a"), func(a *awsv1alpha1.AWSAccount) { a.Spec.Endpoint = url }))
+	f := newAccountsFixture(t, url, Options{}, ststest.Options{}, namespace("team-a", nil, nil))
 
+	own := autoscaledTable()
+	f.converge(own)
+	if want := []string{featureAutoScaling}; !slices.Equal(own.Status.UnsupportedFeatures, want) {
+		t.Errorf("the operator's table: unsupported = %v, want %v", own.Status.UnsupportedFeatures, want)
+	}
+
+	if err := f.reader.Create(context.Background(), account("team-a", roleA, admitting("team-a"),
+		func(a *awsv1alpha1.AWSAccount) { a.Spec.Endpoint = f.proxy.URL() })); err != nil {
+		t.Fatal(err)
+	}
 	teams := autoscaledTable(inNamespace("team-a"), usingAccount("team-a"))
 	f.converge(teams)
 	if len(teams.Status.UnsupportedFeatures) != 0 {
@@ -85,15 +96,8 @@ func TestAutoScalingUsesTheAccountsIdentityOnTheModel(t *testing.T) {
 	if !slices.Contains(tableNames(t, rawAs(t, url, keyA, "us-east-1")), teams.Name) {
 		t.Error("the table is not in account A's database")
 	}
-
-	own := autoscaledTable()
-	f.converge(own)
-	if want := []string{featureAutoScaling}; !slices.Equal(own.Status.UnsupportedFeatures, want) {
-		t.Errorf("the operator's table: unsupported = %v, want %v", own.Status.UnsupportedFeatures, want)
-	}
-	f.converge(teams)
-	if len(teams.Status.UnsupportedFeatures) != 0 {
-		t.Errorf("after the operator's table: the account's unsupported = %v, want none", teams.Status.UnsupportedFeatures)
+	if calls := f.proxy.Calls(); calls["RegisterScalableTarget"] != 1 || calls["PutScalingPolicy"] != 1 {
+		t.Errorf("calls = %v, want one RegisterScalableTarget and one PutScalingPolicy", calls)
 	}
 }
 

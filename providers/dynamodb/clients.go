@@ -198,6 +198,11 @@ func (c *Clients) For(ctx context.Context, t target) (*endpoint, error) {
 	})
 	ep := &endpoint{API: api, Region: t.Region, Identity: t.Account, Account: account, AccountID: accountID, URL: url,
 		Key: t.Region + "|" + url, limiter: limiter, session: sess, Scaling: c.newScalingAPI(cfg, accountEndpoint, limiter)}
+	if ep.Scaling == nil {
+		// What is learnt about an endpoint holds for those with the same
+		// APIs: one without Application Auto Scaling beside it is another.
+		ep.Key += "|" + featureAutoScaling + "-none"
+	}
 	c.endpoints[key] = ep
 	return ep, nil
 }
