@@ -1,6 +1,7 @@
 package huesim
 
 import (
+	"math"
 	"strings"
 
 	"golang.org/x/time/rate"
@@ -41,4 +42,15 @@ func (l *limits) allow(path string) bool {
 func (l *limits) setRate(perSecond float64, burst int) {
 	l.lights.SetLimit(rate.Limit(perSecond))
 	l.lights.SetBurst(burst)
+}
+
+// setGroupRate changes the group-command budget (test control); an
+// infinite rate lifts it.
+func (l *limits) setGroupRate(perSecond float64, burst int) {
+	limit := rate.Limit(perSecond)
+	if math.IsInf(perSecond, 1) {
+		limit = rate.Inf
+	}
+	l.groups.SetLimit(limit)
+	l.groups.SetBurst(burst)
 }
