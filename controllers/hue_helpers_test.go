@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
@@ -100,6 +101,16 @@ func newHueEnv(t *testing.T, name string, paired bool, lights ...string) *hueEnv
 // newHueEnvWith is newHueEnv with the simulator's options (bulb models).
 func newHueEnvWith(t *testing.T, name string, paired bool, opts huesim.Options) *hueEnv {
 	t.Helper()
+	return newHueEnvWithBridge(t, name, paired, opts, nil)
+}
+
+// withoutTemporaryScenes is a HueBridge that keeps to light and group
+// commands, for tests of those paths.
+func withoutTemporaryScenes(spec *huev1alpha1.HueBridgeSpec) { spec.TemporaryScenes = ptr.To(false) }
+
+// newHueEnvWithBridge is newHueEnvWith with a change to the HueBridge's spec.
+func newHueEnvWithBridge(t *testing.T, name string, paired bool, opts huesim.Options, change func(*huev1alpha1.HueBridgeSpec)) *hueEnv {
+	t.Helper()
 	c := startHue(t)
 	opts.Usernames = []string{hueUser}
 	sim, err := huesim.Start(opts, "127.0.0.1:0")
@@ -118,6 +129,9 @@ func newHueEnvWith(t *testing.T, name string, paired bool, opts huesim.Options) 
 			CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: hueSecretsNS, Name: h.secret},
 			PollInterval:         &metav1.Duration{Duration: huePollInterval},
 		},
+	}
+	if change != nil {
+		change(&b.Spec)
 	}
 	NewWithT(t).Expect(c.Create(context.Background(), b)).To(Succeed())
 	return h

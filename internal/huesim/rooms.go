@@ -106,6 +106,12 @@ func (b *Bridge) setGroupAttributes(r *http.Request, addr string, body map[strin
 	return out
 }
 
+// AddLightGroup creates a light group (as an application would, or a
+// temporary group a crashed Tether left), outside the API's budget.
+func (b *Bridge) AddLightGroup(name string, lights ...string) string {
+	return b.addGroup(name, TypeLightGroup, lights)
+}
+
 // AddZone creates a zone as the Hue app would, outside the API's budget; it
 // returns the zone's id, or "" when the group table is full.
 func (b *Bridge) AddZone(name string, lights ...string) string {

@@ -212,7 +212,8 @@ func (r *Registry) attach(b *huev1alpha1.HueBridge, fp string, c Client, cfg Bri
 	defer r.mu.Unlock()
 	interval, perSecond := r.settingsOf(b)
 	s, ok := r.sessions[cfg.BridgeID]
-	if ok && (s.interval != interval || s.perSecond != perSecond) && r.onlyUserLocked(b.Name, s) {
+	scenes := temporaryScenes(b)
+	if ok && (s.interval != interval || s.perSecond != perSecond || s.sender.temporaryScenes() != scenes) && r.onlyUserLocked(b.Name, s) {
 		r.unbindLocked(b.Name) // stops s: it had no other HueBridge
 		ok = false
 	}
@@ -221,6 +222,7 @@ func (r *Registry) attach(b *huev1alpha1.HueBridge, fp string, c Client, cfg Bri
 	}
 	if !ok {
 		s = r.startLocked(cfg, c, interval, perSecond)
+		s.sender.setTemporaryScenes(scenes)
 	}
 	// Its credentials were just checked: the newest are the likeliest to
 	// be accepted (after a re-pairing).
@@ -371,4 +373,30 @@ func (r *Registry) wakeBridgesOf(s *Session) {
 // fingerprint changes when the binding must be rebuilt.
 func fingerprint(b *huev1alpha1.HueBridge) string {
 	return fmt.Sprintf("%s/%d", b.UID, b.Generation)
+}
+
+// temporaryScenes is the HueBridge's spec.temporaryScenes (default true).
+func temporaryScenes(b *huev1alpha1.HueBridge) bool {
+	return b.Spec.TemporaryScenes == nil || *b.Spec.TemporaryScenes
+}
+
+// Expect tells the session of the bridge a HueLight names (bridge "": it
+// names none, so the only one) that the HueLight is about to send a
+// command, so that HueLights changed together are sent together. The
+// controller calls it when the informer sees the HueLight's spec change,
+// before the reconcile.
+func (r *Registry) Expect(bridge string, key types.NamespacedName, generation int64) {
+	r.mu.Lock()
+	var s *Session
+	if bd, ok := r.bindings[bridge]; ok {
+		s = bd.session
+	} else if bridge == "" && len(r.sessions) == 1 {
+		for _, only := range r.sessions {
+			s = only
+		}
+	}
+	r.mu.Unlock()
+	if s != nil {
+		s.sender.expectGeneration(key, generation)
+	}
 }

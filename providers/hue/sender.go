@@ -3,6 +3,7 @@ package hue
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -43,7 +44,8 @@ type sender struct {
 	// noGroupsUntil pauses all group commands after the bridge refused a
 	// group action, so a refusal is not repeated every second.
 	noGroupsUntil  time.Time
-	leftoverGroups []string // temporary groups whose deletion failed
+	leftoverGroups []string   // temporary groups whose deletion failed
+	sc             sceneState // temporary scenes and gathering (tempscenes.go)
 
 	lightKick chan struct{}
 	groupKick chan struct{}
@@ -85,6 +87,8 @@ type request struct {
 	lightID string
 	body    StateBody
 	full    StateBody
+	// generation is the HueLight's, for gathering (tempscenes.go).
+	generation int64
 }
 
 // groupSlot is the bridge's group budget: about one group command a second.
@@ -117,6 +121,7 @@ func (s *sender) run(ctx context.Context) {
 func (s *sender) enqueue(r request) *order {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.arrivedLocked(r.key, r.generation)
 	if o, ok := s.inFlight[r.key]; ok && o.body.key() == r.body.key() {
 		o.waiting = true
 		return o
@@ -245,10 +250,12 @@ func (s *sender) takeFailure(key types.NamespacedName, fullKey string) error {
 }
 
 // drop removes a HueLight's queued command and remembered error: it was
-// deleted, or its bulb already matches.
+// deleted, or its bulb already matches. It sends nothing for any generation
+// expected so far.
 func (s *sender) drop(key types.NamespacedName) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.arrivedLocked(key, math.MaxInt64)
 	delete(s.failed, key)
 	if o, ok := s.queued[key]; ok {
 		s.unqueueLocked(o)
@@ -304,19 +311,35 @@ func (s *sender) runLights(ctx context.Context) {
 	}
 }
 
-// waitForWork blocks until a command is queued; false when ctx ended.
+// waitForWork blocks until a command is queued and the line is not held
+// for HueLights about to join it (gathering, tempscenes.go) nor due to go
+// as one group command (the group loop takes it at its next slot); false
+// when ctx ended.
 func (s *sender) waitForWork(ctx context.Context) bool {
 	for {
 		s.mu.Lock()
-		n := len(s.queued)
+		n, now := len(s.queued), time.Now()
+		held := s.gatheringLocked(now)
+		var left time.Duration
+		switch {
+		case held:
+			left = s.gatherLeft(now)
+		case n > 0 && s.chooseLocked() != nil:
+			held, left = true, groupSlot
+		}
 		s.mu.Unlock()
-		if n > 0 {
+		if n > 0 && !held {
 			return true
+		}
+		var timeout <-chan time.Time
+		if held {
+			timeout = time.After(left)
 		}
 		select {
 		case <-ctx.Done():
 			return false
 		case <-s.lightKick:
+		case <-timeout:
 		}
 	}
 }

@@ -148,6 +148,7 @@ func (s *Session) readLocked(ctx context.Context) error {
 	if err != nil {
 		s.log.V(1).Info("reading the lights failed", "error", err.Error())
 	}
+	s.sender.expect(out.wake) // each is likely to send: let them gather
 	s.wake(out.wake)
 	if !out.first && (out.health || out.count) {
 		s.wakeBridges()
@@ -232,6 +233,7 @@ func (s *Session) Pause(key types.NamespacedName) {
 // and wakes the HueLights that were waiting for that bulb.
 func (s *Session) Forget(key types.NamespacedName) {
 	s.sender.drop(key)
+	s.sender.forgetArrivals(key)
 	s.cache.unwatch(key)
 	s.wake(s.claims.release(key))
 }
