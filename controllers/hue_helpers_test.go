@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -63,6 +64,12 @@ func startHueManager() (client.Client, error) {
 		return nil, err
 	}
 	if err := SetupHueLight(mgr, registry); err != nil {
+		return nil, err
+	}
+	if err := SetupHueGroup(mgr, registry); err != nil {
+		return nil, err
+	}
+	if err := SetupHueScene(mgr, registry); err != nil {
 		return nil, err
 	}
 	if err := SetupHueBridge(mgr, registry); err != nil {
@@ -150,6 +157,17 @@ func (h *hueEnv) writeSecret(user string) {
 func (h *hueEnv) cleanup() {
 	ctx := context.Background()
 	g := NewWithT(h.t)
+	for _, list := range []client.ObjectList{&huev1alpha1.HueSceneList{}, &huev1alpha1.HueGroupList{}} {
+		g.Expect(h.c.List(ctx, list)).To(Succeed())
+		g.Expect(meta.EachListItem(list, func(o runtime.Object) error {
+			_ = h.c.Delete(ctx, o.(client.Object))
+			return nil
+		})).To(Succeed())
+		g.Eventually(func(g Gomega) int {
+			g.Expect(h.c.List(ctx, list)).To(Succeed())
+			return meta.LenList(list)
+		}, hueTimeout, huePoll).Should(BeZero(), "%T left behind", list)
+	}
 	var lights huev1alpha1.HueLightList
 	g.Expect(h.c.List(ctx, &lights)).To(Succeed())
 	for i := range lights.Items {

@@ -45,6 +45,12 @@ func setupHue(mgr ctrl.Manager, cfg Config) error {
 	if err := SetupHueLight(mgr, registry); err != nil {
 		return err
 	}
+	if err := SetupHueGroup(mgr, registry); err != nil {
+		return err
+	}
+	if err := SetupHueScene(mgr, registry); err != nil {
+		return err
+	}
 	return SetupHueBridge(mgr, registry)
 }
 

@@ -52,9 +52,13 @@ func (s *sender) runGroups(ctx context.Context) {
 		case <-s.groupKick:
 		case <-timeout:
 		}
-		for s.hasBatch() {
+		for s.hasGroupOrder() || s.hasBatch() {
 			if s.groups.Wait(ctx) != nil {
 				return
+			}
+			if o := s.takeGroupOrder(); o != nil {
+				s.sendGroupOrder(ctx, o)
+				continue
 			}
 			b := s.claimBatch()
 			if b == nil {

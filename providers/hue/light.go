@@ -316,16 +316,21 @@ func neverHeldABulb(l *huev1alpha1.HueLight, err error) bool {
 
 // bridge is spec.bridgeRef, or the only HueBridge when it is left out.
 func (e *LightExternal) bridge(ctx context.Context, l *huev1alpha1.HueLight) (*huev1alpha1.HueBridge, error) {
-	if ref := l.Spec.BridgeRef; ref != nil {
+	return findBridge(ctx, e.Reader, l.Spec.BridgeRef)
+}
+
+// findBridge is the HueBridge ref names, or the only one when ref is nil.
+func findBridge(ctx context.Context, reader client.Reader, ref *huev1alpha1.BridgeReference) (*huev1alpha1.HueBridge, error) {
+	if ref != nil {
 		var b huev1alpha1.HueBridge
-		err := e.Reader.Get(ctx, types.NamespacedName{Name: ref.Name}, &b)
+		err := reader.Get(ctx, types.NamespacedName{Name: ref.Name}, &b)
 		if apierrors.IsNotFound(err) {
 			return nil, providers.RetryAfter(30*time.Second, ReasonBridgeNotFound, fmt.Errorf("HueBridge %q does not exist", ref.Name))
 		}
 		return &b, err
 	}
 	var list huev1alpha1.HueBridgeList
-	if err := e.Reader.List(ctx, &list); err != nil {
+	if err := reader.List(ctx, &list); err != nil {
 		return nil, err
 	}
 	switch len(list.Items) {

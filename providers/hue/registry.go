@@ -64,6 +64,7 @@ type Registry struct {
 	settings Settings
 	lights   chan Wake
 	bridges  chan Wake
+	groups   chan Wake // HueGroups (session_rooms.go)
 	log      logr.Logger
 
 	base   context.Context
@@ -103,6 +104,7 @@ func NewRegistry(reader, secrets client.Reader, settings Settings, log logr.Logg
 		settings: settings.withDefaults(),
 		lights:   make(chan Wake, 4096),
 		bridges:  make(chan Wake, 64),
+		groups:   make(chan Wake, 1024),
 		log:      log,
 		base:     base,
 		cancel:   cancel,
@@ -261,6 +263,7 @@ func (r *Registry) startLocked(cfg BridgeConfig, c Client, interval time.Duratio
 		bridgeID: cfg.BridgeID, client: c, interval: interval, perSecond: perSecond, config: cfg,
 		wakeLights:  r.wakeLights,
 		wakeBridges: func() { r.wakeBridgesOf(s) },
+		wakeGroups:  r.wakeGroups,
 		log:         r.log,
 	})
 	ctx, cancel := context.WithCancel(r.base)
@@ -398,5 +401,20 @@ func (r *Registry) Expect(bridge string, key types.NamespacedName, generation in
 	r.mu.Unlock()
 	if s != nil {
 		s.sender.expectGeneration(key, generation)
+	}
+}
+
+// GroupWakes carries the HueGroups to reconcile (a member drifted or
+// changed reachability, the group's lights changed, a command sent).
+func (r *Registry) GroupWakes() <-chan Wake { return r.groups }
+
+// wakeGroups enqueues HueGroups without blocking the session.
+func (r *Registry) wakeGroups(keys []types.NamespacedName) {
+	for _, k := range keys {
+		select {
+		case r.groups <- Wake{Object: k}:
+		default:
+			r.log.V(1).Info("wake-up dropped: queue full", "hueGroup", k.String())
+		}
 	}
 }

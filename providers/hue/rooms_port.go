@@ -1,6 +1,12 @@
 package hue
 
-import "context"
+import (
+	"context"
+	"errors"
+)
+
+// errNoRooms is the answer of a session whose client has no RoomsClient.
+var errNoRooms = errors.New("rooms, zones and scenes are not managed over this bridge's API yet")
 
 // RoomsClient is the part of the port for rooms, zones and scenes, in
 // Tether's own types like Client. It is apart from Client so that a backend

@@ -46,6 +46,10 @@ type sender struct {
 	noGroupsUntil  time.Time
 	leftoverGroups []string   // temporary groups whose deletion failed
 	sc             sceneState // temporary scenes and gathering (tempscenes.go)
+	// HueGroups' commands (grouporders.go).
+	groupLine     []*groupOrder
+	groupInFlight map[types.NamespacedName]*groupOrder
+	groupFailed   map[types.NamespacedName]failure
 
 	lightKick chan struct{}
 	groupKick chan struct{}
@@ -79,6 +83,8 @@ type senderDeps struct {
 	wanted   func() map[string]string
 	lightIDs func() []string
 	log      logr.Logger
+	// wakeGroups wakes HueGroups whose command went out.
+	wakeGroups func([]types.NamespacedName)
 }
 
 // request is what a HueLight asks the sender to send.
@@ -96,16 +102,18 @@ const groupSlot = time.Second
 
 func newSender(deps senderDeps, perSecond float64) *sender {
 	return &sender{
-		deps:      deps,
-		lights:    rate.NewLimiter(rate.Limit(perSecond), 1),
-		groups:    rate.NewLimiter(rate.Every(groupSlot), 1),
-		interval:  time.Duration(float64(time.Second) / perSecond),
-		queues:    map[string][]*order{},
-		queued:    map[types.NamespacedName]*order{},
-		inFlight:  map[types.NamespacedName]*order{},
-		failed:    map[types.NamespacedName]failure{},
-		lightKick: make(chan struct{}, 1),
-		groupKick: make(chan struct{}, 1),
+		deps:          deps,
+		lights:        rate.NewLimiter(rate.Limit(perSecond), 1),
+		groups:        rate.NewLimiter(rate.Every(groupSlot), 1),
+		interval:      time.Duration(float64(time.Second) / perSecond),
+		queues:        map[string][]*order{},
+		queued:        map[types.NamespacedName]*order{},
+		inFlight:      map[types.NamespacedName]*order{},
+		failed:        map[types.NamespacedName]failure{},
+		groupInFlight: map[types.NamespacedName]*groupOrder{},
+		groupFailed:   map[types.NamespacedName]failure{},
+		lightKick:     make(chan struct{}, 1),
+		groupKick:     make(chan struct{}, 1),
 	}
 }
 
