@@ -62,6 +62,10 @@ type Scale struct {
 	// watched for SteadyWindow once settled.
 	ModelLights  int           `json:"modelLights"`
 	SteadyWindow time.Duration `json:"steadyWindow"`
+	// SceneBridges bridges of SceneLights bulbs each get lights with
+	// distinct states at once (fig. 10).
+	SceneBridges int `json:"sceneBridges"`
+	SceneLights  int `json:"sceneLights"`
 }
 
 // MarshalJSON writes the durations as Go duration strings ("45s").
@@ -106,6 +110,8 @@ func FullScale() Scale {
 		TagWatchIntervals: 3,
 		ModelLights:       3,
 		SteadyWindow:      time.Minute,
+		SceneBridges:      10,
+		SceneLights:       50,
 	}
 }
 
@@ -130,6 +136,8 @@ func QuickScale() Scale {
 		TagWatchIntervals: 2,
 		ModelLights:       1,
 		SteadyWindow:      5 * time.Second,
+		SceneBridges:      2,
+		SceneLights:       10,
 	}
 }
 
@@ -147,6 +155,7 @@ func (s Scale) Resize(f float64) Scale {
 	s.OutageLights = n(s.OutageLights)
 	s.TagTables = n(s.TagTables)
 	s.ModelLights = n(s.ModelLights)
+	s.SceneBridges = n(s.SceneBridges)
 	return s
 }
 
@@ -169,7 +178,7 @@ type Options struct {
 }
 
 // DefaultFigures are the figures `make bench` measures.
-var DefaultFigures = []int{1, 2, 3, 4, 5, 6, 7, 9}
+var DefaultFigures = []int{1, 2, 3, 4, 5, 6, 7, 9, 10}
 
 func (o Options) wants(fig int) bool {
 	figs := o.Figures
@@ -281,6 +290,15 @@ func runOnce(ctx context.Context, opts Options, bin, dir string) ([]figureResult
 	if opts.wants(9) {
 		fig, err := runAlone(ctx, opts, 9, filepath.Join(dir, "fig9"), func(ctx context.Context, r *run) error {
 			return r.models(ctx, bin)
+		})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, fig)
+	}
+	if opts.wants(10) {
+		fig, err := runAlone(ctx, opts, 10, filepath.Join(dir, "fig10"), func(ctx context.Context, r *run) error {
+			return r.scenes(ctx, bin)
 		})
 		if err != nil {
 			return nil, err

@@ -34,7 +34,7 @@ func TestQuickRunWritesTheReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range DefaultFigures {
-		heading := "## " + string(rune('0'+id)) + ". " + figureTitles[id]
+		heading := fmt.Sprintf("## %d. %s", id, figureTitles[id])
 		if !strings.Contains(string(md), heading) {
 			t.Errorf("report.md lacks %q", heading)
 		}
