@@ -72,13 +72,15 @@ func (s *sender) runGroups(ctx context.Context) {
 }
 
 // held reports whether the line is held for expected HueLights, and for
-// how long at most.
+// how long at most. A gathering that ended since the loop last looked
+// leaves a batch to send: look again at once, as the light loop leaves
+// that batch to this one and nothing else may wake it.
 func (s *sender) held() (time.Duration, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := time.Now()
 	if !s.gatheringLocked(now) {
-		return 0, false
+		return 0, s.chooseLocked() != nil
 	}
 	return s.gatherLeft(now), true
 }

@@ -65,9 +65,12 @@ type order struct {
 	// waiting is true while an Update waits for the result itself; the
 	// sender wakes the HueLight only when nobody waits.
 	waiting bool
-	sent    bool
-	err     error
-	done    chan struct{} // closed once sent (or refused)
+	// queuedAt is when the order joined the line: gathering holds no
+	// order for longer than gatherMax (tempscenes.go).
+	queuedAt time.Time
+	sent     bool
+	err      error
+	done     chan struct{} // closed once sent (or refused)
 }
 
 // senderDeps is what the sender needs of its session: the bridge, where to
@@ -139,7 +142,7 @@ func (s *sender) enqueue(r request) *order {
 		return o
 	}
 	o := &order{key: r.key, lightID: r.lightID, body: r.body, full: r.full, fullKey: r.full.key(),
-		waiting: true, done: make(chan struct{})}
+		waiting: true, queuedAt: time.Now(), done: make(chan struct{})}
 	s.pushLocked(o, false)
 	kick(s.lightKick)
 	kick(s.groupKick)

@@ -89,12 +89,19 @@ func (s *sender) scenesUsableLocked(now time.Time) bool {
 }
 
 // expect records HueLights about to hand a command over, whatever their
-// generation (a read saw their bulbs drift).
+// generation (a read saw their bulbs drift). One whose command is already
+// in line or being sent is not about to: its bulb drifts because that
+// command has not gone out yet, and waiting for it again at every read
+// held the line for good while reads came faster than gatherIdle.
 func (s *sender) expect(keys []types.NamespacedName) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, k := range keys {
-		s.expectLocked(k, 0)
+		_, queued := s.queued[k]
+		_, sending := s.inFlight[k]
+		if !queued && !sending {
+			s.expectLocked(k, 0)
+		}
 	}
 }
 
@@ -159,16 +166,32 @@ func (s *sender) forgetArrivals(key types.NamespacedName) {
 }
 
 // gatheringLocked reports whether the line is held for expected HueLights,
-// and forgets the expectations once it is not.
+// and forgets the expectations once it is not. Gatherings may follow one
+// another, but none holds an order queued more than gatherMax ago: the
+// line moves whatever keeps being expected.
 func (s *sender) gatheringLocked(now time.Time) bool {
 	waiting := len(s.sc.expected) > 0 && now.Sub(s.sc.progress) < gatherIdle
 	lingering := len(s.sc.expected) == 0 && s.sc.burst > 1 && now.Sub(s.sc.progress) < gatherLinger
-	if (waiting || lingering) && now.Sub(s.sc.gatherSince) < gatherMax && s.scenesUsableLocked(now) {
+	if (waiting || lingering) && now.Before(s.gatherEndLocked()) && s.scenesUsableLocked(now) {
 		return true
 	}
 	clear(s.sc.expected)
 	s.sc.burst = 0
 	return false
+}
+
+// gatherEndLocked is when the current gathering must end at the latest:
+// gatherMax after it began or after the oldest order in line was queued.
+func (s *sender) gatherEndLocked() time.Time {
+	end := s.sc.gatherSince.Add(gatherMax)
+	for _, q := range s.queues {
+		// A line's head is its oldest order (orders given back return
+		// to the head).
+		if len(q) > 0 && q[0].queuedAt.Add(gatherMax).Before(end) {
+			end = q[0].queuedAt.Add(gatherMax)
+		}
+	}
+	return end
 }
 
 // gatherLeft is how long the current gathering may still hold the line.
@@ -177,7 +200,7 @@ func (s *sender) gatherLeft(now time.Time) time.Duration {
 	if len(s.sc.expected) == 0 {
 		idle = gatherLinger
 	}
-	return min(s.sc.progress.Add(idle).Sub(now), s.sc.gatherSince.Add(gatherMax).Sub(now))
+	return min(s.sc.progress.Add(idle).Sub(now), s.gatherEndLocked().Sub(now))
 }
 
 // takeFairLocked takes up to n queued orders, one light each, namespaces

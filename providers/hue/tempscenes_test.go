@@ -165,3 +165,67 @@ func TestGatheringGivesUpOnALostExpectation(t *testing.T) {
 
 // body is the whole wanted state as a command.
 func (d Desired) body() StateBody { return FullBody(d) }
+
+// gathering reports whether the sender holds its line now.
+func (s *simPoller) gathering() bool {
+	s.p.sender.mu.Lock()
+	defer s.p.sender.mu.Unlock()
+	return s.p.sender.gatheringLocked(time.Now())
+}
+
+// TestReadsDoNotHoldTheLineForQueuedLights: eight HueLights' commands are
+// in line and every read (faster than gatherIdle, as a HueBridge's 1 s
+// poll is) still sees their bulbs drift, because those commands have not
+// gone out. Such a read expects nothing of them: they already handed
+// their commands over. Expecting them held the line for as long as reads
+// came (ten HueLights created at once sat in line for 5 to 20 s).
+func TestReadsDoNotHoldTheLineForQueuedLights(t *testing.T) {
+	const n = 8
+	s := newSimPoller(t, n, 10)
+	s.p.sender.setTemporaryScenes(true)
+	for i := 1; i <= n; i++ {
+		id := strconv.Itoa(i)
+		s.queue("a", "light-"+id, id, bri(10+i))
+	}
+	g := NewWithT(t)
+	g.Expect(s.p.Poll(s.ctx)).To(Succeed())
+	g.Expect(s.woken()).To(HaveLen(n), "the read saw every queued bulb drift")
+	g.Expect(s.gathering()).To(BeFalse(), "a read of queued lights started a gathering")
+
+	s.start()
+	go func() { // reads keep coming, as the session's poll loop makes them
+		for s.ctx.Err() == nil {
+			_ = s.p.Poll(s.ctx)
+			time.Sleep(gatherIdle / 4) // the pace of reads, the condition under test
+		}
+	}()
+	g.Eventually(func() bool {
+		for i := 1; i <= n; i++ {
+			if l, _ := s.sim.Light(strconv.Itoa(i)); l.State.Bri != 10+i {
+				return false
+			}
+		}
+		return true
+	}, 10*time.Second, 20*time.Millisecond).Should(BeTrue())
+	g.Expect(s.groupCommands()).To(Equal([]string{"PUT /groups/0/action"}), "one temporary scene recalled")
+	g.Expect(s.lightCommands()).To(BeEmpty())
+}
+
+// TestGatheringHoldsNoOrderLongerThanGatherMax: gatherings may follow one
+// another (bulbs keep drifting whose HueLights never hand a command over),
+// but an order queued gatherMax ago is held by none of them.
+func TestGatheringHoldsNoOrderLongerThanGatherMax(t *testing.T) {
+	s := newSimPoller(t, 2, 10)
+	s.p.sender.setTemporaryScenes(true)
+	o := s.queue("a", "light-1", "1", bri(42))
+	never := []types.NamespacedName{{Namespace: "a", Name: "never-1"}, {Namespace: "a", Name: "never-2"}}
+	s.p.sender.expect(never)
+	g := NewWithT(t)
+	g.Expect(s.gathering()).To(BeTrue(), "a fresh expectation holds a fresh order")
+
+	s.p.sender.mu.Lock()
+	o.queuedAt = time.Now().Add(-gatherMax) // the order has waited through earlier gatherings
+	s.p.sender.mu.Unlock()
+	s.p.sender.expect(never)
+	g.Expect(s.gathering()).To(BeFalse(), "a new gathering held an order queued gatherMax ago")
+}
