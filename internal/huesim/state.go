@@ -75,6 +75,10 @@ type Options struct {
 	// BridgeID (random when empty) and Name are reported by /config.
 	BridgeID string
 	Name     string
+	// CertificateName is the common name of the HTTPS certificate; empty
+	// for the bridge id in lower case, as a real bridge's. Another name
+	// makes a bridge whose certificate does not match its id.
+	CertificateName string
 }
 
 // Bridge is the simulated bridge's state. Its methods are safe for
@@ -91,6 +95,9 @@ type Bridge struct {
 	gets      map[string]int
 	conn      connectivity
 	watch     watchers
+	// The CLIP v2 API's request counters and event stream (v2*.go).
+	v2Counters
+	events eventHub
 }
 
 type whitelistEntry struct {
