@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -57,6 +58,9 @@ func startHueManager() (client.Client, error) {
 	registry := hue.NewRegistry(mgr.GetClient(), mgr.GetAPIReader(), hue.Settings{
 		PollInterval: huePollInterval, CommandsPerSecond: 10, CallTimeout: 2 * time.Second,
 		CredentialsNamespaces: []string{hueSecretsNS},
+		// A quiet v2 test bridge reconnects its stream this often; a
+		// bridge that hangs is noticed no later.
+		Stream: hue.StreamSettings{Silence: 20 * time.Second},
 	}, mgr.GetLogger().WithName("hue"))
 	if err := mgr.Add(registry); err != nil {
 		return nil, err
@@ -88,6 +92,18 @@ type hueEnv struct {
 	sim    *huesim.Server
 	bridge string
 	secret string
+	api    string // V1 or V2
+}
+
+// hueAPIs are the backends the table-driven Hue suites run on: the v1
+// API over HTTP, and CLIP v2 over HTTPS with its event stream.
+var hueAPIs = []string{hue.APIV1, hue.APIV2}
+
+// forEachAPI runs a test on each backend, as subtests named by the API.
+func forEachAPI(t *testing.T, test func(t *testing.T, api string)) {
+	for _, api := range hueAPIs {
+		t.Run(api, func(t *testing.T) { test(t, api) })
+	}
 }
 
 // newHueEnv starts a simulator with lights, stores the pre-paired username
@@ -97,16 +113,33 @@ func newHueEnv(t *testing.T, name string, paired bool, lights ...string) *hueEnv
 	return newHueEnvWith(t, name, paired, huesim.Options{Lights: lights})
 }
 
+// newHueEnvAPI is newHueEnv on an API.
+func newHueEnvAPI(t *testing.T, api, name string, paired bool, lights ...string) *hueEnv {
+	t.Helper()
+	return newHueEnvOn(t, api, name, paired, huesim.Options{Lights: lights})
+}
+
 // newHueEnvWith is newHueEnv with the simulator's options (bulb models).
 func newHueEnvWith(t *testing.T, name string, paired bool, opts huesim.Options) *hueEnv {
 	t.Helper()
+	return newHueEnvOn(t, hue.APIV1, name, paired, opts)
+}
+
+// newHueEnvOn is newHueEnvWith on an API: V1 at the simulator's HTTP
+// address, V2 at its HTTPS address with its test CA as caBundle. The
+// bridge's name gets the API, so that both runs of a test differ.
+func newHueEnvOn(t *testing.T, api, name string, paired bool, opts huesim.Options) *hueEnv {
+	t.Helper()
+	if api != hue.APIV1 {
+		name += "-" + strings.ToLower(api)
+	}
 	c := startHue(t)
 	opts.Usernames = []string{hueUser}
 	sim, err := huesim.Start(opts, "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &hueEnv{t: t, c: c, sim: sim, bridge: name, secret: name + "-credentials"}
+	h := &hueEnv{t: t, c: c, sim: sim, bridge: name, secret: name + "-credentials", api: api}
 	t.Cleanup(h.cleanup)
 	if paired {
 		h.writeSecret(hueUser)
@@ -118,6 +151,9 @@ func newHueEnvWith(t *testing.T, name string, paired bool, opts huesim.Options) 
 			CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: hueSecretsNS, Name: h.secret},
 			PollInterval:         &metav1.Duration{Duration: huePollInterval},
 		},
+	}
+	if api == hue.APIV2 {
+		b.Spec.Address, b.Spec.APIVersion, b.Spec.CABundle = sim.TLSAddr(), huev1alpha1.APIV2, string(sim.CACertPEM())
 	}
 	NewWithT(t).Expect(c.Create(context.Background(), b)).To(Succeed())
 	return h
@@ -213,11 +249,12 @@ func (h *hueEnv) eventuallyLightReady(ns, name, want string) {
 	}, hueTimeout, huePoll).Should(Equal(want), "HueLight %s/%s Ready", ns, name)
 }
 
-// lightCommands counts the commands the bridge received for one bulb.
+// lightCommands counts the commands the bridge received for one bulb, on
+// either API.
 func (h *hueEnv) lightCommands(id string) int {
 	n := 0
 	for _, c := range h.sim.Commands() {
-		if c.Path == "/lights/"+id+"/state" {
+		if c.ForLight(id) {
 			n++
 		}
 	}

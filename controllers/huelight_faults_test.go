@@ -62,58 +62,64 @@ func TestHueBridgeOffline(t *testing.T) {
 // TestHueDeleteWhileBridgeOffline: the HueLight waits, saying why, and
 // turns the light off once the bridge is back.
 func TestHueDeleteWhileBridgeOffline(t *testing.T) {
-	h := newHueEnv(t, "offlinedelete", true, "lamp")
-	g := NewWithT(t)
-	l := h.newLight("entrance", "lamp", "lamp")
-	h.create(l)
-	g.Eventually(func(g Gomega) bool { return h.bulb(g, "lamp").On }, hueTimeout, huePoll).Should(BeTrue())
-	h.eventuallyLightReady("entrance", "lamp", "True/Available")
+	forEachAPI(t, func(t *testing.T, api string) {
+		h := newHueEnvAPI(t, api, "offlinedelete", true, "lamp")
+		g := NewWithT(t)
+		l := h.newLight("entrance", "lamp", "lamp")
+		h.create(l)
+		g.Eventually(func(g Gomega) bool { return h.bulb(g, "lamp").On }, hueTimeout, huePoll).Should(BeTrue())
+		h.eventuallyLightReady("entrance", "lamp", "True/Available")
 
-	h.sim.Offline(huesim.Refuse)
-	h.eventuallyLightReady("entrance", "lamp", "False/BridgeUnreachable")
-	g.Expect(h.c.Delete(context.Background(), l)).To(Succeed())
-	g.Eventually(func(g Gomega) string {
-		return readyReason(h.light(g, "entrance", "lamp").Status.Conditions, "Synced")
-	}, hueTimeout, huePoll).Should(Equal("False/BridgeUnreachable"))
-	g.Expect(h.bulb(g, "lamp").On).To(BeTrue())
+		h.sim.Offline(huesim.Refuse)
+		h.eventuallyLightReady("entrance", "lamp", "False/BridgeUnreachable")
+		g.Expect(h.c.Delete(context.Background(), l)).To(Succeed())
+		g.Eventually(func(g Gomega) string {
+			return readyReason(h.light(g, "entrance", "lamp").Status.Conditions, "Synced")
+		}, hueTimeout, huePoll).Should(Equal("False/BridgeUnreachable"))
+		g.Expect(h.bulb(g, "lamp").On).To(BeTrue())
 
-	g.Expect(h.sim.Online()).To(Succeed())
-	g.Eventually(func(g Gomega) bool { return h.bulb(g, "lamp").On }, hueTimeout, huePoll).Should(BeFalse())
-	g.Eventually(func() bool {
-		return apierrors.IsNotFound(h.c.Get(context.Background(), clientKey(l), &huev1alpha1.HueLight{}))
-	}, hueTimeout, huePoll).Should(BeTrue())
+		g.Expect(h.sim.Online()).To(Succeed())
+		g.Eventually(func(g Gomega) bool { return h.bulb(g, "lamp").On }, hueTimeout, huePoll).Should(BeFalse())
+		g.Eventually(func() bool {
+			return apierrors.IsNotFound(h.c.Get(context.Background(), clientKey(l), &huev1alpha1.HueLight{}))
+		}, hueTimeout, huePoll).Should(BeTrue())
+	})
 }
 
 func TestHueLightUnreachable(t *testing.T) {
-	h := newHueEnv(t, "unreachable", true, "garden")
-	g := NewWithT(t)
-	h.create(h.newLight("entrance", "garden", "garden"))
-	h.eventuallyLightReady("entrance", "garden", "True/Available")
+	forEachAPI(t, func(t *testing.T, api string) {
+		h := newHueEnvAPI(t, api, "unreachable", true, "garden")
+		g := NewWithT(t)
+		h.create(h.newLight("entrance", "garden", "garden"))
+		h.eventuallyLightReady("entrance", "garden", "True/Available")
 
-	g.Expect(h.sim.SetReachable("1", false)).To(Succeed())
-	h.eventuallyLightReady("entrance", "garden", "False/LightUnreachable")
-	g.Expect(*h.light(g, "entrance", "garden").Status.Reachable).To(BeFalse())
-	h.sim.ResetCommands()
-	h.update("entrance", "garden", func(l *huev1alpha1.HueLight) { l.Spec.Brightness = ptr.To[int32](5) })
-	g.Consistently(func() int { return h.lightCommands("1") }, 3*huePollInterval, huePoll).Should(BeZero(),
-		"nothing is sent to a bulb the bridge cannot reach")
+		g.Expect(h.sim.SetReachable("1", false)).To(Succeed())
+		h.eventuallyLightReady("entrance", "garden", "False/LightUnreachable")
+		g.Expect(*h.light(g, "entrance", "garden").Status.Reachable).To(BeFalse())
+		h.sim.ResetCommands()
+		h.update("entrance", "garden", func(l *huev1alpha1.HueLight) { l.Spec.Brightness = ptr.To[int32](5) })
+		g.Consistently(func() int { return h.lightCommands("1") }, 3*huePollInterval, huePoll).Should(BeZero(),
+			"nothing is sent to a bulb the bridge cannot reach")
 
-	g.Expect(h.sim.SetReachable("1", true)).To(Succeed())
-	g.Eventually(func(g Gomega) int { return h.bulb(g, "garden").Bri }, hueTimeout, huePoll).Should(Equal(5))
-	h.eventuallyLightReady("entrance", "garden", "True/Available")
+		g.Expect(h.sim.SetReachable("1", true)).To(Succeed())
+		g.Eventually(func(g Gomega) int { return h.bulb(g, "garden").Bri }, hueTimeout, huePoll).Should(Equal(5))
+		h.eventuallyLightReady("entrance", "garden", "True/Available")
+	})
 }
 
 func TestHueLightNotFoundListsTheBridgesLights(t *testing.T) {
-	h := newHueEnv(t, "notfound", true, "hallway", "kitchen")
-	g := NewWithT(t)
-	h.create(h.newLight("entrance", "attic", "attic"))
-	h.eventuallyLightReady("entrance", "attic", "False/LightNotFound")
-	msg := h.light(g, "entrance", "attic").Status.Conditions
-	g.Expect(fmt.Sprint(msg)).To(ContainSubstring(`it has: "hallway", "kitchen"`))
+	forEachAPI(t, func(t *testing.T, api string) {
+		h := newHueEnvAPI(t, api, "notfound", true, "hallway", "kitchen")
+		g := NewWithT(t)
+		h.create(h.newLight("entrance", "attic", "attic"))
+		h.eventuallyLightReady("entrance", "attic", "False/LightNotFound")
+		msg := h.light(g, "entrance", "attic").Status.Conditions
+		g.Expect(fmt.Sprint(msg)).To(ContainSubstring(`it has: "hallway", "kitchen"`))
 
-	// A bulb named attic is added on the bridge: the poller notices it.
-	h.sim.AddLight("attic")
-	g.Eventually(func(g Gomega) bool { return h.bulb(g, "attic").On }, hueTimeout, huePoll).Should(BeTrue())
+		// A bulb named attic is added on the bridge: the poller notices it.
+		h.sim.AddLight("attic")
+		g.Eventually(func(g Gomega) bool { return h.bulb(g, "attic").On }, hueTimeout, huePoll).Should(BeTrue())
+	})
 }
 
 func TestHueTwoClaimsOnOneBulb(t *testing.T) {

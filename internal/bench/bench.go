@@ -169,7 +169,7 @@ type Options struct {
 }
 
 // DefaultFigures are the figures `make bench` measures.
-var DefaultFigures = []int{1, 2, 3, 4, 5, 6, 7, 9}
+var DefaultFigures = []int{1, 2, 3, 4, 5, 6, 7, 9, 10}
 
 func (o Options) wants(fig int) bool {
 	figs := o.Figures
@@ -281,6 +281,15 @@ func runOnce(ctx context.Context, opts Options, bin, dir string) ([]figureResult
 	if opts.wants(9) {
 		fig, err := runAlone(ctx, opts, 9, filepath.Join(dir, "fig9"), func(ctx context.Context, r *run) error {
 			return r.models(ctx, bin)
+		})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, fig)
+	}
+	if opts.wants(10) {
+		fig, err := runAlone(ctx, opts, 10, filepath.Join(dir, "fig10"), func(ctx context.Context, r *run) error {
+			return r.push(ctx, bin)
 		})
 		if err != nil {
 			return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +16,7 @@ func TestQuickRunWritesTheReport(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts an API server, DynamoDB Local and the operator")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	var progress strings.Builder
 	rep, err := Run(ctx, Options{Runs: 1, Scale: QuickScale(), Quick: true, WorkDir: t.TempDir(), Progress: &progress})
@@ -34,7 +35,7 @@ func TestQuickRunWritesTheReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range DefaultFigures {
-		heading := "## " + string(rune('0'+id)) + ". " + figureTitles[id]
+		heading := "## " + strconv.Itoa(id) + ". " + figureTitles[id]
 		if !strings.Contains(string(md), heading) {
 			t.Errorf("report.md lacks %q", heading)
 		}

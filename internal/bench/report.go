@@ -13,14 +13,15 @@ import (
 )
 
 var figureTitles = map[int]string{
-	1: "Apply-to-light latency",
-	2: "Convergence under the bridge's limit",
-	3: "Watch cost",
-	4: "Scale",
-	5: "Drift correction time",
-	6: "Backoff discipline",
-	7: "Tag reads on an endpoint with tagging",
-	9: "Settled lights of every bulb model",
+	1:  "Apply-to-light latency",
+	2:  "Convergence under the bridge's limit",
+	3:  "Watch cost",
+	4:  "Scale",
+	5:  "Drift correction time",
+	6:  "Backoff discipline",
+	7:  "Tag reads on an endpoint with tagging",
+	9:  "Settled lights of every bulb model",
+	10: "CLIP v2 beside v1: latency, steady cost, drift by push, outage",
 }
 
 // KnownFigure says whether n is a figure the harness can measure.

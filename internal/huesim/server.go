@@ -2,6 +2,8 @@ package huesim
 
 import (
 	"crypto/tls"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"strings"
@@ -138,6 +140,8 @@ func (s *Server) listen() error {
 	s.addr, s.tlsAddr = ln.Addr().String(), tlsLn.Addr().String()
 	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	s.tlsSrv = &http.Server{Handler: s.HandlerTLS(), ReadHeaderTimeout: 10 * time.Second,
+		// A client refusing the test certificate is what trust tests do.
+		ErrorLog:  log.New(io.Discard, "", 0),
 		TLSConfig: &tls.Config{Certificates: []tls.Certificate{s.certs.leaf}, MinVersion: tls.VersionTLS12}}
 	// Serve ends with ErrServerClosed when Offline or Close stop it.
 	go func(srv *http.Server) { _ = srv.Serve(ln) }(s.srv)

@@ -155,6 +155,10 @@ func newLight(id, name, model string) *Light {
 		model = DefaultModel
 	}
 	n, _ := strconv.Atoi(id)
+	mode := "ct"
+	if !Models[model].colourTemperature() {
+		mode = "xy" // a Color light has no ct to be in
+	}
 	return &Light{
 		ID:       id,
 		Name:     name,
@@ -162,7 +166,7 @@ func newLight(id, name, model string) *Light {
 		UniqueID: fmt.Sprintf("00:17:88:01:00:%02x:%02x:%02x-0b", n>>16&0xff, n>>8&0xff, n&0xff),
 		State: LightState{
 			Bri: 127, Hue: 8418, Sat: 140, Effect: "none", XY: [2]float64{0.4573, 0.41},
-			CT: 366, Alert: "none", ColorMode: "ct", Mode: "homeautomation", Reachable: true,
+			CT: 366, Alert: "none", ColorMode: mode, Mode: "homeautomation", Reachable: true,
 		},
 	}
 }

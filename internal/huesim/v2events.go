@@ -45,6 +45,7 @@ type eventHub struct {
 	// seq numbers the messages within a second, for their ids.
 	seqSecond int64
 	seq       int
+	messages  int
 }
 
 type streamClient struct {
@@ -171,6 +172,7 @@ func (b *Bridge) flushEvents() bool {
 	}
 	msg := fmt.Appendf(nil, "id: %d:%d\ndata: %s\n\n", sec, h.seq, data)
 	h.seq++
+	h.messages++
 	for c := range h.clients {
 		select {
 		case c.out <- msg:
@@ -308,6 +310,14 @@ func (b *Bridge) HangEventStreams(hung bool) {
 	if !hung {
 		b.notify()
 	}
+}
+
+// EventMessages counts the event messages the bridge sent (to all streams).
+func (b *Bridge) EventMessages() int {
+	h := &b.events
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.messages
 }
 
 // EventStreams counts the open event streams.

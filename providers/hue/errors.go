@@ -82,6 +82,12 @@ func classify(bridge string, err error) error {
 	if err == nil {
 		return nil
 	}
+	// A refused certificate is retried slowly: a spec change (caBundle,
+	// bridgeID, address) rebinds at once anyway.
+	var certErr *CertificateError
+	if errors.As(err, &certErr) {
+		return providers.RetryAfter(time.Minute, certErr.Reason, fmt.Errorf("bridge %s: %s", bridge, certErr.Detail))
+	}
 	switch apiErrorType(err) {
 	case errUnauthorized:
 		return providers.RetryAfter(unauthorizedDelay, ReasonUnauthorized, fmt.Errorf(

@@ -44,6 +44,10 @@ type Session struct {
 
 	configMu sync.Mutex
 	config   BridgeConfig
+
+	// The event stream (eventstream.go), for clients that have one.
+	stream         *streamHealth
+	streamSettings StreamSettings
 }
 
 // sessionOptions are what the registry gives a new session.
@@ -56,20 +60,23 @@ type sessionOptions struct {
 	wakeLights  func([]types.NamespacedName)
 	wakeBridges func()
 	log         logr.Logger
+	stream      StreamSettings
 }
 
 func newSession(o sessionOptions) *Session {
 	s := &Session{
-		bridgeID:    o.bridgeID,
-		interval:    o.interval,
-		perSecond:   o.perSecond,
-		log:         o.log.WithValues("bridgeID", o.bridgeID),
-		client:      o.client,
-		cache:       newCache(),
-		claims:      newClaims(),
-		wakeLights:  o.wakeLights,
-		wakeBridges: o.wakeBridges,
-		config:      o.config,
+		bridgeID:       o.bridgeID,
+		interval:       o.interval,
+		perSecond:      o.perSecond,
+		log:            o.log.WithValues("bridgeID", o.bridgeID),
+		client:         o.client,
+		cache:          newCache(),
+		claims:         newClaims(),
+		wakeLights:     o.wakeLights,
+		wakeBridges:    o.wakeBridges,
+		config:         o.config,
+		stream:         &streamHealth{settings: o.stream.withDefaults()},
+		streamSettings: o.stream.withDefaults(),
 	}
 	s.cache.markConfigRead() // the registry read it to learn the bridge id
 	s.sender = newSender(senderDeps{
@@ -99,9 +106,11 @@ func (s *Session) useClient(c Client) {
 }
 
 // run reads the bridge every interval, and sends through its sender, until
-// ctx ends.
+// ctx ends. While an event stream is live (v2) changes arrive by events,
+// and run reads only once per StreamSettings.SafetyRead.
 func (s *Session) run(ctx context.Context) {
 	go s.sender.run(ctx)
+	go s.runStream(ctx)
 	t := time.NewTicker(s.interval)
 	defer t.Stop()
 	for {
@@ -110,8 +119,16 @@ func (s *Session) run(ctx context.Context) {
 			s.stop()
 			return
 		}
-		// A HueLight's first Observe may just have read: skip, not repeat.
-		_ = s.refresh(ctx, s.interval/2)
+		now := time.Now()
+		if s.stream.settle(now) {
+			s.log.Info("the event stream stayed up; polling stops")
+			s.wakeBridges()
+		}
+		if !s.stream.live() || s.stream.safetyDue(now) {
+			// A HueLight's first Observe may just have read: skip, not
+			// repeat.
+			_ = s.refresh(ctx, s.interval/2)
+		}
 		select {
 		case <-ctx.Done():
 			return
@@ -144,6 +161,9 @@ func (s *Session) readLocked(ctx context.Context) error {
 	// is on the way is not taken for read back.
 	started := time.Now()
 	lights, err := s.currentClient().Lights(ctx)
+	if err == nil {
+		s.stream.fullRead(started)
+	}
 	out := s.cache.apply(read{lights: lights, err: err, at: started})
 	if err != nil {
 		s.log.V(1).Info("reading the lights failed", "error", err.Error())
@@ -159,7 +179,7 @@ func (s *Session) readLocked(ctx context.Context) error {
 // recent one (the first HueLight of a bridge, or a stuck loop).
 func (s *Session) Lights(ctx context.Context) (lightsByID, error) {
 	lights, err, fresh := s.cache.current(3 * s.interval)
-	if fresh {
+	if fresh || s.stream.live() {
 		return lights, err
 	}
 	if err := s.refresh(ctx, 3*s.interval); err != nil {
