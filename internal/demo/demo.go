@@ -89,9 +89,10 @@ const talkNamespace = "entrance"
 func Start(ctx context.Context, opts Options) (d *Demo, err error) {
 	began := time.Now()
 	d = &Demo{}
+	started := d // the early returns below set d to nil
 	defer func() {
 		if err != nil {
-			d.Stop()
+			started.Stop()
 			d = nil
 		}
 	}()
@@ -241,7 +242,9 @@ func (d *Demo) startBridgeSimulator(opts Options) error {
 	}
 	d.onStop(srv.Close)
 	d.Bridge = srv
-	d.BridgeURL = srv.URL()
+	// The demo's bridge speaks CLIP v2 over HTTPS, its certificate checked
+	// against the simulator's test CA (the HueBridge's caBundle).
+	d.BridgeURL = srv.TLSURL()
 	control, stopControl, err := srv.ServeControl("127.0.0.1:0")
 	if err != nil {
 		return err
@@ -299,6 +302,9 @@ func (d *Demo) declareBridge(ctx context.Context, opts Options) error {
 	bridge := &huev1alpha1.HueBridge{
 		ObjectMeta: metav1.ObjectMeta{Name: "home"},
 		Spec:       huev1alpha1.HueBridgeSpec{Address: d.BridgeURL, CredentialsSecretRef: ref},
+	}
+	if d.Bridge != nil {
+		bridge.Spec.CABundle = string(d.Bridge.CACertPEM())
 	}
 	return d.Client.Create(ctx, bridge)
 }
