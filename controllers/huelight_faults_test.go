@@ -212,67 +212,71 @@ func TestHueManyLightsConverge(t *testing.T) {
 // TestHueSameStateUsesGroupCommands: 60 HueLights, every bulb of the bridge,
 // applied at once wanting one state, then all dimmed at once: group commands
 // do most of the work (light by light would take 6 s each time), the bridge
-// is never overloaded, and no temporary group is left on it.
+// is never overloaded, and no temporary group is left on it. On CLIP v2
+// group 0 is bridge_home's grouped_light and temporary groups are v1 groups
+// over the same HTTPS connection; the budget is the same.
 func TestHueSameStateUsesGroupCommands(t *testing.T) {
-	const n = 60
-	names := make([]string, n)
-	for i := range names {
-		names[i] = fmt.Sprintf("bulb-%02d", i)
-	}
-	h := newHueEnv(t, "grouped", true, names...)
-	g := NewWithT(t)
-	ctx := context.Background()
-	g.Expect(h.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "hall"}})).To(Or(Succeed(), WithTransform(apierrors.IsAlreadyExists, BeTrue())))
-	for _, name := range names {
-		l := h.newLight("hall", name, name)
-		l.Spec.Brightness = ptr.To[int32](200)
-		h.create(l)
-	}
-	allAt := func(bri int) func() int {
-		return func() int {
-			done := 0
-			for _, l := range h.sim.Lights() {
-				if l.State.On && l.State.Bri == bri {
-					done++
+	forEachAPI(t, func(t *testing.T, api string) {
+		const n = 60
+		names := make([]string, n)
+		for i := range names {
+			names[i] = fmt.Sprintf("bulb-%02d", i)
+		}
+		h := newHueEnvAPI(t, api, "grouped", true, names...)
+		g := NewWithT(t)
+		ctx := context.Background()
+		g.Expect(h.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "hall"}})).To(Or(Succeed(), WithTransform(apierrors.IsAlreadyExists, BeTrue())))
+		for _, name := range names {
+			l := h.newLight("hall", name, name)
+			l.Spec.Brightness = ptr.To[int32](200)
+			h.create(l)
+		}
+		allAt := func(bri int) func() int {
+			return func() int {
+				done := 0
+				for _, l := range h.sim.Lights() {
+					if l.State.On && l.State.Bri == bri {
+						done++
+					}
 				}
+				return done
 			}
-			return done
 		}
-	}
-	g.Eventually(allAt(200), 60*time.Second, 200*time.Millisecond).Should(Equal(n))
-	for _, name := range names {
-		h.eventuallyLightReady("hall", name, "True/Available")
-	}
+		g.Eventually(allAt(200), 60*time.Second, 200*time.Millisecond).Should(Equal(n))
+		for _, name := range names {
+			h.eventuallyLightReady("hall", name, "True/Available")
+		}
 
-	// All dimmed at once, as by one kubectl apply.
-	h.sim.ResetCommands()
-	errs := make(chan error, n)
-	for _, name := range names {
-		go func() {
-			l := &huev1alpha1.HueLight{ObjectMeta: metav1.ObjectMeta{Namespace: "hall", Name: name}}
-			errs <- h.c.Patch(ctx, l, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"brightness":50}}`)))
-		}()
-	}
-	for range names {
-		g.Expect(<-errs).To(Succeed())
-	}
-	g.Eventually(allAt(50), 60*time.Second, 200*time.Millisecond).Should(Equal(n))
-	for _, name := range names {
-		h.eventuallyLightReady("hall", name, "True/Available")
-	}
-	lights, groups := 0, 0
-	for _, c := range h.sim.Commands() {
-		if strings.HasPrefix(c.Path, "/groups") {
-			groups++
-		} else {
-			lights++
+		// All dimmed at once, as by one kubectl apply.
+		h.sim.ResetCommands()
+		errs := make(chan error, n)
+		for _, name := range names {
+			go func() {
+				l := &huev1alpha1.HueLight{ObjectMeta: metav1.ObjectMeta{Namespace: "hall", Name: name}}
+				errs <- h.c.Patch(ctx, l, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"brightness":50}}`)))
+			}()
 		}
-	}
-	t.Logf("dimming %d lights: %d group and %d light commands", n, groups, lights)
-	g.Expect(groups).To(BeNumerically(">=", 1))
-	g.Expect(lights).To(BeNumerically("<", n/2), "most lights were set by group commands")
-	g.Expect(h.sim.Overloads()).To(BeZero())
-	g.Eventually(h.sim.Groups, 10*time.Second, 200*time.Millisecond).Should(BeEmpty(), "temporary groups left on the bridge")
+		for range names {
+			g.Expect(<-errs).To(Succeed())
+		}
+		g.Eventually(allAt(50), 60*time.Second, 200*time.Millisecond).Should(Equal(n))
+		for _, name := range names {
+			h.eventuallyLightReady("hall", name, "True/Available")
+		}
+		lights, groups := 0, 0
+		for _, c := range h.sim.Commands() {
+			if strings.HasPrefix(c.Path, "/groups") || strings.Contains(c.Path, "/grouped_light/") {
+				groups++
+			} else {
+				lights++
+			}
+		}
+		t.Logf("dimming %d lights: %d group and %d light commands", n, groups, lights)
+		g.Expect(groups).To(BeNumerically(">=", 1))
+		g.Expect(lights).To(BeNumerically("<", n/2), "most lights were set by group commands")
+		g.Expect(h.sim.Overloads()+h.sim.TooManyRequests()).To(BeZero(), "the bridge's budget is kept on either API")
+		g.Eventually(h.sim.Groups, 10*time.Second, 200*time.Millisecond).Should(BeEmpty(), "temporary groups left on the bridge")
+	})
 }
 
 // TestHueRefusedCommandsReachTheConditions: an overloaded bridge refuses

@@ -3,6 +3,7 @@ package hue
 import (
 	"bufio"
 	"context"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -105,6 +106,14 @@ func TestStreamPushesDrift(t *testing.T) {
 	eventually(t, "unreachable by event", 3*time.Second, func() bool { l, _ := s.light("1"); return !l.State.Reachable })
 	id := sim.AddLight("attic")
 	eventually(t, "a new light by event", 3*time.Second, func() bool { l, ok := s.light(id); return ok && l.Name == "attic" })
+	// Renamed in the Hue app (through the v1 API): the device's name.
+	req, _ := http.NewRequest(http.MethodPut, sim.URL()+"/api/"+simUser+"/lights/"+id, strings.NewReader(`{"name":"loft"}`))
+	if res, err := http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	} else {
+		res.Body.Close()
+	}
+	eventually(t, "a rename by event", 3*time.Second, func() bool { l, _ := s.light(id); return l.Name == "loft" })
 	time.Sleep(3 * s.interval) // three poll intervals of steady state
 	if n := sim.GetCounts()["/clip/v2/resource"]; n != 0 {
 		t.Errorf("%d full reads while the stream was live: want none (only the safety read)", n)
