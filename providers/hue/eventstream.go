@@ -363,13 +363,27 @@ func (s *Session) runStream(ctx context.Context) {
 			continue
 		}
 		var upAt time.Time
-		err := c.watch(ctx, s.streamSettings.Silence, func() {
+		wctx, end := context.WithCancel(ctx)
+		s.clientMu.Lock()
+		if s.client != c { // switched meanwhile
+			s.clientMu.Unlock()
+			end()
+			continue
+		}
+		s.endStream = end
+		s.clientMu.Unlock()
+		err := c.watch(wctx, s.streamSettings.Silence, func() {
 			upAt = time.Now()
 			s.stream.up(upAt)
 			s.wakeBridges()
 		}, func(r read) { s.applyStreamRead(r) })
+		end()
 		if ctx.Err() != nil {
 			return
+		}
+		if s.currentClient() != Client(c) {
+			s.stream.down(err, false, 0, time.Now())
+			continue // another client: its own stream, at once
 		}
 		wasUp := !upAt.IsZero()
 		switch {

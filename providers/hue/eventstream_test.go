@@ -179,3 +179,18 @@ func TestStreamFallsBackToPolling(t *testing.T) {
 	eventually(t, "connected again once a stream stays up", 15*time.Second, func() bool { return s.stream.status().State == StreamConnected })
 	_ = ptr.To(0)
 }
+
+// TestStreamEndsWhenTheClientChanges: a HueBridge changed from V2 to V1
+// gives its session a v1 client; the v2 stream ends and the session polls.
+func TestStreamEndsWhenTheClientChanges(t *testing.T) {
+	sim := startSim(t, huesim.Options{Lights: []string{"hall"}})
+	s := startStreamSession(t, sim, StreamSettings{})
+	eventually(t, "the stream is live", 5*time.Second, s.stream.live)
+	s.useClient(NewClient(sim.Addr(), simUser, 2*time.Second))
+	eventually(t, "the stream is closed", 5*time.Second, func() bool { return sim.EventStreams() == 0 && !s.stream.live() })
+	sim.ResetGetCounts()
+	eventually(t, "polled over v1", 5*time.Second, func() bool { return sim.GetCounts()["/lights"] > 0 })
+	if st := s.stream.status(); st.State != "" {
+		t.Errorf("a v1 session reports a stream: %+v", st)
+	}
+}

@@ -26,8 +26,9 @@ type Session struct {
 	perSecond float64
 	log       logr.Logger
 
-	clientMu sync.Mutex
-	client   Client
+	clientMu  sync.Mutex
+	client    Client
+	endStream context.CancelFunc // ends the event stream of client
 
 	cache  *cache
 	claims *claims
@@ -102,6 +103,9 @@ func (s *Session) currentClient() Client {
 func (s *Session) useClient(c Client) {
 	s.clientMu.Lock()
 	defer s.clientMu.Unlock()
+	if s.client != c && s.endStream != nil {
+		s.endStream() // the stream of the old client: runStream reconnects with the new one
+	}
 	s.client = c
 }
 
