@@ -1,9 +1,20 @@
 package controllers
 
 import (
+	"context"
+	"maps"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/providers"
@@ -12,11 +23,22 @@ import (
 
 // +kubebuilder:rbac:groups=aws.tether.dev,resources=dynamodbtables,verbs=list;watch;patch
 // +kubebuilder:rbac:groups=aws.tether.dev,resources=dynamodbtables/status,verbs=patch
+// +kubebuilder:rbac:groups=aws.tether.dev,resources=awsaccounts,verbs=list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+//
+// Namespaces are read (through the cache) for their default account and
+// their labels, which AWSAccounts admit them by.
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=list;watch
+//
+// Outputs ConfigMaps are created, then patched with their UID as a
+// precondition: Tether never reads ConfigMaps and never writes one it did
+// not create.
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=create;patch
 
 // dynamoDBWorkers: a reconcile mostly waits (on AWS, on the SDK retryer's
 // backoff while throttled), so more workers than the default; the shared
-// per-region limiter, not the worker count, is what protects the API.
+// per-account and region limiter, not the worker count, is what protects
+// the API.
 const dynamoDBWorkers = 10
 
 func init() { kindSetups = append(kindSetups, setupDynamoDBTable) }
@@ -25,9 +47,12 @@ func setupDynamoDBTable(mgr ctrl.Manager, cfg Config) error {
 	_, err := SetupDynamoDBTable(mgr, cfg.DynamoDBTablePollInterval, dynamodb.Options{
 		Clients: dynamodb.ClientOptions{
 			DefaultRegion:     cfg.AWSRegion,
+			AccountID:         cfg.AWSAccountID,
 			RequestsPerSecond: cfg.DynamoDBRequestsPerSecond,
 		},
 		SecondaryReadInterval: cfg.DynamoDBSecondaryReadInterval,
+		RequireAccount:        cfg.AWSRequireAccount,
+		DefaultTags:           cfg.DynamoDBDefaultTags,
 	})
 	return err
 }
@@ -42,13 +67,105 @@ func SetupDynamoDBTable(mgr ctrl.Manager, pollInterval time.Duration, opts dynam
 		opts.Recorder = recorder
 	}
 	if opts.Reader == nil {
-		// The cache: finding the objects that name the same table costs
-		// no API call.
+		// The cache: finding the objects that name the same table, the
+		// AWSAccounts and the Namespaces costs no API call.
 		opts.Reader = mgr.GetClient()
 	}
+	if opts.Writer == nil {
+		opts.Writer = mgr.GetClient()
+	}
+	if opts.PollInterval == 0 {
+		opts.PollInterval = pollInterval
+	}
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &awsv1alpha1.DynamoDBTable{},
+		dynamodb.IndexTableName, dynamodb.TableNameOf); err != nil {
+		return nil, err
+	}
 	external := dynamodb.New(opts)
+	tables := mgr.GetClient()
 	r := NewManagedReconciler(mgr.GetClient(), recorder, "dynamodbtable",
 		func() *awsv1alpha1.DynamoDBTable { return &awsv1alpha1.DynamoDBTable{} }, providers.Connected(providers.External[*awsv1alpha1.DynamoDBTable](external)),
-		Options{PollInterval: pollInterval, MaxConcurrentReconciles: dynamoDBWorkers, RecordCreateStart: true})
+		Options{PollInterval: pollInterval, MaxConcurrentReconciles: dynamoDBWorkers, RecordCreateStart: true,
+			Customize: func(b *builder.Builder) *builder.Builder {
+				return b.
+					Watches(&awsv1alpha1.AWSAccount{}, handler.EnqueueRequestsFromMapFunc(tablesOfAccount(tables))).
+					Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(tablesInNamespace(tables)),
+						builder.WithPredicates(namespaceAccountChanged()))
+			}})
 	return external, r.SetupWithManager(mgr)
+}
+
+// tablesOfAccount wakes the tables that use an AWSAccount when it is
+// created, changed or deleted: a fixed role, a namespace admitted or no
+// longer admitted takes effect at once, not at the next resync.
+func tablesOfAccount(c client.Reader) handler.MapFunc {
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		var all awsv1alpha1.DynamoDBTableList
+		if err := c.List(ctx, &all); err != nil {
+			log.FromContext(ctx).Error(err, "listing DynamoDBTables for an AWSAccount change")
+			return nil
+		}
+		var defaults map[string]bool // namespaces whose default is this account
+		var out []reconcile.Request
+		for i := range all.Items {
+			t := &all.Items[i]
+			uses := t.Spec.AccountRef != nil && t.Spec.AccountRef.Name == obj.GetName()
+			if t.Spec.AccountRef == nil {
+				if defaults == nil {
+					defaults = namespacesDefaultingTo(ctx, c, obj.GetName())
+				}
+				uses = defaults[t.Namespace]
+			}
+			if uses {
+				out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: t.Namespace, Name: t.Name}})
+			}
+		}
+		return out
+	}
+}
+
+func namespacesDefaultingTo(ctx context.Context, c client.Reader, account string) map[string]bool {
+	out := map[string]bool{}
+	var nss corev1.NamespaceList
+	if err := c.List(ctx, &nss); err != nil {
+		log.FromContext(ctx).Error(err, "listing Namespaces for an AWSAccount change")
+		return out
+	}
+	for _, ns := range nss.Items {
+		if ns.Annotations[awsv1alpha1.AnnotationNamespaceAccount] == account {
+			out[ns.Name] = true
+		}
+	}
+	return out
+}
+
+// tablesInNamespace wakes a namespace's tables when its default account or
+// its labels change.
+func tablesInNamespace(c client.Reader) handler.MapFunc {
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		var list awsv1alpha1.DynamoDBTableList
+		if err := c.List(ctx, &list, client.InNamespace(obj.GetName())); err != nil {
+			log.FromContext(ctx).Error(err, "listing DynamoDBTables for a Namespace change")
+			return nil
+		}
+		out := make([]reconcile.Request, 0, len(list.Items))
+		for _, t := range list.Items {
+			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: t.Namespace, Name: t.Name}})
+		}
+		return out
+	}
+}
+
+// namespaceAccountChanged passes Namespace updates that change what an
+// AWSAccount decides by: the labels and the default account annotation.
+func namespaceAccountChanged() predicate.Predicate {
+	return predicate.Funcs{
+		CreateFunc: func(event.CreateEvent) bool { return false },
+		DeleteFunc: func(event.DeleteEvent) bool { return false },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			return !maps.Equal(e.ObjectOld.GetLabels(), e.ObjectNew.GetLabels()) ||
+				e.ObjectOld.GetAnnotations()[awsv1alpha1.AnnotationNamespaceAccount] != e.ObjectNew.GetAnnotations()[awsv1alpha1.AnnotationNamespaceAccount]
+		},
+		GenericFunc: func(event.GenericEvent) bool { return false },
+	}
 }

@@ -24,6 +24,7 @@ import (
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/internal/ddbtest"
 	"github.com/tether-dev/tether/internal/faultproxy"
+	"github.com/tether-dev/tether/internal/ststest"
 	"github.com/tether-dev/tether/providers/dynamodb"
 )
 
@@ -49,7 +50,21 @@ type ddbSuite struct {
 	client client.Client
 	proxy  *faultproxy.Proxy
 	raw    *awsdynamodb.Client
+	// sts is the STS model the AWSAccounts' roles are assumed from.
+	sts *ststest.Server
+	// local is DynamoDB Local's own URL (the proxy is in front of it).
+	local string
 }
+
+// The suite's AWS accounts: roles in the STS model whose sessions sign with
+// their own access key id, so that DynamoDB Local keeps their tables apart.
+const (
+	suiteRoleA = "arn:aws:iam::111111111111:role/tether"
+	suiteRoleB = "arn:aws:iam::222222222222:role/tether"
+	suiteKeyA  = "suiteakey"
+	suiteKeyB  = "suitebkey"
+	suiteExtB  = "team-b-external-id"
+)
 
 // startDynamoDB starts DynamoDB Local, the proxy and the controller once for
 // the package. DynamoDB Local dies with the test binary (see ddbtest).
@@ -76,9 +91,19 @@ func startDynamoDBSuite() (*ddbSuite, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The controller finds the endpoint exactly as in production: through
+	sts, err := ststest.Start(ststest.Options{Roles: []ststest.Role{
+		{ARN: suiteRoleA, Trusts: []string{"tethertest"}, AccessKeyID: suiteKeyA},
+		{ARN: suiteRoleB, Trusts: []string{"tethertest"}, ExternalID: suiteExtB, AccessKeyID: suiteKeyB},
+	}})
+	if err != nil {
+		return nil, err
+	}
+	atSuiteEnd = append(atSuiteEnd, sts.Close)
+	// The controller finds the endpoints exactly as in production: through
 	// the AWS SDK's environment variables.
-	for k, v := range ddbtest.EnvFor(proxyURL) {
+	vars := ddbtest.EnvFor(proxyURL)
+	vars["AWS_ENDPOINT_URL_STS"] = sts.URL
+	for k, v := range vars {
 		if err := os.Setenv(k, v); err != nil {
 			return nil, err
 		}
@@ -103,7 +128,7 @@ func startDynamoDBSuite() (*ddbSuite, error) {
 	// The raw client acts behind Tether's back and goes around the proxy,
 	// so the proxy counts only Tether's calls.
 	raw := awsdynamodb.NewFromConfig(cfg, func(o *awsdynamodb.Options) { o.BaseEndpoint = aws.String(server.URL) })
-	return &ddbSuite{client: c, proxy: proxy, raw: raw}, nil
+	return &ddbSuite{client: c, proxy: proxy, raw: raw, sts: sts, local: server.URL}, nil
 }
 
 var ddbSeq int

@@ -1,7 +1,6 @@
 package controllers
 
 import (
-	"fmt"
 	"maps"
 	"time"
 
@@ -13,10 +12,6 @@ import (
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 )
 
-// minPollInterval keeps a typo in the annotation ("1ms") from turning into a
-// hot loop against the backend.
-const minPollInterval = time.Second
-
 // jitterFactor spreads resyncs of many objects so they do not all call the
 // backend in the same second.
 const jitterFactor = 0.1
@@ -25,16 +20,7 @@ const jitterFactor = 0.1
 // valid duration, otherwise the kind's default. A bad annotation is reported
 // back as a warning for the Synced condition's message.
 func (r *ManagedReconciler[O]) pollInterval(obj client.Object) (time.Duration, string) {
-	value, ok := obj.GetAnnotations()[commonv1alpha1.AnnotationPollInterval]
-	if !ok {
-		return r.opts.PollInterval, ""
-	}
-	d, err := time.ParseDuration(value)
-	if err != nil || d <= 0 {
-		return r.opts.PollInterval, fmt.Sprintf("ignoring annotation %s=%q (want a positive duration such as 30s); polling every %s",
-			commonv1alpha1.AnnotationPollInterval, value, r.opts.PollInterval)
-	}
-	return max(d, minPollInterval), ""
+	return commonv1alpha1.PollInterval(obj.GetAnnotations(), r.opts.PollInterval)
 }
 
 // jitter adds up to 10% to d.

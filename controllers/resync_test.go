@@ -24,7 +24,7 @@ func TestPollInterval(t *testing.T) {
 	}{
 		{name: "no annotation uses the kind's default", want: 2 * time.Minute},
 		{name: "a valid annotation overrides", annotation: ptr.To("30s"), want: 30 * time.Second},
-		{name: "too short is raised to the floor", annotation: ptr.To("1ms"), want: minPollInterval},
+		{name: "too short is raised to the floor", annotation: ptr.To("1ms"), want: commonv1alpha1.MinPollInterval},
 		{name: "garbage falls back with a warning", annotation: ptr.To("soon"), want: 2 * time.Minute, wantWarning: true},
 		{name: "negative falls back with a warning", annotation: ptr.To("-5s"), want: 2 * time.Minute, wantWarning: true},
 	}

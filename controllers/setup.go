@@ -12,11 +12,23 @@ type Config struct {
 	// nothing else happens (jittered; the tether.dev/poll-interval annotation
 	// overrides it per object).
 	DynamoDBTablePollInterval time.Duration
-	// AWSRegion is the region of tables whose spec names none; empty uses the
-	// AWS default chain's (AWS_REGION, the shared config profile).
+	// AWSRegion is the region of tables whose spec and AWSAccount name none;
+	// empty uses the AWS default chain's (AWS_REGION, the shared config
+	// profile).
 	AWSRegion string
-	// DynamoDBRequestsPerSecond bounds the calls to one AWS region, shared by
-	// every table.
+	// AWSAccountID is the operator's own AWS account, when known: tables of
+	// its own identity and of AWSAccounts in that account are then known to
+	// share it (limiter, table names).
+	AWSAccountID string
+	// AWSRequireAccount refuses tables that name no AWSAccount (by
+	// spec.accountRef or their namespace's default): the operator's own
+	// identity is then never used for tables.
+	AWSRequireAccount bool
+	// DynamoDBDefaultTags are tags every table gets under its spec's, as Go
+	// templates (see dynamodb.TagData).
+	DynamoDBDefaultTags map[string]string
+	// DynamoDBRequestsPerSecond bounds the calls to one AWS account in one
+	// region, shared by every table there.
 	DynamoDBRequestsPerSecond float64
 	// DynamoDBSecondaryReadInterval is how often TTL, point-in-time
 	// recovery and tags are read back (only for tables whose spec uses them).

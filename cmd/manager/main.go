@@ -3,6 +3,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"strings"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/tether-dev/tether/api"
 	"github.com/tether-dev/tether/controllers"
 	"github.com/tether-dev/tether/internal/serving"
+	"github.com/tether-dev/tether/providers/dynamodb"
 )
 
 func main() {
@@ -29,9 +31,24 @@ func main() {
 	flag.DurationVar(&cfg.DynamoDBTablePollInterval, "dynamodbtable-poll-interval", cfg.DynamoDBTablePollInterval,
 		"How often each DynamoDBTable is compared with AWS when nothing changes (jittered).")
 	flag.StringVar(&cfg.AWSRegion, "aws-region", cfg.AWSRegion,
-		"Region of DynamoDBTables whose spec names none (default: the AWS default chain's, e.g. AWS_REGION).")
+		"Region of DynamoDBTables whose spec and AWSAccount name none (default: the AWS default chain's, e.g. AWS_REGION).")
+	flag.StringVar(&cfg.AWSAccountID, "aws-account-id", cfg.AWSAccountID,
+		"The operator's own AWS account id, so that its tables and those of AWSAccounts in the same account share a limiter and conflict checks.")
+	flag.BoolVar(&cfg.AWSRequireAccount, "aws-require-account", cfg.AWSRequireAccount,
+		"Refuse DynamoDBTables that name no AWSAccount (spec.accountRef or their namespace's aws.tether.dev/account): the operator's own identity is then never used for tables.")
+	defaultTags := map[string]string{}
+	flag.Func("dynamodb-default-tag", "A tag every DynamoDBTable gets under its spec's tags, as key=template "+
+		"(Go template of .Namespace, .Name, .Account, .AccountID, .Region), e.g. owner={{.Namespace}}/{{.Name}}; repeat for more.",
+		func(v string) error {
+			k, tmpl, ok := strings.Cut(v, "=")
+			if !ok {
+				return fmt.Errorf("want key=template, got %q", v)
+			}
+			defaultTags[k] = tmpl
+			return nil
+		})
 	flag.Float64Var(&cfg.DynamoDBRequestsPerSecond, "dynamodb-requests-per-second", cfg.DynamoDBRequestsPerSecond,
-		"DynamoDB calls per second per region, shared by every table.")
+		"DynamoDB calls per second per AWS account and region, shared by every table there.")
 	flag.DurationVar(&cfg.DynamoDBSecondaryReadInterval, "dynamodb-secondary-read-interval", cfg.DynamoDBSecondaryReadInterval,
 		"How often TTL, point-in-time recovery and tags are read back, for tables that use them.")
 	flag.DurationVar(&cfg.HueBridgePollInterval, "hue-poll-interval", cfg.HueBridgePollInterval,
@@ -47,6 +64,11 @@ func main() {
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
+	if _, err := dynamodb.ParseDefaultTags(defaultTags); err != nil {
+		fmt.Fprintln(os.Stderr, "--dynamodb-default-tag:", err)
+		os.Exit(2)
+	}
+	cfg.DynamoDBDefaultTags = defaultTags
 
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 	log := ctrl.Log.WithName("setup")

@@ -29,7 +29,7 @@ func (r *run) tagReads(ctx context.Context, bin string) error {
 		return err
 	}
 	r.onStop(srv.Stop)
-	if err := r.startTablesWorld(ctx, bin, srv.URL,
+	if err := r.startTablesWorld(ctx, bin, srv.URL, nil,
 		"--dynamodbtable-poll-interval="+sc.TagReadInterval.String(),
 		"--dynamodb-secondary-read-interval="+sc.TagReadInterval.String()); err != nil {
 		return err
@@ -76,8 +76,8 @@ func (r *run) tagReads(ctx context.Context, bin string) error {
 
 // startTablesWorld brings up a world of DynamoDBTables only: the API
 // server, the endpoint at url behind the counting proxy, the tables
-// namespace, and the operator with flags.
-func (e *env) startTablesWorld(ctx context.Context, bin, url string, flags ...string) error {
+// namespace, and the operator with flags (and extraEnv).
+func (e *env) startTablesWorld(ctx context.Context, bin, url string, extraEnv map[string]string, flags ...string) error {
 	kubeconfig, err := e.startControlPlane(e.runDir)
 	if err != nil {
 		return err
@@ -92,7 +92,7 @@ func (e *env) startTablesWorld(ctx context.Context, bin, url string, flags ...st
 	if err := e.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tablesNS}}); client.IgnoreAlreadyExists(err) != nil {
 		return err
 	}
-	e.op, err = StartOperator(ctx, bin, kubeconfig, e.proxy.URL(), filepath.Join(e.runDir, "operator.log"), flags...)
+	e.op, err = StartOperatorWithEnv(ctx, bin, kubeconfig, e.proxy.URL(), extraEnv, filepath.Join(e.runDir, "operator.log"), flags...)
 	if err != nil {
 		return err
 	}

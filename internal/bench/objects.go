@@ -121,9 +121,15 @@ func (e *env) readyNow(ctx context.Context, tables bool, w wants) (map[string]bo
 // set) the first time each one is seen Ready, and returns when the last one
 // was seen.
 func (e *env) waitReady(ctx context.Context, tables bool, w wants, timeout time.Duration, first func(key string)) (time.Time, error) {
+	return e.waitReadyEvery(ctx, 100*time.Millisecond, tables, w, timeout, first)
+}
+
+// waitReadyEvery is waitReady looking every interval: with thousands of
+// objects, each look copies them all out of the cache.
+func (e *env) waitReadyEvery(ctx context.Context, interval time.Duration, tables bool, w wants, timeout time.Duration, first func(key string)) (time.Time, error) {
 	seen := map[string]bool{}
 	var last time.Time
-	err := WaitUntil(ctx, timeout, 100*time.Millisecond, func() (bool, error) {
+	err := WaitUntil(ctx, timeout, interval, func() (bool, error) {
 		ready, err := e.readyNow(ctx, tables, w)
 		if err != nil {
 			return false, err

@@ -60,6 +60,12 @@ func startOperator(ctx context.Context, bin, kubeconfig, dynamoURL string, sc Sc
 // the AWS SDK pointed at dynamoURL and the given extra flags, and waits until
 // its metrics answer.
 func StartOperator(ctx context.Context, bin, kubeconfig, dynamoURL, logPath string, flags ...string) (*Operator, error) {
+	return StartOperatorWithEnv(ctx, bin, kubeconfig, dynamoURL, nil, logPath, flags...)
+}
+
+// StartOperatorWithEnv is StartOperator with more environment variables
+// (AWS_ENDPOINT_URL_STS for the STS model).
+func StartOperatorWithEnv(ctx context.Context, bin, kubeconfig, dynamoURL string, extraEnv map[string]string, logPath string, flags ...string) (*Operator, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -77,6 +83,9 @@ func StartOperator(ctx context.Context, bin, kubeconfig, dynamoURL, logPath stri
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
 	for k, v := range ddbtest.EnvFor(dynamoURL) {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	for k, v := range extraEnv {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	cmd.Stdout, cmd.Stderr = logFile, logFile

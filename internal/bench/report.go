@@ -20,6 +20,7 @@ var figureTitles = map[int]string{
 	5:  "Drift correction time",
 	6:  "Backoff discipline",
 	7:  "Tag reads on an endpoint with tagging",
+	8:  "Scale per account and region",
 	9:  "Settled lights of every bulb model",
 	10: "CLIP v2 beside v1: latency, steady cost, drift by push, outage",
 }

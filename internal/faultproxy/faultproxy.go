@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Fault is an error the proxy answers instead of forwarding a call.
@@ -67,10 +68,26 @@ type Proxy struct {
 	rnd     *rand.Rand
 	calls   map[string]int
 	faults  map[string]int
-	byTable map[string]map[string]int // table -> operation -> calls
+	byTable map[string]map[string]int  // table -> operation -> calls
+	spans   map[string]map[string]Span // table -> operation -> first and last call
 	server  *http.Server
 	baseURL string
 	hooks   []hook
+}
+
+// Span is when the first and the last call of an operation about a table
+// arrived, and how many there were in between (both included).
+type Span struct {
+	First, Last time.Time
+	Calls       int
+}
+
+// Interval is the mean time between two calls, 0 with fewer than two.
+func (s Span) Interval() time.Duration {
+	if s.Calls < 2 {
+		return 0
+	}
+	return s.Last.Sub(s.First) / time.Duration(s.Calls-1)
 }
 
 // hook is an action to run before forwarding one call.
@@ -100,6 +117,7 @@ func New(target string, seed uint64) (*Proxy, error) {
 		calls:   map[string]int{},
 		faults:  map[string]int{},
 		byTable: map[string]map[string]int{},
+		spans:   map[string]map[string]Span{},
 	}, nil
 }
 
@@ -135,6 +153,16 @@ func (p *Proxy) ResetCounts() {
 	p.calls = map[string]int{}
 	p.faults = map[string]int{}
 	p.byTable = map[string]map[string]int{}
+	p.spans = map[string]map[string]Span{}
+}
+
+// SpanFor returns when the calls of one operation about one table came
+// since the counts were last reset, so that a benchmark can tell how often
+// a table is really looked at, to the second.
+func (p *Proxy) SpanFor(table, op string) Span {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.spans[table][op]
 }
 
 // CallsFor returns how many calls of each operation named one table, so a
@@ -205,8 +233,16 @@ func (p *Proxy) decide(op, table string) (Fault, bool) {
 	if table != "" {
 		if p.byTable[table] == nil {
 			p.byTable[table] = map[string]int{}
+			p.spans[table] = map[string]Span{}
 		}
 		p.byTable[table][op]++
+		s := p.spans[table][op]
+		now := time.Now()
+		if s.Calls == 0 {
+			s.First = now
+		}
+		s.Last, s.Calls = now, s.Calls+1
+		p.spans[table][op] = s
 	}
 	for i := range p.rules {
 		r := &p.rules[i]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
@@ -111,5 +112,32 @@ func TestBeforeForwardingActsOnceBeforeTheCall(t *testing.T) {
 	}
 	if ran != 1 {
 		t.Errorf("action ran %d times, want once", ran)
+	}
+}
+
+// SpanFor tells the first and last call of an operation about a table and
+// the mean time between calls.
+func TestSpanForTimesATablesCalls(t *testing.T) {
+	server := ddbtest.DynamoDBLocal(t, ddbtest.LocalOptions{})
+	proxy := ddbtest.FaultProxy(t, server.URL, 1)
+	db := clientFor(t, proxy.URL(), 1)
+	ctx := context.Background()
+	describe := func() { _, _ = db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("timed")}) }
+	describe()
+	if iv := proxy.SpanFor("timed", "DescribeTable").Interval(); iv != 0 {
+		t.Errorf("one call: interval %s, want 0", iv)
+	}
+	time.Sleep(300 * time.Millisecond) // the interval measured, not a synchronisation
+	describe()
+	time.Sleep(300 * time.Millisecond)
+	describe()
+	s := proxy.SpanFor("timed", "DescribeTable")
+	// The sleeps set a floor; a busy machine may stretch the gaps.
+	if s.Calls != 3 || s.Interval() < 300*time.Millisecond || s.Interval() != s.Last.Sub(s.First)/2 {
+		t.Errorf("span = %+v, interval %s, want 3 calls at least 300ms apart", s, s.Interval())
+	}
+	proxy.ResetCounts()
+	if s := proxy.SpanFor("timed", "DescribeTable"); s.Calls != 0 {
+		t.Errorf("after reset: %+v", s)
 	}
 }

@@ -39,6 +39,7 @@ import (
 	"github.com/tether-dev/tether/internal/ddbtest"
 	"github.com/tether-dev/tether/internal/huesim"
 	"github.com/tether-dev/tether/internal/serving"
+	"github.com/tether-dev/tether/internal/ststest"
 	"github.com/tether-dev/tether/internal/testenv"
 	"github.com/tether-dev/tether/providers/hue"
 )
@@ -68,6 +69,8 @@ rules:
 // everything else granted must appear in the audit log.
 var unexercised = map[permission]string{
 	{"aws.tether.dev", "dynamodbtables", "list"}: listFallback,
+	{"aws.tether.dev", "awsaccounts", "list"}:    listFallback,
+	{"", "namespaces", "list"}:                   listFallback,
 	{"hue.tether.dev", "huebridges", "list"}:     listFallback,
 	{"hue.tether.dev", "huelights", "list"}:      listFallback,
 	{"events.k8s.io", "events", "patch"}:         eventSeries,
@@ -145,6 +148,12 @@ func TestManagerRBACIsExactlyWhatItUses(t *testing.T) {
 	t.Cleanup(upstairs.Close)
 	ddb := ddbtest.DynamoDBLocal(t, ddbtest.LocalOptions{})
 	ddbtest.UseEndpoint(t, ddb.URL)
+	// An account reached through STS (a model: internal/ststest).
+	const roleARN = "arn:aws:iam::111111111111:role/tether"
+	sts, err := ststest.Start(ststest.Options{Roles: []ststest.Role{{ARN: roleARN, Trusts: []string{"tethertest"}, AccessKeyID: "rbactestkey"}}})
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(sts.Close)
+	t.Setenv("AWS_ENDPOINT_URL_STS", sts.URL)
 
 	// The manager, authenticated by a token of its ServiceAccount, as in a pod.
 	metricsAddr := freeAddr(t)
@@ -211,22 +220,37 @@ func TestManagerRBACIsExactlyWhatItUses(t *testing.T) {
 	eventuallyBulb(t, home, "hallway", false, 100)
 	eventuallyGone(t, k8s, light)
 
-	// Life of a DynamoDBTable: create, an update (billing mode), delete.
+	// Life of a DynamoDBTable in a team's account (its namespace's default
+	// AWSAccount) with an outputs ConfigMap: create, an update (billing
+	// mode and a stream, which changes the outputs), delete.
+	g.Expect(k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a",
+		Annotations: map[string]string{awsv1alpha1.AnnotationNamespaceAccount: "team-a"}}})).To(Succeed())
+	g.Expect(k8s.Create(ctx, &awsv1alpha1.AWSAccount{ObjectMeta: metav1.ObjectMeta{Name: "team-a"},
+		Spec: awsv1alpha1.AWSAccountSpec{AssumeRole: awsv1alpha1.AssumeRole{RoleARN: roleARN},
+			NamespaceSelector: awsv1alpha1.NamespaceSelector{Names: []string{"team-a"}}}})).To(Succeed())
 	table := &awsv1alpha1.DynamoDBTable{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "rbactest"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "rbactest"},
 		Spec: awsv1alpha1.DynamoDBTableSpec{
 			AttributeDefinitions: []awsv1alpha1.AttributeDefinition{{AttributeName: "id", AttributeType: "S"}},
 			KeySchema:            awsv1alpha1.KeySchema{{AttributeName: "id", KeyType: "HASH"}},
 			BillingMode:          "PAY_PER_REQUEST",
+			WriteOutputsTo:       &awsv1alpha1.OutputsReference{Name: "rbactest-table"},
 		},
 	}
 	g.Expect(k8s.Create(ctx, table)).To(Succeed())
 	eventuallyReady(t, k8s, table)
 	g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(table), table)).To(Succeed())
+	g.Expect(table.Status.AccountID).To(Equal("111111111111"))
 	table.Spec.BillingMode = "PROVISIONED"
 	table.Spec.ProvisionedThroughput = &awsv1alpha1.ProvisionedThroughput{ReadCapacityUnits: 5, WriteCapacityUnits: 5}
+	table.Spec.StreamSpecification = &awsv1alpha1.StreamSpecification{StreamViewType: "KEYS_ONLY"}
 	g.Expect(k8s.Update(ctx, table)).To(Succeed())
 	eventuallyReady(t, k8s, table)
+	g.Eventually(func(g Gomega) map[string]string {
+		cm := &corev1.ConfigMap{}
+		g.Expect(k8s.Get(ctx, client.ObjectKey{Namespace: "team-a", Name: "rbactest-table"}, cm)).To(Succeed())
+		return cm.Data
+	}, timeout, poll).Should(HaveKey("TABLE_STREAM_ARN"), "the outputs were patched with the stream")
 	g.Expect(k8s.Delete(ctx, table)).To(Succeed())
 	eventuallyGone(t, k8s, table)
 
@@ -282,6 +306,18 @@ func TestManagerRBACIsExactlyWhatItUses(t *testing.T) {
 	g.Expect(sawSecret).To(BeTrue(), "the manager never read a credentials Secret: is the audit log complete?")
 	// (d) Secret access is granted in the manager's namespace only.
 	g.Expect(secretGrants(t, k8s)).To(ConsistOf("Role " + namespace + "/tether-manager-role"))
+	// (e) ConfigMaps: only the outputs ConfigMap, created then patched,
+	// never read.
+	sawConfigMap := false
+	for _, r := range requests {
+		if r.permission.group != "" || r.permission.resource != "configmaps" {
+			continue
+		}
+		sawConfigMap = true
+		g.Expect(r.permission.verb).To(BeElementOf("create", "patch"), "configmaps by anything but create and patch: %s", r)
+		g.Expect(r.namespace+"/"+r.name).To(Equal("team-a/rbactest-table"), "a ConfigMap Tether did not create: %s", r)
+	}
+	g.Expect(sawConfigMap).To(BeTrue(), "the manager never wrote the outputs ConfigMap")
 }
 
 // secretGrants names every role bound to the manager that grants anything

@@ -7,23 +7,34 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go/middleware"
 	"golang.org/x/time/rate"
+
+	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 )
 
 // ClientOptions tune how the adapter talks to DynamoDB.
 type ClientOptions struct {
-	// DefaultRegion is used for tables whose spec names no region; when it
-	// is empty too, the AWS default chain's region (AWS_REGION, profile).
+	// DefaultRegion is used for tables whose spec and AWSAccount name no
+	// region; when it is empty too, the AWS default chain's region
+	// (AWS_REGION, profile).
 	DefaultRegion string
-	// RequestsPerSecond and Burst bound the calls to one region, shared by
-	// every table, so a thousand tables never storm the API. Defaults 25 and
-	// 100: a thousand tables polled every 2 minutes need about 8 per second,
-	// and a burst lets a newly applied batch of tables start at once.
+	// AccountID is the operator's own AWS account (--aws-account-id). With
+	// it, tables of the operator's own identity and those of an AWSAccount
+	// whose role is in that same account are known to share the account
+	// (its limiter, its table names). Without it the operator's own identity
+	// counts as an account of its own.
+	AccountID string
+	// RequestsPerSecond and Burst bound the calls to one account in one
+	// region, shared by every table there, so a thousand tables never storm
+	// the API. Defaults 25 and 100: a thousand tables polled every 2 minutes
+	// need about 8 per second, and a burst lets a newly applied batch of
+	// tables start at once.
 	RequestsPerSecond float64
 	Burst             int
 	// MaxAttempts is the SDK retryer's attempts per call (default 5): it
@@ -44,82 +55,140 @@ func (o ClientOptions) withDefaults() ClientOptions {
 	return o
 }
 
-// endpoint is one DynamoDB endpoint: a region, as reached from here.
+// operatorAccount keys the operator's own identity when its account id is
+// not known.
+const operatorAccount = "operator"
+
+// endpoint is one DynamoDB client: an identity in a region, as reached from
+// here.
 type endpoint struct {
 	API    API
 	Region string
+	// Identity names the AWSAccount, "" for the operator's own identity.
+	Identity string
+	// Account keys what belongs to one AWS account: the limiter, conflicts
+	// between objects, what Tether created. It is the account id, or
+	// operatorAccount.
+	Account string
+	// AccountID is the account id when known.
+	AccountID string
+	// URL is the endpoint the client talks to, "" for AWS itself.
+	URL string
 	// Key identifies the endpoint for what the adapter learns about it (the
-	// APIs it lacks). It includes the configured endpoint URL, so DynamoDB
-	// Local and AWS are told apart.
+	// APIs it lacks): the region and URL, so DynamoDB Local and AWS are told
+	// apart.
 	Key string
+	// limiter is shared by every client of the same account and region.
+	limiter *rate.Limiter
+	// session is the AWSAccount's credentials, nil for the operator's own.
+	session *session
 }
 
-// Clients builds one DynamoDB client per region and reuses it.
+// tableKey names a table the way AWS does: account, region, name.
+func (e *endpoint) tableKey(name string) string { return e.Account + "|" + e.Region + "|" + name }
+
+// Clients builds one DynamoDB client per identity and region and reuses it;
+// requests are paced by one limiter per account and region.
 type Clients struct {
 	opts ClientOptions
 	mu   sync.Mutex
-	byID map[string]*endpoint
-	// sdkRegion is the AWS default chain's region, read once.
-	sdkRegion *string
+	// base is the operator's own configuration (the AWS default chain),
+	// loaded once: its credentials are the source of every AssumeRole.
+	base      *aws.Config
+	endpoints map[string]*endpoint      // identity|region
+	limiters  map[string]*rate.Limiter  // account|region
+	sessions  map[string]*session       // AWSAccount name
+	demand    map[string]*accountDemand // account|region
 }
 
 // NewClients returns a client factory.
 func NewClients(opts ClientOptions) *Clients {
-	return &Clients{opts: opts.withDefaults(), byID: map[string]*endpoint{}}
+	return &Clients{opts: opts.withDefaults(), endpoints: map[string]*endpoint{}, limiters: map[string]*rate.Limiter{},
+		sessions: map[string]*session{}, demand: map[string]*accountDemand{}}
 }
 
 // Region resolves the region a table lives in: the spec's, then the
-// operator's --aws-region, then the AWS default chain's (AWS_REGION, the
-// shared config profile). Everything keyed by region uses the resolved one,
-// so an object without a region and one naming that same region are seen
-// as naming the same table, and share one limiter.
-func (c *Clients) Region(ctx context.Context, specRegion string) (string, error) {
-	if specRegion != "" {
-		return specRegion, nil
-	}
-	if c.opts.DefaultRegion != "" {
-		return c.opts.DefaultRegion, nil
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.sdkRegion == nil {
-		cfg, err := config.LoadDefaultConfig(ctx, config.WithLogger(defaultSDKLogger()))
-		if err != nil {
-			return "", fmt.Errorf("loading AWS configuration: %w", err)
+// AWSAccount's, then the operator's --aws-region, then the AWS default
+// chain's (AWS_REGION, the shared config profile). Everything keyed by
+// region uses the resolved one, so an object without a region and one
+// naming that same region are seen as naming the same table, and share one
+// limiter.
+func (c *Clients) Region(ctx context.Context, specRegion, accountRegion string) (string, error) {
+	for _, r := range []string{specRegion, accountRegion, c.opts.DefaultRegion} {
+		if r != "" {
+			return r, nil
 		}
-		c.sdkRegion = &cfg.Region
 	}
-	if *c.sdkRegion == "" {
-		return "", fmt.Errorf("no AWS region: set spec.region, the operator's --aws-region or AWS_REGION")
+	base, err := c.baseConfig(ctx)
+	if err != nil {
+		return "", err
 	}
-	return *c.sdkRegion, nil
+	if base.Region == "" {
+		return "", fmt.Errorf("no AWS region: set spec.region, the AWSAccount's region, the operator's --aws-region or AWS_REGION")
+	}
+	return base.Region, nil
 }
 
-// For returns the client for the region a spec names ("" for the default
-// region), one per resolved region.
+// baseConfig loads the operator's own configuration once.
+func (c *Clients) baseConfig(ctx context.Context) (aws.Config, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.baseConfigLocked(ctx)
+}
+
+func (c *Clients) baseConfigLocked(ctx context.Context) (aws.Config, error) {
+	if c.base == nil {
+		cfg, err := config.LoadDefaultConfig(ctx, config.WithLogger(defaultSDKLogger()))
+		if err != nil {
+			return aws.Config{}, fmt.Errorf("loading AWS configuration: %w", err)
+		}
+		c.base = &cfg
+	}
+	return *c.base, nil
+}
+
+// For returns the client for a table's target: the operator's own identity
+// or an AWSAccount's, in the target's region.
 //
-// Credentials come from the AWS default chain (environment, shared config,
-// IRSA, EKS Pod Identity), and a local endpoint from the SDK's own
-// AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL. The SDK's default HTTP
-// client is kept, so AWS_CA_BUNDLE keeps working.
-func (c *Clients) For(ctx context.Context, specRegion string) (*endpoint, error) {
-	region, err := c.Region(ctx, specRegion)
+// The operator's own credentials come from the AWS default chain
+// (environment, shared config, IRSA, EKS Pod Identity), and a local
+// endpoint from the SDK's own AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL;
+// an AWSAccount's credentials come from STS (see session). The SDK's
+// default HTTP client is kept, so AWS_CA_BUNDLE keeps working.
+func (c *Clients) For(ctx context.Context, t target) (*endpoint, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	base, err := c.baseConfigLocked(ctx)
 	if err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if ep, ok := c.byID[region]; ok {
+	var sess *session
+	identity := operatorAccount
+	if t.account != nil {
+		if sess, err = c.sessionLocked(base, t.account); err != nil {
+			return nil, err
+		}
+		identity = sess.fingerprint
+	}
+	key := identity + "|" + t.Region
+	if ep, ok := c.endpoints[key]; ok {
 		return ep, nil
 	}
-	cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(region), config.WithLogger(defaultSDKLogger()))
-	if err != nil {
-		return nil, fmt.Errorf("loading AWS configuration: %w", err)
+	cfg := base.Copy()
+	cfg.Region = t.Region
+	url := envEndpointURL()
+	if sess != nil {
+		cfg.Credentials = sess.creds
+		if t.account.Spec.Endpoint != "" {
+			url = t.account.Spec.Endpoint
+		}
 	}
-	// One limiter per region: the operator runs with one set of
-	// credentials, so a region is an account/region pair.
-	limiter := rate.NewLimiter(rate.Limit(c.opts.RequestsPerSecond), c.opts.Burst)
+	account, accountID := c.accountOf(t.account)
+	limiter := c.limiterLocked(account, t.Region)
 	api := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+		if sess != nil && t.account.Spec.Endpoint != "" {
+			o.BaseEndpoint = aws.String(t.account.Spec.Endpoint)
+		}
 		o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
 			so.MaxAttempts = c.opts.MaxAttempts
 			so.MaxBackoff = 5 * time.Second
@@ -128,11 +197,37 @@ func (c *Clients) For(ctx context.Context, specRegion string) (*endpoint, error)
 			// throttling, which the reconciler already backs off from.
 			so.RateLimiter = ratelimit.None
 		})
-		o.APIOptions = append(o.APIOptions, limitEveryAttempt(limiter), countEveryAttempt)
+		o.APIOptions = append(o.APIOptions, limitEveryAttempt(limiter), countEveryAttempt("dynamodb"))
 	})
-	ep := &endpoint{API: api, Region: cfg.Region, Key: cfg.Region + "|" + endpointURL()}
-	c.byID[region] = ep
+	ep := &endpoint{API: api, Region: t.Region, Identity: t.Account, Account: account, AccountID: accountID, URL: url,
+		Key: t.Region + "|" + url, limiter: limiter, session: sess}
+	c.endpoints[key] = ep
 	return ep, nil
+}
+
+// accountOf is the account key and id of an AWSAccount (nil: the operator's
+// own identity).
+func (c *Clients) accountOf(a *awsv1alpha1.AWSAccount) (key, id string) {
+	if a != nil {
+		id = a.AccountID()
+	} else {
+		id = c.opts.AccountID
+	}
+	if id == "" {
+		return operatorAccount, ""
+	}
+	return id, id
+}
+
+// limiterLocked is the one limiter of an account in a region.
+func (c *Clients) limiterLocked(account, region string) *rate.Limiter {
+	key := account + "|" + region
+	l, ok := c.limiters[key]
+	if !ok {
+		l = rate.NewLimiter(rate.Limit(c.opts.RequestsPerSecond), c.opts.Burst)
+		c.limiters[key] = l
+	}
+	return l
 }
 
 // limitEveryAttempt waits for the limiter before each attempt, retries
@@ -154,8 +249,9 @@ func limitEveryAttempt(limiter *rate.Limiter) func(*middleware.Stack) error {
 	}
 }
 
-// endpointURL is the custom endpoint the SDK will use, "" for AWS itself.
-func endpointURL() string {
+// envEndpointURL is the custom endpoint the SDK will use for the operator's
+// own identity, "" for AWS itself.
+func envEndpointURL() string {
 	if u := os.Getenv("AWS_ENDPOINT_URL_DYNAMODB"); u != "" {
 		return u
 	}

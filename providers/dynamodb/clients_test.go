@@ -18,12 +18,12 @@ func TestClientPacesAttemptsAndRetriesThrottling(t *testing.T) {
 	proxy := ddbtest.FaultProxy(t, dynamoDBLocal(t).URL, 1)
 	ddbtest.UseEndpoint(t, proxy.URL())
 	clients := NewClients(ClientOptions{RequestsPerSecond: 5, Burst: 1, MaxAttempts: 5})
-	ep, err := clients.For(context.Background(), "")
+	ep, err := clients.For(context.Background(), target{Region: "us-east-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ep.Region != "us-east-1" {
-		t.Errorf("region = %q, want the default chain's", ep.Region)
+	if region, err := clients.Region(context.Background(), "", ""); err != nil || region != "us-east-1" {
+		t.Errorf("region = %q, %v; want the default chain's", region, err)
 	}
 	describe := func() error {
 		_, err := ep.API.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String("none")})
@@ -47,7 +47,7 @@ func TestClientPacesAttemptsAndRetriesThrottling(t *testing.T) {
 	if got := proxy.Total(); got != 3 {
 		t.Errorf("attempts = %d, want 3 (2 throttled, retried by the SDK)", got)
 	}
-	again, _ := clients.For(context.Background(), "")
+	again, _ := clients.For(context.Background(), target{Region: "us-east-1"})
 	if again != ep {
 		t.Error("a second client was built for the same region")
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -16,6 +17,9 @@ import (
 func TestConflictGoesToTheObjectThatHasTheTableThenTheOlder(t *testing.T) {
 	scheme := runtime.NewScheme()
 	if err := awsv1alpha1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	if err := corev1.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
 	}
 	at := func(sec int) metav1.Time { return metav1.NewTime(time.Unix(int64(1_800_000_000+sec), 0)) }
@@ -44,16 +48,13 @@ func TestConflictGoesToTheObjectThatHasTheTableThenTheOlder(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			b := fake.NewClientBuilder().WithScheme(scheme)
+			b := fake.NewClientBuilder().WithScheme(scheme).WithIndex(&awsv1alpha1.DynamoDBTable{}, IndexTableName, TableNameOf)
 			for _, o := range c.objects {
 				b = b.WithObjects(o.DeepCopy())
 			}
 			p := New(Options{Reader: b.Build(), Clients: ClientOptions{DefaultRegion: "us-east-1"}})
-			ep, err := p.clients.For(context.Background(), c.subject.Spec.Region)
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = p.checkConflict(context.Background(), ep, c.subject)
+			ep := endpointOf(t, p, c.subject)
+			err := p.checkConflict(context.Background(), ep, c.subject)
 			ra, isConflict := providers.AsRetryAfter(err)
 			if isConflict != c.conflict || (isConflict && ra.Reason != ReasonConflict) {
 				t.Errorf("err = %v, want conflict %v", err, c.conflict)
@@ -74,6 +75,9 @@ func TestRegionIsResolvedBeforeKeying(t *testing.T) {
 	if err := awsv1alpha1.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
 	}
+	if err := corev1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
 	implicit := newTable(func(o *awsv1alpha1.DynamoDBTable) {
 		o.Namespace, o.Spec.TableName, o.CreationTimestamp = "a", "orders", metav1.NewTime(time.Unix(1_800_000_000, 0))
 	})
@@ -81,31 +85,36 @@ func TestRegionIsResolvedBeforeKeying(t *testing.T) {
 		o.Namespace, o.Spec.TableName, o.CreationTimestamp = "b", "orders", metav1.NewTime(time.Unix(1_800_000_100, 0))
 		o.Spec.Region = "us-east-1"
 	})
-	reader := fake.NewClientBuilder().WithScheme(scheme).WithObjects(implicit.DeepCopy(), explicit.DeepCopy()).Build()
+	reader := fake.NewClientBuilder().WithScheme(scheme).WithIndex(&awsv1alpha1.DynamoDBTable{}, IndexTableName, TableNameOf).
+		WithObjects(implicit.DeepCopy(), explicit.DeepCopy()).Build()
 	p := New(Options{Reader: reader})
-	ep, err := p.clients.For(ctx, explicit.Spec.Region)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ep := endpointOf(t, p, explicit)
 	if ra, ok := providers.AsRetryAfter(p.checkConflict(ctx, ep, explicit)); !ok || ra.Reason != ReasonConflict {
 		t.Errorf("region us-east-1 and no region (resolved to us-east-1) were not seen as one table")
 	}
-	if implicitEP, _ := p.clients.For(ctx, ""); implicitEP != ep {
+	if implicitEP := endpointOf(t, p, implicit); implicitEP != ep {
 		t.Error("no region and us-east-1 got two clients, so two limiters")
 	}
 
 	// --aws-region comes before the default chain; the spec before both.
 	p = New(Options{Reader: reader, Clients: ClientOptions{DefaultRegion: "eu-west-1"}})
 	for spec, want := range map[string]string{"": "eu-west-1", "us-east-1": "us-east-1", "ap-south-1": "ap-south-1"} {
-		if got, err := p.clients.Region(ctx, spec); err != nil || got != want {
+		if got, err := p.clients.Region(ctx, spec, ""); err != nil || got != want {
 			t.Errorf("Region(%q) = %q, %v; want %q", spec, got, err, want)
 		}
 	}
-	ep, err = p.clients.For(ctx, explicit.Spec.Region)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ep = endpointOf(t, p, explicit)
 	if err := p.checkConflict(ctx, ep, explicit); err != nil {
 		t.Errorf("with --aws-region eu-west-1 the object without a region is in eu-west-1, not us-east-1: %v", err)
 	}
+}
+
+// endpointOf resolves obj's target and client as Observe does.
+func endpointOf(t *testing.T, p *Provider, obj *awsv1alpha1.DynamoDBTable) *endpoint {
+	t.Helper()
+	ep, err := p.endpointFor(context.Background(), obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ep
 }

@@ -17,7 +17,7 @@ import (
 // Create makes the table with everything CreateTable accepts; TTL and
 // point-in-time recovery have their own APIs and follow as update steps.
 func (p *Provider) Create(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) error {
-	ep, err := p.clients.For(ctx, obj.Spec.Region)
+	ep, err := p.endpointFor(ctx, obj)
 	if err != nil {
 		return err
 	}
@@ -25,7 +25,7 @@ func (p *Provider) Create(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) e
 		return err
 	}
 	name := obj.ResolvedTableName()
-	in := createTableInput(name, &obj.Spec, p.ownerTags(ep, obj))
+	in := createTableInput(name, &obj.Spec, p.wantedTags(ep, obj))
 	out, err := ep.API.CreateTable(ctx, in)
 	if errorCode(err) == "ResourceInUseException" {
 		// Someone else made it since Observe: it is not this object's
@@ -41,11 +41,12 @@ func (p *Provider) Create(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) e
 	p.markCreated(ep, name, creation{UID: string(obj.UID), TableID: tableIdentity(out.TableDescription)})
 	obj.Status.TableID = tableIdentity(out.TableDescription)
 	recordStatus(obj, out.TableDescription)
+	recordTarget(obj, ep)
 	return nil
 }
 
-func createTableInput(name string, spec *awsv1alpha1.DynamoDBTableSpec, ownerTags map[string]string) *dynamodb.CreateTableInput {
-	want := desiredTable(spec, ownerTags)
+func createTableInput(name string, spec *awsv1alpha1.DynamoDBTableSpec, tags map[string]string) *dynamodb.CreateTableInput {
+	want := desiredTable(spec, tags)
 	in := &dynamodb.CreateTableInput{
 		TableName:                 aws.String(name),
 		KeySchema:                 awsKeySchema(specKeys(spec.KeySchema)),

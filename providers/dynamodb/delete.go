@@ -21,9 +21,9 @@ func (p *Provider) Delete(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) e
 		p.forget(obj)
 		return nil
 	}
-	ep, err := p.clients.For(ctx, obj.Spec.Region)
+	ep, err := p.endpointFor(ctx, obj)
 	if err != nil {
-		return err
+		return withReleaseHint(err)
 	}
 	if err := p.checkConflict(ctx, ep, obj); err != nil {
 		if ra, ok := providers.AsRetryAfter(err); ok && ra.Reason == ReasonConflict {
@@ -86,4 +86,20 @@ func (p *Provider) released(ep *endpoint, obj *awsv1alpha1.DynamoDBTable) {
 		p.markCreated(ep, obj.ResolvedTableName(), creation{})
 	}
 	p.forget(obj)
+}
+
+// withReleaseHint tells, when the table cannot be reached to delete it
+// (its account is missing, does not admit the namespace, or the object
+// moved), how to let go of it instead: the finalizer stays until then.
+func withReleaseHint(err error) error {
+	ra, ok := providers.AsRetryAfter(err)
+	if !ok {
+		return err
+	}
+	switch ra.Reason {
+	case ReasonAccountNotFound, ReasonAccountNotAllowed, ReasonAccountRequired:
+		return providers.RetryAfter(ra.Delay, ra.Reason, fmt.Errorf("%w; the object is kept until Tether can delete its table, "+
+			"or annotate it tether.dev/reconcile: paused to let go of the table without deleting it", ra.Err))
+	}
+	return err
 }

@@ -29,6 +29,11 @@ const (
 	ReasonDeletionProtected = "DeletionProtected"
 	ReasonTableExists       = "TableExists"
 	ReasonImmutableMismatch = "ImmutableMismatch"
+	ReasonAccountRequired   = "AccountRequired"
+	ReasonAccountNotFound   = "AccountNotFound"
+	ReasonAccountNotAllowed = "AccountNotAllowed"
+	ReasonLocationChanged   = "LocationChanged"
+	ReasonOutputsNotWritten = "OutputsNotWritten"
 )
 
 // Delays of the typed errors. Throttling has already been retried by the

@@ -2,6 +2,7 @@ package dynamodb
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -118,9 +119,10 @@ func withoutScalars(keys []key) []key {
 	return out
 }
 
-// desiredTable normalises a spec. ownerTags are Tether's own marks, added
-// to the spec's tags.
-func desiredTable(spec *awsv1alpha1.DynamoDBTableSpec, ownerTags map[string]string) *table {
+// desiredTable normalises a spec. tags are all the tags the table should
+// carry (the spec's, the operator's defaults, Tether's owner tags), which
+// the provider assembles.
+func desiredTable(spec *awsv1alpha1.DynamoDBTableSpec, tags map[string]string) *table {
 	t := &table{
 		BillingMode:        orDefault(spec.BillingMode, awsv1alpha1.BillingModePayPerRequest),
 		Throughput:         specThroughput(spec.ProvisionedThroughput),
@@ -150,14 +152,8 @@ func desiredTable(spec *awsv1alpha1.DynamoDBTableSpec, ownerTags map[string]stri
 	if s := spec.SSESpecification; s != nil {
 		t.SSE = &sse{Enabled: s.SSEEnabled, KMSKey: s.KMSMasterKeyID}
 	}
-	if len(spec.Tags) > 0 || len(ownerTags) > 0 {
-		t.Tags = map[string]string{}
-		for k, v := range spec.Tags {
-			t.Tags[k] = v
-		}
-		for k, v := range ownerTags {
-			t.Tags[k] = v
-		}
+	if len(tags) > 0 {
+		t.Tags = maps.Clone(tags)
 	}
 	return t
 }

@@ -9,25 +9,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	"github.com/tether-dev/tether/providers"
 )
-
-// Tags Tether puts on the tables it manages, where the endpoint has tagging.
-const (
-	TagOwner    = "tether.dev/owner"     // namespace/name of the object
-	TagOwnerUID = "tether.dev/owner-uid" // its UID: a new object of the same name is not the owner
-)
-
-// ownerTags are Tether's marks for obj; nil where the endpoint has no tagging.
-func (p *Provider) ownerTags(ep *endpoint, obj *awsv1alpha1.DynamoDBTable) map[string]string {
-	if p.lacks(ep, featureTags) {
-		return nil
-	}
-	return map[string]string{TagOwner: obj.Namespace + "/" + obj.Name, TagOwnerUID: string(obj.UID)}
-}
 
 // tableIdentity tells one table from another of the same name: AWS's
 // TableId, or (DynamoDB Local has none) the ARN with the creation time.
@@ -163,33 +150,47 @@ type creation struct{ UID, TableID string }
 func (p *Provider) createdBy(ep *endpoint, name string) creation {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.created[ep.Key+"|"+name]
+	return p.created[ep.tableKey(name)]
 }
 
 func (p *Provider) markCreated(ep *endpoint, name string, c creation) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if c.UID == "" {
-		delete(p.created, ep.Key+"|"+name)
+		delete(p.created, ep.tableKey(name))
 		return
 	}
-	p.created[ep.Key+"|"+name] = c
+	p.created[ep.tableKey(name)] = c
 }
 
 // conflictDelay is how often an object in Conflict looks whether the
 // object that holds its table is gone.
 const conflictDelay = time.Minute
 
-// checkConflict makes the later of two objects naming the same table (in
-// any namespaces) touch nothing. The one that already has the table wins,
-// then the older one, so the answer does not depend on which one is
-// reconciled first.
+// IndexTableName is the field index of DynamoDBTables by the name of their
+// table, which the conflict check lists by (the controller registers it):
+// with 10,000 tables, listing them all on every look would copy them all.
+const IndexTableName = "tether.dev/table-name"
+
+// TableNameOf is IndexTableName's extractor.
+func TableNameOf(obj client.Object) []string {
+	t, ok := obj.(*awsv1alpha1.DynamoDBTable)
+	if !ok {
+		return nil
+	}
+	return []string{t.ResolvedTableName()}
+}
+
+// checkConflict makes the later of two objects naming the same table (the
+// same name in the same account and region, from any namespaces) touch
+// nothing. The one that already has the table wins, then the older one, so
+// the answer does not depend on which one is reconciled first.
 func (p *Provider) checkConflict(ctx context.Context, ep *endpoint, obj *awsv1alpha1.DynamoDBTable) error {
 	if p.opts.Reader == nil {
 		return nil
 	}
 	var all awsv1alpha1.DynamoDBTableList
-	if err := p.opts.Reader.List(ctx, &all); err != nil {
+	if err := p.opts.Reader.List(ctx, &all, client.MatchingFields{IndexTableName: obj.ResolvedTableName()}); err != nil {
 		return err
 	}
 	for i := range all.Items {
@@ -197,14 +198,18 @@ func (p *Provider) checkConflict(ctx context.Context, ep *endpoint, obj *awsv1al
 		if other.UID == obj.UID || other.ResolvedTableName() != obj.ResolvedTableName() || !precedes(other, obj) {
 			continue
 		}
-		if region, err := p.clients.Region(ctx, other.Spec.Region); err != nil || region != ep.Region {
+		t, err := p.resolve(ctx, other)
+		if err != nil || t.Region != ep.Region {
+			continue
+		}
+		if account, _ := p.clients.accountOf(t.account); account != ep.Account {
 			continue
 		}
 		// Not terminal: the check costs no AWS call (it reads the cache),
 		// and once the other object is gone this one may take over.
 		return providers.RetryAfter(conflictDelay, ReasonConflict, fmt.Errorf(
-			"table %s in %s is already managed by DynamoDBTable %s/%s; this object touches nothing while that one exists",
-			obj.ResolvedTableName(), ep.Region, other.Namespace, other.Name))
+			"table %s in %s, region %s, is already managed by DynamoDBTable %s/%s; this object touches nothing while that one exists",
+			obj.ResolvedTableName(), accountLabel(ep.Identity), ep.Region, other.Namespace, other.Name))
 	}
 	return nil
 }

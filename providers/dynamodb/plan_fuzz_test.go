@@ -48,7 +48,9 @@ func FuzzPlan(f *testing.F) {
 		allow := src.bool()
 
 		const name = "fuzz-table"
-		want := desiredTable(spec, map[string]string{"tether.dev/owner": "uid"})
+		tags := map[string]string{"tether.dev/owner": "uid"}
+		maps.Copy(tags, spec.Tags)
+		want := desiredTable(spec, tags)
 		want.RemoveTags = src.removeTags()
 		have := observedTable(desc)
 		have.TTL, have.PITR, have.Tags = secondary.TTL, secondary.PITR, secondary.Tags

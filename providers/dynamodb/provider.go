@@ -39,18 +39,34 @@ type Options struct {
 	// an API).
 	Recorder events.EventRecorder
 	// Reader, when set, is used to find other DynamoDBTables naming the same
-	// table (Conflict). The manager's cached client is the right one.
+	// table (Conflict), AWSAccounts and Namespaces. The manager's cached
+	// client is the right one.
 	Reader client.Reader
+	// Writer creates and patches the ConfigMaps of spec.writeOutputsTo.
+	Writer client.Writer
+	// RequireAccount refuses tables that name no AWSAccount (neither
+	// spec.accountRef nor their namespace's default): the operator's own
+	// identity is then never used for tables.
+	RequireAccount bool
+	// DefaultTags are tags every table gets, under its spec's tags; the
+	// values are Go templates of .Namespace, .Name, .Account (the AWSAccount's
+	// name), .AccountID and .Region (see ParseDefaultTags).
+	DefaultTags map[string]string
+	// PollInterval is the kind's default poll interval (the
+	// tether.dev/poll-interval annotation overrides it per object), to know
+	// what each account and region's limiter is asked for. Default 2 minutes.
+	PollInterval time.Duration
 }
 
 // Provider implements providers.External for DynamoDBTable.
 type Provider struct {
-	clients *Clients
-	opts    Options
+	clients     *Clients
+	opts        Options
+	defaultTags defaultTags
 
 	mu          sync.Mutex
 	objects     map[string]*memory         // by object UID
-	created     map[string]creation        // endpoint|table -> the object Tether created it for, and its identity
+	created     map[string]creation        // account|region|table -> the object Tether created it for, and its identity
 	unsupported map[string]map[string]bool // endpoint -> features it lacks
 	probes      probes
 }
@@ -68,9 +84,18 @@ func New(opts Options) *Provider {
 	if opts.SecondaryReadInterval == 0 {
 		opts.SecondaryReadInterval = 10 * time.Minute
 	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = 2 * time.Minute
+	}
+	tags, err := ParseDefaultTags(opts.DefaultTags)
+	if err != nil {
+		// The manager validates its flags with ParseDefaultTags first.
+		panic(err)
+	}
 	return &Provider{
 		clients:     NewClients(opts.Clients),
 		opts:        opts,
+		defaultTags: tags,
 		objects:     map[string]*memory{},
 		created:     map[string]creation{},
 		unsupported: map[string]map[string]bool{},
@@ -80,13 +105,14 @@ func New(opts Options) *Provider {
 // Observe reads the table (one DescribeTable, plus the secondary reads the
 // spec needs when they are due) and plans what would make it match.
 func (p *Provider) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) (providers.Observation, error) {
-	ep, err := p.clients.For(ctx, obj.Spec.Region)
+	ep, err := p.endpointFor(ctx, obj)
 	if err != nil {
 		return providers.Observation{}, err
 	}
 	if err := p.checkConflict(ctx, ep, obj); err != nil {
 		return providers.Observation{}, err
 	}
+	p.noteDemand(ep, obj)
 	name := obj.ResolvedTableName()
 	obj.Status.TableName = name
 	desc, err := describeTable(ctx, ep.API, name)
@@ -95,12 +121,14 @@ func (p *Provider) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 		return providers.Observation{Exists: false}, nil
 	}
 	if err != nil {
+		p.clients.invalidateCredentials(ep, err)
 		return providers.Observation{}, classify(err)
 	}
 	if err := p.checkOwnership(ctx, ep, obj, desc); err != nil {
 		return providers.Observation{}, err
 	}
 	recordStatus(obj, desc)
+	recordTarget(obj, ep)
 
 	switch desc.TableStatus {
 	case types.TableStatusCreating:
@@ -128,10 +156,10 @@ func (p *Provider) compare(ctx context.Context, ep *endpoint, obj *awsv1alpha1.D
 		return providers.Observation{}, err
 	}
 	p.skipUnsupported(ep, obj, have)
-	want := desiredTable(&obj.Spec, p.ownerTags(ep, obj))
+	want := desiredTable(&obj.Spec, p.wantedTags(ep, obj))
 	if have.Tags != nil {
 		want.RemoveTags = obj.Status.ManagedTagKeys
-		obj.Status.ManagedTagKeys = managedTagKeys(obj.Status.ManagedTagKeys, obj.Spec.Tags, have.Tags)
+		obj.Status.ManagedTagKeys = managedTagKeys(obj.Status.ManagedTagKeys, p.tagsToManage(ep, obj), have.Tags)
 	}
 	pl := plan(aws.ToString(desc.TableName), want, have,
 		planOptions{AllowIndexReplacement: obj.Annotations[awsv1alpha1.AnnotationAllowIndexReplacement] == "true"})
@@ -141,8 +169,13 @@ func (p *Provider) compare(ctx context.Context, ep *endpoint, obj *awsv1alpha1.D
 	// A table whose index is still being built works, but is not yet what
 	// the spec asks for: Ready waits for it.
 	available := desc.TableStatus == types.TableStatusActive && pl.busy == ""
+	outputsErr := p.writeOutputs(ctx, ep, obj)
+	if pl.Empty() && available && outputsErr != nil {
+		return providers.Observation{Exists: true, UpToDate: true, Reason: ReasonOutputsNotWritten,
+			Message: outputsErr.Error(), RecheckAfter: conflictDelay}, nil
+	}
 	if pl.Empty() && available {
-		return providers.Observation{Exists: true, UpToDate: true, Available: true, Message: unsupportedNote(obj)}, nil
+		return providers.Observation{Exists: true, UpToDate: true, Available: true, Message: joinNotes(unsupportedNote(obj), p.stretchNote(obj))}, nil
 	}
 	if pl.Empty() {
 		return providers.Observation{Exists: true, UpToDate: true, Reason: ReasonUpdating,
@@ -204,11 +237,12 @@ func (p *Provider) Update(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, d
 		return providers.Terminalf(ReasonStalled, "sent %q %d times and DynamoDB still does not show the change; "+
 			"stopped until the spec or annotations change (the endpoint may not support it)", step.Description, n)
 	}
-	ep, err := p.clients.For(ctx, obj.Spec.Region)
+	ep, err := p.endpointFor(ctx, obj)
 	if err != nil {
 		return err
 	}
 	if err := p.send(ctx, ep, obj, step); err != nil {
+		p.clients.invalidateCredentials(ep, err)
 		if feature, lacks := endpointLacks(step, err); lacks {
 			p.markUnsupported(ep, obj, feature, err)
 			return providers.Pending(time.Second, "FeatureUnsupported", "the endpoint does not support %s: %v", feature, err)
@@ -307,4 +341,12 @@ func managedTagKeys(before []string, spec, onTable map[string]string) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+var _ providers.Pauser[*awsv1alpha1.DynamoDBTable] = (*Provider)(nil)
+
+// Paused takes a paused object out of its limiter's demand: it is not
+// polled while paused.
+func (p *Provider) Paused(_ context.Context, obj *awsv1alpha1.DynamoDBTable) {
+	p.clients.dropDemand(obj.UID)
 }

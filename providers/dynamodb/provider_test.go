@@ -578,7 +578,7 @@ func TestNoUpdateWhileAnIndexIsCreating(t *testing.T) {
 	pl := plan("t", want, have, planOptions{})
 	pl.busy = have.busy()
 	p := New(Options{Clients: ClientOptions{DefaultRegion: "us-east-1"}})
-	p.clients.byID["us-east-1"] = &endpoint{API: noCalls{t}, Region: "us-east-1", Key: "fake"}
+	p.clients.endpoints[operatorAccount+"|us-east-1"] = &endpoint{API: noCalls{t}, Region: "us-east-1", Account: operatorAccount, Key: "fake"}
 	err := p.Update(context.Background(), newTable(), pl)
 	if pe, ok := providers.AsPending(err); !ok || pe.Reason != ReasonTableBusy || pe.Delay != busyDelay {
 		t.Fatalf("err = %v, want pending %s after %s", err, ReasonTableBusy, busyDelay)
@@ -720,5 +720,53 @@ func TestTagsAreReadOnlyForSpecsThatUseThem(t *testing.T) {
 	}
 	if n := f.proxy.CallsFor(tagged.Name)["ListTagsOfResource"]; n != 0 {
 		t.Errorf("ListTagsOfResource after the spec dropped its tags: %d, want 0", n)
+	}
+}
+
+// Operator-level default tags are rendered per table (namespace, name,
+// account) and merged under the spec's tags (the spec wins); they are
+// managed like spec tags, so they are read back and put back.
+func TestDefaultTagsAreRenderedUnderTheSpecsTags(t *testing.T) {
+	server := ddbtest.Dynalite(t, ddbtest.DynaliteOptions{})
+	f := newFixture(t, server.URL, Options{Clients: ClientOptions{AccountID: "123456789012"},
+		DefaultTags: map[string]string{"owner": "{{.Namespace}}/{{.Name}}", "team": "platform", "account": "{{.AccountID}}-{{.Region}}"}})
+	obj := newTable(func(o *awsv1alpha1.DynamoDBTable) { o.Spec.Tags = map[string]string{"team": "orders"} })
+	f.converge(obj)
+	ctx := context.Background()
+	tags, err := listTags(ctx, f.raw, obj.Status.TableArn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"owner": "default/" + obj.Name, "team": "orders", "account": "123456789012-us-east-1"}
+	for k, v := range want {
+		if tags[k] != v {
+			t.Errorf("tag %s = %q, want %q (all: %v)", k, tags[k], v, tags)
+		}
+	}
+	if !slices.Equal(obj.Status.ManagedTagKeys, []string{"account", "owner", "team"}) {
+		t.Errorf("managed tag keys = %v", obj.Status.ManagedTagKeys)
+	}
+	if _, err := f.raw.UntagResource(ctx, &dynamodb.UntagResourceInput{ResourceArn: aws.String(obj.Status.TableArn), TagKeys: []string{"owner"}}); err != nil {
+		t.Fatal(err)
+	}
+	f.converge(obj)
+	if tags, _ := listTags(ctx, f.raw, obj.Status.TableArn); tags["owner"] != "default/"+obj.Name {
+		t.Errorf("a default tag removed behind Tether's back was not put back: %v", tags)
+	}
+}
+
+func TestParseDefaultTagsRefusesWhatCannotWork(t *testing.T) {
+	for name, tags := range map[string]map[string]string{
+		"unknown field":   {"owner": "{{.Owner}}"},
+		"bad template":    {"owner": "{{.Namespace"},
+		"AWS's prefix":    {"aws:owner": "x"},
+		"Tether's prefix": {"tether.dev/owner": "x"},
+	} {
+		if _, err := ParseDefaultTags(tags); err == nil {
+			t.Errorf("%s: accepted %v", name, tags)
+		}
+	}
+	if _, err := ParseDefaultTags(map[string]string{"owner": "{{.Namespace}}/{{.Name}} in {{.Account}}"}); err != nil {
+		t.Errorf("a good template refused: %v", err)
 	}
 }

@@ -34,7 +34,7 @@ func TestSDKLogsGoToTheStructuredLoggerAtDebug(t *testing.T) {
 		}, funcr.Options{Verbosity: verbosity, LogInfoLevel: aws.String("level")})
 		return logr.NewContext(context.Background(), logger.WithValues("DynamoDBTable", "default/orders"))
 	}
-	ep, err := NewClients(ClientOptions{}).For(context.Background(), "")
+	ep, err := NewClients(ClientOptions{}).For(context.Background(), target{Region: "us-east-1"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,6 +42,8 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.localSecondaryIndexes) || !has(self.globalSecondaryIndexes) || self.localSecondaryIndexes.all(l, !self.globalSecondaryIndexes.exists(g, g.indexName == l.indexName))",message="index names must be unique across globalSecondaryIndexes and localSecondaryIndexes"
 // +kubebuilder:validation:XValidation:rule="has(self.tableName) == has(oldSelf.tableName)",message="tableName cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="has(self.region) == has(oldSelf.region)",message="region cannot be added or removed after creation"
+// +kubebuilder:validation:XValidation:rule="has(self.accountRef) == has(oldSelf.accountRef)",message="accountRef cannot be added or removed after creation"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.writeOutputsTo) || (has(self.writeOutputsTo) && self.writeOutputsTo == oldSelf.writeOutputsTo)",message="writeOutputsTo can be added, but not changed or removed (the ConfigMap Tether created is removed with the object)"
 // +kubebuilder:validation:XValidation:rule="has(self.localSecondaryIndexes) == has(oldSelf.localSecondaryIndexes)",message="localSecondaryIndexes cannot be added or removed after creation (DynamoDB only creates them with the table)"
 // +kubebuilder:validation:XValidation:rule="oldSelf.attributeDefinitions.all(o, !self.keySchema.exists(k, k.attributeName == o.attributeName) || self.attributeDefinitions.exists(a, a.attributeName == o.attributeName && a.attributeType == o.attributeType))",message="the attributeType of a table key attribute cannot change after creation (DynamoDB cannot change a key's type): keep the type it had, or declare a new table"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.localSecondaryIndexes) || oldSelf.attributeDefinitions.all(o, !oldSelf.localSecondaryIndexes.exists(l, l.keySchema.exists(k, k.attributeName == o.attributeName)) || self.attributeDefinitions.exists(a, a.attributeName == o.attributeName && a.attributeType == o.attributeType))",message="the attributeType of a local secondary index key attribute cannot change after creation (DynamoDB cannot change a key's type): keep the type it had, or declare a new table"
@@ -62,6 +64,23 @@ type DynamoDBTableSpec struct {
 	// +kubebuilder:validation:Pattern=`^[a-z0-9-]+$`
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="region cannot be changed after creation"
 	Region string `json:"region,omitempty"`
+
+	// AccountRef names the AWSAccount (cluster-scoped) whose role Tether
+	// assumes for this table; it must admit this namespace. When absent,
+	// the namespace's aws.tether.dev/account annotation names it; with
+	// neither, the operator's own identity is used. It cannot change after
+	// creation.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="accountRef cannot be changed after creation"
+	AccountRef *AccountReference `json:"accountRef,omitempty"`
+
+	// WriteOutputsTo names a ConfigMap in this namespace that Tether creates,
+	// owns and keeps current with what applications need to reach the
+	// table (TABLE_NAME, TABLE_ARN, TABLE_STREAM_ARN, AWS_REGION,
+	// AWS_ACCOUNT_ID, AWS_ENDPOINT_URL_DYNAMODB when the account sets an
+	// endpoint), for a Deployment's envFrom. It is removed with the object.
+	// +optional
+	WriteOutputsTo *OutputsReference `json:"writeOutputsTo,omitempty"`
 
 	// AttributeDefinitions declares the type of every attribute used in a key
 	// schema of the table or of an index. The type of a table or local
@@ -142,6 +161,29 @@ type DynamoDBTableSpec struct {
 	// +kubebuilder:default=Delete
 	// +kubebuilder:validation:Enum=Delete;Retain
 	DeletionPolicy string `json:"deletionPolicy,omitempty"`
+}
+
+// AccountReference names an AWSAccount.
+type AccountReference struct {
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+}
+
+// OutputsReference names the object Tether writes a table's outputs to.
+type OutputsReference struct {
+	// Kind is ConfigMap: nothing in the outputs is secret, and a ConfigMap
+	// needs no access to Secrets.
+	// +optional
+	// +kubebuilder:default=ConfigMap
+	// +kubebuilder:validation:Enum=ConfigMap
+	Kind string `json:"kind,omitempty"`
+	// Name of the ConfigMap in the table's namespace; it must not exist
+	// already (Tether never writes into an object it did not create).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
+	Name string `json:"name"`
 }
 
 // KeySchema is a HASH key, then optionally a RANGE key, as DynamoDB requires.
@@ -275,6 +317,16 @@ type IndexStatus struct {
 	Backfilling bool `json:"backfilling,omitempty"`
 }
 
+// OutputsStatus records the ConfigMap Tether created: it only ever writes
+// to the object with this UID.
+type OutputsStatus struct {
+	Name string `json:"name"`
+	UID  string `json:"uid"`
+	// Checksum of the data last written, so that an unchanged table costs
+	// no write.
+	Checksum string `json:"checksum"`
+}
+
 // DynamoDBTableStatus is what Tether last saw of the table.
 type DynamoDBTableStatus struct {
 	commonv1alpha1.ManagedStatus `json:",inline"`
@@ -282,6 +334,17 @@ type DynamoDBTableStatus struct {
 	// TableName is the name of the table in AWS (spec.tableName or metadata.name).
 	// +optional
 	TableName string `json:"tableName,omitempty"`
+	// Account is the AWSAccount the table is reached through, "" for the
+	// operator's own identity.
+	// +optional
+	Account string `json:"account,omitempty"`
+	// AccountID is the AWS account the table lives in, when known.
+	// +optional
+	AccountID string `json:"accountID,omitempty"`
+	// Region is the region the table lives in, as resolved (spec.region,
+	// the AWSAccount's region, --aws-region, the AWS default chain).
+	// +optional
+	Region string `json:"region,omitempty"`
 	// +optional
 	TableArn string `json:"tableArn,omitempty"`
 	// TableID is AWS's unique id of the table; it tells a re-created table
@@ -311,6 +374,14 @@ type DynamoDBTableStatus struct {
 	// +optional
 	// +listType=set
 	ManagedTagKeys []string `json:"managedTagKeys,omitempty"`
+	// Outputs is the ConfigMap Tether created for spec.writeOutputsTo.
+	// +optional
+	Outputs *OutputsStatus `json:"outputs,omitempty"`
+	// EffectivePollInterval is set when the account and region's request
+	// limiter cannot look at every table at its poll interval: about how
+	// often this table is looked at instead.
+	// +optional
+	EffectivePollInterval string `json:"effectivePollInterval,omitempty"`
 	// LastSyncTime is when the table was last found matching the spec after
 	// a change (not rewritten on every poll, to spare status writes).
 	// +optional
@@ -325,6 +396,8 @@ type DynamoDBTableStatus struct {
 // +kubebuilder:printcolumn:name="STATUS",type=string,JSONPath=`.status.tableStatus`
 // +kubebuilder:printcolumn:name="BILLING",type=string,JSONPath=`.spec.billingMode`
 // +kubebuilder:printcolumn:name="READY",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="ACCOUNT",type=string,JSONPath=`.status.accountID`,priority=1
+// +kubebuilder:printcolumn:name="REGION",type=string,JSONPath=`.status.region`,priority=1
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="has(self.spec.tableName) || (size(self.metadata.name) >= 3 && size(self.metadata.name) <= 255)",message="metadata.name is used as the table name and must be 3-255 characters; set spec.tableName otherwise"
 type DynamoDBTable struct {

@@ -211,3 +211,87 @@ func setType(spec map[string]any, name, scalar string) {
 		}
 	}
 }
+
+// An AWSAccount's role and session values follow STS's rules, so a typo is
+// refused by the API server instead of failing every AssumeRole later.
+func TestAWSAccountValidation(t *testing.T) {
+	good := func() map[string]any {
+		return map[string]any{
+			"assumeRole":        map[string]any{"roleARN": "arn:aws:iam::111122223333:role/tether", "externalID": "ext-1", "sessionName": "tether-orders"},
+			"namespaceSelector": map[string]any{"names": []any{"orders"}},
+		}
+	}
+	role := func(s map[string]any) map[string]any { return s["assumeRole"].(map[string]any) }
+	cases := []struct {
+		name    string
+		change  func(map[string]any)
+		message string
+	}{
+		{"malformed role ARN", func(s map[string]any) { role(s)["roleARN"] = "arn:aws:iam::1234:role/tether" }, "spec.assumeRole.roleARN"},
+		{"not a role", func(s map[string]any) { role(s)["roleARN"] = "arn:aws:iam::111122223333:user/tether" }, "spec.assumeRole.roleARN"},
+		{"session name with a space", func(s map[string]any) { role(s)["sessionName"] = "tether orders" }, "spec.assumeRole.sessionName"},
+		{"external id too short", func(s map[string]any) { role(s)["externalID"] = "x" }, "spec.assumeRole.externalID"},
+		{"endpoint not a URL", func(s map[string]any) { s["endpoint"] = "dynamodb.local" }, "spec.endpoint"},
+		{"malformed hub role", func(s map[string]any) { s["viaRoles"] = []any{map[string]any{"roleARN": "hub"}} }, "spec.viaRoles[0].roleARN"},
+		{"session tag value too long", func(s map[string]any) { role(s)["sessionTags"] = map[string]any{"team": strings.Repeat("x", 257)} }, "session tag keys are 1-128 characters and values at most 256"},
+	}
+	ctx := context.Background()
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			spec := good()
+			c.change(spec)
+			err := env.Client.Create(ctx, awsAccount(fmt.Sprintf("bad-%d", i), spec))
+			if err == nil || !strings.Contains(err.Error(), c.message) {
+				t.Fatalf("err = %v, want a refusal naming %q", err, c.message)
+			}
+		})
+	}
+	if err := env.Client.Create(ctx, awsAccount("good", good())); err != nil {
+		t.Fatalf("a good AWSAccount was refused: %v", err)
+	}
+}
+
+func awsAccount(name string, spec map[string]any) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": awsv1alpha1.GroupVersion.String(), "kind": "AWSAccount",
+		"metadata": map[string]any{"name": name}, "spec": spec,
+	}}
+}
+
+// A table cannot change account or outputs ConfigMap once it has them.
+func TestAccountAndOutputsCannotChange(t *testing.T) {
+	ctx := context.Background()
+	obj := manifest(t, "account-table", "accountRef: {name: team-a}\nwriteOutputsTo: {name: orders}\n"+validSpec)
+	if err := env.Client.Create(ctx, obj); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name    string
+		change  func(spec map[string]any)
+		message string
+	}{
+		{"accountRef", func(s map[string]any) { s["accountRef"] = map[string]any{"name": "team-b"} }, "accountRef cannot be changed after creation"},
+		{"accountRef removed", func(s map[string]any) { delete(s, "accountRef") }, "accountRef cannot be added or removed after creation"},
+		{"outputs renamed", func(s map[string]any) { s["writeOutputsTo"] = map[string]any{"name": "other"} }, "writeOutputsTo can be added, but not changed or removed"},
+		{"outputs removed", func(s map[string]any) { delete(s, "writeOutputsTo") }, "writeOutputsTo can be added, but not changed or removed"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			changed := obj.DeepCopy()
+			c.change(changed.Object["spec"].(map[string]any))
+			err := env.Client.Update(ctx, changed)
+			if err == nil || !strings.Contains(err.Error(), c.message) {
+				t.Fatalf("err = %v, want %q", err, c.message)
+			}
+		})
+	}
+	// Outputs may be added later.
+	plain := manifest(t, "plain-table", validSpec)
+	if err := env.Client.Create(ctx, plain); err != nil {
+		t.Fatal(err)
+	}
+	plain.Object["spec"].(map[string]any)["writeOutputsTo"] = map[string]any{"name": "plain"}
+	if err := env.Client.Update(ctx, plain); err != nil {
+		t.Fatalf("adding writeOutputsTo refused: %v", err)
+	}
+}

@@ -3,7 +3,12 @@
 // +kubebuilder:object:generate=true
 package v1alpha1
 
-import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+import (
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
 
 // Condition types every managed kind reports.
 const (
@@ -41,4 +46,24 @@ type ManagedStatus struct {
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// MinPollInterval keeps a typo in the poll-interval annotation ("1ms") from
+// turning into a hot loop against the backend.
+const MinPollInterval = time.Second
+
+// PollInterval is an object's resync interval: its poll-interval annotation
+// when that is a valid duration (at least MinPollInterval), otherwise def.
+// A bad annotation is reported as a warning.
+func PollInterval(annotations map[string]string, def time.Duration) (time.Duration, string) {
+	value, ok := annotations[AnnotationPollInterval]
+	if !ok {
+		return def, ""
+	}
+	d, err := time.ParseDuration(value)
+	if err != nil || d <= 0 {
+		return def, fmt.Sprintf("ignoring annotation %s=%q (want a positive duration such as 30s); polling every %s",
+			AnnotationPollInterval, value, def)
+	}
+	return max(d, MinPollInterval), ""
 }

@@ -1,0 +1,129 @@
+package v1alpha1
+
+import (
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// AnnotationNamespaceAccount on a Namespace names the AWSAccount its
+// DynamoDBTables use when they have no spec.accountRef. The AWSAccount must
+// still admit the namespace.
+const AnnotationNamespaceAccount = "aws.tether.dev/account"
+
+// AWSAccountSpec says how Tether reaches an AWS account and which namespaces
+// may have their tables there.
+type AWSAccountSpec struct {
+	// AssumeRole is the role Tether acts as in the account. The operator's
+	// own identity (IRSA, EKS Pod Identity, environment) assumes it, or the
+	// last of viaRoles when those are set.
+	AssumeRole AssumeRole `json:"assumeRole"`
+
+	// ViaRoles are roles assumed first, in order, each with the credentials
+	// of the one before (the first with the operator's own identity): a hub
+	// role that alone may assume the account's role.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=2
+	ViaRoles []AssumeRole `json:"viaRoles,omitempty"`
+
+	// Region is the region of tables that name none; the operator's
+	// --aws-region when empty.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:Pattern=`^[a-z0-9-]+$`
+	Region string `json:"region,omitempty"`
+
+	// Endpoint is a DynamoDB endpoint URL to use instead of AWS's own for
+	// this account's tables (a proxy, DynamoDB Local).
+	// +optional
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:Pattern=`^https?://[^\s]+$`
+	Endpoint string `json:"endpoint,omitempty"`
+
+	// NamespaceSelector says whose DynamoDBTables may use this account: a
+	// namespace listed in names, or one whose labels match labelSelector.
+	// With neither, no namespace may.
+	// +optional
+	NamespaceSelector NamespaceSelector `json:"namespaceSelector,omitempty"`
+}
+
+// AssumeRole is one sts:AssumeRole call. The values follow AWS's rules for
+// the call (docs.aws.amazon.com/STS/latest/APIReference/API_AssumeRole.html).
+type AssumeRole struct {
+	// RoleARN is the role to assume.
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:Pattern=`^arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]{1,512}$`
+	RoleARN string `json:"roleARN"`
+	// ExternalID is the value the role's trust policy asks for, if any.
+	// +optional
+	// +kubebuilder:validation:MinLength=2
+	// +kubebuilder:validation:MaxLength=1224
+	// +kubebuilder:validation:Pattern=`^[\w+=,.@:/-]+$`
+	ExternalID string `json:"externalID,omitempty"`
+	// SessionName names the session in CloudTrail; "tether-<AWSAccount
+	// name>" when empty.
+	// +optional
+	// +kubebuilder:validation:MinLength=2
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:Pattern=`^[\w+=,.@-]+$`
+	SessionName string `json:"sessionName,omitempty"`
+	// SessionTags are passed as session tags (for attribute-based access
+	// control in the role's policies).
+	// +optional
+	// +kubebuilder:validation:MaxProperties=50
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) >= 1 && size(k) <= 128 && size(self[k]) <= 256)",message="session tag keys are 1-128 characters and values at most 256"
+	SessionTags map[string]string `json:"sessionTags,omitempty"`
+}
+
+// NamespaceSelector selects namespaces by name or by labels.
+type NamespaceSelector struct {
+	// Names are namespaces admitted by name.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=256
+	// +kubebuilder:validation:items:MaxLength=63
+	Names []string `json:"names,omitempty"`
+	// LabelSelector admits namespaces whose labels match.
+	// +optional
+	LabelSelector *metav1.LabelSelector `json:"labelSelector,omitempty"`
+}
+
+// AWSAccount is an AWS account that DynamoDBTables in the namespaces it
+// admits reach by assuming a role. Tables pick it by spec.accountRef, or by
+// their namespace's aws.tether.dev/account annotation.
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Cluster,shortName=awsacct
+// +kubebuilder:printcolumn:name="ROLE",type=string,JSONPath=`.spec.assumeRole.roleARN`
+// +kubebuilder:printcolumn:name="REGION",type=string,JSONPath=`.spec.region`
+// +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
+type AWSAccount struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec AWSAccountSpec `json:"spec"`
+}
+
+// AccountID is the account the role belongs to, read from its ARN.
+func (a *AWSAccount) AccountID() string { return AccountOfARN(a.Spec.AssumeRole.RoleARN) }
+
+// AccountOfARN is the account field of an ARN ("" when there is none).
+func AccountOfARN(arn string) string {
+	parts := strings.SplitN(arn, ":", 6)
+	if len(parts) < 6 {
+		return ""
+	}
+	return parts[4]
+}
+
+// AWSAccountList is a list of AWSAccounts.
+// +kubebuilder:object:root=true
+type AWSAccountList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []AWSAccount `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&AWSAccount{}, &AWSAccountList{})
+}

@@ -1,0 +1,177 @@
+package dynamodb
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	"github.com/tether-dev/tether/providers"
+)
+
+// accountDelay is how often an object whose account cannot be used (missing,
+// not admitting its namespace, moved) looks again. It costs no AWS call;
+// the controller also wakes the object when an AWSAccount or its Namespace
+// changes.
+const accountDelay = 5 * time.Minute
+
+// deniedDelay is how often an object of an account whose role AWS refused
+// looks again. It costs no AWS call either (see checkCredentials).
+const deniedDelay = 10 * time.Minute
+
+// target is where an object's table lives and who Tether is there: an
+// AWSAccount (nil: the operator's own identity) and a region.
+type target struct {
+	// Account names the AWSAccount, "" for the operator's own identity.
+	Account string
+	Region  string
+	account *awsv1alpha1.AWSAccount
+}
+
+// accountName is the AWSAccount an object uses: spec.accountRef, else its
+// namespace's aws.tether.dev/account annotation, else none.
+func (p *Provider) accountName(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) (string, *corev1.Namespace, error) {
+	if p.opts.Reader == nil {
+		if obj.Spec.AccountRef != nil {
+			return "", nil, fmt.Errorf("dynamodb: spec.accountRef needs the adapter's Reader")
+		}
+		return "", nil, nil
+	}
+	ns := &corev1.Namespace{}
+	if err := p.opts.Reader.Get(ctx, client.ObjectKey{Name: obj.Namespace}, ns); err != nil && !apierrors.IsNotFound(err) {
+		return "", nil, err
+	}
+	if obj.Spec.AccountRef != nil {
+		return obj.Spec.AccountRef.Name, ns, nil
+	}
+	return ns.Annotations[awsv1alpha1.AnnotationNamespaceAccount], ns, nil
+}
+
+// resolve finds the object's target. It makes no AWS call, so an object
+// whose namespace may not use its account costs AWS nothing.
+func (p *Provider) resolve(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) (target, error) {
+	name, ns, err := p.accountName(ctx, obj)
+	if err != nil {
+		return target{}, err
+	}
+	if name == "" {
+		if p.opts.RequireAccount {
+			return target{}, providers.RetryAfter(accountDelay, ReasonAccountRequired, fmt.Errorf(
+				"this operator requires an AWSAccount for every table: set spec.accountRef, or annotate namespace %s with %s; Tether makes no AWS call for this table until then",
+				obj.Namespace, awsv1alpha1.AnnotationNamespaceAccount))
+		}
+		region, err := p.clients.Region(ctx, obj.Spec.Region, "")
+		return target{Region: region}, err
+	}
+	account := &awsv1alpha1.AWSAccount{}
+	if err := p.opts.Reader.Get(ctx, client.ObjectKey{Name: name}, account); err != nil {
+		if apierrors.IsNotFound(err) {
+			return target{}, providers.RetryAfter(accountDelay, ReasonAccountNotFound, fmt.Errorf(
+				"AWSAccount %s (named by %s) does not exist; Tether touches nothing for this table until it does", name, accountSource(obj)))
+		}
+		return target{}, err
+	}
+	if !admits(account, ns) {
+		return target{}, providers.RetryAfter(accountDelay, ReasonAccountNotAllowed, fmt.Errorf(
+			"AWSAccount %s does not admit namespace %s (its spec.namespaceSelector): Tether makes no AWS call for this table and leaves it as it is",
+			name, obj.Namespace))
+	}
+	region, err := p.clients.Region(ctx, obj.Spec.Region, account.Spec.Region)
+	return target{Account: name, Region: region, account: account}, err
+}
+
+func accountSource(obj *awsv1alpha1.DynamoDBTable) string {
+	if obj.Spec.AccountRef != nil {
+		return "spec.accountRef"
+	}
+	return "the namespace's " + awsv1alpha1.AnnotationNamespaceAccount + " annotation"
+}
+
+// admits says whether the account's namespaceSelector admits ns: by name,
+// or by labels. A selector with neither admits no namespace.
+func admits(a *awsv1alpha1.AWSAccount, ns *corev1.Namespace) bool {
+	sel := a.Spec.NamespaceSelector
+	if ns == nil || ns.Name == "" {
+		return false
+	}
+	if slices.Contains(sel.Names, ns.Name) {
+		return true
+	}
+	if sel.LabelSelector == nil {
+		return false
+	}
+	s, err := metav1.LabelSelectorAsSelector(sel.LabelSelector)
+	if err != nil || s.Empty() {
+		// An empty selector would admit every namespace: refuse instead,
+		// as nothing was said.
+		return false
+	}
+	return s.Matches(labels.Set(ns.Labels))
+}
+
+// endpointFor resolves the object's target and returns its client, after
+// checking that the table has not moved and the account's credentials are
+// to be had.
+func (p *Provider) endpointFor(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) (*endpoint, error) {
+	t, err := p.resolve(ctx, obj)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkNotMoved(obj, t); err != nil {
+		return nil, err
+	}
+	ep, err := p.clients.For(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.clients.checkCredentials(ctx, ep, p.memoryOf(obj).mayRetryDenied(obj)); err != nil {
+		p.memoryOf(obj).toldDenied(obj)
+		return nil, err
+	}
+	return ep, nil
+}
+
+// checkNotMoved refuses to act when the object now resolves to another
+// account or region than the one its table was found in: the namespace's
+// default account or the AWSAccount's region changed under it. Following
+// would create a second table elsewhere and leave (or, on delete, miss) the
+// first one.
+func checkNotMoved(obj *awsv1alpha1.DynamoDBTable, t target) error {
+	s := obj.Status
+	if s.TableID == "" || s.Region == "" {
+		return nil
+	}
+	if s.Region == t.Region && s.Account == t.Account {
+		return nil
+	}
+	return providers.RetryAfter(accountDelay, ReasonLocationChanged, fmt.Errorf(
+		"table %s is in %s, region %s, but the object now resolves to %s, region %s (a namespace's default account or an AWSAccount's region changed): "+
+			"Tether does not move tables and touches neither until the object resolves to where its table is again; "+
+			"to let go of the table, annotate the object tether.dev/reconcile: paused and delete it",
+		obj.ResolvedTableName(), accountLabel(s.Account), s.Region, accountLabel(t.Account), t.Region))
+}
+
+func accountLabel(name string) string {
+	if name == "" {
+		return "the operator's own account"
+	}
+	return "AWSAccount " + name
+}
+
+// recordTarget shows where the table is in the status.
+func recordTarget(obj *awsv1alpha1.DynamoDBTable, ep *endpoint) {
+	obj.Status.Account = ep.Identity
+	obj.Status.Region = ep.Region
+	obj.Status.AccountID = ep.AccountID
+	if obj.Status.AccountID == "" {
+		// The operator's own account, when not configured, is in the ARN.
+		obj.Status.AccountID = awsv1alpha1.AccountOfARN(obj.Status.TableArn)
+	}
+}

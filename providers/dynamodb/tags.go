@@ -1,0 +1,101 @@
+package dynamodb
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"text/template"
+
+	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+)
+
+// Tags Tether puts on the tables it manages, where the endpoint has tagging.
+const (
+	TagOwner    = "tether.dev/owner"     // namespace/name of the object
+	TagOwnerUID = "tether.dev/owner-uid" // its UID: a new object of the same name is not the owner
+)
+
+// TagData is what a default tag's template may use.
+type TagData struct {
+	// Namespace and Name are the DynamoDBTable's.
+	Namespace, Name string
+	// Account is the AWSAccount's name ("" for the operator's own identity),
+	// AccountID the AWS account id when known.
+	Account, AccountID string
+	Region             string
+}
+
+// defaultTags are the operator's default tags, parsed.
+type defaultTags map[string]*template.Template
+
+// ParseDefaultTags parses the operator's default tags (--dynamodb-default-tag
+// key=template) and tries each on sample data, so that a bad template stops
+// the manager at start rather than every table later.
+func ParseDefaultTags(tags map[string]string) (defaultTags, error) {
+	out := defaultTags{}
+	for _, k := range slices.Sorted(maps.Keys(tags)) {
+		if k == "" || len(k) > 128 || strings.HasPrefix(k, "aws:") || strings.HasPrefix(k, "tether.dev/") {
+			return nil, fmt.Errorf("default tag key %q: want 1-128 characters, not starting with aws: (AWS's) or tether.dev/ (Tether's own)", k)
+		}
+		t, err := template.New(k).Option("missingkey=error").Parse(tags[k])
+		if err != nil {
+			return nil, fmt.Errorf("default tag %s: %w", k, err)
+		}
+		if _, err := render(t, TagData{Namespace: "ns", Name: "name", Account: "account", AccountID: "111122223333", Region: "us-east-1"}); err != nil {
+			return nil, fmt.Errorf("default tag %s: %w", k, err)
+		}
+		out[k] = t
+	}
+	return out, nil
+}
+
+func render(t *template.Template, data TagData) (string, error) {
+	var b strings.Builder
+	err := t.Execute(&b, data)
+	return b.String(), err
+}
+
+// tagsToManage are the tags Tether keeps on obj's table besides its owner
+// tags: the default tags, under the spec's (the spec wins).
+func (p *Provider) tagsToManage(ep *endpoint, obj *awsv1alpha1.DynamoDBTable) map[string]string {
+	if len(p.defaultTags) == 0 {
+		return obj.Spec.Tags
+	}
+	data := TagData{Namespace: obj.Namespace, Name: obj.Name, Account: ep.Identity, AccountID: ep.AccountID, Region: ep.Region}
+	out := map[string]string{}
+	for k, t := range p.defaultTags {
+		if v, err := render(t, data); err == nil {
+			out[k] = v
+		}
+	}
+	maps.Copy(out, obj.Spec.Tags)
+	return out
+}
+
+// wantedTags are all the tags obj's table should carry: the tags to
+// manage and, where the endpoint has tagging, Tether's owner tags.
+func (p *Provider) wantedTags(ep *endpoint, obj *awsv1alpha1.DynamoDBTable) map[string]string {
+	out := maps.Clone(p.tagsToManage(ep, obj))
+	if owner := p.ownerTags(ep, obj); owner != nil {
+		if out == nil {
+			out = map[string]string{}
+		}
+		maps.Copy(out, owner)
+	}
+	return out
+}
+
+// usesTags says whether Tether manages tags on obj's table (and so reads
+// them back): the spec has tags, or the operator has default tags.
+func (p *Provider) usesTags(obj *awsv1alpha1.DynamoDBTable) bool {
+	return specUses(&obj.Spec, featureTags) || len(p.defaultTags) > 0
+}
+
+// ownerTags are Tether's marks for obj; nil where the endpoint has no tagging.
+func (p *Provider) ownerTags(ep *endpoint, obj *awsv1alpha1.DynamoDBTable) map[string]string {
+	if p.lacks(ep, featureTags) {
+		return nil
+	}
+	return map[string]string{TagOwner: obj.Namespace + "/" + obj.Name, TagOwnerUID: string(obj.UID)}
+}
