@@ -7,6 +7,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -82,14 +83,28 @@ func TestHueV2CertificateRefused(t *testing.T) {
 
 	// Another CA than the bridge's.
 	stranger := newHueEnvOn(t, hue.APIV2, "stranger", true, huesim.Options{Lights: []string{"lamp"}})
-	var b huev1alpha1.HueBridge
-	g.Expect(stranger.c.Get(ctx, client.ObjectKey{Name: stranger.bridge}, &b)).To(Succeed())
-	b.Spec.CABundle = string(impostor.sim.CACertPEM())
-	g.Expect(stranger.c.Update(ctx, &b)).To(Succeed())
+	g.Eventually(func() error { // the controller writes status meanwhile: retry a conflict
+		var b huev1alpha1.HueBridge
+		if err := stranger.c.Get(ctx, client.ObjectKey{Name: stranger.bridge}, &b); err != nil {
+			return err
+		}
+		b.Spec.CABundle = string(impostor.sim.CACertPEM())
+		return stranger.c.Update(ctx, &b)
+	}, hueTimeout, huePoll).Should(Succeed())
 	g.Eventually(func(g Gomega) string {
 		return readyReason(stranger.hueBridge(g).Status.Conditions, "Ready")
 	}, hueTimeout, huePoll).Should(Equal("False/" + hue.ReasonCertificateUntrusted))
 	g.Expect(impostor.sim.Commands()).To(BeEmpty())
+	// A HueLight that never reached its bulb through the refused
+	// certificate has nothing to switch off: deleting it does not hang.
+	lamp := stranger.newLight("entrance", "lamp", "lamp")
+	stranger.create(lamp)
+	stranger.eventuallyLightReady("entrance", "lamp", "False/"+hue.ReasonCertificateUntrusted)
+	g.Expect(stranger.c.Delete(ctx, lamp)).To(Succeed())
+	g.Eventually(func() bool {
+		return apierrors.IsNotFound(stranger.c.Get(ctx, clientKey(lamp), &huev1alpha1.HueLight{}))
+	}, hueTimeout, huePoll).Should(BeTrue(), "deleting a HueLight behind a refused certificate hangs")
+	g.Expect(stranger.sim.Commands()).To(BeEmpty())
 
 	// The opt-in: accepted, said in Ready and by one Warning event.
 	g.Eventually(func() error {
