@@ -4,13 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
-	"net"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -19,6 +16,7 @@ import (
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/internal/tcpproxy"
 )
 
 // Figure 10 (issue 12): CLIP v2 beside v1, in a world of its own: the API
@@ -76,7 +74,7 @@ func (r *run) push(ctx context.Context, bin string) error {
 // pushWorld is figure 10's world.
 type pushWorld struct {
 	v1, v2             *huesim.Server
-	proxy              *tcpProxy
+	proxy              *tcpproxy.Proxy
 	v1Lights, v2Lights []*huev1alpha1.HueLight
 }
 
@@ -103,10 +101,10 @@ func (r *run) startPushWorld(ctx context.Context, bin string) (*pushWorld, error
 			w.v2 = sim
 		}
 	}
-	if w.proxy, err = newTCPProxy(w.v2.TLSAddr()); err != nil {
+	if w.proxy, err = tcpproxy.New(w.v2.TLSAddr()); err != nil {
 		return nil, err
 	}
-	r.onStop(w.proxy.close)
+	r.onStop(w.proxy.Close)
 	for _, ns := range []string{secretsNS, pushV1NS, pushV2NS} {
 		if err := r.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); client.IgnoreAlreadyExists(err) != nil {
 			return nil, err
@@ -117,7 +115,7 @@ func (r *run) startPushWorld(ctx context.Context, bin string) (*pushWorld, error
 		spec huev1alpha1.HueBridgeSpec
 	}{
 		{bridgeV1, huev1alpha1.HueBridgeSpec{Address: w.v1.Addr(), APIVersion: huev1alpha1.APIV1}},
-		{bridgeV2, huev1alpha1.HueBridgeSpec{Address: w.proxy.addr, APIVersion: huev1alpha1.APIV2, CABundle: string(w.v2.CACertPEM()),
+		{bridgeV2, huev1alpha1.HueBridgeSpec{Address: w.proxy.Addr(), APIVersion: huev1alpha1.APIV2, CABundle: string(w.v2.CACertPEM()),
 			BridgeID: w.v2.BridgeID()}},
 	} {
 		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: secretsNS, Name: b.name + "-credentials"},
@@ -304,7 +302,7 @@ func driftV2(ctx context.Context, sim *huesim.Server, ids []string) ([]time.Dura
 // light half-way, and counts the connections the operator attempts.
 func (r *run) pushOutage(ctx context.Context, w *pushWorld, f *figureResult) error {
 	objs := objects(w.v2Lights)
-	w.proxy.setOffline(true)
+	w.proxy.SetOffline(true)
 	start := time.Now()
 	if err := r.sleep(ctx, r.sc.Outage/2); err != nil {
 		return err
@@ -316,7 +314,7 @@ func (r *run) pushOutage(ctx context.Context, w *pushWorld, f *figureResult) err
 	if err := r.sleep(ctx, r.sc.Outage-time.Since(start)); err != nil {
 		return err
 	}
-	calls := w.proxy.setOffline(false)
+	calls := w.proxy.SetOffline(false)
 	back := time.Now()
 	outage := back.Sub(start)
 	last, err := r.waitReady(ctx, false, want, 5*time.Minute, nil)
@@ -331,88 +329,4 @@ func (r *run) pushOutage(ctx context.Context, w *pushWorld, f *figureResult) err
 	f.note("Outage: the TCP proxy in front of the v2 bridge closed its connections (the event stream's too) and refused new ones for %s; half-way every v2 light was changed. "+
 		"While the stream is down Tether polls every interval, and a stream that failed twice waits for a poll to succeed before it tries again.", r.sc.Outage)
 	return nil
-}
-
-// tcpProxy forwards TCP connections to a target (TLS passes through
-// untouched) and counts them; offline, it closes every connection and
-// refuses new ones, as a bridge that left the network.
-type tcpProxy struct {
-	addr   string
-	target string
-	ln     net.Listener
-
-	mu      sync.Mutex
-	offline bool
-	count   int
-	conns   map[net.Conn]struct{}
-}
-
-func newTCPProxy(target string) (*tcpProxy, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	p := &tcpProxy{addr: ln.Addr().String(), target: target, ln: ln, conns: map[net.Conn]struct{}{}}
-	go p.serve()
-	return p, nil
-}
-
-func (p *tcpProxy) serve() {
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		p.mu.Lock()
-		p.count++
-		offline := p.offline
-		if !offline {
-			p.conns[c] = struct{}{}
-		}
-		p.mu.Unlock()
-		if offline {
-			_ = c.Close()
-			continue
-		}
-		go p.pipe(c)
-	}
-}
-
-func (p *tcpProxy) pipe(c net.Conn) {
-	defer func() {
-		p.mu.Lock()
-		delete(p.conns, c)
-		p.mu.Unlock()
-		_ = c.Close()
-	}()
-	up, err := net.Dial("tcp", p.target)
-	if err != nil {
-		return
-	}
-	defer up.Close()
-	done := make(chan struct{}, 2)
-	go func() { _, _ = io.Copy(up, c); done <- struct{}{} }()
-	go func() { _, _ = io.Copy(c, up); done <- struct{}{} }()
-	<-done
-}
-
-// setOffline switches the proxy and returns the connections counted since
-// the last switch.
-func (p *tcpProxy) setOffline(off bool) int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.offline = off
-	if off {
-		for c := range p.conns {
-			_ = c.Close()
-		}
-	}
-	n := p.count
-	p.count = 0
-	return n
-}
-
-func (p *tcpProxy) close() {
-	_ = p.ln.Close()
-	p.setOffline(true)
 }

@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/internal/tcpproxy"
 )
 
 func TestSSEReader(t *testing.T) {
@@ -46,9 +47,16 @@ func startStreamSession(t *testing.T, sim *huesim.Server, settings StreamSetting
 // startStreamSessionEvery is startStreamSession with the poll interval.
 func startStreamSessionEvery(t *testing.T, sim *huesim.Server, settings StreamSettings, interval time.Duration) *streamSession {
 	t.Helper()
+	return startStreamSessionWith(t, v2For(t, sim, simUser, Trust{}), settings, interval)
+}
+
+// startStreamSessionWith is startStreamSessionEvery with a client of the
+// test's own.
+func startStreamSessionWith(t *testing.T, c Client, settings StreamSettings, interval time.Duration) *streamSession {
+	t.Helper()
 	ss := &streamSession{woken: map[types.NamespacedName]int{}}
 	ss.Session = newSession(sessionOptions{
-		bridgeID: "SIM", client: v2For(t, sim, simUser, Trust{}), interval: interval, perSecond: 10,
+		bridgeID: "SIM", client: c, interval: interval, perSecond: 10,
 		wakeLights: func(keys []types.NamespacedName) {
 			ss.mu.Lock()
 			defer ss.mu.Unlock()
@@ -178,6 +186,39 @@ func TestStreamFallsBackToPolling(t *testing.T) {
 	sim.DropNewEventStreams(0)
 	eventually(t, "connected again once a stream stays up", 15*time.Second, func() bool { return s.stream.status().State == StreamConnected })
 	_ = ptr.To(0)
+}
+
+// TestStreamOutageIsBounded: a v2 bridge that leaves the network (every
+// connection closed, new ones refused, behind a TCP proxy that counts them)
+// costs about one connection per poll interval, the event stream's retries
+// included: a stream that failed to reconnect twice waits for a poll to
+// succeed before it tries again. Its reconnect backoff alone (capped at
+// 100 ms here) would double that. Back online, the stream is live again.
+func TestStreamOutageIsBounded(t *testing.T) {
+	sim := startSim(t, huesim.Options{Lights: []string{"hall"}})
+	proxy, err := tcpproxy.New(sim.TLSAddr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proxy.Close)
+	c, err := NewClientV2(proxy.Addr(), simUser, 2*time.Second, Trust{CABundle: sim.CACertPEM()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const interval = 200 * time.Millisecond
+	s := startStreamSessionWith(t, c, StreamSettings{MaxBackoff: 100 * time.Millisecond}, interval)
+	eventually(t, "the stream is live", 5*time.Second, s.stream.live)
+
+	proxy.SetOffline(true)
+	const outage = 4 * time.Second
+	time.Sleep(outage) // the window measured, not a synchronisation
+	calls := proxy.SetOffline(false)
+	polls := int(outage / interval)
+	t.Logf("%d connections attempted in %s offline (%d poll intervals)", calls, outage, polls)
+	if calls > polls+5 {
+		t.Errorf("%d connections attempted in %s offline: want at most one per poll interval + 5 (%d)", calls, outage, polls+5)
+	}
+	eventually(t, "live again once the bridge is back", 10*time.Second, s.stream.live)
 }
 
 // TestStreamEndsWhenTheClientChanges: a HueBridge changed from V2 to V1
