@@ -61,14 +61,18 @@ func (b *Bridge) eventStream(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	rc := http.NewResponseController(w)
+	// Subscribed before ": hi": a change made once the client has read it
+	// is in the stream (the other order lost changes made in between).
+	c, ok := b.subscribeEvents()
+	if ok {
+		defer b.unsubscribeEvents(c)
+	}
 	if _, err := fmt.Fprint(w, ": hi\n\n"); err != nil || rc.Flush() != nil {
 		return
 	}
-	c, ok := b.subscribeEvents()
 	if !ok {
 		return // dropped by the test's control
 	}
-	defer b.unsubscribeEvents(c)
 	for {
 		select {
 		case <-r.Context().Done():
