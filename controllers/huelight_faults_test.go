@@ -225,6 +225,18 @@ func TestHueSameStateUsesGroupCommands(t *testing.T) {
 		h := newHueEnvAPI(t, api, "grouped", true, names...)
 		g := NewWithT(t)
 		ctx := context.Background()
+		// A light budget of 2/s: the patches below queue however slowly a
+		// loaded machine delivers them (at 10/s, spread over 4 s, most went
+		// out one by one before the rest arrived, and this test failed on
+		// a busy machine only).
+		g.Eventually(func() error {
+			var b huev1alpha1.HueBridge
+			if err := h.c.Get(ctx, client.ObjectKey{Name: h.bridge}, &b); err != nil {
+				return err
+			}
+			b.Spec.CommandsPerSecond = ptr.To[int32](2)
+			return h.c.Update(ctx, &b)
+		}, hueTimeout, huePoll).Should(Succeed())
 		g.Expect(h.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "hall"}})).To(Or(Succeed(), WithTransform(apierrors.IsAlreadyExists, BeTrue())))
 		for _, name := range names {
 			l := h.newLight("hall", name, name)
