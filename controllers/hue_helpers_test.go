@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
@@ -67,6 +68,12 @@ func startHueManager() (client.Client, error) {
 		return nil, err
 	}
 	if err := SetupHueLight(mgr, registry); err != nil {
+		return nil, err
+	}
+	if err := SetupHueGroup(mgr, registry); err != nil {
+		return nil, err
+	}
+	if err := SetupHueScene(mgr, registry); err != nil {
 		return nil, err
 	}
 	if err := SetupHueBridge(mgr, registry); err != nil {
@@ -123,13 +130,29 @@ func newHueEnvAPI(t *testing.T, api, name string, paired bool, lights ...string)
 // newHueEnvWith is newHueEnv with the simulator's options (bulb models).
 func newHueEnvWith(t *testing.T, name string, paired bool, opts huesim.Options) *hueEnv {
 	t.Helper()
-	return newHueEnvOn(t, hue.APIV1, name, paired, opts)
+	return newHueEnvWithBridge(t, name, paired, opts, nil)
+}
+
+// withoutTemporaryScenes is a HueBridge that keeps to light and group
+// commands, for tests of those paths.
+func withoutTemporaryScenes(spec *huev1alpha1.HueBridgeSpec) { spec.TemporaryScenes = ptr.To(false) }
+
+// newHueEnvWithBridge is newHueEnvWith with a change to the HueBridge's spec.
+func newHueEnvWithBridge(t *testing.T, name string, paired bool, opts huesim.Options, change func(*huev1alpha1.HueBridgeSpec)) *hueEnv {
+	t.Helper()
+	return newHueEnvOnWith(t, hue.APIV1, name, paired, opts, change)
 }
 
 // newHueEnvOn is newHueEnvWith on an API: V1 at the simulator's HTTP
 // address, V2 at its HTTPS address with its test CA as caBundle. The
 // bridge's name gets the API, so that both runs of a test differ.
 func newHueEnvOn(t *testing.T, api, name string, paired bool, opts huesim.Options) *hueEnv {
+	t.Helper()
+	return newHueEnvOnWith(t, api, name, paired, opts, nil)
+}
+
+// newHueEnvOnWith is newHueEnvOn with a change to the HueBridge's spec.
+func newHueEnvOnWith(t *testing.T, api, name string, paired bool, opts huesim.Options, change func(*huev1alpha1.HueBridgeSpec)) *hueEnv {
 	t.Helper()
 	if api != hue.APIV1 {
 		name += "-" + strings.ToLower(api)
@@ -156,6 +179,9 @@ func newHueEnvOn(t *testing.T, api, name string, paired bool, opts huesim.Option
 	if api == hue.APIV2 {
 		b.Spec.Address, b.Spec.APIVersion, b.Spec.CABundle = sim.TLSAddr(), huev1alpha1.APIV2, string(sim.CACertPEM())
 	}
+	if change != nil {
+		change(&b.Spec)
+	}
 	NewWithT(t).Expect(c.Create(context.Background(), b)).To(Succeed())
 	return h
 }
@@ -173,6 +199,17 @@ func (h *hueEnv) writeSecret(user string) {
 func (h *hueEnv) cleanup() {
 	ctx := context.Background()
 	g := NewWithT(h.t)
+	for _, list := range []client.ObjectList{&huev1alpha1.HueSceneList{}, &huev1alpha1.HueGroupList{}} {
+		g.Expect(h.c.List(ctx, list)).To(Succeed())
+		g.Expect(meta.EachListItem(list, func(o runtime.Object) error {
+			_ = h.c.Delete(ctx, o.(client.Object))
+			return nil
+		})).To(Succeed())
+		g.Eventually(func(g Gomega) int {
+			g.Expect(h.c.List(ctx, list)).To(Succeed())
+			return meta.LenList(list)
+		}, hueTimeout, huePoll).Should(BeZero(), "%T left behind", list)
+	}
 	var lights huev1alpha1.HueLightList
 	g.Expect(h.c.List(ctx, &lights)).To(Succeed())
 	for i := range lights.Items {

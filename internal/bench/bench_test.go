@@ -2,9 +2,9 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -35,7 +35,7 @@ func TestQuickRunWritesTheReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range DefaultFigures {
-		heading := "## " + strconv.Itoa(id) + ". " + figureTitles[id]
+		heading := fmt.Sprintf("## %d. %s", id, figureTitles[id])
 		if !strings.Contains(string(md), heading) {
 			t.Errorf("report.md lacks %q", heading)
 		}

@@ -22,7 +22,8 @@ var figureTitles = map[int]string{
 	7:  "Tag reads on an endpoint with tagging",
 	8:  "Scale per account and region",
 	9:  "Settled lights of every bulb model",
-	10: "CLIP v2 beside v1: latency, steady cost, drift by push, outage",
+	10: "Distinct states with temporary scenes",
+	11: "CLIP v2 beside v1: latency, steady cost, drift by push, outage",
 }
 
 // KnownFigure says whether n is a figure the harness can measure.

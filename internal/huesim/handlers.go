@@ -36,6 +36,7 @@ func (b *Bridge) v1Routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/{user}/groups/{id}", b.authed(b.getGroup))
 	mux.HandleFunc("DELETE /api/{user}/groups/{id}", b.authed(b.command(b.deleteGroup)))
 	mux.HandleFunc("PUT /api/{user}/groups/{id}/action", b.authed(b.command(b.putGroupAction)))
+	b.sceneRoutes(mux)
 	mux.HandleFunc("/api/{user}/{rest...}", b.authed(b.unknownResource))
 }
 
@@ -137,7 +138,7 @@ func (b *Bridge) getFullState(w http.ResponseWriter, _ *http.Request) {
 	empty := map[string]any{}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"lights": b.lightsJSON(), "groups": b.groupsJSON(), "config": b.fullConfig(),
-		"schedules": empty, "scenes": empty, "rules": empty, "sensors": empty, "resourcelinks": empty,
+		"schedules": empty, "scenes": b.scenesJSON(), "rules": empty, "sensors": empty, "resourcelinks": empty,
 	})
 }
 

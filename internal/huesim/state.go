@@ -91,6 +91,8 @@ type Bridge struct {
 	linkUntil time.Time
 	limits    *limits
 	groups    map[string]*Group // created through POST /groups
+	scenes    map[string]*Scene // scenes.go
+	recalled  map[string]string // group id -> the scene last recalled on it
 	commands  []Command
 	gets      map[string]int
 	conn      connectivity
@@ -137,6 +139,7 @@ func New(opts Options) *Bridge {
 		gets:   map[string]int{},
 		conn:   newConnectivity(),
 	}
+	b.scenes, b.recalled = map[string]*Scene{}, map[string]string{}
 	for i, name := range opts.Lights {
 		id := strconv.Itoa(i + 1)
 		b.lights[id] = newLight(id, name, opts.Models[name])
@@ -155,8 +158,8 @@ func newLight(id, name, model string) *Light {
 		model = DefaultModel
 	}
 	n, _ := strconv.Atoi(id)
-	mode := "ct"
-	if !Models[model].colourTemperature() {
+	mode := "ct" // a white bulb reports no mode: this one is never shown
+	if m := Models[model]; m.colour() && !m.colourTemperature() {
 		mode = "xy" // a Color light has no ct to be in
 	}
 	return &Light{

@@ -1,5 +1,5 @@
-// Package hue is the Philips Hue adapter: HueBridge pairing and health, and
-// HueLight state. Every number below is a named constant; the name says
+// Package hue is the Philips Hue adapter: HueBridge pairing and health,
+// HueLight state, and HueGroups and HueScenes (rooms, zones and scenes). Every number below is a named constant; the name says
 // where it lives.
 //
 // One bridge's flow, top-down:
@@ -10,6 +10,10 @@
 //     implementation, the only file that knows huego; client_v2.go is the
 //     CLIP v2 one (HTTPS, v2store.go holds the bridge's resources), and its
 //     event stream (eventstream.go) feeds the same cache as a poll.
+//     rooms_port.go is the port's part for rooms, zones and scenes
+//     (RoomsClient, asked for with roomsOf: a backend without it, as
+//     CLIP v2 is today, still serves HueLights); client_v1_rooms.go is its
+//     v1 implementation.
 //   - connect.go: a HueBridge to a Client: the address (or mDNS by bridge
 //     id, discovery.go), the API (spec.apiVersion), the certificate check
 //     (trust.go).
@@ -29,7 +33,11 @@
 //     feed to a controller-runtime channel source.
 //   - light.go and bridge.go: the adapters. Connect (the generic connect
 //     stage) resolves the object's bridge session and bulb; Observe, Update
-//     and Delete act on it.
+//     and Delete act on it. group_adapter.go (HueGroup) and
+//     scene_adapter.go (HueScene) likewise; session_rooms.go is the
+//     session's part for HueGroups (the groups read, what each wants of its
+//     members, which HueGroup holds which bulb), grouporders.go their
+//     commands in the sender.
 //
 // Real bulbs:
 //
@@ -103,6 +111,14 @@
 //     and deleted. Leftover temporary groups (a crash) are deleted when the
 //     sender starts. If the bridge refuses a group, the lights go back to
 //     the head of the light line and groups pause for tempGroupPause.
+//   - Lights that want states of their own go as a temporary scene
+//     (tempscenes.go): stored, recalled on group 0, deleted; and the line
+//     waits for HueLights the informer saw change (gathering), so that a
+//     burst goes as one scene however slowly its reconciles follow.
+//   - HueGroups' commands (a state for the group, or a scene recalled on it)
+//     take the group budget before the HueLights' batches. A bulb held by a
+//     HueLight is that HueLight's: a HueGroup over it reports Conflict and
+//     sends nothing (a v1 group command cannot leave a member out).
 //   - The HueBridge's health is the session's own GET /lights (reachable,
 //     last contact, light count, error 1 for a refused username); /config
 //     is read when a HueBridge is bound and after the bridge comes back

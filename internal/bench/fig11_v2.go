@@ -19,7 +19,7 @@ import (
 	"github.com/tether-dev/tether/internal/tcpproxy"
 )
 
-// Figure 10 (issue 12): CLIP v2 beside v1, in a world of its own: the API
+// Figure 11 (issue 12): CLIP v2 beside v1, in a world of its own: the API
 // server, the operator, and two simulated bridges with the same bulbs, one
 // spoken to over v1 (polled) and one over CLIP v2 (HTTPS, its event
 // stream), the v2 one behind a TCP proxy that counts connections and can
@@ -41,7 +41,7 @@ func (r *run) push(ctx context.Context, bin string) error {
 	if err != nil {
 		return err
 	}
-	f := r.fig(10)
+	f := r.fig(11)
 	lat1, err := r.pushLatency(ctx, w.v1, w.v1Lights)
 	if err != nil {
 		return fmt.Errorf("v1 latency: %w", err)
@@ -71,7 +71,7 @@ func (r *run) push(ctx context.Context, bin string) error {
 	return nil
 }
 
-// pushWorld is figure 10's world.
+// pushWorld is figure 11's world.
 type pushWorld struct {
 	v1, v2             *huesim.Server
 	proxy              *tcpproxy.Proxy
