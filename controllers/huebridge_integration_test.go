@@ -25,82 +25,87 @@ func (h *hueEnv) hueBridge(g Gomega) *huev1alpha1.HueBridge {
 }
 
 func TestHueBridgePairing(t *testing.T) {
-	h := newHueEnv(t, "pairing", false, "hallway")
-	g := NewWithT(t)
-	h.create(h.newLight("entrance", "hallway-light", "hallway"))
+	forEachAPI(t, func(t *testing.T, api string) {
+		h := newHueEnvAPI(t, api, "pairing", false, "hallway")
+		g := NewWithT(t)
+		h.create(h.newLight("entrance", "hallway-light", "hallway"))
 
-	g.Eventually(func(g Gomega) string {
-		return readyReason(h.hueBridge(g).Status.Conditions, huev1alpha1.ConditionPaired)
-	}, hueTimeout, huePoll).Should(Equal("False/LinkButtonNotPressed"))
-	paired := meta.FindStatusCondition(h.hueBridge(g).Status.Conditions, huev1alpha1.ConditionPaired)
-	g.Expect(paired.Message).To(Equal("press the link button on the bridge"))
-	h.eventuallyLightReady("entrance", "hallway-light", "False/NotPaired")
+		g.Eventually(func(g Gomega) string {
+			return readyReason(h.hueBridge(g).Status.Conditions, huev1alpha1.ConditionPaired)
+		}, hueTimeout, huePoll).Should(Equal("False/LinkButtonNotPressed"))
+		paired := meta.FindStatusCondition(h.hueBridge(g).Status.Conditions, huev1alpha1.ConditionPaired)
+		g.Expect(paired.Message).To(Equal("press the link button on the bridge"))
+		h.eventuallyLightReady("entrance", "hallway-light", "False/NotPaired")
 
-	// Tether asks again after 3 s, then less and less often (up to every
-	// 15 s), keeping its prompt.
-	g.Eventually(func() int { return len(h.sim.Commands()) }, hueTimeout, huePoll).Should(BeNumerically(">=", 4))
-	asks := h.sim.Commands()
-	var gaps []time.Duration
-	for i := 1; i < 4; i++ {
-		gaps = append(gaps, asks[i].Time.Sub(asks[i-1].Time))
-	}
-	g.Expect(gaps[0]).To(BeNumerically(">=", 2*time.Second), "pairing attempts too close together: %v", gaps)
-	g.Expect(gaps[2]).To(BeNumerically(">=", gaps[0]*3/2), "pairing does not back off: %v", gaps)
-	g.Expect(meta.FindStatusCondition(h.hueBridge(g).Status.Conditions, huev1alpha1.ConditionPaired).Message).
-		To(Equal("press the link button on the bridge"))
+		// Tether asks again after 3 s, then less and less often (up to every
+		// 15 s), keeping its prompt.
+		g.Eventually(func() int { return len(h.sim.Commands()) }, hueTimeout, huePoll).Should(BeNumerically(">=", 4))
+		asks := h.sim.Commands()
+		var gaps []time.Duration
+		for i := 1; i < 4; i++ {
+			gaps = append(gaps, asks[i].Time.Sub(asks[i-1].Time))
+		}
+		g.Expect(gaps[0]).To(BeNumerically(">=", 2*time.Second), "pairing attempts too close together: %v", gaps)
+		g.Expect(gaps[2]).To(BeNumerically(">=", gaps[0]*3/2), "pairing does not back off: %v", gaps)
+		g.Expect(meta.FindStatusCondition(h.hueBridge(g).Status.Conditions, huev1alpha1.ConditionPaired).Message).
+			To(Equal("press the link button on the bridge"))
 
-	h.sim.PressLinkButton()
-	var secret corev1.Secret
-	g.Eventually(func() error {
-		return h.c.Get(context.Background(), client.ObjectKey{Namespace: hueSecretsNS, Name: h.secret}, &secret)
-	}, hueTimeout, huePoll).Should(Succeed())
-	username := string(secret.Data[huev1alpha1.CredentialsKey])
-	g.Expect(username).NotTo(BeEmpty())
-	g.Eventually(func(g Gomega) string {
-		return readyReason(h.hueBridge(g).Status.Conditions, "Ready")
-	}, hueTimeout, huePoll).Should(Equal("True/Available"))
-	g.Expect(readyReason(h.hueBridge(g).Status.Conditions, huev1alpha1.ConditionPaired)).To(Equal("True/Paired"))
+		h.sim.PressLinkButton()
+		var secret corev1.Secret
+		g.Eventually(func() error {
+			return h.c.Get(context.Background(), client.ObjectKey{Namespace: hueSecretsNS, Name: h.secret}, &secret)
+		}, hueTimeout, huePoll).Should(Succeed())
+		username := string(secret.Data[huev1alpha1.CredentialsKey])
+		g.Expect(username).NotTo(BeEmpty())
+		g.Expect(secret.Data[huev1alpha1.ClientKeyKey]).NotTo(BeEmpty(), "the client key is stored beside the username")
+		g.Eventually(func(g Gomega) string {
+			return readyReason(h.hueBridge(g).Status.Conditions, "Ready")
+		}, hueTimeout, huePoll).Should(Equal("True/Available"))
+		g.Expect(readyReason(h.hueBridge(g).Status.Conditions, huev1alpha1.ConditionPaired)).To(Equal("True/Paired"))
 
-	// The HueLight waiting for the pairing goes on by itself.
-	g.Eventually(func(g Gomega) bool { return h.bulb(g, "hallway").On }, hueTimeout, huePoll).Should(BeTrue())
-	b := h.hueBridge(g)
-	g.Expect(b.Status.BridgeID).NotTo(BeEmpty())
-	g.Expect(b.Status.LightCount).To(Equal(int32(1)))
+		// The HueLight waiting for the pairing goes on by itself.
+		g.Eventually(func(g Gomega) bool { return h.bulb(g, "hallway").On }, hueTimeout, huePoll).Should(BeTrue())
+		b := h.hueBridge(g)
+		g.Expect(b.Status.BridgeID).NotTo(BeEmpty())
+		g.Expect(b.Status.LightCount).To(Equal(int32(1)))
 
-	// The username appears in no status and no event.
-	for _, obj := range []any{b.Status, h.light(g, "entrance", "hallway-light").Status} {
-		raw, _ := json.Marshal(obj)
-		g.Expect(string(raw)).NotTo(ContainSubstring(username))
-	}
-	var events eventsv1.EventList
-	g.Expect(h.c.List(context.Background(), &events)).To(Succeed())
-	for _, e := range events.Items {
-		g.Expect(e.Note).NotTo(ContainSubstring(username))
-	}
+		// The username appears in no status and no event.
+		for _, obj := range []any{b.Status, h.light(g, "entrance", "hallway-light").Status} {
+			raw, _ := json.Marshal(obj)
+			g.Expect(string(raw)).NotTo(ContainSubstring(username))
+		}
+		var events eventsv1.EventList
+		g.Expect(h.c.List(context.Background(), &events)).To(Succeed())
+		for _, e := range events.Items {
+			g.Expect(e.Note).NotTo(ContainSubstring(username))
+		}
+	})
 }
 
 func TestHueWrongCredentials(t *testing.T) {
-	h := newHueEnv(t, "wrongcreds", false, "hallway")
-	h.writeSecret("not-a-user-of-this-bridge")
-	g := NewWithT(t)
-	h.create(h.newLight("entrance", "hallway-light", "hallway"))
+	forEachAPI(t, func(t *testing.T, api string) {
+		h := newHueEnvAPI(t, api, "wrongcreds", false, "hallway")
+		h.writeSecret("not-a-user-of-this-bridge")
+		g := NewWithT(t)
+		h.create(h.newLight("entrance", "hallway-light", "hallway"))
 
-	g.Eventually(func(g Gomega) []string {
-		c := h.hueBridge(g).Status.Conditions
-		return []string{readyReason(c, "Ready"), readyReason(c, huev1alpha1.ConditionPaired)}
-	}, hueTimeout, huePoll).Should(Equal([]string{"False/Unauthorized", "False/Unauthorized"}))
-	h.eventuallyLightReady("entrance", "hallway-light", "False/Unauthorized")
-	g.Expect(h.bulb(g, "hallway").On).To(BeFalse())
+		g.Eventually(func(g Gomega) []string {
+			c := h.hueBridge(g).Status.Conditions
+			return []string{readyReason(c, "Ready"), readyReason(c, huev1alpha1.ConditionPaired)}
+		}, hueTimeout, huePoll).Should(Equal([]string{"False/Unauthorized", "False/Unauthorized"}))
+		h.eventuallyLightReady("entrance", "hallway-light", "False/Unauthorized")
+		g.Expect(h.bulb(g, "hallway").On).To(BeFalse())
 
-	// This HueLight never switched the bulb, so deleting it does not wait
-	// for a re-pairing (one that did would wait, saying Unauthorized, until
-	// paused), and nothing reaches the bulb.
-	ctx := context.Background()
-	g.Expect(h.c.Delete(ctx, h.light(g, "entrance", "hallway-light"))).To(Succeed())
-	g.Eventually(func() bool {
-		return apierrors.IsNotFound(h.c.Get(ctx, client.ObjectKey{Namespace: "entrance", Name: "hallway-light"}, &huev1alpha1.HueLight{}))
-	}, hueTimeout, huePoll).Should(BeTrue(), "the HueLight that never held a bulb is let go")
-	g.Expect(h.sim.Commands()).To(BeEmpty(), "nothing reached the bulb")
+		// This HueLight never switched the bulb, so deleting it does not wait
+		// for a re-pairing (one that did would wait, saying Unauthorized, until
+		// paused), and nothing reaches the bulb.
+		ctx := context.Background()
+		g.Expect(h.c.Delete(ctx, h.light(g, "entrance", "hallway-light"))).To(Succeed())
+		g.Eventually(func() bool {
+			return apierrors.IsNotFound(h.c.Get(ctx, client.ObjectKey{Namespace: "entrance", Name: "hallway-light"}, &huev1alpha1.HueLight{}))
+		}, hueTimeout, huePoll).Should(BeTrue(), "the HueLight that never held a bulb is let go")
+		g.Expect(h.sim.Commands()).To(BeEmpty(), "nothing reached the bulb")
+	})
 }
 
 // TestHueBridgeHealthFromThePoller: a steady HueBridge with lights costs

@@ -38,6 +38,7 @@ func setupHue(mgr ctrl.Manager, cfg Config) error {
 		PollInterval:          cfg.HueBridgePollInterval,
 		CommandsPerSecond:     cfg.HueCommandsPerSecond,
 		CredentialsNamespaces: cfg.CredentialsNamespaces,
+		Stream:                hue.StreamSettings{SafetyRead: cfg.HueSafetyReadInterval, Silence: cfg.HueEventStreamSilence},
 	}, mgr.GetLogger().WithName("hue"))
 	if err := mgr.Add(registry); err != nil {
 		return err

@@ -62,58 +62,64 @@ func TestHueBridgeOffline(t *testing.T) {
 // TestHueDeleteWhileBridgeOffline: the HueLight waits, saying why, and
 // turns the light off once the bridge is back.
 func TestHueDeleteWhileBridgeOffline(t *testing.T) {
-	h := newHueEnv(t, "offlinedelete", true, "lamp")
-	g := NewWithT(t)
-	l := h.newLight("entrance", "lamp", "lamp")
-	h.create(l)
-	g.Eventually(func(g Gomega) bool { return h.bulb(g, "lamp").On }, hueTimeout, huePoll).Should(BeTrue())
-	h.eventuallyLightReady("entrance", "lamp", "True/Available")
+	forEachAPI(t, func(t *testing.T, api string) {
+		h := newHueEnvAPI(t, api, "offlinedelete", true, "lamp")
+		g := NewWithT(t)
+		l := h.newLight("entrance", "lamp", "lamp")
+		h.create(l)
+		g.Eventually(func(g Gomega) bool { return h.bulb(g, "lamp").On }, hueTimeout, huePoll).Should(BeTrue())
+		h.eventuallyLightReady("entrance", "lamp", "True/Available")
 
-	h.sim.Offline(huesim.Refuse)
-	h.eventuallyLightReady("entrance", "lamp", "False/BridgeUnreachable")
-	g.Expect(h.c.Delete(context.Background(), l)).To(Succeed())
-	g.Eventually(func(g Gomega) string {
-		return readyReason(h.light(g, "entrance", "lamp").Status.Conditions, "Synced")
-	}, hueTimeout, huePoll).Should(Equal("False/BridgeUnreachable"))
-	g.Expect(h.bulb(g, "lamp").On).To(BeTrue())
+		h.sim.Offline(huesim.Refuse)
+		h.eventuallyLightReady("entrance", "lamp", "False/BridgeUnreachable")
+		g.Expect(h.c.Delete(context.Background(), l)).To(Succeed())
+		g.Eventually(func(g Gomega) string {
+			return readyReason(h.light(g, "entrance", "lamp").Status.Conditions, "Synced")
+		}, hueTimeout, huePoll).Should(Equal("False/BridgeUnreachable"))
+		g.Expect(h.bulb(g, "lamp").On).To(BeTrue())
 
-	g.Expect(h.sim.Online()).To(Succeed())
-	g.Eventually(func(g Gomega) bool { return h.bulb(g, "lamp").On }, hueTimeout, huePoll).Should(BeFalse())
-	g.Eventually(func() bool {
-		return apierrors.IsNotFound(h.c.Get(context.Background(), clientKey(l), &huev1alpha1.HueLight{}))
-	}, hueTimeout, huePoll).Should(BeTrue())
+		g.Expect(h.sim.Online()).To(Succeed())
+		g.Eventually(func(g Gomega) bool { return h.bulb(g, "lamp").On }, hueTimeout, huePoll).Should(BeFalse())
+		g.Eventually(func() bool {
+			return apierrors.IsNotFound(h.c.Get(context.Background(), clientKey(l), &huev1alpha1.HueLight{}))
+		}, hueTimeout, huePoll).Should(BeTrue())
+	})
 }
 
 func TestHueLightUnreachable(t *testing.T) {
-	h := newHueEnv(t, "unreachable", true, "garden")
-	g := NewWithT(t)
-	h.create(h.newLight("entrance", "garden", "garden"))
-	h.eventuallyLightReady("entrance", "garden", "True/Available")
+	forEachAPI(t, func(t *testing.T, api string) {
+		h := newHueEnvAPI(t, api, "unreachable", true, "garden")
+		g := NewWithT(t)
+		h.create(h.newLight("entrance", "garden", "garden"))
+		h.eventuallyLightReady("entrance", "garden", "True/Available")
 
-	g.Expect(h.sim.SetReachable("1", false)).To(Succeed())
-	h.eventuallyLightReady("entrance", "garden", "False/LightUnreachable")
-	g.Expect(*h.light(g, "entrance", "garden").Status.Reachable).To(BeFalse())
-	h.sim.ResetCommands()
-	h.update("entrance", "garden", func(l *huev1alpha1.HueLight) { l.Spec.Brightness = ptr.To[int32](5) })
-	g.Consistently(func() int { return h.lightCommands("1") }, 3*huePollInterval, huePoll).Should(BeZero(),
-		"nothing is sent to a bulb the bridge cannot reach")
+		g.Expect(h.sim.SetReachable("1", false)).To(Succeed())
+		h.eventuallyLightReady("entrance", "garden", "False/LightUnreachable")
+		g.Expect(*h.light(g, "entrance", "garden").Status.Reachable).To(BeFalse())
+		h.sim.ResetCommands()
+		h.update("entrance", "garden", func(l *huev1alpha1.HueLight) { l.Spec.Brightness = ptr.To[int32](5) })
+		g.Consistently(func() int { return h.lightCommands("1") }, 3*huePollInterval, huePoll).Should(BeZero(),
+			"nothing is sent to a bulb the bridge cannot reach")
 
-	g.Expect(h.sim.SetReachable("1", true)).To(Succeed())
-	g.Eventually(func(g Gomega) int { return h.bulb(g, "garden").Bri }, hueTimeout, huePoll).Should(Equal(5))
-	h.eventuallyLightReady("entrance", "garden", "True/Available")
+		g.Expect(h.sim.SetReachable("1", true)).To(Succeed())
+		g.Eventually(func(g Gomega) int { return h.bulb(g, "garden").Bri }, hueTimeout, huePoll).Should(Equal(5))
+		h.eventuallyLightReady("entrance", "garden", "True/Available")
+	})
 }
 
 func TestHueLightNotFoundListsTheBridgesLights(t *testing.T) {
-	h := newHueEnv(t, "notfound", true, "hallway", "kitchen")
-	g := NewWithT(t)
-	h.create(h.newLight("entrance", "attic", "attic"))
-	h.eventuallyLightReady("entrance", "attic", "False/LightNotFound")
-	msg := h.light(g, "entrance", "attic").Status.Conditions
-	g.Expect(fmt.Sprint(msg)).To(ContainSubstring(`it has: "hallway", "kitchen"`))
+	forEachAPI(t, func(t *testing.T, api string) {
+		h := newHueEnvAPI(t, api, "notfound", true, "hallway", "kitchen")
+		g := NewWithT(t)
+		h.create(h.newLight("entrance", "attic", "attic"))
+		h.eventuallyLightReady("entrance", "attic", "False/LightNotFound")
+		msg := h.light(g, "entrance", "attic").Status.Conditions
+		g.Expect(fmt.Sprint(msg)).To(ContainSubstring(`it has: "hallway", "kitchen"`))
 
-	// A bulb named attic is added on the bridge: the poller notices it.
-	h.sim.AddLight("attic")
-	g.Eventually(func(g Gomega) bool { return h.bulb(g, "attic").On }, hueTimeout, huePoll).Should(BeTrue())
+		// A bulb named attic is added on the bridge: the poller notices it.
+		h.sim.AddLight("attic")
+		g.Eventually(func(g Gomega) bool { return h.bulb(g, "attic").On }, hueTimeout, huePoll).Should(BeTrue())
+	})
 }
 
 func TestHueTwoClaimsOnOneBulb(t *testing.T) {
@@ -207,72 +213,76 @@ func TestHueManyLightsConverge(t *testing.T) {
 // TestHueSameStateUsesGroupCommands: 60 HueLights, every bulb of the bridge,
 // applied at once wanting one state, then all dimmed at once: group commands
 // do most of the work (light by light would take 6 s each time), the bridge
-// is never overloaded, and no temporary group is left on it. It does not
+// is never overloaded, and no temporary group is left on it. On CLIP v2
+// group 0 is bridge_home's grouped_light and temporary groups are v1 groups
+// over the same HTTPS connection; the budget is the same. It does not
 // depend on how fast the reconciles follow the patches: the session learns
 // of the 60 spec changes from the informer and holds its light line while
 // they arrive (gathering, providers/hue/tempscenes.go); before that, on a
 // loaded machine the line drained light by light as the reconciles
 // trickled in (up to 40 light commands).
 func TestHueSameStateUsesGroupCommands(t *testing.T) {
-	const n = 60
-	names := make([]string, n)
-	for i := range names {
-		names[i] = fmt.Sprintf("bulb-%02d", i)
-	}
-	h := newHueEnv(t, "grouped", true, names...)
-	g := NewWithT(t)
-	ctx := context.Background()
-	g.Expect(h.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "hall"}})).To(Or(Succeed(), WithTransform(apierrors.IsAlreadyExists, BeTrue())))
-	for _, name := range names {
-		l := h.newLight("hall", name, name)
-		l.Spec.Brightness = ptr.To[int32](200)
-		h.create(l)
-	}
-	allAt := func(bri int) func() int {
-		return func() int {
-			done := 0
-			for _, l := range h.sim.Lights() {
-				if l.State.On && l.State.Bri == bri {
-					done++
+	forEachAPI(t, func(t *testing.T, api string) {
+		const n = 60
+		names := make([]string, n)
+		for i := range names {
+			names[i] = fmt.Sprintf("bulb-%02d", i)
+		}
+		h := newHueEnvAPI(t, api, "grouped", true, names...)
+		g := NewWithT(t)
+		ctx := context.Background()
+		g.Expect(h.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "hall"}})).To(Or(Succeed(), WithTransform(apierrors.IsAlreadyExists, BeTrue())))
+		for _, name := range names {
+			l := h.newLight("hall", name, name)
+			l.Spec.Brightness = ptr.To[int32](200)
+			h.create(l)
+		}
+		allAt := func(bri int) func() int {
+			return func() int {
+				done := 0
+				for _, l := range h.sim.Lights() {
+					if l.State.On && l.State.Bri == bri {
+						done++
+					}
 				}
+				return done
 			}
-			return done
 		}
-	}
-	g.Eventually(allAt(200), 60*time.Second, 200*time.Millisecond).Should(Equal(n))
-	for _, name := range names {
-		h.eventuallyLightReady("hall", name, "True/Available")
-	}
+		g.Eventually(allAt(200), 60*time.Second, 200*time.Millisecond).Should(Equal(n))
+		for _, name := range names {
+			h.eventuallyLightReady("hall", name, "True/Available")
+		}
 
-	// All dimmed at once, as by one kubectl apply.
-	h.sim.ResetCommands()
-	errs := make(chan error, n)
-	for _, name := range names {
-		go func() {
-			l := &huev1alpha1.HueLight{ObjectMeta: metav1.ObjectMeta{Namespace: "hall", Name: name}}
-			errs <- h.c.Patch(ctx, l, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"brightness":50}}`)))
-		}()
-	}
-	for range names {
-		g.Expect(<-errs).To(Succeed())
-	}
-	g.Eventually(allAt(50), 60*time.Second, 200*time.Millisecond).Should(Equal(n))
-	for _, name := range names {
-		h.eventuallyLightReady("hall", name, "True/Available")
-	}
-	lights, groups := 0, 0
-	for _, c := range h.sim.Commands() {
-		if strings.HasPrefix(c.Path, "/groups") {
-			groups++
-		} else {
-			lights++
+		// All dimmed at once, as by one kubectl apply.
+		h.sim.ResetCommands()
+		errs := make(chan error, n)
+		for _, name := range names {
+			go func() {
+				l := &huev1alpha1.HueLight{ObjectMeta: metav1.ObjectMeta{Namespace: "hall", Name: name}}
+				errs <- h.c.Patch(ctx, l, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"brightness":50}}`)))
+			}()
 		}
-	}
-	t.Logf("dimming %d lights: %d group and %d light commands", n, groups, lights)
-	g.Expect(groups).To(BeNumerically(">=", 1))
-	g.Expect(lights).To(BeNumerically("<", n/2), "most lights were set by group commands")
-	g.Expect(h.sim.Overloads()).To(BeZero())
-	g.Eventually(h.sim.Groups, 10*time.Second, 200*time.Millisecond).Should(BeEmpty(), "temporary groups left on the bridge")
+		for range names {
+			g.Expect(<-errs).To(Succeed())
+		}
+		g.Eventually(allAt(50), 60*time.Second, 200*time.Millisecond).Should(Equal(n))
+		for _, name := range names {
+			h.eventuallyLightReady("hall", name, "True/Available")
+		}
+		lights, groups := 0, 0
+		for _, c := range h.sim.Commands() {
+			if strings.HasPrefix(c.Path, "/groups") || strings.Contains(c.Path, "/grouped_light/") {
+				groups++
+			} else {
+				lights++
+			}
+		}
+		t.Logf("dimming %d lights: %d group and %d light commands", n, groups, lights)
+		g.Expect(groups).To(BeNumerically(">=", 1))
+		g.Expect(lights).To(BeNumerically("<", n/2), "most lights were set by group commands")
+		g.Expect(h.sim.Overloads()+h.sim.TooManyRequests()).To(BeZero(), "the bridge's budget is kept on either API")
+		g.Eventually(h.sim.Groups, 10*time.Second, 200*time.Millisecond).Should(BeEmpty(), "temporary groups left on the bridge")
+	})
 }
 
 // TestHueRefusedCommandsReachTheConditions: an overloaded bridge refuses

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -33,6 +35,10 @@ type bulbCase struct {
 	// message is a part of Ready's message ("" checks it is empty).
 	message string
 	check   func(huesim.LightState) bool
+	// v1Only: a v1 bridge's quirk (setup) that a v2 bridge does not have.
+	v1Only bool
+	// readyV2 and messageV2, when set, are what a v2 bridge ends in.
+	readyV2, messageV2 string
 }
 
 func ct(v int32) func(*huev1alpha1.HueLightSpec) {
@@ -53,6 +59,12 @@ func hs(h, s int32) func(*huev1alpha1.HueLightSpec) {
 
 func near(a, b [2]float64) bool { return math.Abs(a[0]-b[0]) < 2e-4 && math.Abs(a[1]-b[1]) < 2e-4 }
 
+// nearHS: the bulb shows about hue/sat (a bridge reports them after its
+// conversion: within a few steps).
+func nearHS(s huesim.LightState, hue, sat int) bool {
+	return (s.ColorMode == "hs" || s.ColorMode == "xy") && math.Abs(float64(s.Hue-hue)) < 500 && math.Abs(float64(s.Sat-sat)) <= 4
+}
+
 // modelCases are, for every bulb model of the simulator, specs it can show
 // and specs beyond it, and the awkward bridges of issue 11: a field it does
 // not report, an attribute it refuses.
@@ -62,8 +74,23 @@ var modelCases = []bulbCase{
 		check: func(s huesim.LightState) bool { return near(s.XY, [2]float64{0.3, 0.3}) }},
 	{name: "lct001-ct", model: "LCT001", spec: ct(300), ready: "True/Available",
 		check: func(s huesim.LightState) bool { return s.CT == 300 && s.ColorMode == "ct" }},
+	// Hue/sat: a v1 bridge reports them after its conversion through the
+	// xy the bulb takes, a v2 bridge takes only xy (issue 11). Each settles
+	// with one command on every colour model, in gamut, beyond it (blue on
+	// gamut B, red on gamut C), white, and at the end of the wheel.
 	{name: "llc010-hs", model: "LLC010", spec: hs(10000, 200), ready: "True/Available",
-		check: func(s huesim.LightState) bool { return s.Hue == 10000 && s.Sat == 200 }},
+		check: func(s huesim.LightState) bool { return nearHS(s, 10000, 200) }},
+	{name: "lct015-hs", model: "LCT015", spec: hs(46000, 180), ready: "True/Available",
+		check: func(s huesim.LightState) bool { return nearHS(s, 46000, 180) }},
+	{name: "lct015-hs-red", model: "LCT015", spec: hs(0, 254), ready: "True/Available",
+		check: func(s huesim.LightState) bool { return s.XY[0] > 0.68 }},
+	{name: "lct001-hs-blue", model: "LCT001", spec: hs(46920, 254), ready: "True/Available",
+		check: func(s huesim.LightState) bool { return s.XY[1] < 0.06 }},
+	{name: "lct015-hs-white", model: "LCT015", spec: hs(8000, 0), ready: "True/Available",
+		check: func(s huesim.LightState) bool { return s.Sat == 0 }},
+	{name: "llc010-hs-wrap", model: "LLC010", spec: hs(65535, 150), ready: "True/Available"},
+	{name: "ltw001-hs", model: "LTW001", spec: hs(20000, 100), ready: "True/Limited",
+		message: "this bulb (LTW001, Color temperature light) shows no colour: color.hue and color.saturation are ignored"},
 	{name: "ltw001-ct", model: "LTW001", spec: ct(300), ready: "True/Available",
 		check: func(s huesim.LightState) bool { return s.CT == 300 }},
 	{name: "lwb010-bri", model: "LWB010", ready: "True/Available"},
@@ -97,17 +124,19 @@ var modelCases = []bulbCase{
 
 	// A bridge that does not report ct for a bulb: sent once, then known
 	// only from what the bridge accepted.
-	{name: "lct015-ct-unreported", model: "LCT015", spec: ct(300),
+	{name: "lct015-ct-unreported", model: "LCT015", spec: ct(300), v1Only: true,
 		setup: func(sim *huesim.Server, id string) { _ = sim.OmitState(id, "ct") }, ready: "True/Limited",
 		message: "the bridge does not report color.colorTemperature for this bulb: it accepted 300",
 		check:   func(s huesim.LightState) bool { return s.CT == 300 }},
 	// A bridge that refuses a ct beyond the bulb's range (error 7), for a
 	// bulb that does not report its range: the rest applies, ct is not
-	// sent again, Ready names it.
+	// sent again, Ready names it. A v2 bridge reports the range the bulb
+	// shows (mirek_schema 158-495), so Tether sends what fits.
 	{name: "gl-c-006p-ct-refused", model: "GL-C-006P", spec: ct(500),
 		setup: func(sim *huesim.Server, id string) { _ = sim.RefuseOutOfRange(id) }, ready: "False/AttributeRefused",
 		message: "the bridge refused color.colorTemperature 500 (error 7",
-		check:   func(s huesim.LightState) bool { return s.On }},
+		check:   func(s huesim.LightState) bool { return s.On },
+		readyV2: "True/Limited", messageV2: "color.colorTemperature 500 is outside this bulb's 158-495 mireds; it shows 495"},
 }
 
 // TestHueEveryModelSettles applies a HueLight to a bulb of every model with
@@ -116,63 +145,78 @@ var modelCases = []bulbCase{
 // note, not one per poll) and shows the bulb's capabilities, and nothing
 // more is sent while 3 poll intervals pass.
 func TestHueEveryModelSettles(t *testing.T) {
-	names := make([]string, len(modelCases))
-	models := map[string]string{}
-	for i, c := range modelCases {
-		names[i], models[c.name] = c.name, c.model
-	}
-	// Counted light by light: no temporary scene carries them.
-	h := newHueEnvWithBridge(t, "models", true, huesim.Options{Lights: names, Models: models}, withoutTemporaryScenes)
-	g := NewWithT(t)
-	for i, c := range modelCases {
-		if c.setup != nil {
-			c.setup(h.sim, strconv.Itoa(i+1))
+	forEachAPI(t, func(t *testing.T, api string) {
+		var cases []bulbCase
+		for _, c := range modelCases {
+			if api == hue.APIV2 && c.v1Only {
+				continue
+			}
+			if api == hue.APIV2 && c.readyV2 != "" {
+				c.ready, c.message = c.readyV2, c.messageV2
+			}
+			cases = append(cases, c)
 		}
-		l := h.newLight("entrance", c.name, c.name)
-		// A brightness and a transition of its own: no two want the same
-		// state, so every command is a light command to count.
-		l.Spec.Brightness = ptr.To(int32(10 + i))
-		l.Spec.TransitionTime = &metav1.Duration{Duration: time.Duration(i+1) * 100 * time.Millisecond}
-		if c.spec != nil {
-			c.spec(&l.Spec)
+		names := make([]string, len(cases))
+		models := map[string]string{}
+		for i, c := range cases {
+			names[i], models[c.name] = c.name, c.model
 		}
-		h.create(l)
-	}
-	for i, c := range modelCases {
-		h.eventuallyLightReady("entrance", c.name, c.ready)
-		l := h.light(g, "entrance", c.name)
-		ready := meta.FindStatusCondition(l.Status.Conditions, commonv1alpha1.Ready)
-		if c.message == "" {
-			g.Expect(ready.Message).To(BeEmpty(), c.name)
-		} else {
-			g.Expect(ready.Message).To(ContainSubstring(c.message), c.name)
+		// Counted light by light: no temporary scene carries them.
+		h := newHueEnvOnWith(t, api, "models", true, huesim.Options{Lights: names, Models: models}, withoutTemporaryScenes)
+		g := NewWithT(t)
+		ns := "models-" + strings.ToLower(api) // its events apart from the other run's
+		g.Expect(h.c.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).
+			To(Or(Succeed(), WithTransform(apierrors.IsAlreadyExists, BeTrue())))
+		for i, c := range cases {
+			if c.setup != nil {
+				c.setup(h.sim, strconv.Itoa(i+1))
+			}
+			l := h.newLight(ns, c.name, c.name)
+			// A brightness and a transition of its own: no two want the same
+			// state, so every command is a light command to count.
+			l.Spec.Brightness = ptr.To(int32(10 + i))
+			l.Spec.TransitionTime = &metav1.Duration{Duration: time.Duration(i+1) * 100 * time.Millisecond}
+			if c.spec != nil {
+				c.spec(&l.Spec)
+			}
+			h.create(l)
 		}
-		g.Expect(l.Status.Capabilities).NotTo(BeNil(), c.name)
-		g.Expect(l.Status.Capabilities.ModelID).To(Equal(c.model), c.name)
-		if c.check != nil {
-			g.Expect(h.bulb(g, c.name)).To(Satisfy(c.check), "%s: the bulb", c.name)
+		for i, c := range cases {
+			h.eventuallyLightReady(ns, c.name, c.ready)
+			l := h.light(g, ns, c.name)
+			ready := meta.FindStatusCondition(l.Status.Conditions, commonv1alpha1.Ready)
+			if c.message == "" {
+				g.Expect(ready.Message).To(BeEmpty(), c.name)
+			} else {
+				g.Expect(ready.Message).To(ContainSubstring(c.message), c.name)
+			}
+			g.Expect(l.Status.Capabilities).NotTo(BeNil(), c.name)
+			g.Expect(l.Status.Capabilities.ModelID).To(Equal(c.model), c.name)
+			if c.check != nil {
+				g.Expect(h.bulb(g, c.name)).To(Satisfy(c.check), "%s: the bulb", c.name)
+			}
+			g.Expect(h.lightCommands(strconv.Itoa(i+1))).To(Equal(1), "%s: one command to settle", c.name)
 		}
-		g.Expect(h.lightCommands(strconv.Itoa(i+1))).To(Equal(1), "%s: one command to settle", c.name)
-	}
-	before := len(h.sim.Commands())
-	g.Consistently(func() int { return len(h.sim.Commands()) }, 3*huePollInterval, huePoll).Should(Equal(before),
-		"nothing is sent to settled lights")
-	for _, c := range modelCases {
-		h.eventuallyLightReady("entrance", c.name, c.ready)
-	}
-	limited := map[string]int{}
-	var events eventsv1.EventList
-	g.Expect(h.c.List(context.Background(), &events, client.InNamespace("entrance"))).To(Succeed())
-	for _, e := range events.Items {
-		if e.Reason == hue.ReasonLimited {
-			limited[e.Regarding.Name]++
+		before := len(h.sim.Commands())
+		g.Consistently(func() int { return len(h.sim.Commands()) }, 3*huePollInterval, huePoll).Should(Equal(before),
+			"nothing is sent to settled lights")
+		for _, c := range cases {
+			h.eventuallyLightReady(ns, c.name, c.ready)
 		}
-	}
-	for _, c := range modelCases {
-		if strings.HasSuffix(c.ready, hue.ReasonLimited) {
-			g.Expect(limited[c.name]).To(Equal(1), "%s: one event for its note", c.name)
+		limited := map[string]int{}
+		var events eventsv1.EventList
+		g.Expect(h.c.List(context.Background(), &events, client.InNamespace(ns))).To(Succeed())
+		for _, e := range events.Items {
+			if e.Reason == hue.ReasonLimited {
+				limited[e.Regarding.Name]++
+			}
 		}
-	}
+		for _, c := range cases {
+			if strings.HasSuffix(c.ready, hue.ReasonLimited) {
+				g.Expect(limited[c.name]).To(Equal(1), "%s: one event for its note", c.name)
+			}
+		}
+	})
 }
 
 // TestHueStallBreaker: a third-party bulb that reports no colour

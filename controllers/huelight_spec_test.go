@@ -15,13 +15,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/providers/hue"
 )
 
-// lastBody returns the last command body sent to a bulb, decoded.
+// lastBody returns the last command body sent to a bulb (either API),
+// decoded.
 func (h *hueEnv) lastBody(g Gomega, id string) map[string]any {
 	var last map[string]any
 	for _, c := range h.sim.Commands() {
-		if c.Path == "/lights/"+id+"/state" {
+		if c.ForLight(id) {
 			last = map[string]any{}
 			g.Expect(json.Unmarshal(c.Body, &last)).To(Succeed())
 		}
@@ -29,30 +31,50 @@ func (h *hueEnv) lastBody(g Gomega, id string) map[string]any {
 	return last
 }
 
-func TestHueLightByIDWithTransition(t *testing.T) {
-	h := newHueEnv(t, "byid", true, "hallway", "kitchen")
-	g := NewWithT(t)
-	l := &huev1alpha1.HueLight{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "entrance", Name: "second"},
-		Spec: huev1alpha1.HueLightSpec{
-			BridgeRef:      &huev1alpha1.BridgeReference{Name: h.bridge},
-			ID:             "2",
-			Brightness:     ptr.To[int32](80),
-			TransitionTime: &metav1.Duration{Duration: 1500 * time.Millisecond},
-		},
+// transitionSent is the transition in a light command body: v1's
+// transitiontime in tenths of a second, v2's dynamics.duration in ms.
+func transitionSent(api string, body map[string]any) (time.Duration, bool) {
+	if api == hue.APIV1 {
+		tt, ok := body["transitiontime"].(float64)
+		return time.Duration(tt) * 100 * time.Millisecond, ok
 	}
-	h.create(l)
-	g.Eventually(func(g Gomega) int { return h.bulb(g, "kitchen").Bri }, hueTimeout, huePoll).Should(Equal(80))
-	g.Expect(h.lastBody(g, "2")).To(HaveKeyWithValue("transitiontime", BeNumerically("==", 15)), "1.5s is 15 tenths")
+	dyn, _ := body["dynamics"].(map[string]any)
+	ms, ok := dyn["duration"].(float64)
+	return time.Duration(ms) * time.Millisecond, ok
+}
 
-	// An instant transition is 0, which huego would leave out: it must be sent.
-	h.update("entrance", "second", func(l *huev1alpha1.HueLight) {
-		l.Spec.TransitionTime = &metav1.Duration{}
-		l.Spec.Brightness = ptr.To[int32](90)
+// TestHueLightByIDWithTransition: a HueLight naming its bulb by v1 id (on
+// v2 found through id_v1) with a transition, sent as the API has it; an
+// instant transition (0, which huego would leave out) is sent too.
+func TestHueLightByIDWithTransition(t *testing.T) {
+	forEachAPI(t, func(t *testing.T, api string) {
+		h := newHueEnvAPI(t, api, "byid", true, "hallway", "kitchen")
+		g := NewWithT(t)
+		l := &huev1alpha1.HueLight{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "entrance", Name: "second"},
+			Spec: huev1alpha1.HueLightSpec{
+				BridgeRef:      &huev1alpha1.BridgeReference{Name: h.bridge},
+				ID:             "2",
+				Brightness:     ptr.To[int32](80),
+				TransitionTime: &metav1.Duration{Duration: 1500 * time.Millisecond},
+			},
+		}
+		h.create(l)
+		g.Eventually(func(g Gomega) int { return h.bulb(g, "kitchen").Bri }, hueTimeout, huePoll).Should(Equal(80))
+		sent, ok := transitionSent(api, h.lastBody(g, "2"))
+		g.Expect(ok).To(BeTrue(), "no transition in %v", h.lastBody(g, "2"))
+		g.Expect(sent).To(Equal(1500*time.Millisecond), "1.5 s is 15 tenths (v1), 1500 ms (v2)")
+
+		h.update("entrance", "second", func(l *huev1alpha1.HueLight) {
+			l.Spec.TransitionTime = &metav1.Duration{}
+			l.Spec.Brightness = ptr.To[int32](90)
+		})
+		g.Eventually(func(g Gomega) int { return h.bulb(g, "kitchen").Bri }, hueTimeout, huePoll).Should(Equal(90))
+		sent, ok = transitionSent(api, h.lastBody(g, "2"))
+		g.Expect(ok).To(BeTrue(), "an instant transition left out: %v", h.lastBody(g, "2"))
+		g.Expect(sent).To(BeZero())
+		g.Expect(h.bulb(g, "hallway").On).To(BeFalse(), "only light 2 was addressed")
 	})
-	g.Eventually(func(g Gomega) int { return h.bulb(g, "kitchen").Bri }, hueTimeout, huePoll).Should(Equal(90))
-	g.Expect(h.lastBody(g, "2")).To(HaveKeyWithValue("transitiontime", BeNumerically("==", 0)))
-	g.Expect(h.bulb(g, "hallway").On).To(BeFalse(), "only light 2 was addressed")
 }
 
 func TestHueBridgeAllowedNamespaces(t *testing.T) {

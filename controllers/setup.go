@@ -39,6 +39,12 @@ type Config struct {
 	HueBridgePollInterval time.Duration
 	// HueCommandsPerSecond is each bridge's budget for light commands.
 	HueCommandsPerSecond float64
+	// HueSafetyReadInterval is how often a CLIP v2 bridge whose event
+	// stream is up is read in full all the same, in case an event was
+	// lost; HueEventStreamSilence how long its stream may say nothing
+	// before it is reconnected (the bridge sends no keep-alive).
+	HueSafetyReadInterval time.Duration
+	HueEventStreamSilence time.Duration
 	// CredentialsNamespaces are the only namespaces whose Secrets a
 	// HueBridge may name (the manager's RBAC grants Secret access there
 	// alone); by default the manager's own.
@@ -58,6 +64,8 @@ func DefaultConfig() Config {
 		DynamoDBSecondaryReadInterval: 10 * time.Minute,
 		HueBridgePollInterval:         5 * time.Second,
 		HueCommandsPerSecond:          10,
+		HueSafetyReadInterval:         10 * time.Minute,
+		HueEventStreamSilence:         5 * time.Minute,
 		CredentialsNamespaces:         []string{InstallNamespace},
 	}
 }

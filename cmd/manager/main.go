@@ -55,6 +55,10 @@ func main() {
 		"How often each Hue bridge's lights are read (one request per bridge for all its lights).")
 	flag.Float64Var(&cfg.HueCommandsPerSecond, "hue-commands-per-second", cfg.HueCommandsPerSecond,
 		"Light commands per second sent to each Hue bridge, shared by all its HueLights.")
+	flag.DurationVar(&cfg.HueSafetyReadInterval, "hue-safety-read-interval", cfg.HueSafetyReadInterval,
+		"How often a CLIP v2 bridge whose event stream is up is read in full anyway, in case an event was lost.")
+	flag.DurationVar(&cfg.HueEventStreamSilence, "hue-event-stream-silence", cfg.HueEventStreamSilence,
+		"How long a CLIP v2 event stream may send nothing before it is reconnected and the bridge read in full (bridges send no keep-alive).")
 	credentialsNamespaces := flag.String("credentials-namespaces", "",
 		"Comma-separated namespaces whose Secrets HueBridges may name for their credentials (default: the manager's own namespace; outside a cluster "+controllers.InstallNamespace+").")
 	zapOpts := zap.Options{}

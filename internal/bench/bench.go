@@ -203,7 +203,7 @@ type Options struct {
 
 // DefaultFigures are the figures `make bench` measures. Figure 8 takes
 // about half an hour at full scale and runs only when asked for.
-var DefaultFigures = []int{1, 2, 3, 4, 5, 6, 7, 9, 10}
+var DefaultFigures = []int{1, 2, 3, 4, 5, 6, 7, 9, 10, 11}
 
 func (o Options) wants(fig int) bool {
 	figs := o.Figures
@@ -303,7 +303,7 @@ func runOnce(ctx context.Context, opts Options, bin, dir string) ([]figureResult
 		}
 		out = append(out, figs...)
 	}
-	for _, id := range []int{7, 8, 9, 10} {
+	for _, id := range []int{7, 8, 9, 10, 11} {
 		if !opts.wants(id) {
 			continue
 		}
@@ -324,6 +324,7 @@ var aloneFigures = map[int]func(r *run, ctx context.Context, bin string) error{
 	8:  (*run).accountScale,
 	9:  (*run).models,
 	10: (*run).scenes,
+	11: (*run).push,
 }
 
 // runAlone measures one figure that builds its own world.

@@ -95,12 +95,13 @@ func (e *env) stop() {
 }
 
 // startEnv brings the world up; on error it stops what it started.
-func startEnv(ctx context.Context, opts Options, managerBin string, runDir string) (e *env, err error) {
-	e = &env{opts: opts, bridge: map[string]*huesim.Server{}}
+func startEnv(ctx context.Context, opts Options, managerBin string, runDir string) (_ *env, err error) {
+	e := &env{opts: opts, bridge: map[string]*huesim.Server{}}
+	// e, not the named result: a failed step returns nil, and what it
+	// started must still stop.
 	defer func() {
 		if err != nil {
 			e.stop()
-			e = nil
 		}
 	}()
 	logf := opts.logf

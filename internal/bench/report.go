@@ -23,6 +23,7 @@ var figureTitles = map[int]string{
 	8:  "Scale per account and region",
 	9:  "Settled lights of every bulb model",
 	10: "Distinct states with temporary scenes",
+	11: "CLIP v2 beside v1: latency, steady cost, drift by push, outage",
 }
 
 // KnownFigure says whether n is a figure the harness can measure.

@@ -98,9 +98,10 @@ const talkNamespace = "entrance"
 func Start(ctx context.Context, opts Options) (d *Demo, err error) {
 	began := time.Now()
 	d = &Demo{}
+	started := d // the early returns below set d to nil
 	defer func() {
 		if err != nil {
-			d.Stop()
+			started.Stop()
 			d = nil
 		}
 	}()
@@ -250,6 +251,9 @@ func (d *Demo) startBridgeSimulator(opts Options) error {
 	}
 	d.onStop(srv.Close)
 	d.Bridge = srv
+	// The demo's bridge speaks v1 while its rooms and scenes (HueGroup,
+	// HueScene) have no CLIP v2 backend; the caBundle below is for when
+	// it moves to srv.TLSURL().
 	d.BridgeURL = srv.URL()
 	addRooms(srv, DefaultRooms)
 	control, stopControl, err := srv.ServeControl("127.0.0.1:0")
@@ -309,6 +313,9 @@ func (d *Demo) declareBridge(ctx context.Context, opts Options) error {
 	bridge := &huev1alpha1.HueBridge{
 		ObjectMeta: metav1.ObjectMeta{Name: "home"},
 		Spec:       huev1alpha1.HueBridgeSpec{Address: d.BridgeURL, CredentialsSecretRef: ref},
+	}
+	if d.Bridge != nil {
+		bridge.Spec.CABundle = string(d.Bridge.CACertPEM())
 	}
 	return d.Client.Create(ctx, bridge)
 }

@@ -15,6 +15,26 @@ type Command struct {
 	Body   json.RawMessage `json:"body,omitempty"`
 	// Errors are the error types the bridge answered (empty: all success).
 	Errors []int `json:"errors,omitempty"`
+	// Light is the v1 id of the light a CLIP v2 command was for, and
+	// Status the HTTP status it was answered with (v2 commands only).
+	Light  string `json:"light,omitempty"`
+	Status int    `json:"status,omitempty"`
+}
+
+// ForLight reports whether c is a light command (v1 or v2) for the bulb
+// with v1 id id.
+func (c Command) ForLight(id string) bool {
+	return c.Path == "/lights/"+id+"/state" || (c.Light == id && c.Method == http.MethodPut)
+}
+
+// appendCommand adds a command to the log.
+func (b *Bridge) appendCommand(c Command) {
+	if c.Time.IsZero() {
+		c.Time = time.Now()
+	}
+	b.mu.Lock()
+	b.commands = append(b.commands, c)
+	b.mu.Unlock()
 }
 
 // commandHandler handles a command body and returns the answer array.
@@ -92,7 +112,5 @@ func (b *Bridge) record(r *http.Request, addr string, raw []byte, res []result) 
 			c.Errors = append(c.Errors, e.Type)
 		}
 	}
-	b.mu.Lock()
-	b.commands = append(b.commands, c)
-	b.mu.Unlock()
+	b.appendCommand(c)
 }

@@ -51,6 +51,10 @@ func (s *Server) ControlHandler() http.Handler {
 	mux.HandleFunc("PUT /lights/{id}/state", s.controlPatchLight)
 	mux.HandleFunc("POST /lights/{id}/reachable", s.controlReachable)
 	mux.HandleFunc("POST /lights/{id}/omit", s.controlOmit)
+	mux.HandleFunc("GET /ca.pem", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/x-pem-file")
+		_, _ = w.Write(s.CACertPEM())
+	})
 	mux.HandleFunc("GET /log", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, s.Commands()) })
 	mux.HandleFunc("DELETE /log", func(w http.ResponseWriter, _ *http.Request) { s.ResetCommands(); ok(w, "log reset") })
 	mux.HandleFunc("GET /gets", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, s.GetCounts()) })

@@ -16,6 +16,12 @@ import (
 // which is HTTP 503 with error 901.
 func (b *Bridge) Handler() http.Handler {
 	mux := http.NewServeMux()
+	b.v1Routes(mux)
+	return b.gate(mux)
+}
+
+// v1Routes adds the v1 API to mux.
+func (b *Bridge) v1Routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /api", b.createUser)
 	mux.HandleFunc("POST /api/{$}", b.createUser)
 	mux.HandleFunc("GET /api/config", b.getPublicConfig)
@@ -32,7 +38,6 @@ func (b *Bridge) Handler() http.Handler {
 	mux.HandleFunc("PUT /api/{user}/groups/{id}/action", b.authed(b.command(b.putGroupAction)))
 	b.sceneRoutes(mux)
 	mux.HandleFunc("/api/{user}/{rest...}", b.authed(b.unknownResource))
-	return b.gate(mux)
 }
 
 // resourcePath is the address the bridge uses in answers: the URL path

@@ -78,8 +78,31 @@ func applyState(st *LightState, m Model, strict bool, base string, body map[stri
 	}
 	if colour != "" {
 		st.ColorMode = colour
+		syncColour(st, m, colour)
 	}
 	return append(out, unknownParams(base, body)...)
+}
+
+// syncColour keeps a colour bulb's hue/sat and xy one colour, as a bridge
+// reports them (hsxy.go): hue/sat sent show as the xy the bulb takes, and
+// are reported back from it; xy sent is reported as hue/sat too.
+func syncColour(st *LightState, m Model, mode string) {
+	if !m.colour() {
+		return
+	}
+	switch mode {
+	case "hs":
+		st.XY = hsToXY(st.Hue, st.Sat, m.Gamut)
+	case "xy":
+	default:
+		return
+	}
+	// A white has no hue: it keeps the one last set.
+	if hue, sat := xyToHS(st.XY); sat > 0 {
+		st.Hue, st.Sat = hue, sat
+	} else {
+		st.Sat = 0
+	}
 }
 
 // takes reports whether a bulb of the model has the state attribute p.

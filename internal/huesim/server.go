@@ -1,6 +1,9 @@
 package huesim
 
 import (
+	"crypto/tls"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"strings"
@@ -37,6 +40,9 @@ func (b *Bridge) gate(next http.Handler) http.Handler {
 		if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api") {
 			b.gets[resourcePath(r)]++
 		}
+		if r.Method == http.MethodGet && (strings.HasPrefix(r.URL.Path, "/clip/v2") || strings.HasPrefix(r.URL.Path, "/eventstream")) {
+			b.gets[r.URL.Path]++
+		}
 		b.mu.Unlock()
 		if hang {
 			select {
@@ -56,18 +62,39 @@ func (b *Bridge) gate(next http.Handler) http.Handler {
 	})
 }
 
-// Server serves one Bridge's API on a TCP address and can take it off the
-// network (Offline) and back (Online) on the same address.
+// Server serves one Bridge's API on two TCP addresses, as a bridge serves
+// port 80 and 443: the v1 API over plain HTTP, and the v1 and CLIP v2 APIs
+// over HTTPS with the simulator's test certificate (v2tls.go). It can take
+// the bridge off the network (Offline) and back (Online) on the same
+// addresses.
 type Server struct {
 	*Bridge
-	mu   sync.Mutex
-	addr string
-	srv  *http.Server
+	certs   *certs
+	mu      sync.Mutex
+	addr    string
+	tlsAddr string
+	srv     *http.Server
+	tlsSrv  *http.Server
 }
 
-// Start serves a new bridge on addr ("127.0.0.1:0" picks a free port).
+// Start serves a new bridge on addr ("127.0.0.1:0" picks a free port), and
+// over HTTPS on a free port of the same host.
 func Start(opts Options, addr string) (*Server, error) {
-	s := &Server{Bridge: New(opts), addr: addr}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	return StartTLS(opts, addr, net.JoinHostPort(host, "0"))
+}
+
+// StartTLS serves a new bridge on addr (HTTP) and tlsAddr (HTTPS).
+func StartTLS(opts Options, addr, tlsAddr string) (*Server, error) {
+	b := New(opts)
+	c, err := newCerts(b.opts.certificateName())
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{Bridge: b, certs: c, addr: addr, tlsAddr: tlsAddr}
 	if err := s.listen(); err != nil {
 		return nil, err
 	}
@@ -84,6 +111,16 @@ func (s *Server) Addr() string {
 // URL is the bridge's base URL (http://host:port).
 func (s *Server) URL() string { return "http://" + s.Addr() }
 
+// TLSAddr is host:port of the HTTPS listener.
+func (s *Server) TLSAddr() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tlsAddr
+}
+
+// TLSURL is the bridge's HTTPS base URL (https://host:port).
+func (s *Server) TLSURL() string { return "https://" + s.TLSAddr() }
+
 func (s *Server) listen() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -94,10 +131,21 @@ func (s *Server) listen() error {
 	if err != nil {
 		return err
 	}
-	s.addr = ln.Addr().String() // keep the port when it was :0
+	tlsLn, err := net.Listen("tcp", s.tlsAddr)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	// Keep the ports when they were :0.
+	s.addr, s.tlsAddr = ln.Addr().String(), tlsLn.Addr().String()
 	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	s.tlsSrv = &http.Server{Handler: s.HandlerTLS(), ReadHeaderTimeout: 10 * time.Second,
+		// A client refusing the test certificate is what trust tests do.
+		ErrorLog:  log.New(io.Discard, "", 0),
+		TLSConfig: &tls.Config{Certificates: []tls.Certificate{s.certs.leaf}, MinVersion: tls.VersionTLS12}}
 	// Serve ends with ErrServerClosed when Offline or Close stop it.
 	go func(srv *http.Server) { _ = srv.Serve(ln) }(s.srv)
+	go func(srv *http.Server) { _ = srv.ServeTLS(tlsLn, "", "") }(s.tlsSrv)
 	return nil
 }
 
@@ -116,8 +164,10 @@ func (s *Server) Offline(mode OfflineMode) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.srv != nil {
-		_ = s.srv.Close() // also drops kept-alive client connections
-		s.srv = nil
+		// Also drops kept-alive client connections and event streams.
+		_ = s.srv.Close()
+		_ = s.tlsSrv.Close()
+		s.srv, s.tlsSrv = nil, nil
 	}
 }
 

@@ -75,6 +75,10 @@ type Options struct {
 	// BridgeID (random when empty) and Name are reported by /config.
 	BridgeID string
 	Name     string
+	// CertificateName is the common name of the HTTPS certificate; empty
+	// for the bridge id in lower case, as a real bridge's. Another name
+	// makes a bridge whose certificate does not match its id.
+	CertificateName string
 }
 
 // Bridge is the simulated bridge's state. Its methods are safe for
@@ -93,6 +97,9 @@ type Bridge struct {
 	gets      map[string]int
 	conn      connectivity
 	watch     watchers
+	// The CLIP v2 API's request counters and event stream (v2*.go).
+	v2Counters
+	events eventHub
 }
 
 type whitelistEntry struct {
@@ -151,6 +158,10 @@ func newLight(id, name, model string) *Light {
 		model = DefaultModel
 	}
 	n, _ := strconv.Atoi(id)
+	mode := "ct" // a white bulb reports no mode: this one is never shown
+	if m := Models[model]; m.colour() && !m.colourTemperature() {
+		mode = "xy" // a Color light has no ct to be in
+	}
 	return &Light{
 		ID:       id,
 		Name:     name,
@@ -158,7 +169,7 @@ func newLight(id, name, model string) *Light {
 		UniqueID: fmt.Sprintf("00:17:88:01:00:%02x:%02x:%02x-0b", n>>16&0xff, n>>8&0xff, n&0xff),
 		State: LightState{
 			Bri: 127, Hue: 8418, Sat: 140, Effect: "none", XY: [2]float64{0.4573, 0.41},
-			CT: 366, Alert: "none", ColorMode: "ct", Mode: "homeautomation", Reachable: true,
+			CT: 366, Alert: "none", ColorMode: mode, Mode: "homeautomation", Reachable: true,
 		},
 	}
 }

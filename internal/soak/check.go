@@ -61,7 +61,7 @@ func (s *soak) check(ctx context.Context) (check, error) {
 			continue
 		}
 		bulb, _ := sim.LightByName(l.Spec.Name)
-		if diff := lightDiff(l.Spec, bulb.State); diff != "" {
+		if diff := lightDiff(l.Spec, bulb); diff != "" {
 			c.LightMismatches = append(c.LightMismatches, l.Name+": "+diff)
 		}
 	}
@@ -87,7 +87,8 @@ func (s *soak) check(ctx context.Context) (check, error) {
 // lightDiff says how a bulb differs from a HueLight's spec, independently
 // of the operator's own comparison: on/off always; brightness and colour
 // only for a light that should be on (an off bulb keeps them hidden).
-func lightDiff(spec huev1alpha1.HueLightSpec, st huesim.LightState) string {
+func lightDiff(spec huev1alpha1.HueLightSpec, bulb huesim.Light) string {
+	st := bulb.State
 	var d []string
 	wantOn := spec.On == nil || *spec.On
 	if st.On != wantOn {
@@ -106,7 +107,8 @@ func lightDiff(spec huev1alpha1.HueLightSpec, st huesim.LightState) string {
 				d = append(d, fmt.Sprintf("colour %s ct %d, want ct %d", st.ColorMode, st.CT, *c.ColorTemperature))
 			}
 		case c.Hue != nil && c.Saturation != nil:
-			if st.ColorMode != "hs" || int32(st.Hue) != *c.Hue || int32(st.Sat) != *c.Saturation {
+			// As the bulb shows them: the hue/sat reported back come from its xy.
+			if !bulb.ShowsHueSat(int(*c.Hue), int(*c.Saturation)) {
 				d = append(d, fmt.Sprintf("colour %s %d/%d, want hs %d/%d", st.ColorMode, st.Hue, st.Sat, *c.Hue, *c.Saturation))
 			}
 		}

@@ -27,12 +27,15 @@ func TestLightDiff(t *testing.T) {
 		{"dimmed", ct, huesim.LightState{On: true, Bri: 10, CT: 300, ColorMode: "ct"}, "brightness 10, want 120"},
 		{"switched off", ct, huesim.LightState{On: false, Bri: 120, CT: 300, ColorMode: "ct"}, "on false, want true"},
 		{"ct value in hs mode", ct, huesim.LightState{On: true, Bri: 120, CT: 300, ColorMode: "hs"}, "want ct 300"},
-		{"hs matches, on by default", hs, huesim.LightState{On: true, Bri: 5, Hue: 1000, Sat: 200, ColorMode: "hs"}, ""},
-		{"recoloured", hs, huesim.LightState{On: true, Bri: 5, Hue: 1000, Sat: 10, ColorMode: "hs"}, "want hs 1000/200"},
+		// Reported back as 998/201 (derived from the xy the bulb took, as a
+		// bridge does): the colour asked for.
+		{"hs matches, on by default", hs, huesim.LightState{On: true, Bri: 5, Hue: 998, Sat: 201, XY: huesim.HueSatXY(huesim.DefaultModel, 1000, 200), ColorMode: "hs"}, ""},
+		{"recoloured", hs, huesim.LightState{On: true, Bri: 5, Hue: 1000, Sat: 10, XY: huesim.HueSatXY(huesim.DefaultModel, 1000, 10), ColorMode: "hs"}, "want hs 1000/200"},
+		{"hs as ct", hs, huesim.LightState{On: true, Bri: 5, XY: huesim.HueSatXY(huesim.DefaultModel, 1000, 200), ColorMode: "ct"}, "want hs 1000/200"},
 		{"off ignores brightness", off, huesim.LightState{On: false, Bri: 3}, ""},
 		{"should be off", off, huesim.LightState{On: true, Bri: 200}, "on true, want false"},
 	} {
-		got := lightDiff(tc.spec, tc.st)
+		got := lightDiff(tc.spec, huesim.Light{Model: huesim.DefaultModel, State: tc.st})
 		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 			t.Errorf("%s: diff %q, want %q", tc.name, got, tc.want)
 		}

@@ -2,6 +2,7 @@ package hue
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -110,7 +111,43 @@ func (c *bridgeConn) Observe(ctx context.Context, b *huev1alpha1.HueBridge) (pro
 	b.Status.LastContactTime = ptrTime(metav1.NewTime(h.lastContact))
 	b.Status.LightCount = int32(h.lightCount)
 	setPaired(b, true, ReasonPaired, "")
-	return providers.Observation{Exists: true, UpToDate: true, Available: true}, nil
+	obs := providers.Observation{Exists: true, UpToDate: true, Available: true}
+	if bd, ok := c.e.Registry.BindingOf(ctx, b); ok {
+		recordBinding(b, bd)
+		if bd.Certificate.Check == CertificateSkipped {
+			// Ready with a note: the generic reconciler emits one Warning
+			// event when it appears.
+			obs.Reason, obs.Message = ReasonInsecureTLS, fmt.Sprintf(
+				"spec.insecureSkipVerify: the bridge's certificate (%q) is not checked, so anyone on the network can pose as the bridge",
+				bd.Certificate.Subject)
+		}
+	}
+	return obs, nil
+}
+
+// recordBinding writes the connection into the status: the API, the
+// address, the certificate check and the event stream's health.
+func recordBinding(b *huev1alpha1.HueBridge, bd Binding) {
+	b.Status.API, b.Status.Address = huev1alpha1.HueAPI(bd.API), bd.Address
+	cert := &huev1alpha1.CertificateStatus{Check: bd.Certificate.Check, Subject: bd.Certificate.Subject, Issuer: bd.Certificate.Issuer}
+	if cert.Check == "" {
+		cert.Check = CertificateNone
+	}
+	if !bd.Certificate.NotAfter.IsZero() {
+		cert.NotAfter = ptrTime(metav1.NewTime(bd.Certificate.NotAfter))
+	}
+	b.Status.Certificate = cert
+	b.Status.EventStream = nil
+	if st := bd.Stream; st.State != "" {
+		es := &huev1alpha1.EventStreamStatus{State: st.State, Reconnects: int32(st.Reconnects), Message: st.Message}
+		if !st.ConnectedSince.IsZero() {
+			es.ConnectedSince = ptrTime(metav1.NewTime(st.ConnectedSince))
+		}
+		if !st.LastEvent.IsZero() {
+			es.LastEventTime = ptrTime(metav1.NewTime(st.LastEvent))
+		}
+		b.Status.EventStream = es
+	}
 }
 
 // Create pairs: it asks the bridge for a username, which succeeds only in
@@ -123,7 +160,11 @@ func (c *bridgeConn) Create(ctx context.Context, b *huev1alpha1.HueBridge) error
 	if err := checkWritable(ctx, r.secrets, b); err != nil {
 		return err
 	}
-	user, err := r.settings.NewClient(b.Spec.Address, "", r.settings.CallTimeout).Pair(ctx, "tether#"+truncateName(b.Name, 19))
+	bc, _, err := r.dial(ctx, b, "")
+	if err != nil {
+		return classify(b.Name, err)
+	}
+	cred, err := bc.Pair(ctx, "tether#"+truncateName(b.Name, 19))
 	if apiErrorType(err) == errLinkButton {
 		setPaired(b, false, ReasonLinkButton, linkButtonMessage)
 		return providers.Pending(pairingDelay(b, time.Now()), ReasonLinkButton, linkButtonMessage)
@@ -131,7 +172,7 @@ func (c *bridgeConn) Create(ctx context.Context, b *huev1alpha1.HueBridge) error
 	if err != nil {
 		return classify(b.Name, err)
 	}
-	if err := storeUsername(ctx, c.e.Client, r.secrets, b, user); err != nil {
+	if err := storeCredentials(ctx, c.e.Client, r.secrets, b, cred); err != nil {
 		return err
 	}
 	r.Drop(b.Name)

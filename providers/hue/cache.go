@@ -80,6 +80,12 @@ type read struct {
 	lights []Light
 	err    error
 	at     time.Time
+	// lightAt, when set, is as of when each light was read (an event
+	// stream hears of each light at its own time): a command the bridge
+	// accepted after that is not taken as read back.
+	lightAt map[string]time.Time
+	// full: everything was read (not only what an event named).
+	full bool
 }
 
 // readOutcome is what a read changed.
@@ -117,7 +123,7 @@ func (c *cache) apply(r read) readOutcome {
 		c.configRead = false // back: its config may have changed meanwhile
 	}
 	c.lights = indexLights(r.lights)
-	c.reconcileRecordsLocked(r.at)
+	c.reconcileRecordsLocked(r)
 	out.count = len(r.lights) != count
 	if wasErr != nil || first {
 		out.wake = c.allWatchersLocked()
@@ -127,20 +133,24 @@ func (c *cache) apply(r read) readOutcome {
 	return out
 }
 
-// reconcileRecordsLocked takes a read started at into the lights' records:
+// reconcileRecordsLocked takes a read into the lights' records:
 // it replaces the accepted attributes the bridge reports, forgets a bulb's
 // refusals when it is another model now, and refusals of a bulb that was
 // off (error 201) once it is on.
-func (c *cache) reconcileRecordsLocked(at time.Time) {
+func (c *cache) reconcileRecordsLocked(rd read) {
 	for id, r := range c.records {
 		l, ok := c.lights[id]
 		if !ok {
 			delete(c.records, id)
 			continue
 		}
+		at := rd.at
+		if t, ok := rd.lightAt[id]; ok {
+			at = t
+		}
 		if at.After(r.acceptedAt) {
 			shown := reported(l.State)
-			if seen := r.accepted.only(shown...); len(seen.params()) > 0 && l.State.shows(seen) {
+			if seen := r.accepted.only(shown...); len(seen.params()) > 0 && l.State.shows(seen, l.Capabilities.Gamut) {
 				r.confirmed++
 			}
 			r.accepted = r.accepted.without(shown...)
@@ -361,11 +371,16 @@ func (m lightsByID) names() []string {
 }
 
 // shows reports whether the state shows every attribute of body it
-// reports, at the bridge's precision.
-func (s LightState) shows(body StateBody) bool {
+// reports, at the bridge's precision (hue/sat as the colour they make on a
+// bulb of gamut g, hsxy.go).
+func (s LightState) shows(body StateBody, g *Gamut) bool {
 	match := func(got, want *int) bool { return want == nil || got == nil || *got == *want }
-	return (body.On == nil || *body.On == s.On) && match(s.Bri, body.Bri) && match(s.Hue, body.Hue) &&
-		match(s.Sat, body.Sat) && match(s.CT, body.CT) && (body.XY == nil || s.XY == nil || near(*s.XY, *body.XY))
+	hs := match(s.Hue, body.Hue) && match(s.Sat, body.Sat)
+	if body.Hue != nil && body.Sat != nil && (s.Hue != nil || s.XY != nil) {
+		hs = showsHueSat(*body.Hue, *body.Sat, s, g)
+	}
+	return (body.On == nil || *body.On == s.On) && match(s.Bri, body.Bri) && hs &&
+		match(s.CT, body.CT) && (body.XY == nil || s.XY == nil || near(*s.XY, *body.XY))
 }
 
 // applied returns the state as it is after the bridge accepted body.

@@ -139,12 +139,17 @@ func (c *v1Client) Config(ctx context.Context) (cfg BridgeConfig, err error) {
 	return cfg, err
 }
 
-func (c *v1Client) Pair(ctx context.Context, deviceType string) (user string, err error) {
+// Pair asks for a username with generateclientkey, as v2 bridges expect
+// (v1 bridges since API 1.22 answer it too).
+func (c *v1Client) Pair(ctx context.Context, deviceType string) (cred Credentials, err error) {
 	err = c.bounded(ctx, "CreateUser", func(ctx context.Context) error {
-		user, err = c.bridge.CreateUserContext(ctx, deviceType)
+		wl, err := c.bridge.CreateUserWithClientKeyContext(ctx, deviceType)
+		if err == nil {
+			cred = Credentials{Username: wl.Username, ClientKey: wl.ClientKey}
+		}
 		return err
 	})
-	return user, err
+	return cred, err
 }
 
 // SetLightState is a plain PUT of body to the light's state.
@@ -364,6 +369,7 @@ func capabilitiesOf(typ string, control v1Control) Capabilities {
 	}
 	if c.Color {
 		c.Gamut = gamutOf(control)
+		c.HueSat = true
 	}
 	return c
 }

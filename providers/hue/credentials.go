@@ -40,14 +40,19 @@ func readUsername(ctx context.Context, secrets client.Reader, b *huev1alpha1.Hue
 	return string(s.Data[huev1alpha1.CredentialsKey]), nil
 }
 
-// storeUsername creates the credentials Secret, or fills the one Tether
-// created before (secretaccess.go: never one it did not create).
-func storeUsername(ctx context.Context, c client.Client, secrets client.Reader, b *huev1alpha1.HueBridge, user string) error {
+// storeCredentials creates the credentials Secret, or fills the one Tether
+// created before (secretaccess.go: never one it did not create): the
+// username, and the client key beside it.
+func storeCredentials(ctx context.Context, c client.Client, secrets client.Reader, b *huev1alpha1.HueBridge, cred Credentials) error {
 	ref := b.Spec.CredentialsSecretRef
+	data := map[string][]byte{huev1alpha1.CredentialsKey: []byte(cred.Username)}
+	if cred.ClientKey != "" {
+		data[huev1alpha1.ClientKeyKey] = []byte(cred.ClientKey)
+	}
 	s := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name},
 		Type:       corev1.SecretTypeOpaque,
-		Data:       map[string][]byte{huev1alpha1.CredentialsKey: []byte(user)},
+		Data:       data,
 	}
 	markOwn(s, b)
 	err := c.Create(ctx, s)
@@ -62,7 +67,9 @@ func storeUsername(ctx context.Context, c client.Client, secrets client.Reader, 
 		if existing.Data == nil {
 			existing.Data = map[string][]byte{}
 		}
-		existing.Data[huev1alpha1.CredentialsKey] = []byte(user)
+		for k, v := range data {
+			existing.Data[k] = v
+		}
 		err = c.Update(ctx, &existing)
 	}
 	if err != nil {

@@ -3,6 +3,7 @@ package hue
 import (
 	"errors"
 	"testing"
+	"time"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
@@ -11,6 +12,8 @@ import (
 func TestNeverHeldABulb(t *testing.T) {
 	unauthorized := providers.RetryAfter(unauthorizedDelay, ReasonUnauthorized, errors.New("refused"))
 	unreachable := providers.RetryAfter(unreachableDelay, ReasonBridgeUnreachable, errors.New("down"))
+	mismatch := providers.RetryAfter(time.Minute, ReasonCertificateMismatch, errors.New("names another bridge"))
+	untrusted := providers.RetryAfter(time.Minute, ReasonCertificateUntrusted, errors.New("unknown CA"))
 	tests := []struct {
 		name    string
 		lightID string
@@ -19,6 +22,9 @@ func TestNeverHeldABulb(t *testing.T) {
 	}{
 		{name: "refused credentials, never held a bulb: let go", err: unauthorized, want: true},
 		{name: "refused credentials, held bulb 3: keep trying to switch it off", lightID: "3", err: unauthorized},
+		{name: "certificate naming another bridge, never held a bulb: let go", err: mismatch, want: true},
+		{name: "certificate from an unknown CA, never held a bulb: let go", err: untrusted, want: true},
+		{name: "certificate refused, held bulb 3: keep trying", lightID: "3", err: mismatch},
 		{name: "bridge unreachable: keep trying", err: unreachable},
 		{name: "untyped error: keep trying", err: errors.New("boom")},
 	}

@@ -25,6 +25,9 @@ type Desired struct {
 	Sat *int
 	// Transition is in tenths of a second, nil for the bridge's default.
 	Transition *int
+	// gamut is the bulb's, set by project: hue/sat are compared as the
+	// colour they make on it.
+	gamut *Gamut
 }
 
 // DesiredFrom converts a spec. Ranges were checked by the API server.
@@ -136,7 +139,7 @@ func (d *LightDiff) compareColour(want Desired, got LightState) {
 			d.Changes = append(d.Changes, fmt.Sprintf("colorTemperature: %s -> %d", describeColour(got), *want.CT))
 		}
 	case want.Hue != nil && want.Sat != nil:
-		if got.ColorMode != "hs" || !equal(got.Hue, *want.Hue) || !equal(got.Sat, *want.Sat) {
+		if !showsHueSat(*want.Hue, *want.Sat, got, want.gamut) {
 			d.Body.Hue, d.Body.Sat = want.Hue, want.Sat
 			d.Changes = append(d.Changes, fmt.Sprintf("hue/saturation: %s -> %d/%d", describeColour(got), *want.Hue, *want.Sat))
 		}

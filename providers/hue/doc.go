@@ -7,11 +7,16 @@
 //   - port.go: the Client port, in Tether's own types (lights with their
 //     capabilities and only the state fields the bridge reports, bridge
 //     config, answers attribute by attribute). client_v1.go is the v1
-//     implementation, the only file that knows huego; a CLIP v2 client plugs
-//     in beside it, and its event stream can feed the same cache.
+//     implementation, the only file that knows huego; client_v2.go is the
+//     CLIP v2 one (HTTPS, v2store.go holds the bridge's resources), and its
+//     event stream (eventstream.go) feeds the same cache as a poll.
 //     rooms_port.go is the port's part for rooms, zones and scenes
-//     (RoomsClient, asked for with roomsOf: a backend without it still serves
-//     HueLights); client_v1_rooms.go is its v1 implementation.
+//     (RoomsClient, asked for with roomsOf: a backend without it, as
+//     CLIP v2 is today, still serves HueLights); client_v1_rooms.go is its
+//     v1 implementation.
+//   - connect.go: a HueBridge to a Client: the address (or mDNS by bridge
+//     id, discovery.go), the API (spec.apiVersion), the certificate check
+//     (trust.go).
 //   - registry.go: binds each HueBridge object to the session of the
 //     physical bridge it names, by the bridge id /config reports, so two
 //     HueBridges naming one bridge share one session (the settings and
@@ -61,6 +66,23 @@
 //     with Synced=False, reason Stalled. LightDiff.StallKey counts the
 //     writes reads did show, so the same drift put back again is not a
 //     stall.
+//
+// CLIP v2:
+//
+//   - One event stream per bridge session; while it is live the session
+//     does not poll, and reads everything only after each (re)connect and
+//     once per StreamSettings.SafetyRead. A stream silent for
+//     StreamSettings.Silence is reconnected (bridges send no keep-alive);
+//     reconnects back off from streamBackoffBase to MaxBackoff; DropLimit
+//     drops within DropWindow turn polling on until a stream stays up for
+//     Stable. Whenever the stream is not live the session polls.
+//   - Each read from the stream says how recent each light is (read.lightAt),
+//     so a command accepted after a light's last event is not taken as read
+//     back or as drift.
+//   - At most v2MaxConcurrent requests at a bridge at once (the stream
+//     included); 429/503 retried v2BusyRetries times, v2BusyStep apart.
+//   - hue/sat goes to v2 as xy, and is compared on v1 as the colour it
+//     makes (hsxy.go, within hsTolerance).
 //
 // Budget and reads:
 //

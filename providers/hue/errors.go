@@ -82,6 +82,20 @@ func classify(bridge string, err error) error {
 	if err == nil {
 		return nil
 	}
+	// Already classified (a spec refused before any call, a bridge not
+	// found by discovery): as it is.
+	if _, ok := providers.AsRetryAfter(err); ok {
+		return err
+	}
+	if _, ok := providers.AsTerminal(err); ok {
+		return err
+	}
+	// A refused certificate is retried slowly: a spec change (caBundle,
+	// bridgeID, address) rebinds at once anyway.
+	var certErr *CertificateError
+	if errors.As(err, &certErr) {
+		return providers.RetryAfter(time.Minute, certErr.Reason, fmt.Errorf("bridge %s: %s", bridge, certErr.Detail))
+	}
 	switch apiErrorType(err) {
 	case errUnauthorized:
 		return providers.RetryAfter(unauthorizedDelay, ReasonUnauthorized, fmt.Errorf(

@@ -75,7 +75,7 @@ func (f *fakeBridge) Config(context.Context) (BridgeConfig, error) {
 	return BridgeConfig{BridgeID: id, Authorized: !f.unauthorized}, f.err
 }
 
-func (f *fakeBridge) Pair(context.Context, string) (string, error) { return "", f.err }
+func (f *fakeBridge) Pair(context.Context, string) (Credentials, error) { return Credentials{}, f.err }
 
 func (f *fakeBridge) SetLightState(_ context.Context, id string, body StateBody) (Result, error) {
 	f.mu.Lock()

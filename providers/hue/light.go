@@ -305,13 +305,21 @@ func isGone(err error) bool {
 }
 
 // neverHeldABulb is true when the bridge cannot be used (it refuses the
-// stored username) and this HueLight never switched a bulb: there is nothing
-// to turn off, and waiting for a re-pairing would hang the deletion (and the
-// namespace's). A HueLight that did hold a bulb keeps trying, with the reason
-// in its condition; pausing it lets go.
+// stored username, or Tether refuses its certificate) and this HueLight
+// never switched a bulb: there is nothing to turn off, and waiting for a
+// re-pairing or a certificate fix would hang the deletion (and the
+// namespace's). A HueLight that did hold a bulb keeps trying, with the
+// reason in its condition; pausing it lets go.
 func neverHeldABulb(l *huev1alpha1.HueLight, err error) bool {
 	ra, ok := providers.AsRetryAfter(err)
-	return ok && ra.Reason == ReasonUnauthorized && l.Status.LightID == ""
+	if !ok || l.Status.LightID != "" {
+		return false
+	}
+	switch ra.Reason {
+	case ReasonUnauthorized, ReasonCertificateMismatch, ReasonCertificateUntrusted:
+		return true
+	}
+	return false
 }
 
 // bridge is spec.bridgeRef, or the only HueBridge when it is left out.

@@ -21,8 +21,9 @@ type Client interface {
 	Lights(ctx context.Context) ([]Light, error)
 	// Config reads the bridge's identity, and whether it knows the user.
 	Config(ctx context.Context) (BridgeConfig, error)
-	// Pair asks for a username; it succeeds only in the link-button window.
-	Pair(ctx context.Context, deviceType string) (string, error)
+	// Pair asks for a username and a client key; it succeeds only in the
+	// link-button window.
+	Pair(ctx context.Context, deviceType string) (Credentials, error)
 	// SetLightState sends a command to one light. The error is for the
 	// request as a whole (unreachable, refused user, overloaded); the
 	// Result says which attributes the bridge accepted and refused.
@@ -65,8 +66,11 @@ type LightState struct {
 type Capabilities struct {
 	// Dimmable: it takes a brightness.
 	Dimmable bool
-	// Color: it takes xy and hue/saturation.
+	// Color: it takes xy (and hue/saturation, through HueSat or as xy).
 	Color bool
+	// HueSat: the bridge takes hue/saturation for it (v1 colour bulbs).
+	// CLIP v2 has only xy, so a spec's hue/saturation goes as xy (hsxy.go).
+	HueSat bool
 	// ColorTemperature is its range in mireds; nil when it has none.
 	ColorTemperature *MiredRange
 	// Gamut is the triangle of colours it can show; nil when unknown (then
@@ -81,6 +85,14 @@ type MiredRange struct{ Min, Max int }
 type Gamut struct {
 	Type             string // A, B, C or other
 	Red, Green, Blue [2]float64
+}
+
+// Credentials are what pairing issues: the username (CLIP v2's
+// hue-application-key) and the client key (only the Entertainment API
+// uses it; kept beside the username so that nothing needs pairing again).
+type Credentials struct {
+	Username  string
+	ClientKey string
 }
 
 // BridgeConfig is a bridge's identity.

@@ -36,6 +36,7 @@ func project(want Desired, l Light) projection {
 		return p
 	}
 	c := l.Capabilities
+	p.want.gamut = c.Gamut
 	if want.Bri != nil && !c.Dimmable {
 		p.want.Bri = nil
 		p.note("this bulb (%s) cannot dim: brightness is ignored", describeBulb(l))
@@ -68,6 +69,11 @@ func project(want Desired, l Light) projection {
 	case want.Hue != nil && !c.Color:
 		p.want.Hue, p.want.Sat = nil, nil
 		p.note("this bulb (%s) shows no colour: color.hue and color.saturation are ignored", describeBulb(l))
+	case want.Hue != nil && want.Sat != nil && !c.HueSat:
+		// The bridge takes only xy (CLIP v2): the same colour as xy, in
+		// the bulb's gamut. Not a note: the bulb shows what was asked.
+		xy := hsToXY(*want.Hue, *want.Sat, c.Gamut)
+		p.want.XY, p.want.Hue, p.want.Sat = &xy, nil, nil
 	}
 	return p
 }

@@ -24,8 +24,15 @@ type Settings struct {
 	// CredentialsNamespaces are where credentials Secrets may be
 	// (secretaccess.go); none allows none.
 	CredentialsNamespaces []string
-	// NewClient builds a bridge client; tests may swap it.
+	// NewClient, when set, builds every bridge client (a test's fake);
+	// otherwise the HueBridge's apiVersion chooses (connect.go).
 	NewClient func(address, user string, timeout time.Duration) Client
+	// Stream shapes the CLIP v2 event streams (eventstream.go).
+	Stream StreamSettings
+	// Discover finds a bridge by id for a HueBridge without address;
+	// default mDNS for DiscoveryTimeout (discovery.go).
+	Discover         Discover
+	DiscoveryTimeout time.Duration
 }
 
 func (s Settings) withDefaults() Settings {
@@ -38,9 +45,10 @@ func (s Settings) withDefaults() Settings {
 	if s.CallTimeout <= 0 {
 		s.CallTimeout = DefaultCallTimeout
 	}
-	if s.NewClient == nil {
-		s.NewClient = NewClient
+	if s.Discover == nil {
+		s.Discover = DiscoverMDNS(s.DiscoveryTimeout, nil)
 	}
+	s.Stream = s.Stream.withDefaults()
 	return s
 }
 
@@ -70,6 +78,8 @@ type Registry struct {
 	base   context.Context
 	cancel context.CancelFunc
 
+	found discovered // addresses found by mDNS
+
 	mu       sync.Mutex
 	bindings map[string]*binding // HueBridge name ->
 	sessions map[string]*Session // bridge id ->
@@ -82,6 +92,29 @@ type binding struct {
 	session     *Session
 	client      Client // with this HueBridge's address and username
 	builtAt     time.Time
+}
+
+// Binding is what a HueBridge's status says of its connection.
+type Binding struct {
+	API         string // V1 or V2
+	Address     string
+	Certificate CertificateInfo
+	Stream      StreamStatus
+}
+
+// BindingOf describes the connection the HueBridge is bound to.
+func (r *Registry) BindingOf(ctx context.Context, b *huev1alpha1.HueBridge) (Binding, bool) {
+	r.mu.Lock()
+	bd, ok := r.bindings[b.Name]
+	r.mu.Unlock()
+	if !ok {
+		return Binding{}, false
+	}
+	addr, _ := r.address(ctx, b)
+	// The session's client: HueBridges naming one bridge share its
+	// session, which speaks through one of their clients.
+	c := bd.session.currentClient()
+	return Binding{API: apiOf(c), Address: addr, Certificate: certificateOf(c), Stream: bd.session.stream.status()}, true
 }
 
 // binder serialises the binding of one HueBridge and remembers its last
@@ -179,16 +212,20 @@ func (r *Registry) bind(ctx context.Context, b *huev1alpha1.HueBridge) (*Session
 	if err != nil {
 		return nil, err
 	}
-	c := r.settings.NewClient(b.Spec.Address, user, r.settings.CallTimeout)
-	cfg, err := c.Config(ctx)
+	c, cfg, err := r.dial(ctx, b, user)
 	switch {
 	case err != nil:
 	case !cfg.Authorized:
 		err = apiError(errUnauthorized)
 	case cfg.BridgeID == "":
 		err = &ProtocolError{Detail: "/config names no bridgeid"}
+	default:
+		err = checkSpecBridgeID(b, cfg)
 	}
 	if err != nil {
+		if b.Spec.Address == "" {
+			r.found.forget(b.Spec.BridgeID) // look for it again next time
+		}
 		bn.fingerprint, bn.err, bn.failedAt = fp, classify(b.Name, err), time.Now()
 		return nil, bn.err
 	}
@@ -265,6 +302,7 @@ func (r *Registry) startLocked(cfg BridgeConfig, c Client, interval time.Duratio
 		wakeBridges: func() { r.wakeBridgesOf(s) },
 		wakeGroups:  r.wakeGroups,
 		log:         r.log,
+		stream:      r.settings.Stream,
 	})
 	ctx, cancel := context.WithCancel(r.base)
 	s.stop = cancel

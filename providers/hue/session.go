@@ -26,8 +26,9 @@ type Session struct {
 	perSecond float64
 	log       logr.Logger
 
-	clientMu sync.Mutex
-	client   Client
+	clientMu  sync.Mutex
+	client    Client
+	endStream context.CancelFunc // ends the event stream of client
 
 	cache  *cache
 	claims *claims
@@ -45,6 +46,10 @@ type Session struct {
 
 	configMu sync.Mutex
 	config   BridgeConfig
+
+	// The event stream (eventstream.go), for clients that have one.
+	stream         *streamHealth
+	streamSettings StreamSettings
 }
 
 // sessionOptions are what the registry gives a new session.
@@ -58,20 +63,23 @@ type sessionOptions struct {
 	wakeBridges func()
 	wakeGroups  func([]types.NamespacedName) // nil: none
 	log         logr.Logger
+	stream      StreamSettings
 }
 
 func newSession(o sessionOptions) *Session {
 	s := &Session{
-		bridgeID:    o.bridgeID,
-		interval:    o.interval,
-		perSecond:   o.perSecond,
-		log:         o.log.WithValues("bridgeID", o.bridgeID),
-		client:      o.client,
-		cache:       newCache(),
-		claims:      newClaims(),
-		wakeLights:  o.wakeLights,
-		wakeBridges: o.wakeBridges,
-		config:      o.config,
+		bridgeID:       o.bridgeID,
+		interval:       o.interval,
+		perSecond:      o.perSecond,
+		log:            o.log.WithValues("bridgeID", o.bridgeID),
+		client:         o.client,
+		cache:          newCache(),
+		claims:         newClaims(),
+		wakeLights:     o.wakeLights,
+		wakeBridges:    o.wakeBridges,
+		config:         o.config,
+		stream:         &streamHealth{settings: o.stream.withDefaults()},
+		streamSettings: o.stream.withDefaults(),
 	}
 	s.cache.markConfigRead() // the registry read it to learn the bridge id
 	s.rooms = newRoomsState(o.wakeGroups)
@@ -99,13 +107,18 @@ func (s *Session) currentClient() Client {
 func (s *Session) useClient(c Client) {
 	s.clientMu.Lock()
 	defer s.clientMu.Unlock()
+	if s.client != c && s.endStream != nil {
+		s.endStream() // the stream of the old client: runStream reconnects with the new one
+	}
 	s.client = c
 }
 
 // run reads the bridge every interval, and sends through its sender, until
-// ctx ends.
+// ctx ends. While an event stream is live (v2) changes arrive by events,
+// and run reads only once per StreamSettings.SafetyRead.
 func (s *Session) run(ctx context.Context) {
 	go s.sender.run(ctx)
+	go s.runStream(ctx)
 	t := time.NewTicker(s.interval)
 	defer t.Stop()
 	for {
@@ -114,8 +127,16 @@ func (s *Session) run(ctx context.Context) {
 			s.stop()
 			return
 		}
-		// A HueLight's first Observe may just have read: skip, not repeat.
-		_ = s.refresh(ctx, s.interval/2)
+		now := time.Now()
+		if s.stream.settle(now) {
+			s.log.Info("the event stream stayed up; polling stops")
+			s.wakeBridges()
+		}
+		if !s.stream.live() || s.stream.safetyDue(now) {
+			// A HueLight's first Observe may just have read: skip, not
+			// repeat.
+			_ = s.refresh(ctx, s.interval/2)
+		}
 		s.refreshGroups(ctx)
 		select {
 		case <-ctx.Done():
@@ -149,6 +170,9 @@ func (s *Session) readLocked(ctx context.Context) error {
 	// is on the way is not taken for read back.
 	started := time.Now()
 	lights, err := s.currentClient().Lights(ctx)
+	if err == nil {
+		s.stream.fullRead(started)
+	}
 	out := s.cache.apply(read{lights: lights, err: err, at: started})
 	if err != nil {
 		s.log.V(1).Info("reading the lights failed", "error", err.Error())
@@ -166,7 +190,7 @@ func (s *Session) readLocked(ctx context.Context) error {
 // recent one (the first HueLight of a bridge, or a stuck loop).
 func (s *Session) Lights(ctx context.Context) (lightsByID, error) {
 	lights, err, fresh := s.cache.current(3 * s.interval)
-	if fresh {
+	if fresh || s.stream.live() {
 		return lights, err
 	}
 	if err := s.refresh(ctx, 3*s.interval); err != nil {

@@ -14,6 +14,42 @@ const ConditionPaired = "Paired"
 // the bridge issued at pairing.
 const CredentialsKey = "username"
 
+// ClientKeyKey is the key of the credentials Secret that holds the client key
+// the bridge issued with the username (the Entertainment API uses it).
+const ClientKeyKey = "clientkey"
+
+// HueAPI is a Hue bridge API.
+// +kubebuilder:validation:Enum=Auto;V1;V2
+type HueAPI string
+
+const (
+	// APIAuto uses CLIP v2 when the bridge serves it, else v1.
+	APIAuto HueAPI = "Auto"
+	// APIV1 is the v1 REST API: polled.
+	APIV1 HueAPI = "V1"
+	// APIV2 is CLIP v2 over HTTPS, with its event stream.
+	APIV2 HueAPI = "V2"
+)
+
+// SecretKeyReference names one key of a Secret.
+type SecretKeyReference struct {
+	// Namespace of the Secret.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Namespace string `json:"namespace"`
+	// Name of the Secret.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// Key in the Secret; default "ca.crt".
+	// +optional
+	// +kubebuilder:default="ca.crt"
+	// +kubebuilder:validation:MaxLength=253
+	Key string `json:"key,omitempty"`
+}
+
 // SecretReference names a Secret in any namespace (HueBridge is cluster-scoped).
 type SecretReference struct {
 	// Namespace of the Secret.
@@ -29,14 +65,50 @@ type SecretReference struct {
 }
 
 // HueBridgeSpec says where the bridge is and where its credentials live.
+// +kubebuilder:validation:XValidation:rule="has(self.address) || has(self.bridgeID)",message="set address, or bridgeID to find the bridge by mDNS"
+// +kubebuilder:validation:XValidation:rule="!(has(self.insecureSkipVerify) && self.insecureSkipVerify && (has(self.caBundle) || has(self.caBundleSecretRef)))",message="insecureSkipVerify checks no certificate: leave caBundle and caBundleSecretRef out"
 type HueBridgeSpec struct {
-	// Address of the bridge: host, host:port or an http(s) URL.
-	// +required
+	// Address of the bridge: host, host:port or an http(s) URL. Leave it
+	// out to find the bridge by its bridgeID on the local network (mDNS).
+	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=255
 	// +kubebuilder:validation:XValidation:rule="!self.contains(' ')",message="address must not contain spaces: use a host, host:port or http(s)://host[:port]"
 	// +kubebuilder:validation:XValidation:rule="!self.contains('://') || self.startsWith('http://') || self.startsWith('https://')",message="address scheme must be http:// or https://"
-	Address string `json:"address"`
+	Address string `json:"address,omitempty"`
+
+	// BridgeID is the bridge's id (16 hex characters, as the Hue app and
+	// /api/config show it). When set, the bridge's HTTPS certificate must
+	// name it, and a HueBridge without address finds the bridge by it.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[0-9A-Fa-f]{16}$`
+	BridgeID string `json:"bridgeID,omitempty"`
+
+	// APIVersion is the API Tether speaks: V2 (CLIP v2 over HTTPS, changes
+	// pushed by its event stream), V1 (polled), or Auto (default): V2 when
+	// the bridge serves it.
+	// +optional
+	// +kubebuilder:default=Auto
+	APIVersion HueAPI `json:"apiVersion,omitempty"`
+
+	// CABundle is PEM certificates to trust for the bridge's HTTPS
+	// certificate besides the Hue root CAs Tether embeds: for an emulator
+	// or a bridge with a certificate of its own. The certificate must
+	// still name the bridge id.
+	// +optional
+	// +kubebuilder:validation:MaxLength=65536
+	CABundle string `json:"caBundle,omitempty"`
+
+	// CABundleSecretRef is CABundle from a Secret (in a namespace the
+	// operator may read credentials from).
+	// +optional
+	CABundleSecretRef *SecretKeyReference `json:"caBundleSecretRef,omitempty"`
+
+	// InsecureSkipVerify accepts any certificate: the connection is
+	// encrypted but anyone on the network can pose as the bridge. Only as
+	// an explicit opt-in; the status and a Warning event say so.
+	// +optional
+	InsecureSkipVerify bool `json:"insecureSkipVerify,omitempty"`
 
 	// CredentialsSecretRef is the Secret holding the bridge username under
 	// the key "username". When it does not exist Tether pairs with the bridge
@@ -94,14 +166,65 @@ type HueBridgeStatus struct {
 	// LastContactTime is when the bridge last answered.
 	// +optional
 	LastContactTime *metav1.Time `json:"lastContactTime,omitempty"`
+	// API is the API Tether speaks with the bridge: V1 or V2.
+	// +optional
+	API HueAPI `json:"api,omitempty"`
+	// Address is the address in use: spec.address, or the one found by
+	// mDNS.
+	// +optional
+	Address string `json:"address,omitempty"`
+	// EventStream is the health of the CLIP v2 event stream (V2 only).
+	// +optional
+	EventStream *EventStreamStatus `json:"eventStream,omitempty"`
+	// Certificate is what Tether checked of the bridge's HTTPS certificate.
+	// +optional
+	Certificate *CertificateStatus `json:"certificate,omitempty"`
 }
 
-// HueBridge is a Philips Hue bridge (v1 API) that HueLights are switched through.
+// EventStreamStatus is the health of a bridge's event stream.
+type EventStreamStatus struct {
+	// State is Connected (changes arrive as events), Connecting, or
+	// Polling (the bridge dropped the stream repeatedly: Tether polls
+	// until a stream stays up).
+	State string `json:"state"`
+	// ConnectedSince is when the current stream connected.
+	// +optional
+	ConnectedSince *metav1.Time `json:"connectedSince,omitempty"`
+	// LastEventTime is when the last event arrived.
+	// +optional
+	LastEventTime *metav1.Time `json:"lastEventTime,omitempty"`
+	// Reconnects counts the streams that ended since the bridge was bound.
+	// +optional
+	Reconnects int32 `json:"reconnects,omitempty"`
+	// Message says why the stream is not connected.
+	// +optional
+	Message string `json:"message,omitempty"`
+}
+
+// CertificateStatus is what Tether checked of the bridge's certificate.
+type CertificateStatus struct {
+	// Check is Verified (chain to a Hue root or caBundle, and the name is
+	// the bridge id), Skipped (insecureSkipVerify) or None (plain HTTP, v1).
+	Check string `json:"check"`
+	// Subject is the certificate's common name (the bridge id).
+	// +optional
+	Subject string `json:"subject,omitempty"`
+	// Issuer is its issuer's common name.
+	// +optional
+	Issuer string `json:"issuer,omitempty"`
+	// NotAfter is when it expires.
+	// +optional
+	NotAfter *metav1.Time `json:"notAfter,omitempty"`
+}
+
+// HueBridge is a Philips Hue bridge (v1 API or CLIP v2) that HueLights are switched through.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Cluster,shortName=hb
 // +kubebuilder:printcolumn:name="ADDRESS",type=string,JSONPath=`.spec.address`
 // +kubebuilder:printcolumn:name="BRIDGE ID",type=string,JSONPath=`.status.bridgeID`
+// +kubebuilder:printcolumn:name="API",type=string,JSONPath=`.status.api`
+// +kubebuilder:printcolumn:name="EVENTS",type=string,JSONPath=`.status.eventStream.state`,priority=1
 // +kubebuilder:printcolumn:name="LIGHTS",type=integer,JSONPath=`.status.lightCount`
 // +kubebuilder:printcolumn:name="PAIRED",type=string,JSONPath=`.status.conditions[?(@.type=="Paired")].status`
 // +kubebuilder:printcolumn:name="READY",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`

@@ -1,0 +1,152 @@
+package huesim
+
+import (
+	"crypto/sha1"
+	"fmt"
+	"math"
+	"strings"
+)
+
+// The CLIP v2 view of the bridge: the same bulbs as the v1 API, each as the
+// resources a real bridge has for it (hue-v2-facts.md, "Resource types that
+// matter", from aiohue's models and its real-bridge fixture): a light
+// service, the device that owns it (model, name) and the device's
+// zigbee_connectivity (reachability); plus the bridge, bridge_home and its
+// grouped_light (the v1 group 0). Every view is computed from the one state
+// the v1 API serves, so the two views of one bridge cannot disagree.
+
+// resource is one v2 resource as JSON fields.
+type resource = map[string]any
+
+// v2ID is a stable resource id (a name-based UUID) for one resource of the
+// bridge: the same bulb keeps its ids across restarts of the simulator.
+func (b *Bridge) v2ID(kind, key string) string {
+	h := sha1.Sum([]byte(b.opts.BridgeID + "/" + kind + "/" + key))
+	h[6] = h[6]&0x0f | 0x50 // version 5
+	h[8] = h[8]&0x3f | 0x80 // RFC 4122 variant
+	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
+}
+
+func ref(rid, rtype string) map[string]string { return map[string]string{"rid": rid, "rtype": rtype} }
+
+// brightnessOf is v1 bri (1-254) as v2 brightness (0-100 %): what real
+// bridges report fits (bri-1)/253*100 at two decimals (hue-bulbs-facts.md,
+// "v1 bri <-> v2 brightness"; derived, not documented).
+func brightnessOf(bri int) float64 {
+	return math.Round(float64(clampInt(bri, 1, 254)-1)/253*100*100) / 100
+}
+
+// briOf is the inverse: a v2 brightness as v1 bri. 0 sets the lowest level
+// (API reference text kept in aiohue's feature.py).
+func briOf(brightness float64) int {
+	return clampInt(int(math.Round(brightness/100*253))+1, 1, 254)
+}
+
+// v2Resources lists every v2 resource of the bridge. Callers hold b.mu.
+func (b *Bridge) v2Resources() []resource {
+	ids := b.sortedLightIDs()
+	out := make([]resource, 0, 3*len(ids)+5)
+	devices := make([]map[string]string, 0, len(ids)+1)
+	for _, id := range ids {
+		l := b.lights[id]
+		out = append(out, b.v2Light(l), b.v2Device(l), b.v2Connectivity(l))
+		devices = append(devices, ref(b.v2ID("device", id), "device"))
+	}
+	bridgeDevice := b.v2ID("device", "bridge")
+	home, homeLights := b.v2ID("bridge_home", "0"), b.v2ID("grouped_light", "0")
+	out = append(out,
+		resource{"id": b.v2ID("bridge", "0"), "type": "bridge", "owner": ref(bridgeDevice, "device"),
+			"bridge_id": strings.ToLower(b.opts.BridgeID), "time_zone": map[string]string{"time_zone": "Etc/UTC"}},
+		resource{"id": bridgeDevice, "type": "device", "id_v1": "",
+			"product_data": map[string]any{"model_id": "BSB002", "manufacturer_name": "Signify Netherlands B.V.",
+				"product_name": "Hue Bridge", "product_archetype": "bridge_v2", "certified": true, "software_version": "1.65.1965111030"},
+			"metadata": map[string]string{"name": b.opts.Name, "archetype": "bridge_v2"},
+			"services": []map[string]string{ref(b.v2ID("bridge", "0"), "bridge")}},
+		resource{"id": home, "type": "bridge_home", "id_v1": "/groups/0",
+			"children": append(devices, ref(bridgeDevice, "device")), "services": []map[string]string{ref(homeLights, "grouped_light")}},
+		b.v2GroupedLight(homeLights, home, ids),
+	)
+	return out
+}
+
+// v2Light is a light service: only the features its model has, as aiohue's
+// feature models describe them (plugs have only on).
+func (b *Bridge) v2Light(l *Light) resource {
+	m, st := l.model(), l.State
+	r := resource{
+		"id": b.v2ID("light", l.ID), "id_v1": "/lights/" + l.ID, "type": "light",
+		"owner":    ref(b.v2ID("device", l.ID), "device"),
+		"metadata": map[string]string{"name": l.Name, "archetype": m.Archetype},
+		"on":       map[string]bool{"on": st.On},
+		"mode":     "normal",
+		"alert":    map[string]any{"action_values": []string{"breathe"}},
+		"dynamics": map[string]any{"status": "none", "status_values": []string{"none"}, "speed": 0, "speed_valid": false},
+	}
+	if m.dimmable() {
+		r["dimming"] = map[string]float64{"brightness": brightnessOf(st.Bri), "min_dim_level": float64(m.MinDimLevel) / 1000}
+	}
+	if m.colourTemperature() {
+		// In xy (or hue/sat) mode a colour bulb reports mirek null and
+		// mirek_valid false (aiohue fixture; openhab-addons #16482).
+		valid := !m.colour() || st.ColorMode == "ct"
+		var mirek any
+		if valid {
+			mirek = st.CT
+		}
+		shown := m.shownCT()
+		r["color_temperature"] = map[string]any{"mirek": mirek, "mirek_valid": valid,
+			"mirek_schema": map[string]int{"mirek_minimum": shown[0], "mirek_maximum": shown[1]}}
+	}
+	if m.colour() {
+		point := func(p [2]float64) map[string]float64 { return map[string]float64{"x": p[0], "y": p[1]} }
+		r["color"] = map[string]any{"xy": point(st.XY), "gamut_type": m.GamutType,
+			"gamut": map[string]any{"red": point(m.Gamut[0]), "green": point(m.Gamut[1]), "blue": point(m.Gamut[2])}}
+	}
+	return r
+}
+
+// v2Device is the device that owns a light: its product and its name (a v2
+// client names a light by its device; the light's own metadata is
+// deprecated).
+func (b *Bridge) v2Device(l *Light) resource {
+	m := l.model()
+	return resource{
+		"id": b.v2ID("device", l.ID), "id_v1": "/lights/" + l.ID, "type": "device",
+		"product_data": map[string]any{"model_id": m.ID, "manufacturer_name": m.Manufacturer, "product_name": m.ProductName,
+			"product_archetype": m.Archetype, "certified": m.Manufacturer != "GLEDOPTO", "software_version": "1.88.1"},
+		"metadata": map[string]string{"name": l.Name, "archetype": m.Archetype},
+		"services": []map[string]string{ref(b.v2ID("light", l.ID), "light"), ref(b.v2ID("zigbee_connectivity", l.ID), "zigbee_connectivity")},
+	}
+}
+
+// v2Connectivity is a device's Zigbee link: "connected" while the v1 API
+// says reachable; Home Assistant derives availability from it.
+func (b *Bridge) v2Connectivity(l *Light) resource {
+	status := "connected"
+	if !l.State.Reachable {
+		status = "connectivity_issue"
+	}
+	return resource{
+		"id": b.v2ID("zigbee_connectivity", l.ID), "id_v1": "/lights/" + l.ID, "type": "zigbee_connectivity",
+		"owner": ref(b.v2ID("device", l.ID), "device"), "status": status,
+		"mac_address": strings.TrimSuffix(l.UniqueID, "-0b"),
+	}
+}
+
+// v2GroupedLight is bridge_home's grouped_light: on when any light is.
+func (b *Bridge) v2GroupedLight(id, home string, lightIDs []string) resource {
+	anyOn, bri, n := false, 0.0, 0
+	for _, lid := range lightIDs {
+		st := b.lights[lid].State
+		anyOn = anyOn || st.On
+		if st.On {
+			bri, n = bri+brightnessOf(st.Bri), n+1
+		}
+	}
+	if n > 0 {
+		bri = math.Round(bri/float64(n)*100) / 100
+	}
+	return resource{"id": id, "id_v1": "/groups/0", "type": "grouped_light", "owner": ref(home, "bridge_home"),
+		"on": map[string]bool{"on": anyOn}, "dimming": map[string]float64{"brightness": bri},
+		"alert": map[string]any{"action_values": []string{"breathe"}}}
+}

@@ -1,0 +1,103 @@
+package huesim
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"net"
+	"strings"
+	"time"
+)
+
+// A real bridge serves HTTPS with a certificate whose common name is its
+// bridge id (16 hex characters), issued by a Hue root CA; clients verify
+// the chain and check the name against the bridge id, not the IP
+// (hue-v2-facts.md, "HTTPS certificate"). The simulator does the same with
+// a test CA of its own, made when it starts: point a client at the CA
+// (CACertPEM, the control API's /ca.pem) as it would point at a Hue root.
+
+// certs is the simulator's test CA and the bridge's certificate.
+type certs struct {
+	caPEM  []byte
+	leaf   tls.Certificate
+	leafCN string
+}
+
+// newCerts makes a test CA and a bridge certificate issued by it, for the
+// name cn. The certificate also carries cn as a DNS name and 127.0.0.1, so
+// that ordinary clients (curl --cacert --resolve, Go's default checks with
+// ServerName) verify it too.
+func newCerts(cn string) (*certs, error) {
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	caTmpl := &x509.Certificate{
+		SerialNumber:          serial(),
+		Subject:               pkix.Name{Country: []string{"NL"}, Organization: []string{"Tether Hue Simulator"}, CommonName: "huesim test CA"},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.Add(10 * 365 * 24 * time.Hour),
+		IsCA:                  true,
+		BasicConstraintsValid: true,
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		return nil, err
+	}
+	ca, err := x509.ParseCertificate(caDER)
+	if err != nil {
+		return nil, err
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	leafTmpl := &x509.Certificate{
+		SerialNumber: serial(),
+		Subject:      pkix.Name{Country: []string{"NL"}, Organization: []string{"Philips Hue"}, CommonName: cn},
+		DNSNames:     []string{cn},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(10 * 365 * 24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	leafDER, err := x509.CreateCertificate(rand.Reader, leafTmpl, ca, &key.PublicKey, caKey)
+	if err != nil {
+		return nil, err
+	}
+	return &certs{
+		caPEM:  pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
+		leaf:   tls.Certificate{Certificate: [][]byte{leafDER, caDER}, PrivateKey: key},
+		leafCN: cn,
+	}, nil
+}
+
+func serial() *big.Int {
+	n, _ := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
+	return n
+}
+
+// certificateName is the common name of the bridge's certificate: its
+// bridge id in lower case (mDNS gives it in lower case and certificates
+// were seen in either case), unless Options.CertificateName says otherwise.
+func (o Options) certificateName() string {
+	if o.CertificateName != "" {
+		return o.CertificateName
+	}
+	return strings.ToLower(o.BridgeID)
+}
+
+// CACertPEM is the simulator's test CA, PEM-encoded: what a HueBridge's
+// spec.caBundle holds for this bridge.
+func (s *Server) CACertPEM() []byte { return s.certs.caPEM }
+
+// CertificateName is the common name of the certificate the bridge serves.
+func (s *Server) CertificateName() string { return s.certs.leafCN }

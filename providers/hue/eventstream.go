@@ -1,0 +1,446 @@
+package hue
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The CLIP v2 event stream (hue-v2-facts.md, "Event stream"): one
+// GET /eventstream/clip/v2 per bridge, server-sent events, each message a
+// JSON array of add/update/delete containers of partial resources, at most
+// one a second. Drift, reachability and new or renamed lights arrive as
+// events and feed the same cache as a poll: after each message the store's
+// lights go to cache.apply, each light as of when it was last heard of.
+//
+// The reader is a small one (sseReader, the SSE format's id/data/comment
+// fields and blank-line dispatch) rather than a library: what the Hue
+// stream needs around the parsing is all policy the libraries get in the
+// way of. The bridge sends no keep-alive, so a silence watchdog is Tether's
+// own (r3labs/sse has no idle timeout); every (re)connect must be followed
+// by a full read and counted toward the fall back to polling, which a
+// library's built-in reconnect loop hides (r3labs/sse retries any error,
+// a 403 included, for as long as its backoff lasts); and the stream shares
+// the bridge's request slots and verified TLS with the client.
+
+// Stream states, as the HueBridge's status.eventStream.state names them.
+const (
+	StreamConnected  = "Connected"
+	StreamConnecting = "Connecting"
+	StreamPolling    = "Polling"
+)
+
+// StreamSettings shape each v2 session's event stream.
+type StreamSettings struct {
+	// SafetyRead is how often a full read runs while the stream is up, in
+	// case an event was lost. Default 10m.
+	SafetyRead time.Duration
+	// Silence is how long a stream may send nothing before it is
+	// reconnected. The bridge sends no keep-alive, so on a quiet home this
+	// reconnects (and reads everything) once per Silence. Default 5m. A
+	// bridge gone from the network is noticed sooner, by TCP keep-alives.
+	Silence time.Duration
+	// DropLimit drops within DropWindow make the session fall back to
+	// polling every poll interval, until a stream has stayed up for
+	// Stable. Defaults 3, 10m, 2m.
+	DropLimit  int
+	DropWindow time.Duration
+	Stable     time.Duration
+	// MaxBackoff caps the wait between reconnects (from 500 ms, doubling).
+	// Default 30s.
+	MaxBackoff time.Duration
+}
+
+func (s StreamSettings) withDefaults() StreamSettings {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&s.SafetyRead, 10*time.Minute)
+	def(&s.Silence, 5*time.Minute)
+	def(&s.DropWindow, 10*time.Minute)
+	def(&s.Stable, 2*time.Minute)
+	def(&s.MaxBackoff, 30*time.Second)
+	if s.DropLimit <= 0 {
+		s.DropLimit = 3
+	}
+	return s
+}
+
+// streamBackoffBase is the first wait before a reconnect.
+const streamBackoffBase = 500 * time.Millisecond
+
+// errSilent ends a stream the watchdog found silent.
+var errSilent = errors.New("the event stream was silent too long")
+
+// pushClient is a Client whose bridge pushes its changes.
+type pushClient interface {
+	Client
+	// watch connects the stream, reads everything, and then delivers the
+	// lights after every message, until the stream ends (the error says
+	// why). connected is called once the bridge accepted the stream.
+	watch(ctx context.Context, silence time.Duration, connected func(), deliver func(read)) error
+}
+
+var _ pushClient = (*v2Client)(nil)
+
+// watch implements pushClient for CLIP v2. The stream holds one of the
+// bridge's request slots while it is open.
+func (c *v2Client) watch(ctx context.Context, silence time.Duration, connected func(), deliver func(read)) (err error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if err := c.acquire(ctx); err != nil {
+		return err
+	}
+	defer c.release()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/eventstream/clip/v2", nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("hue-application-key", c.user)
+	req.Header.Set("Accept", "text/event-stream")
+	if id := c.store.lastEventID(); id != "" {
+		req.Header.Set("Last-Event-ID", id) // the exact string, ":0" included (HA core #62715)
+	}
+	deadline := time.AfterFunc(c.timeout, func() { cancel(context.DeadlineExceeded) })
+	res, err := c.stream.Do(req)
+	deadline.Stop()
+	if err != nil {
+		return fmt.Errorf("connecting the event stream: %w", err)
+	}
+	defer res.Body.Close()
+	switch {
+	case res.StatusCode == http.StatusNotFound:
+		return &ProtocolError{Detail: errNotV2.Error()}
+	case res.StatusCode != http.StatusOK:
+		return statusError(res.StatusCode, v2Answer{})
+	}
+	connected()
+	// One full read after every (re)connect: what changed while the
+	// stream was down (the bridge does not replay it) is read, not missed.
+	r, err := c.readAll(ctx)
+	if err != nil {
+		return err
+	}
+	deliver(r)
+
+	watchdog := time.AfterFunc(silence, func() { cancel(errSilent) })
+	defer watchdog.Stop()
+	sse := sseReader{r: bufio.NewReader(res.Body)}
+	for {
+		msg, err := sse.next()
+		if err != nil {
+			if cause := context.Cause(ctx); errors.Is(cause, errSilent) {
+				return errSilent
+			}
+			return err
+		}
+		watchdog.Reset(silence)
+		if msg.id != "" {
+			c.store.setLastEventID(msg.id)
+		}
+		if msg.data == "" {
+			continue // a comment (": hi")
+		}
+		var events []v2Event
+		if err := json.Unmarshal([]byte(msg.data), &events); err != nil {
+			continue // not for us to understand; the next full read covers it
+		}
+		now := time.Now()
+		if c.store.apply(events, now) {
+			deliver(c.store.read(now))
+		}
+	}
+}
+
+// sseReader reads server-sent events: "field: value" lines, a blank line
+// ending each message, lines starting with ":" comments.
+type sseReader struct{ r *bufio.Reader }
+
+type sseMessage struct{ id, data string }
+
+// next returns the next message (a comment-only block comes back empty, so
+// that the caller sees the stream is alive).
+func (s sseReader) next() (sseMessage, error) {
+	var (
+		m     sseMessage
+		data  []string
+		lines int
+	)
+	for {
+		line, err := s.r.ReadString('\n')
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return sseMessage{}, fmt.Errorf("event stream ended: %w", err)
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			if lines == 0 {
+				continue
+			}
+			m.data = strings.Join(data, "\n")
+			return m, nil
+		}
+		lines++
+		if strings.HasPrefix(line, ":") {
+			continue
+		}
+		field, value, _ := strings.Cut(line, ":")
+		value = strings.TrimPrefix(value, " ")
+		switch field {
+		case "id":
+			m.id = value
+		case "data":
+			data = append(data, value)
+		}
+	}
+}
+
+// lastEventID and setLastEventID keep the id of the last message, sent
+// back on a reconnect.
+func (s *v2Store) lastEventID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastID
+}
+
+func (s *v2Store) setLastEventID(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lastID = id
+}
+
+// streamHealth is a session's event stream as the HueBridge reports it.
+type streamHealth struct {
+	mu             sync.Mutex
+	settings       StreamSettings
+	push           bool // the session's client has a stream (v2)
+	connected      bool
+	polling        bool // fell back to polling after repeated drops
+	connectedSince time.Time
+	lastEvent      time.Time
+	lastFullRead   time.Time
+	reconnects     int
+	drops          []time.Time
+	lastError      string
+}
+
+// StreamStatus is a session's event stream for the HueBridge's status.
+type StreamStatus struct {
+	State          string // "" on v1 (no stream)
+	ConnectedSince time.Time
+	LastEvent      time.Time
+	Reconnects     int
+	Message        string
+}
+
+func (h *streamHealth) status() StreamStatus {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.push {
+		return StreamStatus{}
+	}
+	st := StreamStatus{State: StreamConnecting, LastEvent: h.lastEvent, Reconnects: h.reconnects, Message: h.lastError}
+	switch {
+	case h.polling:
+		st.State = StreamPolling
+		st.Message = fmt.Sprintf("the bridge dropped its event stream %d times within %s; polling every poll interval until a stream stays up for %s",
+			len(h.drops), h.settings.DropWindow, h.settings.Stable)
+		if h.lastError != "" {
+			st.Message += " (last: " + h.lastError + ")"
+		}
+	case h.connected:
+		st.State, st.ConnectedSince, st.Message = StreamConnected, h.connectedSince, ""
+	}
+	return st
+}
+
+// live reports whether changes arrive by events: connected and read in
+// full since, and not in the polling fall-back.
+func (h *streamHealth) live() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.push && h.connected && !h.polling && !h.lastFullRead.Before(h.connectedSince)
+}
+
+// safetyDue reports whether the last full read is older than SafetyRead.
+func (h *streamHealth) safetyDue(now time.Time) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return now.Sub(h.lastFullRead) >= h.settings.SafetyRead
+}
+
+func (h *streamHealth) fullRead(at time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.lastFullRead = at
+}
+
+func (h *streamHealth) event(at time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.lastEvent = at
+}
+
+func (h *streamHealth) setPush(push bool) (changed bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	changed, h.push = h.push != push, push
+	if !push {
+		h.connected = false
+	}
+	return changed
+}
+
+func (h *streamHealth) up(now time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.connected, h.connectedSince, h.lastError = true, now, ""
+}
+
+// down records the end of a stream (or a failed connect) and returns the
+// wait before the next try. A stream that was up and did not go silent is
+// a drop; DropLimit drops within DropWindow turn polling on.
+func (h *streamHealth) down(err error, wasUp bool, attempt int, now time.Time) time.Duration {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.connected = false
+	h.reconnects++
+	if err != nil {
+		h.lastError = err.Error()
+	}
+	if wasUp && !errors.Is(err, errSilent) {
+		h.drops = append(h.drops, now)
+	}
+	for len(h.drops) > 0 && now.Sub(h.drops[0]) > h.settings.DropWindow {
+		h.drops = h.drops[1:]
+	}
+	if len(h.drops) >= h.settings.DropLimit {
+		h.polling = true
+	}
+	if attempt <= 0 {
+		return 0
+	}
+	return min(streamBackoffBase<<min(attempt-1, 16), h.settings.MaxBackoff)
+}
+
+// settle ends the polling fall-back once a stream has stayed up for
+// Stable, and reports whether it did.
+func (h *streamHealth) settle(now time.Time) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.polling || !h.connected || now.Sub(h.connectedSince) < h.settings.Stable {
+		return false
+	}
+	h.polling, h.drops = false, nil
+	return true
+}
+
+// runStream keeps the session's event stream connected while its client
+// has one, reconnecting with a capped backoff. The poll loop (run) polls
+// whenever the stream is not live, so nothing waits for a reconnect.
+func (s *Session) runStream(ctx context.Context) {
+	attempt := 0
+	for ctx.Err() == nil {
+		c, push := s.currentClient().(pushClient)
+		if s.stream.setPush(push) {
+			s.wakeBridges()
+		}
+		if !push {
+			if !sleepCtx(ctx, s.interval) {
+				return
+			}
+			continue
+		}
+		var upAt time.Time
+		wctx, end := context.WithCancel(ctx)
+		s.clientMu.Lock()
+		if s.client != c { // switched meanwhile
+			s.clientMu.Unlock()
+			end()
+			continue
+		}
+		s.endStream = end
+		s.clientMu.Unlock()
+		err := c.watch(wctx, s.streamSettings.Silence, func() {
+			upAt = time.Now()
+			s.stream.up(upAt)
+			s.wakeBridges()
+		}, func(r read) { s.applyStreamRead(r) })
+		end()
+		if ctx.Err() != nil {
+			return
+		}
+		if s.currentClient() != Client(c) {
+			s.stream.down(err, false, 0, time.Now())
+			continue // another client: its own stream, at once
+		}
+		wasUp := !upAt.IsZero()
+		switch {
+		case wasUp && (errors.Is(err, errSilent) || time.Since(upAt) >= s.streamSettings.Stable):
+			attempt = 0 // a stream that was fine: reconnect at once
+		default:
+			attempt++
+		}
+		wait := s.stream.down(err, wasUp, attempt, time.Now())
+		s.log.V(1).Info("event stream ended; reconnecting", "error", fmt.Sprint(err), "in", wait.String())
+		s.wakeBridges()
+		if !sleepCtx(ctx, wait) || !s.awaitAnswering(ctx, attempt) {
+			return
+		}
+	}
+}
+
+// awaitAnswering holds a stream that failed to connect more than once
+// until the poll loop's reads succeed again: while the bridge is off the
+// network the reads find out as cheaply, and a bridge that is down costs
+// one read per poll interval, not that and the stream's retries.
+func (s *Session) awaitAnswering(ctx context.Context, attempt int) bool {
+	for attempt > 1 && s.cache.health().err != nil {
+		if !sleepCtx(ctx, s.interval) {
+			return false
+		}
+	}
+	return ctx.Err() == nil
+}
+
+// applyStreamRead hands a read from the stream to the cache, one read at a
+// time with the poll loop's.
+func (s *Session) applyStreamRead(r read) {
+	s.readMu.Lock()
+	defer s.readMu.Unlock()
+	if r.full {
+		s.stream.fullRead(r.at)
+	} else {
+		s.stream.event(r.at)
+	}
+	out := s.cache.apply(r)
+	s.wake(out.wake)
+	if !out.first && (out.health || out.count) {
+		s.wakeBridges()
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
