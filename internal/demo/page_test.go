@@ -98,7 +98,7 @@ func TestDemoPageInChromium(t *testing.T) {
 		bulbNamed("porch", HaveKeyWithValue("text", ContainSubstring("plug · LOM001"))),
 	)))
 	// The bulb existed: the HueLight adopts it, and the first write says so.
-	g.Eventually(read).WithTimeout(30 * time.Second).WithPolling(100 * time.Millisecond).Should(HaveField("Entries",
+	g.Eventually(read).WithTimeout(30*time.Second).WithPolling(100*time.Millisecond).Should(HaveField("Entries",
 		entryWith(HaveKeyWithValue("reason", "Updated"), HaveKeyWithValue("text", ContainSubstring("hallway: on false -> true, brightness 127 -> 254"))),
 	), "no Updated entry for the first write")
 
