@@ -13,6 +13,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
@@ -64,6 +66,12 @@ func startHueManager() (client.Client, error) {
 	if err := SetupHueLight(mgr, registry); err != nil {
 		return nil, err
 	}
+	if err := SetupHueGroup(mgr, registry); err != nil {
+		return nil, err
+	}
+	if err := SetupHueScene(mgr, registry); err != nil {
+		return nil, err
+	}
 	if err := SetupHueBridge(mgr, registry); err != nil {
 		return nil, err
 	}
@@ -100,6 +108,16 @@ func newHueEnv(t *testing.T, name string, paired bool, lights ...string) *hueEnv
 // newHueEnvWith is newHueEnv with the simulator's options (bulb models).
 func newHueEnvWith(t *testing.T, name string, paired bool, opts huesim.Options) *hueEnv {
 	t.Helper()
+	return newHueEnvWithBridge(t, name, paired, opts, nil)
+}
+
+// withoutTemporaryScenes is a HueBridge that keeps to light and group
+// commands, for tests of those paths.
+func withoutTemporaryScenes(spec *huev1alpha1.HueBridgeSpec) { spec.TemporaryScenes = ptr.To(false) }
+
+// newHueEnvWithBridge is newHueEnvWith with a change to the HueBridge's spec.
+func newHueEnvWithBridge(t *testing.T, name string, paired bool, opts huesim.Options, change func(*huev1alpha1.HueBridgeSpec)) *hueEnv {
+	t.Helper()
 	c := startHue(t)
 	opts.Usernames = []string{hueUser}
 	sim, err := huesim.Start(opts, "127.0.0.1:0")
@@ -119,6 +137,9 @@ func newHueEnvWith(t *testing.T, name string, paired bool, opts huesim.Options) 
 			PollInterval:         &metav1.Duration{Duration: huePollInterval},
 		},
 	}
+	if change != nil {
+		change(&b.Spec)
+	}
 	NewWithT(t).Expect(c.Create(context.Background(), b)).To(Succeed())
 	return h
 }
@@ -136,6 +157,17 @@ func (h *hueEnv) writeSecret(user string) {
 func (h *hueEnv) cleanup() {
 	ctx := context.Background()
 	g := NewWithT(h.t)
+	for _, list := range []client.ObjectList{&huev1alpha1.HueSceneList{}, &huev1alpha1.HueGroupList{}} {
+		g.Expect(h.c.List(ctx, list)).To(Succeed())
+		g.Expect(meta.EachListItem(list, func(o runtime.Object) error {
+			_ = h.c.Delete(ctx, o.(client.Object))
+			return nil
+		})).To(Succeed())
+		g.Eventually(func(g Gomega) int {
+			g.Expect(h.c.List(ctx, list)).To(Succeed())
+			return meta.LenList(list)
+		}, hueTimeout, huePoll).Should(BeZero(), "%T left behind", list)
+	}
 	var lights huev1alpha1.HueLightList
 	g.Expect(h.c.List(ctx, &lights)).To(Succeed())
 	for i := range lights.Items {

@@ -45,6 +45,12 @@ func setupHue(mgr ctrl.Manager, cfg Config) error {
 	if err := SetupHueLight(mgr, registry); err != nil {
 		return err
 	}
+	if err := SetupHueGroup(mgr, registry); err != nil {
+		return err
+	}
+	if err := SetupHueScene(mgr, registry); err != nil {
+		return err
+	}
 	return SetupHueBridge(mgr, registry)
 }
 
@@ -60,12 +66,42 @@ func SetupHueLight(mgr ctrl.Manager, registry *hue.Registry) error {
 			Customize: func(b *builder.Builder) *builder.Builder {
 				return b.
 					WatchesRawSource(wakeSource(registry.LightWakes())).
+					Watches(&huev1alpha1.HueLight{}, expectSends(registry)).
 					Watches(&huev1alpha1.HueBridge{},
 						handler.EnqueueRequestsFromMapFunc(lightsOfBridge(mgr.GetClient())),
 						builder.WithPredicates(bridgeReadinessChanged()))
 			},
 		})
 	return r.SetupWithManager(mgr)
+}
+
+// expectSends tells the HueLight's bridge session, as soon as the informer
+// sees a HueLight created or its spec changed, that it is about to send a
+// command: HueLights changed together are then sent together (one scene or
+// group command) however slowly their reconciles follow. It enqueues
+// nothing itself.
+func expectSends(registry *hue.Registry) handler.EventHandler {
+	expect := func(obj client.Object) {
+		l, ok := obj.(*huev1alpha1.HueLight)
+		if !ok {
+			return
+		}
+		bridge := ""
+		if ref := l.Spec.BridgeRef; ref != nil {
+			bridge = ref.Name
+		}
+		registry.Expect(bridge, client.ObjectKeyFromObject(l), l.Generation)
+	}
+	return handler.Funcs{
+		CreateFunc: func(_ context.Context, e event.CreateEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			expect(e.Object)
+		},
+		UpdateFunc: func(_ context.Context, e event.UpdateEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			if e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration() {
+				expect(e.ObjectNew)
+			}
+		},
+	}
 }
 
 // wakeSource turns wake-ups by object key into reconcile requests.

@@ -44,6 +44,8 @@ func TestSamplesAreAcceptedByTheAPIServer(t *testing.T) {
 	g.Expect(kinds).To(HaveKey("HueLight"))
 	g.Expect(kinds).To(HaveKey("HueBridge"))
 	g.Expect(kinds).To(HaveKey("DynamoDBTable"))
+	g.Expect(kinds).To(HaveKey("HueGroup"))
+	g.Expect(kinds).To(HaveKey("HueScene"))
 }
 
 func readObjects(t *testing.T, file string) []*unstructured.Unstructured {

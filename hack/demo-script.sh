@@ -53,6 +53,18 @@ wait_event() {
 	exit 1
 }
 
+# wait_scene GROUP SCENE: until the HueGroup shows the scene.
+wait_scene() {
+	for _ in $(seq 1 150); do
+		if [ "$(kubectl get huegroup "$1" -n $ns -o jsonpath='{.status.activeScene}')" = "$2" ]; then
+			echo "   huegroup/$1 shows scene $2"; return
+		fi
+		sleep 0.2
+	done
+	echo "huegroup/$1 never showed scene $2" >&2
+	exit 1
+}
+
 # wait_ready_now OBJECT: until Ready is True for the object's current spec
 # (the condition's observedGeneration is the current generation).
 wait_ready_now() {
@@ -98,6 +110,34 @@ run kubectl wait --for=condition=Ready --timeout=120s -n $ns huelight/hallway-li
 step "Delete the HueLight: the light goes off"
 run kubectl delete huelight hallway-light -n $ns --timeout=60s
 wait_light hallway on false
+
+step "The living room, as the Hue app made it: one group command sets both of its lights"
+run kubectl apply -f config/samples/hue_v1alpha1_huegroup.yaml
+run kubectl wait --for=condition=Ready --timeout=60s -n $ns huegroup/living-room
+wait_light living-room bri 180
+run kubectl get huegroups -n $ns
+
+step "Two scenes for it, stored on the bridge"
+run kubectl apply -f config/samples/hue_v1alpha1_huescene.yaml
+run kubectl wait --for=condition=Ready --timeout=60s -n $ns huescene/evening huescene/movie
+run kubectl get huescenes -n $ns
+
+step "Recall the Evening scene with kubectl apply"
+run kubectl apply -f config/samples/hue_v1alpha1_huegroup_evening.yaml
+wait_light living-room bri 150
+wait_light bedroom bri 60
+wait_scene living-room evening
+run kubectl get huegroup living-room -n $ns
+
+step "Movie night: the same room, the other scene"
+run kubectl patch huegroup living-room -n $ns --type merge -p '{"spec":{"scene":"movie"}}'
+wait_light bedroom on false
+wait_scene living-room movie
+
+step "Delete the room's HueGroup and its scenes: the lights go off, the room stays on the bridge"
+run kubectl delete -f config/samples/hue_v1alpha1_huescene.yaml -f config/samples/hue_v1alpha1_huegroup_evening.yaml --ignore-not-found --timeout=60s
+wait_light living-room on false
+run kubectl delete huegroup downstairs -n $ns --ignore-not-found --timeout=60s
 
 step "Create a DynamoDB table"
 run kubectl apply -f config/samples/aws_v1alpha1_dynamodbtable.yaml

@@ -70,6 +70,10 @@ type Scale struct {
 	// watched for SteadyWindow once settled.
 	ModelLights  int           `json:"modelLights"`
 	SteadyWindow time.Duration `json:"steadyWindow"`
+	// SceneBridges bridges of SceneLights bulbs each get lights with
+	// distinct states at once (fig. 10).
+	SceneBridges int `json:"sceneBridges"`
+	SceneLights  int `json:"sceneLights"`
 }
 
 // MarshalJSON writes the durations as Go duration strings ("45s").
@@ -123,6 +127,8 @@ func FullScale() Scale {
 		AccountWindows: 3,
 		ModelLights:    3,
 		SteadyWindow:   time.Minute,
+		SceneBridges:   10,
+		SceneLights:    50,
 	}
 }
 
@@ -153,6 +159,8 @@ func QuickScale() Scale {
 		AccountWindows: 2,
 		ModelLights:    1,
 		SteadyWindow:   5 * time.Second,
+		SceneBridges:   2,
+		SceneLights:    10,
 	}
 }
 
@@ -171,6 +179,7 @@ func (s Scale) Resize(f float64) Scale {
 	s.TagTables = n(s.TagTables)
 	s.AccountTables = max(2, n(s.AccountTables))
 	s.ModelLights = n(s.ModelLights)
+	s.SceneBridges = n(s.SceneBridges)
 	return s
 }
 
@@ -194,7 +203,7 @@ type Options struct {
 
 // DefaultFigures are the figures `make bench` measures. Figure 8 takes
 // about half an hour at full scale and runs only when asked for.
-var DefaultFigures = []int{1, 2, 3, 4, 5, 6, 7, 9}
+var DefaultFigures = []int{1, 2, 3, 4, 5, 6, 7, 9, 10}
 
 func (o Options) wants(fig int) bool {
 	figs := o.Figures
@@ -294,7 +303,7 @@ func runOnce(ctx context.Context, opts Options, bin, dir string) ([]figureResult
 		}
 		out = append(out, figs...)
 	}
-	for _, id := range []int{7, 8, 9} {
+	for _, id := range []int{7, 8, 9, 10} {
 		if !opts.wants(id) {
 			continue
 		}
@@ -311,9 +320,10 @@ func runOnce(ctx context.Context, opts Options, bin, dir string) ([]figureResult
 
 // aloneFigures are the figures with a world of their own.
 var aloneFigures = map[int]func(r *run, ctx context.Context, bin string) error{
-	7: (*run).tagReads,
-	8: (*run).accountScale,
-	9: (*run).models,
+	7:  (*run).tagReads,
+	8:  (*run).accountScale,
+	9:  (*run).models,
+	10: (*run).scenes,
 }
 
 // runAlone measures one figure that builds its own world.

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,7 +35,7 @@ func TestQuickRunWritesTheReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range DefaultFigures {
-		heading := "## " + string(rune('0'+id)) + ". " + figureTitles[id]
+		heading := fmt.Sprintf("## %d. %s", id, figureTitles[id])
 		if !strings.Contains(string(md), heading) {
 			t.Errorf("report.md lacks %q", heading)
 		}

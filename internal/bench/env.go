@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -277,6 +278,10 @@ func (e *env) declare(ctx context.Context) error {
 			Spec: huev1alpha1.HueBridgeSpec{
 				Address:              addr,
 				CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: secretsNS, Name: secret.Name},
+				// Figures 1 to 6 keep measuring light and group commands,
+				// comparable with earlier reports; figure 10 measures
+				// temporary scenes.
+				TemporaryScenes: ptr.To(false),
 			},
 		}
 		if err := e.c.Create(ctx, b); err != nil {

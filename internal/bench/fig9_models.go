@@ -206,7 +206,9 @@ func (r *run) startModelsWorld(ctx context.Context, bin string) (*huesim.Server,
 	if err := r.c.Create(ctx, &huev1alpha1.HueBridge{
 		ObjectMeta: metav1.ObjectMeta{Name: bridgeModels},
 		Spec: huev1alpha1.HueBridgeSpec{Address: sim.Addr(),
-			CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: secretsNS, Name: secret.Name}},
+			CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: secretsNS, Name: secret.Name},
+			// Commands are counted per light: no temporary scene.
+			TemporaryScenes: ptr.To(false)},
 	}); err != nil {
 		return nil, err
 	}

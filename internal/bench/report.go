@@ -13,15 +13,16 @@ import (
 )
 
 var figureTitles = map[int]string{
-	1: "Apply-to-light latency",
-	2: "Convergence under the bridge's limit",
-	3: "Watch cost",
-	4: "Scale",
-	5: "Drift correction time",
-	6: "Backoff discipline",
-	7: "Tag reads on an endpoint with tagging",
-	8: "Scale per account and region",
-	9: "Settled lights of every bulb model",
+	1:  "Apply-to-light latency",
+	2:  "Convergence under the bridge's limit",
+	3:  "Watch cost",
+	4:  "Scale",
+	5:  "Drift correction time",
+	6:  "Backoff discipline",
+	7:  "Tag reads on an endpoint with tagging",
+	8:  "Scale per account and region",
+	9:  "Settled lights of every bulb model",
+	10: "Distinct states with temporary scenes",
 }
 
 // KnownFigure says whether n is a figure the harness can measure.

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -65,6 +66,14 @@ var (
 		"living-room": "LLC010", "porch": "LOM001", "bedroom": "LCT001",
 	}
 )
+
+// DefaultRooms are the rooms of the talk's house, as the Hue app made them
+// on the bridge (the HueGroup samples adopt the living room by name).
+var DefaultRooms = map[string][]string{
+	"Entrance":    {"hallway", "porch"},
+	"Kitchen":     {"kitchen", "desk"},
+	"Living room": {"living-room", "bedroom"},
+}
 
 // Demo is a running demo.
 type Demo struct {
@@ -242,6 +251,7 @@ func (d *Demo) startBridgeSimulator(opts Options) error {
 	d.onStop(srv.Close)
 	d.Bridge = srv
 	d.BridgeURL = srv.URL()
+	addRooms(srv, DefaultRooms)
 	control, stopControl, err := srv.ServeControl("127.0.0.1:0")
 	if err != nil {
 		return err
@@ -373,4 +383,24 @@ func describeLights(o Options) []string {
 		out = append(out, fmt.Sprintf("%s (%s, %s)", name, model, huesim.Models[model].Type))
 	}
 	return out
+}
+
+// addRooms creates the rooms whose lights all are on the simulator.
+func addRooms(srv *huesim.Server, rooms map[string][]string) {
+	names := make([]string, 0, len(rooms))
+	for name := range rooms {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		var ids []string
+		for _, light := range rooms[name] {
+			if l, ok := srv.LightByName(light); ok {
+				ids = append(ids, l.ID)
+			}
+		}
+		if len(ids) == len(rooms[name]) {
+			srv.AddGroup(name, ids...)
+		}
+	}
 }

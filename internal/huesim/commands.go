@@ -70,6 +70,9 @@ func (b *Bridge) putGroupAction(r *http.Request, addr string, body map[string]js
 	if !ok {
 		return []result{notAvailable("/groups/" + r.PathValue("id"))}
 	}
+	if _, recall := body["scene"]; recall {
+		return b.recallScene(r.PathValue("id"), addr, body)
+	}
 	for _, id := range ids {
 		if l, ok := b.lights[id]; ok {
 			applyState(&l.State, l.model(), l.strict, addr, body, groupAction)

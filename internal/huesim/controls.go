@@ -32,6 +32,12 @@ func (b *Bridge) SetRate(perSecond float64, burst int) {
 	b.limits.setRate(perSecond, burst)
 }
 
+// SetGroupRate changes the group-command budget (1/s, burst 2 by default);
+// math.Inf(1) lifts it, for tests of something else than that budget.
+func (b *Bridge) SetGroupRate(perSecond float64, burst int) {
+	b.limits.setGroupRate(perSecond, burst)
+}
+
 // SetReachable makes the bridge report the bulb reachable or not.
 func (b *Bridge) SetReachable(id string, reachable bool) error {
 	return b.ChangeLight(id, func(st *LightState) { st.Reachable = reachable })

@@ -20,28 +20,45 @@ type Group struct {
 	ID     string
 	Name   string
 	Type   string
+	Class  string // rooms and zones (rooms.go)
 	Lights []string
 }
 
-// createGroup is POST /groups: {"name", "lights", "type"}. Like a real
-// bridge it refuses lights it does not know and a full group table.
+// createGroup is POST /groups: {"name", "lights", "type", "class"}. Like a
+// real bridge it refuses lights it does not know, a light group without
+// lights, a room taking a light of another room (rooms.go) and a full
+// group table.
 func (b *Bridge) createGroup(_ *http.Request, addr string, body map[string]json.RawMessage) []result {
-	var g Group
-	if raw, ok := body["lights"]; !ok || json.Unmarshal(raw, &g.Lights) != nil {
+	g := Group{Type: TypeLightGroup}
+	if raw, ok := body["type"]; ok && (json.Unmarshal(raw, &g.Type) != nil || !creatable[g.Type]) {
+		return []result{invalidValue(addr, "type", string(raw))}
+	}
+	raw, ok := body["lights"]
+	if (!ok && !mayBeEmpty(g.Type)) || (ok && json.Unmarshal(raw, &g.Lights) != nil) {
 		return []result{failure(ErrMissingParameters, addr, "invalid/missing parameters in body")}
+	}
+	if len(g.Lights) == 0 && !mayBeEmpty(g.Type) {
+		return []result{invalidValue(addr, "lights", "[]")}
 	}
 	if raw, ok := body["name"]; ok && (json.Unmarshal(raw, &g.Name) != nil || len(g.Name) > 32) {
 		return []result{invalidValue(addr, "name", string(raw))}
 	}
-	g.Type = "LightGroup"
-	if raw, ok := body["type"]; ok && json.Unmarshal(raw, &g.Type) != nil {
-		return []result{invalidValue(addr, "type", string(raw))}
+	if mayBeEmpty(g.Type) {
+		g.Class = defaultRoomClass
+		if raw, ok := body["class"]; ok && (json.Unmarshal(raw, &g.Class) != nil || g.Class == "" || len(g.Class) > 32) {
+			return []result{invalidValue(addr, "class", string(raw))}
+		}
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, id := range g.Lights {
 		if _, ok := b.lights[id]; !ok {
 			return []result{invalidValue(addr, "lights", id)}
+		}
+	}
+	if g.Type == TypeRoom {
+		if res := b.roomConflict(addr, "", g.Lights); res != nil {
+			return res
 		}
 	}
 	if len(b.groups) >= MaxGroups {
@@ -103,7 +120,7 @@ func (b *Bridge) groupJSON(g *Group) map[string]any {
 			action = l.State
 		}
 	}
-	return map[string]any{
+	out := map[string]any{
 		"name": g.Name, "lights": g.Lights, "sensors": []string{}, "type": g.Type,
 		"state": map[string]bool{"all_on": allOn, "any_on": anyOn}, "recycle": false,
 		"action": map[string]any{
@@ -112,6 +129,10 @@ func (b *Bridge) groupJSON(g *Group) map[string]any {
 			"alert": action.Alert, "colormode": action.ColorMode,
 		},
 	}
+	if g.Class != "" {
+		out["class"] = g.Class
+	}
+	return out
 }
 
 // groupsJSON is the id -> group map of GET /groups. Callers hold b.mu.
@@ -138,14 +159,20 @@ func (b *Bridge) Groups() map[string]Group {
 
 // AddGroup creates a group as the Hue app would (a room of the user's), not
 // through the API and outside its budget; it returns the group's id, or ""
-// when the table is full.
+// when the table is full. Unlike the API it does not check that no other
+// room holds the lights.
 func (b *Bridge) AddGroup(name string, lights ...string) string {
+	return b.addGroup(name, TypeRoom, lights)
+}
+
+func (b *Bridge) addGroup(name, typ string, lights []string) string {
+	defer b.notify()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if len(b.groups) >= MaxGroups {
 		return ""
 	}
 	id := b.freeGroupID()
-	b.groups[id] = &Group{ID: id, Name: name, Type: "Room", Lights: slices.Clone(lights)}
+	b.groups[id] = &Group{ID: id, Name: name, Type: typ, Class: defaultRoomClass, Lights: slices.Clone(lights)}
 	return id
 }

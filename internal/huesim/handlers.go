@@ -30,6 +30,7 @@ func (b *Bridge) Handler() http.Handler {
 	mux.HandleFunc("GET /api/{user}/groups/{id}", b.authed(b.getGroup))
 	mux.HandleFunc("DELETE /api/{user}/groups/{id}", b.authed(b.command(b.deleteGroup)))
 	mux.HandleFunc("PUT /api/{user}/groups/{id}/action", b.authed(b.command(b.putGroupAction)))
+	b.sceneRoutes(mux)
 	mux.HandleFunc("/api/{user}/{rest...}", b.authed(b.unknownResource))
 	return b.gate(mux)
 }
@@ -132,7 +133,7 @@ func (b *Bridge) getFullState(w http.ResponseWriter, _ *http.Request) {
 	empty := map[string]any{}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"lights": b.lightsJSON(), "groups": b.groupsJSON(), "config": b.fullConfig(),
-		"schedules": empty, "scenes": empty, "rules": empty, "sensors": empty, "resourcelinks": empty,
+		"schedules": empty, "scenes": b.scenesJSON(), "rules": empty, "sensors": empty, "resourcelinks": empty,
 	})
 }
 

@@ -87,6 +87,8 @@ type Bridge struct {
 	linkUntil time.Time
 	limits    *limits
 	groups    map[string]*Group // created through POST /groups
+	scenes    map[string]*Scene // scenes.go
+	recalled  map[string]string // group id -> the scene last recalled on it
 	commands  []Command
 	gets      map[string]int
 	conn      connectivity
@@ -130,6 +132,7 @@ func New(opts Options) *Bridge {
 		gets:   map[string]int{},
 		conn:   newConnectivity(),
 	}
+	b.scenes, b.recalled = map[string]*Scene{}, map[string]string{}
 	for i, name := range opts.Lights {
 		id := strconv.Itoa(i + 1)
 		b.lights[id] = newLight(id, name, opts.Models[name])

@@ -101,6 +101,23 @@ func TestWebPageInChromium(t *testing.T) {
 		return text
 	}).Should(And(ContainSubstring("talk-orders"), ContainSubstring("ACTIVE")))
 
+	// A room whose scene is recalled over the API shows it, until one of
+	// its lights is changed.
+	room := s.AddGroup("Living room", "1", "3")
+	scene := func(g Gomega) string {
+		var sc string
+		g.Expect(page.Eval(ctx, `(document.querySelector('.room[data-room-name="Living room"]') || {dataset: {}}).dataset.scene`, &sc)).To(Succeed())
+		return sc
+	}
+	eventually(scene).Should(Equal(""))
+	sceneID := apiCreateScene(t, s, `{"name":"Evening","lights":["1","3"],"lightstates":{"1":{"on":true,"bri":80,"ct":400},"3":{"on":true,"bri":200}}}`)
+	apiPut(t, s, "/groups/"+room+"/action", `{"scene":"`+sceneID+`"}`)
+	eventually(scene).Should(Equal("Evening"))
+	g.Expect(s.ChangeLight("3", func(st *LightState) { st.Bri = 20 })).To(Succeed())
+	eventually(scene).Should(Equal(""))
+	apiPut(t, s, "/groups/"+room+"/action", `{"scene":"`+sceneID+`"}`)
+	eventually(scene).Should(Equal("Evening"))
+
 	// Stop the CSS transitions so the screenshot shows the final state.
 	g.Expect(page.Eval(ctx, `document.head.insertAdjacentHTML("beforeend", "<style>*{transition:none!important}</style>")`, nil)).To(Succeed())
 	png, err := page.Screenshot(ctx)
@@ -129,4 +146,41 @@ func putState(t *testing.T, s *Server, id, body string) {
 			t.Fatalf("PUT %s: %v", body, answer)
 		}
 	}
+}
+
+// apiPut sends a PUT over the bridge's v1 API and fails the test unless
+// every attribute succeeded.
+func apiPut(t *testing.T, s *Server, path, body string) {
+	t.Helper()
+	for _, a := range apiCall(t, s, http.MethodPut, path, body) {
+		if _, ok := a["success"]; !ok {
+			t.Fatalf("PUT %s %s: %v", path, body, a)
+		}
+	}
+}
+
+// apiCreateScene stores a scene over the v1 API and returns its id.
+func apiCreateScene(t *testing.T, s *Server, body string) string {
+	t.Helper()
+	answer := apiCall(t, s, http.MethodPost, "/scenes", body)
+	id, _ := answer[0]["success"].(map[string]any)["id"].(string)
+	if id == "" {
+		t.Fatalf("POST /scenes: %v", answer)
+	}
+	return id
+}
+
+func apiCall(t *testing.T, s *Server, method, path, body string) []map[string]any {
+	t.Helper()
+	req, _ := http.NewRequest(method, s.URL()+"/api/"+testUser+path, strings.NewReader(body))
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var answer []map[string]any
+	if err := json.NewDecoder(res.Body).Decode(&answer); err != nil {
+		t.Fatal(err)
+	}
+	return answer
 }

@@ -3,6 +3,7 @@ package huesim
 import (
 	"context"
 	"math"
+	"strconv"
 	"time"
 )
 
@@ -22,6 +23,17 @@ type pageState struct {
 	Network     string      `json:"network"` // online, offline or hanging
 	TablesPanel bool        `json:"tablesPanel"`
 	Lights      []lightView `json:"lights"`
+	Rooms       []roomView  `json:"rooms"`
+}
+
+// roomView is a room or zone: its lights by name and the scene it shows
+// ("" when none: never recalled, or a light changed since).
+type roomView struct {
+	ID     string   `json:"id"`
+	Name   string   `json:"name"`
+	Type   string   `json:"type"`
+	Lights []string `json:"lights"`
+	Scene  string   `json:"scene"`
 }
 
 // lightView is one bulb with its colours already computed, so the page
@@ -69,7 +81,27 @@ func (s *Server) pageState(tablesPanel bool) pageState {
 	for _, id := range s.sortedLightIDs() {
 		st.Lights = append(st.Lights, newLightView(s.lights[id]))
 	}
+	st.Rooms = s.roomViews()
 	return st
+}
+
+// roomViews lists the rooms and zones in id order. Callers hold b.mu.
+func (b *Bridge) roomViews() []roomView {
+	out := []roomView{}
+	for n := 1; n <= MaxGroups; n++ {
+		g, ok := b.groups[strconv.Itoa(n)]
+		if !ok || !mayBeEmpty(g.Type) {
+			continue
+		}
+		r := roomView{ID: g.ID, Name: g.Name, Type: g.Type, Lights: []string{}, Scene: b.activeSceneLocked(g.ID)}
+		for _, id := range g.Lights {
+			if l, ok := b.lights[id]; ok {
+				r.Lights = append(r.Lights, l.Name)
+			}
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // network says whether clients can reach the bridge's API, as set by

@@ -73,6 +73,8 @@ var unexercised = map[permission]string{
 	{"", "namespaces", "list"}:                   listFallback,
 	{"hue.tether.dev", "huebridges", "list"}:     listFallback,
 	{"hue.tether.dev", "huelights", "list"}:      listFallback,
+	{"hue.tether.dev", "huegroups", "list"}:      listFallback,
+	{"hue.tether.dev", "huescenes", "list"}:      listFallback,
 	{"events.k8s.io", "events", "patch"}:         eventSeries,
 	{"", "events", "patch"}:                      eventSeries,
 }
@@ -219,6 +221,36 @@ func TestManagerRBACIsExactlyWhatItUses(t *testing.T) {
 	g.Expect(k8s.Delete(ctx, light)).To(Succeed())
 	eventuallyBulb(t, home, "hallway", false, 100)
 	eventuallyGone(t, k8s, light)
+
+	// Life of a HueGroup and a HueScene: a zone created with a state, a
+	// scene stored and shown on it, both deleted (the scene from the
+	// bridge, the zone with its lights switched off).
+	zone := &huev1alpha1.HueGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "entrance", Name: "front"},
+		Spec: huev1alpha1.HueGroupSpec{BridgeRef: &huev1alpha1.BridgeReference{Name: "home"}, Name: "Front",
+			Type: huev1alpha1.GroupZone, Lights: []string{"hallway"}, Brightness: ptr.To[int32](150)},
+	}
+	g.Expect(k8s.Create(ctx, zone)).To(Succeed())
+	eventuallyBulb(t, home, "hallway", true, 150)
+	eventuallyReady(t, k8s, zone)
+	scene := &huev1alpha1.HueScene{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "entrance", Name: "evening"},
+		Spec: huev1alpha1.HueSceneSpec{GroupRef: huev1alpha1.GroupReference{Name: "front"},
+			Lights: []huev1alpha1.SceneLight{{Name: "hallway", Brightness: ptr.To[int32](40)}}},
+	}
+	g.Expect(k8s.Create(ctx, scene)).To(Succeed())
+	eventuallyReady(t, k8s, scene)
+	g.Expect(k8s.Get(ctx, client.ObjectKeyFromObject(zone), zone)).To(Succeed())
+	zone.Spec.Brightness, zone.Spec.Scene = nil, "evening"
+	g.Expect(k8s.Update(ctx, zone)).To(Succeed())
+	eventuallyBulb(t, home, "hallway", true, 40)
+	g.Expect(k8s.Delete(ctx, scene)).To(Succeed())
+	eventuallyGone(t, k8s, scene)
+	g.Expect(k8s.Delete(ctx, zone)).To(Succeed())
+	eventuallyBulb(t, home, "hallway", false, 40)
+	eventuallyGone(t, k8s, zone)
+	g.Expect(home.Bridge.Groups()).To(BeEmpty(), "the zone Tether created is removed")
+	g.Expect(home.Bridge.Scenes()).To(BeEmpty(), "the scene is removed")
 
 	// Life of a DynamoDBTable in a team's account (its namespace's default
 	// AWSAccount) with an outputs ConfigMap: create, an update (billing

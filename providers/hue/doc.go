@@ -1,5 +1,5 @@
-// Package hue is the Philips Hue adapter: HueBridge pairing and health, and
-// HueLight state. Every number below is a named constant; the name says
+// Package hue is the Philips Hue adapter: HueBridge pairing and health,
+// HueLight state, and HueGroups and HueScenes (rooms, zones and scenes). Every number below is a named constant; the name says
 // where it lives.
 //
 // One bridge's flow, top-down:
@@ -9,6 +9,9 @@
 //     config, answers attribute by attribute). client_v1.go is the v1
 //     implementation, the only file that knows huego; a CLIP v2 client plugs
 //     in beside it, and its event stream can feed the same cache.
+//     rooms_port.go is the port's part for rooms, zones and scenes
+//     (RoomsClient, asked for with roomsOf: a backend without it still serves
+//     HueLights); client_v1_rooms.go is its v1 implementation.
 //   - registry.go: binds each HueBridge object to the session of the
 //     physical bridge it names, by the bridge id /config reports, so two
 //     HueBridges naming one bridge share one session (the settings and
@@ -25,7 +28,11 @@
 //     feed to a controller-runtime channel source.
 //   - light.go and bridge.go: the adapters. Connect (the generic connect
 //     stage) resolves the object's bridge session and bulb; Observe, Update
-//     and Delete act on it.
+//     and Delete act on it. group_adapter.go (HueGroup) and
+//     scene_adapter.go (HueScene) likewise; session_rooms.go is the
+//     session's part for HueGroups (the groups read, what each wants of its
+//     members, which HueGroup holds which bulb), grouporders.go their
+//     commands in the sender.
 //
 // Real bulbs:
 //
@@ -82,6 +89,14 @@
 //     and deleted. Leftover temporary groups (a crash) are deleted when the
 //     sender starts. If the bridge refuses a group, the lights go back to
 //     the head of the light line and groups pause for tempGroupPause.
+//   - Lights that want states of their own go as a temporary scene
+//     (tempscenes.go): stored, recalled on group 0, deleted; and the line
+//     waits for HueLights the informer saw change (gathering), so that a
+//     burst goes as one scene however slowly its reconciles follow.
+//   - HueGroups' commands (a state for the group, or a scene recalled on it)
+//     take the group budget before the HueLights' batches. A bulb held by a
+//     HueLight is that HueLight's: a HueGroup over it reports Conflict and
+//     sends nothing (a v1 group command cannot leave a member out).
 //   - The HueBridge's health is the session's own GET /lights (reachable,
 //     last contact, light count, error 1 for a refused username); /config
 //     is read when a HueBridge is bound and after the bridge comes back

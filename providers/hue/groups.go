@@ -27,9 +27,11 @@ const (
 	tempGroupPause = time.Minute
 )
 
-// batch is queued orders that want one state, sent as one group command.
+// batch is queued orders sent as one group command: orders that want one
+// state, or a temporary scene of orders that want states of their own.
 type batch struct {
 	groupZero bool // every light of the bridge wants this state
+	scene     bool // a temporary scene (tempscenes.go)
 	full      StateBody
 	orders    []*order
 }
@@ -38,15 +40,25 @@ type batch struct {
 // sender goes on with the others.
 func (s *sender) runGroups(ctx context.Context) {
 	s.removeStaleGroups(ctx)
+	s.removeStaleScenes(ctx)
 	for {
+		var timeout <-chan time.Time
+		if left, held := s.held(); held {
+			timeout = time.After(left) // look again when gathering ends
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-s.groupKick:
+		case <-timeout:
 		}
-		for s.hasBatch() {
+		for s.hasGroupOrder() || s.hasBatch() {
 			if s.groups.Wait(ctx) != nil {
 				return
+			}
+			if o := s.takeGroupOrder(); o != nil {
+				s.sendGroupOrder(ctx, o)
+				continue
 			}
 			b := s.claimBatch()
 			if b == nil {
@@ -55,7 +67,22 @@ func (s *sender) runGroups(ctx context.Context) {
 			s.sendBatch(ctx, b)
 		}
 		s.deleteLeftovers(ctx)
+		s.deleteLeftoverScenes(ctx)
 	}
+}
+
+// held reports whether the line is held for expected HueLights, and for
+// how long at most. A gathering that ended since the loop last looked
+// leaves a batch to send: look again at once, as the light loop leaves
+// that batch to this one and nothing else may wake it.
+func (s *sender) held() (time.Duration, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	if !s.gatheringLocked(now) {
+		return 0, s.chooseLocked() != nil
+	}
+	return s.gatherLeft(now), true
 }
 
 func (s *sender) hasBatch() bool {
@@ -76,14 +103,22 @@ func (s *sender) claimBatch() *batch {
 		s.unqueueLocked(o)
 		s.inFlight[o.key] = o
 	}
+	kick(s.lightKick) // the rest of the line is the light loop's
 	return b
 }
 
-// chooseLocked picks the largest set of queued orders that want one state:
-// group 0 when it changes no other bulb, a temporary group when
-// the line is long enough for one to pay.
+// chooseLocked picks what one group command sends: the largest set of
+// queued orders that want one state, through group 0 when that changes no
+// other bulb; else a temporary scene of the line when scenes may be used
+// (not while HueLights expected to join the line are still arriving,
+// unless the scene is full anyway); else a temporary group when the line
+// is long enough for one to pay.
 func (s *sender) chooseLocked() *batch {
-	if time.Now().Before(s.noGroupsUntil) {
+	now := time.Now()
+	if now.Before(s.noGroupsUntil) {
+		return nil
+	}
+	if s.gatheringLocked(now) && len(s.queued) < tempSceneMax {
 		return nil
 	}
 	byState := map[string][]*order{}
@@ -98,6 +133,9 @@ func (s *sender) chooseLocked() *batch {
 		}
 	}
 	if len(best) < minGroupSize {
+		if s.scenesUsableLocked(now) {
+			return s.sceneBatchLocked()
+		}
 		return nil
 	}
 	full := best[0].full
@@ -108,10 +146,26 @@ func (s *sender) chooseLocked() *batch {
 	if s.groupZeroIsSafe(full, inBatch) {
 		return &batch{groupZero: true, full: full, orders: best}
 	}
+	if s.scenesUsableLocked(now) {
+		return s.sceneBatchLocked()
+	}
 	if time.Now().Before(s.noTempGroupsUntil) || time.Duration(len(s.queued))*s.interval < tempGroupCost {
 		return nil
 	}
 	return &batch{full: full, orders: best}
+}
+
+// sceneBatchLocked is a temporary scene of the line, when it is long
+// enough for one to pay.
+func (s *sender) sceneBatchLocked() *batch {
+	if len(s.queued) < minSceneSize {
+		return nil
+	}
+	orders := s.takeFairLocked(tempSceneMax)
+	if len(orders) < minSceneSize {
+		return nil
+	}
+	return &batch{scene: true, orders: orders}
 }
 
 // unqueueLocked takes o out of its namespace's line.
@@ -126,6 +180,10 @@ func (s *sender) unqueueLocked(o *order) {
 // orders go back to the head of the light line.
 func (s *sender) sendBatch(ctx context.Context, b *batch) {
 	c := s.deps.client()
+	if b.scene {
+		s.sendScene(ctx, b)
+		return
+	}
 	if b.groupZero {
 		res, err := c.SetGroupState(ctx, "0", b.full)
 		s.afterGroupAction(b, s.deps.lightIDs(), res, err)
@@ -219,7 +277,7 @@ func (s *sender) deleteLeftovers(ctx context.Context) {
 // removeStaleGroups deletes temporary groups a crashed Tether left behind.
 // The listing is a read, not on the group budget; the deletions are.
 func (s *sender) removeStaleGroups(ctx context.Context) {
-	groups, err := s.deps.client().Groups(ctx)
+	groups, err := s.temporaryGroupCandidates(ctx)
 	if err != nil {
 		s.deps.log.V(1).Info("cannot list groups to remove stale temporary ones", "error", err.Error())
 		return
@@ -229,6 +287,25 @@ func (s *sender) removeStaleGroups(ctx context.Context) {
 			s.deleteGroup(ctx, id)
 		}
 	}
+}
+
+// temporaryGroupCandidates lists the groups that may be temporary ones, id
+// -> name: only light groups when the bridge tells group types (a HueGroup's
+// room or zone may have any name).
+func (s *sender) temporaryGroupCandidates(ctx context.Context) (map[string]string, error) {
+	c := s.deps.client()
+	rc, ok := roomsOf(c)
+	if !ok {
+		return c.Groups(ctx)
+	}
+	groups, err := rc.ListGroups(ctx)
+	out := map[string]string{}
+	for _, g := range groups {
+		if g.Type == GroupLight {
+			out[g.ID] = g.Name
+		}
+	}
+	return out, err
 }
 
 // groupZeroIsSafe reports whether group 0 (every light of the bridge) may

@@ -38,6 +38,8 @@ type lightConn struct {
 	session *Session
 	light   Light
 	key     types.NamespacedName
+	// generation is the HueLight's, for the sender's gathering.
+	generation int64
 }
 
 // Connect resolves the HueLight's bridge (spec.bridgeRef, or the only one),
@@ -94,7 +96,7 @@ func (e *LightExternal) connect(ctx context.Context, l *huev1alpha1.HueLight, ke
 		s.Watch(key, watch{name: l.Spec.Name})
 		return nil, err
 	}
-	return &lightConn{reader: e.Reader, bridge: b, session: s, light: light, key: key}, nil
+	return &lightConn{reader: e.Reader, bridge: b, session: s, light: light, key: key, generation: l.Generation}, nil
 }
 
 // Paused stops the bridge's session from acting for l: a paused HueLight
@@ -124,7 +126,17 @@ func (e *LightExternal) forgetOn(bridge string, key types.NamespacedName) {
 // can show and without what the bridge refused. A bulb held by an earlier
 // HueLight, an unreachable one, one whose command is already in line, or
 // one whose only difference the bridge refused is a wait: nothing is sent.
+// Unless Update follows, the HueLight no longer keeps the sender's line
+// waiting for it (gathering, tempscenes.go).
 func (c *lightConn) Observe(ctx context.Context, l *huev1alpha1.HueLight) (providers.Observation, error) {
+	obs, err := c.observe(ctx, l)
+	if err != nil || obs.Wait || obs.UpToDate {
+		c.session.sender.arrived(c.key, l.Generation)
+	}
+	return obs, err
+}
+
+func (c *lightConn) observe(ctx context.Context, l *huev1alpha1.HueLight) (providers.Observation, error) {
 	recordObserved(l, c)
 	s := c.session
 	if holder, err := c.holder(ctx, l); err != nil {
@@ -202,6 +214,7 @@ func (c *lightConn) Update(ctx context.Context, l *huev1alpha1.HueLight, diff pr
 	want, _ := withoutRefused(project(DesiredFrom(l.Spec), v.Light).want, v.refused)
 	d := Compare(want, v.State)
 	if d == nil {
+		c.session.sender.arrived(c.key, l.Generation)
 		return nil
 	}
 	full := FullBody(want)
@@ -226,9 +239,10 @@ const sendWait = 200 * time.Millisecond
 func (c *lightConn) send(ctx context.Context, body, full StateBody) (bool, error) {
 	s := c.session.sender
 	if err := s.takeFailure(c.key, full.key()); err != nil {
+		s.arrived(c.key, c.generation)
 		return true, classify(c.bridge.Name, err)
 	}
-	o := s.enqueue(request{key: c.key, lightID: c.light.ID, body: body, full: full})
+	o := s.enqueue(request{key: c.key, lightID: c.light.ID, body: body, full: full, generation: c.generation})
 	wait := time.Duration(0) // under load: leave at once, to be woken
 	if s.alone(o, sendWait) {
 		wait = sendWait
@@ -302,16 +316,21 @@ func neverHeldABulb(l *huev1alpha1.HueLight, err error) bool {
 
 // bridge is spec.bridgeRef, or the only HueBridge when it is left out.
 func (e *LightExternal) bridge(ctx context.Context, l *huev1alpha1.HueLight) (*huev1alpha1.HueBridge, error) {
-	if ref := l.Spec.BridgeRef; ref != nil {
+	return findBridge(ctx, e.Reader, l.Spec.BridgeRef)
+}
+
+// findBridge is the HueBridge ref names, or the only one when ref is nil.
+func findBridge(ctx context.Context, reader client.Reader, ref *huev1alpha1.BridgeReference) (*huev1alpha1.HueBridge, error) {
+	if ref != nil {
 		var b huev1alpha1.HueBridge
-		err := e.Reader.Get(ctx, types.NamespacedName{Name: ref.Name}, &b)
+		err := reader.Get(ctx, types.NamespacedName{Name: ref.Name}, &b)
 		if apierrors.IsNotFound(err) {
 			return nil, providers.RetryAfter(30*time.Second, ReasonBridgeNotFound, fmt.Errorf("HueBridge %q does not exist", ref.Name))
 		}
 		return &b, err
 	}
 	var list huev1alpha1.HueBridgeList
-	if err := e.Reader.List(ctx, &list); err != nil {
+	if err := reader.List(ctx, &list); err != nil {
 		return nil, err
 	}
 	switch len(list.Items) {

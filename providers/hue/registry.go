@@ -64,6 +64,7 @@ type Registry struct {
 	settings Settings
 	lights   chan Wake
 	bridges  chan Wake
+	groups   chan Wake // HueGroups (session_rooms.go)
 	log      logr.Logger
 
 	base   context.Context
@@ -103,6 +104,7 @@ func NewRegistry(reader, secrets client.Reader, settings Settings, log logr.Logg
 		settings: settings.withDefaults(),
 		lights:   make(chan Wake, 4096),
 		bridges:  make(chan Wake, 64),
+		groups:   make(chan Wake, 1024),
 		log:      log,
 		base:     base,
 		cancel:   cancel,
@@ -212,7 +214,8 @@ func (r *Registry) attach(b *huev1alpha1.HueBridge, fp string, c Client, cfg Bri
 	defer r.mu.Unlock()
 	interval, perSecond := r.settingsOf(b)
 	s, ok := r.sessions[cfg.BridgeID]
-	if ok && (s.interval != interval || s.perSecond != perSecond) && r.onlyUserLocked(b.Name, s) {
+	scenes := temporaryScenes(b)
+	if ok && (s.interval != interval || s.perSecond != perSecond || s.sender.temporaryScenes() != scenes) && r.onlyUserLocked(b.Name, s) {
 		r.unbindLocked(b.Name) // stops s: it had no other HueBridge
 		ok = false
 	}
@@ -221,6 +224,7 @@ func (r *Registry) attach(b *huev1alpha1.HueBridge, fp string, c Client, cfg Bri
 	}
 	if !ok {
 		s = r.startLocked(cfg, c, interval, perSecond)
+		s.sender.setTemporaryScenes(scenes)
 	}
 	// Its credentials were just checked: the newest are the likeliest to
 	// be accepted (after a re-pairing).
@@ -259,6 +263,7 @@ func (r *Registry) startLocked(cfg BridgeConfig, c Client, interval time.Duratio
 		bridgeID: cfg.BridgeID, client: c, interval: interval, perSecond: perSecond, config: cfg,
 		wakeLights:  r.wakeLights,
 		wakeBridges: func() { r.wakeBridgesOf(s) },
+		wakeGroups:  r.wakeGroups,
 		log:         r.log,
 	})
 	ctx, cancel := context.WithCancel(r.base)
@@ -371,4 +376,45 @@ func (r *Registry) wakeBridgesOf(s *Session) {
 // fingerprint changes when the binding must be rebuilt.
 func fingerprint(b *huev1alpha1.HueBridge) string {
 	return fmt.Sprintf("%s/%d", b.UID, b.Generation)
+}
+
+// temporaryScenes is the HueBridge's spec.temporaryScenes (default true).
+func temporaryScenes(b *huev1alpha1.HueBridge) bool {
+	return b.Spec.TemporaryScenes == nil || *b.Spec.TemporaryScenes
+}
+
+// Expect tells the session of the bridge a HueLight names (bridge "": it
+// names none, so the only one) that the HueLight is about to send a
+// command, so that HueLights changed together are sent together. The
+// controller calls it when the informer sees the HueLight's spec change,
+// before the reconcile.
+func (r *Registry) Expect(bridge string, key types.NamespacedName, generation int64) {
+	r.mu.Lock()
+	var s *Session
+	if bd, ok := r.bindings[bridge]; ok {
+		s = bd.session
+	} else if bridge == "" && len(r.sessions) == 1 {
+		for _, only := range r.sessions {
+			s = only
+		}
+	}
+	r.mu.Unlock()
+	if s != nil {
+		s.sender.expectGeneration(key, generation)
+	}
+}
+
+// GroupWakes carries the HueGroups to reconcile (a member drifted or
+// changed reachability, the group's lights changed, a command sent).
+func (r *Registry) GroupWakes() <-chan Wake { return r.groups }
+
+// wakeGroups enqueues HueGroups without blocking the session.
+func (r *Registry) wakeGroups(keys []types.NamespacedName) {
+	for _, k := range keys {
+		select {
+		case r.groups <- Wake{Object: k}:
+		default:
+			r.log.V(1).Info("wake-up dropped: queue full", "hueGroup", k.String())
+		}
+	}
 }

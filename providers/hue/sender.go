@@ -3,6 +3,7 @@ package hue
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -43,7 +44,12 @@ type sender struct {
 	// noGroupsUntil pauses all group commands after the bridge refused a
 	// group action, so a refusal is not repeated every second.
 	noGroupsUntil  time.Time
-	leftoverGroups []string // temporary groups whose deletion failed
+	leftoverGroups []string   // temporary groups whose deletion failed
+	sc             sceneState // temporary scenes and gathering (tempscenes.go)
+	// HueGroups' commands (grouporders.go).
+	groupLine     []*groupOrder
+	groupInFlight map[types.NamespacedName]*groupOrder
+	groupFailed   map[types.NamespacedName]failure
 
 	lightKick chan struct{}
 	groupKick chan struct{}
@@ -59,9 +65,12 @@ type order struct {
 	// waiting is true while an Update waits for the result itself; the
 	// sender wakes the HueLight only when nobody waits.
 	waiting bool
-	sent    bool
-	err     error
-	done    chan struct{} // closed once sent (or refused)
+	// queuedAt is when the order joined the line: gathering holds no
+	// order for longer than gatherMax (tempscenes.go).
+	queuedAt time.Time
+	sent     bool
+	err      error
+	done     chan struct{} // closed once sent (or refused)
 }
 
 // senderDeps is what the sender needs of its session: the bridge, where to
@@ -77,6 +86,8 @@ type senderDeps struct {
 	wanted   func() map[string]string
 	lightIDs func() []string
 	log      logr.Logger
+	// wakeGroups wakes HueGroups whose command went out.
+	wakeGroups func([]types.NamespacedName)
 }
 
 // request is what a HueLight asks the sender to send.
@@ -85,6 +96,8 @@ type request struct {
 	lightID string
 	body    StateBody
 	full    StateBody
+	// generation is the HueLight's, for gathering (tempscenes.go).
+	generation int64
 }
 
 // groupSlot is the bridge's group budget: about one group command a second.
@@ -92,16 +105,18 @@ const groupSlot = time.Second
 
 func newSender(deps senderDeps, perSecond float64) *sender {
 	return &sender{
-		deps:      deps,
-		lights:    rate.NewLimiter(rate.Limit(perSecond), 1),
-		groups:    rate.NewLimiter(rate.Every(groupSlot), 1),
-		interval:  time.Duration(float64(time.Second) / perSecond),
-		queues:    map[string][]*order{},
-		queued:    map[types.NamespacedName]*order{},
-		inFlight:  map[types.NamespacedName]*order{},
-		failed:    map[types.NamespacedName]failure{},
-		lightKick: make(chan struct{}, 1),
-		groupKick: make(chan struct{}, 1),
+		deps:          deps,
+		lights:        rate.NewLimiter(rate.Limit(perSecond), 1),
+		groups:        rate.NewLimiter(rate.Every(groupSlot), 1),
+		interval:      time.Duration(float64(time.Second) / perSecond),
+		queues:        map[string][]*order{},
+		queued:        map[types.NamespacedName]*order{},
+		inFlight:      map[types.NamespacedName]*order{},
+		failed:        map[types.NamespacedName]failure{},
+		groupInFlight: map[types.NamespacedName]*groupOrder{},
+		groupFailed:   map[types.NamespacedName]failure{},
+		lightKick:     make(chan struct{}, 1),
+		groupKick:     make(chan struct{}, 1),
 	}
 }
 
@@ -117,6 +132,7 @@ func (s *sender) run(ctx context.Context) {
 func (s *sender) enqueue(r request) *order {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.arrivedLocked(r.key, r.generation)
 	if o, ok := s.inFlight[r.key]; ok && o.body.key() == r.body.key() {
 		o.waiting = true
 		return o
@@ -126,7 +142,7 @@ func (s *sender) enqueue(r request) *order {
 		return o
 	}
 	o := &order{key: r.key, lightID: r.lightID, body: r.body, full: r.full, fullKey: r.full.key(),
-		waiting: true, done: make(chan struct{})}
+		waiting: true, queuedAt: time.Now(), done: make(chan struct{})}
 	s.pushLocked(o, false)
 	kick(s.lightKick)
 	kick(s.groupKick)
@@ -245,10 +261,12 @@ func (s *sender) takeFailure(key types.NamespacedName, fullKey string) error {
 }
 
 // drop removes a HueLight's queued command and remembered error: it was
-// deleted, or its bulb already matches.
+// deleted, or its bulb already matches. It sends nothing for any generation
+// expected so far.
 func (s *sender) drop(key types.NamespacedName) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.arrivedLocked(key, math.MaxInt64)
 	delete(s.failed, key)
 	if o, ok := s.queued[key]; ok {
 		s.unqueueLocked(o)
@@ -304,19 +322,35 @@ func (s *sender) runLights(ctx context.Context) {
 	}
 }
 
-// waitForWork blocks until a command is queued; false when ctx ended.
+// waitForWork blocks until a command is queued and the line is not held
+// for HueLights about to join it (gathering, tempscenes.go) nor due to go
+// as one group command (the group loop takes it at its next slot); false
+// when ctx ended.
 func (s *sender) waitForWork(ctx context.Context) bool {
 	for {
 		s.mu.Lock()
-		n := len(s.queued)
+		n, now := len(s.queued), time.Now()
+		held := s.gatheringLocked(now)
+		var left time.Duration
+		switch {
+		case held:
+			left = s.gatherLeft(now)
+		case n > 0 && s.chooseLocked() != nil:
+			held, left = true, groupSlot
+		}
 		s.mu.Unlock()
-		if n > 0 {
+		if n > 0 && !held {
 			return true
+		}
+		var timeout <-chan time.Time
+		if held {
+			timeout = time.After(left)
 		}
 		select {
 		case <-ctx.Done():
 			return false
 		case <-s.lightKick:
+		case <-timeout:
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -324,15 +325,18 @@ func TestGroupTableFullFallsBackToLightCommands(t *testing.T) {
 	g.Expect(s.sim.Overloads()).To(BeZero())
 }
 
-// TestStaleTemporaryGroupsAreRemovedAtStart: a crash left a tether-* group;
-// the sender deletes it when it starts, and leaves the user's rooms alone.
+// TestStaleTemporaryGroupsAreRemovedAtStart: a crash left a tether-* light
+// group; the sender deletes it when it starts, and leaves the user's rooms
+// alone, even one whose name starts the same (a HueGroup's may).
 func TestStaleTemporaryGroupsAreRemovedAtStart(t *testing.T) {
 	s := newSimPoller(t, 2, 10)
-	stale := s.sim.AddGroup(tempGroupPrefix+"crashed", "1", "2")
+	stale := s.sim.AddLightGroup(tempGroupPrefix+"crashed", "1", "2")
 	room := s.sim.AddGroup("Living room", "1")
+	tetherRoom := s.sim.AddGroup(tempGroupPrefix+"room", "2")
 	s.start()
 	g := NewWithT(t)
-	g.Eventually(func() []string { return keysOf(s.sim.Groups()) }, 5*time.Second, 20*time.Millisecond).Should(Equal([]string{room}))
+	g.Eventually(func() []string { ids := keysOf(s.sim.Groups()); slices.Sort(ids); return ids }, 5*time.Second, 20*time.Millisecond).
+		Should(Equal([]string{room, tetherRoom}))
 	g.Expect(s.groupCommands()).To(Equal([]string{"DELETE /groups/" + stale}))
 }
 

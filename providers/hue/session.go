@@ -32,6 +32,7 @@ type Session struct {
 	cache  *cache
 	claims *claims
 	sender *sender
+	rooms  *roomsState // HueGroups (session_rooms.go)
 
 	wakeLights  func([]types.NamespacedName)
 	wakeBridges func()
@@ -55,6 +56,7 @@ type sessionOptions struct {
 	config      BridgeConfig
 	wakeLights  func([]types.NamespacedName)
 	wakeBridges func()
+	wakeGroups  func([]types.NamespacedName) // nil: none
 	log         logr.Logger
 }
 
@@ -72,13 +74,15 @@ func newSession(o sessionOptions) *Session {
 		config:      o.config,
 	}
 	s.cache.markConfigRead() // the registry read it to learn the bridge id
+	s.rooms = newRoomsState(o.wakeGroups)
 	s.sender = newSender(senderDeps{
-		client:   s.currentClient,
-		answered: s.cache.answered,
-		wake:     s.wake,
-		wanted:   s.cache.wantedBodies,
-		lightIDs: s.cache.lightIDs,
-		log:      s.log,
+		client:     s.currentClient,
+		answered:   s.cache.answered,
+		wake:       s.wake,
+		wanted:     s.cache.wantedBodies,
+		lightIDs:   s.cache.lightIDs,
+		log:        s.log,
+		wakeGroups: func(keys []types.NamespacedName) { s.rooms.wake(keys) },
 	}, o.perSecond)
 	return s
 }
@@ -112,6 +116,7 @@ func (s *Session) run(ctx context.Context) {
 		}
 		// A HueLight's first Observe may just have read: skip, not repeat.
 		_ = s.refresh(ctx, s.interval/2)
+		s.refreshGroups(ctx)
 		select {
 		case <-ctx.Done():
 			return
@@ -148,7 +153,9 @@ func (s *Session) readLocked(ctx context.Context) error {
 	if err != nil {
 		s.log.V(1).Info("reading the lights failed", "error", err.Error())
 	}
+	s.sender.expect(out.wake) // each is likely to send: let them gather
 	s.wake(out.wake)
+	s.rooms.wake(s.driftedGroups())
 	if !out.first && (out.health || out.count) {
 		s.wakeBridges()
 	}
@@ -232,8 +239,11 @@ func (s *Session) Pause(key types.NamespacedName) {
 // and wakes the HueLights that were waiting for that bulb.
 func (s *Session) Forget(key types.NamespacedName) {
 	s.sender.drop(key)
+	s.sender.forgetArrivals(key)
 	s.cache.unwatch(key)
+	held := s.claims.heldBy(key)
 	s.wake(s.claims.release(key))
+	s.wakeGroupsOf(held) // a HueGroup may have waited for them
 }
 
 // wake enqueues HueLights without blocking the session.

@@ -65,6 +65,14 @@ type HueBridgeSpec struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=25
 	CommandsPerSecond *int32 `json:"commandsPerSecond,omitempty"`
+
+	// TemporaryScenes lets Tether store a short-lived scene on the bridge
+	// (named tether-temporary-..., deleted right after) to set many lights
+	// to different states with one group command, instead of one light
+	// command each. False keeps to light and group commands. Default true.
+	// +optional
+	// +kubebuilder:default=true
+	TemporaryScenes *bool `json:"temporaryScenes,omitempty"`
 }
 
 // HueBridgeStatus is what Tether last learned from the bridge.

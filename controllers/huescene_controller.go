@@ -1,0 +1,69 @@
+package controllers
+
+import (
+	"context"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/providers/hue"
+)
+
+// +kubebuilder:rbac:groups=hue.tether.dev,resources=huescenes,verbs=list;watch;patch
+// +kubebuilder:rbac:groups=hue.tether.dev,resources=huescenes/status,verbs=patch
+
+// SetupHueScene registers the HueScene controller: the generic reconciler,
+// woken when its HueGroup gets (or changes) its room or zone.
+func SetupHueScene(mgr ctrl.Manager, registry *hue.Registry) error {
+	connector := &hue.SceneExternal{Reader: mgr.GetClient(), Registry: registry}
+	r := NewManagedReconciler(mgr.GetClient(), mgr.GetEventRecorder("tether-huescene"), "huescene",
+		func() *huev1alpha1.HueScene { return &huev1alpha1.HueScene{} }, connector,
+		Options{
+			PollInterval: hueLightResync,
+			Customize: func(b *builder.Builder) *builder.Builder {
+				return b.Watches(&huev1alpha1.HueGroup{},
+					handler.EnqueueRequestsFromMapFunc(scenesOfGroup(mgr.GetClient())),
+					builder.WithPredicates(groupPlaced()))
+			},
+		})
+	return r.SetupWithManager(mgr)
+}
+
+// scenesOfGroup maps a HueGroup to the HueScenes of its namespace for it.
+func scenesOfGroup(c client.Client) handler.MapFunc {
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		var scenes huev1alpha1.HueSceneList
+		if err := c.List(ctx, &scenes, client.InNamespace(obj.GetNamespace())); err != nil {
+			return nil
+		}
+		var out []reconcile.Request
+		for _, s := range scenes.Items {
+			if s.Spec.GroupRef.Name == obj.GetName() {
+				out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&s)})
+			}
+		}
+		return out
+	}
+}
+
+// groupPlaced passes a HueGroup's creation and deletion, and updates that
+// change its bridge, its group id or its lights.
+func groupPlaced() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			oldG, ok1 := e.ObjectOld.(*huev1alpha1.HueGroup)
+			newG, ok2 := e.ObjectNew.(*huev1alpha1.HueGroup)
+			if !ok1 || !ok2 {
+				return true
+			}
+			return oldG.Status.Bridge != newG.Status.Bridge || oldG.Status.GroupID != newG.Status.GroupID ||
+				oldG.Status.MemberCount != newG.Status.MemberCount || oldG.Generation != newG.Generation
+		},
+	}
+}

@@ -1,0 +1,264 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/internal/huesim"
+)
+
+// Figure 10 (issue 13): beating the bridge's floor with temporary scenes.
+// A bridge takes about 10 light commands a second, so 50 lights with 50
+// different states take 5 s one by one; a scene carries a state per light
+// and is recalled with one group command. A world of its own: the API
+// server, SceneBridges simulated bridges of SceneLights bulbs each (50 is
+// the most a bridge holds), the operator with its defaults (temporary
+// scenes on).
+const (
+	scenesNS = "bench-scenes"
+	// sceneFloorGoal and sceneScaleGoal are issue 13's goals: 50 distinct
+	// states on one bridge, and 50 on each of 10 bridges, all Ready.
+	sceneFloorGoal = 1.5
+	sceneScaleGoal = 3.0
+	// tempScenePrefix is how the operator names temporary scenes
+	// (providers/hue), to count leftovers.
+	tempScenePrefix = "tether-temporary-"
+)
+
+func sceneBridgeName(i int) string { return fmt.Sprintf("scenes-%02d", i+1) }
+
+func (r *run) scenes(ctx context.Context, bin string) error {
+	sims, err := r.startScenesWorld(ctx, bin)
+	if err != nil {
+		return err
+	}
+	n, bridges := r.sc.SceneLights, r.sc.SceneBridges
+	lights := make([][]*huev1alpha1.HueLight, bridges)
+	for b := range bridges {
+		name := sceneBridgeName(b)
+		for i := range n {
+			bulb := fmt.Sprintf("%s-%d", name, i+1)
+			lights[b] = append(lights[b], newLight(scenesNS, bulb, name, name, bulb, int32(1+(i*5)%254)))
+		}
+	}
+	floor := time.Duration(float64(n) / bridgeCommandsPerSecond * float64(time.Second))
+	f := r.fig(10)
+
+	// (1) One bridge: its lights created at once, each a state of its own.
+	resetAll(sims)
+	first := objects(lights[0])
+	start := time.Now()
+	if err := r.createAll(ctx, first); err != nil {
+		return err
+	}
+	last, err := r.waitReady(ctx, false, wantAll(first), 3*floor+time.Minute, nil)
+	if err != nil {
+		return err
+	}
+	one := last.Sub(start)
+	c := countScenes(sims[:1])
+	f.add("one_bridge", fmt.Sprintf("%d HueLights with distinct states on one bridge: time to all Ready", n), "s", secs(one),
+		&goal{Op: "<=", Limit: sceneFloorGoal})
+	f.why("%s; light by light the bridge's floor is %.1f s", c, floor.Seconds())
+	f.add("one_bridge_commands", "commands to that bridge (scene stores, recalls, deletes and light commands)", "commands", float64(c.total()), nil)
+
+	// The other bridges' lights, settled before the next measure.
+	var rest []client.Object
+	for _, ls := range lights[1:] {
+		rest = append(rest, objects(ls)...)
+	}
+	if err := r.createAll(ctx, rest); err != nil {
+		return err
+	}
+	if _, err := r.waitReady(ctx, false, wantAll(rest), 3*floor+2*time.Minute, nil); err != nil {
+		return err
+	}
+	if err := r.waitNoTempScenes(ctx, sims); err != nil {
+		return err
+	}
+
+	// (2) Every bridge: all lights changed at once, each a new state.
+	resetAll(sims)
+	var all []client.Object
+	for _, ls := range lights {
+		all = append(all, objects(ls)...)
+	}
+	start = time.Now()
+	w, err := r.patchEach(ctx, all, func(i int) string { return fmt.Sprintf(`{"spec":{"brightness":%d}}`, 2+(i*7)%252) })
+	if err != nil {
+		return err
+	}
+	last, err = r.waitReady(ctx, false, w, 3*floor+2*time.Minute, nil)
+	if err != nil {
+		return err
+	}
+	c = countScenes(sims)
+	f.add("all_bridges", fmt.Sprintf("%d HueLights with distinct states over %d bridges: time to all Ready", len(all), bridges), "s",
+		secs(last.Sub(start)), &goal{Op: "<=", Limit: sceneScaleGoal})
+	f.why("%s", c)
+	if err := r.waitNoTempScenes(ctx, sims); err != nil {
+		return err
+	}
+	f.add("leftover", "temporary scenes left on the bridges once settled", "scenes", float64(leftoverScenes(sims)), &goal{Op: "<=", Limit: 0})
+	f.add("overloads", "overload errors from the bridges", "errors", float64(overloads(sims)), &goal{Op: "<=", Limit: 0})
+
+	// (3) The first bridge's scene table full: back to light commands.
+	for i := range huesim.MaxScenes {
+		sims[0].AddScene(fmt.Sprintf("user scene %d", i), "1")
+	}
+	resetAll(sims)
+	start = time.Now()
+	w, err = r.patchEach(ctx, first, func(i int) string { return fmt.Sprintf(`{"spec":{"brightness":%d}}`, 3+(i*11)%251) })
+	if err != nil {
+		return err
+	}
+	last, err = r.waitReady(ctx, false, w, 3*floor+time.Minute, nil)
+	if err != nil {
+		return err
+	}
+	c = countScenes(sims[:1])
+	f.add("full_table", fmt.Sprintf("%d HueLights, distinct states, scene table full (error 402): time to all Ready", n), "s",
+		secs(last.Sub(start)), nil)
+	f.why("%s: the refused scene falls back to light commands (the floor is %.1f s)", c, floor.Seconds())
+	f.note("%d simulated bridges of %d bulbs (a bridge holds 50 at most), operator defaults (temporary scenes on, --hue-poll-interval=%s). "+
+		"A temporary scene is stored (POST /scenes), recalled on group 0 (one group command) and deleted; its store and delete are paced like light commands. "+
+		"Measure 1 creates one bridge's HueLights at once; measure 2 changes all HueLights at once; measure 3 fills the first bridge's 200 scenes first.",
+		bridges, n, r.sc.HuePoll)
+	return nil
+}
+
+// patchEach patches each object with its own patch, from a few goroutines,
+// and returns the generations to wait for.
+func (e *env) patchEach(ctx context.Context, objs []client.Object, patch func(i int) string) (wants, error) {
+	gens := make([]int64, len(objs))
+	err := Parallel(len(objs), 16, func(i int) error {
+		if err := e.c.Patch(ctx, objs[i], client.RawPatch(types.MergePatchType, []byte(patch(i)))); err != nil {
+			return err
+		}
+		gens[i] = objs[i].GetGeneration()
+		return nil
+	})
+	w := wants{}
+	for i, o := range objs {
+		w[keyOf(o)] = gens[i]
+	}
+	return w, err
+}
+
+// sceneCounts are the commands bridges received, by kind.
+type sceneCounts struct{ stores, recalls, deletes, lights, refused int }
+
+func (c sceneCounts) total() int { return c.stores + c.recalls + c.deletes + c.lights }
+
+func (c sceneCounts) String() string {
+	return fmt.Sprintf("%d scenes stored (%d refused), %d recalled, %d deleted, %d light commands", c.stores, c.refused, c.recalls, c.deletes, c.lights)
+}
+
+func countScenes(sims []*huesim.Server) sceneCounts {
+	var c sceneCounts
+	for _, s := range sims {
+		for _, cmd := range s.Commands() {
+			switch {
+			case cmd.Method == "POST" && cmd.Path == "/scenes":
+				c.stores++
+				if len(cmd.Errors) > 0 {
+					c.refused++
+				}
+			case cmd.Method == "DELETE" && strings.HasPrefix(cmd.Path, "/scenes/"):
+				c.deletes++
+			case strings.HasPrefix(cmd.Path, "/groups/") && strings.Contains(string(cmd.Body), `"scene"`):
+				c.recalls++
+			case strings.HasPrefix(cmd.Path, "/lights/"):
+				c.lights++
+			}
+		}
+	}
+	return c
+}
+
+func resetAll(sims []*huesim.Server) {
+	for _, s := range sims {
+		s.ResetCommands()
+	}
+}
+
+func overloads(sims []*huesim.Server) int {
+	n := 0
+	for _, s := range sims {
+		n += s.Overloads()
+	}
+	return n
+}
+
+func leftoverScenes(sims []*huesim.Server) int {
+	n := 0
+	for _, s := range sims {
+		for _, sc := range s.Scenes() {
+			if strings.HasPrefix(sc.Name, tempScenePrefix) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// waitNoTempScenes waits for the temporary scenes' deletions (each paced
+// like a light command, after its recall).
+func (r *run) waitNoTempScenes(ctx context.Context, sims []*huesim.Server) error {
+	return WaitUntil(ctx, 30*time.Second, 100*time.Millisecond, func() (bool, error) { return leftoverScenes(sims) == 0, nil })
+}
+
+// startScenesWorld starts the API server, the bridges with their HueBridges,
+// and the operator.
+func (r *run) startScenesWorld(ctx context.Context, bin string) ([]*huesim.Server, error) {
+	kubeconfig, err := r.startControlPlane(r.runDir)
+	if err != nil {
+		return nil, err
+	}
+	for _, ns := range []string{secretsNS, scenesNS} {
+		if err := r.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); client.IgnoreAlreadyExists(err) != nil {
+			return nil, err
+		}
+	}
+	var sims []*huesim.Server
+	for b := range r.sc.SceneBridges {
+		name := sceneBridgeName(b)
+		sim, err := huesim.Start(huesim.Options{Lights: bulbNames(name, r.sc.SceneLights), Usernames: []string{benchUser}}, "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		r.onStop(sim.Close)
+		sims = append(sims, sim)
+		secret := &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: secretsNS, Name: name + "-credentials"},
+			Data:       map[string][]byte{huev1alpha1.CredentialsKey: []byte(benchUser)},
+		}
+		if err := r.c.Create(ctx, secret); err != nil {
+			return nil, err
+		}
+		if err := r.c.Create(ctx, &huev1alpha1.HueBridge{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: huev1alpha1.HueBridgeSpec{Address: sim.Addr(),
+				CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: secretsNS, Name: secret.Name}},
+		}); err != nil {
+			return nil, err
+		}
+	}
+	// No DynamoDBTable in this world: the DynamoDB endpoint is never called.
+	r.op, err = StartOperator(ctx, bin, kubeconfig, "http://127.0.0.1:9", filepath.Join(r.runDir, "operator.log"),
+		"--hue-poll-interval="+r.sc.HuePoll.String())
+	if err != nil {
+		return nil, err
+	}
+	r.onStop(r.op.Stop)
+	return sims, nil
+}

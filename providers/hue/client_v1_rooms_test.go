@@ -1,0 +1,75 @@
+package hue
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	"k8s.io/utils/ptr"
+
+	"github.com/tether-dev/tether/internal/huesim"
+)
+
+// TestV1RoomsAndScenes drives the v1 RoomsClient against the simulator over
+// HTTP: rooms and zones, a room refusing a light of another room, a scene
+// stored, read back, changed, recalled on a room and deleted.
+func TestV1RoomsAndScenes(t *testing.T) {
+	sim, err := huesim.Start(huesim.Options{Lights: []string{"a", "b", "c"}, Usernames: []string{simUser}}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sim.Close)
+	sim.SetGroupRate(math.Inf(1), 1) // the group budget is not under test
+	c, ok := roomsOf(NewClient(sim.Addr(), simUser, 2*time.Second))
+	if !ok {
+		t.Fatal("the v1 client has no rooms")
+	}
+	ctx := context.Background()
+	g := NewWithT(t)
+
+	room, err := c.CreateRoom(ctx, GroupSpec{Name: "Kitchen", Type: GroupRoom, LightIDs: []string{"1", "2"}})
+	g.Expect(err).NotTo(HaveOccurred())
+	_, err = c.CreateRoom(ctx, GroupSpec{Name: "Hall", Type: GroupRoom, LightIDs: []string{"2"}})
+	g.Expect(apiErrorType(err)).To(Equal(huesim.ErrLightInAnotherRoom), "error %v", err)
+	zone, err := c.CreateRoom(ctx, GroupSpec{Name: "Downstairs", Type: GroupZone})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(c.SetGroupLights(ctx, zone, []string{"2", "3"})).To(Succeed())
+	groups, err := c.ListGroups(ctx)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(groups).To(Equal([]Group{
+		{ID: room, Name: "Kitchen", Type: GroupRoom, Class: "Other", LightIDs: []string{"1", "2"}},
+		{ID: zone, Name: "Downstairs", Type: GroupZone, Class: "Other", LightIDs: []string{"2", "3"}},
+	}))
+
+	states := map[string]StateBody{
+		"1": {On: ptr.To(true), Bri: ptr.To(0 + 100), CT: ptr.To(300)},
+		"2": {On: ptr.To(true), Bri: ptr.To(50), Hue: ptr.To(0), Sat: ptr.To(0), TransitionTime: ptr.To(0)},
+	}
+	id, err := c.CreateScene(ctx, SceneSpec{Name: "Evening", AppData: "tether-x", States: states})
+	g.Expect(err).NotTo(HaveOccurred())
+	scene, err := c.Scene(ctx, id)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(scene).To(Equal(Scene{ID: id, Name: "Evening", LightIDs: []string{"1", "2"}, AppData: "tether-x", States: states}),
+		"hue 0, sat 0 and transitiontime 0 are stored (huego cannot send them)")
+	listed, err := c.Scenes(ctx)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(listed).To(Equal([]Scene{{ID: id, Name: "Evening", LightIDs: []string{"1", "2"}, AppData: "tether-x"}}))
+
+	states["3"] = StateBody{On: ptr.To(true), Bri: ptr.To(7)}
+	g.Expect(c.UpdateScene(ctx, id, SceneSpec{Name: "Night", States: states})).To(Succeed())
+	g.Expect(c.RecallScene(ctx, id, zone, ptr.To(0))).To(Succeed())
+	for lightID, bri := range map[string]int{"2": 50, "3": 7} {
+		l, _ := sim.Light(lightID)
+		g.Expect(l.State.On && l.State.Bri == bri).To(BeTrue(), "light %s: %+v", lightID, l.State)
+	}
+	l1, _ := sim.Light("1")
+	g.Expect(l1.State.On).To(BeFalse(), "light 1 is in the scene, not in the zone")
+
+	g.Expect(c.DeleteScene(ctx, id)).To(Succeed())
+	g.Expect(c.DeleteScene(ctx, id)).To(Succeed(), "a scene already gone is deleted")
+	_, err = c.Scene(ctx, id)
+	g.Expect(apiErrorType(err)).To(Equal(errNotAvailable))
+	g.Expect(apiErrorType(c.RecallScene(ctx, id, "0", nil))).To(Equal(errInvalidValue))
+}

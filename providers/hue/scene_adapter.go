@@ -1,0 +1,301 @@
+package hue
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/providers"
+)
+
+// SceneExternal is the HueScene adapter's connect stage: it finds the
+// HueScene's HueGroup, that group's bridge session and room or zone.
+//
+// A HueScene is stored as a light scene of its lights (a v1 group scene
+// would also store the group's other lights at their state of the moment,
+// and recall them too), each light's state projected onto the bulb as a
+// HueLight's is, and marked with appdata "tether-" and part of its UID so
+// that a scene stored just before a crash is found again, not stored twice.
+// Writes to scenes are on neither of the bridge's command budgets (the
+// documentation gives them none); a HueGroup showing the scene recalls it
+// with its own group command.
+type SceneExternal struct {
+	Reader   client.Reader // HueBridges, HueGroups (cached)
+	Registry *Registry
+}
+
+var (
+	_ providers.Connector[*huev1alpha1.HueScene] = (*SceneExternal)(nil)
+	_ providers.External[*huev1alpha1.HueScene]  = (*sceneConn)(nil)
+)
+
+// sceneConn is a HueScene connected to its bridge for one pass.
+type sceneConn struct {
+	bridge  string
+	session *Session
+	rooms   RoomsClient
+	group   *huev1alpha1.HueGroup
+	members []string // the group's lights on the bridge
+	lights  lightsByID
+	stored  *Scene // nil: not on the bridge
+}
+
+// Connect resolves the HueScene's group and bridge, and reads its scene.
+func (e *SceneExternal) Connect(ctx context.Context, sc *huev1alpha1.HueScene) (providers.External[*huev1alpha1.HueScene], error) {
+	c, err := e.connect(ctx, sc)
+	if err != nil && !sc.DeletionTimestamp.IsZero() {
+		// Deleting: the scene is deleted through the bridge it was stored
+		// on, even if its HueGroup is gone.
+		if s, ok := e.Registry.Running(sc.Status.Bridge); ok && sc.Status.SceneID != "" {
+			if rc, ok := roomsOf(s.currentClient()); ok {
+				return &sceneConn{bridge: sc.Status.Bridge, session: s, rooms: rc}, nil
+			}
+		}
+		if isGone(err) || sc.Status.SceneID == "" {
+			return releasedScene{}, nil
+		}
+	}
+	return c, err
+}
+
+func (e *SceneExternal) connect(ctx context.Context, sc *huev1alpha1.HueScene) (*sceneConn, error) {
+	var g huev1alpha1.HueGroup
+	err := e.Reader.Get(ctx, types.NamespacedName{Namespace: sc.Namespace, Name: sc.Spec.GroupRef.Name}, &g)
+	if apierrors.IsNotFound(err) {
+		return nil, providers.RetryAfter(30*time.Second, ReasonGroupNotFound, fmt.Errorf("HueGroup %s/%s does not exist", sc.Namespace, sc.Spec.GroupRef.Name))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if g.Status.GroupID == "" || g.Status.Bridge == "" {
+		return nil, providers.RetryAfter(30*time.Second, ReasonGroupNotFound, fmt.Errorf("HueGroup %s has no room or zone on a bridge yet", g.Name))
+	}
+	b, err := findBridge(ctx, e.Reader, &huev1alpha1.BridgeReference{Name: g.Status.Bridge})
+	if err != nil {
+		return nil, err
+	}
+	s, err := e.Registry.For(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	rc, ok := roomsOf(s.currentClient())
+	if !ok {
+		return nil, classifyRooms(b.Name, errNoRooms)
+	}
+	lights, err := s.Lights(ctx)
+	if err != nil {
+		return nil, classify(b.Name, err)
+	}
+	groups, err := s.Groups(ctx, s.interval)
+	if err != nil {
+		return nil, classify(b.Name, err)
+	}
+	c := &sceneConn{bridge: b.Name, session: s, rooms: rc, group: &g, lights: lights}
+	for _, gr := range groups {
+		if gr.ID == g.Status.GroupID {
+			c.members = gr.LightIDs
+		}
+	}
+	c.stored, err = c.find(ctx, sc)
+	return c, classify(b.Name, err)
+}
+
+// find reads the HueScene's scene: by the id it recorded, else by its mark.
+func (c *sceneConn) find(ctx context.Context, sc *huev1alpha1.HueScene) (*Scene, error) {
+	if id := sc.Status.SceneID; id != "" {
+		stored, err := c.rooms.Scene(ctx, id)
+		if err == nil {
+			return &stored, nil
+		}
+		if apiErrorType(err) != errNotAvailable {
+			return nil, err
+		}
+	}
+	scenes, err := c.rooms.Scenes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range scenes {
+		if s.AppData == sceneMark(sc) {
+			stored, err := c.rooms.Scene(ctx, s.ID)
+			return &stored, err
+		}
+	}
+	return nil, nil
+}
+
+// sceneMark is the appdata that tells this HueScene's scene (16 characters
+// at most).
+func sceneMark(sc *huev1alpha1.HueScene) string {
+	uid := strings.ReplaceAll(string(sc.UID), "-", "")
+	return "tether-" + uid[:min(9, len(uid))]
+}
+
+// sceneName is the scene's name on the bridge.
+func sceneName(sc *huev1alpha1.HueScene) string {
+	if sc.Spec.Name != "" {
+		return sc.Spec.Name
+	}
+	return sc.Name[:min(32, len(sc.Name))]
+}
+
+// wanted is the scene to store: each light's state projected onto its bulb.
+func (c *sceneConn) wanted(sc *huev1alpha1.HueScene) (SceneSpec, []string, *providers.Observation) {
+	spec := SceneSpec{Name: sceneName(sc), GroupID: c.group.Status.GroupID, AppData: sceneMark(sc), States: map[string]StateBody{}}
+	var notes, missing, outside []string
+	for _, l := range sc.Spec.Lights {
+		light, ok := c.lights.byName(l.Name)
+		switch {
+		case !ok:
+			missing = append(missing, fmt.Sprintf("%q", l.Name))
+			continue
+		case !containsID(c.members, light.ID):
+			outside = append(outside, fmt.Sprintf("%q", l.Name))
+			continue
+		}
+		p := project(sceneLightDesired(l, sc.Spec.TransitionTime), light)
+		spec.States[light.ID] = FullBody(p.want)
+		for _, n := range p.notes {
+			notes = append(notes, fmt.Sprintf("%s: %s", l.Name, n))
+		}
+	}
+	wait := func(reason, msg string) *providers.Observation {
+		return &providers.Observation{Exists: true, Wait: true, Reason: reason, Message: msg, RecheckAfter: c.session.interval}
+	}
+	switch {
+	case len(missing) > 0:
+		return spec, nil, wait(ReasonLightNotFound, fmt.Sprintf("bridge %s has no light named %s", c.bridge, strings.Join(missing, ", ")))
+	case len(outside) > 0:
+		return spec, nil, wait(ReasonLightNotInGroup, fmt.Sprintf("%s not in HueGroup %s (%q): a scene sets lights of its group",
+			strings.Join(outside, ", "), c.group.Name, c.group.Spec.Name))
+	}
+	return spec, notes, nil
+}
+
+func containsID(ids []string, id string) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+// Observe compares the stored scene with the spec.
+func (c *sceneConn) Observe(_ context.Context, sc *huev1alpha1.HueScene) (providers.Observation, error) {
+	if c.group == nil { // deleting, through the bridge it was stored on
+		return providers.Observation{Exists: true, UpToDate: true, Available: true}, nil
+	}
+	sc.Status.Bridge, sc.Status.GroupID = c.bridge, c.group.Status.GroupID
+	sc.Status.LightCount = int32(len(sc.Spec.Lights))
+	spec, notes, wait := c.wanted(sc)
+	if wait != nil {
+		return *wait, nil
+	}
+	if c.stored == nil {
+		sc.Status.SceneID = ""
+		return providers.Observation{}, nil
+	}
+	sc.Status.SceneID = c.stored.ID
+	if d := compareScene(spec, *c.stored, c.lights); d != nil {
+		return providers.Observation{Exists: true, Diff: d, Available: true}, nil
+	}
+	obs := providers.Observation{Exists: true, UpToDate: true, Available: true}
+	if len(notes) > 0 {
+		obs.Reason, obs.Message = ReasonLimited, strings.Join(notes, "; ")
+	}
+	return obs, nil
+}
+
+// compareScene lists what differs between the scene to store and the one
+// stored.
+func compareScene(want SceneSpec, got Scene, lights lightsByID) *SceneDiff {
+	d := &SceneDiff{spec: want}
+	if want.Name != got.Name {
+		d.Changes = append(d.Changes, fmt.Sprintf("name: %q -> %q", got.Name, want.Name))
+	}
+	for id, st := range want.States {
+		if stored, ok := got.States[id]; !ok || !sameState(st, stored) {
+			d.Changes = append(d.Changes, fmt.Sprintf("%s: %s -> %s", lights[id].Name, got.States[id].key(), st.key()))
+		}
+	}
+	for id := range got.States {
+		if _, ok := want.States[id]; !ok {
+			d.Changes = append(d.Changes, fmt.Sprintf("%s: no longer in the scene", lights[id].Name))
+		}
+	}
+	if len(d.Changes) == 0 {
+		return nil
+	}
+	return d
+}
+
+// sameState compares two stored states, xy at the bridge's precision.
+func sameState(a, b StateBody) bool {
+	if (a.XY == nil) != (b.XY == nil) || (a.XY != nil && !near(*a.XY, *b.XY)) {
+		return false
+	}
+	a.XY, b.XY = nil, nil
+	return a.key() == b.key()
+}
+
+// Create stores the scene.
+func (c *sceneConn) Create(ctx context.Context, sc *huev1alpha1.HueScene) error {
+	spec, _, wait := c.wanted(sc)
+	if wait != nil {
+		return providers.Pending(wait.RecheckAfter, wait.Reason, "%s", wait.Message)
+	}
+	id, err := c.rooms.CreateScene(ctx, spec)
+	if err != nil {
+		return classifyRooms(c.bridge, err)
+	}
+	sc.Status.SceneID = id
+	return nil
+}
+
+// Update stores the scene's new states.
+func (c *sceneConn) Update(ctx context.Context, sc *huev1alpha1.HueScene, diff providers.Difference) error {
+	d, ok := diff.(*SceneDiff)
+	if !ok || d == nil {
+		return nil
+	}
+	return classifyRooms(c.bridge, c.rooms.UpdateScene(ctx, c.stored.ID, d.spec))
+}
+
+// Delete deletes the scene from the bridge.
+func (c *sceneConn) Delete(ctx context.Context, sc *huev1alpha1.HueScene) error {
+	id := sc.Status.SceneID
+	if c.stored != nil {
+		id = c.stored.ID
+	}
+	if id == "" {
+		return nil
+	}
+	return classifyRooms(c.bridge, c.rooms.DeleteScene(ctx, id))
+}
+
+// SceneDiff is what differs between a HueScene's spec and its scene.
+type SceneDiff struct {
+	Changes []string
+	spec    SceneSpec
+}
+
+func (d *SceneDiff) String() string { return strings.Join(d.Changes, ", ") }
+
+// releasedScene is a HueScene being deleted with nothing left to delete.
+type releasedScene struct{}
+
+func (releasedScene) Observe(context.Context, *huev1alpha1.HueScene) (providers.Observation, error) {
+	return providers.Observation{}, nil
+}
+func (releasedScene) Create(context.Context, *huev1alpha1.HueScene) error { return nil }
+func (releasedScene) Update(context.Context, *huev1alpha1.HueScene, providers.Difference) error {
+	return nil
+}
+func (releasedScene) Delete(context.Context, *huev1alpha1.HueScene) error { return nil }
