@@ -35,7 +35,8 @@ type clusterView struct {
 
 // watchedKinds are the Tether kinds the page shows.
 func watchedKinds() []client.Object {
-	return []client.Object{&huev1alpha1.HueBridge{}, &huev1alpha1.HueLight{}, &awsv1alpha1.DynamoDBTable{}}
+	return []client.Object{&huev1alpha1.HueBridge{}, &huev1alpha1.HueLight{}, &huev1alpha1.HueGroup{},
+		&huev1alpha1.HueScene{}, &awsv1alpha1.DynamoDBTable{}}
 }
 
 // startClusterView starts the informers and waits until they have listed
@@ -162,6 +163,13 @@ func subjectOf(obj client.Object) string {
 		if o.Spec.Name != "" {
 			return o.Spec.Name
 		}
+	case *huev1alpha1.HueGroup:
+		return o.Spec.Name
+	case *huev1alpha1.HueScene:
+		if o.Spec.Name != "" {
+			return "scene " + o.Spec.Name
+		}
+		return "scene " + o.Name
 	case *awsv1alpha1.DynamoDBTable:
 		return o.ResolvedTableName()
 	}
@@ -172,7 +180,16 @@ func subjectOf(obj client.Object) string {
 type clusterState struct {
 	Bridges []bridgeView `json:"bridges"`
 	Drivers []driverView `json:"drivers"`
+	Scenes  []sceneView  `json:"scenes"`
 	Tables  []tableView  `json:"tables"`
+}
+
+// sceneView is a HueScene.
+type sceneView struct {
+	Namespace string   `json:"namespace"`
+	Name      string   `json:"name"`
+	Group     string   `json:"group"`
+	Ready     condView `json:"ready"`
 }
 
 // condView is one condition as the page shows it.
@@ -200,17 +217,23 @@ type driverView struct {
 	Bulbs     []string `json:"bulbs"`
 	ModelID   string   `json:"modelID,omitempty"`
 	Model     string   `json:"model,omitempty"`
-	Ready     condView `json:"ready"`
-	Synced    condView `json:"synced"`
+	// Group is a HueGroup's room or zone on the bridge, and Scene the
+	// HueScene it shows.
+	Group  string   `json:"group,omitempty"`
+	Scene  string   `json:"scene,omitempty"`
+	Ready  condView `json:"ready"`
+	Synced condView `json:"synced"`
 }
 
 // snapshot reads the informers' caches.
 func (v *clusterView) snapshot(ctx context.Context) (clusterState, error) {
-	st := clusterState{Bridges: []bridgeView{}, Drivers: []driverView{}, Tables: []tableView{}}
+	st := clusterState{Bridges: []bridgeView{}, Drivers: []driverView{}, Scenes: []sceneView{}, Tables: []tableView{}}
 	var bridges huev1alpha1.HueBridgeList
 	var lights huev1alpha1.HueLightList
+	var groups huev1alpha1.HueGroupList
+	var scenes huev1alpha1.HueSceneList
 	var tables awsv1alpha1.DynamoDBTableList
-	for _, l := range []client.ObjectList{&bridges, &lights, &tables} {
+	for _, l := range []client.ObjectList{&bridges, &lights, &groups, &scenes, &tables} {
 		if err := v.cache.List(ctx, l); err != nil {
 			return st, err
 		}
@@ -222,9 +245,16 @@ func (v *clusterView) snapshot(ctx context.Context) (clusterState, error) {
 	for i := range lights.Items {
 		st.Drivers = append(st.Drivers, lightDriver(&lights.Items[i]))
 	}
+	for i := range groups.Items {
+		st.Drivers = append(st.Drivers, groupDriver(&groups.Items[i]))
+	}
+	for _, sc := range scenes.Items {
+		st.Scenes = append(st.Scenes, sceneView{Namespace: sc.Namespace, Name: sc.Name, Group: sc.Spec.GroupRef.Name,
+			Ready: condition(sc.Managed(), commonv1alpha1.Ready)})
+	}
 	sort.Slice(st.Drivers, func(i, j int) bool {
 		a, b := st.Drivers[i], st.Drivers[j]
-		return a.Namespace+"/"+a.Name < b.Namespace+"/"+b.Name
+		return a.Kind+" "+a.Namespace+"/"+a.Name < b.Kind+" "+b.Namespace+"/"+b.Name
 	})
 	for i := range tables.Items {
 		st.Tables = append(st.Tables, v.tables.view(&tables.Items[i]))
@@ -244,6 +274,19 @@ func lightDriver(l *huev1alpha1.HueLight) driverView {
 	}
 	if c := l.Status.Capabilities; c != nil {
 		d.ModelID, d.Model = c.ModelID, modelKind(c)
+	}
+	return d
+}
+
+// groupDriver is a HueGroup: it drives its members, by id once the bridge
+// reported them, else the lights its spec names.
+func groupDriver(g *huev1alpha1.HueGroup) driverView {
+	d := driverView{Kind: "HueGroup", Namespace: g.Namespace, Name: g.Name, LightIDs: []string{},
+		Bulbs: append([]string{}, g.Spec.Lights...), Group: g.Spec.Name, Scene: g.Status.ActiveScene,
+		Ready: condition(g.Managed(), commonv1alpha1.Ready), Synced: condition(g.Managed(), commonv1alpha1.Synced)}
+	for _, m := range g.Status.Members {
+		d.LightIDs = append(d.LightIDs, m.LightID)
+		d.Bulbs = append(d.Bulbs, m.Name)
 	}
 	return d
 }

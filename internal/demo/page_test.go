@@ -23,13 +23,14 @@ type pageDOM struct {
 	Bulbs   []map[string]string `json:"bulbs"`
 	Entries []map[string]string `json:"entries"`
 	Tables  []map[string]string `json:"tables"`
+	Rooms   []map[string]string `json:"rooms"`
 	Indexes []map[string]string `json:"indexes"`
 }
 
 const readPageJS = `(() => {
 	const all = (sel) => [...document.querySelectorAll(sel)].map((e) => ({ ...e.dataset, text: e.innerText }));
 	return { live: document.body.dataset.live, bridge: document.getElementById("bridge-info").innerText,
-		bulbs: all(".bulb"), entries: all(".entry"), tables: all(".table"), indexes: all(".table .index") };
+		bulbs: all(".bulb"), entries: all(".entry"), tables: all(".table"), rooms: all(".room"), indexes: all(".table .index") };
 })()`
 
 // bulbNamed matches the card of one bulb.
@@ -137,6 +138,21 @@ func TestDemoPageInChromium(t *testing.T) {
 	light, _ := d.Bridge.LightByName("hallway")
 	g.Expect(light.State.On).To(BeTrue(), "the page says put back, the bulb is off")
 	screenshot(ctx, t, g, page, "loop.png")
+
+	// Rooms: the living room adopted by a HueGroup, showing its Evening
+	// scene; its bulbs show the HueGroup as what drives them.
+	kubectl("apply", "-f", "config/samples/hue_v1alpha1_huegroup.yaml", "-f", "config/samples/hue_v1alpha1_huescene.yaml")
+	kubectl("apply", "-f", "config/samples/hue_v1alpha1_huegroup_evening.yaml")
+	g.Eventually(read).WithTimeout(2 * time.Minute).WithPolling(200 * time.Millisecond).Should(And(
+		HaveField("Rooms", ContainElement(And(HaveKeyWithValue("roomName", "Living room"), HaveKeyWithValue("driver", "entrance/living-room"),
+			HaveKeyWithValue("ready", "True"), HaveKeyWithValue("scene", "evening"), HaveKeyWithValue("text", ContainSubstring("scene evening"))))),
+		HaveField("Bulbs", And(
+			bulbNamed("bedroom", HaveKeyWithValue("driver", "entrance/living-room"), HaveKeyWithValue("bri", "60"),
+				HaveKeyWithValue("text", ContainSubstring("HueGroup entrance/living-room"))),
+			bulbNamed("kitchen", HaveKeyWithValue("driver", "entrance/downstairs"), HaveKeyWithValue("managed", "true")),
+			bulbNamed("porch", HaveKeyWithValue("managed", "false")),
+		)),
+	))
 
 	// A table: its status, billing and index as DynamoDB reports them.
 	kubectl("apply", "-f", "config/samples/aws_v1alpha1_dynamodbtable.yaml")

@@ -131,6 +131,10 @@ func kindOf(obj client.Object) string {
 		return "DynamoDBTable"
 	case *huev1alpha1.HueBridge:
 		return "HueBridge"
+	case *huev1alpha1.HueGroup:
+		return "HueGroup"
+	case *huev1alpha1.HueScene:
+		return "HueScene"
 	}
 	return obj.GetObjectKind().GroupVersionKind().Kind
 }
