@@ -183,14 +183,18 @@ func TestDemoPageInChromium(t *testing.T) {
 
 	// The screenshot first, so a page that fails the checks below can be seen.
 	screenshot(ctx, t, g, page, "page.png")
-	checkProjectorReadable(ctx, t, g, page)
+	checkFits(ctx, t, g, page, 1280, 720)
 	checkOffline(ctx, g, page)
+	// A laptop's screen: still all on screen.
+	g.Expect(page.SetViewport(ctx, 1440, 900)).To(Succeed())
+	checkFits(ctx, t, g, page, 1440, 900)
 }
 
-// checkProjectorReadable: at 1280x720 every bulb, the Hue app control,
-// the timeline and each table are on screen whole (nothing cut off or
-// scrolled away), and no text is smaller than 16 px.
-func checkProjectorReadable(ctx context.Context, t *testing.T, g *WithT, page *browsertest.Page) {
+// checkFits: at width x height (a projector's 1280x720, a laptop's screen)
+// every bulb, the Hue app control, the timeline and each table are on
+// screen whole (nothing cut off or scrolled away), and no text is smaller
+// than 16 px.
+func checkFits(ctx context.Context, t *testing.T, g *WithT, page *browsertest.Page, width, height int) {
 	t.Helper()
 	var fit struct {
 		Width, Height int
@@ -213,10 +217,10 @@ func checkProjectorReadable(ctx context.Context, t *testing.T, g *WithT, page *b
 		}
 		return { Width: innerWidth, Height: innerHeight, Checked: parts.length, Outside: outside, Small: small };
 	})()`, &fit)).To(Succeed())
-	g.Expect(fit.Width).To(Equal(1280))
-	g.Expect(fit.Height).To(Equal(720))
+	g.Expect(fit.Width).To(Equal(width))
+	g.Expect(fit.Height).To(Equal(height))
 	g.Expect(fit.Checked).To(BeNumerically(">=", len(DefaultLights)+4))
-	g.Expect(fit.Outside).To(BeEmpty(), "parts of the page off a 1280x720 screen")
+	g.Expect(fit.Outside).To(BeEmpty(), "parts of the page off a %dx%d screen", width, height)
 	g.Expect(fit.Small).To(BeEmpty(), "text under 16px")
 }
 

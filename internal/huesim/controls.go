@@ -45,8 +45,8 @@ func (b *Bridge) SetReachable(id string, reachable bool) error {
 
 // ChangeLight changes a bulb as the Hue app or a wall switch would: no
 // rules, no rate limit, nothing in the command log.
-// Those watching hand changes (OnHandChange) hear of it before subscribers
-// are woken, so a watcher can tell the change from the next one.
+// Those watching hand changes (OnHandChange) hear of it with the state
+// before and after.
 func (b *Bridge) ChangeLight(id string, change func(*LightState)) error {
 	defer b.notify()
 	b.mu.Lock()
