@@ -10,7 +10,9 @@ import (
 
 	. "github.com/onsi/gomega"
 	gtypes "github.com/onsi/gomega/types"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/browsertest"
 	"github.com/tether-dev/tether/internal/testenv"
 )
@@ -45,12 +47,15 @@ func entryWith(m ...gtypes.GomegaMatcher) gtypes.GomegaMatcher {
 
 // TestDemoPageInChromium runs the demo and drives the whole control loop
 // through its page in headless Chromium at a projector's 1280x720: a
-// HueLight applied shows on its bulb with its object and Ready; a patch
-// shows on the timeline in words; the page's Hue app control changes the
-// bulb by hand, and the timeline shows the change and Tether's correction
-// with the time it took; a table shows its status, billing and indexes, and
-// two indexes added show their plan step by step. Bulbs nobody declares
-// show as unmanaged. It keeps a screenshot as an artifact.
+// HueLight applied shows on its bulb with its object, Ready and model;
+// bulbs nobody declares show as unmanaged; a patch shows on the timeline in
+// words; rooms show their HueGroup and scene; a table shows its status,
+// billing and indexes, and two indexes added show their plan step by step;
+// a HueLight for a missing bulb shows its warning; last, the page's Hue app
+// control changes a bulb by hand, and the timeline shows the change and
+// Tether's correction with the time it took. It checks the page fits a
+// projector and a laptop and loads nothing from elsewhere, and keeps a
+// screenshot as an artifact (the README's is one).
 func TestDemoPageInChromium(t *testing.T) {
 	g := NewWithT(t)
 	assets, err := testenv.AssetsDir()
@@ -111,33 +116,15 @@ func TestDemoPageInChromium(t *testing.T) {
 	g.Eventually(read).WithTimeout(90 * time.Second).WithPolling(100 * time.Millisecond).Should(HaveField("Bulbs",
 		bulbNamed("hallway", HaveKeyWithValue("bri", "40"), HaveKeyWithValue("ready", "True"))))
 
-	// The Hue app control: switch the hallway off by hand. The bulb goes
-	// off (the hand entry), Tether puts it back (the event, and the
-	// correction with the time it took, which cannot exceed what the test
-	// itself waited).
-	clicked := time.Now()
-	g.Expect(page.Eval(ctx, `(() => {
-		document.getElementById("hue-app-bulb").value = "hallway";
-		document.querySelector("#hue-app button[data-change='{\"on\":false}']").click();
-	})()`, nil)).To(Succeed())
-	g.Eventually(read).WithTimeout(90 * time.Second).WithPolling(100 * time.Millisecond).Should(HaveField("Entries", And(
-		entryWith(HaveKeyWithValue("source", "hand"), HaveKeyWithValue("text", ContainSubstring("hallway changed by hand (Hue app): on -> off"))),
-		entryWith(HaveKeyWithValue("source", "putBack"), HaveKeyWithValue("text", MatchRegexp(`hallway put back in \d+\.\d\d s: off -> on`))),
-		entryWith(HaveKeyWithValue("reason", "DriftCorrected"), HaveKeyWithValue("text", ContainSubstring("hallway: put back on false -> true"))),
-	)))
-	waited := time.Since(clicked)
-	var took int64
-	for _, e := range read(g).Entries {
-		if e["source"] == "putBack" {
-			took, err = strconv.ParseInt(e["tookMs"], 10, 64)
-			g.Expect(err).NotTo(HaveOccurred())
-		}
-	}
-	g.Expect(took).To(And(BeNumerically(">", 0), BeNumerically("<=", waited.Milliseconds())),
-		"the correction's time is not between the click and the test seeing it")
-	light, _ := d.Bridge.LightByName("hallway")
-	g.Expect(light.State.On).To(BeTrue(), "the page says put back, the bulb is off")
-	screenshot(ctx, t, g, page, "loop.png")
+	// A HueLight for a bulb the bridge does not have: a warning, in red.
+	missing := &huev1alpha1.HueLight{ObjectMeta: metav1.ObjectMeta{Namespace: "entrance", Name: "garage-light"},
+		Spec: huev1alpha1.HueLightSpec{Name: "garage"}}
+	g.Expect(d.Client.Create(ctx, missing)).To(Succeed())
+	g.Eventually(read).WithTimeout(90 * time.Second).WithPolling(100 * time.Millisecond).Should(HaveField("Entries",
+		entryWith(HaveKeyWithValue("type", "Warning"), HaveKeyWithValue("reason", "LightNotFound"),
+			HaveKeyWithValue("text", And(ContainSubstring("garage:"), ContainSubstring("HueLight entrance/garage-light")))),
+	))
+	g.Expect(d.Client.Delete(ctx, missing)).To(Succeed())
 
 	// Rooms: the living room adopted by a HueGroup, showing its Evening
 	// scene; its bulbs show the HueGroup as what drives them.
@@ -180,6 +167,35 @@ func TestDemoPageInChromium(t *testing.T) {
 		)),
 		HaveField("Tables", ContainElement(HaveKeyWithValue("text", ContainSubstring("nothing pending")))),
 	))
+
+	// The Hue app control: switch the hallway off by hand. The bulb goes
+	// off (the hand entry), Tether puts it back (the event, and the
+	// correction with the time it took, which cannot exceed what the test
+	// itself waited).
+	clicked := time.Now()
+	g.Expect(page.Eval(ctx, `(() => {
+		document.getElementById("hue-app-bulb").value = "hallway";
+		document.querySelector("#hue-app button[data-change='{\"on\":false}']").click();
+	})()`, nil)).To(Succeed())
+	g.Eventually(read).WithTimeout(90 * time.Second).WithPolling(100 * time.Millisecond).Should(HaveField("Entries", And(
+		entryWith(HaveKeyWithValue("source", "hand"), HaveKeyWithValue("text", ContainSubstring("hallway changed by hand (Hue app): on -> off"))),
+		entryWith(HaveKeyWithValue("source", "putBack"), HaveKeyWithValue("text", MatchRegexp(`hallway put back in \d+\.\d\d s: off -> on`))),
+		entryWith(HaveKeyWithValue("reason", "DriftCorrected"), HaveKeyWithValue("text", ContainSubstring("hallway: put back on false -> true"))),
+	)))
+	waited := time.Since(clicked)
+	var took int64
+	for _, e := range read(g).Entries {
+		if e["source"] == "putBack" {
+			took, err = strconv.ParseInt(e["tookMs"], 10, 64)
+			g.Expect(err).NotTo(HaveOccurred())
+		}
+	}
+	g.Expect(took).To(And(BeNumerically(">", 0), BeNumerically("<=", waited.Milliseconds())),
+		"the correction's time is not between the click and the test seeing it")
+	light, _ := d.Bridge.LightByName("hallway")
+	g.Expect(light.State.On).To(BeTrue(), "the page says put back, the bulb is off")
+	g.Eventually(read).WithTimeout(90*time.Second).WithPolling(100*time.Millisecond).Should(HaveField("Bulbs",
+		bulbNamed("hallway", HaveKeyWithValue("on", "true"), HaveKeyWithValue("ready", "True"))), "the hallway does not settle Ready")
 
 	// The screenshot first, so a page that fails the checks below can be seen.
 	screenshot(ctx, t, g, page, "page.png")
