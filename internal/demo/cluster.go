@@ -2,7 +2,6 @@ package demo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -32,6 +31,9 @@ type clusterView struct {
 	tables   *tableWatch
 	changed  *notifier
 }
+
+// syncTimeout bounds the page's first list of the cluster.
+const syncTimeout = time.Minute
 
 // watchedKinds are the Tether kinds the page shows.
 func watchedKinds() []client.Object {
@@ -72,8 +74,12 @@ func startClusterView(ctx context.Context, cfg *rest.Config, s *runtime.Scheme, 
 		return nil, err
 	}
 	go func() { _ = c.Start(ctx) }()
-	if !c.WaitForCacheSync(ctx) {
-		return nil, errors.New("the page's informers did not sync")
+	// A list the page's identity may not make is retried for ever: bound
+	// the wait, so the demo says so instead of hanging.
+	syncCtx, cancel := context.WithTimeout(ctx, syncTimeout)
+	defer cancel()
+	if !c.WaitForCacheSync(syncCtx) {
+		return nil, fmt.Errorf("the page's informers did not sync in %s (may %s list and watch Tether's kinds and events?)", syncTimeout, PageUser)
 	}
 	go v.tables.run(ctx)
 	return v, nil

@@ -87,8 +87,11 @@ type Demo struct {
 	Bridge      *huesim.Server
 	DynamoDB    *ddbtest.Server
 	StartupTime time.Duration
+	// PageConfig is the page's read-only identity (PageUser), for tests.
+	PageConfig *rest.Config
 
 	stops []func()
+	env   *envtest.Environment
 }
 
 // Namespace of the talk's HueLight: the room.
@@ -139,7 +142,7 @@ func Start(ctx context.Context, opts Options) (d *Demo, err error) {
 
 	if d.Bridge != nil && opts.WebAddr != "" {
 		say("serving the live page: the bulbs, the cluster's objects and events, the tables")
-		if err := d.serveWeb(ctx, cfg, opts); err != nil {
+		if err := d.serveWeb(ctx, opts); err != nil {
 			return nil, err
 		}
 	}
@@ -218,6 +221,7 @@ func (d *Demo) startControlPlane(opts Options) (*rest.Config, string, error) {
 	}
 	d.onStop(func() { _ = os.Remove(path) })
 
+	d.env = env
 	d.Client, err = client.New(cfg, client.Options{Scheme: s})
 	return cfg, path, err
 }
@@ -265,8 +269,12 @@ func (d *Demo) startBridgeSimulator(opts Options) error {
 // objects that drive them, the controller's events, and the tables as
 // DynamoDB reports them. It starts before the operator, so the timeline
 // misses nothing the operator does.
-func (d *Demo) serveWeb(ctx context.Context, cfg *rest.Config, opts Options) error {
+func (d *Demo) serveWeb(ctx context.Context, opts Options) error {
 	s, err := api.NewScheme()
+	if err != nil {
+		return err
+	}
+	pageCfg, err := d.pageIdentity(ctx)
 	if err != nil {
 		return err
 	}
@@ -274,7 +282,7 @@ func (d *Demo) serveWeb(ctx context.Context, cfg *rest.Config, opts Options) err
 	d.onStop(cancel)
 	changed := newNotifier()
 	tl := newTimeline(changed)
-	cluster, err := startClusterView(ctx, cfg, s, tl, changed)
+	cluster, err := startClusterView(ctx, pageCfg, s, tl, changed)
 	if err != nil {
 		return err
 	}

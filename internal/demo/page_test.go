@@ -10,8 +10,13 @@ import (
 
 	. "github.com/onsi/gomega"
 	gtypes "github.com/onsi/gomega/types"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/tether-dev/tether/api"
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/browsertest"
 	"github.com/tether-dev/tether/internal/testenv"
@@ -201,6 +206,7 @@ func TestDemoPageInChromium(t *testing.T) {
 	screenshot(ctx, t, g, page, "page.png")
 	checkFits(ctx, t, g, page, 1280, 720)
 	checkOffline(ctx, g, page)
+	checkPageIsReadOnly(ctx, g, d)
 	// A laptop's screen: still all on screen.
 	g.Expect(page.SetViewport(ctx, 1440, 900)).To(Succeed())
 	checkFits(ctx, t, g, page, 1440, 900)
@@ -266,4 +272,22 @@ func screenshot(ctx context.Context, t *testing.T, g *WithT, page *browsertest.P
 	png, err := page.Screenshot(ctx)
 	g.Expect(err).NotTo(HaveOccurred())
 	browsertest.SaveArtifact(t, name, png)
+}
+
+// checkPageIsReadOnly: the identity the page reads the cluster with may
+// list Tether's objects and may not change them.
+func checkPageIsReadOnly(ctx context.Context, g *WithT, d *Demo) {
+	s, err := api.NewScheme()
+	g.Expect(err).NotTo(HaveOccurred())
+	c, err := client.New(d.PageConfig, client.Options{Scheme: s})
+	g.Expect(err).NotTo(HaveOccurred())
+	var lights huev1alpha1.HueLightList
+	g.Expect(c.List(ctx, &lights)).To(Succeed())
+	g.Expect(lights.Items).NotTo(BeEmpty())
+	light := lights.Items[0]
+	light.Spec.Brightness = ptr.To[int32](1)
+	g.Expect(apierrors.IsForbidden(c.Update(ctx, &light))).To(BeTrue(), "the page's identity may update a HueLight")
+	g.Expect(apierrors.IsForbidden(c.Create(ctx, &huev1alpha1.HueLight{ObjectMeta: metav1.ObjectMeta{Namespace: "entrance", Name: "x"},
+		Spec: huev1alpha1.HueLightSpec{Name: "porch"}}))).To(BeTrue(), "the page's identity may create a HueLight")
+	g.Expect(apierrors.IsForbidden(c.List(ctx, &corev1.SecretList{}))).To(BeTrue(), "the page's identity may read Secrets")
 }
