@@ -363,3 +363,25 @@ func sceneIDsOf(m map[string]huesim.Scene) []string {
 	}
 	return out
 }
+
+// TestHueSceneLightOutsideItsGroup: a HueScene that names a light its
+// HueGroup does not have (detectable only against the group, so not at the
+// API server) is not stored, and its condition names the light; adding the
+// light to the scene's group is not Tether's to guess.
+func TestHueSceneLightOutsideItsGroup(t *testing.T) {
+	h := newHueEnvWith(t, "outside", true, roomLights)
+	h.sim.AddGroup("Study", "1", "3")
+	h.create(h.newGroup("entrance", "study", "Study"))
+	h.eventuallyGroupReady("entrance", "study", "True/Available")
+	h.create(&huev1alpha1.HueScene{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "entrance", Name: "reading"},
+		Spec: huev1alpha1.HueSceneSpec{GroupRef: huev1alpha1.GroupReference{Name: "study"}, Name: "Reading",
+			Lights: []huev1alpha1.SceneLight{{Name: "lamp", Brightness: ptr.To[int32](200)}, {Name: "white", Brightness: ptr.To[int32](50)}}},
+	})
+	eventuallySceneReady(h, "reading", "False/"+hue.ReasonLightNotInGroup)
+	var sc huev1alpha1.HueScene
+	g := NewWithT(t)
+	g.Expect(h.c.Get(context.Background(), client.ObjectKey{Namespace: "entrance", Name: "reading"}, &sc)).To(Succeed())
+	g.Expect(fmt.Sprint(sc.Status.Conditions)).To(ContainSubstring(`"white"`))
+	g.Expect(h.sim.Scenes()).To(BeEmpty(), "nothing is stored for a scene outside its group")
+}

@@ -3,11 +3,13 @@ package crashtest
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,39 +18,44 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/huesim"
 )
 
-// holdOffProxy forwards to a simulated bridge and holds the answer to the
-// first "switch off" command (which the bridge has carried out) until
+// holdProxy forwards to a simulated bridge and holds the answer to the
+// first command that matches (which the bridge has carried out) until
 // released or the caller hangs up.
-type holdOffProxy struct {
+type holdProxy struct {
 	*httptest.Server
 	once    sync.Once
 	held    chan struct{}
 	release chan struct{}
 }
 
-func newHoldOffProxy(t *testing.T, target string) *holdOffProxy {
+// switchOff matches a command that switches lights off.
+func switchOff(r *http.Request, body []byte) bool {
+	return r.Method == http.MethodPut && bytes.Contains(body, []byte(`"on":false`))
+}
+
+func newHoldProxy(t *testing.T, target string, match func(r *http.Request, body []byte) bool) *holdProxy {
 	u, err := url.Parse(target)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &holdOffProxy{held: make(chan struct{}), release: make(chan struct{})}
+	p := &holdProxy{held: make(chan struct{}), release: make(chan struct{})}
 	rp := httputil.NewSingleHostReverseProxy(u)
 	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		off := r.Method == http.MethodPut && bytes.Contains(body, []byte(`"on":false`))
-		if !off {
+		if !match(r, body) {
 			rp.ServeHTTP(w, r)
 			return
 		}
 		rec := httptest.NewRecorder()
-		rp.ServeHTTP(rec, r) // the bridge switches the light off now
+		rp.ServeHTTP(rec, r) // the bridge carries the command out now
 		first := false
 		p.once.Do(func() { first = true; close(p.held) })
 		if first {
@@ -87,7 +94,7 @@ func TestCrashDuringHueLightDelete(t *testing.T) {
 	sim, err := huesim.Start(huesim.Options{Lights: []string{"hall"}, Usernames: []string{user}}, "127.0.0.1:0")
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(sim.Close)
-	proxy := newHoldOffProxy(t, sim.URL())
+	proxy := newHoldProxy(t, sim.URL(), switchOff)
 
 	for _, ns := range []string{"tether-system", "huecrash"} {
 		if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -131,6 +138,88 @@ func TestCrashDuringHueLightDelete(t *testing.T) {
 	g.Expect(bulbOn()).To(BeFalse())
 	g.Expect(sim.Commands()).To(BeEmpty(), "nothing is sent to a light that is already off")
 
+	g.Expect(env.Client.Delete(ctx, bridge)).To(Succeed())
+	g.Eventually(func() bool {
+		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(bridge), &huev1alpha1.HueBridge{}))
+	}, timeout, poll).Should(BeTrue())
+	_ = env.Client.Delete(ctx, secret)
+}
+
+// TestCrashLeavesATemporaryScene: the manager is SIGKILLed after the bridge
+// recalled a temporary scene (HueLights created together, each wanting a
+// brightness of its own) but before the manager heard back, so before it
+// deleted the scene. A new manager removes the scene that was left when
+// its session starts, and every bulb ends at its HueLight's state.
+func TestCrashLeavesATemporaryScene(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	const user, n = "crashtest-user-0123456789", 20
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("bulb-%02d", i)
+	}
+	sim, err := huesim.Start(huesim.Options{Lights: names, Usernames: []string{user}}, "127.0.0.1:0")
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(sim.Close)
+	recall := func(r *http.Request, body []byte) bool {
+		return r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/groups/0/action") && bytes.Contains(body, []byte(`"scene"`))
+	}
+	proxy := newHoldProxy(t, sim.URL(), recall)
+
+	for _, ns := range []string{"tether-system", "scenecrash"} {
+		if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+	}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "tether-system", Name: "scene-bridge"},
+		Data: map[string][]byte{huev1alpha1.CredentialsKey: []byte(user)}}
+	g.Expect(env.Client.Create(ctx, secret)).To(Succeed())
+	bridge := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "scene-bridge"},
+		Spec: huev1alpha1.HueBridgeSpec{Address: proxy.URL,
+			CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: "tether-system", Name: "scene-bridge"},
+			PollInterval:         &metav1.Duration{Duration: time.Second}}}
+	g.Expect(env.Client.Create(ctx, bridge)).To(Succeed())
+	var lights []*huev1alpha1.HueLight
+	for i, name := range names {
+		l := &huev1alpha1.HueLight{ObjectMeta: metav1.ObjectMeta{Namespace: "scenecrash", Name: name},
+			Spec: huev1alpha1.HueLightSpec{BridgeRef: &huev1alpha1.BridgeReference{Name: "scene-bridge"}, Name: name,
+				Brightness: ptr.To(int32(10 + i)), OnDelete: huev1alpha1.DeletionKeep}}
+		g.Expect(env.Client.Create(ctx, l)).To(Succeed())
+		lights = append(lights, l)
+	}
+	temporary := func() int {
+		count := 0
+		for _, sc := range sim.Scenes() {
+			if strings.HasPrefix(sc.Name, "tether-temporary-") {
+				count++
+			}
+		}
+		return count
+	}
+
+	first := startManager(t, "first", "http://127.0.0.1:1", "--hue-poll-interval=1s")
+	select {
+	case <-proxy.held:
+	case <-time.After(timeout):
+		t.Fatalf("no temporary scene was recalled; manager log:\n%s", first.logTail(4000))
+	}
+	first.kill()
+	g.Expect(temporary()).To(Equal(1), "the recalled scene is left on the bridge")
+
+	startManager(t, "second", "http://127.0.0.1:1", "--hue-poll-interval=1s")
+	g.Eventually(temporary, timeout, poll).Should(BeZero(), "the restarted manager removes the scene that was left")
+	g.Eventually(func() error {
+		for i, name := range names {
+			if l, _ := sim.LightByName(name); !l.State.On || l.State.Bri != 10+i {
+				return fmt.Errorf("%s: %+v", name, l.State)
+			}
+		}
+		return nil
+	}, timeout, poll).Should(Succeed())
+
+	for _, l := range lights {
+		g.Expect(env.Client.Delete(ctx, l)).To(Succeed())
+	}
 	g.Expect(env.Client.Delete(ctx, bridge)).To(Succeed())
 	g.Eventually(func() bool {
 		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(bridge), &huev1alpha1.HueBridge{}))
