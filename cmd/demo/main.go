@@ -44,7 +44,7 @@ func main() {
 func printReady(d *demo.Demo, opts demo.Options, verbose bool) {
 	fmt.Printf("\nReady in %s.\n\n", d.StartupTime.Round(100*time.Millisecond))
 	if d.WebURL != "" {
-		fmt.Printf("  Lights on screen:  %s\n", d.WebURL)
+		fmt.Printf("  Live page:         %s\n", d.WebURL)
 	}
 	fmt.Printf("  Hue bridge:        %s\n", d.BridgeURL)
 	if d.DynamoDBURL != "" {

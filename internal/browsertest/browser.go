@@ -193,6 +193,13 @@ func (p *Page) Eval(ctx context.Context, expr string, out any) error {
 	return remarshal(res.Result.Value, out)
 }
 
+// SetViewport makes the page's window width x height CSS pixels, at one
+// device pixel per CSS pixel: a projector's 1280x720, say.
+func (p *Page) SetViewport(ctx context.Context, width, height int) error {
+	params := map[string]any{"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false}
+	return p.conn.call(ctx, "Emulation.setDeviceMetricsOverride", params, nil)
+}
+
 // Screenshot returns a PNG of the visible part of the page.
 func (p *Page) Screenshot(ctx context.Context) ([]byte, error) {
 	var res struct {

@@ -87,8 +87,11 @@ type Demo struct {
 	Bridge      *huesim.Server
 	DynamoDB    *ddbtest.Server
 	StartupTime time.Duration
+	// PageConfig is the page's read-only identity (PageUser), for tests.
+	PageConfig *rest.Config
 
 	stops []func()
+	env   *envtest.Environment
 }
 
 // Namespace of the talk's HueLight: the room.
@@ -139,8 +142,8 @@ func Start(ctx context.Context, opts Options) (d *Demo, err error) {
 	}
 
 	if d.Bridge != nil && opts.WebAddr != "" {
-		say("serving the live page of the bulbs")
-		if err := d.serveWeb(opts); err != nil {
+		say("serving the live page: the bulbs, the cluster's objects and events, the tables")
+		if err := d.serveWeb(ctx, opts); err != nil {
 			return nil, err
 		}
 	}
@@ -219,6 +222,7 @@ func (d *Demo) startControlPlane(opts Options) (*rest.Config, string, error) {
 	}
 	d.onStop(func() { _ = os.Remove(path) })
 
+	d.env = env
 	d.Client, err = client.New(cfg, client.Options{Scheme: s})
 	return cfg, path, err
 }
@@ -265,10 +269,29 @@ func (d *Demo) startBridgeSimulator(opts Options) error {
 	return nil
 }
 
-// serveWeb serves the page the audience looks at: the bulbs live, and the
-// tables the cluster declares as DynamoDB reports them.
-func (d *Demo) serveWeb(opts Options) error {
-	addr, stop, err := d.Bridge.ServeWeb(opts.WebAddr, huesim.WebOptions{Tables: tablesPanel(d.Client)})
+// serveWeb serves the page the audience looks at: the bulbs live with the
+// objects that drive them, the controller's events, and the tables as
+// DynamoDB reports them. It starts before the operator, so the timeline
+// misses nothing the operator does.
+func (d *Demo) serveWeb(ctx context.Context, opts Options) error {
+	s, err := api.NewScheme()
+	if err != nil {
+		return err
+	}
+	pageCfg, err := d.pageIdentity(ctx)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	d.onStop(cancel)
+	changed := newNotifier()
+	tl := newTimeline(changed)
+	cluster, err := startClusterView(ctx, pageCfg, s, tl, changed)
+	if err != nil {
+		return err
+	}
+	watchHandChanges(ctx, d.Bridge, tl)
+	addr, stop, err := servePage(opts.WebAddr, &page{bridge: d.Bridge, cluster: cluster, timeline: tl, changed: changed})
 	if err != nil {
 		return fmt.Errorf("serving the page on %s: %w", opts.WebAddr, err)
 	}

@@ -45,15 +45,21 @@ func (b *Bridge) SetReachable(id string, reachable bool) error {
 
 // ChangeLight changes a bulb as the Hue app or a wall switch would: no
 // rules, no rate limit, nothing in the command log.
+// Those watching hand changes (OnHandChange) hear of it with the state
+// before and after.
 func (b *Bridge) ChangeLight(id string, change func(*LightState)) error {
 	defer b.notify()
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	l, ok := b.lights[id]
 	if !ok {
+		b.mu.Unlock()
 		return fmt.Errorf("no light %q", id)
 	}
+	hc := HandChange{LightID: id, Name: l.Name, Before: l.State, At: time.Now()}
 	change(&l.State)
+	hc.After = l.State
+	b.mu.Unlock()
+	b.watch.handChanged(hc)
 	return nil
 }
 

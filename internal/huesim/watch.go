@@ -1,6 +1,9 @@
 package huesim
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
 // watchers tells subscribers that the bridge changed. A notification
 // carries no data: subscribers read a fresh snapshot, so a burst of
@@ -9,6 +12,32 @@ import "sync"
 type watchers struct {
 	mu   sync.Mutex
 	subs map[chan struct{}]struct{}
+	hand []func(HandChange)
+}
+
+// HandChange is a bulb changed as by the Hue app or a wall switch
+// (ChangeLight and the control API), not by a client of the bridge's API.
+type HandChange struct {
+	LightID, Name string
+	Before, After LightState
+	At            time.Time
+}
+
+// OnHandChange calls f after every hand change, on the changer's
+// goroutine: f must not block or call back into the bridge's mutators.
+func (b *Bridge) OnHandChange(f func(HandChange)) {
+	b.watch.mu.Lock()
+	defer b.watch.mu.Unlock()
+	b.watch.hand = append(b.watch.hand, f)
+}
+
+func (w *watchers) handChanged(c HandChange) {
+	w.mu.Lock()
+	hand := w.hand
+	w.mu.Unlock()
+	for _, f := range hand {
+		f(c)
+	}
 }
 
 // Subscribe returns a channel that receives a value after every change to

@@ -1,0 +1,340 @@
+package demo
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+
+	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
+	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/controllers"
+)
+
+// clusterView is what the page shows of the cluster: Tether's objects and
+// their events, read through informers (one watch per kind, as the operator
+// itself reads them), never through the browser. It is read-only: it lists
+// and watches, and never writes.
+type clusterView struct {
+	cache    cache.Cache
+	timeline *timeline
+	tables   *tableWatch
+	changed  *notifier
+}
+
+// syncTimeout bounds the page's first list of the cluster.
+const syncTimeout = time.Minute
+
+// watchedKinds are the Tether kinds the page shows.
+func watchedKinds() []client.Object {
+	return []client.Object{&huev1alpha1.HueBridge{}, &huev1alpha1.HueLight{}, &huev1alpha1.HueGroup{},
+		&huev1alpha1.HueScene{}, &awsv1alpha1.DynamoDBTable{}}
+}
+
+// startClusterView starts the informers and waits until they have listed
+// everything once. They stop when ctx ends.
+func startClusterView(ctx context.Context, cfg *rest.Config, s *runtime.Scheme, tl *timeline, changed *notifier) (*clusterView, error) {
+	c, err := cache.New(cfg, cache.Options{Scheme: s})
+	if err != nil {
+		return nil, err
+	}
+	v := &clusterView{cache: c, timeline: tl, changed: changed}
+	v.tables = newTableWatch(v, changed)
+	for _, obj := range watchedKinds() {
+		inf, err := c.GetInformer(ctx, obj)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+			AddFunc:    func(any) { changed.notify() },
+			UpdateFunc: v.objectUpdated,
+			DeleteFunc: func(any) { changed.notify() },
+		}); err != nil {
+			return nil, err
+		}
+	}
+	inf, err := c.GetInformer(ctx, &eventsv1.Event{})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { v.eventSeen(nil, o) },
+		UpdateFunc: v.eventSeen,
+	}); err != nil {
+		return nil, err
+	}
+	go func() { _ = c.Start(ctx) }()
+	// A list the page's identity may not make is retried for ever: bound
+	// the wait, so the demo says so instead of hanging.
+	syncCtx, cancel := context.WithTimeout(ctx, syncTimeout)
+	defer cancel()
+	if !c.WaitForCacheSync(syncCtx) {
+		return nil, fmt.Errorf("the page's informers did not sync in %s (may %s list and watch Tether's kinds and events?)", syncTimeout, PageUser)
+	}
+	go v.tables.run(ctx)
+	return v, nil
+}
+
+// managed is a Tether object: its status has Ready and Synced.
+type managed interface {
+	client.Object
+	Managed() *commonv1alpha1.ManagedStatus
+}
+
+// objectUpdated puts on the timeline each write the controller made to
+// the outside world, as the object's status records it ("sent: ..."), and
+// a table's pending plan as it shrinks step by step.
+//
+// Writes are read from the status, not from their Updated and
+// DriftCorrected events: the events API folds repeats of a reason into one
+// series that keeps the first note and is flushed every 30 minutes, so the
+// second dimming of a light would read as the first, and the third would
+// not show at all.
+func (v *clusterView) objectUpdated(oldObj, newObj any) {
+	defer v.changed.notify()
+	was, ok1 := oldObj.(managed)
+	now, ok2 := newObj.(managed)
+	if !ok1 || !ok2 {
+		return
+	}
+	if e, ok := writeEntry(was, now, subjectOf(now)); ok {
+		v.timeline.add(e)
+	}
+	oldT, ok1 := oldObj.(*awsv1alpha1.DynamoDBTable)
+	newT, ok2 := newObj.(*awsv1alpha1.DynamoDBTable)
+	if ok1 && ok2 && !slices.Equal(oldT.Status.PendingPlan, newT.Status.PendingPlan) {
+		v.timeline.add(planEntry(newT))
+	}
+}
+
+// eventSeen adds an event of a Tether object to the timeline: a new one,
+// or one more of a series. Updated and DriftCorrected are left to
+// objectUpdated (see there).
+func (v *clusterView) eventSeen(oldObj, newObj any) {
+	ev, ok := newObj.(*eventsv1.Event)
+	if !ok || !isTetherKind(ev.Regarding.APIVersion) || writeReasons[ev.Reason] {
+		return
+	}
+	count := seriesCount(ev)
+	if old, ok := oldObj.(*eventsv1.Event); ok && seriesCount(old) >= count {
+		return // a rewrite of the same occurrence
+	}
+	v.timeline.add(eventEntry(ev, count, v.subjectOfEvent(ev)))
+}
+
+// writeReasons are the events of writes, which the timeline takes from
+// the status.
+var writeReasons = map[string]bool{controllers.ReasonUpdated: true, controllers.ReasonDriftCorrected: true}
+
+func seriesCount(ev *eventsv1.Event) int32 {
+	if ev.Series == nil {
+		return 1
+	}
+	return ev.Series.Count
+}
+
+func isTetherKind(apiVersion string) bool {
+	return apiVersion == huev1alpha1.GroupVersion.String() || apiVersion == awsv1alpha1.GroupVersion.String()
+}
+
+// subjectOfEvent is what an event is about in the audience's words, when
+// the object is still there to say it.
+func (v *clusterView) subjectOfEvent(ev *eventsv1.Event) string {
+	r := ev.Regarding
+	for _, obj := range watchedKinds() {
+		if kindOf(obj) != r.Kind {
+			continue
+		}
+		if v.cache.Get(context.Background(), client.ObjectKey{Namespace: r.Namespace, Name: r.Name}, obj) == nil {
+			return subjectOf(obj)
+		}
+	}
+	return r.Name
+}
+
+// subjectOf names what an object drives: the bulb's or the table's name.
+func subjectOf(obj client.Object) string {
+	switch o := obj.(type) {
+	case *huev1alpha1.HueLight:
+		if o.Spec.Name != "" {
+			return o.Spec.Name
+		}
+	case *huev1alpha1.HueGroup:
+		return o.Spec.Name
+	case *huev1alpha1.HueScene:
+		if o.Spec.Name != "" {
+			return "scene " + o.Spec.Name
+		}
+		return "scene " + o.Name
+	case *awsv1alpha1.DynamoDBTable:
+		return o.ResolvedTableName()
+	}
+	return obj.GetName()
+}
+
+// clusterState is the page's "cluster" event.
+type clusterState struct {
+	Bridges []bridgeView `json:"bridges"`
+	Drivers []driverView `json:"drivers"`
+	Scenes  []sceneView  `json:"scenes"`
+	Tables  []tableView  `json:"tables"`
+}
+
+// sceneView is a HueScene.
+type sceneView struct {
+	Namespace string   `json:"namespace"`
+	Name      string   `json:"name"`
+	Group     string   `json:"group"`
+	Ready     condView `json:"ready"`
+}
+
+// condView is one condition as the page shows it.
+type condView struct {
+	Status  string `json:"status"`
+	Reason  string `json:"reason"`
+	Message string `json:"message,omitempty"`
+}
+
+// bridgeView is a HueBridge.
+type bridgeView struct {
+	Name       string   `json:"name"`
+	APIVersion string   `json:"apiVersion"`
+	Lights     int32    `json:"lights"`
+	Ready      condView `json:"ready"`
+}
+
+// driverView is an object that drives bulbs: a HueLight (or a HueGroup),
+// with the bulbs it drives by id (once resolved) and by name.
+type driverView struct {
+	Kind      string   `json:"kind"`
+	Namespace string   `json:"namespace"`
+	Name      string   `json:"name"`
+	LightIDs  []string `json:"lightIDs"`
+	Bulbs     []string `json:"bulbs"`
+	ModelID   string   `json:"modelID,omitempty"`
+	Model     string   `json:"model,omitempty"`
+	// Group is a HueGroup's room or zone on the bridge, and Scene the
+	// HueScene it shows.
+	Group  string   `json:"group,omitempty"`
+	Scene  string   `json:"scene,omitempty"`
+	Ready  condView `json:"ready"`
+	Synced condView `json:"synced"`
+}
+
+// snapshot reads the informers' caches.
+func (v *clusterView) snapshot(ctx context.Context) (clusterState, error) {
+	st := clusterState{Bridges: []bridgeView{}, Drivers: []driverView{}, Scenes: []sceneView{}, Tables: []tableView{}}
+	var bridges huev1alpha1.HueBridgeList
+	var lights huev1alpha1.HueLightList
+	var groups huev1alpha1.HueGroupList
+	var scenes huev1alpha1.HueSceneList
+	var tables awsv1alpha1.DynamoDBTableList
+	for _, l := range []client.ObjectList{&bridges, &lights, &groups, &scenes, &tables} {
+		if err := v.cache.List(ctx, l); err != nil {
+			return st, err
+		}
+	}
+	for _, b := range bridges.Items {
+		st.Bridges = append(st.Bridges, bridgeView{Name: b.Name, APIVersion: b.Status.APIVersion,
+			Lights: b.Status.LightCount, Ready: condition(b.Managed(), commonv1alpha1.Ready)})
+	}
+	for i := range lights.Items {
+		st.Drivers = append(st.Drivers, lightDriver(&lights.Items[i]))
+	}
+	for i := range groups.Items {
+		st.Drivers = append(st.Drivers, groupDriver(&groups.Items[i]))
+	}
+	for _, sc := range scenes.Items {
+		st.Scenes = append(st.Scenes, sceneView{Namespace: sc.Namespace, Name: sc.Name, Group: sc.Spec.GroupRef.Name,
+			Ready: condition(sc.Managed(), commonv1alpha1.Ready)})
+	}
+	sort.Slice(st.Drivers, func(i, j int) bool {
+		a, b := st.Drivers[i], st.Drivers[j]
+		return a.Kind+" "+a.Namespace+"/"+a.Name < b.Kind+" "+b.Namespace+"/"+b.Name
+	})
+	for i := range tables.Items {
+		st.Tables = append(st.Tables, v.tables.view(&tables.Items[i]))
+	}
+	sort.Slice(st.Tables, func(i, j int) bool { return st.Tables[i].TableName < st.Tables[j].TableName })
+	return st, nil
+}
+
+func lightDriver(l *huev1alpha1.HueLight) driverView {
+	d := driverView{Kind: "HueLight", Namespace: l.Namespace, Name: l.Name, LightIDs: []string{}, Bulbs: []string{},
+		Ready: condition(l.Managed(), commonv1alpha1.Ready), Synced: condition(l.Managed(), commonv1alpha1.Synced)}
+	if l.Status.LightID != "" {
+		d.LightIDs = append(d.LightIDs, l.Status.LightID)
+	}
+	if l.Spec.Name != "" {
+		d.Bulbs = append(d.Bulbs, l.Spec.Name)
+	}
+	if c := l.Status.Capabilities; c != nil {
+		d.ModelID, d.Model = c.ModelID, modelKind(c)
+	}
+	return d
+}
+
+// groupDriver is a HueGroup: it drives its members, by id once the bridge
+// reported them, else the lights its spec names.
+func groupDriver(g *huev1alpha1.HueGroup) driverView {
+	d := driverView{Kind: "HueGroup", Namespace: g.Namespace, Name: g.Name, LightIDs: []string{},
+		Bulbs: append([]string{}, g.Spec.Lights...), Group: g.Spec.Name, Scene: g.Status.ActiveScene,
+		Ready: condition(g.Managed(), commonv1alpha1.Ready), Synced: condition(g.Managed(), commonv1alpha1.Synced)}
+	for _, m := range g.Status.Members {
+		d.LightIDs = append(d.LightIDs, m.LightID)
+		d.Bulbs = append(d.Bulbs, m.Name)
+	}
+	return d
+}
+
+// modelKind names the product line as Hue sells it, from what the bulb
+// can show.
+func modelKind(c *huev1alpha1.LightCapabilities) string {
+	switch {
+	case !c.Dimmable:
+		return "plug"
+	case slices.Contains(c.ColorModes, huev1alpha1.ColorModeXY) || slices.Contains(c.ColorModes, huev1alpha1.ColorModeHueSaturation):
+		return "colour"
+	case slices.Contains(c.ColorModes, huev1alpha1.ColorModeColorTemperature):
+		return "ambiance"
+	default:
+		return "white"
+	}
+}
+
+func condition(s *commonv1alpha1.ManagedStatus, typ string) condView {
+	c := meta.FindStatusCondition(s.Conditions, typ)
+	if c == nil {
+		return condView{Status: "Unknown", Reason: "NotObservedYet"}
+	}
+	return condView{Status: string(c.Status), Reason: c.Reason, Message: c.Message}
+}
+
+// eventTime is when the event (or the last of its series) happened.
+func eventTime(ev *eventsv1.Event) time.Time {
+	switch {
+	case ev.Series != nil && !ev.Series.LastObservedTime.IsZero():
+		return ev.Series.LastObservedTime.Time
+	case !ev.EventTime.IsZero():
+		return ev.EventTime.Time
+	}
+	return ev.CreationTimestamp.Time
+}
+
+// objectRef is how the page names an object: Kind namespace/name.
+func objectRef(kind, namespace, name string) string {
+	if namespace == "" {
+		return fmt.Sprintf("%s %s", kind, name)
+	}
+	return fmt.Sprintf("%s %s/%s", kind, namespace, name)
+}
