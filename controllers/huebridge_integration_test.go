@@ -108,6 +108,39 @@ func TestHueWrongCredentials(t *testing.T) {
 	})
 }
 
+// TestHueHandMadeSecretFilledInIsPickedUp: a Secret someone made without a
+// username is refused (CredentialsSecretNotOwned: Tether never writes into
+// it, nor pairs); once its username is put in, the HueBridge binds with it
+// at its next look, within the link button's cadence (15 s), not after the
+// minute it used to wait. Tether watches no Secrets, so only that look can
+// see the change.
+func TestHueHandMadeSecretFilledInIsPickedUp(t *testing.T) {
+	h := newHueEnv(t, "handmade", false, "hallway")
+	h.writeSecret("")
+	g := NewWithT(t)
+	ctx := context.Background()
+	g.Eventually(func(g Gomega) string {
+		return readyReason(h.hueBridge(g).Status.Conditions, "Ready")
+	}, hueTimeout, huePoll).Should(Equal("False/CredentialsSecretNotOwned"))
+
+	g.Eventually(func() error {
+		var s corev1.Secret
+		if err := h.c.Get(ctx, client.ObjectKey{Namespace: hueSecretsNS, Name: h.secret}, &s); err != nil {
+			return err
+		}
+		s.Data = map[string][]byte{huev1alpha1.CredentialsKey: []byte(hueUser)}
+		return h.c.Update(ctx, &s)
+	}, hueTimeout, huePoll).Should(Succeed())
+	g.Eventually(func(g Gomega) []string {
+		c := h.hueBridge(g).Status.Conditions
+		return []string{readyReason(c, "Ready"), readyReason(c, huev1alpha1.ConditionPaired)}
+	}, hueTimeout, huePoll).Should(Equal([]string{"True/Available", "True/Paired"}))
+	var s corev1.Secret
+	g.Expect(h.c.Get(ctx, client.ObjectKey{Namespace: hueSecretsNS, Name: h.secret}, &s)).To(Succeed())
+	g.Expect(s.Labels).To(BeEmpty(), "Tether marked a Secret it did not create")
+	g.Expect(string(s.Data[huev1alpha1.CredentialsKey])).To(Equal(hueUser))
+}
+
 // TestHueBridgeHealthFromThePoller: a steady HueBridge with lights costs
 // its bridge one GET /lights per poll interval (the poller's) and no /config,
 // however often it is reconciled; going offline and back still flips its

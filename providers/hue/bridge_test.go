@@ -5,9 +5,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
@@ -89,5 +93,61 @@ func TestPairingBacksOff(t *testing.T) {
 	}
 	if got := pairingDelay(&huev1alpha1.HueBridge{}, now); got != PairingInterval {
 		t.Errorf("first try: %s", got)
+	}
+}
+
+// TestCredentialsThatArriveWhilePairingAreUsed: a HueBridge created before
+// its Secret (`kubectl apply -f` of a folder applies bridge.yaml before
+// secret.yaml) meets the Secret, username and all, between the pass's first
+// read (Connect: no credentials, so Observe asks for pairing) and the check
+// before pairing. That check must take the username as arrived: no pairing,
+// no CredentialsSecretNotOwned refusal (before the fix: a retry after a
+// minute, the flake of TestHueDistinctStatesUseATemporaryScene), the user's
+// Secret left as it was, and the next pass binds with it.
+func TestCredentialsThatArriveWhilePairingAreUsed(t *testing.T) {
+	ctx := context.Background()
+	scheme := runtime.NewScheme()
+	_ = clientgoscheme.AddToScheme(scheme)
+	_ = huev1alpha1.AddToScheme(scheme)
+	b := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "home", UID: "u1", Generation: 1},
+		Spec: huev1alpha1.HueBridgeSpec{Address: "bridge", CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: "s", Name: "hue"}}}
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(b.DeepCopy()).Build()
+	f := newFakeBridge("hallway")
+	reg := NewRegistry(c, c, Settings{CredentialsNamespaces: []string{"s"}, PollInterval: time.Hour,
+		NewClient: func(string, string, time.Duration) Client { return f }}, logr.Discard())
+	t.Cleanup(reg.Stop)
+	e := &BridgeExternal{Client: c, Registry: reg}
+
+	ext, err := e.Connect(ctx, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if obs, err := ext.Observe(ctx, b); err != nil || obs.Exists {
+		t.Fatalf("without a Secret: %+v, %v; want not paired", obs, err)
+	}
+	user := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "s", Name: "hue"},
+		Data: map[string][]byte{huev1alpha1.CredentialsKey: []byte("made-by-hand")}}
+	if err := c.Create(ctx, user); err != nil {
+		t.Fatal(err)
+	}
+
+	err = ext.Create(ctx, b)
+	p, ok := providers.AsPending(err)
+	if !ok || p.Reason != ReasonNotPaired {
+		t.Fatalf("Create with the username arrived: %v; want a pending %s", err, ReasonNotPaired)
+	}
+	if f.pairs != 0 {
+		t.Fatalf("paired %d times over the user's username", f.pairs)
+	}
+	var s corev1.Secret
+	if err := c.Get(ctx, types.NamespacedName{Namespace: "s", Name: "hue"}, &s); err != nil {
+		t.Fatal(err)
+	}
+	if string(s.Data[huev1alpha1.CredentialsKey]) != "made-by-hand" || s.Labels[OwnerLabel] != "" {
+		t.Fatalf("the user's Secret was changed: %v, labels %v", s.Data, s.Labels)
+	}
+	obs, err := observe(ctx, e, b)
+	if err != nil || !obs.Exists || !obs.Available {
+		t.Fatalf("next pass: %+v, %v; want bound with the Secret's username", obs, err)
 	}
 }

@@ -23,6 +23,7 @@ type fakeBridge struct {
 	puts   []put
 	// unauthorized makes /config leave out the whitelist.
 	unauthorized bool
+	pairs        int // POST /api (pairing)
 }
 
 type put struct {
@@ -75,7 +76,15 @@ func (f *fakeBridge) Config(context.Context) (BridgeConfig, error) {
 	return BridgeConfig{BridgeID: id, Authorized: !f.unauthorized}, f.err
 }
 
-func (f *fakeBridge) Pair(context.Context, string) (Credentials, error) { return Credentials{}, f.err }
+func (f *fakeBridge) Pair(context.Context, string) (Credentials, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.pairs++
+	if f.err != nil {
+		return Credentials{}, f.err
+	}
+	return Credentials{Username: "issued-by-pairing"}, nil
+}
 
 func (f *fakeBridge) SetLightState(_ context.Context, id string, body StateBody) (Result, error) {
 	f.mu.Lock()

@@ -39,8 +39,13 @@ const (
 
 // notOwnedDelay spaces the looks at a Secret Tether may not write into: the
 // person who fixes it (deletes it, or puts the username in) changes nothing
-// Tether watches.
-const notOwnedDelay = time.Minute
+// Tether watches (it has no Secret informer), so the HueBridge looks again
+// as often as one waiting for its link button: a GET of one Secret.
+const notOwnedDelay = PairingMaxInterval
+
+// credentialsArrivedDelay is the wait before binding with a username that
+// was put into the Secret while Tether was about to pair.
+const credentialsArrivedDelay = time.Second
 
 // allowCredentialsRef refuses a HueBridge whose Secret is in a namespace
 // Tether may not use. Only a new spec (or a manager started with other
@@ -64,9 +69,14 @@ func markOwn(s *corev1.Secret, b *huev1alpha1.HueBridge) {
 }
 
 // allowWrite refuses to write into a Secret Tether did not create for b.
+// One that holds a username is not refused but answered as credentials that
+// arrived: someone put them there after this pass found none.
 func allowWrite(s *corev1.Secret, b *huev1alpha1.HueBridge) error {
 	if s.Labels[OwnerLabel] == b.Name {
 		return nil
+	}
+	if hasUsername(s) {
+		return credentialsArrived(s)
 	}
 	return providers.RetryAfter(notOwnedDelay, ReasonCredentialsSecretNotOwned, fmt.Errorf(
 		"Secret %s/%s exists but Tether did not create it, and it holds no %q: Tether writes only into Secrets it created (label %s=%s); put the bridge's username in it, or delete it so that Tether creates it when paired",
@@ -75,6 +85,10 @@ func allowWrite(s *corev1.Secret, b *huev1alpha1.HueBridge) error {
 
 // checkWritable is the check before pairing: a username the bridge issues
 // must have a Secret to go to, or the bridge keeps a user nobody can use.
+// It reads the Secret again, after the pass's first read found no username:
+// one that holds a username now (created or filled in between, as by
+// `kubectl apply` of the HueBridge before its Secret) is used, not paired
+// over and not refused.
 func checkWritable(ctx context.Context, secrets client.Reader, b *huev1alpha1.HueBridge) error {
 	ref := b.Spec.CredentialsSecretRef
 	var s corev1.Secret
@@ -85,7 +99,21 @@ func checkWritable(ctx context.Context, secrets client.Reader, b *huev1alpha1.Hu
 	if err != nil {
 		return err
 	}
+	if hasUsername(&s) {
+		return credentialsArrived(&s)
+	}
 	return allowWrite(&s, b)
+}
+
+func hasUsername(s *corev1.Secret) bool {
+	return len(s.Data[huev1alpha1.CredentialsKey]) > 0
+}
+
+// credentialsArrived asks for the next pass, which binds the HueBridge with
+// the username now in the Secret.
+func credentialsArrived(s *corev1.Secret) error {
+	return providers.Pending(credentialsArrivedDelay, ReasonNotPaired,
+		"Secret %s/%s now holds a %q: binding with it", s.Namespace, s.Name, huev1alpha1.CredentialsKey)
 }
 
 func quoteAll(ss []string) string {

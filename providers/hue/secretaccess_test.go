@@ -1,10 +1,14 @@
 package hue
 
 import (
+	"context"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
@@ -66,4 +70,58 @@ func TestTetherWritesOnlyIntoItsOwnSecret(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestASecretHoldingAUsernameIsNeverRefused: the check before pairing, and
+// the write after it, answer a Secret that holds a username (whoever made
+// it) as credentials that arrived, to be bound with on the next pass, not as
+// CredentialsSecretNotOwned; one without a username that Tether did not
+// make is still refused, and one Tether made for the bridge is written.
+func TestASecretHoldingAUsernameIsNeverRefused(t *testing.T) {
+	b := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "home"},
+		Spec: huev1alpha1.HueBridgeSpec{CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: "tether-system", Name: "hue"}}}
+	own := &corev1.Secret{}
+	markOwn(own, b)
+	withUser := map[string][]byte{huev1alpha1.CredentialsKey: []byte("u")}
+	cases := []struct {
+		name        string
+		labels      map[string]string
+		data        map[string][]byte
+		checkReason string // before pairing: "" to pair, else the reason
+		writeReason string // storing the issued username: "" to write
+	}{
+		{"someone else's, with a username", nil, withUser, ReasonNotPaired, ReasonNotPaired},
+		{"another bridge's, with a username", map[string]string{OwnerLabel: "upstairs"}, withUser, ReasonNotPaired, ReasonNotPaired},
+		{"Tether's, with a username", own.Labels, withUser, ReasonNotPaired, ""},
+		{"someone else's, empty", nil, nil, ReasonCredentialsSecretNotOwned, ReasonCredentialsSecretNotOwned},
+		{"Tether's, empty", own.Labels, nil, "", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "tether-system", Name: "hue", Labels: tc.labels}, Data: tc.data}
+			scheme := runtime.NewScheme()
+			_ = clientgoscheme.AddToScheme(scheme)
+			c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(s.DeepCopy()).Build()
+			if got := reasonOf(checkWritable(context.Background(), c, b)); got != tc.checkReason {
+				t.Errorf("before pairing: %q, want %q", got, tc.checkReason)
+			}
+			if got := reasonOf(allowWrite(s, b)); got != tc.writeReason {
+				t.Errorf("storing: %q, want %q", got, tc.writeReason)
+			}
+		})
+	}
+}
+
+// reasonOf is the reason of a pending or retry-after error, "" for none.
+func reasonOf(err error) string {
+	if p, ok := providers.AsPending(err); ok {
+		return p.Reason
+	}
+	if ra, ok := providers.AsRetryAfter(err); ok {
+		return ra.Reason
+	}
+	if err != nil {
+		return "unexpected: " + err.Error()
+	}
+	return ""
 }
