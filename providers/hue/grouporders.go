@@ -115,12 +115,7 @@ func (s *sender) groupPending(key types.NamespacedName, fullKey string) (time.Du
 func (s *sender) takeGroupFailure(key types.NamespacedName, fullKey string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	f, ok := s.groupFailed[key]
-	delete(s.groupFailed, key)
-	if !ok || f.fullKey != fullKey {
-		return nil
-	}
-	return f.err
+	return takeFailureOf(s.groupFailed, key, fullKey)
 }
 
 // dropGroup removes a HueGroup's queued command and remembered error.

@@ -252,8 +252,14 @@ type failure struct {
 func (s *sender) takeFailure(key types.NamespacedName, fullKey string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	f, ok := s.failed[key]
-	delete(s.failed, key)
+	return takeFailureOf(s.failed, key, fullKey)
+}
+
+// takeFailureOf removes key's remembered failure from failed and returns its
+// error if it was for the command fullKey; callers hold s.mu.
+func takeFailureOf(failed map[types.NamespacedName]failure, key types.NamespacedName, fullKey string) error {
+	f, ok := failed[key]
+	delete(failed, key)
 	if !ok || f.fullKey != fullKey {
 		return nil
 	}
