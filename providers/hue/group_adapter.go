@@ -102,17 +102,9 @@ func (e *GroupExternal) connect(ctx context.Context, g *huev1alpha1.HueGroup, ke
 	if err != nil {
 		return nil, err
 	}
-	rc, ok := roomsOf(s.currentClient())
-	if !ok {
-		return nil, classifyRooms(b.Name, errNoRooms)
-	}
-	lights, err := s.Lights(ctx)
+	rc, lights, groups, err := s.roomsView(ctx, b.Name)
 	if err != nil {
-		return nil, classify(b.Name, err)
-	}
-	groups, err := s.Groups(ctx, s.interval)
-	if err != nil {
-		return nil, classify(b.Name, err)
+		return nil, err
 	}
 	c := &groupConn{reader: e.Reader, bridge: b, session: s, rooms: rc, lights: lights, groups: groups, key: key}
 	c.group, err = findGroup(groups, g)

@@ -84,17 +84,9 @@ func (e *SceneExternal) connect(ctx context.Context, sc *huev1alpha1.HueScene) (
 	if err != nil {
 		return nil, err
 	}
-	rc, ok := roomsOf(s.currentClient())
-	if !ok {
-		return nil, classifyRooms(b.Name, errNoRooms)
-	}
-	lights, err := s.Lights(ctx)
+	rc, lights, groups, err := s.roomsView(ctx, b.Name)
 	if err != nil {
-		return nil, classify(b.Name, err)
-	}
-	groups, err := s.Groups(ctx, s.interval)
-	if err != nil {
-		return nil, classify(b.Name, err)
+		return nil, err
 	}
 	c := &sceneConn{bridge: b.Name, session: s, rooms: rc, group: &g, lights: lights}
 	for _, gr := range groups {

@@ -260,3 +260,21 @@ func (s *Session) wakeGroupsOf(lightIDs []string) {
 	r.mu.Unlock()
 	r.wake(wake)
 }
+
+// roomsView is what a HueGroup or HueScene connects to: the bridge's rooms
+// client, its lights and its groups, errors classified for bridge.
+func (s *Session) roomsView(ctx context.Context, bridge string) (RoomsClient, lightsByID, []Group, error) {
+	rc, ok := roomsOf(s.currentClient())
+	if !ok {
+		return nil, nil, nil, classifyRooms(bridge, errNoRooms)
+	}
+	lights, err := s.Lights(ctx)
+	if err != nil {
+		return nil, nil, nil, classify(bridge, err)
+	}
+	groups, err := s.Groups(ctx, s.interval)
+	if err != nil {
+		return nil, nil, nil, classify(bridge, err)
+	}
+	return rc, lights, groups, nil
+}
