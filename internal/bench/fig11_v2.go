@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -128,12 +127,9 @@ func (r *run) startPushWorld(ctx context.Context, bin string) (*pushWorld, error
 			return nil, err
 		}
 	}
-	r.op, err = StartOperator(ctx, bin, kubeconfig, "http://127.0.0.1:9", filepath.Join(r.runDir, "operator.log"),
-		"--hue-poll-interval="+r.sc.HuePoll.String())
-	if err != nil {
+	if err := r.startHueOperator(ctx, bin, kubeconfig); err != nil {
 		return nil, err
 	}
-	r.onStop(r.op.Stop)
 	w.v1Lights = lightsOn(bridgeV1, pushV1NS, n, pushLight)
 	w.v2Lights = lightsOn(bridgeV2, pushV2NS, n, pushLight)
 	all := append(objects(w.v1Lights), objects(w.v2Lights)...)

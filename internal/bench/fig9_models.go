@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -212,13 +211,9 @@ func (r *run) startModelsWorld(ctx context.Context, bin string) (*huesim.Server,
 	}); err != nil {
 		return nil, err
 	}
-	// No DynamoDBTable in this world: the DynamoDB endpoint is never called.
-	r.op, err = StartOperator(ctx, bin, kubeconfig, "http://127.0.0.1:9", filepath.Join(r.runDir, "operator.log"),
-		"--hue-poll-interval="+r.sc.HuePoll.String())
-	if err != nil {
+	if err := r.startHueOperator(ctx, bin, kubeconfig); err != nil {
 		return nil, err
 	}
-	r.onStop(r.op.Stop)
 	return sim, nil
 }
 
