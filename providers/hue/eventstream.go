@@ -230,9 +230,12 @@ type streamHealth struct {
 	connectedSince time.Time
 	lastEvent      time.Time
 	lastFullRead   time.Time
-	reconnects     int
-	drops          []time.Time
-	lastError      string
+	// fullReadDone is closed (and forgotten) by the next full read that
+	// succeeds, for a stream waiting for the bridge to answer again.
+	fullReadDone chan struct{}
+	reconnects   int
+	drops        []time.Time
+	lastError    string
 }
 
 // StreamStatus is a session's event stream for the HueBridge's status.
@@ -280,10 +283,37 @@ func (h *streamHealth) safetyDue(now time.Time) bool {
 	return now.Sub(h.lastFullRead) >= h.settings.SafetyRead
 }
 
+// fullRead records a full read that succeeded (started at at).
 func (h *streamHealth) fullRead(at time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.lastFullRead = at
+	if h.fullReadDone != nil {
+		close(h.fullReadDone)
+		h.fullReadDone = nil
+	}
+}
+
+// awaitFullRead waits until a full read that started at or after since
+// has succeeded, and reports false if ctx ended first.
+func (h *streamHealth) awaitFullRead(ctx context.Context, since time.Time) bool {
+	for {
+		h.mu.Lock()
+		if !h.lastFullRead.Before(since) {
+			h.mu.Unlock()
+			return ctx.Err() == nil
+		}
+		if h.fullReadDone == nil {
+			h.fullReadDone = make(chan struct{})
+		}
+		done := h.fullReadDone
+		h.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return false
+		case <-done:
+		}
+	}
 }
 
 func (h *streamHealth) event(at time.Time) {
@@ -349,6 +379,14 @@ func (h *streamHealth) settle(now time.Time) bool {
 // runStream keeps the session's event stream connected while its client
 // has one, reconnecting with a capped backoff. The poll loop (run) polls
 // whenever the stream is not live, so nothing waits for a reconnect.
+//
+// A stream that ended after the bridge accepted it is reconnected after
+// the backoff alone: the bridge answered a moment ago. A connect that
+// failed (the bridge refused the stream or did not answer) is tried again
+// only once a poll that started after the failure succeeded: while the
+// bridge is off the network the polls find out as cheaply when it is
+// back, so an outage costs one read per poll interval and the stream's
+// one try after the drop, not that and a retry per backoff step.
 func (s *Session) runStream(ctx context.Context) {
 	attempt := 0
 	for ctx.Err() == nil {
@@ -378,6 +416,7 @@ func (s *Session) runStream(ctx context.Context) {
 			s.wakeBridges()
 		}, func(r read) { s.applyStreamRead(r) })
 		end()
+		endedAt := time.Now()
 		if ctx.Err() != nil {
 			return
 		}
@@ -392,26 +431,16 @@ func (s *Session) runStream(ctx context.Context) {
 		default:
 			attempt++
 		}
-		wait := s.stream.down(err, wasUp, attempt, time.Now())
-		s.log.V(1).Info("event stream ended; reconnecting", "error", fmt.Sprint(err), "in", wait.String())
+		wait := s.stream.down(err, wasUp, attempt, endedAt)
+		s.log.V(1).Info("event stream ended; reconnecting", "error", fmt.Sprint(err), "in", wait.String(), "afterARead", !wasUp)
 		s.wakeBridges()
-		if !sleepCtx(ctx, wait) || !s.awaitAnswering(ctx, attempt) {
+		if !sleepCtx(ctx, wait) {
+			return
+		}
+		if !wasUp && !s.stream.awaitFullRead(ctx, endedAt) {
 			return
 		}
 	}
-}
-
-// awaitAnswering holds a stream that failed to connect more than once
-// until the poll loop's reads succeed again: while the bridge is off the
-// network the reads find out as cheaply, and a bridge that is down costs
-// one read per poll interval, not that and the stream's retries.
-func (s *Session) awaitAnswering(ctx context.Context, attempt int) bool {
-	for attempt > 1 && s.cache.health().err != nil {
-		if !sleepCtx(ctx, s.interval) {
-			return false
-		}
-	}
-	return ctx.Err() == nil
 }
 
 // applyStreamRead hands a read from the stream to the cache, one read at a

@@ -189,11 +189,14 @@ func TestStreamFallsBackToPolling(t *testing.T) {
 }
 
 // TestStreamOutageIsBounded: a v2 bridge that leaves the network (every
-// connection closed, new ones refused, behind a TCP proxy that counts them)
-// costs about one connection per poll interval, the event stream's retries
-// included: a stream that failed to reconnect twice waits for a poll to
-// succeed before it tries again. Its reconnect backoff alone (capped at
-// 100 ms here) would double that. Back online, the stream is live again.
+// connection closed, new ones refused, behind a TCP proxy that counts the
+// connections attempted) costs one connection per poll interval and the
+// stream's one reconnect after the drop: a stream that failed to connect
+// tries again only once a read that started after the failure succeeded,
+// so the polls alone find out when the bridge is back. Its own backoff
+// (capped at 10 ms here, the poll interval 1 s) would have tried about a
+// hundred times a second until the first poll failed. Back online, the
+// stream is live again and the change made meanwhile is read.
 func TestStreamOutageIsBounded(t *testing.T) {
 	sim := startSim(t, huesim.Options{Lights: []string{"hall"}})
 	proxy, err := tcpproxy.New(sim.TLSAddr())
@@ -205,20 +208,26 @@ func TestStreamOutageIsBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const interval = 200 * time.Millisecond
-	s := startStreamSessionWith(t, c, StreamSettings{MaxBackoff: 100 * time.Millisecond}, interval)
+	const interval = time.Second
+	s := startStreamSessionWith(t, c, StreamSettings{MaxBackoff: 10 * time.Millisecond}, interval)
 	eventually(t, "the stream is live", 5*time.Second, s.stream.live)
 
 	proxy.SetOffline(true)
-	const outage = 4 * time.Second
+	const outage = 3 * time.Second
 	time.Sleep(outage) // the window measured, not a synchronisation
+	_ = sim.ChangeLight("1", func(st *huesim.LightState) { st.Bri = 21 })
 	calls := proxy.SetOffline(false)
-	polls := int(outage / interval)
-	t.Logf("%d connections attempted in %s offline (%d poll intervals)", calls, outage, polls)
-	if calls > polls+5 {
-		t.Errorf("%d connections attempted in %s offline: want at most one per poll interval + 5 (%d)", calls, outage, polls+5)
+	// A poll per tick (a tick at both ends of the window at most) and the
+	// stream's reconnect after the drop.
+	bound := int(outage/interval) + 1 + 1
+	t.Logf("%d connections attempted in %s offline (poll interval %s)", calls, outage, interval)
+	if calls > bound {
+		t.Errorf("%d connections attempted in %s offline: want at most one per poll interval and the stream's one reconnect (%d)", calls, outage, bound)
 	}
 	eventually(t, "live again once the bridge is back", 10*time.Second, s.stream.live)
+	if l, _ := s.light("1"); l.State.Bri == nil || *l.State.Bri != 21 {
+		t.Errorf("the change made during the outage was not read: %+v", l.State)
+	}
 }
 
 // TestStreamEndsWhenTheClientChanges: a HueBridge changed from V2 to V1
