@@ -96,16 +96,33 @@ func (r *ManagedReconciler[O]) sync(ctx context.Context, req ctrl.Request, obj O
 			r.event(obj, corev1.EventTypeWarning, obs.Reason, "Observe", "%s", obs.Message)
 			log.FromContext(ctx).Info("ready, with a note", "reason", obs.Reason, "note", obs.Message)
 		}
-		next := obs.RecheckAfter
-		if next <= 0 || obs.Available {
-			var warning string
-			next, warning = r.pollInterval(obj)
-			if warning != "" {
-				setSynced(obj, true, ReasonSuccess, warning)
-			}
-		}
-		return r.succeeded(req, obj, next)
+		return r.succeeded(req, obj, r.nextLook(obj, obs))
 	}
+}
+
+// nextLook is when to observe a matching object again: at its resync
+// interval, sooner for a transition that finishes by itself (RecheckAfter
+// while not available), and sooner for a match that rests on a write not
+// yet read back (Unconfirmed). Nothing else wakes the latter: the read that
+// confirms the write shows no drift. Without this look its status would
+// report the read before the write, until the resync.
+func (r *ManagedReconciler[O]) nextLook(obj O, obs providers.Observation) time.Duration {
+	next := obs.RecheckAfter
+	if next <= 0 || obs.Available {
+		var warning string
+		next, warning = r.pollInterval(obj)
+		if warning != "" {
+			setSynced(obj, true, ReasonSuccess, warning)
+		}
+	}
+	if obs.Unconfirmed {
+		confirm := obs.RecheckAfter
+		if confirm <= 0 {
+			confirm = r.opts.AfterWrite
+		}
+		next = min(next, confirm)
+	}
+	return next
 }
 
 // update sends the difference, unless the same difference was already sent

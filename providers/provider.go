@@ -105,7 +105,9 @@ type Observation struct {
 	// record of a write the backend accepted, not yet on a read of the
 	// backend (a Hue bridge shows a change at its next poll). Ready is
 	// reported as for any match; the stall breaker forgets the write only
-	// once a read confirms it.
+	// once a read confirms it. The reconciler looks again after
+	// RecheckAfter (default: its AfterWrite) until a read does, so that the
+	// status ends with what was read.
 	Unconfirmed bool
 	// Diff is what differs when UpToDate is false.
 	Diff Difference
@@ -121,6 +123,7 @@ type Observation struct {
 	Reason  string
 	Message string
 	// RecheckAfter asks for an earlier look than the resync interval, for
-	// transitions that finish by themselves (a table CREATING).
+	// transitions that finish by themselves (a table CREATING); for an
+	// Unconfirmed match, it is when a read can have confirmed the write.
 	RecheckAfter time.Duration
 }

@@ -19,8 +19,17 @@ import (
 // times in a row while the controller reconciles and writes its status
 // after every change. No edit is lost to a conflict on either side: the
 // bulb ends at the last brightness written, and Ready is True for the last
-// generation.
+// generation with status.observed showing it.
+//
+// The bridge is read every readEvery, longer than the edits usually take:
+// the last edit then matches first by what the bridge accepted, before a
+// read shows it, and the read that does wakes nobody (no drift). The status
+// must still end with what was read. It once kept the read from before the
+// first command (brightness 127) until the 5-minute resync; with the 1 s
+// poll of the other tests that took a rare timing, with this one it is the
+// usual course.
 func TestSpecEditsRacingStatusWrites(t *testing.T) {
+	const readEvery = 3 * bridgePoll
 	g := NewWithT(t)
 	ctx := context.Background()
 	const user = "faults-conflicts-user-0123456789"
@@ -33,7 +42,7 @@ func TestSpecEditsRacingStatusWrites(t *testing.T) {
 	hb := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "conflicts"},
 		Spec: huev1alpha1.HueBridgeSpec{Address: sim.Addr(),
 			CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: secretsNS, Name: "conflicts"},
-			PollInterval:         &metav1.Duration{Duration: bridgePoll}, CommandsPerSecond: ptr.To[int32](25)}}
+			PollInterval:         &metav1.Duration{Duration: readEvery}, CommandsPerSecond: ptr.To[int32](25)}}
 	g.Expect(k8s.Create(ctx, hb)).To(Succeed())
 	light := &huev1alpha1.HueLight{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "stairs"},
 		Spec: huev1alpha1.HueLightSpec{BridgeRef: &huev1alpha1.BridgeReference{Name: "conflicts"}, Name: "stairs", Brightness: ptr.To[int32](1)}}

@@ -174,6 +174,11 @@ func (c *lightConn) observe(ctx context.Context, l *huev1alpha1.HueLight) (provi
 		return c.wait(ReasonAttributeRefused, strings.Join(append(refused, notes...), "; "), 0), nil
 	}
 	obs := providers.Observation{Exists: true, UpToDate: true, Available: true, Unconfirmed: v.unconfirmed}
+	if v.unconfirmed {
+		// The session reads the bridge once per interval: the look after
+		// that read records what it showed in status.observed.
+		obs.RecheckAfter = s.interval
+	}
 	if len(notes) > 0 {
 		obs.Reason, obs.Message = ReasonLimited, strings.Join(notes, "; ")
 	}

@@ -278,3 +278,51 @@ func remove[O client.Object](ctx context.Context, c providers.Connector[O], obj 
 	}
 	return ext.Delete(ctx, obj)
 }
+
+// TestAMatchNotYetReadBackAsksForALookAfterTheNextRead: right after a
+// command the bulb matches only by what the bridge accepted, while the
+// status still shows the read from before the command. The observation says
+// so (Unconfirmed) and asks to be looked at again after one poll interval:
+// the read that confirms the command shows no drift and wakes nobody, so
+// without that look status.observed would keep the old read until the
+// resync (the flake of faults.TestSpecEditsRacingStatusWrites: brightness
+// 127, the bulb's state before the first command).
+func TestAMatchNotYetReadBackAsksForALookAfterTheNextRead(t *testing.T) {
+	ctx := context.Background()
+	f := newFakeBridge("hallway")
+	e := newTestLights(t, f) // polls once an hour: no read comes by itself
+	l := hueLight("entrance", "hallway-light", "hallway", time.Now())
+	obs, err := observe(ctx, e, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := update(ctx, e, l, obs.Diff); err != nil {
+		t.Fatal(err)
+	}
+	obs, err = observe(ctx, e, l)
+	if err != nil || !obs.UpToDate || !obs.Unconfirmed {
+		t.Fatalf("after the command, before a read: %+v, %v; want an unconfirmed match", obs, err)
+	}
+	if obs.RecheckAfter != time.Hour {
+		t.Fatalf("an unconfirmed match asks for a look after %s, want the poll interval (1h)", obs.RecheckAfter)
+	}
+	if l.Status.Observed.On || l.Status.Observed.Brightness != 127 {
+		t.Fatalf("status.observed %+v before a read, want the last read (off, 127)", *l.Status.Observed)
+	}
+
+	f.set("1", func(st *LightState) { st.On, st.Bri = true, ptr.To(254) }) // the bulb shows the command
+	s, ok := e.Registry.Running("home")
+	if !ok {
+		t.Fatal("no session for bridge home")
+	}
+	if err := s.Poll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	obs, err = observe(ctx, e, l)
+	if err != nil || !obs.UpToDate || obs.Unconfirmed || obs.RecheckAfter != 0 {
+		t.Fatalf("after a read: %+v, %v; want a confirmed match at the resync interval", obs, err)
+	}
+	if !l.Status.Observed.On || l.Status.Observed.Brightness != 254 {
+		t.Fatalf("status.observed %+v after a read, want on, 254", *l.Status.Observed)
+	}
+}
