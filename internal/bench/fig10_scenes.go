@@ -7,6 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -20,8 +21,8 @@ import (
 // different states take 5 s one by one; a scene carries a state per light
 // and is recalled with one group command. A world of its own: the API
 // server, SceneBridges simulated bridges of SceneLights bulbs each (50 is
-// the most a bridge holds), the operator with its defaults (temporary
-// scenes on).
+// the most a bridge holds) on the v1 API and one more on CLIP v2, the
+// operator with its defaults (temporary scenes on).
 const (
 	scenesNS = "bench-scenes"
 	// sceneFloorGoal and sceneScaleGoal are issue 13's goals: 50 distinct
@@ -33,10 +34,13 @@ const (
 	tempScenePrefix = "tether-temporary-"
 )
 
+// sceneBridgeV2 is the CLIP v2 bridge of the figure.
+const sceneBridgeV2 = "scenes-v2"
+
 func sceneBridgeName(i int) string { return fmt.Sprintf("scenes-%02d", i+1) }
 
 func (r *run) scenes(ctx context.Context, bin string) error {
-	sims, err := r.startScenesWorld(ctx, bin)
+	sims, v2, err := r.startScenesWorld(ctx, bin)
 	if err != nil {
 		return err
 	}
@@ -48,6 +52,11 @@ func (r *run) scenes(ctx context.Context, bin string) error {
 			bulb := fmt.Sprintf("%s-%d", name, i+1)
 			lights[b] = append(lights[b], newLight(scenesNS, bulb, name, name, bulb, int32(1+(i*5)%254)))
 		}
+	}
+	var lightsV2 []*huev1alpha1.HueLight
+	for i := range n {
+		bulb := fmt.Sprintf("%s-%d", sceneBridgeV2, i+1)
+		lightsV2 = append(lightsV2, newLight(scenesNS, bulb, sceneBridgeV2, sceneBridgeV2, bulb, int32(1+(i*5)%254)))
 	}
 	floor := time.Duration(float64(n) / bridgeCommandsPerSecond * float64(time.Second))
 	f := r.fig(10)
@@ -69,6 +78,21 @@ func (r *run) scenes(ctx context.Context, bin string) error {
 		&goal{Op: "<=", Limit: sceneFloorGoal})
 	f.why("%s; light by light the bridge's floor is %.1f s", c, floor.Seconds())
 	f.add("one_bridge_commands", "commands to that bridge (scene stores, recalls, deletes and light commands)", "commands", float64(c.total()), nil)
+
+	// (1b) The same on a CLIP v2 bridge.
+	resetAll([]*huesim.Server{v2})
+	onV2 := objects(lightsV2)
+	start = time.Now()
+	if err := r.createAll(ctx, onV2); err != nil {
+		return err
+	}
+	if last, err = r.waitReady(ctx, false, wantAll(onV2), 3*floor+time.Minute, nil); err != nil {
+		return err
+	}
+	c = countScenes([]*huesim.Server{v2})
+	f.add("one_bridge_v2", fmt.Sprintf("%d HueLights with distinct states on one CLIP v2 bridge: time to all Ready", n), "s",
+		secs(last.Sub(start)), &goal{Op: "<=", Limit: sceneFloorGoal})
+	f.why("%s", c)
 
 	// The other bridges' lights, settled before the next measure.
 	var rest []client.Object
@@ -104,11 +128,11 @@ func (r *run) scenes(ctx context.Context, bin string) error {
 	f.add("all_bridges", fmt.Sprintf("%d HueLights with distinct states over %d bridges: time to all Ready", len(all), bridges), "s",
 		secs(last.Sub(start)), &goal{Op: "<=", Limit: sceneScaleGoal})
 	f.why("%s", c)
-	if err := r.waitNoTempScenes(ctx, sims); err != nil {
+	if err := r.waitNoTempScenes(ctx, append(sims, v2)); err != nil {
 		return err
 	}
-	f.add("leftover", "temporary scenes left on the bridges once settled", "scenes", float64(leftoverScenes(sims)), &goal{Op: "<=", Limit: 0})
-	f.add("overloads", "overload errors from the bridges", "errors", float64(overloads(sims)), &goal{Op: "<=", Limit: 0})
+	f.add("leftover", "temporary scenes left on the bridges once settled", "scenes", float64(leftoverScenes(append(sims, v2))), &goal{Op: "<=", Limit: 0})
+	f.add("overloads", "overload errors from the bridges", "errors", float64(overloads(append(sims, v2))), &goal{Op: "<=", Limit: 0})
 
 	// (3) The first bridge's scene table full: back to light commands.
 	for i := range huesim.MaxScenes {
@@ -128,9 +152,9 @@ func (r *run) scenes(ctx context.Context, bin string) error {
 	f.add("full_table", fmt.Sprintf("%d HueLights, distinct states, scene table full (error 402): time to all Ready", n), "s",
 		secs(last.Sub(start)), nil)
 	f.why("%s: the refused scene falls back to light commands (the floor is %.1f s)", c, floor.Seconds())
-	f.note("%d simulated bridges of %d bulbs (a bridge holds 50 at most), operator defaults (temporary scenes on, --hue-poll-interval=%s). "+
+	f.note("%d simulated v1 bridges of %d bulbs (a bridge holds 50 at most) and one CLIP v2 bridge (HTTPS, event stream; temporary scenes through the v1 API it serves too), operator defaults (temporary scenes on, --hue-poll-interval=%s). "+
 		"A temporary scene is stored (POST /scenes), recalled on group 0 (one group command) and deleted; its store and delete are paced like light commands. "+
-		"Measure 1 creates one bridge's HueLights at once; measure 2 changes all HueLights at once; measure 3 fills the first bridge's 200 scenes first.",
+		"Measure 1 creates one bridge's HueLights at once, on v1 and on v2; measure 2 changes all HueLights at once; measure 3 fills the first bridge's 200 scenes first.",
 		bridges, n, r.sc.HuePoll)
 	return nil
 }
@@ -176,7 +200,7 @@ func countScenes(sims []*huesim.Server) sceneCounts {
 				c.deletes++
 			case strings.HasPrefix(cmd.Path, "/groups/") && strings.Contains(string(cmd.Body), `"scene"`):
 				c.recalls++
-			case strings.HasPrefix(cmd.Path, "/lights/"):
+			case strings.HasPrefix(cmd.Path, "/lights/"), strings.HasPrefix(cmd.Path, "/clip/v2/resource/light/"):
 				c.lights++
 			}
 		}
@@ -193,7 +217,7 @@ func resetAll(sims []*huesim.Server) {
 func overloads(sims []*huesim.Server) int {
 	n := 0
 	for _, s := range sims {
-		n += s.Overloads()
+		n += s.Overloads() + s.TooManyRequests()
 	}
 	return n
 }
@@ -218,22 +242,26 @@ func (r *run) waitNoTempScenes(ctx context.Context, sims []*huesim.Server) error
 
 // startScenesWorld starts the API server, the bridges with their HueBridges,
 // and the operator.
-func (r *run) startScenesWorld(ctx context.Context, bin string) ([]*huesim.Server, error) {
+// The last bridge is the CLIP v2 one, returned apart.
+func (r *run) startScenesWorld(ctx context.Context, bin string) ([]*huesim.Server, *huesim.Server, error) {
 	kubeconfig, err := r.startControlPlane(r.runDir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, ns := range []string{secretsNS, scenesNS} {
 		if err := r.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); client.IgnoreAlreadyExists(err) != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	var sims []*huesim.Server
-	for b := range r.sc.SceneBridges {
-		name := sceneBridgeName(b)
+	for b := range r.sc.SceneBridges + 1 {
+		name, v2 := sceneBridgeName(b), b == r.sc.SceneBridges
+		if v2 {
+			name = sceneBridgeV2
+		}
 		sim, err := huesim.Start(huesim.Options{Lights: bulbNames(name, r.sc.SceneLights), Usernames: []string{benchUser}}, "127.0.0.1:0")
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		r.onStop(sim.Close)
 		sims = append(sims, sim)
@@ -242,18 +270,41 @@ func (r *run) startScenesWorld(ctx context.Context, bin string) ([]*huesim.Serve
 			Data:       map[string][]byte{huev1alpha1.CredentialsKey: []byte(benchUser)},
 		}
 		if err := r.c.Create(ctx, secret); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		if err := r.c.Create(ctx, &huev1alpha1.HueBridge{
-			ObjectMeta: metav1.ObjectMeta{Name: name},
-			Spec: huev1alpha1.HueBridgeSpec{Address: sim.Addr(),
-				CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: secretsNS, Name: secret.Name}},
-		}); err != nil {
-			return nil, err
+		spec := huev1alpha1.HueBridgeSpec{Address: sim.Addr(),
+			CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: secretsNS, Name: secret.Name}}
+		if v2 {
+			spec.Address, spec.APIVersion, spec.CABundle = sim.TLSAddr(), huev1alpha1.APIV2, string(sim.CACertPEM())
+		}
+		if err := r.c.Create(ctx, &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec}); err != nil {
+			return nil, nil, err
 		}
 	}
 	if err := r.startHueOperator(ctx, bin, kubeconfig); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return sims, nil
+	// Measures start with the operator up and its bridges connected, as a
+	// user's apply finds them: not with the operator's own start-up.
+	if err := r.waitBridgesReady(ctx, len(sims)); err != nil {
+		return nil, nil, err
+	}
+	return sims[:len(sims)-1], sims[len(sims)-1], nil
+}
+
+// waitBridgesReady waits until n HueBridges are Ready.
+func (r *run) waitBridgesReady(ctx context.Context, n int) error {
+	return WaitUntil(ctx, time.Minute, 100*time.Millisecond, func() (bool, error) {
+		var list huev1alpha1.HueBridgeList
+		if err := r.c.List(ctx, &list); err != nil {
+			return false, err
+		}
+		ready := 0
+		for _, b := range list.Items {
+			if meta.IsStatusConditionTrue(b.Status.Conditions, "Ready") {
+				ready++
+			}
+		}
+		return ready == n, nil
+	})
 }

@@ -207,10 +207,14 @@ type condView struct {
 
 // bridgeView is a HueBridge.
 type bridgeView struct {
-	Name       string   `json:"name"`
-	APIVersion string   `json:"apiVersion"`
-	Lights     int32    `json:"lights"`
-	Ready      condView `json:"ready"`
+	Name       string `json:"name"`
+	APIVersion string `json:"apiVersion"`
+	// API is the API Tether speaks with it (V1, V2), and Stream its event
+	// stream's state (Connected, Connecting, Polling; "" on V1).
+	API    string   `json:"api"`
+	Stream string   `json:"stream,omitempty"`
+	Lights int32    `json:"lights"`
+	Ready  condView `json:"ready"`
 }
 
 // driverView is an object that drives bulbs: a HueLight (or a HueGroup),
@@ -245,8 +249,12 @@ func (v *clusterView) snapshot(ctx context.Context) (clusterState, error) {
 		}
 	}
 	for _, b := range bridges.Items {
-		st.Bridges = append(st.Bridges, bridgeView{Name: b.Name, APIVersion: b.Status.APIVersion,
-			Lights: b.Status.LightCount, Ready: condition(b.Managed(), commonv1alpha1.Ready)})
+		bv := bridgeView{Name: b.Name, APIVersion: b.Status.APIVersion, API: string(b.Status.API),
+			Lights: b.Status.LightCount, Ready: condition(b.Managed(), commonv1alpha1.Ready)}
+		if es := b.Status.EventStream; es != nil {
+			bv.Stream = es.State
+		}
+		st.Bridges = append(st.Bridges, bv)
 	}
 	for i := range lights.Items {
 		st.Drivers = append(st.Drivers, lightDriver(&lights.Items[i]))

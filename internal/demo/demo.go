@@ -257,10 +257,10 @@ func (d *Demo) startBridgeSimulator(opts Options) error {
 	}
 	d.onStop(srv.Close)
 	d.Bridge = srv
-	// The demo's bridge speaks v1 while its rooms and scenes (HueGroup,
-	// HueScene) have no CLIP v2 backend; the caBundle below is for when
-	// it moves to srv.TLSURL().
-	d.BridgeURL = srv.URL()
+	// The demo's bridge speaks CLIP v2, as modern bridges do: HTTPS
+	// checked against the simulator's CA (the caBundle below), changes
+	// pushed by its event stream.
+	d.BridgeURL = srv.TLSURL()
 	addRooms(srv, DefaultRooms)
 	control, stopControl, err := srv.ServeControl("127.0.0.1:0")
 	if err != nil {
@@ -340,7 +340,7 @@ func (d *Demo) declareBridge(ctx context.Context, opts Options) error {
 		Spec:       huev1alpha1.HueBridgeSpec{Address: d.BridgeURL, CredentialsSecretRef: ref},
 	}
 	if d.Bridge != nil {
-		bridge.Spec.CABundle = string(d.Bridge.CACertPEM())
+		bridge.Spec.APIVersion, bridge.Spec.CABundle = huev1alpha1.APIV2, string(d.Bridge.CACertPEM())
 	}
 	return d.Client.Create(ctx, bridge)
 }

@@ -96,6 +96,13 @@ func TestDemoEndToEnd(t *testing.T) {
 	transcript, err := script.CombinedOutput()
 	g.Expect(err).NotTo(HaveOccurred(), "the walkthrough failed:\n%s", transcript)
 	g.Expect(string(transcript)).To(ContainSubstring("That was the talk."))
+	// The printer columns show what they claim: after the scene's recall
+	// by kubectl apply, the HueGroup's room, type, member count and active
+	// scene, Ready; the HueScenes their group, lights, bridge id, Ready.
+	g.Expect(string(transcript)).To(MatchRegexp(`NAME\s+GROUP\s+TYPE\s+LIGHTS\s+SCENE\s+READY\s+AGE\n` +
+		`living-room\s+Living room\s+Room\s+2\s+evening\s+True\s`))
+	g.Expect(string(transcript)).To(MatchRegexp(`NAME\s+GROUP\s+LIGHTS\s+SCENE ID\s+READY\s+AGE\n` +
+		`evening\s+living-room\s+2\s+\S+\s+True\s`))
 
 	g.Expect(readLog(t, filepath.Join(stateDir, OperatorLog))).To(ContainSubstring("Starting workers"),
 		"the operator's log is not written to operator.log")

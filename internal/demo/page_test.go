@@ -95,8 +95,12 @@ func TestDemoPageInChromium(t *testing.T) {
 		HaveField("Live", "true"),
 		HaveField("Bulbs", HaveLen(len(DefaultLights))),
 		HaveField("Bulbs", HaveEach(And(HaveKeyWithValue("managed", "false"), HaveKeyWithValue("text", ContainSubstring("unmanaged"))))),
-		HaveField("Bridge", And(ContainSubstring("HueBridge home"), MatchRegexp(`Hue API \d`))),
+		HaveField("Bridge", And(ContainSubstring("HueBridge home"), MatchRegexp(`Hue API V2 \(\d`))),
 	))
+	// The bridge speaks CLIP v2: the header shows its event stream's
+	// state from status.eventStream (Connected once the stream is up).
+	g.Eventually(read).WithTimeout(60 * time.Second).WithPolling(100 * time.Millisecond).Should(
+		HaveField("Bridge", ContainSubstring("event stream Connected")))
 
 	// Apply the talk's HueLight: its bulb shows the object, Ready, the model.
 	kubectl("apply", "-f", "config/samples/hue_v1alpha1_huelight.yaml")

@@ -12,20 +12,37 @@ import (
 	"github.com/tether-dev/tether/internal/huesim"
 )
 
-// TestV1RoomsAndScenes drives the v1 RoomsClient against the simulator over
-// HTTP: rooms and zones, a room refusing a light of another room, a scene
-// stored, read back, changed, recalled on a room and deleted.
-func TestV1RoomsAndScenes(t *testing.T) {
-	sim, err := huesim.Start(huesim.Options{Lights: []string{"a", "b", "c"}, Usernames: []string{simUser}}, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+// TestRoomsAndScenes drives each backend's RoomsClient against the
+// simulator: v1 over HTTP, and CLIP v2's (the v1 API over the v2 client's
+// verified HTTPS connection and request slots). Rooms and zones, a room
+// refusing a light of another room, a scene stored, read back, changed,
+// recalled on a room and deleted.
+func TestRoomsAndScenes(t *testing.T) {
+	for _, api := range []string{APIV1, APIV2} {
+		t.Run(api, func(t *testing.T) {
+			sim, err := huesim.Start(huesim.Options{Lights: []string{"a", "b", "c"}, Usernames: []string{simUser}}, "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(sim.Close)
+			sim.SetGroupRate(math.Inf(1), 1) // the group budget is not under test
+			client := NewClient(sim.Addr(), simUser, 2*time.Second)
+			if api == APIV2 {
+				client = v2For(t, sim, simUser, Trust{})
+			}
+			c, ok := roomsOf(client)
+			if !ok {
+				t.Fatalf("the %s client has no rooms", api)
+			}
+			roomsAndScenes(t, sim, c)
+			if v2, ok := client.(*v2Client); ok {
+				NewWithT(t).Expect(v2.slots).To(BeEmpty(), "every request slot was given back")
+			}
+		})
 	}
-	t.Cleanup(sim.Close)
-	sim.SetGroupRate(math.Inf(1), 1) // the group budget is not under test
-	c, ok := roomsOf(NewClient(sim.Addr(), simUser, 2*time.Second))
-	if !ok {
-		t.Fatal("the v1 client has no rooms")
-	}
+}
+
+func roomsAndScenes(t *testing.T, sim *huesim.Server, c RoomsClient) {
 	ctx := context.Background()
 	g := NewWithT(t)
 

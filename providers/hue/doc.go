@@ -11,9 +11,10 @@
 //     CLIP v2 one (HTTPS, v2store.go holds the bridge's resources), and its
 //     event stream (eventstream.go) feeds the same cache as a poll.
 //     rooms_port.go is the port's part for rooms, zones and scenes
-//     (RoomsClient, asked for with roomsOf: a backend without it, as
-//     CLIP v2 is today, still serves HueLights); client_v1_rooms.go is its
-//     v1 implementation.
+//     (RoomsClient, asked for with roomsOf: a backend without it still
+//     serves HueLights); client_v1_rooms.go is its v1 implementation and
+//     client_v2_rooms.go its v2 one (the v1 API a v2 bridge serves too,
+//     over the v2 client's connection and request slots).
 //   - connect.go: a HueBridge to a Client: the address (or mDNS by bridge
 //     id, discovery.go), the API (spec.apiVersion), the certificate check
 //     (trust.go).

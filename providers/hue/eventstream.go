@@ -453,11 +453,7 @@ func (s *Session) applyStreamRead(r read) {
 	} else {
 		s.stream.event(r.at)
 	}
-	out := s.cache.apply(r)
-	s.wake(out.wake)
-	if !out.first && (out.health || out.count) {
-		s.wakeBridges()
-	}
+	s.afterRead(s.cache.apply(r))
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) bool {

@@ -177,13 +177,22 @@ func (s *Session) readLocked(ctx context.Context) error {
 	if err != nil {
 		s.log.V(1).Info("reading the lights failed", "error", err.Error())
 	}
-	s.sender.expect(out.wake) // each is likely to send: let them gather
+	s.afterRead(out)
+	return err
+}
+
+// afterRead wakes what a read (a poll, or an event stream's message)
+// changed: the HueLights whose bulbs drifted (each likely to send: let them
+// gather), the HueGroups one of whose members did, and the HueBridges when
+// the bridge's health or number of lights changed. Poll and stream share
+// it so that an event wakes a HueGroup as a poll does.
+func (s *Session) afterRead(out readOutcome) {
+	s.sender.expect(out.wake)
 	s.wake(out.wake)
 	s.rooms.wake(s.driftedGroups())
 	if !out.first && (out.health || out.count) {
 		s.wakeBridges()
 	}
-	return err
 }
 
 // Lights returns the last read's lights, reading first when there is no
