@@ -323,6 +323,7 @@ func (r *run) pushOutage(ctx context.Context, w *pushWorld, f *figureResult) err
 		"connections", float64(calls), &goal{Op: "<=", Limit: bound, Text: fmt.Sprintf("<= %.0f (one poll per interval + 5, as figure 6)", bound)})
 	f.add("outage_v2_recovery", "v2: from back online to all Ready with the change made during the outage", "s", secs(last.Sub(back)), nil)
 	f.note("Outage: the TCP proxy in front of the v2 bridge closed its connections (the event stream's too) and refused new ones for %s; half-way every v2 light was changed. "+
-		"While the stream is down Tether polls every interval, and a stream connect that failed is tried again only after a poll succeeds (the stream's own backoff does not retry against a bridge that does not answer).", r.sc.Outage)
+		"While the stream is down Tether polls every interval, and a stream connect that failed is tried again only after a poll succeeds (the stream's own backoff does not retry against a bridge that does not answer); "+
+		"commands, and the deletion of a temporary group left by the drift correction just before, wait for a poll the bridge answers.", r.sc.Outage)
 	return nil
 }

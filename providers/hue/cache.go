@@ -29,6 +29,12 @@ type cache struct {
 	// session, and cleared when the bridge comes back after failing reads.
 	configRead bool
 	watchers   map[types.NamespacedName]watch
+	// noAnswer is set when a read or a command found the bridge not
+	// answering (no connection, or no answer in time), and cleared by the
+	// next read it answers; back is closed then. Meanwhile the sender
+	// holds its commands.
+	noAnswer bool
+	back     chan struct{}
 }
 
 // watch is what the cache knows of one HueLight to decide if it drifted.
@@ -112,6 +118,7 @@ func (c *cache) apply(r read) readOutcome {
 	c.readAt, c.err = r.at, r.err
 	out := readOutcome{first: first}
 	out.health = (r.err == nil) != (wasErr == nil) || apiErrorType(r.err) != apiErrorType(wasErr)
+	c.setNoAnswerLocked(isNetwork(r.err))
 	if r.err != nil {
 		if out.health {
 			out.wake = c.allWatchersLocked()
@@ -182,6 +189,40 @@ func (c *cache) current(maxAge time.Duration) (lightsByID, error, bool) {
 	defer c.mu.Unlock()
 	fresh := !c.readAt.IsZero() && time.Since(c.readAt) < maxAge
 	return c.lights, c.err, fresh
+}
+
+// unanswered records that a command found the bridge not answering, when
+// err says so: no more commands go until a read finds it answering.
+func (c *cache) unanswered(err error) {
+	if !isNetwork(err) {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.setNoAnswerLocked(true)
+}
+
+func (c *cache) setNoAnswerLocked(no bool) {
+	c.noAnswer = no
+	if !no && c.back != nil {
+		close(c.back)
+		c.back = nil
+	}
+}
+
+// answering reports whether the bridge answers, as far as the session
+// knows; when it does not, back is closed once a read finds it answering
+// again.
+func (c *cache) answering() (ok bool, back <-chan struct{}) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.noAnswer {
+		return true, nil
+	}
+	if c.back == nil {
+		c.back = make(chan struct{})
+	}
+	return false, c.back
 }
 
 // health is the bridge's health as the last read saw it.

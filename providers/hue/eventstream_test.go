@@ -3,7 +3,9 @@ package hue
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -228,6 +230,113 @@ func TestStreamOutageIsBounded(t *testing.T) {
 	if l, _ := s.light("1"); l.State.Bri == nil || *l.State.Bri != 21 {
 		t.Errorf("the change made during the outage was not read: %+v", l.State)
 	}
+}
+
+// TestCommandsWaitWhileTheBridgeDoesNotAnswer: commands in line when a
+// bridge leaves the network (behind a TCP proxy that counts connections),
+// and temporary groups and scenes whose deletion failed, wait until a read
+// finds the bridge answering again: the outage costs one read per poll
+// interval, the v2 stream's one try and the one command that found the
+// bridge gone, not a try per command in line nor per pass of the group
+// loop (bench figure 11 counted the retried deletion of a temporary group
+// left by the drift correction that ran as the bridge went). Back online,
+// every command goes out and the leftovers are deleted. On both APIs (a
+// v2 session keeps to temporary groups: its client has no v1 scenes).
+func TestCommandsWaitWhileTheBridgeDoesNotAnswer(t *testing.T) {
+	for _, api := range []string{APIV1, APIV2} {
+		t.Run(api, func(t *testing.T) { testCommandsWaitWhileTheBridgeDoesNotAnswer(t, api) })
+	}
+}
+
+func testCommandsWaitWhileTheBridgeDoesNotAnswer(t *testing.T, api string) {
+	const lights = 30 // 3 s of light commands at 10/s
+	var names []string
+	for i := range lights {
+		names = append(names, fmt.Sprintf("bulb-%d", i+1))
+	}
+	sim := startSim(t, huesim.Options{Lights: names})
+	target := sim.Addr()
+	if api == APIV2 {
+		target = sim.TLSAddr()
+	}
+	proxy, err := tcpproxy.New(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proxy.Close)
+	c := NewClient(proxy.Addr(), simUser, 2*time.Second)
+	if api == APIV2 {
+		if c, err = NewClientV2(proxy.Addr(), simUser, 2*time.Second, Trust{CABundle: sim.CACertPEM()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const interval = time.Second
+	s := startStreamSessionWith(t, c, StreamSettings{MaxBackoff: 10 * time.Millisecond}, interval)
+	eventually(t, "the bridge read", 5*time.Second, func() bool {
+		_, err, fresh := s.cache.current(time.Minute)
+		return fresh && err == nil && (api == APIV1 || s.stream.live())
+	})
+	group := sim.AddLightGroup(tempGroupPrefix+"left", "1", "2")
+	var scene string
+	if _, ok := roomsOf(c); ok {
+		scene = sim.AddScene(tempScenePrefix+"left", "1", "2")
+	}
+
+	// Distinct states, so that they go as light commands one slot each;
+	// handed over as a HueLight under load does (it does not wait).
+	var orders []*order
+	for i := range lights {
+		bri := 10 + i
+		body := StateBody{On: ptr.To(true), Bri: &bri}
+		o := s.sender.enqueue(request{key: types.NamespacedName{Namespace: "ns", Name: names[i]}, lightID: strconv.Itoa(i + 1), body: body, full: body})
+		_, _ = s.sender.await(context.Background(), o, 0)
+		orders = append(orders, o)
+	}
+	proxy.SetOffline(true)
+	eventually(t, "a read found the bridge gone", 5*time.Second, func() bool { return s.cache.health().err != nil })
+	// As if deleting them after the bridge went had failed.
+	s.sender.mu.Lock()
+	s.sender.leftoverGroups = append(s.sender.leftoverGroups, group)
+	if scene != "" {
+		s.sender.sc.leftovers = append(s.sender.sc.leftovers, scene)
+	}
+	s.sender.mu.Unlock()
+	const outage = 3 * time.Second
+	for end := time.Now().Add(outage); time.Now().Before(end); {
+		kick(s.sender.groupKick)           // what every enqueue and arrival does
+		time.Sleep(100 * time.Millisecond) // the window measured, not a synchronisation
+	}
+	calls := proxy.SetOffline(false)
+	// Up to the first failed read: polls started within the window plus
+	// the one before it was known, the stream's try, one command.
+	bound := int(outage/interval) + 2 + 1 + 1
+	t.Logf("%d connections attempted while offline (poll interval %s, %d commands in line)", calls, interval, lights)
+	if calls > bound {
+		t.Errorf("%d connections attempted while the bridge was offline: want at most one per poll interval, the stream's try and one command (%d)", calls, bound)
+	}
+	// The command that found the bridge gone failed (its HueLight is woken
+	// to send again); every other one goes out once it is back.
+	eventually(t, "every held command sent once the bridge is back", 15*time.Second, func() bool {
+		failed := 0
+		for i, o := range orders {
+			select {
+			case <-o.done:
+			default:
+				return false
+			}
+			if o.err != nil {
+				failed++
+			} else if l, _ := sim.Light(strconv.Itoa(i + 1)); l.State.Bri != 10+i {
+				return false
+			}
+		}
+		return failed <= 1
+	})
+	eventually(t, "the leftover group and scene deleted", 10*time.Second, func() bool {
+		_, g := sim.Groups()[group]
+		_, sc := sim.Scenes()[scene]
+		return !g && !sc
+	})
 }
 
 // TestStreamEndsWhenTheClientChanges: a HueBridge changed from V2 to V1

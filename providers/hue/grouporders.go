@@ -169,6 +169,7 @@ func (s *sender) sendGroupOrder(ctx context.Context, o *groupOrder) {
 			err = refusedError(res)
 		}
 	}
+	s.deps.unanswered(err)
 	if err == nil {
 		for id, st := range o.states {
 			s.deps.answered(st, Result{Accepted: st}, id)

@@ -51,9 +51,10 @@ func (s *sender) runGroups(ctx context.Context) {
 			return
 		case <-s.groupKick:
 		case <-timeout:
+		case <-s.leftoversBack():
 		}
 		for s.hasGroupOrder() || s.hasBatch() {
-			if s.groups.Wait(ctx) != nil {
+			if s.groups.Wait(ctx) != nil || !s.awaitAnswering(ctx) {
 				return
 			}
 			if o := s.takeGroupOrder(); o != nil {
@@ -186,6 +187,7 @@ func (s *sender) sendBatch(ctx context.Context, b *batch) {
 	}
 	if b.groupZero {
 		res, err := c.SetGroupState(ctx, "0", b.full)
+		s.deps.unanswered(err)
 		s.afterGroupAction(b, s.deps.lightIDs(), res, err)
 		return
 	}
@@ -194,6 +196,7 @@ func (s *sender) sendBatch(ctx context.Context, b *batch) {
 		ids = append(ids, o.lightID)
 	}
 	id, err := c.CreateGroup(ctx, tempGroupPrefix+strconv.FormatInt(time.Now().UnixNano(), 36), ids)
+	s.deps.unanswered(err)
 	if err != nil {
 		s.deps.log.Info("cannot create a temporary group; sending light commands", "error", err.Error())
 		s.mu.Lock()
@@ -205,11 +208,16 @@ func (s *sender) sendBatch(ctx context.Context, b *batch) {
 	// Once the group exists it is deleted even if the session stops
 	// meanwhile (HueBridge deleted or rebuilt): nothing else would.
 	defer s.deleteGroup(context.WithoutCancel(ctx), id)
-	if err := s.groups.Wait(ctx); err != nil {
+	if s.groups.Wait(ctx) != nil {
 		s.giveBack(b.orders)
 		return
 	}
+	if answering, _ := s.deps.answering(); !answering {
+		s.giveBack(b.orders) // held until the bridge answers again
+		return
+	}
 	res, err := c.SetGroupState(ctx, id, b.full)
+	s.deps.unanswered(err)
 	s.afterGroupAction(b, ids, res, err)
 }
 
@@ -250,18 +258,42 @@ func (s *sender) giveBack(orders []*order) {
 }
 
 // deleteGroup removes a temporary group; one that cannot be removed now is
-// retried later, so the bridge's small group table does not fill up. The
-// call is bounded by the client's own deadline.
+// retried later, so the bridge's small group table does not fill up: once
+// the bridge answers again when it does not now. The call is bounded by
+// the client's own deadline.
 func (s *sender) deleteGroup(ctx context.Context, id string) {
 	if s.groups.Wait(ctx) != nil {
 		return
 	}
-	if err := s.deps.client().DeleteGroup(ctx, id); err != nil {
-		s.deps.log.Info("cannot delete a temporary group; will retry", "group", id, "error", err.Error())
-		s.mu.Lock()
-		s.leftoverGroups = append(s.leftoverGroups, id)
-		s.mu.Unlock()
+	if ok, _ := s.deps.answering(); !ok {
+		s.keepLeftoverGroup(id)
+		return
 	}
+	err := s.deps.client().DeleteGroup(ctx, id)
+	s.deps.unanswered(err)
+	if err != nil {
+		s.deps.log.Info("cannot delete a temporary group; will retry", "group", id, "error", err.Error())
+		s.keepLeftoverGroup(id)
+	}
+}
+
+func (s *sender) keepLeftoverGroup(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.leftoverGroups = append(s.leftoverGroups, id)
+}
+
+// leftoversBack is closed when temporary groups or scenes wait to be deleted
+// and a read finds the bridge answering again; nil otherwise.
+func (s *sender) leftoversBack() <-chan struct{} {
+	s.mu.Lock()
+	left := len(s.leftoverGroups) + len(s.sc.leftovers)
+	s.mu.Unlock()
+	if left == 0 {
+		return nil
+	}
+	_, back := s.deps.answering()
+	return back
 }
 
 func (s *sender) deleteLeftovers(ctx context.Context) {

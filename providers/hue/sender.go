@@ -88,6 +88,11 @@ type senderDeps struct {
 	log      logr.Logger
 	// wakeGroups wakes HueGroups whose command went out.
 	wakeGroups func([]types.NamespacedName)
+	// answering reports whether the bridge answers, and otherwise returns
+	// a channel closed once a read finds it answering again; unanswered
+	// records a call's error that says it does not (cache.go).
+	answering  func() (bool, <-chan struct{})
+	unanswered func(error)
 }
 
 // request is what a HueLight asks the sender to send.
@@ -303,10 +308,7 @@ func (s *sender) leaveRingIfEmptyLocked(ns string) {
 // runLights sends one queued command per slot, namespaces in turn.
 func (s *sender) runLights(ctx context.Context) {
 	for {
-		if !s.waitForWork(ctx) {
-			return
-		}
-		if s.lights.Wait(ctx) != nil {
+		if !s.waitForWork(ctx) || s.lights.Wait(ctx) != nil || !s.awaitAnswering(ctx) {
 			return
 		}
 		o := s.next()
@@ -314,6 +316,7 @@ func (s *sender) runLights(ctx context.Context) {
 			continue // a group command took them
 		}
 		res, err := s.deps.client().SetLightState(ctx, o.lightID, o.body)
+		s.deps.unanswered(err)
 		if err == nil {
 			// What it accepted counts; what it refused is remembered and
 			// named in the HueLight's conditions, not an error of the
@@ -325,6 +328,25 @@ func (s *sender) runLights(ctx context.Context) {
 			}
 		}
 		s.finish([]*order{o}, err)
+	}
+}
+
+// awaitAnswering holds the sender while the session knows its bridge does
+// not answer (a read or a command found no connection or no answer in
+// time), until a read finds it answering again: the poll loop reads once
+// per interval meanwhile, so an outage costs those reads and no command,
+// whatever waits in line. False when ctx ended.
+func (s *sender) awaitAnswering(ctx context.Context) bool {
+	for {
+		ok, back := s.deps.answering()
+		if ok {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-back:
+		}
 	}
 }
 

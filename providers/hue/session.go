@@ -91,6 +91,8 @@ func newSession(o sessionOptions) *Session {
 		lightIDs:   s.cache.lightIDs,
 		log:        s.log,
 		wakeGroups: func(keys []types.NamespacedName) { s.rooms.wake(keys) },
+		answering:  s.cache.answering,
+		unanswered: s.cache.unanswered,
 	}, o.perSecond)
 	return s
 }
@@ -132,9 +134,11 @@ func (s *Session) run(ctx context.Context) {
 			s.log.Info("the event stream stayed up; polling stops")
 			s.wakeBridges()
 		}
-		if !s.stream.live() || s.stream.safetyDue(now) {
+		if answering, _ := s.cache.answering(); !answering || !s.stream.live() || s.stream.safetyDue(now) {
 			// A HueLight's first Observe may just have read: skip, not
-			// repeat.
+			// repeat. While the bridge does not answer, this read is what
+			// finds it back, for the sender's held commands too, even
+			// with a stream that still looks up.
 			_ = s.refresh(ctx, s.interval/2)
 		}
 		s.refreshGroups(ctx)

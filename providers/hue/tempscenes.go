@@ -251,6 +251,7 @@ func (s *sender) sendScene(ctx context.Context, b *batch) {
 	}
 	name := tempScenePrefix + strconv.FormatInt(time.Now().UnixNano(), 36)
 	id, err := rc.CreateScene(ctx, SceneSpec{Name: name, States: states})
+	s.deps.unanswered(err)
 	if err != nil {
 		s.pauseScenes("cannot store a temporary scene; sending light commands", err)
 		s.giveBack(b.orders)
@@ -260,6 +261,7 @@ func (s *sender) sendScene(ctx context.Context, b *batch) {
 	defer s.deleteScene(context.WithoutCancel(ctx), id)
 	// The recall takes the group slot runGroups waited for.
 	if err := rc.RecallScene(ctx, id, "0", nil); err != nil {
+		s.deps.unanswered(err)
 		s.pauseScenes("the bridge refused to recall a temporary scene; sending light commands", err)
 		s.giveBack(b.orders)
 		return
@@ -280,18 +282,32 @@ func (s *sender) pauseScenes(msg string, err error) {
 }
 
 // deleteScene removes a temporary scene, paced like a light command; one
-// that cannot be removed now is retried later.
+// that cannot be removed now is retried later: once the bridge answers
+// again when it does not now.
 func (s *sender) deleteScene(ctx context.Context, id string) {
 	rc, ok := roomsOf(s.deps.client())
-	if !ok || s.lights.Wait(ctx) != nil {
+	if !ok {
 		return
 	}
-	if err := rc.DeleteScene(ctx, id); err != nil {
-		s.deps.log.Info("cannot delete a temporary scene; will retry", "scene", id, "error", err.Error())
-		s.mu.Lock()
-		s.sc.leftovers = append(s.sc.leftovers, id)
-		s.mu.Unlock()
+	if s.lights.Wait(ctx) != nil {
+		return
 	}
+	if answering, _ := s.deps.answering(); !answering {
+		s.keepLeftoverScene(id)
+		return
+	}
+	err := rc.DeleteScene(ctx, id)
+	s.deps.unanswered(err)
+	if err != nil {
+		s.deps.log.Info("cannot delete a temporary scene; will retry", "scene", id, "error", err.Error())
+		s.keepLeftoverScene(id)
+	}
+}
+
+func (s *sender) keepLeftoverScene(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sc.leftovers = append(s.sc.leftovers, id)
 }
 
 func (s *sender) deleteLeftoverScenes(ctx context.Context) {
