@@ -88,6 +88,15 @@ func (h *hueEnv) groupNamed(name string) (huesim.Group, bool) {
 // every huePollInterval (v1) or the event stream (v2), not a resync.
 const driftSeen = 20 * huePollInterval
 
+// membersOn is status.members[].on, in the group's order.
+func membersOn(gr *huev1alpha1.HueGroup) []bool {
+	on := make([]bool, len(gr.Status.Members))
+	for i, m := range gr.Status.Members {
+		on[i] = m.On
+	}
+	return on
+}
+
 func xyColor(x, y float64) *huev1alpha1.Color {
 	return &huev1alpha1.Color{XY: []huev1alpha1.Chromaticity{huev1alpha1.Chromaticity(x), huev1alpha1.Chromaticity(y)}}
 }
@@ -114,6 +123,8 @@ func TestHueGroupCreatesARoomAndAZone(t *testing.T) {
 		g.Expect(gr.Status.Created).To(BeTrue())
 		g.Expect(gr.Status.Type).To(Equal("Room"))
 		g.Expect(gr.Status.Members).To(HaveLen(2))
+		g.Eventually(func(g Gomega) []bool { return membersOn(h.group(g, "entrance", "kitchen")) }, hueTimeout, huePoll).
+			Should(Equal([]bool{true, true}), "status.members shows the group command once a read shows it, not the read before it")
 		kitchen, ok := h.groupNamed("Kitchen")
 		g.Expect(ok).To(BeTrue())
 		g.Expect(kitchen.Type).To(Equal("Room"))

@@ -63,7 +63,7 @@
 //   - What the bridge accepted is kept apart from what it last reported: a
 //     match that rests on an accepted write not yet read back is
 //     Unconfirmed (looked at again one poll interval later, so that
-//     status.observed shows the read), and the generic stall breaker stops
+//     status.observed, or a HueGroup's status.members, shows the read), and the generic stall breaker stops
 //     a write a bulb never shows (the same difference sent StallAfter times
 //     for one generation), with Synced=False, reason Stalled. LightDiff.StallKey counts the
 //     writes reads did show, so the same drift put back again is not a

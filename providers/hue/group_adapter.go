@@ -220,10 +220,11 @@ func (c *groupConn) compare(g *huev1alpha1.HueGroup, p groupPlan) providers.Obse
 		d.Changes = append(d.Changes, fmt.Sprintf("lights: %s -> %s", c.names(c.group.LightIDs), c.names(p.memberIDs)))
 	}
 	var unreachable []string
-	reachableAny := false
+	reachableAny, unconfirmed := false, false
 	for _, id := range c.group.LightIDs {
 		v, _ := c.session.cache.view(id)
 		w.reachable[id] = v.State.Reachable
+		unconfirmed = unconfirmed || v.unconfirmed
 		if !v.State.Reachable {
 			unreachable = append(unreachable, strconv.Quote(c.lights[id].Name))
 			continue
@@ -250,7 +251,12 @@ func (c *groupConn) compare(g *huev1alpha1.HueGroup, p groupPlan) providers.Obse
 			return c.wait(ReasonLightUnreachable, fmt.Sprintf("bridge %s cannot reach any light of %q; retried on the next poll", c.bridge.Name, c.group.Name))
 		}
 		g.Status.ActiveScene = g.Spec.Scene
-		obs := providers.Observation{Exists: true, UpToDate: true, Available: true}
+		obs := providers.Observation{Exists: true, UpToDate: true, Available: true, Unconfirmed: unconfirmed}
+		if unconfirmed {
+			// status.members shows the last read, from before the command:
+			// the look after the next read records what it showed.
+			obs.RecheckAfter = c.session.interval
+		}
 		notes := p.notes
 		if len(unreachable) > 0 {
 			obs.Reason = ReasonSomeUnreachable

@@ -29,6 +29,15 @@ func newTestLights(t *testing.T, f *fakeBridge, objs ...client.Object) *LightExt
 // newTestLightsAt is newTestLights with a fake bridge per address.
 func newTestLightsAt(t *testing.T, bridges map[string]*fakeBridge, objs ...client.Object) *LightExternal {
 	t.Helper()
+	c, reg := newTestRegistry(t, func(address string) Client { return bridges[address] }, objs...)
+	return &LightExternal{Reader: c, Registry: reg}
+}
+
+// newTestRegistry is a fake cluster holding objs and the paired HueBridge
+// "home" at address "bridge", and a registry whose sessions poll once an
+// hour through the client bridge returns for an address.
+func newTestRegistry(t *testing.T, bridge func(address string) Client, objs ...client.Object) (client.Client, *Registry) {
+	t.Helper()
 	scheme := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(scheme)
 	_ = huev1alpha1.AddToScheme(scheme)
@@ -39,10 +48,10 @@ func newTestLightsAt(t *testing.T, bridges map[string]*fakeBridge, objs ...clien
 	)
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).Build()
 	reg := NewRegistry(c, c, Settings{CredentialsNamespaces: []string{"s"}, PollInterval: time.Hour, NewClient: func(address, _ string, _ time.Duration) Client {
-		return bridges[address]
+		return bridge(address)
 	}}, logr.Discard())
 	t.Cleanup(reg.Stop)
-	return &LightExternal{Reader: c, Registry: reg}
+	return c, reg
 }
 
 func hueLight(ns, name, bulb string, created time.Time) *huev1alpha1.HueLight {

@@ -1,0 +1,137 @@
+package hue
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+)
+
+// fakeRoomsBridge is fakeBridge with rooms: its groups and the group
+// commands it accepted. Like the fake's light commands, a group command
+// changes no bulb until the test says the bulbs show it (set): reads are
+// what the test lets them be.
+type fakeRoomsBridge struct {
+	*fakeBridge
+	groups      []Group
+	groupPuts   []put
+	errNotFaked error
+}
+
+func newFakeRoomsBridge(f *fakeBridge, groups ...Group) *fakeRoomsBridge {
+	return &fakeRoomsBridge{fakeBridge: f, groups: groups, errNotFaked: errors.New("not in the fake rooms bridge")}
+}
+
+func (f *fakeRoomsBridge) ListGroups(context.Context) ([]Group, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.groups), f.err
+}
+
+func (f *fakeRoomsBridge) SetGroupState(_ context.Context, id string, body StateBody) (Result, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err != nil {
+		return Result{}, f.err
+	}
+	f.groupPuts = append(f.groupPuts, put{id, body})
+	return Result{Accepted: body}, nil
+}
+
+func (f *fakeRoomsBridge) groupCommands() []put {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.groupPuts)
+}
+
+func (f *fakeRoomsBridge) Scenes(context.Context) ([]Scene, error) { return nil, nil }
+
+func (f *fakeRoomsBridge) CreateRoom(context.Context, GroupSpec) (string, error) {
+	return "", f.errNotFaked
+}
+func (f *fakeRoomsBridge) SetGroupLights(context.Context, string, []string) error {
+	return f.errNotFaked
+}
+func (f *fakeRoomsBridge) Scene(context.Context, string) (Scene, error) {
+	return Scene{}, f.errNotFaked
+}
+func (f *fakeRoomsBridge) CreateScene(context.Context, SceneSpec) (string, error) {
+	return "", f.errNotFaked
+}
+func (f *fakeRoomsBridge) UpdateScene(context.Context, string, SceneSpec) error { return f.errNotFaked }
+func (f *fakeRoomsBridge) DeleteScene(context.Context, string) error            { return f.errNotFaked }
+func (f *fakeRoomsBridge) RecallScene(context.Context, string, string, *int) error {
+	return f.errNotFaked
+}
+
+// TestAGroupMatchNotYetReadBackAsksForALookAfterTheNextRead: right after a
+// group command the members match only by what the bridge accepted, while
+// status.members still shows the read from before the command (all off).
+// The observation says so (Unconfirmed) and asks to be looked at again
+// after one poll interval: the read that confirms the command shows no
+// drift and wakes nobody, so without that look the members would show off
+// until the resync, as a HueLight's status.observed did
+// (TestAMatchNotYetReadBackAsksForALookAfterTheNextRead).
+func TestAGroupMatchNotYetReadBackAsksForALookAfterTheNextRead(t *testing.T) {
+	ctx := context.Background()
+	f := newFakeRoomsBridge(newFakeBridge("sofa", "desk", "shelf"),
+		Group{ID: "4", Name: "Living room", Type: GroupRoom, LightIDs: []string{"1", "2", "3"}})
+	reader, reg := newTestRegistry(t, func(string) Client { return f }) // polls once an hour: no read comes by itself
+	e := &GroupExternal{Reader: reader, Registry: reg}
+	g := &huev1alpha1.HueGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "home", Name: "living", CreationTimestamp: metav1.Now()},
+		Spec:       huev1alpha1.HueGroupSpec{Name: "Living room", On: ptr.To(true), Brightness: ptr.To[int32](254)},
+	}
+	membersOn := func() []bool {
+		var on []bool
+		for _, m := range g.Status.Members {
+			on = append(on, m.On)
+		}
+		return on
+	}
+
+	obs, err := observe(ctx, e, g)
+	if err != nil || obs.UpToDate || obs.Diff == nil {
+		t.Fatalf("before the command: %+v, %v; want a difference", obs, err)
+	}
+	if err := update(ctx, e, g, obs.Diff); err != nil {
+		t.Fatal(err)
+	}
+	if sent := f.groupCommands(); len(sent) != 1 || sent[0].id != "4" {
+		t.Fatalf("group commands %+v, want one to group 4", sent)
+	}
+	obs, err = observe(ctx, e, g)
+	if err != nil || !obs.UpToDate || !obs.Unconfirmed {
+		t.Fatalf("after the command, before a read: %+v, %v; want an unconfirmed match", obs, err)
+	}
+	if obs.RecheckAfter != time.Hour {
+		t.Fatalf("an unconfirmed match asks for a look after %s, want the poll interval (1h)", obs.RecheckAfter)
+	}
+	if on := membersOn(); !slices.Equal(on, []bool{false, false, false}) {
+		t.Fatalf("status.members on = %v before a read, want the last read (all off)", on)
+	}
+
+	for _, id := range []string{"1", "2", "3"} { // the bulbs show the command
+		f.set(id, func(st *LightState) { st.On, st.Bri = true, ptr.To(254) })
+	}
+	s, ok := reg.Running("home")
+	if !ok {
+		t.Fatal("no session for bridge home")
+	}
+	if err := s.Poll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	obs, err = observe(ctx, e, g)
+	if err != nil || !obs.UpToDate || obs.Unconfirmed || obs.RecheckAfter != 0 {
+		t.Fatalf("after a read: %+v, %v; want a confirmed match at the resync interval", obs, err)
+	}
+	if on := membersOn(); !slices.Equal(on, []bool{true, true, true}) {
+		t.Fatalf("status.members on = %v after a read, want all on", on)
+	}
+}
