@@ -103,12 +103,13 @@ type Clients struct {
 	limiters  map[string]*rate.Limiter  // account|region
 	sessions  map[string]*session       // AWSAccount name
 	demand    map[string]*accountDemand // account|region
+	turns     map[string]*turns         // account|region
 }
 
 // NewClients returns a client factory.
 func NewClients(opts ClientOptions) *Clients {
 	return &Clients{opts: opts.withDefaults(), endpoints: map[string]*endpoint{}, limiters: map[string]*rate.Limiter{},
-		sessions: map[string]*session{}, demand: map[string]*accountDemand{}}
+		sessions: map[string]*session{}, demand: map[string]*accountDemand{}, turns: map[string]*turns{}}
 }
 
 // Region resolves the region a table lives in: the spec's, then the
@@ -246,13 +247,18 @@ func (c *Clients) limiterLocked(account, region string) *rate.Limiter {
 }
 
 // limitEveryAttempt waits for the limiter before each attempt, retries
-// included (retries are where storms come from). It sits right after the
+// included (retries are where storms come from); a pass's first call uses
+// the token the pass reserved when it took its turn (turns.go). It sits right after the
 // retry loop and before signing, so a wait never ages a signature.
 func limitEveryAttempt(limiter *rate.Limiter) func(*middleware.Stack) error {
 	return func(stack *middleware.Stack) error {
 		mw := middleware.FinalizeMiddlewareFunc("TetherRateLimit",
 			func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
-				if err := limiter.Wait(ctx); err != nil {
+				wait := limiter.Wait
+				if at, ok := takePrepaid(ctx, limiter); ok {
+					wait = func(ctx context.Context) error { return waitUntil(ctx, at) }
+				}
+				if err := wait(ctx); err != nil {
 					return middleware.FinalizeOutput{}, middleware.Metadata{}, err
 				}
 				return next.HandleFinalize(ctx, in)

@@ -115,6 +115,10 @@ func (p *Provider) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 	p.noteDemand(ep, obj)
 	name := obj.ResolvedTableName()
 	obj.Status.TableName = name
+	ctx, err = p.clients.takeTurn(ctx, ep, obj.UID)
+	if err != nil {
+		return providers.Observation{}, err
+	}
 	desc, err := describeTable(ctx, ep.API, name)
 	if isNotFound(err) {
 		p.noteMissing(obj)
