@@ -15,16 +15,33 @@ import (
 )
 
 // One team's burst of tables must not stall another team's: each account's
-// limiter paces only its own tables. Account A's limiter here allows 0.2
-// calls/s after a burst of 5, and A gets 30 new tables (about 60 calls,
-// five minutes of its limiter); then account B, whose limiter is idle,
-// gets one. B's table must be Ready within 30 s, while most of A's are not.
+// limiter paces only its own tables. Account A gets a backlog of new tables
+// that takes its limiter minutes; then account B, whose limiter is idle,
+// gets one table, which must be Ready within 30 s, while most of A's are
+// not. Two shapes of backlog: a very slow limiter (each pass would wait
+// seconds), and a moderate one with many tables (each pass would wait
+// under a second, but A's passes queued ahead of B's still take minutes).
 //
 // When passes waited for their limiter inside the SDK (before the turns of
 // providers/dynamodb/turns.go), A's passes held all ten workers and B's
-// table, queued behind A's 30, waited minutes for one: this test then
-// failed with B not Ready after 30 s.
+// table, queued behind A's, waited minutes for one: both cases failed with
+// B not Ready after 30 s. With turns that let a pass wait up to a second,
+// the second case still failed.
 func TestDynamoDBAccountBacklogDoesNotHoldAnotherAccountBack(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		perSecond float64
+		burst     int
+		busy      int
+	}{
+		{name: "slow limiter", perSecond: 0.2, burst: 5, busy: 30},
+		{name: "many tables", perSecond: 5, burst: 1, busy: 150},
+	} {
+		t.Run(tc.name, func(t *testing.T) { backlogDoesNotHoldAnotherAccountBack(t, tc.perSecond, tc.burst, tc.busy) })
+	}
+}
+
+func backlogDoesNotHoldAnotherAccountBack(t *testing.T, perSecond float64, burst, busy int) {
 	s := startDynamoDB(t)
 	g := NewWithT(t)
 	ctx, stop := context.WithCancel(context.Background())
@@ -32,7 +49,7 @@ func TestDynamoDBAccountBacklogDoesNotHoldAnotherAccountBack(t *testing.T) {
 	mgr, err := env.NewManager(tablesOfManager(true))
 	g.Expect(err).NotTo(HaveOccurred())
 	_, err = SetupDynamoDBTable(mgr, ddbTestPollInterval, dynamodb.Options{
-		Clients:               dynamodb.ClientOptions{RequestsPerSecond: 0.2, Burst: 5},
+		Clients:               dynamodb.ClientOptions{RequestsPerSecond: perSecond, Burst: burst},
 		SecondaryReadInterval: -1, TransitionPoll: 500 * time.Millisecond})
 	g.Expect(err).NotTo(HaveOccurred())
 	go func() { _ = mgr.Start(ctx) }()
@@ -50,9 +67,8 @@ func TestDynamoDBAccountBacklogDoesNotHoldAnotherAccountBack(t *testing.T) {
 
 	// A's tables are left behind when the test ends: deleting them takes
 	// A's limiter minutes, and the suite's controller never sees them.
-	const busy = 30
 	for i := range busy {
-		a := newDDBTable(nsA, fmt.Sprintf("t%02d", i), own, func(o *awsv1alpha1.DynamoDBTable) { o.Spec.TableName = ddbName("busy") })
+		a := newDDBTable(nsA, fmt.Sprintf("t%03d", i), own, func(o *awsv1alpha1.DynamoDBTable) { o.Spec.TableName = ddbName("busy") })
 		g.Expect(s.client.Create(ctx, a)).To(Succeed())
 	}
 	b := newDDBTable(nsB, "orders", own, func(o *awsv1alpha1.DynamoDBTable) { o.Spec.TableName = ddbName("quiet") })

@@ -2,6 +2,7 @@ package dynamodb
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -60,12 +61,12 @@ func TestNextTurn(t *testing.T) {
 // deferred in turn, one call apart, without any call made; each deferred
 // pass starts at its turn, and the token it reserved is its first call's.
 func TestTakeTurnQueuesPassesBeyondTheLimiter(t *testing.T) {
-	c := NewClients(ClientOptions{RequestsPerSecond: 2, Burst: 2})
-	ep := &endpoint{Account: "111111111111", Region: "us-east-1", limiter: c.limiterLocked("111111111111", "us-east-1")}
+	c := NewClients(ClientOptions{RequestsPerSecond: 10, Burst: 2})
+	ep := &endpoint{Account: "111111111111", Region: "us-east-1", budget: c.budgetLocked("111111111111", "us-east-1")}
 	ctx, now := context.Background(), time.Now()
 	var waits []time.Duration
 	for i := range 7 {
-		_, err := c.takeTurnAt(ctx, ep, types.UID(rune('a'+i)), now)
+		_, err := ep.budget.take(ctx, types.UID(rune('a'+i)), now)
 		d, deferred := providers.AsDeferred(err)
 		switch {
 		case err == nil:
@@ -76,9 +77,9 @@ func TestTakeTurnQueuesPassesBeyondTheLimiter(t *testing.T) {
 			t.Fatalf("pass %d: %v", i, err)
 		}
 	}
-	// Two tokens of burst, a third and a fourth within turnWait (0.5 s and
-	// 1 s at 2/s), then a queue: the fifth waits for the limiter (1.5 s of
-	// tokens ahead), the next ones half a second (one call) apart.
+	// Two tokens of burst, a third and a fourth within turnWait (0.1 s and
+	// 0.2 s at 10/s), then a queue: the fifth waits for the limiter (0.3 s
+	// of tokens ahead), the next ones 0.1 s (one call) apart.
 	for i, w := range waits[:4] {
 		if w != 0 {
 			t.Errorf("pass %d deferred %s, want started", i, w)
@@ -89,32 +90,68 @@ func TestTakeTurnQueuesPassesBeyondTheLimiter(t *testing.T) {
 			t.Errorf("pass %d deferred %s, want over %s", i, waits[i], turnWait)
 		}
 		if i > 4 {
-			if gap := waits[i] - waits[i-1]; gap != 500*time.Millisecond {
-				t.Errorf("turns of passes %d and %d are %s apart, want one call (0.5 s)", i-1, i, gap)
+			if gap := waits[i] - waits[i-1]; gap != 100*time.Millisecond {
+				t.Errorf("turns of passes %d and %d are %s apart, want one call (0.1 s)", i-1, i, gap)
 			}
 		}
 	}
-	if got := len(c.turns["111111111111|us-east-1"].tickets); got != 3 {
+	if got := len(ep.budget.tickets); got != 3 {
 		t.Errorf("%d tickets held, want 3", got)
 	}
 
 	// The first deferred pass's turn comes: it starts, and its first call
 	// goes out at its reserved time without taking another token.
-	started, err := c.takeTurnAt(ctx, ep, types.UID('a'+4), now.Add(waits[4]))
+	started, err := ep.budget.take(ctx, types.UID('a'+4), now.Add(waits[4]))
 	if err != nil {
 		t.Fatalf("at its turn: %v", err)
 	}
-	if _, ok := takePrepaid(started, ep.limiter); !ok {
+	if _, ok := takePrepaid(started, ep.budget); !ok {
 		t.Error("the started pass carries no token for its first call")
 	}
-	if _, ok := takePrepaid(started, ep.limiter); ok {
+	if _, ok := takePrepaid(started, ep.budget); ok {
 		t.Error("the reserved token was used twice")
 	}
-	if _, ok := takePrepaid(started, rate.NewLimiter(1, 1)); ok {
+	if _, ok := takePrepaid(started, newBudget(rate.NewLimiter(1, 1))); ok {
 		t.Error("the token was taken for another limiter's call")
 	}
 	c.dropDemand(types.UID('a' + 5))
-	if got := len(c.turns["111111111111|us-east-1"].tickets); got != 1 {
+	if got := len(ep.budget.tickets); got != 1 {
 		t.Errorf("%d tickets held after one started and one was forgotten, want 1", got)
+	}
+}
+
+// Turns are spaced by the calls passes really make: after passes that made
+// two calls each (creates), turns are two calls apart.
+func TestTurnsAreSpacedByTheCallsPassesMake(t *testing.T) {
+	b := newBudget(rate.NewLimiter(10, 1))
+	ctx, now := context.Background(), time.Now()
+	for i := range passesMeasured + 1 {
+		at := now.Add(time.Duration(i) * time.Second) // the limiter is idle at each
+		started, err := b.take(ctx, types.UID(fmt.Sprint(i)), at)
+		if err != nil {
+			t.Fatalf("pass %d: %v", i, err)
+		}
+		if _, ok := takePrepaid(started, b); !ok {
+			t.Fatal("no token for the first call")
+		}
+		b.attempts.Add(2)
+	}
+	if b.perPass != 2 {
+		t.Fatalf("calls per pass = %g, want 2", b.perPass)
+	}
+	// Five passes at once: three start (the burst, then 0.1 s and 0.2 s of
+	// backlog, within turnWait), the fourth is deferred, the fifth two
+	// calls (0.2 s) behind it.
+	at := now.Add(time.Hour)
+	var waits []time.Duration
+	for i := range 5 {
+		_, err := b.take(ctx, types.UID(fmt.Sprint("x", i)), at)
+		d, _ := providers.AsDeferred(err)
+		if d != nil {
+			waits = append(waits, d.Delay)
+		}
+	}
+	if len(waits) != 2 || waits[1]-waits[0] != 200*time.Millisecond {
+		t.Errorf("deferrals %v, want two, 0.2 s apart", waits)
 	}
 }
