@@ -13,7 +13,6 @@ import (
 	aastypes "github.com/aws/aws-sdk-go-v2/service/applicationautoscaling/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 )
 
