@@ -19,14 +19,15 @@ import (
 // that takes its limiter minutes; then account B, whose limiter is idle,
 // gets one table, which must be Ready within 30 s, while most of A's are
 // not. Two shapes of backlog: a very slow limiter (each pass would wait
-// seconds), and a moderate one with many tables (each pass would wait
-// under a second, but A's passes queued ahead of B's still take minutes).
+// seconds), and the default rate with many tables (each pass would wait
+// under a second, but ten workers' passes fit in a second of A's limiter,
+// and A's passes queued ahead of B's take it most of a minute).
 //
 // When passes waited for their limiter inside the SDK (before the turns of
 // providers/dynamodb/turns.go), A's passes held all ten workers and B's
-// table, queued behind A's, waited minutes for one: both cases failed with
-// B not Ready after 30 s. With turns that let a pass wait up to a second,
-// the second case still failed.
+// table, queued behind A's, waited for one: both cases failed with B not
+// Ready after 30 s. With turns that let a pass wait up to a second, the
+// second case still failed.
 func TestDynamoDBAccountBacklogDoesNotHoldAnotherAccountBack(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
@@ -35,7 +36,7 @@ func TestDynamoDBAccountBacklogDoesNotHoldAnotherAccountBack(t *testing.T) {
 		busy      int
 	}{
 		{name: "slow limiter", perSecond: 0.2, burst: 5, busy: 30},
-		{name: "many tables", perSecond: 5, burst: 1, busy: 150},
+		{name: "many tables", perSecond: 25, burst: 1, busy: 500},
 	} {
 		t.Run(tc.name, func(t *testing.T) { backlogDoesNotHoldAnotherAccountBack(t, tc.perSecond, tc.burst, tc.busy) })
 	}
