@@ -112,13 +112,17 @@ func (p *Provider) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 	if err := p.checkConflict(ctx, ep, obj); err != nil {
 		return providers.Observation{}, err
 	}
+	shown := obj.Status.EffectivePollInterval
 	p.noteDemand(ep, obj)
-	name := obj.ResolvedTableName()
-	obj.Status.TableName = name
 	ctx, err = p.clients.takeTurn(ctx, ep, obj.UID)
 	if err != nil {
+		// A pass that waits for its turn writes nothing to the API server:
+		// the status shows the new interval from the next pass that runs.
+		obj.Status.EffectivePollInterval = shown
 		return providers.Observation{}, err
 	}
+	name := obj.ResolvedTableName()
+	obj.Status.TableName = name
 	desc, err := describeTable(ctx, ep.API, name)
 	if isNotFound(err) {
 		p.noteMissing(obj)
