@@ -81,8 +81,9 @@ func (r *run) accountScale(ctx context.Context, bin string) error {
 	if err := r.createAll(ctx, all); err != nil {
 		return err
 	}
-	// Three calls to create each table, at the account's rate.
-	create := time.Duration(float64(3*perAccount)/sc.AccountRate*float64(time.Second)) + 5*time.Minute
+	// Three calls to create each table, at the account's rate, and time for
+	// the operator's Kubernetes writes (a finalizer per table first).
+	create := time.Duration(float64(3*perAccount)/sc.AccountRate*float64(time.Second)) + 10*time.Minute
 	ready := map[string]*readySpan{}
 	if _, err := r.waitReadyEvery(ctx, 2*time.Second, true, wantAll(all), create, func(key string) {
 		ns, _, _ := strings.Cut(key, "/")

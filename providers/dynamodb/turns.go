@@ -180,8 +180,9 @@ type turn struct {
 // would keep it over turnWait; otherwise it goes to the end of the queue.
 // A pass whose turn has come starts when the limiter can serve it within
 // turnWait; when it cannot (the passes before it used more calls than
-// their turns were spaced for), it comes back once the limiter has caught
-// up, first in line.
+// their turns were spaced for), it goes to the end of the queue again:
+// turns stay one pass apart, so passes that missed theirs do not all come
+// back at once.
 func nextTurn(now time.Time, backlog time.Duration, end, ticket time.Time, held bool, spacing time.Duration) turn {
 	if held {
 		if early := ticket.Sub(now); early > turnWait {
@@ -190,18 +191,9 @@ func nextTurn(now time.Time, backlog time.Duration, end, ticket time.Time, held 
 		if backlog <= turnWait {
 			return turn{end: end}
 		}
-		return turn{wait: backlog, end: latest(end, now.Add(backlog+spacing))}
-	}
-	ahead := max(backlog, end.Sub(now))
-	if ahead <= turnWait {
+	} else if max(backlog, end.Sub(now)) <= turnWait {
 		return turn{end: end}
 	}
+	ahead := max(backlog, end.Sub(now))
 	return turn{wait: ahead, end: now.Add(ahead + spacing)}
-}
-
-func latest(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
 }

@@ -42,9 +42,9 @@ func TestNextTurn(t *testing.T) {
 		{name: "ticket holder at its turn: starts though others wait behind it", held: true, ticket: at(0), backlog: turnWait / 2,
 			end: at(time.Minute), wantEnd: at(time.Minute)},
 		{name: "ticket holder late: starts", held: true, ticket: at(-time.Minute), end: at(time.Minute), wantEnd: at(time.Minute)},
-		{name: "ticket holder at its turn, limiter behind: first again once it has caught up", held: true, ticket: at(0), backlog: 4 * time.Second,
-			end: at(time.Minute), wantWait: 4 * time.Second, wantEnd: at(time.Minute)},
-		{name: "ticket holder behind a limiter busier than the queue: the queue ends after it", held: true, ticket: at(0), backlog: 4 * time.Second,
+		{name: "ticket holder at its turn, limiter behind: back to the end of the queue, one pass apart", held: true, ticket: at(0), backlog: 4 * time.Second,
+			end: at(time.Minute), wantWait: time.Minute, wantEnd: at(time.Minute + spacing)},
+		{name: "ticket holder behind a limiter busier than the queue: when the limiter has caught up", held: true, ticket: at(0), backlog: 4 * time.Second,
 			end: at(2 * time.Second), wantWait: 4 * time.Second, wantEnd: at(4*time.Second + spacing)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
