@@ -19,6 +19,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
@@ -108,7 +112,7 @@ func startDynamoDBSuite() (*ddbSuite, error) {
 			return nil, err
 		}
 	}
-	mgr, err := env.NewManager()
+	mgr, err := env.NewManager(tablesOfManager(false))
 	if err != nil {
 		return nil, err
 	}
@@ -129,6 +133,29 @@ func startDynamoDBSuite() (*ddbSuite, error) {
 	// so the proxy counts only Tether's calls.
 	raw := awsdynamodb.NewFromConfig(cfg, func(o *awsdynamodb.Options) { o.BaseEndpoint = aws.String(server.URL) })
 	return &ddbSuite{client: c, proxy: proxy, raw: raw, sts: sts, local: server.URL}, nil
+}
+
+// labelOwnManager marks the DynamoDBTables of a test that runs a
+// DynamoDBTable controller of its own (other options): the suite's
+// controller leaves them alone, and that test's sees only them.
+const labelOwnManager = "test.tether.dev/own-manager"
+
+// tablesOfManager has a manager's cache see only the DynamoDBTables marked
+// labelOwnManager (own) or only those not marked (the suite's).
+func tablesOfManager(own bool) func(*ctrl.Options) {
+	return func(o *ctrl.Options) {
+		op := selection.DoesNotExist
+		if own {
+			op = selection.Exists
+		}
+		req, err := labels.NewRequirement(labelOwnManager, op, nil)
+		if err != nil {
+			panic(err)
+		}
+		o.Cache.ByObject = map[client.Object]cache.ByObject{
+			&awsv1alpha1.DynamoDBTable{}: {Label: labels.NewSelector().Add(*req)},
+		}
+	}
 }
 
 var ddbSeq int

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -178,8 +179,11 @@ func (r *ManagedReconciler[O]) succeeded(req ctrl.Request, obj O, after time.Dur
 // handleError turns a provider error into conditions, an event on transition
 // and the next step: a hinted wait, backoff, or no retry at all.
 func (r *ManagedReconciler[O]) handleError(ctx context.Context, req ctrl.Request, obj O, phase phase, err error) (ctrl.Result, error) {
-	obj.Managed().ObservedGeneration = obj.GetGeneration()
 	logger := log.FromContext(ctx).WithValues("phase", phase)
+	if d, ok := providers.AsDeferred(err); ok {
+		return r.deferred(logger, d), nil
+	}
+	obj.Managed().ObservedGeneration = obj.GetGeneration()
 
 	if p, ok := providers.AsPending(err); ok {
 		markFailed(obj, phase, p.Reason, p.Message)
@@ -210,6 +214,16 @@ func (r *ManagedReconciler[O]) handleError(ctx context.Context, req ctrl.Request
 	// Anything else: the workqueue's per-object exponential backoff.
 	r.backoffs.set(req, nextBackoff(r.opts, r.errorBackoff.NumRequeues(req)))
 	return ctrl.Result{}, fmt.Errorf("%s %s: %w", phase, r.kind, err)
+}
+
+// deferred gives the worker back to run the pass again when its turn comes.
+// Conditions, backoff and the terminal gate stay as they were: a deferral
+// says nothing about the external side, only that its shared budget is
+// spent for now (the provider reports what that does to the poll interval).
+func (r *ManagedReconciler[O]) deferred(logger logr.Logger, d *providers.DeferredError) ctrl.Result {
+	deferrals.WithLabelValues(r.kind, d.Reason).Inc()
+	logger.V(2).Info("deferred", "reason", d.Reason, "after", d.Delay)
+	return ctrl.Result{RequeueAfter: d.Delay}
 }
 
 // finalize deletes the external side, then lets the object go.

@@ -159,6 +159,35 @@ func TestRetryAfterRequeuesAtTheHintedDelayWithTheReason(t *testing.T) {
 	waitReady(t, "retry")
 }
 
+// A pass the provider defers (its shared budget is spent) is not a
+// failure: the conditions stay as they were, no warning is recorded, no
+// backoff grows, and the pass runs again after the provider's delay.
+func TestDeferredPassKeepsConditionsAndRunsAgainAtItsTurn(t *testing.T) {
+	g := NewWithT(t)
+	const turn = 2 * time.Second
+	create(t, newWidget("deferred", 1, nil))
+	waitReady(t, "deferred")
+	before := testutil.ToFloat64(deferrals.WithLabelValues("widget", "AccountBudget"))
+
+	widgets.fail("deferred", "Observe", providers.Deferred(turn, "AccountBudget"))
+	from := widgets.count("deferred", "Observe")
+	update(t, "deferred", func(w *testv1alpha1.Widget) { w.Spec.Size = 2 })
+	g.Eventually(func() int { return widgets.count("deferred", "Observe") - from }, timeout, poll).Should(BeNumerically(">=", 2))
+	times := widgets.callTimes("deferred", "Observe")[from:]
+	g.Expect(times[1].Sub(times[0])).To(BeNumerically(">=", turn), "the deferred pass ran before its turn")
+	g.Expect(testutil.ToFloat64(deferrals.WithLabelValues("widget", "AccountBudget")) - before).To(BeNumerically(">=", 2))
+
+	w := fetch(g, "deferred")
+	g.Expect(condition(w, commonv1alpha1.Synced).Status).To(Equal(metav1.ConditionTrue), "a deferral is no failure")
+	g.Expect(condition(w, commonv1alpha1.Ready).Status).To(Equal(metav1.ConditionTrue), "the external side was not seen to change")
+	g.Expect(eventReasons(g, "deferred")).NotTo(ContainElement("ObserveFailed"))
+	g.Expect(widgets.count("deferred", "Update")).To(BeZero(), "nothing is sent before the pass's turn")
+
+	widgets.fail("deferred", "Observe", nil)
+	g.Eventually(func() int { return widgets.count("deferred", "Update") }, timeout, poll).Should(Equal(1))
+	waitReady(t, "deferred")
+}
+
 func TestTerminalErrorStopsCallsUntilTheSpecChanges(t *testing.T) {
 	g := NewWithT(t)
 	widgets.fail("terminal", "Create", providers.Terminalf("InvalidSpec", "size 5 is not allowed"))

@@ -16,7 +16,7 @@ import (
 var (
 	providerCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "tether_provider_calls_total",
-		Help: "Provider calls by kind, operation (Observe, Create, Update, Delete) and result (ok, pending, retry, terminal, error).",
+		Help: "Provider calls by kind, operation (Observe, Create, Update, Delete) and result (ok, pending, deferred, retry, terminal, error).",
 	}, []string{"kind", "operation", "result"})
 
 	driftCorrections = prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -29,6 +29,11 @@ var (
 		Help: "Passes that ended in a retry-after fault, by kind and reason (Throttled, BridgeUnreachable, ...).",
 	}, []string{"kind", "reason"})
 
+	deferrals = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "tether_deferred_passes_total",
+		Help: "Passes that gave their worker back without calling out because a budget shared with other objects was spent, and ran again at their turn, by kind and reason (AccountBudget).",
+	}, []string{"kind", "reason"})
+
 	currentBackoff = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "tether_backoff_seconds",
 		Help: "The longest wait any object of the kind is in because of a repeating fault or error; 0 when none is.",
@@ -36,7 +41,7 @@ var (
 )
 
 func init() {
-	metrics.Registry.MustRegister(providerCalls, driftCorrections, retries, currentBackoff)
+	metrics.Registry.MustRegister(providerCalls, driftCorrections, retries, deferrals, currentBackoff)
 }
 
 // backoffs tracks each object's current backoff so the gauge can show the
@@ -78,6 +83,9 @@ func resultOf(err error) string {
 	}
 	if _, ok := providers.AsPending(err); ok {
 		return "pending"
+	}
+	if _, ok := providers.AsDeferred(err); ok {
+		return "deferred"
 	}
 	if _, ok := providers.AsRetryAfter(err); ok {
 		return "retry"

@@ -49,6 +49,27 @@ func Queued(delay time.Duration, reason, format string, args ...any) error {
 	return &PendingError{Delay: delay, Reason: reason, Message: fmt.Sprintf(format, args...), Queued: true}
 }
 
+// DeferredError is neither a fault nor news about the external side: the
+// pass did not start because a budget it shares with other objects (an AWS
+// account's calls per second) is spent for now, and waiting for it would
+// hold a worker that objects on other budgets could use. The reconciler
+// gives the worker back and runs the pass again after Delay, leaving the
+// conditions as they were: nothing went wrong.
+type DeferredError struct {
+	Delay  time.Duration
+	Reason string
+}
+
+func (e *DeferredError) Error() string {
+	return fmt.Sprintf("deferred for %s: %s", e.Delay.Round(time.Millisecond), e.Reason)
+}
+
+// Deferred asks for the pass to run again after delay, when its turn comes;
+// reason is a CamelCase word for the metric (AccountBudget).
+func Deferred(delay time.Duration, reason string) error {
+	return &DeferredError{Delay: delay, Reason: reason}
+}
+
 // TerminalError means the spec cannot work as written (the backend rejected
 // it, or it conflicts with another object). The reconciler makes no further
 // external call for the object until its spec or annotations change.
@@ -70,7 +91,7 @@ func Terminalf(reason, format string, args ...any) error {
 	return &TerminalError{Reason: reason, Err: fmt.Errorf(format, args...)}
 }
 
-// AsRetryAfter, AsPending and AsTerminal unwrap the typed errors.
+// AsRetryAfter, AsPending, AsDeferred and AsTerminal unwrap the typed errors.
 func AsRetryAfter(err error) (*RetryAfterError, bool) {
 	var e *RetryAfterError
 	return e, errors.As(err, &e)
@@ -78,6 +99,11 @@ func AsRetryAfter(err error) (*RetryAfterError, bool) {
 
 func AsPending(err error) (*PendingError, bool) {
 	var e *PendingError
+	return e, errors.As(err, &e)
+}
+
+func AsDeferred(err error) (*DeferredError, bool) {
+	var e *DeferredError
 	return e, errors.As(err, &e)
 }
 

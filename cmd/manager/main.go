@@ -59,6 +59,10 @@ func main() {
 		"How often a CLIP v2 bridge whose event stream is up is read in full anyway, in case an event was lost.")
 	flag.DurationVar(&cfg.HueEventStreamSilence, "hue-event-stream-silence", cfg.HueEventStreamSilence,
 		"How long a CLIP v2 event stream may send nothing before it is reconnected and the bridge read in full (bridges send no keep-alive).")
+	kubeAPI := kubeAPILimits{QPS: defaultKubeAPIQPS, Burst: defaultKubeAPIBurst}
+	flag.Float64Var(&kubeAPI.QPS, "kube-api-qps", kubeAPI.QPS,
+		"Requests per second to the Kubernetes API server (status, finalizer and annotation patches, events); the server's priority and fairness protects it beyond.")
+	flag.IntVar(&kubeAPI.Burst, "kube-api-burst", kubeAPI.Burst, "Burst of requests to the Kubernetes API server above --kube-api-qps.")
 	credentialsNamespaces := flag.String("credentials-namespaces", "",
 		"Comma-separated namespaces whose Secrets HueBridges may name for their credentials (default: the manager's own namespace; outside a cluster "+controllers.InstallNamespace+").")
 	zapOpts := zap.Options{}
@@ -82,7 +86,7 @@ func main() {
 
 	// The kubeconfig comes from the usual places: --kubeconfig, $KUBECONFIG,
 	// the in-cluster service account, ~/.kube/config.
-	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
+	mgr, err := ctrl.NewManager(kubeAPI.apply(ctrl.GetConfigOrDie()), ctrl.Options{
 		Scheme:                  scheme,
 		Metrics:                 metrics.ServerOptions(),
 		HealthProbeBindAddress:  probeAddr,
@@ -105,7 +109,7 @@ func main() {
 		os.Exit(1)
 	}
 
-	log.Info("starting the manager", "metricsAddress", metrics.BindAddress, "metricsSecure", metrics.Secure,
+	log.Info("starting the manager", "metricsAddress", metrics.BindAddress, "metricsSecure", metrics.Secure, "kubeAPIQPS", kubeAPI.QPS, "kubeAPIBurst", kubeAPI.Burst,
 		"probeAddress", probeAddr, "leaderElection", leaderElect, "credentialsNamespaces", cfg.CredentialsNamespaces)
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
 		log.Error(err, "the manager stopped with an error")

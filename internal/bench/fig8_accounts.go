@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -72,16 +73,29 @@ func (r *run) accountScale(ctx context.Context, bin string) error {
 			all = append(all, t)
 		}
 	}
+	before, err := r.kubeClientCounts()
+	if err != nil {
+		return err
+	}
 	start := time.Now()
 	if err := r.createAll(ctx, all); err != nil {
 		return err
 	}
-	// Three calls to create each table, at the account's rate.
-	create := time.Duration(float64(3*perAccount)/sc.AccountRate*float64(time.Second)) + 5*time.Minute
-	if _, err := r.waitReadyEvery(ctx, 2*time.Second, true, wantAll(all), create, nil); err != nil {
-		return err
+	// Three calls to create each table, at the account's rate, and time for
+	// the operator's Kubernetes writes (a finalizer per table first).
+	create := time.Duration(float64(3*perAccount)/sc.AccountRate*float64(time.Second)) + 10*time.Minute
+	ready := map[string]*readySpan{}
+	if _, err := r.waitReadyEvery(ctx, 2*time.Second, true, wantAll(all), create, func(key string) {
+		ns, _, _ := strings.Cut(key, "/")
+		ready[ns] = ready[ns].add(time.Since(start))
+	}); err != nil {
+		return fmt.Errorf("%w (Ready by namespace: %s)", err, formatSpans(ready))
 	}
 	created := time.Since(start)
+	after, err := r.kubeClientCounts()
+	if err != nil {
+		return err
+	}
 
 	asked := float64(perAccount) / sc.AccountPoll.Seconds()
 	expected := time.Duration(float64(sc.AccountPoll) * max(1, asked/sc.AccountRate))
@@ -99,6 +113,23 @@ func (r *run) accountScale(ctx context.Context, bin string) error {
 		return err
 	}
 	f := r.fig(8)
+	// Creation, per account: both accounts' limiters serve their own tables
+	// at once; one account's backlog does not hold the other's back.
+	for _, a := range benchAccounts {
+		span := ready[a.namespace]
+		f.add("first_ready_"+a.name, fmt.Sprintf("account %s: its first table Ready, after creation started", a.name), "s", span.first.Seconds(), nil)
+		f.add("all_ready_"+a.name, fmt.Sprintf("account %s: all %d tables Ready, after creation started", a.name, perAccount), "s", span.last.Seconds(), nil)
+		f.add("create_rate_"+a.name, fmt.Sprintf("account %s: tables made Ready per second (its limiter allows %.1f at three calls a table)", a.name, sc.AccountRate/3), "tables/s",
+			float64(perAccount)/span.last.Seconds(), nil)
+	}
+	writes := after.writes - before.writes
+	f.add("kube_writes_per_table", "operator's Kubernetes API writes (POST, PUT, PATCH) per table while creating", "requests", writes/float64(len(all)), nil)
+	f.add("kube_throttled", "operator's time waiting for its client-side Kubernetes API limit while creating (sum over requests)", "s", after.throttled-before.throttled, nil)
+	deferred, err := r.op.Counter("tether_deferred_passes_total", "reason")
+	if err != nil {
+		return err
+	}
+	f.add("deferred_passes", "passes that gave their worker back to wait for their account's limiter (all of the figure)", "passes", deferred["AccountBudget"], nil)
 	worst := 0.0
 	for _, a := range benchAccounts {
 		measured, reported, silent, err := r.pollIntervals(ctx, tablesOf[a.name], window, sc.AccountPoll)
@@ -124,6 +155,47 @@ func (r *run) accountScale(ctx context.Context, bin string) error {
 		"All Ready %s after creation started; window %s. Calls in the window: %s.",
 		len(all), perAccount, sc.AccountPoll, sc.AccountRate, asked, expected.Round(time.Second), created.Round(time.Second), window, formatCounts(r.proxy.Calls()))
 	return nil
+}
+
+// readySpan is when the first and the last of a group became Ready.
+type readySpan struct{ first, last time.Duration }
+
+func (s *readySpan) add(at time.Duration) *readySpan {
+	if s == nil {
+		return &readySpan{first: at, last: at}
+	}
+	s.last = max(s.last, at)
+	return s
+}
+
+func formatSpans(m map[string]*readySpan) string {
+	var out []string
+	for ns, s := range m {
+		out = append(out, fmt.Sprintf("%s first %s last %s", ns, s.first.Round(time.Second), s.last.Round(time.Second)))
+	}
+	sort.Strings(out)
+	return strings.Join(out, ", ")
+}
+
+// kubeClient is what the operator's Kubernetes client has done so far:
+// its writes, and the seconds its requests waited for its client-side
+// limit (--kube-api-qps).
+type kubeClient struct{ writes, throttled float64 }
+
+func (r *run) kubeClientCounts() (kubeClient, error) {
+	byMethod, err := r.op.apiRequests()
+	if err != nil {
+		return kubeClient{}, err
+	}
+	waited, err := r.op.Counter("rest_client_rate_limiter_duration_seconds_sum", "verb")
+	if err != nil {
+		return kubeClient{}, err
+	}
+	k := kubeClient{writes: byMethod["POST"] + byMethod["PUT"] + byMethod["PATCH"]}
+	for _, v := range waited {
+		k.throttled += v
+	}
+	return k, nil
 }
 
 // declareAccount creates the account's namespace (whose default account it

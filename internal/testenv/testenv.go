@@ -86,13 +86,18 @@ func (e *Env) Stop() error { return e.env.Stop() }
 
 // NewManager makes a controller manager for tests: no metrics or probe
 // listeners, and controller names may repeat across managers in one process.
-func (e *Env) NewManager() (ctrl.Manager, error) {
-	return ctrl.NewManager(e.Config, ctrl.Options{
+// tune changes further options (which objects its cache sees).
+func (e *Env) NewManager(tune ...func(*ctrl.Options)) (ctrl.Manager, error) {
+	opts := ctrl.Options{
 		Scheme:                 e.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-	})
+	}
+	for _, t := range tune {
+		t(&opts)
+	}
+	return ctrl.NewManager(e.Config, opts)
 }
 
 // RepoRoot is the repository's root (see repo.Root).

@@ -13,8 +13,6 @@ import (
 	aastypes "github.com/aws/aws-sdk-go-v2/service/applicationautoscaling/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"golang.org/x/time/rate"
-
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 )
 
@@ -50,7 +48,7 @@ var _ ScalingAPI = (*applicationautoscaling.Client)(nil)
 // AWS_ENDPOINT_URL_APPLICATION_AUTO_SCALING, AWS_ENDPOINT_URL, or AWS.
 // Beside a DynamoDB endpoint set with AWS_ENDPOINT_URL_DYNAMODB alone
 // (DynamoDB Local) there is none: nil, and autoScaling is unsupported there.
-func (c *Clients) newScalingAPI(cfg aws.Config, accountEndpoint string, limiter *rate.Limiter) ScalingAPI {
+func (c *Clients) newScalingAPI(cfg aws.Config, accountEndpoint string, b *budget) ScalingAPI {
 	if accountEndpoint == "" && os.Getenv("AWS_ENDPOINT_URL_DYNAMODB") != "" &&
 		os.Getenv("AWS_ENDPOINT_URL_APPLICATION_AUTO_SCALING") == "" && os.Getenv("AWS_ENDPOINT_URL") == "" {
 		return nil
@@ -60,7 +58,7 @@ func (c *Clients) newScalingAPI(cfg aws.Config, accountEndpoint string, limiter 
 			o.BaseEndpoint = aws.String(accountEndpoint)
 		}
 		o.Retryer = c.retryer()
-		o.APIOptions = append(o.APIOptions, limitEveryAttempt(limiter), countEveryAttempt("applicationautoscaling"))
+		o.APIOptions = append(o.APIOptions, limitEveryAttempt(b), countEveryAttempt("applicationautoscaling"))
 	})
 }
 

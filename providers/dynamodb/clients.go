@@ -82,8 +82,9 @@ type endpoint struct {
 	// APIs it lacks): the region and URL, so DynamoDB Local and AWS are told
 	// apart.
 	Key string
-	// limiter is shared by every client of the same account and region.
-	limiter *rate.Limiter
+	// budget is the limiter and turns shared by every client of the same
+	// account and region.
+	budget *budget
 	// session is the AWSAccount's credentials, nil for the operator's own.
 	session *session
 }
@@ -100,14 +101,14 @@ type Clients struct {
 	// loaded once: its credentials are the source of every AssumeRole.
 	base      *aws.Config
 	endpoints map[string]*endpoint      // identity|region
-	limiters  map[string]*rate.Limiter  // account|region
+	budgets   map[string]*budget        // account|region
 	sessions  map[string]*session       // AWSAccount name
 	demand    map[string]*accountDemand // account|region
 }
 
 // NewClients returns a client factory.
 func NewClients(opts ClientOptions) *Clients {
-	return &Clients{opts: opts.withDefaults(), endpoints: map[string]*endpoint{}, limiters: map[string]*rate.Limiter{},
+	return &Clients{opts: opts.withDefaults(), endpoints: map[string]*endpoint{}, budgets: map[string]*budget{},
 		sessions: map[string]*session{}, demand: map[string]*accountDemand{}}
 }
 
@@ -188,16 +189,16 @@ func (c *Clients) For(ctx context.Context, t target) (*endpoint, error) {
 		}
 	}
 	account, accountID := c.accountOf(t.account)
-	limiter := c.limiterLocked(account, t.Region)
+	b := c.budgetLocked(account, t.Region)
 	api := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
 		if accountEndpoint != "" {
 			o.BaseEndpoint = aws.String(accountEndpoint)
 		}
 		o.Retryer = c.retryer()
-		o.APIOptions = append(o.APIOptions, limitEveryAttempt(limiter), countEveryAttempt("dynamodb"))
+		o.APIOptions = append(o.APIOptions, limitEveryAttempt(b), countEveryAttempt("dynamodb"))
 	})
 	ep := &endpoint{API: api, Region: t.Region, Identity: t.Account, Account: account, AccountID: accountID, URL: url,
-		Key: t.Region + "|" + url, limiter: limiter, session: sess, Scaling: c.newScalingAPI(cfg, accountEndpoint, limiter)}
+		Key: t.Region + "|" + url, budget: b, session: sess, Scaling: c.newScalingAPI(cfg, accountEndpoint, b)}
 	if ep.Scaling == nil {
 		// What is learnt about an endpoint holds for those with the same
 		// APIs: one without Application Auto Scaling beside it is another.
@@ -234,25 +235,28 @@ func (c *Clients) accountOf(a *awsv1alpha1.AWSAccount) (key, id string) {
 	return id, id
 }
 
-// limiterLocked is the one limiter of an account in a region.
-func (c *Clients) limiterLocked(account, region string) *rate.Limiter {
+// budgetLocked is the one limiter, and queue of turns, of an account in a
+// region.
+func (c *Clients) budgetLocked(account, region string) *budget {
 	key := account + "|" + region
-	l, ok := c.limiters[key]
+	b, ok := c.budgets[key]
 	if !ok {
-		l = rate.NewLimiter(rate.Limit(c.opts.RequestsPerSecond), c.opts.Burst)
-		c.limiters[key] = l
+		b = newBudget(rate.NewLimiter(rate.Limit(c.opts.RequestsPerSecond), c.opts.Burst))
+		c.budgets[key] = b
 	}
-	return l
+	return b
 }
 
 // limitEveryAttempt waits for the limiter before each attempt, retries
-// included (retries are where storms come from). It sits right after the
-// retry loop and before signing, so a wait never ages a signature.
-func limitEveryAttempt(limiter *rate.Limiter) func(*middleware.Stack) error {
+// included (retries are where storms come from); a pass's first call uses
+// the token the pass reserved when it took its turn (turns.go). It sits
+// right after the retry loop and before signing, so a wait never ages a
+// signature.
+func limitEveryAttempt(b *budget) func(*middleware.Stack) error {
 	return func(stack *middleware.Stack) error {
 		mw := middleware.FinalizeMiddlewareFunc("TetherRateLimit",
 			func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
-				if err := limiter.Wait(ctx); err != nil {
+				if err := b.wait(ctx); err != nil {
 					return middleware.FinalizeOutput{}, middleware.Metadata{}, err
 				}
 				return next.HandleFinalize(ctx, in)

@@ -32,6 +32,10 @@ func (p *Provider) Delete(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) e
 		}
 		return err
 	}
+	ctx, err = p.clients.takeTurn(ctx, ep, obj.UID)
+	if err != nil {
+		return err
+	}
 	name := obj.ResolvedTableName()
 	d, err := describeTable(ctx, ep.API, name)
 	if isNotFound(err) {

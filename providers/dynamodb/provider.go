@@ -112,7 +112,15 @@ func (p *Provider) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 	if err := p.checkConflict(ctx, ep, obj); err != nil {
 		return providers.Observation{}, err
 	}
+	shown := obj.Status.EffectivePollInterval
 	p.noteDemand(ep, obj)
+	ctx, err = p.clients.takeTurn(ctx, ep, obj.UID)
+	if err != nil {
+		// A pass that waits for its turn writes nothing to the API server:
+		// the status shows the new interval from the next pass that runs.
+		obj.Status.EffectivePollInterval = shown
+		return providers.Observation{}, err
+	}
 	name := obj.ResolvedTableName()
 	obj.Status.TableName = name
 	desc, err := describeTable(ctx, ep.API, name)

@@ -107,6 +107,7 @@ func (c *Clients) setDemand(ep *endpoint, uid types.UID, perSecond float64) floa
 func (c *Clients) dropDemand(uid types.UID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.dropTurnLocked(uid)
 	for _, d := range c.demand {
 		if _, ok := d.perObject[uid]; ok {
 			c.removeDemandLocked(d, uid)
