@@ -78,8 +78,13 @@ func (w *handWatch) checkPutBacks(now time.Time) {
 	}
 }
 
-// seconds prints a correction time as the audience reads it: "0.42 s".
+// seconds prints a correction time as the audience reads it: "2.17 s",
+// or "3.4 ms" below a second (a push from a CLIP v2 bridge is corrected
+// within milliseconds, which "0.00 s" would hide).
 func seconds(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000)
+	}
 	return fmt.Sprintf("%.2f s", d.Seconds())
 }
 
