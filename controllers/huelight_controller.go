@@ -29,14 +29,6 @@ import (
 // within one poll interval when its bulb drifts.
 const hueLightResync = 5 * time.Minute
 
-// hueLightAfterWrite is how soon a HueLight is looked at again after its
-// command went out. The bridge answered it and the session's cache holds
-// what it accepted, so that Observe costs no bridge call and finds the
-// HueLight Ready: with the generic 1 s a HueLight whose command went
-// straight out was Ready a second after its bulb changed (and after the
-// HueLights that went in a temporary scene with it).
-const hueLightAfterWrite = 100 * time.Millisecond
-
 func init() { kindSetups = append(kindSetups, setupHue) }
 
 // setupHue registers both Hue kinds around one registry of bridge sessions,
@@ -72,7 +64,6 @@ func SetupHueLight(mgr ctrl.Manager, registry *hue.Registry) error {
 		func() *huev1alpha1.HueLight { return &huev1alpha1.HueLight{} }, connector,
 		Options{
 			PollInterval: hueLightResync,
-			AfterWrite:   hueLightAfterWrite,
 			Customize: func(b *builder.Builder) *builder.Builder {
 				return b.
 					WatchesRawSource(wakeSource(registry.LightWakes())).
