@@ -120,13 +120,7 @@ func TestAGroupMatchNotYetReadBackAsksForALookAfterTheNextRead(t *testing.T) {
 	for _, id := range []string{"1", "2", "3"} { // the bulbs show the command
 		f.set(id, func(st *LightState) { st.On, st.Bri = true, ptr.To(254) })
 	}
-	s, ok := reg.Running("home")
-	if !ok {
-		t.Fatal("no session for bridge home")
-	}
-	if err := s.Poll(ctx); err != nil {
-		t.Fatal(err)
-	}
+	readNow(ctx, t, reg, "home")
 	obs, err = observe(ctx, e, g)
 	if err != nil || !obs.UpToDate || obs.Unconfirmed || obs.RecheckAfter != 0 {
 		t.Fatalf("after a read: %+v, %v; want a confirmed match at the resync interval", obs, err)

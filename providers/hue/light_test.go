@@ -260,6 +260,18 @@ func TestMovingToAnotherBridgeReleasesTheBulb(t *testing.T) {
 	}
 }
 
+// readNow makes bridge's session read it at once, as its next poll would.
+func readNow(ctx context.Context, t *testing.T, reg *Registry, bridge string) {
+	t.Helper()
+	s, ok := reg.Running(bridge)
+	if !ok {
+		t.Fatalf("no session for bridge %s", bridge)
+	}
+	if err := s.Poll(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // observe, update and remove run one step of a pass as the reconciler does:
 // connect, then the step. remove marks the object deleted first.
 func observe[O client.Object](ctx context.Context, c providers.Connector[O], obj O) (providers.Observation, error) {
@@ -320,13 +332,7 @@ func TestAMatchNotYetReadBackAsksForALookAfterTheNextRead(t *testing.T) {
 	}
 
 	f.set("1", func(st *LightState) { st.On, st.Bri = true, ptr.To(254) }) // the bulb shows the command
-	s, ok := e.Registry.Running("home")
-	if !ok {
-		t.Fatal("no session for bridge home")
-	}
-	if err := s.Poll(ctx); err != nil {
-		t.Fatal(err)
-	}
+	readNow(ctx, t, e.Registry, "home")
 	obs, err = observe(ctx, e, l)
 	if err != nil || !obs.UpToDate || obs.Unconfirmed || obs.RecheckAfter != 0 {
 		t.Fatalf("after a read: %+v, %v; want a confirmed match at the resync interval", obs, err)
