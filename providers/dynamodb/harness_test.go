@@ -12,10 +12,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	apitypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/uuid"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/internal/ddbtest"
@@ -32,6 +34,11 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	// The SDK logs through controller-runtime's logger (SDKLogger); set
+	// one, so that controller-runtime does not print a goroutine's stack
+	// ("log.SetLogger(...) was never called") into the test output, where
+	// it reads like a crash.
+	log.SetLogger(logr.Discard())
 	code := m.Run()
 	localServer.Stop()
 	os.Exit(code)

@@ -22,7 +22,9 @@ type probes struct {
 
 // probeCall runs read, the first time for an endpoint and feature one caller at
 // a time. It returns errLacksFeature, without calling, when an earlier probe
-// found the API missing.
+// found the API missing. The probe records a missing API itself, before any
+// other caller may go on: left to the caller, a worker arriving between the
+// answer and the caller's record would ask the endpoint again.
 func (p *Provider) probeCall(ep *endpoint, feature string, read func() error) error {
 	key := ep.Key + "|" + feature
 	p.probes.mu.Lock()
@@ -31,6 +33,9 @@ func (p *Provider) probeCall(ep *endpoint, feature string, read func() error) er
 	}
 	if p.probes.known[key] {
 		p.probes.mu.Unlock()
+		if p.lacks(ep, feature) {
+			return errLacksFeature
+		}
 		return read()
 	}
 	lock, ok := p.probes.locks[key]
@@ -46,6 +51,9 @@ func (p *Provider) probeCall(ep *endpoint, feature string, read func() error) er
 		return errLacksFeature
 	}
 	err := read()
+	if isUnknownOperation(err) {
+		p.recordLacking(ep, feature)
+	}
 	if err == nil || isUnknownOperation(err) {
 		p.probes.mu.Lock()
 		p.probes.known[key] = true

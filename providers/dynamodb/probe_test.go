@@ -1,10 +1,13 @@
 package dynamodb
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/aws/smithy-go"
 
 	"github.com/tether-dev/tether/providers"
 
@@ -84,5 +87,28 @@ func TestTaggingIsProbedOncePerEndpoint(t *testing.T) {
 	}
 	for _, obj := range objs {
 		f.deleteFully(obj)
+	}
+}
+
+// A worker that comes after the probe's answer but before its caller went on
+// must not ask the endpoint again: the probe itself records the missing API.
+func TestAProbeThatFindsAnAPIMissingRecordsItAtOnce(t *testing.T) {
+	p := New(Options{})
+	ep := &endpoint{Key: "us-east-1|http://local"}
+	missing := &smithy.GenericAPIError{Code: "UnknownOperationException", Message: "tagging is not supported"}
+	calls := 0
+	read := func() error { calls++; return missing }
+
+	if err := p.probeCall(ep, featureTags, read); !isUnknownOperation(err) {
+		t.Fatalf("first call: %v, want the endpoint's answer", err)
+	}
+	// The caller has not recorded anything yet (markUnsupported).
+	for i := range 2 {
+		if err := p.probeCall(ep, featureTags, read); !errors.Is(err, errLacksFeature) {
+			t.Errorf("call %d after the probe: %v, want errLacksFeature", i+2, err)
+		}
+	}
+	if calls != 1 {
+		t.Errorf("the endpoint was asked %d times, want 1", calls)
 	}
 }

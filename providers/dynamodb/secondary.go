@@ -197,13 +197,18 @@ func (p *Provider) lacks(ep *endpoint, feature string) bool {
 // markUnsupported remembers, per endpoint, an API it lacks, so the adapter
 // stops calling it (no hot loop), and says so once per object that uses it.
 func (p *Provider) markUnsupported(ep *endpoint, obj *awsv1alpha1.DynamoDBTable, feature string, err error) {
+	p.recordLacking(ep, feature)
+	p.warnUnsupported(ep, obj, feature, err)
+}
+
+// recordLacking remembers that an endpoint lacks a feature's API.
+func (p *Provider) recordLacking(ep *endpoint, feature string) {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.unsupported[ep.Key] == nil {
 		p.unsupported[ep.Key] = map[string]bool{}
 	}
 	p.unsupported[ep.Key][feature] = true
-	p.mu.Unlock()
-	p.warnUnsupported(ep, obj, feature, err)
 }
 
 func (p *Provider) warnUnsupported(ep *endpoint, obj *awsv1alpha1.DynamoDBTable, feature string, err error) {
