@@ -219,6 +219,18 @@ func (b StateBody) value(param string) string {
 
 // merged is b with the attributes next sets replaced.
 func (b StateBody) merged(next StateBody) StateBody {
+	// A bulb shows one colour mode: a colour set later replaces the modes
+	// set before it (hue and sat are one mode, and may come one at a time).
+	// Kept, an earlier ct would outlive a later xy on a bridge that stops
+	// reporting ct in xy mode (CLIP v2: mirek null), and read as the state.
+	switch {
+	case next.XY != nil:
+		b = b.without("ct", "hue", "sat")
+	case next.CT != nil:
+		b = b.without("xy", "hue", "sat")
+	case next.Hue != nil || next.Sat != nil:
+		b = b.without("xy", "ct")
+	}
 	if next.On != nil {
 		b.On = next.On
 	}

@@ -166,3 +166,29 @@ func TestReadsConfirmOrContradictWrites(t *testing.T) {
 		t.Fatalf("an attribute never reported confirmed a write: %+v", v)
 	}
 }
+
+// TestALaterColourReplacesAnEarlierOneNotYetReadBack: ct accepted, then xy
+// accepted before any read. A CLIP v2 bridge in xy mode reports no colour
+// temperature (mirek null), so no read ever clears the ct; kept, it read as
+// the light's state ("ct 250") and every later command sent the colour again.
+func TestALaterColourReplacesAnEarlierOneNotYetReadBack(t *testing.T) {
+	f := newFakeBridge("hallway")
+	p, _, _ := newTestSession(f, 10)
+	ctx := context.Background()
+	_ = p.Poll(ctx)
+
+	ct := StateBody{CT: ptr.To(250)}
+	p.cache.answered(ct, Result{Accepted: ct}, "1")
+	white := StateBody{XY: &[2]float64{0.3227, 0.329}}
+	p.cache.answered(white, Result{Accepted: white}, "1")
+	f.set("1", func(s *LightState) {
+		s.XY, s.ColorMode, s.CT, s.Hue, s.Sat = white.XY, "xy", nil, nil, nil
+	})
+	_ = p.Poll(ctx)
+
+	v, _ := p.cache.view("1")
+	if v.State.ColorMode != "xy" || len(v.assumed) != 0 {
+		t.Fatalf("after a read showing xy: colour mode %q, ct %v, assumed %v; want xy and nothing assumed",
+			v.State.ColorMode, v.State.CT, v.assumed)
+	}
+}
