@@ -192,6 +192,11 @@ func TestDemoPageInChromium(t *testing.T) {
 		entryWith(HaveKeyWithValue("reason", "DriftCorrected"), HaveKeyWithValue("text", ContainSubstring("hallway: put back on false -> true"))),
 	)))
 	waited := time.Since(clicked)
+	// The control's note says what was sent, in the past tense: still true
+	// now that the bulb is back on.
+	var note string
+	g.Expect(page.Eval(ctx, `document.getElementById("hue-app-note").textContent`, &note)).To(Succeed())
+	g.Expect(note).To(MatchRegexp(`^\d\d:\d\d:\d\d\.\d: "Off" sent to hallway$`))
 	var took int64
 	for _, e := range read(g).Entries {
 		if e["source"] == "putBack" {
