@@ -3,6 +3,8 @@ package crashtest
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +13,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,6 +26,7 @@ import (
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/providers/hue"
 )
 
 // holdProxy forwards to a simulated bridge and holds the answer to the
@@ -33,6 +37,7 @@ type holdProxy struct {
 	once    sync.Once
 	held    chan struct{}
 	release chan struct{}
+	streams atomic.Int32 // CLIP v2 event streams opened through the proxy
 }
 
 // switchOff matches a command that switches lights off.
@@ -40,14 +45,35 @@ func switchOff(r *http.Request, body []byte) bool {
 	return r.Method == http.MethodPut && bytes.Contains(body, []byte(`"on":false`))
 }
 
-func newHoldProxy(t *testing.T, target string, match func(r *http.Request, body []byte) bool) *holdProxy {
+// newHoldProxy stands in front of sim: on its plain HTTP port (the v1 API),
+// or with overTLS on its HTTPS port (the v1 and CLIP v2 APIs), where the
+// proxy ends TLS with the bridge's own certificate (its name is the bridge
+// id, it chains to the simulator's CA: what a HueBridge's caBundle trusts)
+// and calls the bridge over TLS again, to see and hold the requests. The
+// event stream passes as it comes (FlushInterval -1).
+func newHoldProxy(t *testing.T, sim *huesim.Server, overTLS bool, match func(r *http.Request, body []byte) bool) *holdProxy {
+	target := sim.URL()
+	if overTLS {
+		target = sim.TLSURL()
+	}
 	u, err := url.Parse(target)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := &holdProxy{held: make(chan struct{}), release: make(chan struct{})}
 	rp := httputil.NewSingleHostReverseProxy(u)
-	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	rp.FlushInterval = -1
+	if overTLS {
+		roots := x509.NewCertPool()
+		if !roots.AppendCertsFromPEM(sim.CACertPEM()) {
+			t.Fatal("the simulator's CA does not parse")
+		}
+		rp.Transport = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}
+	}
+	p.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/eventstream/clip/v2" {
+			p.streams.Add(1)
+		}
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		if !match(r, body) {
@@ -71,6 +97,12 @@ func newHoldProxy(t *testing.T, target string, match func(r *http.Request, body 
 		w.WriteHeader(rec.Code)
 		_, _ = w.Write(rec.Body.Bytes())
 	}))
+	if overTLS {
+		p.TLS = &tls.Config{Certificates: []tls.Certificate{sim.Certificate()}, MinVersion: tls.VersionTLS12}
+		p.StartTLS()
+	} else {
+		p.Start()
+	}
 	t.Cleanup(func() {
 		select {
 		case <-p.release:
@@ -94,7 +126,7 @@ func TestCrashDuringHueLightDelete(t *testing.T) {
 	sim, err := huesim.Start(huesim.Options{Lights: []string{"hall"}, Usernames: []string{user}}, "127.0.0.1:0")
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(sim.Close)
-	proxy := newHoldProxy(t, sim.URL(), switchOff)
+	proxy := newHoldProxy(t, sim, false, switchOff)
 
 	for _, ns := range []string{"tether-system", "huecrash"} {
 		if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -149,8 +181,17 @@ func TestCrashDuringHueLightDelete(t *testing.T) {
 // recalled a temporary scene (HueLights created together, each wanting a
 // brightness of its own) but before the manager heard back, so before it
 // deleted the scene. A new manager removes the scene that was left when
-// its session starts, and every bulb ends at its HueLight's state.
+// its session starts, and every bulb ends at its HueLight's state. On both
+// APIs: a CLIP v2 bridge stores and recalls temporary scenes through the v1
+// API it serves on HTTPS too (client_v2_rooms.go), so the proxy holds the
+// same recall there, behind TLS, while the event stream passes.
 func TestCrashLeavesATemporaryScene(t *testing.T) {
+	for _, api := range []huev1alpha1.HueAPI{huev1alpha1.APIV1, huev1alpha1.APIV2} {
+		t.Run(string(api), func(t *testing.T) { crashLeavesATemporaryScene(t, api) })
+	}
+}
+
+func crashLeavesATemporaryScene(t *testing.T, api huev1alpha1.HueAPI) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	const user, n = "crashtest-user-0123456789", 20
@@ -164,25 +205,30 @@ func TestCrashLeavesATemporaryScene(t *testing.T) {
 	recall := func(r *http.Request, body []byte) bool {
 		return r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/groups/0/action") && bytes.Contains(body, []byte(`"scene"`))
 	}
-	proxy := newHoldProxy(t, sim.URL(), recall)
+	v2 := api == huev1alpha1.APIV2
+	proxy := newHoldProxy(t, sim, v2, recall)
 
-	for _, ns := range []string{"tether-system", "scenecrash"} {
+	ns, name := "scenecrash-"+strings.ToLower(string(api)), "scene-bridge-"+strings.ToLower(string(api))
+	for _, ns := range []string{"tether-system", ns} {
 		if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil && !apierrors.IsAlreadyExists(err) {
 			t.Fatal(err)
 		}
 	}
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "tether-system", Name: "scene-bridge"},
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "tether-system", Name: name},
 		Data: map[string][]byte{huev1alpha1.CredentialsKey: []byte(user)}}
 	g.Expect(env.Client.Create(ctx, secret)).To(Succeed())
-	bridge := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "scene-bridge"},
-		Spec: huev1alpha1.HueBridgeSpec{Address: proxy.URL,
-			CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: "tether-system", Name: "scene-bridge"},
-			PollInterval:         &metav1.Duration{Duration: time.Second}}}
+	spec := huev1alpha1.HueBridgeSpec{Address: proxy.URL,
+		CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: "tether-system", Name: name},
+		PollInterval:         &metav1.Duration{Duration: time.Second}}
+	if v2 {
+		spec.Address, spec.APIVersion, spec.CABundle = proxy.Listener.Addr().String(), huev1alpha1.APIV2, string(sim.CACertPEM())
+	}
+	bridge := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec}
 	g.Expect(env.Client.Create(ctx, bridge)).To(Succeed())
 	var lights []*huev1alpha1.HueLight
-	for i, name := range names {
-		l := &huev1alpha1.HueLight{ObjectMeta: metav1.ObjectMeta{Namespace: "scenecrash", Name: name},
-			Spec: huev1alpha1.HueLightSpec{BridgeRef: &huev1alpha1.BridgeReference{Name: "scene-bridge"}, Name: name,
+	for i, bulb := range names {
+		l := &huev1alpha1.HueLight{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: bulb},
+			Spec: huev1alpha1.HueLightSpec{BridgeRef: &huev1alpha1.BridgeReference{Name: name}, Name: bulb,
 				Brightness: ptr.To(int32(10 + i)), OnDelete: huev1alpha1.DeletionKeep}}
 		g.Expect(env.Client.Create(ctx, l)).To(Succeed())
 		lights = append(lights, l)
@@ -205,21 +251,42 @@ func TestCrashLeavesATemporaryScene(t *testing.T) {
 	}
 	first.kill()
 	g.Expect(temporary()).To(Equal(1), "the recalled scene is left on the bridge")
+	streamsBefore := proxy.streams.Load()
 
 	startManager(t, "second", "http://127.0.0.1:1", "--hue-poll-interval=1s")
 	g.Eventually(temporary, timeout, poll).Should(BeZero(), "the restarted manager removes the scene that was left")
 	g.Eventually(func() error {
-		for i, name := range names {
-			if l, _ := sim.LightByName(name); !l.State.On || l.State.Bri != 10+i {
-				return fmt.Errorf("%s: %+v", name, l.State)
+		for i, bulb := range names {
+			if l, _ := sim.LightByName(bulb); !l.State.On || l.State.Bri != 10+i {
+				return fmt.Errorf("%s: %+v", bulb, l.State)
 			}
 		}
 		return nil
 	}, timeout, poll).Should(Succeed())
+	if v2 {
+		// The second session spoke CLIP v2 through the proxy: its
+		// certificate checked against caBundle and the bridge id, an
+		// event stream of its own opened and up.
+		g.Eventually(func(g Gomega) {
+			g.Expect(proxy.streams.Load()).To(BeNumerically(">", streamsBefore))
+			var b huev1alpha1.HueBridge
+			g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(bridge), &b)).To(Succeed())
+			g.Expect(b.Status.API).To(Equal(huev1alpha1.APIV2))
+			g.Expect(b.Status.Certificate).NotTo(BeNil())
+			g.Expect(b.Status.Certificate.Check).To(Equal(hue.CertificateVerified))
+			g.Expect(b.Status.EventStream).NotTo(BeNil())
+			g.Expect(b.Status.EventStream.State).To(Equal(hue.StreamConnected))
+		}, timeout, poll).Should(Succeed(), "the second manager speaks CLIP v2 through the proxy")
+	}
 
 	for _, l := range lights {
 		g.Expect(env.Client.Delete(ctx, l)).To(Succeed())
 	}
+	g.Eventually(func() bool {
+		var list huev1alpha1.HueLightList
+		g.Expect(env.Client.List(ctx, &list, client.InNamespace(ns))).To(Succeed())
+		return len(list.Items) == 0
+	}, timeout, poll).Should(BeTrue(), "the HueLights are gone before their bridge")
 	g.Expect(env.Client.Delete(ctx, bridge)).To(Succeed())
 	g.Eventually(func() bool {
 		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(bridge), &huev1alpha1.HueBridge{}))

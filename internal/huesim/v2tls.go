@@ -101,3 +101,8 @@ func (s *Server) CACertPEM() []byte { return s.certs.caPEM }
 
 // CertificateName is the common name of the certificate the bridge serves.
 func (s *Server) CertificateName() string { return s.certs.leafCN }
+
+// Certificate is the certificate the bridge serves on HTTPS, with its key:
+// for a test proxy that stands in for the bridge, as clients see it (its
+// name is the bridge id and it chains to CACertPEM).
+func (s *Server) Certificate() tls.Certificate { return s.certs.leaf }
