@@ -229,8 +229,9 @@ func (s *sender) estimate(o *order) time.Duration {
 }
 
 // pending reports whether key has a command in line or being sent that
-// wants the state fullKey, and when it should go out.
-func (s *sender) pending(key types.NamespacedName, fullKey string) (time.Duration, bool) {
+// wants the state fullKey, when it should go out, and how long it has
+// been in line.
+func (s *sender) pending(key types.NamespacedName, fullKey string) (eta, waited time.Duration, ok bool) {
 	s.mu.Lock()
 	o, ok := s.queued[key]
 	if !ok {
@@ -238,9 +239,9 @@ func (s *sender) pending(key types.NamespacedName, fullKey string) (time.Duratio
 	}
 	s.mu.Unlock()
 	if !ok || o.fullKey != fullKey {
-		return 0, false
+		return 0, 0, false
 	}
-	return s.estimate(o), true
+	return s.estimate(o), time.Since(o.queuedAt), true
 }
 
 // failure is the bridge's refusal of a command nobody waited for, with the
