@@ -104,7 +104,7 @@ func (e *LightExternal) connect(ctx context.Context, l *huev1alpha1.HueLight, ke
 func (e *LightExternal) Paused(ctx context.Context, l *huev1alpha1.HueLight) {
 	if b, err := e.bridge(ctx, l); err == nil {
 		if s, ok := e.Registry.Running(b.Name); ok {
-			s.Pause(client.ObjectKeyFromObject(l))
+			s.Pause(client.ObjectKeyFromObject(l), l.Generation)
 		}
 	}
 }
@@ -171,7 +171,7 @@ func (c *lightConn) observe(ctx context.Context, l *huev1alpha1.HueLight) (provi
 		return providers.Observation{Exists: true, Diff: d, Available: true}, nil
 	}
 	// Nothing left to send: a stale queued command (or its error) is moot.
-	s.sender.drop(c.key)
+	s.sender.drop(c.key, l.Generation)
 	notes := append(p.notes, assumedNotes(v, want)...)
 	if len(refused) > 0 {
 		return c.wait(ReasonAttributeRefused, strings.Join(append(refused, notes...), "; "), 0), nil

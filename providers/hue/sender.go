@@ -3,7 +3,6 @@ package hue
 import (
 	"context"
 	"fmt"
-	"math"
 	"sync"
 	"time"
 
@@ -273,12 +272,13 @@ func takeFailureOf(failed map[types.NamespacedName]failure, key types.Namespaced
 }
 
 // drop removes a HueLight's queued command and remembered error: it was
-// deleted, or its bulb already matches. It sends nothing for any generation
-// expected so far.
-func (s *sender) drop(key types.NamespacedName) {
+// deleted or paused, or its bulb already matches. It sends nothing for
+// generation gen or any before it, so the line no longer waits for it; a
+// later generation is expected as usual (the next spec change gathers).
+func (s *sender) drop(key types.NamespacedName, gen int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.arrivedLocked(key, math.MaxInt64)
+	s.arrivedLocked(key, gen)
 	delete(s.failed, key)
 	if o, ok := s.queued[key]; ok {
 		s.unqueueLocked(o)
