@@ -29,6 +29,14 @@ import (
 // within one poll interval when its bulb drifts.
 const hueLightResync = 5 * time.Minute
 
+// hueLightWorkers is how many HueLights are reconciled at once. A pass
+// makes no bridge call of its own (it reads the session's cache and hands
+// commands to the session's sender, which paces the bridge); its time is
+// the status write to the API server. With the generic 4, a burst's status
+// writes queued behind each other: 500 HueLights changed at once waited
+// for 500 round trips four at a time (bench figure 10).
+const hueLightWorkers = 16
+
 func init() { kindSetups = append(kindSetups, setupHue) }
 
 // setupHue registers both Hue kinds around one registry of bridge sessions,
@@ -63,7 +71,8 @@ func SetupHueLight(mgr ctrl.Manager, registry *hue.Registry) error {
 	r := NewManagedReconciler(mgr.GetClient(), mgr.GetEventRecorder("tether-huelight"), "huelight",
 		func() *huev1alpha1.HueLight { return &huev1alpha1.HueLight{} }, connector,
 		Options{
-			PollInterval: hueLightResync,
+			PollInterval:            hueLightResync,
+			MaxConcurrentReconciles: hueLightWorkers,
 			Customize: func(b *builder.Builder) *builder.Builder {
 				return b.
 					WatchesRawSource(wakeSource(registry.LightWakes())).

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -45,6 +46,9 @@ func (r *ManagedReconciler[O]) Reconcile(ctx context.Context, req ctrl.Request) 
 
 	orig := obj.DeepCopyObject().(O)
 	result, syncErr := r.sync(ctx, req, obj)
+	if errors.Is(syncErr, errBrief) {
+		return result, nil
+	}
 	if err := r.writeStatus(ctx, orig, obj); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -77,6 +81,9 @@ func (r *ManagedReconciler[O]) sync(ctx context.Context, req ctrl.Request, obj O
 		r.event(obj, corev1.EventTypeNormal, ReasonCreated, "Create", "created the external resource")
 		markWritten(obj, ReasonCreating, "created; waiting to observe it")
 		return r.succeeded(req, obj, r.opts.AfterWrite)
+
+	case obs.Wait && obs.Brief:
+		return r.brief(req, obs.RecheckAfter)
 
 	case obs.Wait:
 		markWaiting(obj, obs)
@@ -141,6 +148,9 @@ func (r *ManagedReconciler[O]) update(ctx context.Context, req ctrl.Request, obj
 	countCall(r.kind, phaseUpdate, err)
 	if p, ok := providers.AsPending(err); ok && p.Queued {
 		r.stalls.record(req, obj.GetGeneration(), key)
+		if p.Brief {
+			return r.brief(req, p.Delay)
+		}
 	}
 	if err != nil {
 		return r.handleError(ctx, req, obj, phaseUpdate, err)
@@ -152,6 +162,24 @@ func (r *ManagedReconciler[O]) update(ctx context.Context, req ctrl.Request, obj
 	r.event(obj, corev1.EventTypeNormal, reason, "Update", "%s: %s", verb, diff)
 	markWritten(obj, ReasonUpdating, "sent: "+diff)
 	return r.succeeded(req, obj, r.opts.AfterWrite)
+}
+
+// errBrief marks a pass whose outcome is known within a moment (a write
+// about to go out): Reconcile writes no status for it.
+var errBrief = errors.New("brief wait: the status is left as it was")
+
+// brief ends a pass that waits a moment for a write the adapter will wake
+// the object for (PendingError.Brief, Observation.Brief). Writing "waiting"
+// for that moment would double the object's status writes when many change
+// at once; the next pass reports the outcome, or the wait if it lasted. The
+// backoff starts over, as for any wait.
+func (r *ManagedReconciler[O]) brief(req ctrl.Request, after time.Duration) (ctrl.Result, error) {
+	r.retryBackoff.Forget(req)
+	r.backoffs.set(req, 0)
+	if after <= 0 {
+		after = r.opts.AfterWrite
+	}
+	return ctrl.Result{RequeueAfter: after}, errBrief
 }
 
 // stalled records a write the stall breaker stopped. Nothing is sent until

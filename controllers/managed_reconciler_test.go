@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -309,4 +310,49 @@ func TestStatusIsNotRewrittenWhenNothingChanged(t *testing.T) {
 
 	g.Eventually(func() int { return widgets.count("quiet", "Observe") }, timeout, poll).Should(BeNumerically(">=", 4))
 	g.Expect(fetch(g, "quiet").ResourceVersion).To(Equal(version), "a resync with nothing new wrote the object")
+}
+
+// A write the provider queues for a moment (Brief) writes no interim
+// status: the status keeps saying the last generation it reported on until
+// the pass that sees the write done reports Ready for the new one. Every
+// status the API server stores is watched, so an interim write cannot hide
+// between two looks.
+func TestBriefWaitForAQueuedWriteWritesNoInterimStatus(t *testing.T) {
+	g := NewWithT(t)
+	create(t, newWidget("brief", 1, nil))
+	waitReady(t, "brief")
+
+	wc, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})
+	g.Expect(err).NotTo(HaveOccurred())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	watch, err := wc.Watch(ctx, &testv1alpha1.WidgetList{}, client.InNamespace("default"),
+		client.MatchingFields{"metadata.name": "brief"})
+	g.Expect(err).NotTo(HaveOccurred())
+	defer watch.Stop()
+
+	from := widgets.count("brief", "Observe")
+	widgets.queue("brief", 2) // handed over, then two brief looks
+	update(t, "brief", func(w *testv1alpha1.Widget) { w.Spec.Size = 2 })
+	waitReady(t, "brief")
+	g.Expect(widgets.count("brief", "Observe")-from).To(BeNumerically(">=", 4), "the looks after the brief waits ran")
+
+	var seen []string
+	for done := false; !done; {
+		select {
+		case ev := <-watch.ResultChan():
+			w, ok := ev.Object.(*testv1alpha1.Widget)
+			if !ok {
+				continue
+			}
+			ready := condition(w, commonv1alpha1.Ready)
+			seen = append(seen, fmt.Sprintf("generation %d, observed %d, Ready %s %s", w.Generation, w.Status.ObservedGeneration, ready.Status, ready.Reason))
+			if w.Status.ObservedGeneration == 2 {
+				g.Expect(ready.Status).To(Equal(metav1.ConditionTrue), "an interim status was written: %v", seen)
+				done = true
+			}
+		case <-time.After(timeout):
+			t.Fatalf("the watch never showed generation 2 reported on: %v", seen)
+		}
+	}
 }

@@ -28,6 +28,11 @@ type widgetProvider struct {
 	waiting map[string]string
 	// notes makes Observe of a matching widget carry this reason and note.
 	notes map[string][2]string
+	// inLine makes Update hand its write to a line instead (QueuedBriefly),
+	// where it stays for that many more looks (a Brief wait each) before it
+	// is done: a bridge's sender.
+	inLine map[string]int
+	lined  map[string]widgetDiff
 }
 
 type call struct {
@@ -63,6 +68,8 @@ func newWidgetProvider() *widgetProvider {
 		ignoring: map[string]bool{},
 		waiting:  map[string]string{},
 		notes:    map[string][2]string{},
+		inLine:   map[string]int{},
+		lined:    map[string]widgetDiff{},
 	}
 }
 
@@ -118,6 +125,14 @@ func (p *widgetProvider) Observe(_ context.Context, w *testv1alpha1.Widget) (pro
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if d, ok := p.lined[w.Name]; ok {
+		if p.inLine[w.Name] > 0 {
+			p.inLine[w.Name]--
+			return providers.Observation{Exists: true, Wait: true, Brief: true, RecheckAfter: lineLook}, nil
+		}
+		delete(p.lined, w.Name)
+		p.applyLocked(w.Name, d)
+	}
 	ext, ok := p.external[w.Name]
 	if !ok {
 		return providers.Observation{}, nil
@@ -160,15 +175,26 @@ func (p *widgetProvider) Update(_ context.Context, w *testv1alpha1.Widget, diff 
 	if p.ignoring[w.Name] {
 		return nil
 	}
-	ext := p.external[w.Name]
+	if p.inLine[w.Name] > 0 {
+		p.lined[w.Name] = d
+		return providers.QueuedBriefly(lineLook, "Throttled", "in line")
+	}
+	p.applyLocked(w.Name, d)
+	return nil
+}
+
+// lineLook is when a widget whose write is in line is looked at again.
+const lineLook = 100 * time.Millisecond
+
+func (p *widgetProvider) applyLocked(name string, d widgetDiff) {
+	ext := p.external[name]
 	if d.Size != nil {
 		ext.Size = d.Size[1]
 	}
 	if d.Color != nil {
 		ext.Color = d.Color[1]
 	}
-	p.external[w.Name] = ext
-	return nil
+	p.external[name] = ext
 }
 
 func (p *widgetProvider) Delete(_ context.Context, w *testv1alpha1.Widget) error {
@@ -182,6 +208,13 @@ func (p *widgetProvider) Delete(_ context.Context, w *testv1alpha1.Widget) error
 }
 
 // Test helpers.
+
+// queue makes the widget's next write wait in line for looks more looks.
+func (p *widgetProvider) queue(name string, looks int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.inLine[name] = looks
+}
 
 func (p *widgetProvider) fail(name, method string, err error) {
 	p.mu.Lock()

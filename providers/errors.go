@@ -34,6 +34,14 @@ type PendingError struct {
 	// Queued is set when Update handed the write over to be sent later (a
 	// bridge's command line): it counts as sent for the stall breaker.
 	Queued bool
+	// Brief says the write goes out within Delay and the adapter wakes the
+	// object then: the reconciler leaves the status as it was for this pass
+	// (its observedGeneration still says the generation is not reported
+	// on) instead of writing a wait that lasts a moment, and looks again
+	// after Delay. An adapter reports Brief only for a short while: a write
+	// still waiting after that is reported plainly, so a backend that does
+	// not answer still shows it.
+	Brief bool
 }
 
 func (e *PendingError) Error() string { return e.Message }
@@ -47,6 +55,12 @@ func Pending(delay time.Duration, reason, format string, args ...any) error {
 // reconciler looks again after delay.
 func Queued(delay time.Duration, reason, format string, args ...any) error {
 	return &PendingError{Delay: delay, Reason: reason, Message: fmt.Sprintf(format, args...), Queued: true}
+}
+
+// QueuedBriefly is Queued for a write that goes out within delay (see
+// PendingError.Brief).
+func QueuedBriefly(delay time.Duration, reason, format string, args ...any) error {
+	return &PendingError{Delay: delay, Reason: reason, Message: fmt.Sprintf(format, args...), Queued: true, Brief: true}
 }
 
 // DeferredError is neither a fault nor news about the external side: the

@@ -99,6 +99,10 @@ type Observation struct {
 	// Wait says that nothing should be written in this pass, and why
 	// (Reason, Message). It never means "matches the spec".
 	Wait bool
+	// Brief qualifies Wait: what it waits for ends within RecheckAfter and
+	// the adapter wakes the object then, so the reconciler leaves the
+	// status as it was for this pass (as PendingError.Brief).
+	Brief bool
 	// UpToDate is true when the external thing matches the spec.
 	UpToDate bool
 	// Unconfirmed qualifies UpToDate: the match rests on the adapter's

@@ -101,7 +101,9 @@
 //     an idle bridge the reconcile gets the bridge's answer. Under load it
 //     returns providers.Queued (the stall breaker counts it as sent) and
 //     Observe says Throttled until the command goes out; the sender then
-//     wakes the HueLight. A request-level error of a send nobody waited for
+//     wakes the HueLight. For the first quietQueue in line both say the
+//     wait is brief, and the reconciler writes no status for it: a burst
+//     costs one status write per HueLight, not two. A request-level error of a send nobody waited for
 //     is kept and returned by the HueLight's next Update.
 //   - Lights that want the same whole state go as one group command, on a
 //     budget of their own (groupSlot: create, action and delete all count):

@@ -104,7 +104,7 @@ func (e *LightExternal) connect(ctx context.Context, l *huev1alpha1.HueLight, ke
 func (e *LightExternal) Paused(ctx context.Context, l *huev1alpha1.HueLight) {
 	if b, err := e.bridge(ctx, l); err == nil {
 		if s, ok := e.Registry.Running(b.Name); ok {
-			s.Pause(client.ObjectKeyFromObject(l))
+			s.Pause(client.ObjectKeyFromObject(l), l.Generation)
 		}
 	}
 }
@@ -158,7 +158,10 @@ func (c *lightConn) observe(ctx context.Context, l *huev1alpha1.HueLight) (provi
 			"bridge %s cannot reach light %q (switched off at the wall or out of range); retried on the next poll",
 			c.bridge.Name, c.light.Name), 0), nil
 	}
-	if eta, queued := s.sender.pending(c.key, FullBody(want).key()); queued {
+	if eta, waited, queued := s.sender.pending(c.key, FullBody(want).key()); queued {
+		if waited < quietQueue {
+			return providers.Observation{Exists: true, Wait: true, Brief: true, RecheckAfter: quietQueue - waited}, nil
+		}
 		return c.wait(ReasonThrottled, fmt.Sprintf(
 			"queued for bridge %s (its command budget is shared by all namespaces in turn): about %s",
 			c.bridge.Name, eta.Round(100*time.Millisecond)), eta), nil
@@ -168,7 +171,7 @@ func (c *lightConn) observe(ctx context.Context, l *huev1alpha1.HueLight) (provi
 		return providers.Observation{Exists: true, Diff: d, Available: true}, nil
 	}
 	// Nothing left to send: a stale queued command (or its error) is moot.
-	s.sender.drop(c.key)
+	s.sender.drop(c.key, l.Generation)
 	notes := append(p.notes, assumedNotes(v, want)...)
 	if len(refused) > 0 {
 		return c.wait(ReasonAttributeRefused, strings.Join(append(refused, notes...), "; "), 0), nil
@@ -226,10 +229,23 @@ func (c *lightConn) Update(ctx context.Context, l *huev1alpha1.HueLight, diff pr
 	if sent, err := c.send(ctx, d.Body, full); sent || err != nil {
 		return err
 	}
-	eta, _ := c.session.sender.pending(c.key, full.key())
+	eta, waited, _ := c.session.sender.pending(c.key, full.key())
+	if waited < quietQueue {
+		return providers.QueuedBriefly(quietQueue-waited, ReasonThrottled, "queued for bridge %s", c.bridge.Name)
+	}
 	return providers.Queued(eta, ReasonThrottled,
 		"queued for bridge %s (its command budget is shared by all namespaces in turn): about %s", c.bridge.Name, eta.Round(100*time.Millisecond))
 }
+
+// quietQueue is how long a HueLight's command may wait in the sender's line
+// before its status says so (Throttled). Most waits are shorter: a burst
+// gathered into a temporary scene or a group command goes within a group
+// slot or two, and the sender wakes the HueLight then, whose next pass
+// writes the outcome. Reporting every such wait would double the status
+// writes of a burst (500 HueLights: 500 more writes to the API server). A
+// wait that lasts (a long line, a bridge that does not answer) still shows,
+// from the look at the end of quietQueue.
+const quietQueue = 2 * groupSlot
 
 // sendWait is how long a command alone in line is waited for: on an idle
 // bridge the reconcile that asked gets the bridge's answer, without a
@@ -274,7 +290,7 @@ func (c *lightConn) Delete(ctx context.Context, l *huev1alpha1.HueLight) error {
 			return err
 		}
 		if !sent {
-			eta, _ := s.sender.pending(c.key, off.key())
+			eta, _, _ := s.sender.pending(c.key, off.key())
 			return providers.Pending(eta, ReasonThrottled,
 				"switching off: queued for bridge %s, whose command budget is shared by all namespaces in turn", c.bridge.Name)
 		}

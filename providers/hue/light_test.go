@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"golang.org/x/time/rate"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -339,5 +340,47 @@ func TestAMatchNotYetReadBackAsksForALookAfterTheNextRead(t *testing.T) {
 	}
 	if !l.Status.Observed.On || l.Status.Observed.Brightness != 254 {
 		t.Fatalf("status.observed %+v after a read, want on, 254", *l.Status.Observed)
+	}
+}
+
+// TestACommandInLineShowsOnlyOnceItLasts: a HueLight whose command waits
+// in the sender's line says nothing for quietQueue (Brief: the reconciler
+// leaves its status as it was, and the sender wakes it once the command
+// goes), then says Throttled, so that a line that does not move (a bridge
+// that does not answer, a long queue) still shows in the status.
+func TestACommandInLineShowsOnlyOnceItLasts(t *testing.T) {
+	ctx := context.Background()
+	f := newFakeBridge("hallway", "porch") // two bulbs: group 0 is not an option
+	e := newTestLights(t, f)
+	l := hueLight("entrance", "hallway-light", "hallway", time.Now())
+	obs, err := observe(ctx, e, l)
+	if err != nil || obs.Diff == nil {
+		t.Fatalf("first look: %+v, %v; want a difference", obs, err)
+	}
+	diff := obs.Diff
+	s, _ := e.Registry.Running("home")
+	s.sender.lights.SetLimit(rate.Every(time.Hour)) // the line does not move
+	s.sender.lights.Allow()
+
+	err = update(ctx, e, l, diff)
+	p, ok := providers.AsPending(err)
+	if !ok || !p.Queued || !p.Brief || p.Delay <= 0 || p.Delay > quietQueue {
+		t.Fatalf("update with the line held: %v (%+v); want queued briefly, looked at again within %s", err, p, quietQueue)
+	}
+	obs, err = observe(ctx, e, l)
+	if err != nil || !obs.Wait || !obs.Brief || obs.RecheckAfter <= 0 || obs.RecheckAfter > quietQueue {
+		t.Fatalf("look while queued for a moment: %+v, %v; want a brief wait", obs, err)
+	}
+
+	s.sender.mu.Lock()
+	s.sender.queued[client.ObjectKeyFromObject(l)].queuedAt = time.Now().Add(-quietQueue) // it has waited that long
+	s.sender.mu.Unlock()
+	obs, err = observe(ctx, e, l)
+	if err != nil || !obs.Wait || obs.Brief || obs.Reason != ReasonThrottled {
+		t.Fatalf("look once the command waited %s: %+v, %v; want a plain Throttled wait", quietQueue, obs, err)
+	}
+	err = update(ctx, e, l, diff)
+	if p, ok := providers.AsPending(err); !ok || p.Brief || p.Reason != ReasonThrottled {
+		t.Fatalf("update once the command waited %s: %+v; want it reported plainly", quietQueue, p)
 	}
 }

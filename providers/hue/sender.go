@@ -3,7 +3,6 @@ package hue
 import (
 	"context"
 	"fmt"
-	"math"
 	"sync"
 	"time"
 
@@ -229,8 +228,9 @@ func (s *sender) estimate(o *order) time.Duration {
 }
 
 // pending reports whether key has a command in line or being sent that
-// wants the state fullKey, and when it should go out.
-func (s *sender) pending(key types.NamespacedName, fullKey string) (time.Duration, bool) {
+// wants the state fullKey, when it should go out, and how long it has
+// been in line.
+func (s *sender) pending(key types.NamespacedName, fullKey string) (eta, waited time.Duration, ok bool) {
 	s.mu.Lock()
 	o, ok := s.queued[key]
 	if !ok {
@@ -238,9 +238,9 @@ func (s *sender) pending(key types.NamespacedName, fullKey string) (time.Duratio
 	}
 	s.mu.Unlock()
 	if !ok || o.fullKey != fullKey {
-		return 0, false
+		return 0, 0, false
 	}
-	return s.estimate(o), true
+	return s.estimate(o), time.Since(o.queuedAt), true
 }
 
 // failure is the bridge's refusal of a command nobody waited for, with the
@@ -272,12 +272,13 @@ func takeFailureOf(failed map[types.NamespacedName]failure, key types.Namespaced
 }
 
 // drop removes a HueLight's queued command and remembered error: it was
-// deleted, or its bulb already matches. It sends nothing for any generation
-// expected so far.
-func (s *sender) drop(key types.NamespacedName) {
+// deleted or paused, or its bulb already matches. It sends nothing for
+// generation gen or any before it, so the line no longer waits for it; a
+// later generation is expected as usual (the next spec change gathers).
+func (s *sender) drop(key types.NamespacedName, gen int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.arrivedLocked(key, math.MaxInt64)
+	s.arrivedLocked(key, gen)
 	delete(s.failed, key)
 	if o, ok := s.queued[key]; ok {
 		s.unqueueLocked(o)

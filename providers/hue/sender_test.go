@@ -359,7 +359,7 @@ func TestGroupZeroNeverTouchesAPausedHueLightsBulb(t *testing.T) {
 	before, _ := s.sim.Light(outside)
 	paused := types.NamespacedName{Namespace: "a", Name: "paused"}
 	s.p.Watch(paused, watch{lightID: outside, want: bri(50), reachable: true})
-	s.p.Pause(paused)
+	s.p.Pause(paused, 1)
 	for i := 1; i < n; i++ {
 		id := strconv.Itoa(i)
 		s.queue("a", "light-"+id, id, bri(50))

@@ -2,6 +2,7 @@ package hue
 
 import (
 	"context"
+	"math"
 	"sync"
 	"time"
 
@@ -264,18 +265,18 @@ func (s *Session) Watch(key types.NamespacedName, w watch) { s.cache.watch(key, 
 // Unwatch stops waking a HueLight on drift; its claim stays.
 func (s *Session) Unwatch(key types.NamespacedName) { s.cache.unwatch(key) }
 
-// Pause stops acting for a HueLight until it is observed again: no watch
-// (so no drift wakes it and group 0 does not count it as wanting a state)
-// and no queued command. Its claim on the bulb stays.
-func (s *Session) Pause(key types.NamespacedName) {
-	s.sender.drop(key)
+// Pause stops acting for a HueLight (at generation gen) until it is
+// observed again: no watch (so no drift wakes it and group 0 does not count
+// it as wanting a state) and no queued command. Its claim on the bulb stays.
+func (s *Session) Pause(key types.NamespacedName, gen int64) {
+	s.sender.drop(key, gen)
 	s.cache.unwatch(key)
 }
 
 // Forget stops watching a HueLight, drops its queued command and its claim,
 // and wakes the HueLights that were waiting for that bulb.
 func (s *Session) Forget(key types.NamespacedName) {
-	s.sender.drop(key)
+	s.sender.drop(key, math.MaxInt64)
 	s.sender.forgetArrivals(key)
 	s.cache.unwatch(key)
 	held := s.claims.heldBy(key)
