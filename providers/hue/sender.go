@@ -405,7 +405,11 @@ func (s *sender) next() *order {
 }
 
 // finish records the outcome of sent orders. A HueLight that did not wait
-// is woken, and its error kept for its next reconcile.
+// is woken, and its error kept for its next reconcile. One whose reconcile
+// waited is woken too when the bridge accepted: that reconcile only reports
+// the command sent (and would look again after the generic wait), while the
+// next pass finds the state the bridge accepted and reports Ready at once.
+// A refusal goes to the waiting reconcile alone, which backs off.
 func (s *sender) finish(orders []*order, err error) {
 	var wake []types.NamespacedName
 	s.mu.Lock()
@@ -414,10 +418,10 @@ func (s *sender) finish(orders []*order, err error) {
 			delete(s.inFlight, o.key)
 		}
 		o.sent, o.err = true, err
-		if !o.waiting {
-			if err != nil {
-				s.failed[o.key] = failure{fullKey: o.fullKey, err: err}
-			}
+		if !o.waiting && err != nil {
+			s.failed[o.key] = failure{fullKey: o.fullKey, err: err}
+		}
+		if !o.waiting || err == nil {
 			wake = append(wake, o.key)
 		}
 		close(o.done)

@@ -236,7 +236,20 @@ func TestIdleBridgeAnswersInTheSameReconcile(t *testing.T) {
 	g.Expect(s.lightCommands()).To(Equal([]string{"1"}))
 	v, _ := s.p.cache.view("1")
 	g.Expect(*v.State.Bri).To(Equal(200), "the cache has the state the bridge accepted")
-	g.Expect(s.woken()).To(BeEmpty(), "the HueLight that waited is not woken again")
+	g.Expect(s.woken()).To(Equal([]string{"a/lamp"}), "the HueLight that waited is woken to report the accepted state at once")
+}
+
+// TestARefusalGoesOnlyToTheReconcileThatWaited: a command the bridge
+// refuses while its HueLight's reconcile waits is that reconcile's error
+// (it backs off); the HueLight is not woken to send it again at once.
+func TestARefusalGoesOnlyToTheReconcileThatWaited(t *testing.T) {
+	s := newSimPoller(t, 1, 10)
+	s.start()
+	s.sim.SetRate(1e-6, 0)
+	body := FullBody(bri(200))
+	g := NewWithT(t)
+	g.Expect(s.send("a", "lamp", "1", body, body)).NotTo(Succeed())
+	g.Expect(s.woken()).To(BeEmpty())
 }
 
 // TestGroupZeroWhenEveryLightWantsOneState: every bulb of the bridge is held
