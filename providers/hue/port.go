@@ -133,8 +133,10 @@ type BridgeError struct {
 	Description string
 }
 
+// Error bounds what the bridge wrote (200 characters of its description,
+// 100 of its address): the message ends up in a condition and an event.
 func (e *BridgeError) Error() string {
-	return fmt.Sprintf("ERROR %d [%s]: %q", e.Type, e.Address, e.Description)
+	return fmt.Sprintf("ERROR %d [%.100s]: %.200q", e.Type, e.Address, e.Description)
 }
 
 // StateBody is a command: only the attributes to change. On is always set,
