@@ -309,12 +309,20 @@ func WriteReport(dir string, report any, markdown string) error {
 	return os.WriteFile(filepath.Join(dir, "report.md"), []byte(markdown), 0o644)
 }
 
+// byMakeBench reports whether the bench's arguments are those of `make
+// bench`: none, or only the default three runs.
+func byMakeBench(command string) bool { return command == "" || command == "-runs=3" }
+
 // Markdown renders the report for people.
 func (r *Report) Markdown() string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	w("# Tether benchmark report\n\n")
-	w("Written by `go run ./cmd/bench %s` (what `make bench` runs) on %s in %s. ", r.Command, r.Date, r.Duration)
+	made := ""
+	if byMakeBench(r.Command) {
+		made = " (what `make bench` runs)"
+	}
+	w("Written by `go run ./cmd/bench %s`%s on %s in %s. ", r.Command, made, r.Date, r.Duration)
 	if r.Quick {
 		w("**Quick mode**: a smoke run at toy scale; the numbers say nothing about the goals. ")
 	}

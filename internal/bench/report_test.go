@@ -74,3 +74,20 @@ func TestCommandPace(t *testing.T) {
 		t.Errorf("rate = %.2f/s, want 5 commands in 0.9 s", rate)
 	}
 }
+
+func TestReportSaysWhetherMakeBenchWroteIt(t *testing.T) {
+	for _, tc := range []struct {
+		command string
+		want    bool
+	}{
+		{"", true},
+		{"-runs=3", true},
+		{"-runs=3 -figures=10 -out=bench/scenes", false},
+		{"-quick", false},
+	} {
+		md := (&Report{Command: tc.command}).Markdown()
+		if got := strings.Contains(md, "(what `make bench` runs)"); got != tc.want {
+			t.Errorf("command %q: says it is make bench's = %v, want %v", tc.command, got, tc.want)
+		}
+	}
+}
