@@ -9,10 +9,12 @@ import (
 
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/huesim"
 	"github.com/tether-dev/tether/providers/hue"
@@ -453,5 +455,54 @@ func TestHueSceneLightOutsideItsGroup(t *testing.T) {
 		g.Expect(h.c.Get(context.Background(), client.ObjectKey{Namespace: "entrance", Name: "reading"}, &sc)).To(Succeed())
 		g.Expect(fmt.Sprint(sc.Status.Conditions)).To(ContainSubstring(`"white"`))
 		g.Expect(h.sim.Scenes()).To(BeEmpty(), "nothing is stored for a scene outside its group")
+	})
+}
+
+// TestHueGroupStallBreaker: a room whose one bulb is a third-party one that
+// shows colour temperatures up to 495 (internal/huesim models.go). On v1
+// it hides its range (reports 0-65535), so the group asks for ct 500; the
+// bridge accepts every group command and every read shows 495. After the
+// same command StallAfter times for the generation with no visible effect
+// the HueGroup stops, Stalled, naming the difference, and sends nothing
+// more; a spec the bulb can show settles. On CLIP v2 the bridge reports the
+// range it shows (mirek_schema), so the same spec is projected to 495: one
+// command, Ready and Limited, no stall. The breaker is the generic
+// reconciler's (stall.go), reached here through the HueGroup's own diff.
+func TestHueGroupStallBreaker(t *testing.T) {
+	forEachAPI(t, func(t *testing.T, api string) {
+		h := newHueEnvOn(t, api, "groupstall", true, huesim.Options{Lights: []string{"strip"}, Models: map[string]string{"strip": "GL-C-006P"}})
+		g := NewWithT(t)
+		room := h.newGroup("entrance", "porch", "Porch")
+		room.Spec.Type, room.Spec.Lights = huev1alpha1.GroupRoom, []string{"strip"}
+		room.Spec.Color = &huev1alpha1.Color{ColorTemperature: ptr.To[int32](500)}
+		h.create(room)
+		action := func() int {
+			porch, ok := h.groupNamed("Porch")
+			if !ok {
+				return 0
+			}
+			return len(h.commandsTo("PUT", "/groups/"+porch.ID+"/action"))
+		}
+		if api == hue.APIV1 {
+			g.Eventually(func(g Gomega) string {
+				synced := meta.FindStatusCondition(h.group(g, "entrance", "porch").Status.Conditions, commonv1alpha1.Synced)
+				g.Expect(synced).NotTo(BeNil())
+				g.Expect(synced.Reason).To(Equal(ReasonStalled))
+				return synced.Message
+			}, hueTimeout, huePoll).Should(ContainSubstring("495 -> 500"))
+			h.eventuallyGroupReady("entrance", "porch", "False/"+ReasonStalled)
+			g.Expect(action()).To(Equal(defaultStallAfter+1), "the first command changed the bulb; the next ones did nothing visible")
+		} else {
+			h.eventuallyGroupReady("entrance", "porch", "True/"+hue.ReasonLimited)
+			g.Expect(action()).To(Equal(1), "the spec projected onto the reported range is sent once")
+		}
+		sent := action()
+		g.Consistently(action, 4*huePollInterval, huePoll).Should(Equal(sent), "nothing more is sent")
+		g.Expect(h.lightCommands("1")).To(BeZero(), "a group's command is a group command")
+		g.Expect(h.bulb(g, "strip").CT).To(Equal(495))
+
+		h.updateGroup("entrance", "porch", func(gr *huev1alpha1.HueGroup) { gr.Spec.Color.ColorTemperature = ptr.To[int32](400) })
+		h.eventuallyGroupReady("entrance", "porch", "True/Available")
+		g.Expect(h.bulb(g, "strip").CT).To(Equal(400))
 	})
 }

@@ -162,9 +162,7 @@ func (c *lightConn) observe(ctx context.Context, l *huev1alpha1.HueLight) (provi
 		if waited < quietQueue {
 			return providers.Observation{Exists: true, Wait: true, Brief: true, RecheckAfter: quietQueue - waited}, nil
 		}
-		return c.wait(ReasonThrottled, fmt.Sprintf(
-			"queued for bridge %s (its command budget is shared by all namespaces in turn): about %s",
-			c.bridge.Name, eta.Round(100*time.Millisecond)), eta), nil
+		return c.wait(ReasonThrottled, queuedNote(c.bridge.Name, eta), eta), nil
 	}
 	if d := Compare(want, v.State); d != nil {
 		d.confirmed = v.confirmed
@@ -233,8 +231,14 @@ func (c *lightConn) Update(ctx context.Context, l *huev1alpha1.HueLight, diff pr
 	if waited < quietQueue {
 		return providers.QueuedBriefly(quietQueue-waited, ReasonThrottled, "queued for bridge %s", c.bridge.Name)
 	}
-	return providers.Queued(eta, ReasonThrottled,
-		"queued for bridge %s (its command budget is shared by all namespaces in turn): about %s", c.bridge.Name, eta.Round(100*time.Millisecond))
+	return providers.Queued(eta, ReasonThrottled, "%s", queuedNote(c.bridge.Name, eta))
+}
+
+// queuedNote says why a HueLight's command waits in the sender's line, and
+// for about how long.
+func queuedNote(bridge string, eta time.Duration) string {
+	return fmt.Sprintf("queued for bridge %s (its command budget is shared by all namespaces in turn): about %s",
+		bridge, eta.Round(100*time.Millisecond))
 }
 
 // quietQueue is how long a HueLight's command may wait in the sender's line
