@@ -3,7 +3,15 @@ package bench
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
@@ -17,7 +25,7 @@ func (r *run) watchCost(ctx context.Context) error {
 	if err := r.sleep(ctx, r.sc.HuePoll); err != nil {
 		return err
 	}
-	versions0, err := r.resourceVersions(ctx)
+	objects0, err := r.objectsNow(ctx)
 	if err != nil {
 		return err
 	}
@@ -40,7 +48,7 @@ func (r *run) watchCost(ctx context.Context) error {
 		return err
 	}
 	rc1, api1 := c1.reconciles, c1.apiRequests
-	versions1, err := r.resourceVersions(ctx)
+	objects1, err := r.objectsNow(ctx)
 	if err != nil {
 		return err
 	}
@@ -71,13 +79,9 @@ func (r *run) watchCost(ctx context.Context) error {
 	tableRec := rc1["dynamodbtable"] - rc0["dynamodbtable"]
 	f.add("light_reconciles", "HueLight reconciles per light per Hue poll interval", "reconciles", lightRec/float64(r.sc.WatchLights+r.sc.OutageLights+latencyLights(r.sc))/hueIntervals, nil)
 	f.add("table_reconciles", "DynamoDBTable reconciles per table per DynamoDB poll interval", "reconciles", tableRec/float64(r.sc.Tables)/ddbIntervals, nil)
-	rewritten := 0
-	for k, v := range versions1 {
-		if versions0[k] != v {
-			rewritten++
-		}
-	}
+	rewritten, parts := rewrites(objects0, objects1)
 	f.add("rewritten", "objects rewritten during the window", "objects", float64(rewritten), nil)
+	f.why("what differed, by kind and namespace: %s", formatCounts(parts))
 	f.note("Window: %s = %d x the longer poll interval, with %d HueLights on two bridges (%d more on two others) and %d DynamoDBTables. "+
 		"Poll intervals shortened with the manager's flags to keep the run short: --hue-poll-interval=%s (the default), --dynamodbtable-poll-interval=%s (default 2m).",
 		window, r.sc.WatchIntervals, r.sc.WatchLights, r.sc.OutageLights+latencyLights(r.sc), r.sc.Tables, r.sc.HuePoll, r.sc.DDBPoll)
@@ -97,21 +101,89 @@ func (r *run) watchCost(ctx context.Context) error {
 	return nil
 }
 
-func (r *run) resourceVersions(ctx context.Context) (map[string]string, error) {
-	out := map[string]string{}
+// objectsNow lists the HueLights and DynamoDBTables in the harness's cache
+// as unstructured content, by kind/namespace/name.
+func (r *run) objectsNow(ctx context.Context) (map[string]map[string]any, error) {
+	out := map[string]map[string]any{}
+	add := func(kind string, o client.Object) error {
+		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+		if err != nil {
+			return err
+		}
+		out[kind+"/"+keyOf(o)] = u
+		return nil
+	}
 	var lights huev1alpha1.HueLightList
 	if err := r.cache.List(ctx, &lights); err != nil {
 		return nil, err
 	}
-	for _, l := range lights.Items {
-		out["hl/"+keyOf(&l)] = l.ResourceVersion
+	for i := range lights.Items {
+		if err := add("HueLight", &lights.Items[i]); err != nil {
+			return nil, err
+		}
 	}
 	var tables awsv1alpha1.DynamoDBTableList
 	if err := r.cache.List(ctx, &tables); err != nil {
 		return nil, err
 	}
-	for _, t := range tables.Items {
-		out["ddbt/"+keyOf(&t)] = t.ResourceVersion
+	for i := range tables.Items {
+		if err := add("DynamoDBTable", &tables.Items[i]); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
+}
+
+// rewrites counts the objects whose resourceVersion changed between two
+// listings, and names what differed in each (spec, or a status field) by
+// kind and namespace, so that a steady state that is not quiet says why.
+func rewrites(before, after map[string]map[string]any) (int, map[string]int) {
+	n, parts := 0, map[string]int{}
+	for key, a := range after {
+		b, ok := before[key]
+		if !ok || resourceVersionOf(a) == resourceVersionOf(b) {
+			continue
+		}
+		n++
+		kind, rest, _ := strings.Cut(key, "/")
+		ns, _, _ := strings.Cut(rest, "/")
+		for _, field := range changedFields(b, a) {
+			parts[fmt.Sprintf("%s in %s: %s", kind, ns, field)]++
+		}
+	}
+	return n, parts
+}
+
+func resourceVersionOf(u map[string]any) string {
+	v, _, _ := unstructured.NestedString(u, "metadata", "resourceVersion")
+	return v
+}
+
+// changedFields names spec and the status fields that differ between two
+// versions of an object ("metadata" when only metadata did).
+func changedFields(before, after map[string]any) []string {
+	var out []string
+	if !equality.Semantic.DeepEqual(before["spec"], after["spec"]) {
+		out = append(out, "spec")
+	}
+	sb, _, _ := unstructured.NestedMap(before, "status")
+	sa, _, _ := unstructured.NestedMap(after, "status")
+	for _, k := range sortedUnion(sb, sa) {
+		if !equality.Semantic.DeepEqual(sb[k], sa[k]) {
+			out = append(out, "status."+k)
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, "metadata")
+	}
+	return out
+}
+
+func sortedUnion(a, b map[string]any) []string {
+	both := maps.Clone(a)
+	if both == nil {
+		both = map[string]any{}
+	}
+	maps.Copy(both, b)
+	return slices.Sorted(maps.Keys(both))
 }

@@ -84,8 +84,8 @@ func (r *run) scale(ctx context.Context) error {
 	if reconciles > 0 {
 		f.add("cpu_per_reconcile", "operator CPU per reconcile", "ms", ms(cpu)/reconciles, nil)
 	}
-	f.note("Creation phase: %.0f reconciles (all kinds), %.1f CPU s; %d HueLights on two other bridges were created at the same time.",
-		reconciles, cpu.Seconds(), len(background))
+	f.note("Creation phase: %.0f reconciles (%s), %.1f CPU s; %d HueLights on two other bridges were created at the same time.",
+		reconciles, formatFloatCounts(diff(rc1, rc0)), cpu.Seconds(), len(background))
 	more := 0
 	for _, n := range perTable {
 		if n > 3 {

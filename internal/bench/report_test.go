@@ -91,3 +91,34 @@ func TestReportSaysWhetherMakeBenchWroteIt(t *testing.T) {
 		}
 	}
 }
+
+func TestRewritesNameWhatDiffered(t *testing.T) {
+	obj := func(rv string, bri int64, observed int64) map[string]any {
+		return map[string]any{
+			"metadata": map[string]any{"resourceVersion": rv},
+			"spec":     map[string]any{"brightness": bri},
+			"status":   map[string]any{"observed": map[string]any{"brightness": observed}, "observedGeneration": int64(1)},
+		}
+	}
+	before := map[string]map[string]any{
+		"HueLight/a/same":     obj("1", 10, 10),
+		"HueLight/a/observed": obj("2", 10, 9),
+		"HueLight/b/spec":     obj("3", 10, 10),
+		"HueLight/b/labels":   obj("4", 10, 10),
+	}
+	after := map[string]map[string]any{
+		"HueLight/a/same":     obj("1", 10, 10),
+		"HueLight/a/observed": obj("5", 10, 10),
+		"HueLight/b/spec":     obj("6", 20, 10),
+		"HueLight/b/labels":   obj("7", 10, 10),
+		"HueLight/b/new":      obj("8", 10, 10),
+	}
+	n, parts := rewrites(before, after)
+	if n != 3 {
+		t.Errorf("rewritten = %d, want 3 (a new object is not a rewrite)", n)
+	}
+	want := "HueLight in a: status.observed 1, HueLight in b: metadata 1, HueLight in b: spec 1"
+	if got := formatCounts(parts); got != want {
+		t.Errorf("parts = %s, want %s", got, want)
+	}
+}
