@@ -81,7 +81,7 @@ func (r *run) watchCost(ctx context.Context) error {
 	f.add("table_reconciles", "DynamoDBTable reconciles per table per DynamoDB poll interval", "reconciles", tableRec/float64(r.sc.Tables)/ddbIntervals, nil)
 	rewritten, parts := rewrites(objects0, objects1)
 	f.add("rewritten", "objects rewritten during the window", "objects", float64(rewritten), nil)
-	f.why("what differed, by kind and namespace: %s", formatCounts(parts))
+	f.note("What differed in the objects rewritten during the window, by kind and namespace: %s.", formatCounts(parts))
 	f.note("Window: %s = %d x the longer poll interval, with %d HueLights on two bridges (%d more on two others) and %d DynamoDBTables. "+
 		"Poll intervals shortened with the manager's flags to keep the run short: --hue-poll-interval=%s (the default), --dynamodbtable-poll-interval=%s (default 2m).",
 		window, r.sc.WatchIntervals, r.sc.WatchLights, r.sc.OutageLights+latencyLights(r.sc), r.sc.Tables, r.sc.HuePoll, r.sc.DDBPoll)
