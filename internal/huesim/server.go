@@ -75,6 +75,8 @@ type Server struct {
 	tlsAddr string
 	srv     *http.Server
 	tlsSrv  *http.Server
+	// holds keep both ports while the bridge is offline (porthold_linux.go).
+	holds []*portHold
 }
 
 // Start serves a new bridge on addr ("127.0.0.1:0" picks a free port), and
@@ -127,11 +129,11 @@ func (s *Server) listen() error {
 	if s.srv != nil {
 		return nil
 	}
-	ln, err := net.Listen("tcp", s.addr)
+	ln, err := listenShared(s.addr)
 	if err != nil {
 		return err
 	}
-	tlsLn, err := net.Listen("tcp", s.tlsAddr)
+	tlsLn, err := listenShared(s.tlsAddr)
 	if err != nil {
 		_ = ln.Close()
 		return err
@@ -146,6 +148,7 @@ func (s *Server) listen() error {
 	// Serve ends with ErrServerClosed when Offline or Close stop it.
 	go func(srv *http.Server) { _ = srv.Serve(ln) }(s.srv)
 	go func(srv *http.Server) { _ = srv.ServeTLS(tlsLn, "", "") }(s.tlsSrv)
+	s.releasePorts()
 	return nil
 }
 
@@ -161,14 +164,40 @@ func (s *Server) Offline(mode OfflineMode) {
 		s.Bridge.mu.Unlock()
 		return
 	}
+	s.stopServing(true)
+}
+
+// stopServing closes both listeners, keeping their ports if keepPorts.
+func (s *Server) stopServing(keepPorts bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.srv != nil {
-		// Also drops kept-alive client connections and event streams.
-		_ = s.srv.Close()
-		_ = s.tlsSrv.Close()
-		s.srv, s.tlsSrv = nil, nil
+	if s.srv == nil {
+		return
 	}
+	if keepPorts {
+		s.holdPorts()
+	}
+	// Also drops kept-alive client connections and event streams.
+	_ = s.srv.Close()
+	_ = s.tlsSrv.Close()
+	s.srv, s.tlsSrv = nil, nil
+}
+
+// holdPorts binds a hold to each port before its listener closes. Should a
+// hold fail, the port is simply released, as it always was elsewhere.
+func (s *Server) holdPorts() {
+	for _, addr := range []string{s.addr, s.tlsAddr} {
+		if h, err := holdPort(addr); err == nil {
+			s.holds = append(s.holds, h)
+		}
+	}
+}
+
+func (s *Server) releasePorts() {
+	for _, h := range s.holds {
+		h.release()
+	}
+	s.holds = nil
 }
 
 // Online puts the bridge back on the network on the same address.
@@ -191,5 +220,9 @@ func (s *Server) Close() {
 		close(s.conn.hung)
 	}
 	s.Bridge.mu.Unlock()
-	s.Offline(Refuse)
+	s.stopServing(false)
+	s.mu.Lock()
+	s.releasePorts()
+	s.mu.Unlock()
+	s.notify()
 }
