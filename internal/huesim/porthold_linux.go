@@ -10,9 +10,10 @@ import (
 )
 
 // A bridge taken off the network with Refuse must come back on the same
-// ports, but a port released even for a moment is fair game for any other
-// process: an outgoing connection's local port comes from the same range as
-// a ":0" listener's (ip_local_port_range), so Online could find it taken.
+// ports, but a released port is fair game for any other process: a ":0"
+// listener's port comes from the range outgoing connections use too
+// (ip_local_port_range). Offline waits until the old listeners' sockets are
+// closed (server.go), so they do not stand in the way themselves.
 //
 // So the listeners share their ports (SO_REUSEPORT), and while offline a
 // socket that is bound but never listens keeps each port. Connections to a

@@ -6,7 +6,8 @@ import (
 	"net/netip"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/amimof/huego"
 
 	"golang.org/x/sys/unix"
 )
@@ -26,7 +27,7 @@ func TestOfflineKeepsThePorts(t *testing.T) {
 
 	s.Offline(Refuse)
 	for _, addr := range addrs {
-		if err := refusedSoon(addr); !errors.Is(err, syscall.ECONNREFUSED) {
+		if err := dialOnce(addr); !errors.Is(err, syscall.ECONNREFUSED) {
 			t.Fatalf("dial %s while offline: %v, want connection refused", addr, err)
 		}
 		if err := bindPlain(t, addr); !errors.Is(err, unix.EADDRINUSE) {
@@ -54,19 +55,33 @@ func TestOfflineKeepsThePorts(t *testing.T) {
 	}
 }
 
-// refusedSoon dials addr until it is refused, for a second at most, and
-// returns the last error. A listener's socket closes once its Accept has
-// returned, a moment after Close: a dial in that moment is reset instead.
-func refusedSoon(addr string) error {
-	var err error
-	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		var c net.Conn
-		if c, err = net.Dial("tcp", addr); err == nil {
-			c.Close()
+// TestOfflineOnlineBackToBack: Online right after Offline comes back on the
+// same port, and answers. Go closes a listener's socket only once its Accept
+// has returned; when Offline did not wait for that, the first cycle failed
+// with "address already in use", as in CI, and with shared ports alone a
+// client could still reach the closing socket and be reset.
+func TestOfflineOnlineBackToBack(t *testing.T) {
+	s, err := Start(Options{Lights: []string{"hallway"}, Usernames: []string{"u"}}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	for i := 0; i < 100; i++ {
+		s.Offline(Refuse)
+		if err := s.Online(); err != nil {
+			t.Fatalf("cycle %d: %v", i, err)
 		}
-		if errors.Is(err, syscall.ECONNREFUSED) {
-			return err
-		}
+	}
+	if _, err := huego.New(s.Addr(), "u").GetLights(); err != nil {
+		t.Fatalf("GetLights after 100 cycles: %v", err)
+	}
+}
+
+// dialOnce connects to addr and hangs up, returning the error.
+func dialOnce(addr string) error {
+	c, err := net.Dial("tcp", addr)
+	if err == nil {
+		c.Close()
 	}
 	return err
 }

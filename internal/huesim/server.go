@@ -77,6 +77,9 @@ type Server struct {
 	tlsSrv  *http.Server
 	// holds keep both ports while the bridge is offline (porthold_linux.go).
 	holds []*portHold
+	// serving counts the Serve loops; each returns once its listener's
+	// socket is closed, which Go does only after Accept has returned.
+	serving sync.WaitGroup
 }
 
 // Start serves a new bridge on addr ("127.0.0.1:0" picks a free port), and
@@ -146,8 +149,9 @@ func (s *Server) listen() error {
 		ErrorLog:  log.New(io.Discard, "", 0),
 		TLSConfig: &tls.Config{Certificates: []tls.Certificate{s.certs.leaf}, MinVersion: tls.VersionTLS12}}
 	// Serve ends with ErrServerClosed when Offline or Close stop it.
-	go func(srv *http.Server) { _ = srv.Serve(ln) }(s.srv)
-	go func(srv *http.Server) { _ = srv.ServeTLS(tlsLn, "", "") }(s.tlsSrv)
+	s.serving.Add(2)
+	go func(srv *http.Server) { defer s.serving.Done(); _ = srv.Serve(ln) }(s.srv)
+	go func(srv *http.Server) { defer s.serving.Done(); _ = srv.ServeTLS(tlsLn, "", "") }(s.tlsSrv)
 	s.releasePorts()
 	return nil
 }
@@ -181,6 +185,8 @@ func (s *Server) stopServing(keepPorts bool) {
 	_ = s.srv.Close()
 	_ = s.tlsSrv.Close()
 	s.srv, s.tlsSrv = nil, nil
+	// Offline means refused from now on, not after the Accept loops wake.
+	s.serving.Wait()
 }
 
 // holdPorts binds a hold to each port before its listener closes. Should a
