@@ -126,6 +126,14 @@ func startEnv(ctx context.Context, opts Options, managerBin string, runDir strin
 		return nil, err
 	}
 	e.onStop(e.op.Stop)
+	// Figure 1 measures a create as a user's apply meets it: with the
+	// operator's controllers started and its bridges connected. Its first
+	// create otherwise waited about a second for the operator's informers
+	// to sync, which starts after its metrics answer.
+	logf("waiting for the operator's HueBridges to be Ready")
+	if err := e.waitBridgesReady(ctx, len(e.bridge)); err != nil {
+		return nil, fmt.Errorf("the HueBridges did not become Ready: %w", err)
+	}
 	return e, nil
 }
 

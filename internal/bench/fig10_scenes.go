@@ -332,10 +332,10 @@ func (r *run) startScenesWorld(ctx context.Context, bin string) ([]*huesim.Serve
 }
 
 // waitBridgesReady waits until n HueBridges are Ready.
-func (r *run) waitBridgesReady(ctx context.Context, n int) error {
+func (e *env) waitBridgesReady(ctx context.Context, n int) error {
 	return WaitUntil(ctx, time.Minute, 100*time.Millisecond, func() (bool, error) {
 		var list huev1alpha1.HueBridgeList
-		if err := r.c.List(ctx, &list); err != nil {
+		if err := e.c.List(ctx, &list); err != nil {
 			return false, err
 		}
 		ready := 0
