@@ -8,8 +8,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"k8s.io/apimachinery/pkg/api/meta"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	"github.com/tether-dev/tether/providers"
 )
 
@@ -32,7 +34,7 @@ func (p *Provider) Delete(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) e
 		}
 		return err
 	}
-	ctx, err = p.clients.takeTurn(ctx, ep, obj.UID)
+	ctx, err = p.clients.takeTurn(ctx, ep, obj.UID, deleteCalls(obj))
 	if err != nil {
 		return err
 	}
@@ -109,4 +111,14 @@ func withReleaseHint(err error) error {
 			"or annotate it tether.dev/reconcile: paused to let go of the table without deleting it", ra.Err))
 	}
 	return err
+}
+
+// deleteCalls is what a delete pass is expected to make on its limiter: a
+// DescribeTable, and a DeleteTable unless the last pass found the table
+// going already (or sent the DeleteTable).
+func deleteCalls(obj *awsv1alpha1.DynamoDBTable) int {
+	if c := meta.FindStatusCondition(obj.Status.Conditions, commonv1alpha1.Synced); c != nil && c.Reason == ReasonDeleting {
+		return 1
+	}
+	return 2
 }

@@ -114,7 +114,7 @@ func (p *Provider) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 	}
 	shown := obj.Status.EffectivePollInterval
 	p.noteDemand(ep, obj)
-	ctx, err = p.clients.takeTurn(ctx, ep, obj.UID)
+	ctx, err = p.clients.takeTurn(ctx, ep, obj.UID, observeCalls(obj))
 	if err != nil {
 		// A pass that waits for its turn writes nothing to the API server:
 		// the status shows the new interval from the next pass that runs.
@@ -151,6 +151,17 @@ func (p *Provider) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 			Message:      fmt.Sprintf("the table is %s; Tether cannot change it until AWS makes it ACTIVE", desc.TableStatus),
 			RecheckAfter: time.Minute}, nil
 	}
+}
+
+// observeCalls is what a pass is expected to make on its limiter: one
+// DescribeTable, and a CreateTable after it while no table is on record
+// (its turn is priced before the DescribeTable says so). Secondary reads
+// and writes are left to the budget's measure (turns.go).
+func observeCalls(obj *awsv1alpha1.DynamoDBTable) int {
+	if obj.Status.TableID == "" {
+		return 2
+	}
+	return 1
 }
 
 // compare plans the way from the table as it is to the spec.

@@ -26,10 +26,18 @@ import (
 // limiter is saturated holds a few of the workers at most.
 const turnWait = 200 * time.Millisecond
 
-// Turns are spaced by the calls a pass makes on that limiter, measured over
-// the last passesMeasured passes (a steady pass is one DescribeTable; one
-// that creates a table is two, one with secondary reads more), so that the
-// passes come back as fast as the limiter serves them, each deferred once.
+// Turns are spaced by the calls the pass holding the turn will make on that
+// limiter, so that the passes come back as fast as the limiter serves
+// them, each deferred once. The adapter says what it expects a pass to make
+// (a steady pass is one DescribeTable; one that creates a table two), and
+// the budget corrects that by what passes really made per expected call
+// over the last passesMeasured passes (secondary reads, writes, retries).
+//
+// The expectation must be the pass's own, not an average of the passes that
+// started lately: a turn is priced when it is given and used up to a minute
+// later, by another kind of pass. After a burst of creates, every turn
+// given while the creates ran (two calls each) went to their tables' next
+// passes (one call each), and the limiter served those at half its rate.
 const passesMeasured = 100
 
 // ReasonAccountBudget is the deferral reason of a pass waiting for its
@@ -48,15 +56,16 @@ type budget struct {
 	end time.Time
 	// tickets are the turns of passes that were deferred.
 	tickets map[types.UID]time.Time
-	// started and callsAtStart measure the calls per pass; perPass is the
-	// last measure.
+	// started, expected and callsAtStart measure the calls made per call
+	// expected; perExpected is the last measure.
 	started      int
+	expected     int
 	callsAtStart int64
-	perPass      float64
+	perExpected  float64
 }
 
 func newBudget(l *rate.Limiter) *budget {
-	return &budget{limiter: l, tickets: map[types.UID]time.Time{}, perPass: 1}
+	return &budget{limiter: l, tickets: map[types.UID]time.Time{}, perExpected: 1}
 }
 
 // wait waits for the limiter before one call, or, for a pass's first call,
@@ -70,19 +79,21 @@ func (b *budget) wait(ctx context.Context) error {
 }
 
 // takeTurn lets obj's pass start now, or gives it a turn in its limiter's
-// queue and returns the deferral that brings it back then. A pass that
-// starts reserves its first call's token at once, so that passes started
-// together see each other in the backlog; the returned context carries
-// that token to the call.
-func (c *Clients) takeTurn(ctx context.Context, ep *endpoint, uid types.UID) (context.Context, error) {
-	return ep.budget.take(ctx, uid, time.Now())
+// queue and returns the deferral that brings it back then; calls is what
+// the pass is expected to make. A pass that starts reserves its first
+// call's token at once, so that passes started together see each other in
+// the backlog; the returned context carries that token to the call.
+func (c *Clients) takeTurn(ctx context.Context, ep *endpoint, uid types.UID, calls int) (context.Context, error) {
+	return ep.budget.take(ctx, uid, calls, time.Now())
 }
 
-func (b *budget) take(ctx context.Context, uid types.UID, now time.Time) (context.Context, error) {
+func (b *budget) take(ctx context.Context, uid types.UID, calls int, now time.Time) (context.Context, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	ticket, held := b.tickets[uid]
-	spacing := time.Duration(b.perPass / float64(b.limiter.Limit()) * float64(time.Second))
+	// A pass makes its first call at least.
+	share := max(1, float64(calls)*b.perExpected)
+	spacing := time.Duration(share / float64(b.limiter.Limit()) * float64(time.Second))
 	d := nextTurn(now, backlog(b.limiter, now), b.end, ticket, held, spacing)
 	b.end = d.end
 	if d.wait > 0 {
@@ -90,21 +101,23 @@ func (b *budget) take(ctx context.Context, uid types.UID, now time.Time) (contex
 		return ctx, providers.Deferred(d.wait, ReasonAccountBudget)
 	}
 	delete(b.tickets, uid)
-	b.measureLocked()
+	b.measureLocked(calls)
 	r := b.limiter.ReserveN(now, 1)
 	return context.WithValue(ctx, prepaidKey{}, &prepaid{budget: b, at: now.Add(r.DelayFrom(now))}), nil
 }
 
-// measureLocked counts a started pass; once passesMeasured passes have
-// started since the last measure, it takes the calls they made per pass
-// (the pass starting now has made none yet).
-func (b *budget) measureLocked() {
+// measureLocked counts a started pass expected to make expected calls; once
+// passesMeasured passes have started since the last measure, it takes the
+// calls they made per call expected (the pass starting now has made none
+// yet).
+func (b *budget) measureLocked(expected int) {
 	calls := b.attempts.Load()
-	if b.started >= passesMeasured {
-		b.perPass = max(1, float64(calls-b.callsAtStart)/float64(b.started))
-		b.started, b.callsAtStart = 0, calls
+	if b.started >= passesMeasured && b.expected > 0 {
+		b.perExpected = float64(calls-b.callsAtStart) / float64(b.expected)
+		b.started, b.expected, b.callsAtStart = 0, 0, calls
 	}
 	b.started++
+	b.expected += max(1, expected)
 }
 
 // drop forgets an object's turn (deleted, released, paused).

@@ -7,8 +7,11 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	"github.com/tether-dev/tether/providers"
 )
 
@@ -66,7 +69,7 @@ func TestTakeTurnQueuesPassesBeyondTheLimiter(t *testing.T) {
 	ctx, now := context.Background(), time.Now()
 	var waits []time.Duration
 	for i := range 7 {
-		_, err := ep.budget.take(ctx, types.UID(rune('a'+i)), now)
+		_, err := ep.budget.take(ctx, types.UID(rune('a'+i)), 1, now)
 		d, deferred := providers.AsDeferred(err)
 		switch {
 		case err == nil:
@@ -101,7 +104,7 @@ func TestTakeTurnQueuesPassesBeyondTheLimiter(t *testing.T) {
 
 	// The first deferred pass's turn comes: it starts, and its first call
 	// goes out at its reserved time without taking another token.
-	started, err := ep.budget.take(ctx, types.UID('a'+4), now.Add(waits[4]))
+	started, err := ep.budget.take(ctx, types.UID('a'+4), 1, now.Add(waits[4]))
 	if err != nil {
 		t.Fatalf("at its turn: %v", err)
 	}
@@ -120,14 +123,16 @@ func TestTakeTurnQueuesPassesBeyondTheLimiter(t *testing.T) {
 	}
 }
 
-// Turns are spaced by the calls passes really make: after passes that made
-// two calls each (creates), turns are two calls apart.
+// Turns are spaced by the calls passes really make per call expected:
+// after passes expected to make one call made two each (creates the
+// adapter did not foresee), a pass expected to make one call gets a turn
+// two calls long.
 func TestTurnsAreSpacedByTheCallsPassesMake(t *testing.T) {
 	b := newBudget(rate.NewLimiter(10, 1))
 	ctx, now := context.Background(), time.Now()
 	for i := range passesMeasured + 1 {
 		at := now.Add(time.Duration(i) * time.Second) // the limiter is idle at each
-		started, err := b.take(ctx, types.UID(fmt.Sprint(i)), at)
+		started, err := b.take(ctx, types.UID(fmt.Sprint(i)), 1, at)
 		if err != nil {
 			t.Fatalf("pass %d: %v", i, err)
 		}
@@ -136,8 +141,8 @@ func TestTurnsAreSpacedByTheCallsPassesMake(t *testing.T) {
 		}
 		b.attempts.Add(2)
 	}
-	if b.perPass != 2 {
-		t.Fatalf("calls per pass = %g, want 2", b.perPass)
+	if b.perExpected != 2 {
+		t.Fatalf("calls per call expected = %g, want 2", b.perExpected)
 	}
 	// Five passes at once: three start (the burst, then 0.1 s and 0.2 s of
 	// backlog, within turnWait), the fourth is deferred, the fifth two
@@ -145,7 +150,7 @@ func TestTurnsAreSpacedByTheCallsPassesMake(t *testing.T) {
 	at := now.Add(time.Hour)
 	var waits []time.Duration
 	for i := range 5 {
-		_, err := b.take(ctx, types.UID(fmt.Sprint("x", i)), at)
+		_, err := b.take(ctx, types.UID(fmt.Sprint("x", i)), 1, at)
 		d, _ := providers.AsDeferred(err)
 		if d != nil {
 			waits = append(waits, d.Delay)
@@ -153,5 +158,85 @@ func TestTurnsAreSpacedByTheCallsPassesMake(t *testing.T) {
 	}
 	if len(waits) != 2 || waits[1]-waits[0] != 200*time.Millisecond {
 		t.Errorf("deferrals %v, want two, 0.2 s apart", waits)
+	}
+}
+
+// A turn is as long as the calls of the pass that holds it, not those of
+// the passes that started lately: when the passes made what they were
+// expected to, a pass expected to make one call is one call behind the
+// turn before it and one expected to make two is two calls behind, whatever
+// kind of pass started before.
+func TestTurnsAreAsLongAsTheirPass(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		measured int // calls expected of, and made by, each measured pass
+		calls    []int
+		wantGaps []time.Duration
+	}{
+		{name: "after creates, passes of one call are one call apart", measured: 2, calls: []int{1, 1, 1},
+			wantGaps: []time.Duration{100 * time.Millisecond, 100 * time.Millisecond}},
+		{name: "after steady passes, creates are two calls apart", measured: 1, calls: []int{2, 2, 2},
+			wantGaps: []time.Duration{200 * time.Millisecond, 200 * time.Millisecond}},
+		{name: "mixed: each turn is its own pass's", measured: 2, calls: []int{2, 1, 2},
+			wantGaps: []time.Duration{200 * time.Millisecond, 100 * time.Millisecond}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBudget(rate.NewLimiter(10, 1))
+			ctx, now := context.Background(), time.Now()
+			for i := range passesMeasured + 1 {
+				at := now.Add(time.Duration(i) * time.Second)
+				if _, err := b.take(ctx, types.UID(fmt.Sprint(i)), tc.measured, at); err != nil {
+					t.Fatalf("pass %d: %v", i, err)
+				}
+				b.attempts.Add(int64(tc.measured))
+			}
+			// Fill the limiter and the queue's first turn, then queue the
+			// passes under test.
+			at := now.Add(time.Hour)
+			for i := range 4 {
+				_, _ = b.take(ctx, types.UID(fmt.Sprint("fill", i)), 1, at)
+			}
+			var waits []time.Duration
+			for i, calls := range tc.calls {
+				_, err := b.take(ctx, types.UID(fmt.Sprint("x", i)), calls, at)
+				d, ok := providers.AsDeferred(err)
+				if !ok {
+					t.Fatalf("pass %d not deferred: %v", i, err)
+				}
+				waits = append(waits, d.Delay)
+			}
+			for i, want := range tc.wantGaps {
+				if gap := waits[i+1] - waits[i]; gap != want {
+					t.Errorf("turn %d is %s after turn %d, want %s (waits %v)", i+1, gap, i, want, waits)
+				}
+			}
+		})
+	}
+}
+
+// What a pass is expected to make prices its turn: a create is two calls
+// (DescribeTable, CreateTable), a look at a table on record one; a delete
+// two (DescribeTable, DeleteTable), then one while the table goes.
+func TestExpectedCallsOfAPass(t *testing.T) {
+	deleting := []metav1.Condition{{Type: commonv1alpha1.Synced, Status: metav1.ConditionFalse, Reason: ReasonDeleting}}
+	for _, tc := range []struct {
+		name                    string
+		status                  awsv1alpha1.DynamoDBTableStatus
+		wantObserve, wantDelete int
+	}{
+		{name: "no table on record", wantObserve: 2, wantDelete: 2},
+		{name: "a table on record", status: awsv1alpha1.DynamoDBTableStatus{TableID: "id"}, wantObserve: 1, wantDelete: 2},
+		{name: "a table being deleted", status: awsv1alpha1.DynamoDBTableStatus{TableID: "id",
+			ManagedStatus: commonv1alpha1.ManagedStatus{Conditions: deleting}}, wantObserve: 1, wantDelete: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := &awsv1alpha1.DynamoDBTable{Status: tc.status}
+			if got := observeCalls(obj); got != tc.wantObserve {
+				t.Errorf("observeCalls = %d, want %d", got, tc.wantObserve)
+			}
+			if got := deleteCalls(obj); got != tc.wantDelete {
+				t.Errorf("deleteCalls = %d, want %d", got, tc.wantDelete)
+			}
+		})
 	}
 }
