@@ -2,7 +2,6 @@ package controllers
 
 import (
 	"context"
-	"slices"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -185,7 +184,8 @@ func (s *ddbSuite) createAccount(t *testing.T, name, role string, mutate func(*a
 }
 
 // tablesAs lists DynamoDB Local's tables as one access key id in one
-// region: one account's view.
+// region: one account's view, every page (ListTables answers at most 100
+// names a page, and other tests leave more than that in the account).
 func (s *ddbSuite) tablesAs(t *testing.T, key, region string) []string {
 	t.Helper()
 	cfg, err := config.LoadDefaultConfig(context.Background(), config.WithRegion(region),
@@ -194,11 +194,16 @@ func (s *ddbSuite) tablesAs(t *testing.T, key, region string) []string {
 		t.Fatal(err)
 	}
 	db := awsdynamodb.NewFromConfig(cfg, func(o *awsdynamodb.Options) { o.BaseEndpoint = aws.String(s.local) })
-	out, err := db.ListTables(context.Background(), &awsdynamodb.ListTablesInput{})
-	if err != nil {
-		t.Fatal(err)
+	var names []string
+	pages := awsdynamodb.NewListTablesPaginator(db, &awsdynamodb.ListTablesInput{})
+	for pages.HasMorePages() {
+		out, err := pages.NextPage(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, out.TableNames...)
 	}
-	return slices.Clone(out.TableNames)
+	return names
 }
 
 func (s *ddbSuite) configMapData(t *testing.T, ns, name string) map[string]string {
