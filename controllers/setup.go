@@ -4,6 +4,8 @@ import (
 	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/tether-dev/tether/providers/dynamodb"
 )
 
 // Config is what the manager binary's flags set for the kinds.
@@ -60,7 +62,7 @@ const InstallNamespace = "tether-system"
 func DefaultConfig() Config {
 	return Config{
 		DynamoDBTablePollInterval:     2 * time.Minute,
-		DynamoDBRequestsPerSecond:     25,
+		DynamoDBRequestsPerSecond:     dynamodb.DefaultRequestsPerSecond,
 		DynamoDBSecondaryReadInterval: 10 * time.Minute,
 		HueBridgePollInterval:         5 * time.Second,
 		HueCommandsPerSecond:          10,

@@ -42,12 +42,18 @@ type ClientOptions struct {
 	MaxAttempts int
 }
 
+// The default limiter of one account in one region.
+const (
+	DefaultRequestsPerSecond = 25
+	DefaultBurst             = 100
+)
+
 func (o ClientOptions) withDefaults() ClientOptions {
 	if o.RequestsPerSecond <= 0 {
-		o.RequestsPerSecond = 25
+		o.RequestsPerSecond = DefaultRequestsPerSecond
 	}
 	if o.Burst <= 0 {
-		o.Burst = 100
+		o.Burst = DefaultBurst
 	}
 	if o.MaxAttempts <= 0 {
 		o.MaxAttempts = 5

@@ -15,11 +15,11 @@ import (
 	"github.com/tether-dev/tether/providers"
 )
 
-// The limiter's figures (25 calls/s, burst 100) and the controller's
-// workers (10), as the manager runs them.
+// The default limiter, and the controller's workers (10), as the manager
+// runs them.
 const (
-	simRate    = 25
-	simBurst   = 100
+	simRate    = DefaultRequestsPerSecond
+	simBurst   = DefaultBurst
 	simWorkers = 10
 )
 
