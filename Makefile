@@ -52,10 +52,14 @@ TEST_FUZZTIME ?= 2000x
 TETHER_ARTIFACTS_DIR ?= $(LOCALBIN)/test-artifacts
 
 .PHONY: test
-test: verify-generated fmt-check vet envtest-assets npm-deps browser-deps ## Run unit and integration tests (real API server, Hue simulator, DynamoDB Local, Chromium).
+test: verify-generated fmt-check check-sizes vet envtest-assets npm-deps browser-deps ## Run unit and integration tests (real API server, Hue simulator, DynamoDB Local, Chromium).
 	@mkdir -p $(TETHER_ARTIFACTS_DIR)
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" TETHER_ARTIFACTS_DIR=$(TETHER_ARTIFACTS_DIR) go test $(GO_TEST_FLAGS) ./...
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(TEST_FUZZTIME)
+
+.PHONY: check-sizes
+check-sizes: ## Fail when a tracked file over 1 MB is not on hack/check-tracked-sizes.sh's allow list.
+	@hack/check-tracked-sizes.sh
 
 .PHONY: fmt-check
 fmt-check: ## Fail when gofmt would change a file.
