@@ -17,6 +17,7 @@ require (
 	github.com/openhue/openhue-go v0.4.0
 	github.com/prometheus/client_golang v1.24.0
 	github.com/r3labs/sse/v2 v2.10.0
+	github.com/yuin/gopher-lua v1.1.2
 	go.uber.org/zap v1.27.1
 	golang.org/x/net v0.57.0
 	golang.org/x/sys v0.47.0
@@ -26,6 +27,7 @@ require (
 	k8s.io/apimachinery v0.37.0
 	k8s.io/client-go v0.37.0
 	k8s.io/utils v0.0.0-20260626114624-be93311217bd
+	sigs.k8s.io/cli-utils v0.37.2
 	sigs.k8s.io/controller-runtime v0.25.2
 	sigs.k8s.io/yaml v1.6.0
 )
