@@ -92,6 +92,25 @@ func (p *Provider) usesTags(obj *awsv1alpha1.DynamoDBTable) bool {
 	return specUses(&obj.Spec, featureTags) || len(p.defaultTags) > 0
 }
 
+// leftOut names a feature obj's table goes without: the spec's field, or
+// the manager's default tags for a spec without tags.
+func leftOut(obj *awsv1alpha1.DynamoDBTable, feature string) string {
+	if feature == featureTags && len(obj.Spec.Tags) == 0 {
+		return "tags (the manager's default tags)"
+	}
+	return "spec." + feature
+}
+
+// uses says whether obj's table would have a feature: its spec asks for it,
+// or, for tags, the manager's default tags do. What an endpoint lacks of
+// it is what obj's status lists as left out.
+func (p *Provider) uses(obj *awsv1alpha1.DynamoDBTable, feature string) bool {
+	if feature == featureTags {
+		return p.usesTags(obj)
+	}
+	return specUses(&obj.Spec, feature)
+}
+
 // ownerTags are Tether's marks for obj; nil where the endpoint has no tagging.
 func (p *Provider) ownerTags(ep *endpoint, obj *awsv1alpha1.DynamoDBTable) map[string]string {
 	if p.lacks(ep, featureTags) {
