@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
+	"helm.sh/helm/v3/pkg/lint"
+	"helm.sh/helm/v3/pkg/lint/support"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
@@ -62,6 +64,12 @@ func TestChartRendersTheExtras(t *testing.T) {
 	g.Expect(raw).To(Equal(strings.TrimSuffix(readFile(t, root, "charts/tether/files/grafana/tether.json"), "\n")))
 	var parsed map[string]any
 	g.Expect(json.Unmarshal([]byte(raw), &parsed)).To(Succeed())
+
+	for _, m := range lint.All(filepath.Join(root, "charts", "tether"), extrasOn, namespace, true).Messages {
+		if m.Severity >= support.WarningSev {
+			t.Errorf("helm lint with the extras on: %s", m)
+		}
+	}
 
 	// The dashboard may go where Grafana's sidecar looks.
 	moved := byKey(renderChart(t, root, release, map[string]any{"grafanaDashboard": map[string]any{"enabled": true, "namespace": "monitoring"}}))
