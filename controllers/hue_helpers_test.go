@@ -186,10 +186,12 @@ func newHueEnvOnWith(t *testing.T, api, name string, paired bool, opts huesim.Op
 	return h
 }
 
+// writeSecret stores a username as a person would, with the id of the
+// bridge it belongs to.
 func (h *hueEnv) writeSecret(user string) {
 	s := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: hueSecretsNS, Name: h.secret},
-		Data:       map[string][]byte{huev1alpha1.CredentialsKey: []byte(user)},
+		Data:       map[string][]byte{huev1alpha1.CredentialsKey: []byte(user), "bridgeid": []byte(h.sim.BridgeID())},
 	}
 	NewWithT(h.t).Expect(h.c.Create(context.Background(), s)).To(Succeed())
 }
