@@ -99,7 +99,8 @@ func (c *bridgeConn) Observe(ctx context.Context, b *huev1alpha1.HueBridge) (pro
 		setPaired(b, false, ReasonUnauthorized, err.Error())
 		return providers.Observation{}, err
 	}
-	b.Status.BridgeID, b.Status.Name, b.Status.APIVersion = cfg.BridgeID, cfg.Name, cfg.APIVersion
+	// What the bridge says of itself is bounded as any message is.
+	b.Status.BridgeID, b.Status.Name, b.Status.APIVersion = providers.Truncate(cfg.BridgeID), providers.Truncate(cfg.Name), providers.Truncate(cfg.APIVersion)
 	h := c.session.health(ctx)
 	if h.err != nil {
 		err := classify(b.Name, h.err)
@@ -139,7 +140,7 @@ func recordBinding(b *huev1alpha1.HueBridge, bd Binding) {
 	b.Status.Certificate = cert
 	b.Status.EventStream = nil
 	if st := bd.Stream; st.State != "" {
-		es := &huev1alpha1.EventStreamStatus{State: st.State, Reconnects: int32(st.Reconnects), Message: st.Message}
+		es := &huev1alpha1.EventStreamStatus{State: st.State, Reconnects: int32(st.Reconnects), Message: providers.Truncate(st.Message)}
 		if !st.ConnectedSince.IsZero() {
 			es.ConnectedSince = ptrTime(metav1.NewTime(st.ConnectedSince))
 		}
@@ -199,7 +200,7 @@ func setPaired(b *huev1alpha1.HueBridge, ok bool, reason, message string) {
 		status = metav1.ConditionTrue
 	}
 	meta.SetStatusCondition(&b.Status.Conditions, metav1.Condition{
-		Type: huev1alpha1.ConditionPaired, Status: status, Reason: reason, Message: message,
+		Type: huev1alpha1.ConditionPaired, Status: status, Reason: reason, Message: providers.Truncate(message),
 		ObservedGeneration: b.Generation,
 	})
 }
