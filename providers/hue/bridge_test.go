@@ -18,7 +18,8 @@ import (
 )
 
 // TestBridgeHealthComesFromThePoller: the HueBridge reads /config on first
-// contact and after the bridge comes back; otherwise its health is the
+// contact (twice: without and with the username) and after the bridge
+// comes back; otherwise its health is the
 // poller's last GET /lights, at no cost to the bridge.
 func TestBridgeHealthComesFromThePoller(t *testing.T) {
 	f := newFakeBridge("hallway", "kitchen")
@@ -39,11 +40,13 @@ func TestBridgeHealthComesFromThePoller(t *testing.T) {
 		wantConfig int    // GET /config so far
 		wantGets   int    // GET /lights so far
 	}{
-		{"first contact reads /config", nil, "", 1, 1},
-		{"steady: no /config, no GET /lights of its own", nil, "", 1, 1},
-		{"bridge offline: unreachable from the poll", &neterr{}, ReasonBridgeUnreachable, 1, 2},
-		{"back: /config read again", nil, "", 2, 3},
-		{"steady again", nil, "", 2, 3},
+		// The first contact reads the public /config (which bridge, no
+		// username sent), then /config with the username.
+		{"first contact reads /config", nil, "", 2, 1},
+		{"steady: no /config, no GET /lights of its own", nil, "", 2, 1},
+		{"bridge offline: unreachable from the poll", &neterr{}, ReasonBridgeUnreachable, 2, 2},
+		{"back: /config read again", nil, "", 3, 3},
+		{"steady again", nil, "", 3, 3},
 	}
 	for i, st := range steps {
 		f.mu.Lock()
@@ -126,7 +129,7 @@ func TestCredentialsThatArriveWhilePairingAreUsed(t *testing.T) {
 		t.Fatalf("without a Secret: %+v, %v; want not paired", obs, err)
 	}
 	user := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "s", Name: "hue"},
-		Data: map[string][]byte{huev1alpha1.CredentialsKey: []byte("made-by-hand")}}
+		Data: map[string][]byte{huev1alpha1.CredentialsKey: []byte("made-by-hand"), huev1alpha1.BridgeIDKey: []byte("FAKE")}}
 	if err := c.Create(ctx, user); err != nil {
 		t.Fatal(err)
 	}

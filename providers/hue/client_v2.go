@@ -184,7 +184,9 @@ func (c *v2Client) once(ctx context.Context, method, path string, data []byte) (
 	if err != nil {
 		return 0, ans, 0, err
 	}
-	req.Header.Set("hue-application-key", c.user)
+	if c.user != "" {
+		req.Header.Set("hue-application-key", c.user)
+	}
 	if data != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -260,6 +262,22 @@ func (c *v2Client) readAll(ctx context.Context) (read, error) {
 	r := c.store.read(started)
 	r.full = true
 	return r, nil
+}
+
+// servesV2 asks, without a key, whether the address serves CLIP v2: a v2
+// bridge answers GET /clip/v2/resource with 403 to a client without one
+// (aiohue's is_v2_bridge); 404 means it has no v2.
+func (c *v2Client) servesV2(ctx context.Context) error {
+	status, ans, err := c.call(ctx, "GetResources", http.MethodGet, "/clip/v2/resource", nil)
+	switch {
+	case err != nil:
+		return err
+	case status < 300 || status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return nil
+	case status == http.StatusNotFound:
+		return &BridgeError{Type: errNotAvailable, Description: errNotV2.Error()}
+	}
+	return statusError(status, ans)
 }
 
 // Config reads the bridge's identity (the public v1 config, which v2

@@ -105,7 +105,9 @@ func (c *v2Client) watch(ctx context.Context, silence time.Duration, connected f
 	if err != nil {
 		return err
 	}
-	req.Header.Set("hue-application-key", c.user)
+	if c.user != "" {
+		req.Header.Set("hue-application-key", c.user)
+	}
 	req.Header.Set("Accept", "text/event-stream")
 	if id := c.store.lastEventID(); id != "" {
 		req.Header.Set("Last-Event-ID", id) // the exact string, ":0" included (HA core #62715)

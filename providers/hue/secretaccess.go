@@ -26,6 +26,21 @@ import (
 //   - Tether writes only into a Secret it created for that HueBridge (marked
 //     by OwnerLabel). It reads a Secret someone else made (a username put
 //     there by hand), but never writes into it.
+//
+// And a username is tied to the bridge that issued it (so that a HueBridge
+// naming someone else's Secret and pointing at its own server gets
+// nothing):
+//   - the Secret holds the bridge's id beside the username (BridgeIDKey):
+//     Tether writes it when it pairs, and refuses a Secret made by hand
+//     without it (CredentialsBridgeIDMissing);
+//   - the username goes only to a bridge that proves that id: over CLIP v2
+//     a verified certificate naming it, checked in the TLS handshake before
+//     anything is sent; over v1 the id the bridge reports, which proves
+//     only that whoever answers at the address says so
+//     (CredentialsForAnotherBridge, connect.go);
+//   - a Secret one HueBridge uses (Tether paired it for it, or it named the
+//     Secret first) is refused to another unless that one names the same
+//     bridge id in spec.bridgeID (CredentialsSecretInUse, checkSecretUser).
 
 // OwnerLabel marks a credentials Secret that Tether created for a HueBridge;
 // its value is the HueBridge's name.
@@ -35,6 +50,15 @@ const OwnerLabel = "hue.tether.dev/bridge"
 const (
 	ReasonCredentialsNamespaceNotAllowed = "CredentialsNamespaceNotAllowed"
 	ReasonCredentialsSecretNotOwned      = "CredentialsSecretNotOwned"
+	// ReasonCredentialsBridgeIDMissing: the Secret holds a username but
+	// not the id of the bridge it belongs to.
+	ReasonCredentialsBridgeIDMissing = "CredentialsBridgeIDMissing"
+	// ReasonCredentialsForAnotherBridge: the bridge at the address does
+	// not prove the id the Secret's username belongs to.
+	ReasonCredentialsForAnotherBridge = "CredentialsForAnotherBridge"
+	// ReasonCredentialsSecretInUse: another HueBridge uses the Secret,
+	// and this one does not name its bridge id.
+	ReasonCredentialsSecretInUse = "CredentialsSecretInUse"
 )
 
 // notOwnedDelay spaces the looks at a Secret Tether may not write into: the
@@ -125,4 +149,47 @@ func quoteAll(ss []string) string {
 		q[i] = fmt.Sprintf("%q", s)
 	}
 	return strings.Join(q, ", ")
+}
+
+// secretInUseDelay spaces the looks at a Secret another HueBridge uses:
+// only a spec change (or that HueBridge's deletion) resolves it.
+const secretInUseDelay = time.Minute
+
+// checkSecretUser refuses a Secret another HueBridge uses, unless b names
+// the Secret's bridge id in spec.bridgeID. The Secret's user is the
+// HueBridge Tether paired it for, if it exists, else the earliest
+// (creationTimestamp, then name) of the HueBridges that name it.
+func checkSecretUser(ctx context.Context, reader client.Reader, b *huev1alpha1.HueBridge, cred credentials) error {
+	if b.Spec.BridgeID != "" && sameBridgeID(b.Spec.BridgeID, cred.bridgeID) {
+		return nil
+	}
+	var list huev1alpha1.HueBridgeList
+	if err := reader.List(ctx, &list); err != nil {
+		return err
+	}
+	ref := b.Spec.CredentialsSecretRef
+	var owner, earliest *huev1alpha1.HueBridge
+	for i := range list.Items {
+		o := &list.Items[i]
+		if o.Spec.CredentialsSecretRef != ref || !o.DeletionTimestamp.IsZero() {
+			continue
+		}
+		if o.Name == cred.owner {
+			owner = o
+		}
+		if earliest == nil || o.CreationTimestamp.Before(&earliest.CreationTimestamp) ||
+			(o.CreationTimestamp.Equal(&earliest.CreationTimestamp) && o.Name < earliest.Name) {
+			earliest = o
+		}
+	}
+	user := owner
+	if user == nil {
+		user = earliest
+	}
+	if user == nil || user.Name == b.Name {
+		return nil
+	}
+	return providers.RetryAfter(secretInUseDelay, ReasonCredentialsSecretInUse, fmt.Errorf(
+		"Secret %s/%s is HueBridge %s's credentials: another HueBridge may use them only naming their bridge in spec.bridgeID (%s)",
+		ref.Namespace, ref.Name, user.Name, cred.bridgeID))
 }
