@@ -79,7 +79,8 @@ func createSecret(t *testing.T, c client.Client, name string, data map[string]st
 	t.Cleanup(func() { _ = c.Delete(ctx, s) })
 }
 
-// startSim starts a simulator that the test closes.
+// startHostileSim starts a simulator that the test closes, accepting the
+// test username (what a thief would hope to be sent).
 func startHostileSim(t *testing.T, opts huesim.Options) *huesim.Server {
 	t.Helper()
 	opts.Usernames = append(opts.Usernames, hueUser)
@@ -116,10 +117,18 @@ func TestHueBridgeIdentityIsNotTakenOver(t *testing.T) {
 	// with a Secret of its own that names the victim's id.
 	impostor := startHostileSim(t, huesim.Options{Lights: []string{"desk"}, BridgeID: victim.sim.BridgeID()})
 	createSecret(t, victim.c, "impostor-credentials", map[string]string{
-		huev1alpha1.CredentialsKey: hueUser, "bridgeid": victim.sim.BridgeID()})
+		huev1alpha1.CredentialsKey: hueUser, huev1alpha1.BridgeIDKey: victim.sim.BridgeID()})
 	createExtraBridge(t, victim.c, "impostor", huev1alpha1.HueBridgeSpec{
 		Address: impostor.Addr(), APIVersion: huev1alpha1.APIV1,
 		CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: hueSecretsNS, Name: "impostor-credentials"}})
+	// The same bridge at another address, verified: the same certificate
+	// proves it, so it shares the session.
+	_, port, _ := strings.Cut(victim.sim.TLSAddr(), ":")
+	createExtraBridge(t, victim.c, "alias", huev1alpha1.HueBridgeSpec{
+		Address: "localhost:" + port, APIVersion: huev1alpha1.APIV2, CABundle: string(victim.sim.CACertPEM()),
+		BridgeID:             victim.sim.BridgeID(),
+		CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: hueSecretsNS, Name: victim.secret}})
+	g.Eventually(func(g Gomega) string { return bridgeReady(g, victim.c, "alias") }, hueTimeout, huePoll).Should(Equal("True/Available"))
 	// The victim's own address and Secret, without the certificate check.
 	createExtraBridge(t, victim.c, "careless", huev1alpha1.HueBridgeSpec{
 		Address: victim.sim.TLSAddr(), APIVersion: huev1alpha1.APIV2, InsecureSkipVerify: true,
@@ -128,7 +137,7 @@ func TestHueBridgeIdentityIsNotTakenOver(t *testing.T) {
 
 	for _, name := range []string{"impostor", "careless"} {
 		g.Eventually(func(g Gomega) string { return bridgeReady(g, victim.c, name) }, hueTimeout, huePoll).
-			Should(Equal("False/BridgeIdentityConflict"), "HueBridge %s", name)
+			Should(Equal("False/"+hue.ReasonBridgeIdentityConflict), "HueBridge %s", name)
 	}
 	var b huev1alpha1.HueBridge
 	g.Expect(victim.c.Get(context.Background(), client.ObjectKey{Name: "impostor"}, &b)).To(Succeed())
@@ -161,6 +170,7 @@ func TestHueAutoNeverFallsBackToPlainV1AfterVerifiedV2(t *testing.T) {
 		g.Expect(b.Status.Address).To(Equal(proxy.Addr()))
 		g.Expect(b.Status.API).To(Equal(huev1alpha1.APIV2))
 		g.Expect(b.Status.Certificate.Check).To(Equal(hue.CertificateVerified))
+		g.Expect(b.Status.VerifiedV2BridgeID).To(Equal(b.Status.BridgeID))
 	}, hueTimeout, huePoll).Should(Succeed())
 
 	proxy.Retarget(h.sim.Addr()) // the "HTTPS" port now answers plain HTTP
@@ -169,7 +179,7 @@ func TestHueAutoNeverFallsBackToPlainV1AfterVerifiedV2(t *testing.T) {
 		s.PollInterval = &metav1.Duration{Duration: 2 * huePollInterval} // binds again
 	})
 	g.Eventually(func(g Gomega) string { return bridgeReady(g, h.c, h.bridge) }, hueTimeout, huePoll).
-		Should(Equal("False/DowngradeRefused"))
+		Should(Equal("False/"+hue.ReasonDowngradeRefused))
 	g.Consistently(h.sim.CredentialedRequests, trustQuiet, huePoll).Should(Equal(sent), "a username went out over plain HTTP")
 	g.Expect(h.hueBridge(g).Status.API).NotTo(Equal(huev1alpha1.APIV1))
 }
@@ -185,7 +195,7 @@ func TestHueCredentialsGoOnlyToTheirBridge(t *testing.T) {
 	g := NewWithT(t)
 	g.Eventually(func(g Gomega) string { return bridgeReady(g, owner.c, owner.bridge) }, hueTimeout, huePoll).Should(Equal("True/Available"))
 	id := owner.sim.BridgeID()
-	createSecret(t, owner.c, "copied-credentials", map[string]string{huev1alpha1.CredentialsKey: hueUser, "bridgeid": id})
+	createSecret(t, owner.c, "copied-credentials", map[string]string{huev1alpha1.CredentialsKey: hueUser, huev1alpha1.BridgeIDKey: id})
 	createSecret(t, owner.c, "bare-credentials", map[string]string{huev1alpha1.CredentialsKey: hueUser})
 	ref := func(name string) huev1alpha1.SecretReference {
 		return huev1alpha1.SecretReference{Namespace: hueSecretsNS, Name: name}
@@ -197,16 +207,16 @@ func TestHueCredentialsGoOnlyToTheirBridge(t *testing.T) {
 	}{
 		{"thief", func(addr string) huev1alpha1.HueBridgeSpec {
 			return huev1alpha1.HueBridgeSpec{Address: addr, APIVersion: huev1alpha1.APIV1, CredentialsSecretRef: ref(owner.secret)}
-		}, "CredentialsSecretInUse"},
+		}, hue.ReasonCredentialsSecretInUse},
 		{"thief-with-id", func(addr string) huev1alpha1.HueBridgeSpec {
 			return huev1alpha1.HueBridgeSpec{Address: addr, APIVersion: huev1alpha1.APIV1, BridgeID: id, CredentialsSecretRef: ref(owner.secret)}
 		}, hue.ReasonCertificateMismatch},
 		{"copy", func(addr string) huev1alpha1.HueBridgeSpec {
 			return huev1alpha1.HueBridgeSpec{Address: addr, APIVersion: huev1alpha1.APIV1, CredentialsSecretRef: ref("copied-credentials")}
-		}, "CredentialsForAnotherBridge"},
+		}, hue.ReasonCredentialsForAnotherBridge},
 		{"bare", func(addr string) huev1alpha1.HueBridgeSpec {
 			return huev1alpha1.HueBridgeSpec{Address: addr, APIVersion: huev1alpha1.APIV1, CredentialsSecretRef: ref("bare-credentials")}
-		}, "CredentialsBridgeIDMissing"},
+		}, hue.ReasonCredentialsBridgeIDMissing},
 	}
 	sims := map[string]*huesim.Server{}
 	for _, tc := range cases {

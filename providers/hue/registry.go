@@ -94,6 +94,7 @@ type binding struct {
 	session     *Session
 	client      Client // with this HueBridge's address and username
 	address     string // where client reaches the bridge
+	secret      huev1alpha1.SecretReference
 	builtAt     time.Time
 }
 
@@ -239,7 +240,7 @@ func (r *Registry) credentialsOf(ctx context.Context, b *huev1alpha1.HueBridge) 
 	if err != nil {
 		return credentials{}, err
 	}
-	return cred, checkSecretUser(ctx, r.reader, b, cred)
+	return cred, r.checkSecretUser(ctx, b, cred)
 }
 
 // connect dials the HueBridge's bridge with its credentials and attaches
@@ -314,7 +315,7 @@ func (r *Registry) attach(b *huev1alpha1.HueBridge, fp string, c Client, cfg Bri
 	// be accepted (after a re-pairing), and they prove what the session's
 	// did.
 	s.useClient(c)
-	r.bindings[b.Name] = &binding{fingerprint: fp, session: s, client: c, address: address, builtAt: time.Now()}
+	r.bindings[b.Name] = &binding{fingerprint: fp, session: s, client: c, address: address, secret: b.Spec.CredentialsSecretRef, builtAt: time.Now()}
 	return s, nil
 }
 

@@ -124,7 +124,7 @@ func TestAStrongerProofTakesTheSessionOver(t *testing.T) {
 	_ = huev1alpha1.AddToScheme(scheme)
 	ref := huev1alpha1.SecretReference{Namespace: "s", Name: "hue"}
 	plain := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "plain", UID: "u1", Generation: 1},
-		Spec: huev1alpha1.HueBridgeSpec{Address: sim.Addr(), APIVersion: huev1alpha1.APIV1, CredentialsSecretRef: ref}}
+		Spec: huev1alpha1.HueBridgeSpec{Address: sim.Addr(), APIVersion: huev1alpha1.APIV1, BridgeID: sim.BridgeID(), CredentialsSecretRef: ref}}
 	verified := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "verified", UID: "u2", Generation: 1, CreationTimestamp: metav1.Now()},
 		Spec: huev1alpha1.HueBridgeSpec{Address: sim.TLSAddr(), APIVersion: huev1alpha1.APIV2, CABundle: string(sim.CACertPEM()),
 			BridgeID: sim.BridgeID(), CredentialsSecretRef: ref}}

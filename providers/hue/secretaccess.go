@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
@@ -38,9 +39,9 @@ import (
 //     anything is sent; over v1 the id the bridge reports, which proves
 //     only that whoever answers at the address says so
 //     (CredentialsForAnotherBridge, connect.go);
-//   - a Secret one HueBridge uses (Tether paired it for it, or it named the
-//     Secret first) is refused to another unless that one names the same
-//     bridge id in spec.bridgeID (CredentialsSecretInUse, checkSecretUser).
+//   - a Secret one HueBridge uses (Tether paired it for it, or it is bound
+//     with it) is refused to another unless that one names the same bridge
+//     id in spec.bridgeID (CredentialsSecretInUse, checkSecretUser).
 
 // OwnerLabel marks a credentials Secret that Tether created for a HueBridge;
 // its value is the HueBridge's name.
@@ -157,39 +158,42 @@ const secretInUseDelay = time.Minute
 
 // checkSecretUser refuses a Secret another HueBridge uses, unless b names
 // the Secret's bridge id in spec.bridgeID. The Secret's user is the
-// HueBridge Tether paired it for, if it exists, else the earliest
-// (creationTimestamp, then name) of the HueBridges that name it.
-func checkSecretUser(ctx context.Context, reader client.Reader, b *huev1alpha1.HueBridge, cred credentials) error {
+// HueBridge Tether paired it for (OwnerLabel), while it exists, else a
+// HueBridge bound with it now.
+func (r *Registry) checkSecretUser(ctx context.Context, b *huev1alpha1.HueBridge, cred credentials) error {
 	if b.Spec.BridgeID != "" && sameBridgeID(b.Spec.BridgeID, cred.bridgeID) {
 		return nil
 	}
-	var list huev1alpha1.HueBridgeList
-	if err := reader.List(ctx, &list); err != nil {
-		return err
-	}
 	ref := b.Spec.CredentialsSecretRef
-	var owner, earliest *huev1alpha1.HueBridge
-	for i := range list.Items {
-		o := &list.Items[i]
-		if o.Spec.CredentialsSecretRef != ref || !o.DeletionTimestamp.IsZero() {
-			continue
-		}
-		if o.Name == cred.owner {
-			owner = o
-		}
-		if earliest == nil || o.CreationTimestamp.Before(&earliest.CreationTimestamp) ||
-			(o.CreationTimestamp.Equal(&earliest.CreationTimestamp) && o.Name < earliest.Name) {
-			earliest = o
+	user := ""
+	if cred.owner != "" && cred.owner != b.Name {
+		err := r.reader.Get(ctx, types.NamespacedName{Name: cred.owner}, &huev1alpha1.HueBridge{})
+		switch {
+		case err == nil:
+			user = cred.owner
+		case !apierrors.IsNotFound(err):
+			return err
 		}
 	}
-	user := owner
-	if user == nil {
-		user = earliest
+	if user == "" {
+		user = r.boundWith(ref, b.Name)
 	}
-	if user == nil || user.Name == b.Name {
+	if user == "" {
 		return nil
 	}
 	return providers.RetryAfter(secretInUseDelay, ReasonCredentialsSecretInUse, fmt.Errorf(
 		"Secret %s/%s is HueBridge %s's credentials: another HueBridge may use them only naming their bridge in spec.bridgeID (%s)",
-		ref.Namespace, ref.Name, user.Name, cred.bridgeID))
+		ref.Namespace, ref.Name, user, cred.bridgeID))
+}
+
+// boundWith is a HueBridge other than name bound with the Secret, or "".
+func (r *Registry) boundWith(ref huev1alpha1.SecretReference, name string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for other, bd := range r.bindings {
+		if other != name && bd.secret == ref {
+			return other
+		}
+	}
+	return ""
 }
