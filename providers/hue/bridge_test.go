@@ -2,11 +2,13 @@ package hue
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -19,8 +21,8 @@ import (
 
 // TestBridgeHealthComesFromThePoller: the HueBridge reads /config on first
 // contact (twice: without and with the username) and after the bridge
-// comes back; otherwise its health is the
-// poller's last GET /lights, at no cost to the bridge.
+// comes back; otherwise its health is the poller's last GET /lights, at no
+// cost to the bridge.
 func TestBridgeHealthComesFromThePoller(t *testing.T) {
 	f := newFakeBridge("hallway", "kitchen")
 	lights := newTestLights(t, f)
@@ -152,5 +154,21 @@ func TestCredentialsThatArriveWhilePairingAreUsed(t *testing.T) {
 	obs, err := observe(ctx, e, b)
 	if err != nil || !obs.Exists || !obs.Available {
 		t.Fatalf("next pass: %+v, %v; want bound with the Secret's username", obs, err)
+	}
+}
+
+// TestStatusMessagesAreBounded: what a bridge says reaches the HueBridge's
+// status cut to providers.MaxMessageBytes, in the Paired condition, the
+// event stream's message and the bridge's name, as conditions are.
+func TestStatusMessagesAreBounded(t *testing.T) {
+	huge := strings.Repeat("x", 1<<20)
+	b := &huev1alpha1.HueBridge{}
+	setPaired(b, false, ReasonUnauthorized, huge)
+	recordBinding(b, Binding{API: APIV2, Stream: StreamStatus{State: StreamPolling, Message: huge}})
+	if n := len(meta.FindStatusCondition(b.Status.Conditions, huev1alpha1.ConditionPaired).Message); n > providers.MaxMessageBytes {
+		t.Errorf("the Paired condition's message is %d bytes", n)
+	}
+	if n := len(b.Status.EventStream.Message); n > providers.MaxMessageBytes {
+		t.Errorf("the event stream's message is %d bytes", n)
 	}
 }

@@ -196,7 +196,7 @@ func (c *v2Client) once(ctx context.Context, method, path string, data []byte) (
 	}
 	defer res.Body.Close()
 	if err := refusedRedirect(res); err != nil {
-		return 0, ans, 0, err
+		return 0, ans, 0, redact(err, c.user)
 	}
 	raw, err := readAnswer(res.Body)
 	if err != nil {

@@ -120,7 +120,7 @@ func (c *v2Client) watch(ctx context.Context, silence time.Duration, connected f
 	}
 	defer res.Body.Close()
 	if err := refusedRedirect(res); err != nil {
-		return err
+		return redact(err, c.user)
 	}
 	switch {
 	case res.StatusCode == http.StatusNotFound:
