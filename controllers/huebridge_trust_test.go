@@ -179,7 +179,7 @@ func TestHueAutoNeverFallsBackToPlainV1AfterVerifiedV2(t *testing.T) {
 		s.PollInterval = &metav1.Duration{Duration: 2 * huePollInterval} // binds again
 	})
 	g.Eventually(func(g Gomega) string { return bridgeReady(g, h.c, h.bridge) }, hueTimeout, huePoll).
-		Should(Equal("False/"+hue.ReasonDowngradeRefused))
+		Should(Equal("False/" + hue.ReasonDowngradeRefused))
 	g.Consistently(h.sim.CredentialedRequests, trustQuiet, huePoll).Should(Equal(sent), "a username went out over plain HTTP")
 	g.Expect(h.hueBridge(g).Status.API).NotTo(Equal(huev1alpha1.APIV1))
 }
