@@ -90,11 +90,11 @@ func certificateOf(c Client) CertificateInfo {
 }
 
 // reached is a bridge reached at a HueBridge's address before any
-// credentials went to it: the API it speaks, its public config (the id),
-// and how to build the client that carries a username.
+// credentials went to it: its public config (the id), a client without
+// credentials, and how to build the one that carries a username (of the
+// API it speaks).
 type reached struct {
 	address string
-	api     string
 	config  BridgeConfig
 	probe   Client // without credentials: pairing asks through it
 	// withUser builds the client with a username, its certificate pinned
@@ -167,7 +167,7 @@ func (r *Registry) reach(ctx context.Context, b *huev1alpha1.HueBridge, want, ce
 	timeout := r.settings.CallTimeout
 	if r.settings.NewClient != nil { // a test's client
 		probe := r.settings.NewClient(address, "", timeout)
-		rc := reached{address: address, api: apiOf(probe), probe: probe,
+		rc := reached{address: address, probe: probe,
 			withUser: func(user string) (Client, error) { return r.settings.NewClient(address, user, timeout), nil }}
 		if rc.config, err = probe.Config(ctx); err != nil {
 			return reached{}, err
@@ -203,7 +203,7 @@ func (r *Registry) reachV1(ctx context.Context, address, want string) (reached, 
 	if err != nil {
 		return reached{}, err
 	}
-	rc := reached{address: address, api: APIV1, config: cfg, probe: probe,
+	rc := reached{address: address, config: cfg, probe: probe,
 		withUser: func(user string) (Client, error) { return NewClient(address, user, timeout), nil }}
 	return rc, checkReportedID(want, cfg.BridgeID)
 }
@@ -243,7 +243,7 @@ func (r *Registry) reachV2(ctx context.Context, b *huev1alpha1.HueBridge, addres
 		return reached{}, err
 	}
 	trust.BridgeID = cfg.BridgeID // every later connection must name it
-	return reached{address: address, api: APIV2, config: cfg, probe: probe,
+	return reached{address: address, config: cfg, probe: probe,
 		withUser: func(user string) (Client, error) { return NewClientV2(address, user, timeout, trust) }}, nil
 }
 
