@@ -326,7 +326,7 @@ func (d *Demo) declareBridge(ctx context.Context, opts Options) error {
 	if opts.HueBridge == "" {
 		secret := &corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name},
-			StringData: map[string]string{"username": demoUsername},
+			StringData: map[string]string{huev1alpha1.CredentialsKey: demoUsername, huev1alpha1.BridgeIDKey: d.Bridge.BridgeID()},
 		}
 		if err := d.Client.Create(ctx, secret); err != nil {
 			return err

@@ -74,7 +74,7 @@ func TestInstallManifestIsAcceptedAndItsRBACIsEnough(t *testing.T) {
 	ctx := context.Background()
 	g.Expect(adminClient.Create(ctx, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "hue-home"},
-		StringData: map[string]string{"username": "installtest-user"},
+		StringData: map[string]string{"username": "installtest-user", "bridgeid": bridge.BridgeID()},
 	})).To(Succeed())
 	g.Expect(adminClient.Create(ctx, &huev1alpha1.HueBridge{
 		ObjectMeta: metav1.ObjectMeta{Name: "home"},

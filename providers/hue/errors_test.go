@@ -104,8 +104,8 @@ func TestRedactBridgeErrorAddress(t *testing.T) {
 
 // TestForeignAnswersDoNotLeakTheUsername: something that is not a bridge
 // (a proxy, an emulator) answers with the request path, username and all,
-// in a body that is not Hue's. Over real HTTP, through huego's requests and
-// the plain ones, the classified error must not carry it.
+// in a body that is not Hue's. Over real HTTP, through every request, the
+// classified error must not carry it.
 func TestForeignAnswersDoNotLeakTheUsername(t *testing.T) {
 	const user = "s3cr3tuser"
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -123,7 +123,7 @@ func TestForeignAnswersDoNotLeakTheUsername(t *testing.T) {
 		t.Errorf("GET /lights: %v", err)
 	}
 	if _, err := c.Config(context.Background()); err == nil || strings.Contains(classify("home", err).Error(), user) {
-		t.Errorf("GET /config (huego's path): %v", err)
+		t.Errorf("GET /config: %v", err)
 	}
 	for _, b := range bodies {
 		_, err := c.SetLightState(context.Background(), "1", b)
