@@ -367,13 +367,30 @@ func TestATableDoesNotMoveWithItsNamespaceDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.proxy.ResetCounts()
-	if _, err := f.pass(obj); !isRetryReason(err, ReasonLocationChanged) {
-		t.Fatalf("err = %v, want %s", err, ReasonLocationChanged)
+	// team-b's role is in another AWS account.
+	if _, err := f.pass(obj); !isRetryReason(err, ReasonAccountChanged) {
+		t.Fatalf("err = %v, want %s", err, ReasonAccountChanged)
 	}
-	if err := f.p.Delete(context.Background(), obj); !isRetryReason(err, ReasonLocationChanged) {
-		t.Fatalf("delete: %v, want %s", err, ReasonLocationChanged)
+	if err := f.p.Delete(context.Background(), obj); !isRetryReason(err, ReasonAccountChanged) {
+		t.Fatalf("delete: %v, want %s", err, ReasonAccountChanged)
 	}
 	if f.proxy.Total() != 0 {
 		t.Errorf("calls for a moved object: %v", f.proxy.Calls())
+	}
+
+	// Back to team-a, whose region then changes under the table.
+	ns.Annotations[awsv1alpha1.AnnotationNamespaceAccount] = "team-a"
+	if err := f.reader.Update(context.Background(), ns); err != nil {
+		t.Fatal(err)
+	}
+	f.converge(obj)
+	a := &awsv1alpha1.AWSAccount{}
+	_ = f.reader.Get(context.Background(), client.ObjectKey{Name: "team-a"}, a)
+	a.Spec.Region = "eu-west-1"
+	if err := f.reader.Update(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.pass(obj); !isRetryReason(err, ReasonLocationChanged) {
+		t.Fatalf("err = %v, want %s", err, ReasonLocationChanged)
 	}
 }

@@ -34,6 +34,10 @@ func TestConflictGoesToTheObjectThatHasTheTableThenTheOlder(t *testing.T) {
 	holder := named("c", at(20), "id-1")
 	otherRegion := named("d", at(-10), "")
 	otherRegion.Spec.Region = "eu-west-1"
+	// An account that cannot be resolved (issue 23 item 8): the object may
+	// hold this very table, so it is never taken for "no earlier holder".
+	unresolved := named("e", at(30), "id-2")
+	unresolved.Spec.AccountRef = &awsv1alpha1.AccountReference{Name: "deleted-account"}
 
 	cases := []struct {
 		name     string
@@ -45,6 +49,7 @@ func TestConflictGoesToTheObjectThatHasTheTableThenTheOlder(t *testing.T) {
 		{"the newer one waits", []*awsv1alpha1.DynamoDBTable{older, newer}, newer, true},
 		{"the one that has the table wins over older ones", []*awsv1alpha1.DynamoDBTable{older, holder}, older, true},
 		{"another region is another table", []*awsv1alpha1.DynamoDBTable{otherRegion, newer}, newer, false},
+		{"a holder whose account cannot be resolved still holds", []*awsv1alpha1.DynamoDBTable{unresolved, older}, older, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -34,6 +34,8 @@ const (
 	ReasonAccountNotFound   = "AccountNotFound"
 	ReasonAccountNotAllowed = "AccountNotAllowed"
 	ReasonLocationChanged   = "LocationChanged"
+	ReasonAccountChanged    = "AccountChanged"
+	ReasonForeignReplicas   = "ForeignReplicas"
 	ReasonOutputsNotWritten = "OutputsNotWritten"
 )
 
