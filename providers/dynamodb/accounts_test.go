@@ -214,10 +214,14 @@ func TestTablesAnAccountDoesNotAdmitMakeNoAWSCall(t *testing.T) {
 		t.Errorf("AWS calls for tables that may not use the account: DynamoDB %v, STS %d", f.proxy.Calls(), len(f.sts.Calls()))
 	}
 
-	required := newAccountsFixture(t, dynamoDBLocal(t).URL, Options{RequireAccount: true}, ststest.Options{}, namespace("default", nil, nil))
+	// --aws-require-account (issue 23 item 11): the operator's own identity
+	// serves its own namespace alone.
+	required := newAccountsFixture(t, dynamoDBLocal(t).URL, Options{RequireAccount: true, OperatorNamespace: "tether-system"},
+		ststest.Options{}, namespace("default", nil, nil), namespace("tether-system", nil, nil))
 	if _, err := required.pass(newTable()); !isRetryReason(err, ReasonAccountRequired) || required.proxy.Total() != 0 {
 		t.Errorf("no account with --aws-require-account: %v (%d calls)", err, required.proxy.Total())
 	}
+	required.converge(newTable(inNamespace("tether-system")))
 
 	// Admitted, converged; then the namespace leaves the selector.
 	obj := newTable(inNamespace("team-a"), usingAccount("team-a"))
