@@ -254,4 +254,3 @@ func TestEnforcedTagsWinOverTheSpec(t *testing.T) {
 		t.Errorf("managed tag keys = %v, want %v", obj.Status.ManagedTagKeys, got)
 	}
 }
-
