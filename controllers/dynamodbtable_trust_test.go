@@ -13,11 +13,15 @@ import (
 	awsdynamodb "github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	"github.com/tether-dev/tether/internal/ddbgap"
+	"github.com/tether-dev/tether/providers/dynamodb"
 )
 
 // What one namespace may do to another's tables, through the real
@@ -241,4 +245,143 @@ func scalableTargets(t *testing.T, c *applicationautoscaling.Client, resources [
 		t.Fatal(err)
 	}
 	return out.ScalableTargets
+}
+
+// Item 7 of issue 23, the other way: an AWSAccount that trusts its
+// namespaces with any restore source of the account and with one other
+// account's principals lets a namespace restore another's table and
+// attach a policy naming that account; a principal of any other account
+// is still refused.
+func TestDynamoDBTableAccountWidensRestoreSourcesAndPrincipals(t *testing.T) {
+	s := startDynamoDB(t)
+	g := NewWithT(t)
+	url := trustModel(t, s)
+	ownerNS, readerNS, acct := ddbName("owner"), ddbName("reader"), ddbName("account-wide")
+	s.createNamespace(t, ownerNS, nil, nil)
+	s.createNamespace(t, readerNS, nil, nil)
+	s.createAccount(t, acct, suiteRoleA, func(a *awsv1alpha1.AWSAccount) {
+		a.Spec.NamespaceSelector.Names = []string{ownerNS, readerNS}
+		a.Spec.Endpoint = url
+		a.Spec.Tenancy = awsv1alpha1.Tenancy{RestoreSources: awsv1alpha1.RestoreSourcesAccount, PolicyPrincipalAccounts: []string{"999999999999"}}
+	})
+	inAccount := func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.AccountRef = &awsv1alpha1.AccountReference{Name: acct}
+		o.Spec.DeletionPolicy = awsv1alpha1.DeletionPolicyDelete
+	}
+	source := newDDBTable(ownerNS, "reports", inAccount, func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.TableName = ddbName("reports")
+		o.Spec.PointInTimeRecoverySpecification = &awsv1alpha1.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: true}
+	})
+	s.createOnModel(t, source)
+	ready := s.eventuallyReady(t, source)
+	putItems(t, rawAt(t, url, suiteKeyA), source.Spec.TableName, 2)
+
+	copied := newDDBTable(readerNS, "reports-copy", inAccount, func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.TableName = ddbName("reports-copy")
+		o.Spec.RestoreFrom = &awsv1alpha1.RestoreSource{PointInTime: &awsv1alpha1.PointInTimeRestore{
+			SourceTableArn: ready.Status.TableArn, UseLatestRestorableTime: true}}
+		o.Spec.ResourcePolicy = &runtime.RawExtension{Raw: []byte(publicPolicy)}
+	})
+	s.createOnModel(t, copied)
+	withPolicy := s.eventuallyReady(t, copied)
+	g.Expect(withPolicy.Status.ResourcePolicyRevisionID).NotTo(BeEmpty(), "the policy naming the allowed account is attached")
+
+	elsewhere := newDDBTable(readerNS, "shared-elsewhere", inAccount, func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.TableName = ddbName("shared-elsewhere")
+		o.Spec.ResourcePolicy = &runtime.RawExtension{Raw: []byte(`{"Version": "2012-10-17", "Statement": [{"Effect": "Allow",
+  "Principal": {"AWS": "arn:aws:iam::888888888888:root"}, "Action": "dynamodb:GetItem", "Resource": "*"}]}`)}
+	})
+	s.createOnModel(t, elsewhere)
+	s.eventuallySynced(t, elsewhere, "False/PolicyNotAllowed")
+}
+
+// Item 8 of issue 23: adopting is the AWSAccount's to grant, per
+// namespace. A hostile tenant whose namespace the account admits, but
+// not for adoption, cannot take over a table it did not create (one left
+// by Terraform, the console, a Retain'd object): AdoptionNotAllowed, the
+// table untouched. Allowed to adopt, it manages the table; deleting the
+// object leaves the table unless the object also says
+// tether.dev/delete-adopted: "true".
+func TestDynamoDBTableAdoptionIsTheAccountsToGrant(t *testing.T) {
+	s := startDynamoDB(t)
+	g := NewWithT(t)
+	ctx := context.Background()
+	tenantNS, acct := ddbName("adopter"), ddbName("account-adopt")
+	s.createNamespace(t, tenantNS, nil, nil)
+	s.createAccount(t, acct, suiteRoleA, func(a *awsv1alpha1.AWSAccount) { a.Spec.NamespaceSelector.Names = []string{tenantNS} })
+	name := ddbName("terraformed")
+	db := rawAt(t, s.local, suiteKeyA)
+	_, err := db.CreateTable(ctx, &awsdynamodb.CreateTableInput{TableName: aws.String(name),
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		BillingMode:          types.BillingModePayPerRequest})
+	g.Expect(err).NotTo(HaveOccurred())
+
+	obj := newDDBTable(tenantNS, "taken", func(o *awsv1alpha1.DynamoDBTable) {
+		o.Annotations = map[string]string{awsv1alpha1.AnnotationAdopt: "true"}
+		o.Spec.TableName = name
+		o.Spec.AccountRef = &awsv1alpha1.AccountReference{Name: acct}
+		o.Spec.DeletionPolicy = awsv1alpha1.DeletionPolicyDelete
+		o.Spec.StreamSpecification = &awsv1alpha1.StreamSpecification{StreamViewType: "KEYS_ONLY"}
+	})
+	s.create(t, obj)
+	refused := s.eventuallySynced(t, obj, "False/AdoptionNotAllowed")
+	g.Expect(conditionMessage(refused, "Synced")).To(ContainSubstring("adoptionNamespaces"))
+	d, err := db.DescribeTable(ctx, &awsdynamodb.DescribeTableInput{TableName: aws.String(name)})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(d.Table.StreamSpecification).To(BeNil(), "the table was changed")
+
+	g.Eventually(func(g Gomega) {
+		a := &awsv1alpha1.AWSAccount{}
+		g.Expect(s.client.Get(ctx, client.ObjectKey{Name: acct}, a)).To(Succeed())
+		a.Spec.Tenancy.AdoptionNamespaces.Names = []string{tenantNS}
+		g.Expect(s.client.Update(ctx, a)).To(Succeed())
+	}, ddbTimeout, ddbPoll).Should(Succeed())
+	adopted := s.eventuallyReady(t, obj)
+	g.Expect(adopted.Status.Adopted).To(BeTrue())
+
+	g.Expect(s.client.Delete(ctx, obj.DeepCopy())).To(Succeed())
+	s.eventuallyGone(t, obj)
+	g.Expect(s.tablesAs(t, suiteKeyA, "us-east-1")).To(ContainElement(name), "an adopted table is deleted only with tether.dev/delete-adopted")
+}
+
+// Item 13 of issue 23: a manager that created the outputs ConfigMap and
+// stopped before recording it finds it again by the owner-uid label it
+// put on it, instead of calling it someone else's for ever; a ConfigMap
+// labelled with another object's UID is still someone else's.
+func TestDynamoDBTableOutputsConfigMapLabelledWithItsUIDIsItsOwn(t *testing.T) {
+	s := startDynamoDB(t)
+	g := NewWithT(t)
+	ctx := context.Background()
+	paused := map[string]string{commonv1alpha1.AnnotationReconcile: commonv1alpha1.ReconcilePaused}
+	obj := newDDBTable("default", ddbName("crashed-outputs"), func(o *awsv1alpha1.DynamoDBTable) {
+		o.Annotations = paused
+		o.Spec.WriteOutputsTo = &awsv1alpha1.OutputsReference{Name: ddbName("crashed-outputs")}
+	})
+	other := newDDBTable("default", ddbName("other-outputs"), func(o *awsv1alpha1.DynamoDBTable) {
+		o.Annotations = paused
+		o.Spec.WriteOutputsTo = &awsv1alpha1.OutputsReference{Name: ddbName("other-outputs")}
+	})
+	s.create(t, obj)
+	s.create(t, other)
+	created := s.get(g, obj)
+	labelled := func(name string, uid string) {
+		g.Expect(s.client.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name,
+			Labels: map[string]string{dynamodb.TagOwnerUID: uid}}, Data: map[string]string{"TABLE_NAME": "stale"}})).To(Succeed())
+	}
+	labelled(obj.Spec.WriteOutputsTo.Name, string(created.UID))
+	labelled(other.Spec.WriteOutputsTo.Name, "00000000-0000-0000-0000-000000000000")
+	for _, o := range []*awsv1alpha1.DynamoDBTable{obj, other} {
+		s.update(t, o, func(o *awsv1alpha1.DynamoDBTable) { delete(o.Annotations, commonv1alpha1.AnnotationReconcile) })
+	}
+
+	ready := s.eventuallyReady(t, obj)
+	g.Expect(ready.Status.Outputs).NotTo(BeNil())
+	cm := s.eventuallyOutputs(t, "default", obj.Spec.WriteOutputsTo.Name, func(g Gomega, data map[string]string) {
+		g.Expect(data).To(HaveKeyWithValue(dynamodb.OutputTableName, obj.Name))
+	})
+	g.Expect(ready.Status.Outputs.UID).To(Equal(string(cm.UID)))
+	g.Eventually(func(g Gomega) string { return ddbCondition(s.get(g, other), "Ready") }, ddbTimeout, ddbPoll).Should(Equal("False/OutputsNotWritten"))
+	g.Expect(conditionMessage(s.get(g, other), "Ready")).To(ContainSubstring("was not created by Tether for this table"))
+	g.Expect(s.configMapData(t, "default", other.Spec.WriteOutputsTo.Name)).To(Equal(map[string]string{"TABLE_NAME": "stale"}))
 }
