@@ -38,6 +38,11 @@ func TestConflictGoesToTheObjectThatHasTheTableThenTheOlder(t *testing.T) {
 	// hold this very table, so it is never taken for "no earlier holder".
 	unresolved := named("e", at(30), "id-2")
 	unresolved.Spec.AccountRef = &awsv1alpha1.AccountReference{Name: "deleted-account"}
+	// One that holds no table can make none while unresolved: no blocker
+	// (else anyone could squat table names from a namespace no account
+	// admits).
+	squatter := named("f", at(-20), "")
+	squatter.Spec.AccountRef = &awsv1alpha1.AccountReference{Name: "deleted-account"}
 
 	cases := []struct {
 		name     string
@@ -50,6 +55,7 @@ func TestConflictGoesToTheObjectThatHasTheTableThenTheOlder(t *testing.T) {
 		{"the one that has the table wins over older ones", []*awsv1alpha1.DynamoDBTable{older, holder}, older, true},
 		{"another region is another table", []*awsv1alpha1.DynamoDBTable{otherRegion, newer}, newer, false},
 		{"a holder whose account cannot be resolved still holds", []*awsv1alpha1.DynamoDBTable{unresolved, older}, older, true},
+		{"an older object that cannot be resolved and holds nothing", []*awsv1alpha1.DynamoDBTable{squatter, older}, older, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

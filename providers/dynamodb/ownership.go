@@ -236,14 +236,19 @@ func (p *Provider) checkConflict(ctx context.Context, ep *endpoint, obj *awsv1al
 			continue
 		}
 		t, err := p.resolve(ctx, other)
-		if err != nil {
-			// Where the other object's table is cannot be told (its account
-			// is missing, refuses its namespace, ...): it may well hold this
-			// very table, so this object touches nothing until it can be.
+		if err != nil && other.Status.TableID != "" {
+			// The other object holds a table of this name, and where it is
+			// cannot be told now (its account is missing, refuses its
+			// namespace, ...): it may well be this very table, so this
+			// object touches nothing until that can be told.
 			return providers.RetryAfter(conflictDelay, ReasonConflict, fmt.Errorf(
-				"DynamoDBTable %s/%s names table %s too, and which account and region it is in cannot be told (%v); "+
-					"this object touches nothing while that one may hold the table",
+				"DynamoDBTable %s/%s holds a table named %s, and which account and region it is in cannot be told (%v); "+
+					"this object touches nothing while that one may hold this table",
 				other.Namespace, other.Name, obj.ResolvedTableName(), err))
+		}
+		if err != nil {
+			// It holds no table, and can make none while unresolved.
+			continue
 		}
 		if t.Region != ep.Region {
 			continue

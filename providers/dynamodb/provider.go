@@ -347,6 +347,8 @@ func (p *Provider) noteMissing(obj *awsv1alpha1.DynamoDBTable) {
 			"table %s was deleted outside Tether; re-creating it from the spec", obj.ResolvedTableName())
 	}
 	obj.Status.TableID = ""
+	obj.Status.Adopted = false
+	obj.Status.AddedReplicaRegions = nil
 	obj.Status.TableArn = ""
 	obj.Status.TableStatus = ""
 	obj.Status.LatestStreamArn = ""
