@@ -46,6 +46,11 @@ func refusal(reason, format string, args ...any) error {
 	return providers.RetryAfter(accountDelay, reason, fmt.Errorf(format, args...))
 }
 
+func isRefusal(err error, reason string) bool {
+	ra, ok := providers.AsRetryAfter(err)
+	return ok && ra.Reason == reason
+}
+
 // mayAdopt says whether obj's namespace may adopt a table of the
 // endpoint's account, and if not, why.
 func (p *Provider) mayAdopt(ctx context.Context, ep *endpoint, obj *awsv1alpha1.DynamoDBTable) (bool, string, error) {

@@ -144,6 +144,19 @@ func TestRestoreSourcesOfAnAccountOnTheModel(t *testing.T) {
 	}
 	f.converge(restoring("team-a", &awsv1alpha1.RestoreSource{BackupArn: aws.ToString(own.BackupDetails.BackupArn)}))
 
+	// A table restored from team-a's outside Tether: team-b cannot claim it
+	// as the work of its own interrupted restore with a create-started note
+	// (annotations are anyone's to write): it may not read that source.
+	claimed := restoring("team-b", fromSource)
+	if _, err := db.RestoreTableToPointInTime(ctx, &dynamodb.RestoreTableToPointInTimeInput{SourceTableArn: aws.String(source.Status.TableArn),
+		TargetTableName: aws.String(claimed.Name), UseLatestRestorableTime: aws.Bool(true)}); err != nil {
+		t.Fatal(err)
+	}
+	claimed.Annotations = map[string]string{commonv1alpha1.AnnotationCreateStarted: "2000-01-01T00:00:00Z"}
+	if _, err := f.pass(claimed); !isTerminalReason(err, ReasonNotOwned) {
+		t.Errorf("a restore of another namespace's table claimed by a note: %v, want %s", err, ReasonNotOwned)
+	}
+
 	// The AWSAccount widens it to any table of the account.
 	acct := &awsv1alpha1.AWSAccount{}
 	if err := f.reader.Get(ctx, client.ObjectKey{Name: "shared"}, acct); err != nil {
