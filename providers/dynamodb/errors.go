@@ -26,6 +26,7 @@ const (
 	ReasonIndexReplacement  = "IndexReplacementNotAllowed"
 	ReasonNotOwned          = "NotOwned"
 	ReasonConflict          = "Conflict"
+	ReasonHolderUnresolved  = "HolderUnresolved"
 	ReasonDeletionProtected = "DeletionProtected"
 	ReasonTableExists       = "TableExists"
 	ReasonImmutableMismatch = "ImmutableMismatch"
