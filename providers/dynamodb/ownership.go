@@ -53,8 +53,9 @@ const (
 //   - or the table carries obj's owner-uid tag, which Tether gives
 //     CreateTable and a restored table right after the restore (read once,
 //     only when nothing else proves ownership);
-//   - or, carrying no owner tag, it was restored from obj's source after
-//     obj recorded that it was about to create it (restoredFor);
+//   - or, carrying no owner tag, it was restored from obj's source, which
+//     obj's namespace may read, after obj recorded that it was about to
+//     create it (restoredFor);
 //   - or obj asks to adopt it, and its AWSAccount lets its namespace adopt.
 //
 // A table that appeared between Observe and CreateTable (ResourceInUse) has
@@ -69,14 +70,23 @@ func (p *Provider) owns(ctx context.Context, ep *endpoint, obj *awsv1alpha1.Dyna
 		return ownedByRecord, "", nil
 	}
 	owner, err := p.ownerTagOf(ctx, ep, obj, d)
-	switch {
-	case err != nil:
+	if err != nil {
 		return notOwned, "", err
-	case owner == string(obj.UID):
+	}
+	if owner == string(obj.UID) {
 		return ownedByTag, "", nil
-	case owner == "" && restoredFor(obj, d):
-		return ownedByRestore, "", nil
-	case obj.Annotations[awsv1alpha1.AnnotationAdopt] != "true":
+	}
+	if owner == "" && restoredFor(obj, d) {
+		// The create-started note is the user's to write too: the record
+		// proves the table only where the namespace may read its source.
+		switch err := p.checkRestoreSource(ctx, ep, obj); {
+		case err == nil:
+			return ownedByRestore, "", nil
+		case !isRefusal(err, ReasonRestoreNotAllowed):
+			return notOwned, "", err
+		}
+	}
+	if obj.Annotations[awsv1alpha1.AnnotationAdopt] != "true" {
 		return notOwned, "", nil
 	}
 	may, why, err := p.mayAdopt(ctx, ep, obj)
