@@ -2,8 +2,10 @@
 // answers the APIs DynamoDB Local lacks, so that the real aws-sdk-go-v2
 // client code of Tether runs against them in tests: global table replicas
 // (UpdateTable ReplicaUpdates), on-demand and warm throughput, continuous
-// backups, resource-based policies, contributor insights, restores, and
-// the Application Auto Scaling calls for DynamoDB. Every other call, and the
+// backups, resource-based policies, contributor insights, on-demand backups
+// (CreateBackup, DescribeBackup) and restores, tagging when asked
+// (Options.Tagging), and the Application Auto Scaling calls for DynamoDB.
+// Every other call, and the
 // parts of a call DynamoDB Local does implement, go to DynamoDB Local.
 //
 // It is a MODEL, not a peer: what it answers comes from AWS's documentation
