@@ -93,7 +93,7 @@ func (p *Provider) readSecondary(ctx context.Context, ep *endpoint, obj *awsv1al
 			}
 			return err
 		}},
-		{featureTags, p.usesTags(obj) || len(obj.Status.ManagedTagKeys) > 0, func() error {
+		{featureTags, p.usesTags(ep, obj) || len(obj.Status.ManagedTagKeys) > 0, func() error {
 			tags, err := listTags(ctx, ep.API, aws.ToString(desc.TableArn))
 			if err == nil {
 				mem.secondary.Tags = tags
