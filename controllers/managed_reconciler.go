@@ -25,7 +25,14 @@ func (r *ManagedReconciler[O]) Reconcile(ctx context.Context, req ctrl.Request) 
 	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
 		r.forget(req)
 		r.stalls.settled(req)
+		if apierrors.IsNotFound(err) {
+			r.writes.forget(req)
+			r.notes.forget(req)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if r.writes.behind(req, obj.GetResourceVersion(), time.Now()) {
+		return ctrl.Result{RequeueAfter: cacheCatchUp}, nil
 	}
 	if !obj.GetDeletionTimestamp().IsZero() {
 		return r.finalize(ctx, req, obj)
@@ -100,7 +107,8 @@ func (r *ManagedReconciler[O]) sync(ctx context.Context, req ctrl.Request, obj O
 		if !obs.Unconfirmed {
 			r.stalls.settled(req)
 		}
-		if changed := markObserved(obj, obs); changed && obs.Available && obs.Reason != "" {
+		changed := markObserved(obj, obs)
+		if obs.Available && obs.Reason != "" && r.notes.announce(req, obj.GetGeneration(), obs.Reason, obs.Message, changed) {
 			r.event(obj, corev1.EventTypeWarning, obs.Reason, "Observe", "%s", obs.Message)
 			log.FromContext(ctx).Info("ready, with a note", "reason", obs.Reason, "note", obs.Message)
 		}
@@ -339,6 +347,10 @@ func (r *ManagedReconciler[O]) writeStatus(ctx context.Context, orig, obj O) err
 	err := r.client.Status().Patch(ctx, obj, client.MergeFrom(orig))
 	if apierrors.IsNotFound(err) {
 		return nil
+	}
+	if err == nil {
+		r.writes.wrote(ctrl.Request{NamespacedName: client.ObjectKeyFromObject(obj)},
+			orig.GetResourceVersion(), obj.GetResourceVersion(), time.Now())
 	}
 	return err
 }
