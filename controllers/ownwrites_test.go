@@ -55,7 +55,7 @@ func TestAPassWokenRightAfterItsWriteReportsTheOutcome(t *testing.T) {
 
 	for i := range 3 { // the race is the cache's: try it a few times
 		widgets.set("pushed", testv1alpha1.WidgetSpec{Size: int32(90 + i), Color: "red"}) // by hand
-		widgets.wake(fetch(g, "pushed"))                                                 // the backend's push
+		widgets.wake(fetch(g, "pushed"))                                                  // the backend's push
 		g.Eventually(func() int32 { s, _ := widgets.get("pushed"); return s.Size }, timeout, poll).Should(Equal(int32(2)))
 		g.Eventually(func(g Gomega) metav1.Condition {
 			return condition(fetch(g, "pushed"), commonv1alpha1.Ready)
