@@ -23,8 +23,8 @@ k8s_ldflags="-X k8s.io/component-base/version.gitVersion=v$k8s_version
 # (one built before the stamping is built again).
 stamped() { # name
 	case $1 in
-	kubectl) "$dest/kubectl" version --client 2>/dev/null | grep -q "v$k8s_version" ;;
-	kube-apiserver) "$dest/kube-apiserver" --version 2>/dev/null | grep -q "v$k8s_version" ;;
+	kubectl) [[ "$("$dest/kubectl" version --client 2>/dev/null)" == *"v$k8s_version"* ]] ;;
+	kube-apiserver) [[ "$("$dest/kube-apiserver" --version 2>/dev/null)" == *"v$k8s_version"* ]] ;;
 	*) true ;;
 	esac
 }
