@@ -57,15 +57,20 @@ func occurrences(g Gomega, name, reason string) int {
 	g.Expect(env.Client.List(context.Background(), list, client.InNamespace("default"))).To(Succeed())
 	n := 0
 	for _, e := range list.Items {
-		if e.Regarding.Name != name || e.Reason != reason {
-			continue
-		}
-		n++
-		if e.Series != nil {
-			n += int(e.Series.Count) - 1
+		if e.Regarding.Name == name && e.Reason == reason {
+			n += occurrencesOf(&e)
 		}
 	}
 	return n
+}
+
+// occurrencesOf is how many times an event happened: once, or its series'
+// count.
+func occurrencesOf(e *eventsv1.Event) int {
+	if e.Series != nil {
+		return int(e.Series.Count)
+	}
+	return 1
 }
 
 // TestANoteIsAnnouncedOncePerGeneration: a match with a note (a bulb that

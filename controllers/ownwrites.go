@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -17,55 +18,69 @@ const cacheCatchUp = 20 * time.Millisecond
 // reconnecting may take that long; the next resync corrects the rest).
 const cacheLagLimit = 10 * time.Second
 
-// ownWrites keeps, per object, the resourceVersion its last status write
-// replaced. A pass reads the object from the manager's cache, which shows
-// that write a moment after the API server took it; a pass that starts in
-// that moment (a provider waking the object right after a write it sent)
-// would decide from the copy before the write. Its status then equals that
-// stale copy, so it writes nothing, and the status keeps saying what the
-// write before said ("Updating") until the next resync. Such a pass waits
-// for the cache instead.
+// ownWrites keeps, per object, the resourceVersions its last writes
+// replaced (the finalizer, the status). A pass reads the object from the
+// manager's cache, which shows a write a moment after the API server took
+// it; a pass that starts in that moment (a provider waking the object
+// right after a write it sent) would decide from the copy before the
+// write. Its status then equals that stale copy, so it writes nothing, and
+// the status keeps saying what the write before said ("Updating") until
+// the next resync; a deletion would run, and be announced, twice. Such a
+// pass waits for the cache instead.
 type ownWrites struct {
 	mu       sync.Mutex
-	replaced map[ctrl.Request]replacedVersion
+	versions map[ctrl.Request]replacedVersions
 }
 
-// replacedVersion is the resourceVersion a status write replaced, and until
-// when a copy at that version is waited out.
-type replacedVersion struct {
-	resourceVersion string
-	until           time.Time
+// replacedVersions are the resourceVersions writes replaced since the cache
+// last showed the object as written, and until when a copy at one of them
+// is waited out.
+type replacedVersions struct {
+	versions []string
+	until    time.Time
 }
 
 func newOwnWrites() *ownWrites {
-	return &ownWrites{replaced: map[ctrl.Request]replacedVersion{}}
+	return &ownWrites{versions: map[ctrl.Request]replacedVersions{}}
 }
 
 // wrote records a status write that turned resourceVersion before into
 // after. A write the API server found empty (before == after) replaced
 // nothing.
 func (w *ownWrites) wrote(req ctrl.Request, before, after string, now time.Time) {
-	if before == "" || before == after {
+	if before != after {
+		w.replaced(req, before, now)
+	}
+}
+
+// replaced records that a write changed the object the cache had at
+// resourceVersion before.
+func (w *ownWrites) replaced(req ctrl.Request, before string, now time.Time) {
+	if before == "" {
 		return
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.replaced[req] = replacedVersion{resourceVersion: before, until: now.Add(cacheLagLimit)}
+	r := w.versions[req]
+	r.versions = append(r.versions, before)
+	r.until = now.Add(cacheLagLimit)
+	w.versions[req] = r
 }
 
 // behind reports whether a cached copy at resourceVersion predates the
-// object's last status write (and the wait for it has not run out).
+// object's last write (and the wait for it has not run out). A copy at any
+// other version is the cache caught up: the record goes.
 func (w *ownWrites) behind(req ctrl.Request, resourceVersion string, now time.Time) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	r, ok := w.replaced[req]
+	r, ok := w.versions[req]
 	if !ok {
 		return false
 	}
-	if r.resourceVersion == resourceVersion && now.Before(r.until) {
+	if slices.Contains(r.versions, resourceVersion) && now.Before(r.until) {
 		return true
 	}
-	delete(w.replaced, req)
+	delete(w.versions, req)
 	return false
 }
 
@@ -73,5 +88,5 @@ func (w *ownWrites) behind(req ctrl.Request, resourceVersion string, now time.Ti
 func (w *ownWrites) forget(req ctrl.Request) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	delete(w.replaced, req)
+	delete(w.versions, req)
 }

@@ -1,13 +1,17 @@
 package controllers
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	testv1alpha1 "github.com/tether-dev/tether/internal/testkind/v1alpha1"
@@ -38,6 +42,14 @@ func TestOwnWritesBehind(t *testing.T) {
 			}
 		})
 	}
+	// Two writes in one pass (the finalizer, then the status): a copy
+	// before either is behind, until the cache shows the last.
+	w := newOwnWrites()
+	w.wrote(req, "10", "11", now)
+	w.wrote(req, "11", "12", now)
+	if !w.behind(req, "10", now) || !w.behind(req, "11", now) || w.behind(req, "12", now) || w.behind(req, "10", now) {
+		t.Error("two writes: want 10 and 11 behind until 12 is seen, then nothing")
+	}
 }
 
 // TestAPassWokenRightAfterItsWriteReportsTheOutcome: a backend that wakes
@@ -62,4 +74,38 @@ func TestAPassWokenRightAfterItsWriteReportsTheOutcome(t *testing.T) {
 		}, 5*time.Second, poll).Should(And(HaveField("Status", metav1.ConditionTrue), HaveField("Reason", ReasonAvailable)),
 			"correction %d: Ready does not report the corrected widget", i+1)
 	}
+}
+
+// TestADeletionIsAnnouncedOnceInTheProvidersWords: a backend that wakes
+// the object once its delete is done (a bridge's sender, after switching a
+// bulb off) starts a pass before the cache shows the finalizer gone; that
+// pass must not delete and announce the deletion again. The event says
+// what the provider did (providers.DeleteDescriber).
+func TestADeletionIsAnnouncedOnceInTheProvidersWords(t *testing.T) {
+	g := NewWithT(t)
+	widgets.wakeOnWrite("gone-once", true)
+	t.Cleanup(func() { widgets.wakeOnWrite("gone-once", false) })
+	w := newWidget("gone-once", 4, nil)
+	create(t, w)
+	waitReady(t, "gone-once")
+	g.Expect(env.Client.Delete(context.Background(), w)).To(Succeed())
+	g.Eventually(func() error {
+		return env.Client.Get(context.Background(), client.ObjectKeyFromObject(w), &testv1alpha1.Widget{})
+	}, timeout, poll).Should(Satisfy(apierrors.IsNotFound))
+	deleted := func(g Gomega) []string {
+		list := &eventsv1.EventList{}
+		g.Expect(env.Client.List(context.Background(), list, client.InNamespace("default"))).To(Succeed())
+		var notes []string
+		for _, e := range list.Items {
+			if e.Regarding.Name == "gone-once" && e.Reason == ReasonDeleted {
+				for range occurrencesOf(&e) {
+					notes = append(notes, e.Note)
+				}
+			}
+		}
+		return notes
+	}
+	g.Eventually(deleted, timeout, poll).Should(Equal([]string{"removed widget gone-once of size 4"}))
+	g.Consistently(deleted, 2*time.Second, 200*time.Millisecond).Should(HaveLen(1), "the deletion was announced twice")
+	g.Expect(widgets.count("gone-once", "Delete")).To(Equal(1), "deleted twice")
 }

@@ -227,7 +227,15 @@ func (p *widgetProvider) Delete(_ context.Context, w *testv1alpha1.Widget) error
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.external, w.Name)
+	if p.wakeAfterWrite[w.Name] {
+		p.wakes <- event.GenericEvent{Object: w.DeepCopy()}
+	}
 	return nil
+}
+
+// DescribeDelete is the optional providers.DeleteDescriber.
+func (p *widgetProvider) DescribeDelete(w *testv1alpha1.Widget) string {
+	return fmt.Sprintf("removed widget %s of size %d", w.Name, w.Spec.Size)
 }
 
 // Test helpers.

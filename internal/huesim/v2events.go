@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 )
@@ -184,7 +185,27 @@ func (b *Bridge) flushEvents() bool {
 			c.close() // too slow a reader: the bridge drops it
 		}
 	}
+	if len(h.clients) > 0 {
+		b.watch.pushed(Push{At: time.Now(), LightIDs: pushedLights(containers)})
+	}
 	return true
+}
+
+// pushedLights lists the v1 ids of the lights whose resource a message's
+// containers carry.
+func pushedLights(containers []map[string]any) []string {
+	var ids []string
+	for _, c := range containers {
+		items, _ := c["data"].([]any)
+		for _, it := range items {
+			r, _ := it.(resource)
+			idV1, _ := r["id_v1"].(string)
+			if r["type"] == "light" && strings.HasPrefix(idV1, "/lights/") {
+				ids = append(ids, strings.TrimPrefix(idV1, "/lights/"))
+			}
+		}
+	}
+	return ids
 }
 
 func indexResources(list []resource) map[string]resource {
