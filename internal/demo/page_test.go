@@ -388,8 +388,10 @@ func checkScreens(ctx context.Context, t *testing.T, g *WithT, page *browsertest
 		sizes = append(sizes, checkBulbsFillTheWidth(ctx, t, g, page))
 	}
 	g.Expect(sizes[1]/sizes[0]).To(BeNumerically(">=", 1.4), "the bulbs' names do not grow from 1280 to 1920 wide")
-	g.Expect(page.SetViewport(ctx, 1440, 900)).To(Succeed()) // a laptop's screen
-	checkFits(ctx, t, g, page, 1440, 900)
+	for _, laptop := range [][2]int{{1400, 900}, {1440, 900}} { // the header wrapped its title at 1400
+		g.Expect(page.SetViewport(ctx, laptop[0], laptop[1])).To(Succeed())
+		checkFits(ctx, t, g, page, laptop[0], laptop[1])
+	}
 	g.Expect(page.SetViewport(ctx, 1280, 720)).To(Succeed())
 }
 
