@@ -156,6 +156,7 @@ func (b *Bridge) runEvents(stop chan struct{}) {
 // reports whether it sent one.
 func (b *Bridge) flushEvents() bool {
 	b.mu.Lock()
+	at := time.Now() // the state the message carries is as of now
 	hung := b.conn.hang
 	now := indexResources(b.v2Resources())
 	b.mu.Unlock()
@@ -186,7 +187,7 @@ func (b *Bridge) flushEvents() bool {
 		}
 	}
 	if len(h.clients) > 0 {
-		b.watch.pushed(Push{At: time.Now(), LightIDs: pushedLights(containers)})
+		b.watch.pushed(Push{At: at, LightIDs: pushedLights(containers)})
 	}
 	return true
 }

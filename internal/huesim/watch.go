@@ -17,8 +17,9 @@ type watchers struct {
 }
 
 // Push is one message of the CLIP v2 event stream as the bridge sent it to
-// its streams' clients: when, and the lights (by v1 id) whose state it
-// carries.
+// its streams' clients: the moment of the state it carries (a change made
+// after that is in a later message), and the lights (by v1 id) whose state
+// it carries.
 type Push struct {
 	At       time.Time
 	LightIDs []string

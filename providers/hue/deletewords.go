@@ -2,6 +2,7 @@ package hue
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -28,6 +29,8 @@ func (e *LightExternal) DescribeDelete(l *huev1alpha1.HueLight) string {
 		return fmt.Sprintf("let go; it never drove a bulb (%q)", l.Spec.Name)
 	case conflicted(l.Status.Conditions):
 		return fmt.Sprintf("let go; bulb %q is driven by another HueLight", l.Spec.Name)
+	case readyReasonIn(l.Status.Conditions, ReasonLightNotFound, ReasonBridgeNotFound, ReasonNotPaired, ReasonNamespaceNotAllowed):
+		return fmt.Sprintf("let go; there was no bulb %q to switch off", l.Spec.Name)
 	case l.Spec.OnDelete == huev1alpha1.DeletionKeep:
 		return fmt.Sprintf("let go of bulb %q, left as it was (onDelete: Keep)", l.Spec.Name)
 	}
@@ -65,6 +68,11 @@ func (e *SceneExternal) DescribeDelete(sc *huev1alpha1.HueScene) string {
 // conflicted: Ready said another object drives the same lights, so deleting
 // this one sent nothing to them.
 func conflicted(conditions []metav1.Condition) bool {
+	return readyReasonIn(conditions, ReasonConflict)
+}
+
+// readyReasonIn: Ready's reason is one of reasons.
+func readyReasonIn(conditions []metav1.Condition, reasons ...string) bool {
 	ready := meta.FindStatusCondition(conditions, commonv1alpha1.Ready)
-	return ready != nil && ready.Reason == ReasonConflict
+	return ready != nil && slices.Contains(reasons, ready.Reason)
 }

@@ -39,6 +39,8 @@ func TestDeleteIsDescribedAsItHappened(t *testing.T) {
 		{"a bulb another HueLight drives", (&LightExternal{}).DescribeDelete(light("1", "", readyReason(ReasonConflict))),
 			`let go; bulb "hallway" is driven by another HueLight`},
 		{"no bulb", (&LightExternal{}).DescribeDelete(light("", "", nil)), `let go; it never drove a bulb ("hallway")`},
+		{"a bulb gone from the bridge", (&LightExternal{}).DescribeDelete(light("1", "", readyReason(ReasonLightNotFound))),
+			`let go; there was no bulb "hallway" to switch off`},
 		{"an adopted room", (&GroupExternal{}).DescribeDelete(group("3", false, "", GroupRoom)),
 			`switched its lights off; room "Living room" stays on the bridge, as the Hue app made it`},
 		{"a zone Tether created, lights kept", (&GroupExternal{}).DescribeDelete(group("4", true, huev1alpha1.DeletionKeep, GroupZone)),
