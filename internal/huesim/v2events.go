@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 )
@@ -164,6 +165,7 @@ func (b *Bridge) runEvents(stop chan struct{}) {
 // reports whether it sent one.
 func (b *Bridge) flushEvents() bool {
 	b.mu.Lock()
+	at := time.Now() // the state the message carries is as of now
 	hung := b.conn.hang
 	now := indexResources(b.v2Resources())
 	b.mu.Unlock()
@@ -193,7 +195,27 @@ func (b *Bridge) flushEvents() bool {
 			c.close() // too slow a reader: the bridge drops it
 		}
 	}
+	if len(h.clients) > 0 {
+		b.watch.pushed(Push{At: at, LightIDs: pushedLights(containers)})
+	}
 	return true
+}
+
+// pushedLights lists the v1 ids of the lights whose resource a message's
+// containers carry.
+func pushedLights(containers []map[string]any) []string {
+	var ids []string
+	for _, c := range containers {
+		items, _ := c["data"].([]any)
+		for _, it := range items {
+			r, _ := it.(resource)
+			idV1, _ := r["id_v1"].(string)
+			if r["type"] == "light" && strings.HasPrefix(idV1, "/lights/") {
+				ids = append(ids, strings.TrimPrefix(idV1, "/lights/"))
+			}
+		}
+	}
+	return ids
 }
 
 func indexResources(list []resource) map[string]resource {

@@ -132,3 +132,16 @@ func deleteCalls(obj *awsv1alpha1.DynamoDBTable) int {
 	}
 	return 2
 }
+
+// DescribeDelete says what deleting obj did to its table, for the Deleted
+// event (providers.DeleteDescriber).
+func (p *Provider) DescribeDelete(obj *awsv1alpha1.DynamoDBTable) string {
+	name := obj.ResolvedTableName()
+	if ready := meta.FindStatusCondition(obj.Status.Conditions, commonv1alpha1.Ready); ready != nil && ready.Reason == ReasonConflict {
+		return fmt.Sprintf("let go of table %s; another DynamoDBTable manages it", name)
+	}
+	if obj.Spec.DeletionPolicy == awsv1alpha1.DeletionPolicyRetain {
+		return fmt.Sprintf("let go of table %s; it stays in DynamoDB (deletionPolicy: Retain)", name)
+	}
+	return fmt.Sprintf("deleted table %s", name)
+}

@@ -280,7 +280,7 @@ func (p *Provider) Update(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, d
 		p.clients.invalidateCredentials(ep, err)
 		if feature, lacks := endpointLacks(step, err); lacks {
 			p.markUnsupported(ep, obj, feature, err)
-			return providers.Pending(time.Second, "FeatureUnsupported", "the endpoint does not support %s: %v", feature, err)
+			return providers.Pending(time.Second, "FeatureUnsupported", "the endpoint does not support %s: %v", feature, stable(err))
 		}
 		return classify(err)
 	}

@@ -326,6 +326,13 @@ func TestUnsupportedFeaturesAreReportedNotRetried(t *testing.T) {
 	if f.events.count("FeatureUnsupported") != 3 {
 		t.Errorf("FeatureUnsupported events = %d, want one per feature", f.events.count("FeatureUnsupported"))
 	}
+	// The Guarantees: no AWS request id in an event (DynamoDB Local's
+	// answers carry one, as AWS's do).
+	for _, note := range f.events.notesOf("FeatureUnsupported") {
+		if strings.Contains(note, "RequestID") || !strings.Contains(note, "(DynamoDB ") {
+			t.Errorf("event note %q: want the error code without the request id", note)
+		}
+	}
 }
 
 func TestValidationExceptionIsTerminal(t *testing.T) {

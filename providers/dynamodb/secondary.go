@@ -219,7 +219,7 @@ func (p *Provider) warnUnsupported(ep *endpoint, obj *awsv1alpha1.DynamoDBTable,
 	mem.warned[feature] = true
 	why := "it lacks the API"
 	if err != nil {
-		why = err.Error()
+		why = stable(err).Error() // without the request id, which no event may carry
 	}
 	p.event(obj, corev1.EventTypeWarning, "FeatureUnsupported", "Observe",
 		"the DynamoDB endpoint for %s does not support spec.%s (%s); it is left out and the rest of the table is managed",

@@ -482,10 +482,12 @@ var v1Refusals = map[int]bool{
 // decodeAnswer reads a success/error answer array, one entry per attribute:
 // successes into Accepted (sent holds the values an echo that cannot be
 // read stands for), per-attribute errors into Refused, and the first other
-// error as the request's error.
+// error as the request's error. A DELETE's success is a string instead
+// ("/groups/4 deleted.", "/scenes/<id> deleted": the v1 API documentation's
+// answers, as in huego's tests): it accepts no attribute.
 func decodeAnswer(status int, body []byte, sent StateBody) (Result, error) {
 	var items []struct {
-		Success map[string]json.RawMessage `json:"success"`
+		Success successEntry `json:"success"`
 		Error   *struct {
 			Type        int    `json:"type"`
 			Address     string `json:"address"`
@@ -512,6 +514,19 @@ func decodeAnswer(status int, body []byte, sent StateBody) (Result, error) {
 		return Result{}, &ProtocolError{Detail: fmt.Sprintf("HTTP %d without an error in the body", status)}
 	}
 	return res, nil
+}
+
+// successEntry is an answer's success: the attributes it set, by address,
+// or none for a deletion's confirmation (a string).
+type successEntry map[string]json.RawMessage
+
+func (e *successEntry) UnmarshalJSON(data []byte) error {
+	var confirmation string
+	if json.Unmarshal(data, &confirmation) == nil {
+		*e = nil
+		return nil
+	}
+	return json.Unmarshal(data, (*map[string]json.RawMessage)(e))
 }
 
 // attribute is the attribute an answer's address names

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -30,6 +32,10 @@ func TestDecodeAnswer(t *testing.T) {
 		{"overload", 503, `[{"error":{"type":901,"address":"/lights/1/state","description":"Internal error, 503"}}]`, 901},
 		{"html from a proxy", 502, `<html>bad gateway</html>`, -1},
 		{"503 without error array", 503, `[]`, -1},
+		// DELETE answers success with a string (huego's test data, from the
+		// v1 API documentation).
+		{"a group deleted", 200, `[{"success":"/groups/4 deleted."}]`, 0},
+		{"a scene deleted", 200, `[{"success":"/scenes/3T2SvsxvwteNNys deleted"}]`, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -75,6 +81,43 @@ func TestClassify(t *testing.T) {
 			ra, ok := providers.AsRetryAfter(err)
 			if !ok || ra.Reason != tc.wantReason || ra.Delay <= 0 {
 				t.Fatalf("want retry-after %s, got %#v", tc.wantReason, err)
+			}
+		})
+	}
+}
+
+// TestUnreachableSaysItInAFewWords: every object on a bridge that does not
+// answer carries the same message in its conditions and events; it names
+// the bridge and the cause, not the request URL and the layers of the Go
+// error, which stay underneath for errors.Is.
+func TestUnreachableSaysItInAFewWords(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedPort := ln.Addr().String()
+	_ = ln.Close()
+	_, dialErr := (&http.Client{Timeout: time.Second}).Get("https://" + closedPort + "/clip/v2/resource")
+	cases := []struct {
+		name string
+		err  error
+		want string
+		is   error
+	}{
+		{"a closed port, over real HTTP", dialErr, "bridge home is unreachable: connection refused", syscall.ECONNREFUSED},
+		{"connection refused", &url.Error{Op: "Get", URL: "https://h/clip/v2/resource", Err: &net.OpError{Op: "dial", Net: "tcp",
+			Err: &os.SyscallError{Syscall: "connect", Err: syscall.ECONNREFUSED}}}, "bridge home is unreachable: connection refused", syscall.ECONNREFUSED},
+		{"no answer in time", &url.Error{Op: "Get", URL: "https://h/api/u/lights", Err: context.DeadlineExceeded},
+			"bridge home is unreachable: no answer in time", context.DeadlineExceeded},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := classify("home", tc.err)
+			if err.Error() != tc.want {
+				t.Errorf("message %q, want %q", err.Error(), tc.want)
+			}
+			if !errors.Is(err, tc.is) {
+				t.Errorf("%v is not %v underneath", err, tc.is)
 			}
 		})
 	}
