@@ -138,15 +138,7 @@ func setCondition(obj Managed, conditionType string, ok bool, reason, message st
 		Type:               conditionType,
 		Status:             status,
 		Reason:             reason,
-		Message:            truncate(message, 32*1024),
+		Message:            providers.Truncate(message),
 		ObservedGeneration: obj.GetGeneration(),
 	})
-}
-
-// truncate keeps a long backend message within the API's condition limit.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n-3] + "..."
 }

@@ -52,6 +52,7 @@ func setupDynamoDBTable(mgr ctrl.Manager, cfg Config) error {
 		},
 		SecondaryReadInterval: cfg.DynamoDBSecondaryReadInterval,
 		RequireAccount:        cfg.AWSRequireAccount,
+		OperatorNamespace:     cfg.OperatorNamespace,
 		DefaultTags:           cfg.DynamoDBDefaultTags,
 	})
 	return err

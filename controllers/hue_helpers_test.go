@@ -144,7 +144,8 @@ func newHueEnvWithBridge(t *testing.T, name string, paired bool, opts huesim.Opt
 }
 
 // newHueEnvOn is newHueEnvWith on an API: V1 at the simulator's HTTP
-// address, V2 at its HTTPS address with its test CA as caBundle. The
+// address, V2 at its HTTPS address with its test CA as caBundle (each as
+// spec.apiVersion). The
 // bridge's name gets the API, so that both runs of a test differ.
 func newHueEnvOn(t *testing.T, api, name string, paired bool, opts huesim.Options) *hueEnv {
 	t.Helper()
@@ -176,7 +177,12 @@ func newHueEnvOnWith(t *testing.T, api, name string, paired bool, opts huesim.Op
 			PollInterval:         &metav1.Duration{Duration: huePollInterval},
 		},
 	}
-	if api == hue.APIV2 {
+	switch api {
+	case hue.APIV1:
+		// As asked: apiVersion Auto on plain v1 is Ready with a note
+		// (TestHueV2AutoPicksV2).
+		b.Spec.APIVersion = huev1alpha1.APIV1
+	case hue.APIV2:
 		b.Spec.Address, b.Spec.APIVersion, b.Spec.CABundle = sim.TLSAddr(), huev1alpha1.APIV2, string(sim.CACertPEM())
 	}
 	if change != nil {
@@ -186,10 +192,12 @@ func newHueEnvOnWith(t *testing.T, api, name string, paired bool, opts huesim.Op
 	return h
 }
 
+// writeSecret stores a username as a person would, with the id of the
+// bridge it belongs to.
 func (h *hueEnv) writeSecret(user string) {
 	s := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: hueSecretsNS, Name: h.secret},
-		Data:       map[string][]byte{huev1alpha1.CredentialsKey: []byte(user)},
+		Data:       map[string][]byte{huev1alpha1.CredentialsKey: []byte(user), huev1alpha1.BridgeIDKey: []byte(h.sim.BridgeID())},
 	}
 	NewWithT(h.t).Expect(h.c.Create(context.Background(), s)).To(Succeed())
 }

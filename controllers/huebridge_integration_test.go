@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,6 +60,8 @@ func TestHueBridgePairing(t *testing.T) {
 		username := string(secret.Data[huev1alpha1.CredentialsKey])
 		g.Expect(username).NotTo(BeEmpty())
 		g.Expect(secret.Data[huev1alpha1.ClientKeyKey]).NotTo(BeEmpty(), "the client key is stored beside the username")
+		g.Expect(strings.EqualFold(string(secret.Data[huev1alpha1.BridgeIDKey]), h.sim.BridgeID())).To(BeTrue(),
+			"the id of the bridge that issued the username is stored beside it: %q", secret.Data[huev1alpha1.BridgeIDKey])
 		g.Eventually(func(g Gomega) string {
 			return readyReason(h.hueBridge(g).Status.Conditions, "Ready")
 		}, hueTimeout, huePoll).Should(Equal("True/Available"))
@@ -111,7 +114,8 @@ func TestHueWrongCredentials(t *testing.T) {
 
 // TestHueHandMadeSecretFilledInIsPickedUp: a Secret someone made without a
 // username is refused (CredentialsSecretNotOwned: Tether never writes into
-// it, nor pairs); once its username is put in, the HueBridge binds with it
+// it, nor pairs); once its username (and the bridge's id, which a
+// hand-made Secret must name) is put in, the HueBridge binds with it
 // at its next look, within the link button's cadence (15 s), not after the
 // minute it used to wait. Tether watches no Secrets, so only that look can
 // see the change.
@@ -129,7 +133,7 @@ func TestHueHandMadeSecretFilledInIsPickedUp(t *testing.T) {
 		if err := h.c.Get(ctx, client.ObjectKey{Namespace: hueSecretsNS, Name: h.secret}, &s); err != nil {
 			return err
 		}
-		s.Data = map[string][]byte{huev1alpha1.CredentialsKey: []byte(hueUser)}
+		s.Data = map[string][]byte{huev1alpha1.CredentialsKey: []byte(hueUser), huev1alpha1.BridgeIDKey: []byte(h.sim.BridgeID())}
 		return h.c.Update(ctx, &s)
 	}, hueTimeout, huePoll).Should(Succeed())
 	g.Eventually(func(g Gomega) []string {

@@ -26,7 +26,8 @@ import (
 // bridge id, and changes arrive by events; at a bridge's plain HTTP address
 // Auto speaks v1 and no certificate is involved.
 func TestHueV2AutoPicksV2(t *testing.T) {
-	plain := newHueEnv(t, "auto-http", true, "hallway") // Auto by default
+	plain := newHueEnvWithBridge(t, "auto-http", true, huesim.Options{Lights: []string{"hallway"}},
+		func(s *huev1alpha1.HueBridgeSpec) { s.APIVersion = huev1alpha1.APIAuto })
 	h := newHueEnvOn(t, hue.APIV2, "auto-https", true, huesim.Options{Lights: []string{"hallway"}})
 	g := NewWithT(t)
 	ctx := context.Background()
@@ -56,12 +57,32 @@ func TestHueV2AutoPicksV2(t *testing.T) {
 		g.Expect(st.EventStream.State).To(Equal(hue.StreamConnected))
 	}, hueTimeout, huePoll).Should(Succeed())
 	g.Eventually(func(g Gomega) bool { return h.bulb(g, "hallway").On }, hueTimeout, huePoll).Should(BeTrue())
+	g.Expect(h.hueBridge(g).Status.VerifiedV2BridgeID).To(Equal(h.hueBridge(g).Status.BridgeID), "verified over v2: recorded")
+	// Plain v1, because Auto found no v2: Ready, with a note and one
+	// Warning event saying the username travels in clear.
 	g.Eventually(func(g Gomega) {
-		st := status(plain, g)
-		g.Expect(st.API).To(Equal(huev1alpha1.APIV1))
-		g.Expect(st.Certificate.Check).To(Equal(hue.CertificateNone))
-		g.Expect(st.EventStream).To(BeNil())
+		b := plain.hueBridge(g)
+		g.Expect(readyReason(b.Status.Conditions, "Ready")).To(Equal("True/" + hue.ReasonPlainV1))
+		g.Expect(b.Status.API).To(Equal(huev1alpha1.APIV1))
+		g.Expect(b.Status.Certificate.Check).To(Equal(hue.CertificateNone))
+		g.Expect(b.Status.EventStream).To(BeNil())
+		g.Expect(b.Status.VerifiedV2BridgeID).To(BeEmpty())
 	}, hueTimeout, huePoll).Should(Succeed())
+	g.Expect(meta.FindStatusCondition(plain.hueBridge(g).Status.Conditions, "Ready").Message).To(ContainSubstring("unencrypted"))
+	g.Expect(warningsFor(g, plain, hue.ReasonPlainV1)).To(Equal(1), "one Warning event names the plain v1")
+}
+
+// warningsFor counts the Warning events with reason about h's HueBridge.
+func warningsFor(g Gomega, h *hueEnv, reason string) int {
+	var events eventsv1.EventList
+	g.Expect(h.c.List(context.Background(), &events)).To(Succeed())
+	n := 0
+	for _, e := range events.Items {
+		if e.Regarding.Name == h.bridge && e.Reason == reason && e.Type == "Warning" {
+			n++
+		}
+	}
+	return n
 }
 
 // TestHueV2CertificateRefused: a bridge whose certificate names another
@@ -79,6 +100,7 @@ func TestHueV2CertificateRefused(t *testing.T) {
 	}, hueTimeout, huePoll).Should(Equal("False/" + hue.ReasonCertificateMismatch))
 	msg := meta.FindStatusCondition(impostor.hueBridge(g).Status.Conditions, "Ready").Message
 	g.Expect(msg).To(ContainSubstring(`names bridge "001788fffe0000ff"`))
+	g.Expect(impostor.sim.CredentialedRequests()).To(BeZero(), "the key went out before the certificate's id was checked")
 	impostor.eventuallyLightReady("entrance", "desk", "False/"+hue.ReasonCertificateMismatch)
 
 	// Another CA than the bridge's.
@@ -120,15 +142,7 @@ func TestHueV2CertificateRefused(t *testing.T) {
 	}, hueTimeout, huePoll).Should(Equal("True/" + hue.ReasonInsecureTLS))
 	g.Expect(impostor.hueBridge(g).Status.Certificate.Check).To(Equal(hue.CertificateSkipped))
 	g.Eventually(func(g Gomega) bool { return impostor.bulb(g, "desk").On }, hueTimeout, huePoll).Should(BeTrue())
-	var events eventsv1.EventList
-	g.Expect(impostor.c.List(ctx, &events)).To(Succeed())
-	warnings := 0
-	for _, e := range events.Items {
-		if e.Regarding.Name == impostor.bridge && e.Reason == hue.ReasonInsecureTLS && e.Type == "Warning" {
-			warnings++
-		}
-	}
-	g.Expect(warnings).To(Equal(1), "one Warning event names the opt-in")
+	g.Expect(warningsFor(g, impostor, hue.ReasonInsecureTLS)).To(Equal(1), "one Warning event names the opt-in")
 }
 
 // TestHueV2StreamDroppedAndResumed: the bridge drops its event stream and

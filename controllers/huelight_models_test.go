@@ -255,17 +255,20 @@ func TestHueStallBreaker(t *testing.T) {
 }
 
 // TestHueTwoHueBridgesOnOneBridge: two HueBridge objects name one bridge
-// (by two addresses): one session serves both, so the bridge is read once
-// per interval, and a HueLight through either sees the other's claim.
+// (at one address: over plain v1 the address is all that proves a bridge,
+// identity.go): one session serves both, so the bridge is read once per
+// interval, and a HueLight through either sees the other's claim. The
+// second uses the first one's Secret, so it names the bridge's id.
 func TestHueTwoHueBridgesOnOneBridge(t *testing.T) {
 	h := newHueEnv(t, "front", true, "desk")
 	g := NewWithT(t)
 	ctx := context.Background()
-	_, port, _ := strings.Cut(h.sim.Addr(), ":")
 	back := &huev1alpha1.HueBridge{
 		ObjectMeta: metav1.ObjectMeta{Name: "back"},
 		Spec: huev1alpha1.HueBridgeSpec{
-			Address:              "localhost:" + port,
+			Address:              h.sim.Addr(),
+			APIVersion:           huev1alpha1.APIV1,
+			BridgeID:             h.sim.BridgeID(),
 			CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: hueSecretsNS, Name: h.secret},
 			PollInterval:         &metav1.Duration{Duration: huePollInterval},
 		},

@@ -109,6 +109,8 @@ type ManagedReconciler[O Managed] struct {
 	backoffs     *backoffs
 	terminal     *terminalGate
 	stalls       *stallBreaker
+	writes       *ownWrites
+	notes        *announcedNotes
 }
 
 // NewManagedReconciler wires a provider for kind into the generic reconciler
@@ -131,6 +133,8 @@ func NewManagedReconciler[O Managed](c client.Client, recorder events.EventRecor
 		backoffs:     newBackoffs(kind),
 		terminal:     newTerminalGate(),
 		stalls:       newStallBreaker(opts.StallAfter),
+		writes:       newOwnWrites(),
+		notes:        newAnnouncedNotes(),
 	}
 }
 

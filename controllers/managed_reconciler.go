@@ -25,7 +25,14 @@ func (r *ManagedReconciler[O]) Reconcile(ctx context.Context, req ctrl.Request) 
 	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
 		r.forget(req)
 		r.stalls.settled(req)
+		if apierrors.IsNotFound(err) {
+			r.writes.forget(req)
+			r.notes.forget(req)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if r.writes.behind(req, obj.GetResourceVersion(), time.Now()) {
+		return ctrl.Result{RequeueAfter: cacheCatchUp}, nil
 	}
 	if !obj.GetDeletionTimestamp().IsZero() {
 		return r.finalize(ctx, req, obj)
@@ -100,7 +107,8 @@ func (r *ManagedReconciler[O]) sync(ctx context.Context, req ctrl.Request, obj O
 		if !obs.Unconfirmed {
 			r.stalls.settled(req)
 		}
-		if changed := markObserved(obj, obs); changed && obs.Available && obs.Reason != "" {
+		changed := markObserved(obj, obs)
+		if obs.Available && obs.Reason != "" && r.notes.announce(req, obj.GetGeneration(), obs.Reason, obs.Message, changed) {
 			r.event(obj, corev1.EventTypeWarning, obs.Reason, "Observe", "%s", obs.Message)
 			log.FromContext(ctx).Info("ready, with a note", "reason", obs.Reason, "note", obs.Message)
 		}
@@ -278,10 +286,21 @@ func (r *ManagedReconciler[O]) finalize(ctx context.Context, req ctrl.Request, o
 		}
 		return result, handled
 	}
-	r.event(obj, corev1.EventTypeNormal, ReasonDeleted, "Delete", "the external resource is gone")
+	r.event(obj, corev1.EventTypeNormal, ReasonDeleted, "Delete", "%s", r.describeDelete(obj))
 	r.forget(req)
 	r.stalls.settled(req)
 	return ctrl.Result{}, r.removeFinalizer(ctx, obj)
+}
+
+// describeDelete words what the deletion did outside: the provider's words
+// (providers.DeleteDescriber), or the generic ones.
+func (r *ManagedReconciler[O]) describeDelete(obj O) string {
+	if d, ok := r.connector.(providers.DeleteDescriber[O]); ok {
+		if words := d.DescribeDelete(obj); words != "" {
+			return words
+		}
+	}
+	return "the external resource is gone"
 }
 
 // deleteExternal connects and deletes.
@@ -301,9 +320,14 @@ func (r *ManagedReconciler[O]) ensureFinalizer(ctx context.Context, obj O) error
 	if controllerutil.ContainsFinalizer(obj, Finalizer) {
 		return nil
 	}
+	before := obj.GetResourceVersion()
 	patch := client.MergeFromWithOptions(obj.DeepCopyObject().(O), client.MergeFromWithOptimisticLock{})
 	controllerutil.AddFinalizer(obj, Finalizer)
-	return r.client.Patch(ctx, obj, patch)
+	if err := r.client.Patch(ctx, obj, patch); err != nil {
+		return err
+	}
+	r.writes.replaced(ctrl.Request{NamespacedName: client.ObjectKeyFromObject(obj)}, before, time.Now())
+	return nil
 }
 
 // recordCreateStart notes on the object, before the create, that Tether is
@@ -323,9 +347,19 @@ func (r *ManagedReconciler[O]) recordCreateStart(ctx context.Context, obj O) err
 }
 
 func (r *ManagedReconciler[O]) removeFinalizer(ctx context.Context, obj O) error {
+	before := obj.GetResourceVersion()
 	patch := client.MergeFromWithOptions(obj.DeepCopyObject().(O), client.MergeFromWithOptimisticLock{})
 	controllerutil.RemoveFinalizer(obj, Finalizer)
-	return client.IgnoreNotFound(r.client.Patch(ctx, obj, patch))
+	err := r.client.Patch(ctx, obj, patch)
+	if err == nil {
+		// A pass woken before the cache sees the object go (a provider
+		// waking it after its last write) would delete, and announce
+		// the deletion, a second time. The API server answers the last
+		// finalizer's removal with the object as it was (the same
+		// resourceVersion): the copy before is stale all the same.
+		r.writes.replaced(ctrl.Request{NamespacedName: client.ObjectKeyFromObject(obj)}, before, time.Now())
+	}
+	return client.IgnoreNotFound(err)
 }
 
 // writeStatusAfter applies change to the object's status and writes it.
@@ -344,6 +378,10 @@ func (r *ManagedReconciler[O]) writeStatus(ctx context.Context, orig, obj O) err
 	err := r.client.Status().Patch(ctx, obj, client.MergeFrom(orig))
 	if apierrors.IsNotFound(err) {
 		return nil
+	}
+	if err == nil {
+		r.writes.wrote(ctrl.Request{NamespacedName: client.ObjectKeyFromObject(obj)},
+			orig.GetResourceVersion(), obj.GetResourceVersion(), time.Now())
 	}
 	return err
 }

@@ -22,10 +22,13 @@ type Config struct {
 	// its own identity and of AWSAccounts in that account are then known to
 	// share it (limiter, table names).
 	AWSAccountID string
-	// AWSRequireAccount refuses tables that name no AWSAccount (by
-	// spec.accountRef or their namespace's default): the operator's own
-	// identity is then never used for tables.
+	// AWSRequireAccount refuses tables outside OperatorNamespace that name
+	// no AWSAccount (by spec.accountRef or their namespace's default): the
+	// operator's own identity, trusted with everything, is then used only
+	// for the operator's own namespace.
 	AWSRequireAccount bool
+	// OperatorNamespace is the namespace the manager runs in.
+	OperatorNamespace string
 	// DynamoDBDefaultTags are tags every table gets under its spec's, as Go
 	// templates (see dynamodb.TagData).
 	DynamoDBDefaultTags map[string]string
@@ -69,6 +72,8 @@ func DefaultConfig() Config {
 		HueSafetyReadInterval:         10 * time.Minute,
 		HueEventStreamSilence:         5 * time.Minute,
 		CredentialsNamespaces:         []string{InstallNamespace},
+		AWSRequireAccount:             true,
+		OperatorNamespace:             InstallNamespace,
 	}
 }
 

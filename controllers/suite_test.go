@@ -8,7 +8,10 @@ import (
 	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
@@ -52,7 +55,9 @@ func runSuite(m *testing.M) int {
 	widgets = newWidgetProvider()
 	r := NewManagedReconciler(mgr.GetClient(), mgr.GetEventRecorder("tether-test"), "widget",
 		func() *testv1alpha1.Widget { return &testv1alpha1.Widget{} }, widgets,
-		Options{PollInterval: testPollInterval})
+		Options{PollInterval: testPollInterval, Customize: func(b *builder.Builder) *builder.Builder {
+			return b.WatchesRawSource(source.Channel(widgets.wakes, &handler.EnqueueRequestForObject{}))
+		}})
 	if err := r.SetupWithManager(mgr); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"sigs.k8s.io/controller-runtime/pkg/event"
+
 	testv1alpha1 "github.com/tether-dev/tether/internal/testkind/v1alpha1"
 	"github.com/tether-dev/tether/providers"
 )
@@ -33,6 +35,11 @@ type widgetProvider struct {
 	// is done: a bridge's sender.
 	inLine map[string]int
 	lined  map[string]widgetDiff
+	// wakeAfterWrite makes Update wake the widget as soon as its write is
+	// done, as a bridge's sender does once the bridge accepted a command.
+	wakeAfterWrite map[string]bool
+	// wakes is the channel source of those wake-ups (suite_test.go).
+	wakes chan event.GenericEvent
 }
 
 type call struct {
@@ -70,6 +77,9 @@ func newWidgetProvider() *widgetProvider {
 		notes:    map[string][2]string{},
 		inLine:   map[string]int{},
 		lined:    map[string]widgetDiff{},
+
+		wakeAfterWrite: map[string]bool{},
+		wakes:          make(chan event.GenericEvent, 16),
 	}
 }
 
@@ -180,7 +190,20 @@ func (p *widgetProvider) Update(_ context.Context, w *testv1alpha1.Widget, diff 
 		return providers.QueuedBriefly(lineLook, "Throttled", "in line")
 	}
 	p.applyLocked(w.Name, d)
+	if p.wakeAfterWrite[w.Name] {
+		p.wakes <- event.GenericEvent{Object: w.DeepCopy()}
+	}
 	return nil
+}
+
+// wake enqueues the widget, as a backend's push does.
+func (p *widgetProvider) wake(w *testv1alpha1.Widget) { p.wakes <- event.GenericEvent{Object: w} }
+
+// wakeOnWrite makes the widget's writes wake it at once (wakeAfterWrite).
+func (p *widgetProvider) wakeOnWrite(name string, on bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.wakeAfterWrite[name] = on
 }
 
 // lineLook is when a widget whose write is in line is looked at again.
@@ -204,7 +227,15 @@ func (p *widgetProvider) Delete(_ context.Context, w *testv1alpha1.Widget) error
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.external, w.Name)
+	if p.wakeAfterWrite[w.Name] {
+		p.wakes <- event.GenericEvent{Object: w.DeepCopy()}
+	}
 	return nil
+}
+
+// DescribeDelete is the optional providers.DeleteDescriber.
+func (p *widgetProvider) DescribeDelete(w *testv1alpha1.Widget) string {
+	return fmt.Sprintf("removed widget %s of size %d", w.Name, w.Spec.Size)
 }
 
 // Test helpers.

@@ -2,8 +2,11 @@
 # The talk's walkthrough, step by step, against a running `make demo`.
 # Each step says what it does, runs the kubectl command the audience sees, and
 # waits until the light or table shows it. Enter moves on; DEMO_AUTO=1 runs
-# straight through (the end-to-end test does), and fails on the first step
-# that does not happen.
+# straight through, and fails on the first step that does not happen.
+#
+# It starts by clearing the stage: whatever the README's commands (or an
+# earlier run) left that the walkthrough would make again, or that drives a
+# bulb the walkthrough drives, is deleted first, each with the reason.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 state=${DEMO_STATE:-${TMPDIR:-/tmp}/tether-demo}
@@ -15,6 +18,13 @@ fi
 source "$state/demo.env"   # KUBECONFIG, PATH (kubectl), HUESIM_CONTROL
 
 ns=entrance
+# The bulbs the walkthrough drives: the hallway, the living room's two and
+# the downstairs zone's two.
+bulbs=" hallway living-room bedroom kitchen desk "
+# The colours it asks for are ones the bulbs can show (their gamuts are in
+# hue-bulbs-facts.md): red inside gamut C for the hallway's LCT015.
+red='[0.68,0.31]'
+
 step() {
 	printf '\n\033[1m== %s\033[0m\n' "$*"
 	if [ "${DEMO_AUTO:-}" != 1 ]; then read -r -p "   (Enter) " _; fi
@@ -65,14 +75,44 @@ wait_scene() {
 	exit 1
 }
 
-# wait_ready_now OBJECT: until Ready is True for the object's current spec
-# (the condition's observedGeneration is the current generation).
+# wait_ready_now KIND/NAME [NAMESPACE]: until Ready is True for the
+# object's current spec (the condition's observedGeneration is the current
+# generation: a Ready from before the change does not count).
 wait_ready_now() {
-	gen=$(kubectl get huelight "$1" -n $ns -o jsonpath='{.metadata.generation}')
+	local namespace=${2:-$ns}
+	gen=$(kubectl get "$1" -n "$namespace" -o jsonpath='{.metadata.generation}')
 	kubectl wait --for=jsonpath='{.status.conditions[?(@.type=="Ready")].observedGeneration}'="$gen" \
-		--timeout=60s -n $ns "huelight/$1" >/dev/null
-	run kubectl wait --for=condition=Ready --timeout=60s -n $ns "huelight/$1"
+		--timeout=120s -n "$namespace" "$1" >/dev/null
+	run kubectl wait --for=condition=Ready --timeout=120s -n "$namespace" "$1"
 }
+
+# clear_stage deletes what would get in the walkthrough's way, saying why:
+# a HueLight that drives one of its bulbs (the README's bedroom-light holds
+# the bedroom bulb, so the living room's HueGroup could send nothing:
+# Conflict), and its own objects left from the README or an earlier run (so
+# each step changes what the audience sees).
+clear_stage() {
+	printf '\n\033[1m== Clearing the stage\033[0m\n'
+	local cleared=0 namespace name bulb
+	while read -r namespace name bulb; do
+		if [ -n "$name" ] && [[ $bulbs == *" $bulb "* ]]; then
+			echo "   HueLight $namespace/$name drives the $bulb bulb, which the walkthrough drives: deleting it"
+			kubectl delete huelight "$name" -n "$namespace" --timeout=60s >/dev/null
+			cleared=1
+		fi
+	done < <(kubectl get huelights -A -o jsonpath='{range .items[*]}{.metadata.namespace}{" "}{.metadata.name}{" "}{.spec.name}{"\n"}{end}')
+	local left
+	left=$(kubectl get huescenes,huegroups -n $ns -o name --ignore-not-found 2>/dev/null | grep -E '/(evening|movie|living-room|downstairs)$' || true)
+	left+=$'\n'$(kubectl get dynamodbtable orders -n default -o name --ignore-not-found)
+	for obj in $left; do
+		echo "   $obj is one the walkthrough makes: deleting it so it starts afresh"
+		kubectl delete "$obj" -n "$([[ $obj == dynamodbtable* ]] && echo default || echo $ns)" --timeout=120s >/dev/null
+		cleared=1
+	done
+	if [ $cleared = 0 ]; then echo "   nothing in the way"; fi
+}
+
+clear_stage
 
 step "Switch the hallway light on with kubectl apply"
 run kubectl apply -f config/samples/hue_v1alpha1_huelight.yaml
@@ -85,9 +125,9 @@ run kubectl patch huelight hallway-light -n $ns --type merge -p '{"spec":{"brigh
 wait_light hallway bri 60
 
 step "Make it red"
-run kubectl patch huelight hallway-light -n $ns --type merge -p '{"spec":{"color":{"xy":[0.675,0.322]}}}'
+run kubectl patch huelight hallway-light -n $ns --type merge -p '{"spec":{"color":{"xy":'"$red"'}}}'
 wait_light hallway colormode xy
-wait_ready_now hallway-light
+wait_ready_now huelight/hallway-light
 
 step "Someone turns it off in the Hue app... and Tether puts it back"
 id=$(kubectl get huelight hallway-light -n $ns -o jsonpath='{.status.lightID}')
@@ -99,8 +139,8 @@ wait_event hallway-light DriftCorrected
 step "The bridge drops off the network"
 run curl -fsS -X POST "$HUESIM_CONTROL/offline?mode=refuse"
 echo
-run kubectl wait --for=condition=Ready=false --timeout=60s -n $ns huelight/hallway-light
-run kubectl get huelight hallway-light -n $ns -o jsonpath='{.status.conditions[?(@.type=="Ready")].reason}{"\n"}'
+run kubectl wait --for=jsonpath='{.status.conditions[?(@.type=="Ready")].reason}'=BridgeUnreachable --timeout=60s -n $ns huelight/hallway-light
+run kubectl get huelight hallway-light -n $ns -o jsonpath='{.status.conditions[?(@.type=="Ready")].message}{"\n"}'
 
 step "...and comes back: Tether recovers by itself"
 run curl -fsS -X POST "$HUESIM_CONTROL/online"
@@ -141,7 +181,7 @@ run kubectl delete huegroup downstairs -n $ns --ignore-not-found --timeout=60s
 
 step "Create a DynamoDB table"
 run kubectl apply -f config/samples/aws_v1alpha1_dynamodbtable.yaml
-run kubectl wait --for=condition=Ready --timeout=120s dynamodbtable/orders
+wait_ready_now dynamodbtable/orders default
 run kubectl get dynamodbtables
 
 step "Scale it: switch to provisioned capacity (the index's throughput goes in the same call)"
@@ -149,15 +189,17 @@ run kubectl patch dynamodbtable orders --type json -p '[
  {"op":"replace","path":"/spec/billingMode","value":"PROVISIONED"},
  {"op":"add","path":"/spec/provisionedThroughput","value":{"readCapacityUnits":5,"writeCapacityUnits":5}},
  {"op":"add","path":"/spec/globalSecondaryIndexes/0/provisionedThroughput","value":{"readCapacityUnits":5,"writeCapacityUnits":5}}]'
-run kubectl wait --for=condition=Ready --timeout=120s dynamodbtable/orders
+wait_ready_now dynamodbtable/orders default
 run kubectl get dynamodbtables
 
-step "Add an index"
+step "Add two indexes: DynamoDB creates one per call, so Tether plans two steps (the page ticks them off)"
 run kubectl patch dynamodbtable orders --type json -p '[
  {"op":"add","path":"/spec/attributeDefinitions/-","value":{"attributeName":"status","attributeType":"S"}},
  {"op":"add","path":"/spec/globalSecondaryIndexes/-","value":{"indexName":"by-status","keySchema":[{"attributeName":"status","keyType":"HASH"}],
+  "projection":{"projectionType":"KEYS_ONLY"},"provisionedThroughput":{"readCapacityUnits":1,"writeCapacityUnits":1}}},
+ {"op":"add","path":"/spec/globalSecondaryIndexes/-","value":{"indexName":"by-date","keySchema":[{"attributeName":"createdAt","keyType":"HASH"}],
   "projection":{"projectionType":"KEYS_ONLY"},"provisionedThroughput":{"readCapacityUnits":1,"writeCapacityUnits":1}}}]'
-run kubectl wait --for=condition=Ready --timeout=120s dynamodbtable/orders
+wait_ready_now dynamodbtable/orders default
 run kubectl get dynamodbtable orders -o jsonpath='{range .status.globalSecondaryIndexes[*]}{.indexName} {.indexStatus}{"\n"}{end}'
 
 step "Delete it"

@@ -29,12 +29,30 @@ type Connector[O client.Object] interface {
 }
 
 // Connected is the Connector of an adapter that needs no connect stage:
-// every pass uses e itself. A Pauser e stays one.
+// every pass uses e itself. A Pauser e stays one, and so does a
+// DeleteDescriber.
 func Connected[O client.Object](e External[O]) Connector[O] { return connected[O]{e} }
 
 type connected[O client.Object] struct{ External[O] }
 
 func (c connected[O]) Connect(context.Context, O) (External[O], error) { return c.External, nil }
+
+func (c connected[O]) DescribeDelete(obj O) string {
+	if d, ok := c.External.(DeleteDescriber[O]); ok {
+		return d.DescribeDelete(obj)
+	}
+	return ""
+}
+
+// DeleteDescriber is an optional part of a Connector: it says in a few
+// words what deleting obj did outside, for the Deleted event: a bulb
+// switched off, a room left on the bridge, a table retained. Deleting an
+// object does not always remove the thing outside, so a generic "the
+// external resource is gone" would often be untrue. "" leaves the generic
+// words.
+type DeleteDescriber[O any] interface {
+	DescribeDelete(obj O) string
+}
 
 func (c connected[O]) Paused(ctx context.Context, obj O) {
 	if p, ok := c.External.(Pauser[O]); ok {

@@ -57,10 +57,10 @@ func printReady(d *demo.Demo, opts demo.Options, verbose bool) {
 	fmt.Printf("  export PATH=%s:$PATH   # kubectl matching the API server\n", filepath.Dir(d.Kubectl))
 	fmt.Printf("  (or: source %s)\n\n", filepath.Join(opts.StateDir, "demo.env"))
 	fmt.Println("  kubectl apply -f config/samples/hue_v1alpha1_huelight.yaml")
-	fmt.Println("  kubectl get huelights -A")
+	fmt.Println("  kubectl apply -f config/samples/hue_v1alpha1_huelight_limits.yaml")
 	fmt.Println("  kubectl apply -f config/samples/aws_v1alpha1_dynamodbtable.yaml")
-	fmt.Println("  kubectl get ddbt")
-	fmt.Println("  hack/demo-script.sh        # the talk's walkthrough, with pauses")
+	fmt.Println("  kubectl get huelights -A; kubectl get ddbt")
+	fmt.Println("  hack/demo-script.sh        # the talk's walkthrough: Enter between steps (DEMO_AUTO=1: straight through)")
 	if !verbose {
 		fmt.Printf("\nOperator logs: %s (removed on exit; -v prints them here)\n", filepath.Join(opts.StateDir, demo.OperatorLog))
 	}

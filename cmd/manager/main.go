@@ -35,7 +35,9 @@ func main() {
 	flag.StringVar(&cfg.AWSAccountID, "aws-account-id", cfg.AWSAccountID,
 		"The operator's own AWS account id, so that its tables and those of AWSAccounts in the same account share a limiter and conflict checks.")
 	flag.BoolVar(&cfg.AWSRequireAccount, "aws-require-account", cfg.AWSRequireAccount,
-		"Refuse DynamoDBTables that name no AWSAccount (spec.accountRef or their namespace's aws.tether.dev/account): the operator's own identity is then never used for tables.")
+		"Refuse DynamoDBTables outside the manager's namespace that name no AWSAccount (spec.accountRef or their namespace's aws.tether.dev/account): "+
+			"the operator's own identity, trusted with every table of its account, is then used only for its own namespace. "+
+			"false lets every namespace use it (one team per cluster).")
 	defaultTags := map[string]string{}
 	flag.Func("dynamodb-default-tag", "A tag every DynamoDBTable gets under its spec's tags, as key=template "+
 		"(Go template of .Namespace, .Name, .Account, .AccountID, .Region), e.g. owner={{.Namespace}}/{{.Name}}; repeat for more.",
@@ -77,6 +79,7 @@ func main() {
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 	log := ctrl.Log.WithName("setup")
 	cfg.CredentialsNamespaces = resolveCredentialsNamespaces(*credentialsNamespaces, cfg.CredentialsNamespaces)
+	cfg.OperatorNamespace = ownNamespace(cfg.OperatorNamespace)
 
 	scheme, err := api.NewScheme()
 	if err != nil {
@@ -114,7 +117,8 @@ func main() {
 	}
 
 	log.Info("starting the manager", "metricsAddress", metrics.BindAddress, "metricsSecure", metrics.Secure, "kubeAPIQPS", kubeAPI.QPS, "kubeAPIBurst", kubeAPI.Burst,
-		"probeAddress", probeAddr, "leaderElection", leaderElect, "credentialsNamespaces", cfg.CredentialsNamespaces)
+		"probeAddress", probeAddr, "leaderElection", leaderElect, "credentialsNamespaces", cfg.CredentialsNamespaces,
+		"operatorNamespace", cfg.OperatorNamespace, "awsRequireAccount", cfg.AWSRequireAccount)
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
 		log.Error(err, "the manager stopped with an error")
 		os.Exit(1)
@@ -136,8 +140,17 @@ func resolveCredentialsNamespaces(flagValue string, defaults []string) []string 
 	if len(out) > 0 {
 		return out
 	}
-	if raw, err := os.ReadFile(inClusterNamespace); err == nil && strings.TrimSpace(string(raw)) != "" {
-		return []string{strings.TrimSpace(string(raw))}
+	if own := ownNamespace(""); own != "" {
+		return []string{own}
 	}
 	return defaults
+}
+
+// ownNamespace is the namespace the manager's pod runs in, def outside a
+// cluster.
+func ownNamespace(def string) string {
+	if raw, err := os.ReadFile(inClusterNamespace); err == nil && strings.TrimSpace(string(raw)) != "" {
+		return strings.TrimSpace(string(raw))
+	}
+	return def
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"slices"
 	"testing"
+
+	"github.com/tether-dev/tether/controllers"
 )
 
 func TestResolveCredentialsNamespaces(t *testing.T) {
@@ -20,5 +22,18 @@ func TestResolveCredentialsNamespaces(t *testing.T) {
 		if got := resolveCredentialsNamespaces(tc.flag, defaults); !slices.Equal(got, tc.want) {
 			t.Errorf("--credentials-namespaces=%q: got %v, want %v", tc.flag, got, tc.want)
 		}
+	}
+}
+
+// Issue 23 item 11: tables outside the manager's namespace need an
+// AWSAccount unless --aws-require-account=false; outside a cluster the
+// manager's namespace is the install's.
+func TestAnAWSAccountIsRequiredByDefault(t *testing.T) {
+	cfg := controllers.DefaultConfig()
+	if !cfg.AWSRequireAccount || cfg.OperatorNamespace != controllers.InstallNamespace {
+		t.Errorf("defaults: require an account %v, operator namespace %q", cfg.AWSRequireAccount, cfg.OperatorNamespace)
+	}
+	if got := ownNamespace(controllers.InstallNamespace); got != controllers.InstallNamespace {
+		t.Errorf("outside a cluster the manager's namespace is %q, want %q", got, controllers.InstallNamespace)
 	}
 }

@@ -73,7 +73,7 @@ func TestManagerRecoversFromLosingTheAPIServer(t *testing.T) {
 	}
 	g.Expect(k8s.Create(ctx, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: secretNS, Name: "hue-home"},
-		StringData: map[string]string{huev1alpha1.CredentialsKey: username},
+		StringData: map[string]string{huev1alpha1.CredentialsKey: username, huev1alpha1.BridgeIDKey: sim.BridgeID()},
 	})).To(Succeed())
 	g.Expect(k8s.Create(ctx, &huev1alpha1.HueBridge{
 		ObjectMeta: metav1.ObjectMeta{Name: "home"},

@@ -273,7 +273,7 @@ func (e *env) declare(ctx context.Context) error {
 	for name, sim := range e.bridge {
 		secret := &corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{Namespace: secretsNS, Name: name + "-credentials"},
-			Data:       map[string][]byte{huev1alpha1.CredentialsKey: []byte(benchUser)},
+			Data:       map[string][]byte{huev1alpha1.CredentialsKey: []byte(benchUser), huev1alpha1.BridgeIDKey: []byte(sim.BridgeID())},
 		}
 		if err := e.c.Create(ctx, secret); err != nil {
 			return err

@@ -306,7 +306,7 @@ func (r *run) startScenesWorld(ctx context.Context, bin string) ([]*huesim.Serve
 		sims = append(sims, sim)
 		secret := &corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{Namespace: secretsNS, Name: name + "-credentials"},
-			Data:       map[string][]byte{huev1alpha1.CredentialsKey: []byte(benchUser)},
+			Data:       map[string][]byte{huev1alpha1.CredentialsKey: []byte(benchUser), huev1alpha1.BridgeIDKey: []byte(sim.BridgeID())},
 		}
 		if err := r.c.Create(ctx, secret); err != nil {
 			return nil, nil, err

@@ -110,15 +110,16 @@ func (r *run) startPushWorld(ctx context.Context, bin string) (*pushWorld, error
 		}
 	}
 	for _, b := range []struct {
-		name string
-		spec huev1alpha1.HueBridgeSpec
+		name     string
+		bridgeID string
+		spec     huev1alpha1.HueBridgeSpec
 	}{
-		{bridgeV1, huev1alpha1.HueBridgeSpec{Address: w.v1.Addr(), APIVersion: huev1alpha1.APIV1}},
-		{bridgeV2, huev1alpha1.HueBridgeSpec{Address: w.proxy.Addr(), APIVersion: huev1alpha1.APIV2, CABundle: string(w.v2.CACertPEM()),
+		{bridgeV1, w.v1.BridgeID(), huev1alpha1.HueBridgeSpec{Address: w.v1.Addr(), APIVersion: huev1alpha1.APIV1}},
+		{bridgeV2, w.v2.BridgeID(), huev1alpha1.HueBridgeSpec{Address: w.proxy.Addr(), APIVersion: huev1alpha1.APIV2, CABundle: string(w.v2.CACertPEM()),
 			BridgeID: w.v2.BridgeID()}},
 	} {
 		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: secretsNS, Name: b.name + "-credentials"},
-			Data: map[string][]byte{huev1alpha1.CredentialsKey: []byte(benchUser)}}
+			Data: map[string][]byte{huev1alpha1.CredentialsKey: []byte(benchUser), huev1alpha1.BridgeIDKey: []byte(b.bridgeID)}}
 		if err := r.c.Create(ctx, secret); err != nil {
 			return nil, err
 		}

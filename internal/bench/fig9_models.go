@@ -197,7 +197,7 @@ func (r *run) startModelsWorld(ctx context.Context, bin string) (*huesim.Server,
 	}
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: secretsNS, Name: bridgeModels + "-credentials"},
-		Data:       map[string][]byte{huev1alpha1.CredentialsKey: []byte(benchUser)},
+		Data:       map[string][]byte{huev1alpha1.CredentialsKey: []byte(benchUser), huev1alpha1.BridgeIDKey: []byte(sim.BridgeID())},
 	}
 	if err := r.c.Create(ctx, secret); err != nil {
 		return nil, err

@@ -166,6 +166,32 @@ func (b *Browser) Open(ctx context.Context, url string) (*Page, error) {
 	return &Page{conn: conn}, nil
 }
 
+// OnNewDocument runs script in every document the page loads from now on,
+// before the document's own scripts (a recorder a test installs before it
+// navigates, and that a reload keeps).
+func (p *Page) OnNewDocument(ctx context.Context, script string) error {
+	// Chromium runs such scripts only once the page's Page domain is on.
+	if err := p.conn.call(ctx, "Page.enable", nil, nil); err != nil {
+		return err
+	}
+	return p.conn.call(ctx, "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": script}, nil)
+}
+
+// Navigate loads url in the page. It returns once the navigation started:
+// poll with Eval for what the test needs.
+func (p *Page) Navigate(ctx context.Context, url string) error {
+	var res struct {
+		ErrorText string `json:"errorText"`
+	}
+	if err := p.conn.call(ctx, "Page.navigate", map[string]any{"url": url}, &res); err != nil {
+		return err
+	}
+	if res.ErrorText != "" {
+		return fmt.Errorf("navigating to %s: %s", url, res.ErrorText)
+	}
+	return nil
+}
+
 // Eval evaluates a JavaScript expression in the page (awaiting it if it is
 // a promise) and decodes its JSON value into out, which may be nil.
 func (p *Page) Eval(ctx context.Context, expr string, out any) error {

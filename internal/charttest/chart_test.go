@@ -164,6 +164,14 @@ func TestChartValues(t *testing.T) {
 			g.Expect(d.Object["spec"].(map[string]any)["replicas"]).To(BeEquivalentTo(3))
 		},
 	}, {
+		name:   "every namespace on the operator's own AWS identity",
+		values: map[string]any{"awsRequireAccount": false},
+		check: func(g Gomega, objs map[string]*unstructured.Unstructured) {
+			args := container(g, objs["Deployment/tether-system/tether-controller-manager"])["args"]
+			g.Expect(args).To(ContainElement("--aws-require-account=false"))
+			g.Expect(args).NotTo(ContainElement("--aws-require-account=true"))
+		},
+	}, {
 		name:   "without leader election",
 		values: map[string]any{"leaderElection": map[string]any{"enabled": false}, "replicaCount": 1},
 		check: func(g Gomega, objs map[string]*unstructured.Unstructured) {

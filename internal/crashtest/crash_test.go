@@ -104,7 +104,8 @@ func deleteAndWait(t *testing.T, obj *awsv1alpha1.DynamoDBTable) {
 // carries, or the table id from CreateTable's answer), and DynamoDB Local
 // has no tags and the answer was lost. So the object says NotOwned, naming
 // the create that was interrupted; the adopt annotation makes it Ready, and
-// deleting the object then removes the table. (On AWS, CreateTable applies
+// with tether.dev/delete-adopted too (the table is the object's own after
+// all) deleting the object then removes the table. (On AWS, CreateTable applies
 // the owner tags, which prove ownership after the restart:
 // providers/dynamodb TestOwnerTagsAndTagDrift.)
 func TestCrashAfterCreateTable(t *testing.T) {
@@ -153,7 +154,7 @@ func TestCrashAfterCreateTable(t *testing.T) {
 		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(table), &cur); err != nil {
 			return err
 		}
-		cur.Annotations = map[string]string{awsv1alpha1.AnnotationAdopt: "true"}
+		cur.Annotations = map[string]string{awsv1alpha1.AnnotationAdopt: "true", awsv1alpha1.AnnotationDeleteAdopted: "true"}
 		return env.Client.Update(ctx, &cur)
 	}, timeout, poll).Should(Succeed())
 	var ready *awsv1alpha1.DynamoDBTable

@@ -134,7 +134,7 @@ func TestCrashDuringHueLightDelete(t *testing.T) {
 		}
 	}
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "tether-system", Name: "crash-bridge"},
-		Data: map[string][]byte{huev1alpha1.CredentialsKey: []byte(user)}}
+		Data: map[string][]byte{huev1alpha1.CredentialsKey: []byte(user), huev1alpha1.BridgeIDKey: []byte(sim.BridgeID())}}
 	g.Expect(env.Client.Create(ctx, secret)).To(Succeed())
 	bridge := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "crash-bridge"},
 		Spec: huev1alpha1.HueBridgeSpec{Address: proxy.URL,
@@ -215,7 +215,7 @@ func crashLeavesATemporaryScene(t *testing.T, api huev1alpha1.HueAPI) {
 		}
 	}
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "tether-system", Name: name},
-		Data: map[string][]byte{huev1alpha1.CredentialsKey: []byte(user)}}
+		Data: map[string][]byte{huev1alpha1.CredentialsKey: []byte(user), huev1alpha1.BridgeIDKey: []byte(sim.BridgeID())}}
 	g.Expect(env.Client.Create(ctx, secret)).To(Succeed())
 	spec := huev1alpha1.HueBridgeSpec{Address: proxy.URL,
 		CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: "tether-system", Name: name},

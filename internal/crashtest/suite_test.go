@@ -108,7 +108,10 @@ func startManager(t *testing.T, name, dynamoURL string, args ...string) *manager
 	if err != nil {
 		t.Fatal(err)
 	}
-	args = append([]string{"--metrics-bind-address=0", "--health-probe-bind-address=0", "--zap-log-level=debug"}, args...)
+	// The tables use the operator's own identity from a namespace of their
+	// own (one team, one account): --aws-require-account=false.
+	args = append([]string{"--metrics-bind-address=0", "--health-probe-bind-address=0", "--zap-log-level=debug",
+		"--aws-require-account=false"}, args...)
 	cmd := exec.Command(managerBin, args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
 	for k, v := range ddbtest.EnvFor(dynamoURL) {

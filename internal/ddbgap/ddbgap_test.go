@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -46,12 +47,17 @@ func TestMain(m *testing.M) {
 }
 
 func newWorld(t *testing.T) *world {
+	return newWorldWith(t, ddbgap.Options{})
+}
+
+func newWorldWith(t *testing.T, opts ddbgap.Options) *world {
 	t.Helper()
 	localOnce.Do(func() { local, localErr = ddbtest.StartDynamoDBLocal(ddbtest.LocalOptions{}) })
 	if localErr != nil {
 		t.Fatal(localErr)
 	}
-	gap := ddbgap.New(local.URL, ddbgap.Options{Transition: 500 * time.Millisecond, StaleReads: 1})
+	opts.Transition, opts.StaleReads = 500*time.Millisecond, 1
+	gap := ddbgap.New(local.URL, opts)
 	url, err := gap.Listen()
 	if err != nil {
 		t.Fatal(err)
@@ -310,4 +316,82 @@ func TestModelKeepsAccountsApart(t *testing.T) {
 	if a, b := replicas(ddbA), replicas(ddbB); a != 1 || b != 0 {
 		t.Fatalf("replicas: account A sees %d, B sees %d; want 1 and 0", a, b)
 	}
+}
+
+// Backups and tagging: DescribeBackup names the source table as it was
+// (what Tether compares with the table it recorded), an unknown backup is
+// BackupNotFoundException; with Options.Tagging tags are kept per table, a
+// missing table is ResourceNotFoundException, and a restored table starts
+// without tags; without it, tagging is DynamoDB Local's (unknown operation).
+func TestModelBackupsAndTags(t *testing.T) {
+	w := newWorldWith(t, ddbgap.Options{Tagging: true})
+	ctx := context.Background()
+	w.table("tagged", types.BillingModePayPerRequest, false)
+	src, err := w.ddb.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("tagged")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	arn := src.Table.TableArn
+	made, err := w.ddb.CreateBackup(ctx, &dynamodb.CreateBackupInput{TableName: aws.String("tagged"), BackupName: aws.String("b")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := w.ddb.DescribeBackup(ctx, &dynamodb.DescribeBackupInput{BackupArn: made.BackupDetails.BackupArn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	source := got.BackupDescription.SourceTableDetails
+	if aws.ToString(source.TableArn) != aws.ToString(arn) || !source.TableCreationDateTime.Equal(aws.ToTime(src.Table.CreationDateTime)) {
+		t.Errorf("backup source = %s created %v, want %s created %v", aws.ToString(source.TableArn), source.TableCreationDateTime,
+			aws.ToString(arn), src.Table.CreationDateTime)
+	}
+	_, err = w.ddb.DescribeBackup(ctx, &dynamodb.DescribeBackupInput{BackupArn: aws.String(aws.ToString(arn) + "/backup/0-none")})
+	w.expect(err, "BackupNotFoundException")
+
+	tag := func(table, k, v string) error {
+		_, err := w.ddb.TagResource(ctx, &dynamodb.TagResourceInput{ResourceArn: aws.String(strings.Replace(aws.ToString(arn), "tagged", table, 1)),
+			Tags: []types.Tag{{Key: aws.String(k), Value: aws.String(v)}}})
+		return err
+	}
+	tagsOf := func(table string) map[string]string {
+		out, err := w.ddb.ListTagsOfResource(ctx, &dynamodb.ListTagsOfResourceInput{ResourceArn: aws.String(strings.Replace(aws.ToString(arn), "tagged", table, 1))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		for _, tg := range out.Tags {
+			m[aws.ToString(tg.Key)] = aws.ToString(tg.Value)
+		}
+		return m
+	}
+	if err := tag("tagged", "team", "orders"); err != nil {
+		t.Fatal(err)
+	}
+	if got := tagsOf("tagged"); got["team"] != "orders" {
+		t.Errorf("tags = %v", got)
+	}
+	if _, err := w.ddb.UntagResource(ctx, &dynamodb.UntagResourceInput{ResourceArn: arn, TagKeys: []string{"team"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := tagsOf("tagged"); len(got) != 0 {
+		t.Errorf("tags after untag = %v", got)
+	}
+	w.expect(tag("missing", "team", "x"), "ResourceNotFoundException")
+
+	if err := tag("tagged", "team", "orders"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.ddb.RestoreTableFromBackup(ctx, &dynamodb.RestoreTableFromBackupInput{BackupArn: made.BackupDetails.BackupArn,
+		TargetTableName: aws.String("restored")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := tagsOf("restored"); len(got) != 0 {
+		t.Errorf("a restored table carries tags %v", got)
+	}
+
+	plain := newWorld(t)
+	plain.table("untagged", types.BillingModePayPerRequest, false)
+	_, err = plain.ddb.TagResource(ctx, &dynamodb.TagResourceInput{ResourceArn: aws.String(strings.Replace(aws.ToString(arn), "tagged", "untagged", 1)),
+		Tags: []types.Tag{{Key: aws.String("k"), Value: aws.String("v")}}})
+	plain.expect(err, "UnknownOperationException")
 }

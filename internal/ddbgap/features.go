@@ -315,6 +315,14 @@ func (s *Server) updateContributorInsights(c *call) (any, error) {
 	return out, nil
 }
 
+// backup is what the model keeps of an on-demand backup: its source table
+// as it was (SourceTableDetails, API DescribeBackup).
+type backup struct {
+	name, table string
+	source      map[string]any // SourceTableDetails
+	created     time.Time
+}
+
 // createBackup records an on-demand backup of a table; restoring it copies
 // the table's items as they are then (a simplification: the model keeps no
 // copy of the data).
@@ -324,12 +332,38 @@ func (s *Server) createBackup(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	arn := fmt.Sprintf("%s/backup/%d-%s", str(t, "TableArn"), time.Now().UnixMilli(), str(c.body, "BackupName"))
+	now := time.Now()
+	arn := fmt.Sprintf("%s/backup/%d-%s", str(t, "TableArn"), now.UnixMilli(), str(c.body, "BackupName"))
+	pt := obj(t, "ProvisionedThroughput")
+	source := map[string]any{"TableName": name, "TableArn": t["TableArn"], "TableCreationDateTime": t["CreationDateTime"],
+		"KeySchema": t["KeySchema"], "BillingMode": billingOf(t),
+		"ProvisionedThroughput": map[string]any{"ReadCapacityUnits": pt["ReadCapacityUnits"], "WriteCapacityUnits": pt["WriteCapacityUnits"]}}
+	if id := str(t, "TableId"); id != "" {
+		source["TableId"] = id
+	}
 	s.mu.Lock()
-	s.backups[arn] = name
+	s.backups[arn] = backup{name: str(c.body, "BackupName"), table: name, source: source, created: now}
 	s.mu.Unlock()
-	return map[string]any{"BackupDetails": map[string]any{"BackupArn": arn, "BackupName": str(c.body, "BackupName"),
-		"BackupStatus": "AVAILABLE", "BackupType": "USER", "BackupCreationDateTime": epoch(time.Now())}}, nil
+	return map[string]any{"BackupDetails": backupDetails(arn, s.backups[arn])}, nil
+}
+
+func backupDetails(arn string, b backup) map[string]any {
+	return map[string]any{"BackupArn": arn, "BackupName": b.name, "BackupStatus": "AVAILABLE", "BackupType": "USER",
+		"BackupCreationDateTime": epoch(b.created)}
+}
+
+// describeBackup answers the backup and its source table as it was when
+// the backup was made (API DescribeBackup; BackupNotFoundException for an
+// unknown ARN).
+func (s *Server) describeBackup(c *call) (any, error) {
+	arn := str(c.body, "BackupArn")
+	s.mu.Lock()
+	b, ok := s.backups[arn]
+	s.mu.Unlock()
+	if !ok {
+		return nil, notFound("BackupNotFoundException", "Backup not found: %s", arn)
+	}
+	return map[string]any{"BackupDescription": map[string]any{"BackupDetails": backupDetails(arn, b), "SourceTableDetails": b.source}}, nil
 }
 
 // restoreToPointInTime: the source needs point-in-time recovery
@@ -362,11 +396,12 @@ func (s *Server) restoreToPointInTime(c *call) (any, error) {
 func (s *Server) restoreFromBackup(c *call) (any, error) {
 	arn := str(c.body, "BackupArn")
 	s.mu.Lock()
-	source, ok := s.backups[arn]
+	b, ok := s.backups[arn]
 	s.mu.Unlock()
 	if !ok {
 		return nil, notFound("BackupNotFoundException", "Backup not found: %s", arn)
 	}
+	source := b.table
 	return s.restore(c, source, map[string]any{"SourceBackupArn": arn, "RestoreDateTime": epoch(time.Now()), "RestoreInProgress": true})
 }
 

@@ -2,8 +2,10 @@
 // answers the APIs DynamoDB Local lacks, so that the real aws-sdk-go-v2
 // client code of Tether runs against them in tests: global table replicas
 // (UpdateTable ReplicaUpdates), on-demand and warm throughput, continuous
-// backups, resource-based policies, contributor insights, restores, and
-// the Application Auto Scaling calls for DynamoDB. Every other call, and the
+// backups, resource-based policies, contributor insights, on-demand backups
+// (CreateBackup, DescribeBackup) and restores, tagging when asked
+// (Options.Tagging), and the Application Auto Scaling calls for DynamoDB.
+// Every other call, and the
 // parts of a call DynamoDB Local does implement, go to DynamoDB Local.
 //
 // It is a MODEL, not a peer: what it answers comes from AWS's documentation
@@ -37,6 +39,10 @@ type Options struct {
 	// StaleReads is how many GetResourcePolicy calls after a Put or Delete
 	// still answer the previous state. Default 2.
 	StaleReads int
+	// Tagging answers TagResource, UntagResource and ListTagsOfResource
+	// (DynamoDB Local has none); without it they go to DynamoDB Local,
+	// which answers UnknownOperationException.
+	Tagging bool
 }
 
 // Server is the model endpoint.
@@ -49,7 +55,7 @@ type Server struct {
 	// Everything is kept per database, as DynamoDB Local keeps its tables:
 	// one per access key id and Region (see database).
 	tables   map[string]*tableState     // database|table name
-	backups  map[string]string          // backup ARN -> source table name
+	backups  map[string]backup          // by backup ARN
 	targets  map[string]*scalableTarget // database|resource|dimension
 	policies map[string]*scalingPolicy  // database|resource|dimension|policy name
 	revision int64
@@ -66,7 +72,7 @@ func New(target string, opts Options) *Server {
 		opts.StaleReads = 2
 	}
 	return &Server{target: strings.TrimSuffix(target, "/"), http: &http.Client{Timeout: 30 * time.Second}, opts: opts,
-		tables: map[string]*tableState{}, backups: map[string]string{},
+		tables: map[string]*tableState{}, backups: map[string]backup{},
 		targets: map[string]*scalableTarget{}, policies: map[string]*scalingPolicy{}}
 }
 
@@ -154,6 +160,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) dynamoDBHandler(op string) func(*call) (any, error) {
+	if s.opts.Tagging {
+		if h := s.taggingHandler(op); h != nil {
+			return h
+		}
+	}
 	return map[string]func(*call) (any, error){
 		"DescribeTable":               s.describeTable,
 		"CreateTable":                 s.createTable,
@@ -168,6 +179,7 @@ func (s *Server) dynamoDBHandler(op string) func(*call) (any, error) {
 		"ListContributorInsights":     s.listContributorInsights,
 		"UpdateContributorInsights":   s.updateContributorInsights,
 		"CreateBackup":                s.createBackup,
+		"DescribeBackup":              s.describeBackup,
 		"RestoreTableToPointInTime":   s.restoreToPointInTime,
 		"RestoreTableFromBackup":      s.restoreFromBackup,
 	}[op]

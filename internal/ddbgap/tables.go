@@ -33,6 +33,8 @@ type tableState struct {
 
 	restoringUntil time.Time
 	restoreSummary map[string]any
+
+	tags map[string]string // with Options.Tagging
 }
 
 // limits are on-demand request unit caps; 0 is no cap.

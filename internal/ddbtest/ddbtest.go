@@ -51,7 +51,9 @@ type DynaliteOptions struct {
 	DeleteTableMs int
 }
 
-// StartDynamoDBLocal runs AWS's DynamoDB Local in memory.
+// StartDynamoDBLocal runs AWS's DynamoDB Local in memory, listening on
+// 127.0.0.1 only (as everything else the tests and the demo start) and
+// sending no telemetry.
 func StartDynamoDBLocal(opts LocalOptions) (*Server, error) {
 	root, err := repo.Root()
 	if err != nil {
@@ -66,8 +68,11 @@ func StartDynamoDBLocal(opts LocalOptions) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	// DynamoDB Local itself would listen on every interface: its launcher
+	// binds it to loopback.
+	launcher := filepath.Join(root, "internal/ddbtest/LoopbackDynamoDBLocal.java")
 	args := []string{"-Djava.library.path=" + filepath.Join(emulator, "DynamoDBLocal_lib"),
-		"-jar", jar, "-inMemory", "-port", strconv.Itoa(port)}
+		"-cp", jar, launcher, "-inMemory", "-port", strconv.Itoa(port), "-disableTelemetry"}
 	if opts.DelayTransientStatuses {
 		args = append(args, "-delayTransientStatuses")
 	}

@@ -2,8 +2,11 @@ package ddbtest
 
 import (
 	"context"
+	"net"
+	"net/url"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
@@ -64,4 +67,41 @@ func TestDynamoDBLocalKeepsADatabasePerAccessKeyAndRegion(t *testing.T) {
 	if slices.Contains(tables.TableNames, "orders") {
 		t.Error("a third key sees another key's table")
 	}
+}
+
+// TestDynamoDBLocalListensOnLoopbackOnly: like everything else the tests
+// and the demo start, DynamoDB Local answers on 127.0.0.1 and on no other
+// address of the machine.
+func TestDynamoDBLocalListensOnLoopbackOnly(t *testing.T) {
+	srv := DynamoDBLocal(t, LocalOptions{})
+	u, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := nonLoopbackAddress(t)
+	if conn, err := net.DialTimeout("tcp", net.JoinHostPort(other, u.Port()), 2*time.Second); err == nil {
+		_ = conn.Close()
+		t.Fatalf("DynamoDB Local answers on %s:%s", other, u.Port())
+	}
+	conn, err := net.DialTimeout("tcp", u.Host, 2*time.Second)
+	if err != nil {
+		t.Fatalf("DynamoDB Local does not answer on %s: %v", u.Host, err)
+	}
+	_ = conn.Close()
+}
+
+// nonLoopbackAddress is an IPv4 address of this machine other than
+// loopback; the test is skipped on a machine without one.
+func nonLoopbackAddress(t *testing.T) string {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range addrs {
+		if ipnet, ok := a.(*net.IPNet); ok && !ipnet.IP.IsLoopback() && ipnet.IP.To4() != nil {
+			return ipnet.IP.String()
+		}
+	}
+	t.Skip("no address but loopback to try")
+	return ""
 }

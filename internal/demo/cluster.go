@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	eventsv1 "k8s.io/api/events/v1"
@@ -29,7 +30,13 @@ type clusterView struct {
 	cache    cache.Cache
 	timeline *timeline
 	tables   *tableWatch
+	plans    *plans
 	changed  *notifier
+
+	mu sync.Mutex
+	// subjects names each object seen, by objectRef, for its events that
+	// arrive after it is gone (a deletion's).
+	subjects map[string]string
 }
 
 // syncTimeout bounds the page's first list of the cluster.
@@ -48,7 +55,7 @@ func startClusterView(ctx context.Context, cfg *rest.Config, s *runtime.Scheme, 
 	if err != nil {
 		return nil, err
 	}
-	v := &clusterView{cache: c, timeline: tl, changed: changed}
+	v := &clusterView{cache: c, timeline: tl, changed: changed, plans: newPlans(), subjects: map[string]string{}}
 	v.tables = newTableWatch(v, changed)
 	for _, obj := range watchedKinds() {
 		inf, err := c.GetInformer(ctx, obj)
@@ -56,9 +63,9 @@ func startClusterView(ctx context.Context, cfg *rest.Config, s *runtime.Scheme, 
 			return nil, err
 		}
 		if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-			AddFunc:    func(any) { changed.notify() },
+			AddFunc:    v.objectAdded,
 			UpdateFunc: v.objectUpdated,
-			DeleteFunc: func(any) { changed.notify() },
+			DeleteFunc: v.objectDeleted,
 		}); err != nil {
 			return nil, err
 		}
@@ -91,9 +98,36 @@ type managed interface {
 	Managed() *commonv1alpha1.ManagedStatus
 }
 
+func (v *clusterView) objectAdded(obj any) {
+	defer v.changed.notify()
+	v.remember(obj)
+}
+
+func (v *clusterView) objectDeleted(obj any) {
+	defer v.changed.notify()
+	if t, ok := obj.(*awsv1alpha1.DynamoDBTable); ok {
+		v.plans.gone(client.ObjectKeyFromObject(t))
+	}
+}
+
+// remember keeps an object's subject, and a table's plan.
+func (v *clusterView) remember(obj any) {
+	o, ok := obj.(client.Object)
+	if !ok {
+		return
+	}
+	v.mu.Lock()
+	v.subjects[objectRef(kindOf(o), o.GetNamespace(), o.GetName())] = subjectOf(o)
+	v.mu.Unlock()
+	if t, ok := obj.(*awsv1alpha1.DynamoDBTable); ok {
+		v.plans.seen(t)
+	}
+}
+
 // objectUpdated puts on the timeline each write the controller made to
 // the outside world, as the object's status records it ("sent: ..."), and
-// a table's pending plan as it shrinks step by step.
+// a scene a HueGroup now shows; a table's pending plan is ticked off in its
+// checklist.
 //
 // Writes are read from the status, not from their Updated and
 // DriftCorrected events: the events API folds repeats of a reason into one
@@ -102,6 +136,7 @@ type managed interface {
 // not show at all.
 func (v *clusterView) objectUpdated(oldObj, newObj any) {
 	defer v.changed.notify()
+	v.remember(newObj)
 	was, ok1 := oldObj.(managed)
 	now, ok2 := newObj.(managed)
 	if !ok1 || !ok2 {
@@ -110,10 +145,12 @@ func (v *clusterView) objectUpdated(oldObj, newObj any) {
 	if e, ok := writeEntry(was, now, subjectOf(now)); ok {
 		v.timeline.add(e)
 	}
-	oldT, ok1 := oldObj.(*awsv1alpha1.DynamoDBTable)
-	newT, ok2 := newObj.(*awsv1alpha1.DynamoDBTable)
-	if ok1 && ok2 && !slices.Equal(oldT.Status.PendingPlan, newT.Status.PendingPlan) {
-		v.timeline.add(planEntry(newT))
+	oldG, ok1 := oldObj.(*huev1alpha1.HueGroup)
+	newG, ok2 := newObj.(*huev1alpha1.HueGroup)
+	if ok1 && ok2 {
+		if e, ok := sceneEntry(oldG, newG); ok {
+			v.timeline.add(e)
+		}
 	}
 }
 
@@ -147,8 +184,8 @@ func isTetherKind(apiVersion string) bool {
 	return apiVersion == huev1alpha1.GroupVersion.String() || apiVersion == awsv1alpha1.GroupVersion.String()
 }
 
-// subjectOfEvent is what an event is about in the audience's words, when
-// the object is still there to say it.
+// subjectOfEvent is what an event is about in the audience's words: as the
+// object says it, or said it before it went.
 func (v *clusterView) subjectOfEvent(ev *eventsv1.Event) string {
 	r := ev.Regarding
 	for _, obj := range watchedKinds() {
@@ -159,10 +196,16 @@ func (v *clusterView) subjectOfEvent(ev *eventsv1.Event) string {
 			return subjectOf(obj)
 		}
 	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if s, ok := v.subjects[objectRef(r.Kind, r.Namespace, r.Name)]; ok {
+		return s
+	}
 	return r.Name
 }
 
-// subjectOf names what an object drives: the bulb's or the table's name.
+// subjectOf names what an object drives: the bulb, the room, the scene,
+// the table, as the bridge or DynamoDB names it.
 func subjectOf(obj client.Object) string {
 	switch o := obj.(type) {
 	case *huev1alpha1.HueLight:
@@ -176,8 +219,10 @@ func subjectOf(obj client.Object) string {
 			return "scene " + o.Spec.Name
 		}
 		return "scene " + o.Name
+	case *huev1alpha1.HueBridge:
+		return "bridge " + o.Name
 	case *awsv1alpha1.DynamoDBTable:
-		return o.ResolvedTableName()
+		return "table " + o.ResolvedTableName()
 	}
 	return obj.GetName()
 }

@@ -21,9 +21,10 @@ import (
 
 // TestDemoEndToEnd runs the demo as `make demo` does (Run), headless,
 // applies the samples with kubectl as the README says, checks the simulated
-// bulb and the table in DynamoDB Local, then stops it and checks no process
-// is left, and no file: not in its state folder (the folder itself goes, as
-// Run made it), not in the temporary folder.
+// bulb and the table in DynamoDB Local, runs the walkthrough straight
+// through (DEMO_AUTO=1), then stops the demo and checks no process is left,
+// and no file: not in its state folder (the folder itself goes, as Run made
+// it), not in the temporary folder.
 func TestDemoEndToEnd(t *testing.T) {
 	g := NewWithT(t)
 	assets, err := testenv.AssetsDir()
@@ -67,6 +68,7 @@ func TestDemoEndToEnd(t *testing.T) {
 		return string(out)
 	}
 	kubectl("apply", "-f", "config/samples/hue_v1alpha1_huelight.yaml")
+	kubectl("apply", "-f", "config/samples/hue_v1alpha1_huelight_limits.yaml")
 	kubectl("apply", "-f", "config/samples/aws_v1alpha1_dynamodbtable.yaml")
 
 	g.Eventually(func(g Gomega) {
@@ -89,13 +91,15 @@ func TestDemoEndToEnd(t *testing.T) {
 	out = kubectl("get", "huelights", "-A")
 	g.Expect(out).To(ContainSubstring("hallway"))
 
-	// Then the talk's walkthrough, as the README tells a speaker to run it.
-	kubectl("delete", "--timeout=60s", "-f", "config/samples/hue_v1alpha1_huelight.yaml", "-f", "config/samples/aws_v1alpha1_dynamodbtable.yaml")
+	// Then the talk's walkthrough, straight after the samples, as the
+	// README says: it clears what is in its way itself (the limits
+	// sample's bedroom-light holds a bulb of the living room).
 	script := exec.Command(filepath.Join(root, "hack", "demo-script.sh"))
 	script.Env = append(os.Environ(), "DEMO_AUTO=1", "DEMO_STATE="+stateDir)
 	transcript, err := script.CombinedOutput()
 	g.Expect(err).NotTo(HaveOccurred(), "the walkthrough failed:\n%s", transcript)
 	g.Expect(string(transcript)).To(ContainSubstring("That was the talk."))
+	g.Expect(string(transcript)).To(ContainSubstring("HueLight entrance/bedroom-light drives the bedroom bulb, which the walkthrough drives: deleting it"))
 	// The printer columns show what they claim: after the scene's recall
 	// by kubectl apply, the HueGroup's room, type, member count and active
 	// scene, Ready; the HueScenes their group, lights, bridge id, Ready.

@@ -3,6 +3,7 @@ package demo
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -10,24 +11,34 @@ import (
 	"github.com/tether-dev/tether/internal/huesim"
 )
 
-// handWatch puts on the timeline the moment a bulb is changed by hand (the
-// page's Hue app control, the walkthrough's curl, a test) and the moment
-// the bridge shows it changed back: the time the control loop took, as the
-// audience sees it on the bulb.
+// handWatch puts on the timeline, as one entry, a bulb changed by hand (the
+// page's Hue app control, the walkthrough's curl, a test), the moment the
+// bridge pushed that change (its CLIP v2 event stream: how Tether hears of
+// it without polling) and the moment the bridge shows it changed back:
+// the control loop as the audience sees it on the bulb.
 type handWatch struct {
 	bridge   *huesim.Server
 	timeline *timeline
 
 	mu sync.Mutex
 	// pending is, per bulb id, the last hand change nothing has undone yet.
-	pending map[string]huesim.HandChange
+	pending map[string]*pendingHand
+}
+
+// pendingHand is a hand change on the timeline (entry seq) waiting for its
+// push and its correction.
+type pendingHand struct {
+	huesim.HandChange
+	seq      int
+	pushedAt time.Time
 }
 
 func watchHandChanges(ctx context.Context, bridge *huesim.Server, tl *timeline) {
-	w := &handWatch{bridge: bridge, timeline: tl, pending: map[string]huesim.HandChange{}}
+	w := &handWatch{bridge: bridge, timeline: tl, pending: map[string]*pendingHand{}}
 	// Subscribe first: a put-back that follows at once still wakes us.
 	changed, unsubscribe := bridge.Subscribe()
 	bridge.OnHandChange(w.handChanged)
+	bridge.OnPush(w.pushed)
 	go func() {
 		defer unsubscribe()
 		for {
@@ -48,11 +59,26 @@ func (w *handWatch) handChanged(c huesim.HandChange) {
 	if words == "" {
 		return // only reachability: not a change a person makes
 	}
+	seq := w.timeline.add(entry{Time: c.At, Source: "hand", Reason: "ChangedByHand",
+		Text: fmt.Sprintf("%s changed by hand (Hue app): %s", c.Name, words), Loop: &loop{Light: c.Name}})
 	w.mu.Lock()
-	w.pending[c.LightID] = c
+	w.pending[c.LightID] = &pendingHand{HandChange: c, seq: seq}
 	w.mu.Unlock()
-	w.timeline.add(entry{Time: c.At, Source: "hand", Reason: "ChangedByHand",
-		Text: fmt.Sprintf("%s changed by hand (Hue app): %s", c.Name, words)})
+}
+
+// pushed runs when the bridge sent an event stream message: a pending
+// hand change of a bulb it carries has reached Tether's side of the loop.
+func (w *handWatch) pushed(p huesim.Push) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for id, c := range w.pending {
+		if !c.pushedAt.IsZero() || !slices.Contains(p.LightIDs, id) || p.At.Before(c.At) {
+			continue
+		}
+		c.pushedAt = p.At
+		ms := millis(p.At.Sub(c.At))
+		w.timeline.update(c.seq, func(e *entry) { e.Loop.PushedMS = &ms })
+	}
 }
 
 // checkPutBacks ends each pending hand change whose bulb shows something
@@ -72,34 +98,26 @@ func (w *handWatch) checkPutBacks(now time.Time) {
 			continue
 		}
 		delete(w.pending, id)
-		took := now.Sub(c.At)
-		w.timeline.add(entry{Time: now, Source: "putBack", Reason: "PutBack", TookMS: took.Milliseconds(),
-			Text: fmt.Sprintf("%s put back in %s: %s", l.Name, seconds(took), words)})
+		took := millis(now.Sub(c.At))
+		w.timeline.update(c.seq, func(e *entry) { e.Loop.TookMS, e.Loop.PutBack = &took, words })
 	}
 }
 
-// seconds prints a correction time as the audience reads it: "2.17 s",
-// or "3.4 ms" below a second (a push from a CLIP v2 bridge is corrected
-// within milliseconds, which "0.00 s" would hide).
-func seconds(d time.Duration) string {
-	if d < time.Second {
-		return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000)
-	}
-	return fmt.Sprintf("%.2f s", d.Seconds())
-}
+// millis is a duration in milliseconds, to a tenth.
+func millis(d time.Duration) float64 { return float64(d.Microseconds()/100) / 10 }
 
 // stateChange words what differs between two states of a bulb, in the
 // Hue app's terms; "" when nothing a person sees differs.
 func stateChange(a, b huesim.LightState) string {
 	var parts []string
 	if a.On != b.On {
-		parts = append(parts, fmt.Sprintf("%s -> %s", onOff(a.On), onOff(b.On)))
+		parts = append(parts, fmt.Sprintf("%s → %s", onOff(a.On), onOff(b.On)))
 	}
 	if a.Bri != b.Bri {
-		parts = append(parts, fmt.Sprintf("brightness %d -> %d", a.Bri, b.Bri))
+		parts = append(parts, fmt.Sprintf("brightness %d → %d", a.Bri, b.Bri))
 	}
 	if colour(a) != colour(b) {
-		parts = append(parts, fmt.Sprintf("colour %s -> %s", colour(a), colour(b)))
+		parts = append(parts, fmt.Sprintf("colour %s → %s", colour(a), colour(b)))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
@@ -27,14 +28,17 @@ const tablesEvery = 2 * time.Second
 // pending plan, and the table as DynamoDB itself reports it (not as
 // Tether's status says), so the audience sees the real thing change.
 type tableView struct {
-	Namespace   string      `json:"namespace"`
-	Name        string      `json:"name"`
-	TableName   string      `json:"tableName"`
-	Ready       condView    `json:"ready"`
-	Synced      condView    `json:"synced"`
-	PendingPlan []string    `json:"pendingPlan"`
-	AWS         tableInAWS  `json:"aws"`
-	Indexes     []indexView `json:"indexes"`
+	Namespace   string   `json:"namespace"`
+	Name        string   `json:"name"`
+	TableName   string   `json:"tableName"`
+	Ready       condView `json:"ready"`
+	Synced      condView `json:"synced"`
+	PendingPlan []string `json:"pendingPlan"`
+	// Plan is the plan as a checklist: each step of it seen pending, ticked
+	// once DynamoDB took it.
+	Plan    []planStep  `json:"plan"`
+	AWS     tableInAWS  `json:"aws"`
+	Indexes []indexView `json:"indexes"`
 }
 
 // tableInAWS is DescribeTable's answer; Status is "absent" for a table
@@ -120,7 +124,8 @@ func (w *tableWatch) view(t *awsv1alpha1.DynamoDBTable) tableView {
 	}
 	v := tableView{Namespace: t.Namespace, Name: t.Name, TableName: t.ResolvedTableName(),
 		Ready: condition(t.Managed(), commonv1alpha1.Ready), Synced: condition(t.Managed(), commonv1alpha1.Synced),
-		PendingPlan: append([]string{}, t.Status.PendingPlan...), AWS: d.aws, Indexes: d.indexes}
+		PendingPlan: append([]string{}, t.Status.PendingPlan...), Plan: w.cluster.plans.checklist(client.ObjectKeyFromObject(t)),
+		AWS: d.aws, Indexes: d.indexes}
 	if v.Indexes == nil {
 		v.Indexes = []indexView{}
 	}

@@ -22,24 +22,47 @@ import (
 // timelineLength is how many entries the page keeps: a talk's worth.
 const timelineLength = 60
 
+// foldWindow is how long after a warning the same warning of other objects
+// joins its line: a bridge that goes offline is one line however many
+// objects wait for it.
+const foldWindow = time.Minute
+
 // entry is one line of the page's timeline.
 type entry struct {
 	Seq  int       `json:"seq"`
 	Time time.Time `json:"time"`
-	// Source says who acted: "tether" (an event of Tether's objects),
-	// "hand" (a bulb changed as with the Hue app), "plan" (a table's
-	// pending plan) or "putBack" (Tether undid a hand change).
+	// Source says who acted: "tether" (an event or a write of Tether's
+	// objects) or "hand" (a bulb changed as with the Hue app, followed by
+	// the bridge's push and Tether's correction: Loop).
 	Source string `json:"source"`
 	Type   string `json:"type"` // Normal or Warning
 	Reason string `json:"reason,omitempty"`
-	Object string `json:"object,omitempty"`
-	Text   string `json:"text"`
-	// TookMS is, for a put-back, the time from the hand change to the
-	// bulb's correction.
-	TookMS int64 `json:"tookMs,omitempty"`
+	// Object names what the entry is about (Kind namespace/name); Others
+	// are the further objects a folded warning is about.
+	Object string   `json:"object,omitempty"`
+	Others []string `json:"others,omitempty"`
+	Text   string   `json:"text"`
+	Loop   *loop    `json:"loop,omitempty"`
+
+	// fold is what makes a later warning join this line.
+	fold string
 }
 
-// timeline is the page's history, newest last.
+// loop is a hand change and what the control loop made of it, filled in
+// as it happens: the bridge pushing the change (a CLIP v2 bridge's event
+// stream) and Tether putting the bulb back.
+type loop struct {
+	Light string `json:"light"`
+	// PushedMS is the time from the hand change to the bridge's push; nil
+	// until the bridge pushed it (never, on a polled v1 bridge).
+	PushedMS *float64 `json:"pushedMs,omitempty"`
+	// TookMS is the time from the hand change to the bulb shown put back,
+	// and PutBack what changed back, in words; nil and "" until then.
+	TookMS  *float64 `json:"tookMs,omitempty"`
+	PutBack string   `json:"putBack,omitempty"`
+}
+
+// timeline is the page's history.
 type timeline struct {
 	mu      sync.Mutex
 	seq     int
@@ -49,28 +72,62 @@ type timeline struct {
 
 func newTimeline(changed *notifier) *timeline { return &timeline{changed: changed} }
 
-func (t *timeline) add(e entry) {
+// add appends e and returns its sequence number, or folds a warning into
+// the line of the same warning of another object.
+func (t *timeline) add(e entry) int {
 	t.mu.Lock()
-	t.seq++
-	e.Seq = t.seq
+	defer t.changed.notify()
+	defer t.mu.Unlock()
 	if e.Type == "" {
 		e.Type = corev1.EventTypeNormal
 	}
+	if e.fold != "" {
+		for i := len(t.entries) - 1; i >= 0; i-- {
+			old := &t.entries[i]
+			if old.fold == e.fold && e.Time.Sub(old.Time) < foldWindow {
+				old.Others = append(old.Others, e.Object)
+				old.Text = e.fold
+				return old.Seq
+			}
+		}
+	}
+	t.seq++
+	e.Seq = t.seq
 	t.entries = append(t.entries, e)
 	if len(t.entries) > timelineLength {
 		t.entries = t.entries[len(t.entries)-timelineLength:]
 	}
-	t.mu.Unlock()
-	t.changed.notify()
+	return e.Seq
 }
 
-// list returns the entries in time order. Events reach the informer a
-// little after they happen, so an entry may belong before one added
-// earlier.
+// update changes the entry seq (still kept) in place.
+func (t *timeline) update(seq int, change func(*entry)) {
+	t.mu.Lock()
+	defer t.changed.notify()
+	defer t.mu.Unlock()
+	for i := range t.entries {
+		if t.entries[i].Seq == seq {
+			change(&t.entries[i])
+			return
+		}
+	}
+}
+
+// list returns copies of the entries in time order. Events reach the
+// informer a little after they happen, so an entry may belong before one
+// added earlier.
 func (t *timeline) list() []entry {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	out := append([]entry{}, t.entries...)
+	out := make([]entry, len(t.entries))
+	for i, e := range t.entries {
+		if e.Loop != nil {
+			l := *e.Loop
+			e.Loop = &l
+		}
+		e.Others = append([]string(nil), e.Others...)
+		out[i] = e
+	}
 	sortEntries(out)
 	return out
 }
@@ -81,7 +138,8 @@ func sortEntries(es []entry) {
 
 // eventEntry words an event of a Tether object. A repeat of a series
 // keeps the first occurrence's note (the recorder counts repeats instead of
-// recording them), so it says only that it happened again.
+// recording them), so it says only that it happened again. A warning is
+// folded with the same warning of other objects (fold).
 func eventEntry(ev *eventsv1.Event, count int32, subject string) entry {
 	e := entry{Time: eventTime(ev), Source: "tether", Type: ev.Type, Reason: ev.Reason,
 		Object: objectRef(ev.Regarding.Kind, ev.Regarding.Namespace, ev.Regarding.Name)}
@@ -89,8 +147,23 @@ func eventEntry(ev *eventsv1.Event, count int32, subject string) entry {
 		e.Text = fmt.Sprintf("%s: %s again (%d times)", subject, ev.Reason, count)
 		return e
 	}
-	e.Text = subject + ": " + ev.Note
+	note := plainNote(ev.Note)
+	e.Text = subject + ": " + note
+	if ev.Type == corev1.EventTypeWarning {
+		e.fold = note
+	}
 	return e
+}
+
+// plainNote is an event's note without the reconciler's phase ("Connect
+// failed: bridge home is unreachable" says only what matters).
+func plainNote(note string) string {
+	for _, phase := range []string{"Connect", "Observe", "Create", "Update", "Delete"} {
+		if rest, ok := strings.CutPrefix(note, phase+" failed: "); ok {
+			return rest
+		}
+	}
+	return note
 }
 
 // sentPrefix starts the Ready message of an object whose change was just
@@ -98,9 +171,9 @@ func eventEntry(ev *eventsv1.Event, count int32, subject string) entry {
 const sentPrefix = "sent: "
 
 // writeEntry words a write the controller made, as the object's status
-// records it: "hallway: brightness 254 -> 40". A write at a generation
-// that was already Ready undid a change made outside (DriftCorrected), as
-// the reconciler itself decides.
+// records it: "hallway: brightness 254 → 40". A write at a generation that
+// was already Ready undid a change made outside (DriftCorrected), as the
+// reconciler itself decides.
 func writeEntry(was, now managed, subject string) (entry, bool) {
 	before := meta.FindStatusCondition(was.Managed().Conditions, commonv1alpha1.Ready)
 	after := meta.FindStatusCondition(now.Managed().Conditions, commonv1alpha1.Ready)
@@ -112,13 +185,91 @@ func writeEntry(was, now managed, subject string) (entry, bool) {
 	}
 	e := entry{Time: time.Now(), Source: "tether", Reason: controllers.ReasonUpdated,
 		Object: objectRef(kindOf(now), now.GetNamespace(), now.GetName())}
-	change := strings.ReplaceAll(strings.TrimPrefix(after.Message, sentPrefix), ": ", " ")
+	change := plainChanges(strings.TrimPrefix(after.Message, sentPrefix))
 	if before != nil && before.Status == metav1.ConditionTrue && before.ObservedGeneration == now.GetGeneration() {
 		e.Reason = controllers.ReasonDriftCorrected
-		change = "put back " + change
+		change = "put back: " + change
 	}
 	e.Text = subject + ": " + change
 	return e, true
+}
+
+// plainChanges words a write's difference as the audience reads it: "on:
+// false -> true, brightness: 127 -> 254, xy: ct 366 -> [0.68, 0.31]"
+// becomes "switched on, brightness 127 → 254, colour ct 366 → xy [0.68,
+// 0.31]". A group's members are worded one by one ("kitchen (on: false ->
+// true)").
+func plainChanges(diff string) string {
+	members := splitTop(diff, "; ")
+	for i, m := range members {
+		parts := splitTop(m, ", ")
+		for j, p := range parts {
+			parts[j] = plainChange(p)
+		}
+		members[i] = strings.Join(parts, ", ")
+	}
+	return strings.Join(members, "; ")
+}
+
+func plainChange(c string) string {
+	if name, inner, ok := strings.Cut(c, " ("); ok && strings.HasSuffix(inner, ")") && !strings.Contains(name, ":") {
+		return name + " (" + plainChanges(strings.TrimSuffix(inner, ")")) + ")"
+	}
+	field, change, ok := strings.Cut(c, ": ")
+	if !ok {
+		return strings.ReplaceAll(c, " -> ", " → ")
+	}
+	from, to, ok := strings.Cut(change, " -> ")
+	if !ok {
+		return field + " " + change
+	}
+	switch field {
+	case "on":
+		if to == "true" {
+			return "switched on"
+		}
+		return "switched off"
+	case "xy":
+		return fmt.Sprintf("colour %s → xy %s", from, to)
+	case "colorTemperature":
+		return fmt.Sprintf("colour %s → ct %s", from, to)
+	case "hue/saturation":
+		return fmt.Sprintf("colour %s → hue/sat %s", from, to)
+	}
+	return fmt.Sprintf("%s %s → %s", field, from, to)
+}
+
+// splitTop splits s at sep outside brackets and parentheses: "xy: ct 366
+// -> [0.68, 0.31]" is one change.
+func splitTop(s, sep string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '[', '(':
+			depth++
+		case ']', ')':
+			depth--
+		}
+		if depth == 0 && strings.HasPrefix(s[i:], sep) {
+			out = append(out, s[start:i])
+			start = i + len(sep)
+			i += len(sep) - 1
+		}
+	}
+	return append(out, s[start:])
+}
+
+// sceneEntry tells that a HueGroup now shows another scene: the bulbs
+// change with one group command, which leaves no "sent:" in the status
+// when it goes out at the group's next slot.
+func sceneEntry(was, now *huev1alpha1.HueGroup) (entry, bool) {
+	if now.Status.ActiveScene == "" || now.Status.ActiveScene == was.Status.ActiveScene {
+		return entry{}, false
+	}
+	return entry{Time: time.Now(), Source: "tether", Reason: "SceneShown",
+		Object: objectRef("HueGroup", now.Namespace, now.Name),
+		Text:   fmt.Sprintf("%s: shows scene %s", now.Spec.Name, now.Status.ActiveScene)}, true
 }
 
 // kindOf names an object's kind (the informers' objects carry no
@@ -137,20 +288,6 @@ func kindOf(obj client.Object) string {
 		return "HueScene"
 	}
 	return obj.GetObjectKind().GroupVersionKind().Kind
-}
-
-// planEntry tells how a table's pending plan moved: steps left, or done.
-func planEntry(t *awsv1alpha1.DynamoDBTable) entry {
-	e := entry{Time: time.Now(), Source: "plan", Reason: "Plan",
-		Object: objectRef("DynamoDBTable", t.Namespace, t.Name)}
-	plan := t.Status.PendingPlan
-	switch {
-	case len(plan) == 0:
-		e.Text = fmt.Sprintf("%s: plan done, nothing pending", t.ResolvedTableName())
-	default:
-		e.Text = fmt.Sprintf("%s: plan, %d step(s) to go: %s", t.ResolvedTableName(), len(plan), strings.Join(plan, " → "))
-	}
-	return e
 }
 
 // notifier wakes the page's streams after a change; wake-ups merge, so a

@@ -1,9 +1,16 @@
 package demo
 
 import (
+	"slices"
 	"testing"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
@@ -31,9 +38,9 @@ func TestWriteEntry(t *testing.T) {
 	}{
 		{"a new spec sent", lightWithReady(3, metav1.ConditionTrue, "Available", "", 2),
 			lightWithReady(3, metav1.ConditionFalse, "Updating", "sent: brightness: 254 -> 40", 3),
-			"Updated", "hallway: brightness 254 -> 40"},
+			"Updated", "hallway: brightness 254 → 40"},
 		{"drift put back", ready, lightWithReady(2, metav1.ConditionFalse, "Updating", "sent: on: false -> true", 2),
-			"DriftCorrected", "hallway: put back on false -> true"},
+			"DriftCorrected", "hallway: put back: switched on"},
 		{"the same write seen again", lightWithReady(2, metav1.ConditionFalse, "Updating", "sent: on: false -> true", 2),
 			lightWithReady(2, metav1.ConditionFalse, "Updating", "sent: on: false -> true", 2), "", ""},
 		{"observed, no write", lightWithReady(2, metav1.ConditionFalse, "Updating", "sent: on: false -> true", 2), ready, "", ""},
@@ -61,9 +68,9 @@ func TestStateChange(t *testing.T) {
 		a, b huesim.LightState
 		want string
 	}{
-		{"switched off", on, huesim.LightState{On: false, Bri: 254, ColorMode: "ct", CT: 366}, "on -> off"},
+		{"switched off", on, huesim.LightState{On: false, Bri: 254, ColorMode: "ct", CT: 366}, "on → off"},
 		{"dimmed and coloured", on, huesim.LightState{On: true, Bri: 25, ColorMode: "xy", XY: [2]float64{0.675, 0.322}},
-			"brightness 254 -> 25, colour ct 366 -> xy [0.675, 0.322]"},
+			"brightness 254 → 25, colour ct 366 → xy [0.675, 0.322]"},
 		{"reachability is not a hand's change", on, huesim.LightState{On: true, Bri: 254, ColorMode: "ct", CT: 366, Reachable: true}, ""},
 	}
 	for _, c := range cases {
@@ -71,4 +78,79 @@ func TestStateChange(t *testing.T) {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
 	}
+}
+
+// TestPlainChanges: a write's difference in the audience's words, one
+// change after the other, a group's members one by one; never "xy xy".
+func TestPlainChanges(t *testing.T) {
+	for _, c := range []struct{ diff, want string }{
+		{"on: false -> true, brightness: 127 -> 254", "switched on, brightness 127 → 254"},
+		{"on: true -> false", "switched off"},
+		{"xy: xy [0.6743, 0.3211] -> [0.3, 0.3]", "colour xy [0.6743, 0.3211] → xy [0.3, 0.3]"},
+		{"xy: ct 366 -> [0.68, 0.31]", "colour ct 366 → xy [0.68, 0.31]"},
+		{"colorTemperature: xy [0.4089, 0.5179] -> 370", "colour xy [0.4089, 0.5179] → ct 370"},
+		{"kitchen (on: false -> true, brightness: 127 -> 120); desk (on: false -> true, brightness: 127 -> 120)",
+			"kitchen (switched on, brightness 127 → 120); desk (switched on, brightness 127 → 120)"},
+		{"lights: [kitchen] -> [kitchen, desk]", "lights [kitchen] → [kitchen, desk]"},
+	} {
+		if got := plainChanges(c.diff); got != c.want {
+			t.Errorf("plainChanges(%q) = %q, want %q", c.diff, got, c.want)
+		}
+	}
+}
+
+// TestAWarningOfManyObjectsIsOneLine: a bridge going offline makes every
+// object on it warn with the same words; the timeline shows one line that
+// names them all.
+func TestAWarningOfManyObjectsIsOneLine(t *testing.T) {
+	tl := newTimeline(newNotifier())
+	at := time.Now()
+	warn := func(kind, name, phase string, offset time.Duration) {
+		ev := &eventsv1.Event{Type: corev1.EventTypeWarning, Reason: "BridgeUnreachable",
+			Note:      phase + " failed: bridge home is unreachable: connection refused",
+			Regarding: corev1.ObjectReference{Kind: kind, Namespace: "entrance", Name: name}, EventTime: metav1.NewMicroTime(at.Add(offset))}
+		tl.add(eventEntry(ev, 1, name))
+	}
+	warn("HueLight", "hallway-light", "Connect", 0)
+	warn("HueGroup", "living-room", "Connect", time.Second)
+	warn("HueLight", "porch-light", "Connect", foldWindow+time.Second) // a later outage
+	got := tl.list()
+	if len(got) != 2 {
+		t.Fatalf("%d lines, want 2: %+v", len(got), got)
+	}
+	if got[0].Text != "bridge home is unreachable: connection refused" || len(got[0].Others) != 1 {
+		t.Errorf("first line %q, others %v", got[0].Text, got[0].Others)
+	}
+	if got[1].Text != "porch-light: bridge home is unreachable: connection refused" {
+		t.Errorf("second line %q", got[1].Text)
+	}
+}
+
+// TestAPlanIsTickedOff: a table's pending plan becomes a checklist whose
+// steps are ticked as they leave the plan, all ticked once it is done; a
+// new generation's plan starts a new list.
+func TestAPlanIsTickedOff(t *testing.T) {
+	p := newPlans()
+	table := &awsv1alpha1.DynamoDBTable{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "orders", Generation: 3}}
+	key := types.NamespacedName{Namespace: "default", Name: "orders"}
+	steps := func(pending ...string) []planStep {
+		table.Status.PendingPlan = pending
+		p.seen(table)
+		return p.checklist(key)
+	}
+	if got := steps(); len(got) != 0 {
+		t.Fatalf("no plan: %v", got)
+	}
+	want := func(got []planStep, w ...planStep) {
+		t.Helper()
+		if !slices.Equal(got, w) {
+			t.Errorf("checklist %v, want %v", got, w)
+		}
+	}
+	want(steps("create index by-status", "create index by-date"),
+		planStep{"create index by-status", false}, planStep{"create index by-date", false})
+	want(steps("create index by-date"), planStep{"create index by-status", true}, planStep{"create index by-date", false})
+	want(steps(), planStep{"create index by-status", true}, planStep{"create index by-date", true})
+	table.Generation = 4
+	want(steps("switch billing to PROVISIONED"), planStep{"switch billing to PROVISIONED", false})
 }

@@ -44,6 +44,9 @@ type badBridge struct {
 	release  chan struct{} // closed to end stalls
 }
 
+// badBridgeID is the bad bridge's id, which its credentials Secret names.
+const badBridgeID = "BAD0000000000001"
+
 func newBadBridge(t *testing.T, user string) *badBridge {
 	b := &badBridge{user: user, bri: 1, release: make(chan struct{})}
 	b.Server = httptest.NewServer(http.HandlerFunc(b.serve))
@@ -105,8 +108,10 @@ func (b *badBridge) serveOK(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodGet && path == prefix+"/lights":
 		answer = map[string]any{"1": map[string]any{"name": "lamp", "type": "Dimmable light",
 			"state": map[string]any{"on": b.on, "bri": b.bri, "reachable": true}}}
+	case r.Method == http.MethodGet && path == "/api/config": // to anyone, as a bridge answers it
+		answer = map[string]any{"name": "bad bridge", "bridgeid": badBridgeID, "apiversion": "1.50.0"}
 	case r.Method == http.MethodGet && path == prefix+"/config":
-		answer = map[string]any{"name": "bad bridge", "bridgeid": "BAD0000000000001", "apiversion": "1.50.0",
+		answer = map[string]any{"name": "bad bridge", "bridgeid": badBridgeID, "apiversion": "1.50.0",
 			"whitelist": map[string]any{b.user: map[string]any{"name": "tether"}}}
 	case r.Method == http.MethodPut && path == prefix+"/lights/1/state":
 		var body struct {
@@ -158,7 +163,7 @@ func TestBridgeMisbehaving(t *testing.T) {
 	const user = "tether-canary-hue-user-5f2c9a"
 	bridge := newBadBridge(t, user)
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: secretsNS, Name: "bad-bridge"},
-		Data: map[string][]byte{huev1alpha1.CredentialsKey: []byte(user)}}
+		Data: map[string][]byte{huev1alpha1.CredentialsKey: []byte(user), huev1alpha1.BridgeIDKey: []byte(badBridgeID)}}
 	g.Expect(k8s.Create(ctx, secret)).To(Succeed())
 	hb := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "bad-bridge"},
 		Spec: huev1alpha1.HueBridgeSpec{Address: bridge.URL,

@@ -37,7 +37,7 @@ func TestSpecEditsRacingStatusWrites(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(sim.Close)
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: secretsNS, Name: "conflicts"},
-		Data: map[string][]byte{huev1alpha1.CredentialsKey: []byte(user)}}
+		Data: map[string][]byte{huev1alpha1.CredentialsKey: []byte(user), huev1alpha1.BridgeIDKey: []byte(sim.BridgeID())}}
 	g.Expect(k8s.Create(ctx, secret)).To(Succeed())
 	hb := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "conflicts"},
 		Spec: huev1alpha1.HueBridgeSpec{Address: sim.Addr(),

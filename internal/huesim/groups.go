@@ -81,7 +81,10 @@ func (b *Bridge) freeGroupID() string {
 	}
 }
 
-// deleteGroup is DELETE /groups/<id>; group 0 cannot be deleted.
+// deleteGroup is DELETE /groups/<id>; group 0 cannot be deleted. A bridge
+// confirms with a string, not an attribute map: [{"success":"/groups/1
+// deleted."}] (the v1 Groups API documentation, "Delete Group"; the same
+// answer in huego v1.2.1's tests).
 func (b *Bridge) deleteGroup(r *http.Request, addr string, _ map[string]json.RawMessage) []result {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -35,6 +35,9 @@ func newConnectivity() connectivity { return connectivity{hung: make(chan struct
 // gate applies the simulated network conditions and counts GETs per path.
 func (b *Bridge) gate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if presentsUsername(r) {
+			b.credentialed.Add(1)
+		}
 		b.mu.Lock()
 		hang, resumed, delay := b.conn.hang, b.conn.hung, b.conn.delay
 		if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api") {
@@ -61,6 +64,26 @@ func (b *Bridge) gate(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
+
+// presentsUsername reports whether a request carries a username: in the
+// v1 path (/api/<username>/...) or as CLIP v2's hue-application-key.
+// Pairing (POST /api) and the public /api/config carry none.
+func presentsUsername(r *http.Request) bool {
+	if r.Header.Get("hue-application-key") != "" {
+		return true
+	}
+	rest, ok := strings.CutPrefix(r.URL.Path, "/api/")
+	if !ok {
+		return false
+	}
+	user, _, _ := strings.Cut(rest, "/")
+	return user != "" && user != "config"
+}
+
+// CredentialedRequests counts the requests that carried a username (any,
+// known to the bridge or not) since the bridge started: a test's proof that
+// a client sent none to a bridge it must not trust.
+func (b *Bridge) CredentialedRequests() int { return int(b.credentialed.Load()) }
 
 // Server serves one Bridge's API on two TCP addresses, as a bridge serves
 // port 80 and 443: the v1 API over plain HTTP, and the v1 and CLIP v2 APIs

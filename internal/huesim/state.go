@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -100,6 +101,8 @@ type Bridge struct {
 	// The CLIP v2 API's request counters and event stream (v2*.go).
 	v2Counters
 	events eventHub
+	// credentialed counts the requests that carried a username (server.go).
+	credentialed atomic.Int64
 }
 
 type whitelistEntry struct {

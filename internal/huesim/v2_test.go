@@ -275,3 +275,36 @@ func TestHueSatRoundTrip(t *testing.T) {
 		t.Errorf("49333/209 -> %v, far from a real bridge's [0.247, 0.1318]", xy)
 	}
 }
+
+// TestPushesAreTold: each event stream message sent to a client is told
+// (OnPush) with the lights it carries, after a hand change; with no client
+// connected nothing is pushed, so nothing is told.
+func TestPushesAreTold(t *testing.T) {
+	s, c := startV2(t, Options{Lights: []string{"a", "b"}})
+	pushes := make(chan Push, 8)
+	s.OnPush(func(p Push) { pushes <- p })
+	_ = s.ChangeLight("2", func(st *LightState) { st.On = true }) // no stream yet
+
+	req, _ := http.NewRequest("GET", s.TLSURL()+"/eventstream/clip/v2", nil)
+	req.Header.Set("hue-application-key", testUser)
+	c.Timeout = 0
+	res, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if line, err := bufio.NewReader(res.Body).ReadString('\n'); err != nil || line != ": hi\n" {
+		t.Fatalf("first line %q %v", line, err)
+	}
+	changed := time.Now()
+	_ = s.ChangeLight("1", func(st *LightState) { st.On = !st.On })
+	select {
+	case p := <-pushes:
+		if len(p.LightIDs) != 1 || p.LightIDs[0] != "1" || p.At.Before(changed) {
+			t.Fatalf("push %+v, want light 1 after the change", p)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no push told")
+	}
+	s.DropEventStreams()
+}

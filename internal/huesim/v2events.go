@@ -5,7 +5,9 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 )
@@ -42,6 +44,9 @@ type eventHub struct {
 	// dropNew streams are closed right after ": hi".
 	hung    bool
 	dropNew int
+	// flood is the size of the message every new stream gets after
+	// ": hi" (0: none), for tests of a hostile bridge.
+	flood int
 	// seq numbers the messages within a second, for their ids.
 	seqSecond int64
 	seq       int
@@ -72,6 +77,11 @@ func (b *Bridge) eventStream(w http.ResponseWriter, r *http.Request) {
 	}
 	if !ok {
 		return // dropped by the test's control
+	}
+	if n := b.floodSize(); n > 0 {
+		if writeFlood(w, rc, n) != nil {
+			return
+		}
 	}
 	for {
 		select {
@@ -155,6 +165,7 @@ func (b *Bridge) runEvents(stop chan struct{}) {
 // reports whether it sent one.
 func (b *Bridge) flushEvents() bool {
 	b.mu.Lock()
+	at := time.Now() // the state the message carries is as of now
 	hung := b.conn.hang
 	now := indexResources(b.v2Resources())
 	b.mu.Unlock()
@@ -184,7 +195,27 @@ func (b *Bridge) flushEvents() bool {
 			c.close() // too slow a reader: the bridge drops it
 		}
 	}
+	if len(h.clients) > 0 {
+		b.watch.pushed(Push{At: at, LightIDs: pushedLights(containers)})
+	}
 	return true
+}
+
+// pushedLights lists the v1 ids of the lights whose resource a message's
+// containers carry.
+func pushedLights(containers []map[string]any) []string {
+	var ids []string
+	for _, c := range containers {
+		items, _ := c["data"].([]any)
+		for _, it := range items {
+			r, _ := it.(resource)
+			idV1, _ := r["id_v1"].(string)
+			if r["type"] == "light" && strings.HasPrefix(idV1, "/lights/") {
+				ids = append(ids, strings.TrimPrefix(idV1, "/lights/"))
+			}
+		}
+	}
+	return ids
 }
 
 func indexResources(list []resource) map[string]resource {
@@ -293,6 +324,44 @@ func (b *Bridge) DropEventStreams() {
 	for c := range h.clients {
 		c.close()
 	}
+}
+
+// FloodEventStreams makes every event stream opened from now on start with
+// one message of about n bytes (0 stops it): "data: [", n spaces, "]", a
+// valid and empty JSON array in one line, as a hostile bridge or a man in
+// the middle could send. No real bridge does: its messages are a few KiB.
+func (b *Bridge) FloodEventStreams(n int) {
+	h := &b.events
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.flood = n
+}
+
+func (b *Bridge) floodSize() int {
+	h := &b.events
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.flood
+}
+
+// floodChunk is what a flood is written in, so that the simulator itself
+// holds 64 KiB of it, not n bytes.
+var floodChunk = bytes.Repeat([]byte(" "), 64<<10)
+
+// writeFlood writes the flood message; it stops when the client goes.
+func writeFlood(w http.ResponseWriter, rc *http.ResponseController, n int) error {
+	if _, err := io.WriteString(w, "data: ["); err != nil {
+		return err
+	}
+	for sent := 0; sent < n; sent += len(floodChunk) {
+		if _, err := w.Write(floodChunk[:min(len(floodChunk), n-sent)]); err != nil {
+			return err
+		}
+	}
+	if _, err := io.WriteString(w, "]\n\n"); err != nil {
+		return err
+	}
+	return rc.Flush()
 }
 
 // DropNewEventStreams closes the next n event streams right after ": hi":

@@ -10,9 +10,37 @@ import (
 // changes coalesces into one wake-up and a slow reader (a browser on a bad
 // network) never holds up the bridge or other readers.
 type watchers struct {
-	mu   sync.Mutex
-	subs map[chan struct{}]struct{}
-	hand []func(HandChange)
+	mu     sync.Mutex
+	subs   map[chan struct{}]struct{}
+	hand   []func(HandChange)
+	pushes []func(Push)
+}
+
+// Push is one message of the CLIP v2 event stream as the bridge sent it to
+// its streams' clients: the moment of the state it carries (a change made
+// after that is in a later message), and the lights (by v1 id) whose state
+// it carries.
+type Push struct {
+	At       time.Time
+	LightIDs []string
+}
+
+// OnPush calls f after every event stream message sent to at least one
+// client, on the stream's goroutine: f must not block or call back into
+// the bridge's mutators.
+func (b *Bridge) OnPush(f func(Push)) {
+	b.watch.mu.Lock()
+	defer b.watch.mu.Unlock()
+	b.watch.pushes = append(b.watch.pushes, f)
+}
+
+func (w *watchers) pushed(p Push) {
+	w.mu.Lock()
+	pushes := w.pushes
+	w.mu.Unlock()
+	for _, f := range pushes {
+		f(p)
+	}
 }
 
 // HandChange is a bulb changed as by the Hue app or a wall switch

@@ -74,7 +74,7 @@ func TestInstallManifestIsAcceptedAndItsRBACIsEnough(t *testing.T) {
 	ctx := context.Background()
 	g.Expect(adminClient.Create(ctx, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "hue-home"},
-		StringData: map[string]string{"username": "installtest-user"},
+		StringData: map[string]string{"username": "installtest-user", "bridgeid": bridge.BridgeID()},
 	})).To(Succeed())
 	g.Expect(adminClient.Create(ctx, &huev1alpha1.HueBridge{
 		ObjectMeta: metav1.ObjectMeta{Name: "home"},
@@ -88,7 +88,9 @@ func TestInstallManifestIsAcceptedAndItsRBACIsEnough(t *testing.T) {
 	}
 	g.Expect(adminClient.Create(ctx, light)).To(Succeed())
 	table := &awsv1alpha1.DynamoDBTable{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "installtest"},
+		// In the operator's namespace: the only one whose tables may use
+		// the operator's own identity by default (--aws-require-account).
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "installtest"},
 		Spec: awsv1alpha1.DynamoDBTableSpec{
 			AttributeDefinitions: []awsv1alpha1.AttributeDefinition{{AttributeName: "id", AttributeType: "S"}},
 			KeySchema:            awsv1alpha1.KeySchema{{AttributeName: "id", KeyType: "HASH"}},

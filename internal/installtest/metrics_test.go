@@ -110,7 +110,10 @@ func TestMetricsNeedAnAuthorizedToken(t *testing.T) {
 		"metrics answered over plain HTTP")
 	prometheus := token(t, cs, "monitoring", "prometheus")
 	g.Expect(status(https, url, prometheus)).To(Equal(http.StatusOK), "a scrape by metrics-reader")
-	g.Expect(body(t, https, url, prometheus)).To(ContainSubstring("controller_runtime_reconcile_total"))
+	// The controllers register their metrics once their informers have
+	// synced, which on a loaded machine comes after the first scrape.
+	g.Eventually(func() string { return body(t, https, url, prometheus) }, time.Minute, 200*time.Millisecond).Should(
+		ContainSubstring("controller_runtime_reconcile_total"), "a scrape by metrics-reader shows the controllers' metrics")
 }
 
 // managerArgs are the manager container's args in the manifest.

@@ -75,7 +75,7 @@ func (s *soak) setUp(ctx context.Context, bin string) error {
 		}
 		secret := &corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{Namespace: secretsNS, Name: name + "-credentials"},
-			Data:       map[string][]byte{huev1alpha1.CredentialsKey: []byte(soakUser)},
+			Data:       map[string][]byte{huev1alpha1.CredentialsKey: []byte(soakUser), huev1alpha1.BridgeIDKey: []byte(sim.BridgeID())},
 		}
 		if err := c.Create(ctx, secret); err != nil {
 			return err

@@ -12,10 +12,10 @@ import (
 
 // Proxy is a counting TCP proxy on 127.0.0.1.
 type Proxy struct {
-	target string
-	ln     net.Listener
+	ln net.Listener
 
 	mu      sync.Mutex
+	target  string
 	offline bool
 	count   int
 	conns   map[net.Conn]struct{}
@@ -63,7 +63,10 @@ func (p *Proxy) pipe(c net.Conn) {
 		p.mu.Unlock()
 		_ = c.Close()
 	}()
-	up, err := net.Dial("tcp", p.target)
+	p.mu.Lock()
+	target := p.target
+	p.mu.Unlock()
+	up, err := net.Dial("tcp", target)
 	if err != nil {
 		return
 	}
@@ -88,6 +91,18 @@ func (p *Proxy) SetOffline(off bool) int {
 	n := p.count
 	p.count = 0
 	return n
+}
+
+// Retarget closes every open connection and forwards new ones to target:
+// another server answering at the proxy's address, as a man in the middle
+// or a replaced device would.
+func (p *Proxy) Retarget(target string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.target = target
+	for c := range p.conns {
+		_ = c.Close()
+	}
 }
 
 // Close stops the proxy and closes its connections.

@@ -62,9 +62,9 @@ func (p *Provider) resolve(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 		return target{}, err
 	}
 	if name == "" {
-		if p.opts.RequireAccount {
+		if p.opts.RequireAccount && obj.Namespace != p.opts.OperatorNamespace {
 			return target{}, providers.RetryAfter(accountDelay, ReasonAccountRequired, fmt.Errorf(
-				"this operator requires an AWSAccount for every table: set spec.accountRef, or annotate namespace %s with %s; Tether makes no AWS call for this table until then",
+				"this operator requires an AWSAccount for every table outside its own namespace: set spec.accountRef, or annotate namespace %s with %s; Tether makes no AWS call for this table until then",
 				obj.Namespace, awsv1alpha1.AnnotationNamespaceAccount))
 		}
 		region, err := p.clients.Region(ctx, obj.Spec.Region, "")
@@ -94,10 +94,14 @@ func accountSource(obj *awsv1alpha1.DynamoDBTable) string {
 	return "the namespace's " + awsv1alpha1.AnnotationNamespaceAccount + " annotation"
 }
 
-// admits says whether the account's namespaceSelector admits ns: by name,
-// or by labels. A selector with neither admits no namespace.
+// admits says whether the account's namespaceSelector admits ns.
 func admits(a *awsv1alpha1.AWSAccount, ns *corev1.Namespace) bool {
-	sel := a.Spec.NamespaceSelector
+	return selects(a.Spec.NamespaceSelector, ns)
+}
+
+// selects says whether a NamespaceSelector picks ns: by name, or by labels.
+// A selector with neither picks no namespace.
+func selects(sel awsv1alpha1.NamespaceSelector, ns *corev1.Namespace) bool {
 	if ns == nil || ns.Name == "" {
 		return false
 	}
@@ -109,7 +113,7 @@ func admits(a *awsv1alpha1.AWSAccount, ns *corev1.Namespace) bool {
 	}
 	s, err := metav1.LabelSelectorAsSelector(sel.LabelSelector)
 	if err != nil || s.Empty() {
-		// An empty selector would admit every namespace: refuse instead,
+		// An empty selector would pick every namespace: refuse instead,
 		// as nothing was said.
 		return false
 	}
@@ -124,7 +128,7 @@ func (p *Provider) endpointFor(ctx context.Context, obj *awsv1alpha1.DynamoDBTab
 	if err != nil {
 		return nil, err
 	}
-	if err := checkNotMoved(obj, t); err != nil {
+	if err := p.checkNotMoved(obj, t); err != nil {
 		return nil, err
 	}
 	ep, err := p.clients.For(ctx, t)
@@ -139,16 +143,29 @@ func (p *Provider) endpointFor(ctx context.Context, obj *awsv1alpha1.DynamoDBTab
 }
 
 // checkNotMoved refuses to act when the object now resolves to another
-// account or region than the one its table was found in: the namespace's
-// default account or the AWSAccount's region changed under it. Following
-// would create a second table elsewhere and leave (or, on delete, miss) the
-// first one.
-func checkNotMoved(obj *awsv1alpha1.DynamoDBTable, t target) error {
+// account or region than the one its table was found in: an AWSAccount's
+// role now in another AWS account (changed, or the AWSAccount re-created),
+// the namespace's default account or the AWSAccount's region changed under
+// it. Following would create a second table, empty, elsewhere and leave
+// (or, on delete, miss) the first one. Accounts are compared by their AWS
+// account id, not by the AWSAccount's name: a name tells nothing of where
+// its role leads.
+func (p *Provider) checkNotMoved(obj *awsv1alpha1.DynamoDBTable, t target) error {
 	s := obj.Status
 	if s.TableID == "" || s.Region == "" {
 		return nil
 	}
-	if s.Region == t.Region && s.Account == t.Account {
+	_, id := p.clients.accountOf(t.account)
+	if s.AccountID != "" && id != "" && s.AccountID != id {
+		return providers.RetryAfter(accountDelay, ReasonAccountChanged, fmt.Errorf(
+			"table %s is in AWS account %s (through %s), but the object now resolves to AWS account %s (through %s: its role changed, "+
+				"it was re-created, or the namespace's default account changed): Tether creates no table in %s and deletes nothing in %s; "+
+				"point the AWSAccount back at a role of account %s to go on, or to let go of the table, annotate the object "+
+				"tether.dev/reconcile: paused and delete it",
+			obj.ResolvedTableName(), s.AccountID, accountLabel(s.Account), id, accountLabel(t.Account), id, s.AccountID, s.AccountID))
+	}
+	sameAccount := s.Account == t.Account || (s.AccountID != "" && s.AccountID == id)
+	if s.Region == t.Region && sameAccount {
 		return nil
 	}
 	return providers.RetryAfter(accountDelay, ReasonLocationChanged, fmt.Errorf(

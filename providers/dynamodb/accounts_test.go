@@ -214,10 +214,14 @@ func TestTablesAnAccountDoesNotAdmitMakeNoAWSCall(t *testing.T) {
 		t.Errorf("AWS calls for tables that may not use the account: DynamoDB %v, STS %d", f.proxy.Calls(), len(f.sts.Calls()))
 	}
 
-	required := newAccountsFixture(t, dynamoDBLocal(t).URL, Options{RequireAccount: true}, ststest.Options{}, namespace("default", nil, nil))
+	// --aws-require-account (issue 23 item 11): the operator's own identity
+	// serves its own namespace alone.
+	required := newAccountsFixture(t, dynamoDBLocal(t).URL, Options{RequireAccount: true, OperatorNamespace: "tether-system"},
+		ststest.Options{}, namespace("default", nil, nil), namespace("tether-system", nil, nil))
 	if _, err := required.pass(newTable()); !isRetryReason(err, ReasonAccountRequired) || required.proxy.Total() != 0 {
 		t.Errorf("no account with --aws-require-account: %v (%d calls)", err, required.proxy.Total())
 	}
+	required.converge(newTable(inNamespace("tether-system")))
 
 	// Admitted, converged; then the namespace leaves the selector.
 	obj := newTable(inNamespace("team-a"), usingAccount("team-a"))
@@ -367,13 +371,30 @@ func TestATableDoesNotMoveWithItsNamespaceDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.proxy.ResetCounts()
-	if _, err := f.pass(obj); !isRetryReason(err, ReasonLocationChanged) {
-		t.Fatalf("err = %v, want %s", err, ReasonLocationChanged)
+	// team-b's role is in another AWS account.
+	if _, err := f.pass(obj); !isRetryReason(err, ReasonAccountChanged) {
+		t.Fatalf("err = %v, want %s", err, ReasonAccountChanged)
 	}
-	if err := f.p.Delete(context.Background(), obj); !isRetryReason(err, ReasonLocationChanged) {
-		t.Fatalf("delete: %v, want %s", err, ReasonLocationChanged)
+	if err := f.p.Delete(context.Background(), obj); !isRetryReason(err, ReasonAccountChanged) {
+		t.Fatalf("delete: %v, want %s", err, ReasonAccountChanged)
 	}
 	if f.proxy.Total() != 0 {
 		t.Errorf("calls for a moved object: %v", f.proxy.Calls())
+	}
+
+	// Back to team-a, whose region then changes under the table.
+	ns.Annotations[awsv1alpha1.AnnotationNamespaceAccount] = "team-a"
+	if err := f.reader.Update(context.Background(), ns); err != nil {
+		t.Fatal(err)
+	}
+	f.converge(obj)
+	a := &awsv1alpha1.AWSAccount{}
+	_ = f.reader.Get(context.Background(), client.ObjectKey{Name: "team-a"}, a)
+	a.Spec.Region = "eu-west-1"
+	if err := f.reader.Update(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.pass(obj); !isRetryReason(err, ReasonLocationChanged) {
+		t.Fatalf("err = %v, want %s", err, ReasonLocationChanged)
 	}
 }

@@ -413,3 +413,27 @@ func managedScalingKeys(before []string, want, read map[string]*scaling) []strin
 	slices.Sort(keys)
 	return keys
 }
+
+// deregisterScalingOf deregisters, before the table is deleted, the
+// scalable targets Tether registered for it (status.managedScalableTargets),
+// which deletes their policies too (API DeregisterScalableTarget). AWS
+// keeps both after a table is deleted ("you do not automatically remove any
+// associated scalable targets, scaling policies, or CloudWatch alarms", API
+// ReplicationGroupUpdate), and a later table of the same name would be
+// scaled by a policy nobody manages. A target already gone is done.
+func (p *Provider) deregisterScalingOf(ctx context.Context, ep *endpoint, obj *awsv1alpha1.DynamoDBTable) error {
+	if ep.Scaling == nil {
+		return nil
+	}
+	table := obj.ResolvedTableName()
+	for _, k := range slices.Clone(obj.Status.ManagedScalableTargets) {
+		resource, dimension := scalingTarget(table, k)
+		_, err := ep.Scaling.DeregisterScalableTarget(ctx, &applicationautoscaling.DeregisterScalableTargetInput{
+			ServiceNamespace: aastypes.ServiceNamespaceDynamodb, ResourceId: aws.String(resource), ScalableDimension: dimension})
+		if err != nil && errorCode(err) != "ObjectNotFoundException" {
+			return classify(err)
+		}
+		obj.Status.ManagedScalableTargets = slices.DeleteFunc(obj.Status.ManagedScalableTargets, func(x string) bool { return x == k })
+	}
+	return nil
+}

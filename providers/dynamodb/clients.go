@@ -93,6 +93,10 @@ type endpoint struct {
 	budget *budget
 	// session is the AWSAccount's credentials, nil for the operator's own.
 	session *session
+	// account is the AWSAccount as it was when this endpoint was made (an
+	// endpoint is made per AWSAccount generation, see sessionLocked), nil
+	// for the operator's own identity: what it trusts its namespaces with.
+	account *awsv1alpha1.AWSAccount
 }
 
 // tableKey names a table the way AWS does: account, region, name.
@@ -205,6 +209,9 @@ func (c *Clients) For(ctx context.Context, t target) (*endpoint, error) {
 	})
 	ep := &endpoint{API: api, Region: t.Region, Identity: t.Account, Account: account, AccountID: accountID, URL: url,
 		Key: t.Region + "|" + url, budget: b, session: sess, Scaling: c.newScalingAPI(cfg, accountEndpoint, account, b)}
+	if t.account != nil {
+		ep.account = t.account.DeepCopy()
+	}
 	if ep.Scaling == nil {
 		// What is learnt about an endpoint holds for those with the same
 		// APIs: one without Application Auto Scaling beside it is another.

@@ -2,6 +2,7 @@ package dynamodb
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	"github.com/tether-dev/tether/internal/ststest"
 	"github.com/tether-dev/tether/providers"
 )
 
@@ -34,17 +36,29 @@ func TestConflictGoesToTheObjectThatHasTheTableThenTheOlder(t *testing.T) {
 	holder := named("c", at(20), "id-1")
 	otherRegion := named("d", at(-10), "")
 	otherRegion.Spec.Region = "eu-west-1"
+	// An account that cannot be resolved (issue 23 item 8): the object may
+	// hold this very table, so it is never taken for "no earlier holder".
+	unresolved := named("e", at(30), "id-2")
+	unresolved.Spec.AccountRef = &awsv1alpha1.AccountReference{Name: "deleted-account"}
+	// One that holds no table can make none while unresolved: no blocker
+	// (else anyone could squat table names from a namespace no account
+	// admits).
+	squatter := named("f", at(-20), "")
+	squatter.Spec.AccountRef = &awsv1alpha1.AccountReference{Name: "deleted-account"}
 
 	cases := []struct {
 		name     string
 		objects  []*awsv1alpha1.DynamoDBTable
 		subject  *awsv1alpha1.DynamoDBTable
 		conflict bool
+		reason   string // ReasonConflict when empty
 	}{
-		{"the older one proceeds", []*awsv1alpha1.DynamoDBTable{older, newer}, older, false},
-		{"the newer one waits", []*awsv1alpha1.DynamoDBTable{older, newer}, newer, true},
-		{"the one that has the table wins over older ones", []*awsv1alpha1.DynamoDBTable{older, holder}, older, true},
-		{"another region is another table", []*awsv1alpha1.DynamoDBTable{otherRegion, newer}, newer, false},
+		{"the older one proceeds", []*awsv1alpha1.DynamoDBTable{older, newer}, older, false, ""},
+		{"the newer one waits", []*awsv1alpha1.DynamoDBTable{older, newer}, newer, true, ""},
+		{"the one that has the table wins over older ones", []*awsv1alpha1.DynamoDBTable{older, holder}, older, true, ""},
+		{"another region is another table", []*awsv1alpha1.DynamoDBTable{otherRegion, newer}, newer, false, ""},
+		{"a holder whose account cannot be resolved still holds", []*awsv1alpha1.DynamoDBTable{unresolved, older}, older, true, ReasonHolderUnresolved},
+		{"an older object that cannot be resolved and holds nothing", []*awsv1alpha1.DynamoDBTable{squatter, older}, older, false, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -56,8 +70,12 @@ func TestConflictGoesToTheObjectThatHasTheTableThenTheOlder(t *testing.T) {
 			ep := endpointOf(t, p, c.subject)
 			err := p.checkConflict(context.Background(), ep, c.subject)
 			ra, isConflict := providers.AsRetryAfter(err)
-			if isConflict != c.conflict || (isConflict && ra.Reason != ReasonConflict) {
-				t.Errorf("err = %v, want conflict %v", err, c.conflict)
+			reason := c.reason
+			if reason == "" {
+				reason = ReasonConflict
+			}
+			if isConflict != c.conflict || (isConflict && ra.Reason != reason) {
+				t.Errorf("err = %v, want conflict %v (%s)", err, c.conflict, reason)
 			}
 		})
 	}
@@ -117,4 +135,27 @@ func endpointOf(t *testing.T, p *Provider, obj *awsv1alpha1.DynamoDBTable) *endp
 		t.Fatal(err)
 	}
 	return ep
+}
+
+// An object being deleted while another one, whose account cannot be
+// resolved, holds a table of that name neither deletes the table nor lets
+// go of it: it waits, saying why (issue 23 item 8: a failing resolve never
+// counts as "no earlier holder", in either direction).
+func TestDeleteWaitsWhileAnUnresolvedHolderMayHoldTheTable(t *testing.T) {
+	holder := newTable(inNamespace("team-x"), usingAccount("deleted-account"), func(o *awsv1alpha1.DynamoDBTable) {
+		o.CreationTimestamp = metav1.NewTime(time.Now().Add(-time.Hour))
+		o.Status.TableID = "its-table"
+	})
+	f := newAccountsFixture(t, dynamoDBLocal(t).URL, Options{}, ststest.Options{}, namespace("default", nil, nil), namespace("team-x", nil, nil))
+	obj := newTable(func(o *awsv1alpha1.DynamoDBTable) { o.Name, o.CreationTimestamp = holder.Name, metav1.Now() })
+	f.converge(obj)
+	if err := f.reader.Create(context.Background(), holder); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.p.Delete(context.Background(), obj); !isRetryReason(err, ReasonHolderUnresolved) || !strings.Contains(err.Error(), "team-x/") {
+		t.Fatalf("delete: %v, want %s naming the holder", err, ReasonHolderUnresolved)
+	}
+	if !f.exists(obj.Name) {
+		t.Error("the table was deleted while another object may hold it")
+	}
 }

@@ -26,6 +26,11 @@ func (p *Provider) Create(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) e
 	if err := p.checkConflict(ctx, ep, obj); err != nil {
 		return err
 	}
+	if pol, err := specPolicy(obj.Spec.ResourcePolicy); err == nil {
+		if err := checkPolicyPrincipals(ep, obj, pol); err != nil {
+			return err
+		}
+	}
 	name := obj.ResolvedTableName()
 	var desc *types.TableDescription
 	if obj.Spec.RestoreFrom != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
@@ -47,12 +48,18 @@ func (p *Provider) Delete(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) e
 	if err != nil {
 		return classify(err)
 	}
-	owned, err := p.owns(ctx, ep, obj, d)
+	how, _, err := p.owns(ctx, ep, obj, d)
 	if err != nil {
 		return err
 	}
-	if !owned {
+	if how == notOwned {
 		p.released(ep, obj) // never delete what Tether did not create
+		return nil
+	}
+	if (how == ownedByAdoption || obj.Status.Adopted) && obj.Annotations[awsv1alpha1.AnnotationDeleteAdopted] != "true" {
+		p.event(obj, corev1.EventTypeNormal, "LeftInPlace", "Delete", "table %s was adopted, not created by Tether: it is left in place "+
+			"(annotate the object %s: \"true\" to have it deleted with the object)", name, awsv1alpha1.AnnotationDeleteAdopted)
+		p.released(ep, obj)
 		return nil
 	}
 	switch d.TableStatus {
@@ -64,7 +71,10 @@ func (p *Provider) Delete(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) e
 	if aws.ToBool(d.DeletionProtectionEnabled) {
 		return p.lowerDeletionProtection(ctx, ep, obj)
 	}
-	if done, err := p.removeReplicasFirst(ctx, ep, d); !done {
+	if done, err := p.removeReplicasFirst(ctx, ep, obj, d); !done {
+		return err
+	}
+	if err := p.deregisterScalingOf(ctx, ep, obj); err != nil {
 		return err
 	}
 	if _, err := ep.API.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)}); err != nil && !isNotFound(err) {
@@ -121,4 +131,17 @@ func deleteCalls(obj *awsv1alpha1.DynamoDBTable) int {
 		return 1
 	}
 	return 2
+}
+
+// DescribeDelete says what deleting obj did to its table, for the Deleted
+// event (providers.DeleteDescriber).
+func (p *Provider) DescribeDelete(obj *awsv1alpha1.DynamoDBTable) string {
+	name := obj.ResolvedTableName()
+	if ready := meta.FindStatusCondition(obj.Status.Conditions, commonv1alpha1.Ready); ready != nil && ready.Reason == ReasonConflict {
+		return fmt.Sprintf("let go of table %s; another DynamoDBTable manages it", name)
+	}
+	if obj.Spec.DeletionPolicy == awsv1alpha1.DeletionPolicyRetain {
+		return fmt.Sprintf("let go of table %s; it stays in DynamoDB (deletionPolicy: Retain)", name)
+	}
+	return fmt.Sprintf("deleted table %s", name)
 }

@@ -26,6 +26,7 @@ const (
 	ReasonIndexReplacement  = "IndexReplacementNotAllowed"
 	ReasonNotOwned          = "NotOwned"
 	ReasonConflict          = "Conflict"
+	ReasonHolderUnresolved  = "HolderUnresolved"
 	ReasonDeletionProtected = "DeletionProtected"
 	ReasonTableExists       = "TableExists"
 	ReasonImmutableMismatch = "ImmutableMismatch"
@@ -34,6 +35,8 @@ const (
 	ReasonAccountNotFound   = "AccountNotFound"
 	ReasonAccountNotAllowed = "AccountNotAllowed"
 	ReasonLocationChanged   = "LocationChanged"
+	ReasonAccountChanged    = "AccountChanged"
+	ReasonForeignReplicas   = "ForeignReplicas"
 	ReasonOutputsNotWritten = "OutputsNotWritten"
 )
 

@@ -62,6 +62,7 @@ type FeatureAPI interface {
 	DeleteResourcePolicy(ctx context.Context, in *dynamodb.DeleteResourcePolicyInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteResourcePolicyOutput, error)
 	RestoreTableToPointInTime(ctx context.Context, in *dynamodb.RestoreTableToPointInTimeInput, opts ...func(*dynamodb.Options)) (*dynamodb.RestoreTableToPointInTimeOutput, error)
 	RestoreTableFromBackup(ctx context.Context, in *dynamodb.RestoreTableFromBackupInput, opts ...func(*dynamodb.Options)) (*dynamodb.RestoreTableFromBackupOutput, error)
+	DescribeBackup(ctx context.Context, in *dynamodb.DescribeBackupInput, opts ...func(*dynamodb.Options)) (*dynamodb.DescribeBackupOutput, error)
 }
 
 // newerSecondary are the answers of the newer features' reads.

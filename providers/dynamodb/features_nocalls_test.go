@@ -36,3 +36,7 @@ func (n noCalls) RestoreTableFromBackup(context.Context, *dynamodb.RestoreTableF
 	n.fail()
 	return nil, nil
 }
+func (n noCalls) DescribeBackup(context.Context, *dynamodb.DescribeBackupInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeBackupOutput, error) {
+	n.fail()
+	return nil, nil
+}

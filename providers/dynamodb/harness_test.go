@@ -202,16 +202,31 @@ func (f *fixture) exists(name string) bool {
 	return err == nil
 }
 
-// eventLog is an events.EventRecorder that keeps the reasons.
+// eventLog is an events.EventRecorder that keeps the reasons and notes.
 type eventLog struct {
 	mu      sync.Mutex
 	reasons []string
+	notes   []string
 }
 
-func (e *eventLog) Eventf(_ runtime.Object, _ runtime.Object, _, reason, _, _ string, _ ...interface{}) {
+func (e *eventLog) Eventf(_ runtime.Object, _ runtime.Object, _, reason, _, note string, args ...interface{}) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.reasons = append(e.reasons, reason)
+	e.notes = append(e.notes, fmt.Sprintf(note, args...))
+}
+
+// notesOf returns the notes of the events with that reason.
+func (e *eventLog) notesOf(reason string) []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []string
+	for i, r := range e.reasons {
+		if r == reason {
+			out = append(out, e.notes[i])
+		}
+	}
+	return out
 }
 
 func (e *eventLog) count(reason string) int {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -92,13 +93,16 @@ func (p *Provider) createOutputs(ctx context.Context, obj *awsv1alpha1.DynamoDBT
 	ref := obj.Spec.WriteOutputsTo
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Namespace: obj.Namespace, Name: ref.Name,
-			Labels: map[string]string{"app.kubernetes.io/managed-by": "tether"},
+			Labels: map[string]string{"app.kubernetes.io/managed-by": "tether", TagOwnerUID: string(obj.UID)},
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: awsv1alpha1.GroupVersion.String(), Kind: "DynamoDBTable",
 				Name: obj.Name, UID: obj.UID, Controller: ptrTrue()}}},
 		Data: data,
 	}
 	err := p.opts.Writer.Create(ctx, cm)
 	if apierrors.IsAlreadyExists(err) {
+		err = p.claimOutputs(ctx, obj, cm)
+	}
+	if apierrors.IsInvalid(err) || apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) {
 		obj.Status.Outputs = nil
 		return fmt.Errorf("ConfigMap %s/%s (spec.writeOutputsTo) already exists and was not created by Tether for this table: "+
 			"Tether never writes into an object it did not create; delete it or choose another name", obj.Namespace, ref.Name)
@@ -108,6 +112,24 @@ func (p *Provider) createOutputs(ctx context.Context, obj *awsv1alpha1.DynamoDBT
 	}
 	obj.Status.Outputs = &awsv1alpha1.OutputsStatus{Name: ref.Name, UID: string(cm.UID), Checksum: sum}
 	return nil
+}
+
+// claimOutputs writes the outputs into an existing ConfigMap only if it
+// carries this object's owner-uid label: Tether created it, and stopped
+// before it could record its UID in the status. The JSON patch's test
+// operation makes the API server check the label, so Tether still never
+// reads ConfigMaps, and one it did not create is left alone (the test
+// fails: Invalid). The answer gives the ConfigMap's UID.
+func (p *Provider) claimOutputs(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, cm *corev1.ConfigMap) error {
+	label := "/metadata/labels/" + strings.ReplaceAll(TagOwnerUID, "/", "~1")
+	body, err := json.Marshal([]map[string]any{
+		{"op": "test", "path": label, "value": string(obj.UID)},
+		{"op": "replace", "path": "/data", "value": cm.Data},
+	})
+	if err != nil {
+		return err
+	}
+	return p.opts.Writer.Patch(ctx, cm, client.RawPatch(types.JSONPatchType, body))
 }
 
 // patchOutputs replaces the data of the ConfigMap with UID uid: a merge

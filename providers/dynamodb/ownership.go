@@ -29,38 +29,80 @@ func tableIdentity(d *types.TableDescription) string {
 	return aws.ToString(d.TableArn) + "@" + created
 }
 
-// owns says whether obj may manage the table. Ownership rests on proof,
-// never on timing:
+// ownership is how obj's claim to a table is proved.
+type ownership int
+
+const (
+	notOwned ownership = iota
+	// ownedByRecord: the table's identity is the one Tether recorded for
+	// obj (in the status, or in this process's memory of its CreateTable).
+	ownedByRecord
+	// ownedByTag: the table carries obj's owner-uid tag.
+	ownedByTag
+	// ownedByRestore: obj's own restore made the table (restoredFor).
+	ownedByRestore
+	// ownedByAdoption: the table is someone else's and obj adopts it.
+	ownedByAdoption
+)
+
+// owns says whether obj may manage the table, and by which proof.
+// Ownership rests on proof, never on timing alone:
 //   - the table's identity is the one Tether recorded for obj (from its own
 //     CreateTable answer, or when it adopted the table), in the status or,
 //     should that status write have been lost, in this process's memory;
 //   - or the table carries obj's owner-uid tag, which Tether gives
-//     CreateTable (read once, only when nothing else proves ownership);
-//   - or obj asks to adopt it.
+//     CreateTable and a restored table right after the restore (read once,
+//     only when nothing else proves ownership);
+//   - or, carrying no owner tag, it was restored from obj's source, which
+//     obj's namespace may read, after obj recorded that it was about to
+//     create it (restoredFor);
+//   - or obj asks to adopt it, and its AWSAccount lets its namespace adopt.
 //
 // A table that appeared between Observe and CreateTable (ResourceInUse) has
 // none of these, so it is someone else's until the user says otherwise.
-func (p *Provider) owns(ctx context.Context, ep *endpoint, obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) (bool, error) {
+// why says, when the table is not owned, what refused an adoption.
+func (p *Provider) owns(ctx context.Context, ep *endpoint, obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) (how ownership, why string, err error) {
 	id := tableIdentity(d)
 	if obj.Status.TableID != "" && obj.Status.TableID == id {
-		return true, nil
+		return ownedByRecord, "", nil
 	}
 	if p.createdBy(ep, obj.ResolvedTableName()) == (creation{UID: string(obj.UID), TableID: id}) {
-		return true, nil
+		return ownedByRecord, "", nil
 	}
-	tagged, err := p.carriesOwnerTag(ctx, ep, obj, d)
-	if err != nil || tagged {
-		return tagged, err
+	owner, err := p.ownerTagOf(ctx, ep, obj, d)
+	if err != nil {
+		return notOwned, "", err
 	}
-	return obj.Annotations[awsv1alpha1.AnnotationAdopt] == "true", nil
+	if owner == string(obj.UID) {
+		return ownedByTag, "", nil
+	}
+	if owner == "" && restoredFor(obj, d) {
+		// The create-started note is the user's to write too: the record
+		// proves the table only where the namespace may read its source.
+		switch err := p.checkRestoreSource(ctx, ep, obj); {
+		case err == nil:
+			return ownedByRestore, "", nil
+		case !isRefusal(err, ReasonRestoreNotAllowed):
+			return notOwned, "", err
+		}
+	}
+	if obj.Annotations[awsv1alpha1.AnnotationAdopt] != "true" {
+		return notOwned, "", nil
+	}
+	may, why, err := p.mayAdopt(ctx, ep, obj)
+	if err != nil || !may {
+		return notOwned, why, err
+	}
+	return ownedByAdoption, "", nil
 }
 
-// carriesOwnerTag reads the table's tags to find obj's owner-uid tag, where
-// the endpoint has tagging. It is the one tag read a spec without tags ever
-// costs, and only for a table whose identity Tether has not recorded.
-func (p *Provider) carriesOwnerTag(ctx context.Context, ep *endpoint, obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) (bool, error) {
+// ownerTagOf reads the table's tags for Tether's owner-uid tag ("" when
+// there is none, or the endpoint has no tagging). It is the one tag read a
+// spec without tags ever costs, and only for a table whose identity Tether
+// has not recorded.
+func (p *Provider) ownerTagOf(ctx context.Context, ep *endpoint, obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) (string, error) {
 	if p.ownerTags(ep, obj) == nil {
-		return false, nil
+		return "", nil
 	}
 	var tags map[string]string
 	err := p.probeCall(ep, featureTags, func() (err error) {
@@ -69,33 +111,38 @@ func (p *Provider) carriesOwnerTag(ctx context.Context, ep *endpoint, obj *awsv1
 	})
 	switch {
 	case errors.Is(err, errLacksFeature):
-		return false, nil
+		return "", nil
 	case isUnknownOperation(err):
 		p.markUnsupported(ep, obj, featureTags, err)
-		return false, nil
+		return "", nil
 	case err != nil:
-		return false, classify(err)
+		return "", classify(err)
 	}
-	return tags[TagOwnerUID] == string(obj.UID), nil
+	return tags[TagOwnerUID], nil
 }
 
 // checkOwnership refuses to manage a table Tether cannot prove it created
-// for obj, unless the object asks to adopt it, and records the identity of
-// a table it owns.
+// for obj, unless the object asks to adopt it and may, and records the
+// identity of a table it owns (and whether it was adopted).
 func (p *Provider) checkOwnership(ctx context.Context, ep *endpoint, obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) error {
-	owned, err := p.owns(ctx, ep, obj, d)
+	how, whyNot, err := p.owns(ctx, ep, obj, d)
 	if err != nil {
 		return err
 	}
 	name := obj.ResolvedTableName()
-	if !owned {
+	if how == notOwned && whyNot != "" {
+		return refusal(ReasonAdoptionNotAllowed, "table %s already exists and was not created by Tether for this object; %s: "+
+			"Tether leaves it alone", name, whyNot)
+	}
+	if how == notOwned {
 		return providers.Terminalf(ReasonNotOwned, "%s; if it is meant to be this object's table, annotate the object %s: \"true\" "+
-			"(Tether will then change it to match the spec, and delete it with the object unless deletionPolicy is Retain)",
-			p.whyNotOwned(obj, d), awsv1alpha1.AnnotationAdopt)
+			"(Tether will then change it to match the spec; deleting the object deletes it only with %s: \"true\" and deletionPolicy Delete)",
+			p.whyNotOwned(obj, d), awsv1alpha1.AnnotationAdopt, awsv1alpha1.AnnotationDeleteAdopted)
 	}
 	id := tableIdentity(d)
 	if obj.Status.TableID != id {
-		if p.createdBy(ep, name).UID != string(obj.UID) {
+		if how == ownedByAdoption {
+			obj.Status.Adopted = true
 			p.event(obj, corev1.EventTypeNormal, "Adopted", "Observe", "managing the existing table %s", name)
 		}
 		obj.Status.TableID = id
@@ -199,7 +246,22 @@ func (p *Provider) checkConflict(ctx context.Context, ep *endpoint, obj *awsv1al
 			continue
 		}
 		t, err := p.resolve(ctx, other)
-		if err != nil || t.Region != ep.Region {
+		if err != nil && other.Status.TableID != "" {
+			// The other object holds a table of this name, and where it is
+			// cannot be told now (its account is missing, refuses its
+			// namespace, ...): it may well be this very table, so this
+			// object touches nothing until that can be told.
+			return providers.RetryAfter(conflictDelay, ReasonHolderUnresolved, fmt.Errorf(
+				"DynamoDBTable %s/%s holds a table named %s, and which account and region it is in cannot be told (%v); "+
+					"this object touches nothing while that one may hold this table (to let go of this object's table without "+
+					"touching it, annotate the object tether.dev/reconcile: paused)",
+				other.Namespace, other.Name, obj.ResolvedTableName(), err))
+		}
+		if err != nil {
+			// It holds no table, and can make none while unresolved.
+			continue
+		}
+		if t.Region != ep.Region {
 			continue
 		}
 		if account, _ := p.clients.accountOf(t.account); account != ep.Account {

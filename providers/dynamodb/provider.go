@@ -44,10 +44,13 @@ type Options struct {
 	Reader client.Reader
 	// Writer creates and patches the ConfigMaps of spec.writeOutputsTo.
 	Writer client.Writer
-	// RequireAccount refuses tables that name no AWSAccount (neither
-	// spec.accountRef nor their namespace's default): the operator's own
-	// identity is then never used for tables.
+	// RequireAccount refuses tables outside OperatorNamespace that name no
+	// AWSAccount (neither spec.accountRef nor their namespace's default):
+	// the operator's own identity, which is trusted with everything
+	// (tenancy.go), is then used only for the operator's namespace.
 	RequireAccount bool
+	// OperatorNamespace is the namespace the operator runs in.
+	OperatorNamespace string
 	// DefaultTags are tags every table gets, under its spec's tags; the
 	// values are Go templates of .Namespace, .Name, .Account (the AWSAccount's
 	// name), .AccountID and .Region (see ParseDefaultTags).
@@ -137,6 +140,7 @@ func (p *Provider) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 	}
 	recordStatus(obj, desc)
 	recordReplicas(obj, desc)
+	forgetGoneReplicas(obj, desc)
 	recordTarget(obj, ep)
 
 	switch desc.TableStatus {
@@ -184,6 +188,9 @@ func (p *Provider) compare(ctx context.Context, ep *endpoint, obj *awsv1alpha1.D
 	if err := desireNewer(obj, ep.Region, want, have); err != nil {
 		return providers.Observation{}, err
 	}
+	if err := checkPolicyPrincipals(ep, obj, want.Policy); err != nil {
+		return providers.Observation{}, err
+	}
 	pl := plan(aws.ToString(desc.TableName), want, have,
 		planOptions{AllowIndexReplacement: obj.Annotations[awsv1alpha1.AnnotationAllowIndexReplacement] == "true"})
 	pl.busy = have.busy()
@@ -203,7 +210,7 @@ func (p *Provider) compare(ctx context.Context, ep *endpoint, obj *awsv1alpha1.D
 			Message: outputsErr.Error(), RecheckAfter: conflictDelay}, nil
 	}
 	if pl.Empty() && available {
-		return providers.Observation{Exists: true, UpToDate: true, Available: true, Message: joinNotes(unsupportedNote(obj), p.stretchNote(obj))}, nil
+		return providers.Observation{Exists: true, UpToDate: true, Available: true, Message: joinNotes(unsupportedNote(obj), p.overriddenTags(ep, obj), p.stretchNote(obj))}, nil
 	}
 	if pl.Empty() {
 		return providers.Observation{Exists: true, UpToDate: true, Reason: ReasonUpdating,
@@ -277,12 +284,13 @@ func (p *Provider) Update(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, d
 		p.clients.invalidateCredentials(ep, err)
 		if feature, lacks := endpointLacks(step, err); lacks {
 			p.markUnsupported(ep, obj, feature, err)
-			return providers.Pending(time.Second, "FeatureUnsupported", "the endpoint does not support %s: %v", feature, err)
+			return providers.Pending(time.Second, "FeatureUnsupported", "the endpoint does not support %s: %v", feature, stable(err))
 		}
 		return classify(err)
 	}
 	mem.sent(step, obj.Generation)
 	mem.afterSent(step)
+	recordAddedReplica(obj, step)
 	return nil
 }
 
@@ -343,6 +351,8 @@ func (p *Provider) noteMissing(obj *awsv1alpha1.DynamoDBTable) {
 			"table %s was deleted outside Tether; re-creating it from the spec", obj.ResolvedTableName())
 	}
 	obj.Status.TableID = ""
+	obj.Status.Adopted = false
+	obj.Status.AddedReplicaRegions = nil
 	obj.Status.TableArn = ""
 	obj.Status.TableStatus = ""
 	obj.Status.LatestStreamArn = ""

@@ -251,12 +251,18 @@ func TestForeignTableIsAdoptedOnlyWhenAsked(t *testing.T) {
 	if f.describe(obj.Name).StreamSpecification == nil {
 		t.Error("adopted table not changed to match the spec")
 	}
-	if f.events.count("Adopted") != 1 {
-		t.Errorf("Adopted events = %d", f.events.count("Adopted"))
+	if f.events.count("Adopted") != 1 || !obj.Status.Adopted {
+		t.Errorf("Adopted events = %d, status.adopted %v", f.events.count("Adopted"), obj.Status.Adopted)
 	}
+	// Adoption alone does not let Tether delete the table (issue 23 item 8).
+	f.deleteFully(obj)
+	if !f.exists(obj.Name) || f.events.count("LeftInPlace") != 1 {
+		t.Fatalf("an adopted table was deleted without %s (LeftInPlace events %d)", awsv1alpha1.AnnotationDeleteAdopted, f.events.count("LeftInPlace"))
+	}
+	obj.Annotations[awsv1alpha1.AnnotationDeleteAdopted] = "true"
 	f.deleteFully(obj)
 	if f.exists(obj.Name) {
-		t.Error("adopted table not deleted with the object")
+		t.Error("adopted table not deleted with the object and its opt-in")
 	}
 }
 
@@ -319,6 +325,13 @@ func TestUnsupportedFeaturesAreReportedNotRetried(t *testing.T) {
 	}
 	if f.events.count("FeatureUnsupported") != 3 {
 		t.Errorf("FeatureUnsupported events = %d, want one per feature", f.events.count("FeatureUnsupported"))
+	}
+	// The Guarantees: no AWS request id in an event (DynamoDB Local's
+	// answers carry one, as AWS's do).
+	for _, note := range f.events.notesOf("FeatureUnsupported") {
+		if strings.Contains(note, "RequestID") || !strings.Contains(note, "(DynamoDB ") {
+			t.Errorf("event note %q: want the error code without the request id", note)
+		}
 	}
 }
 

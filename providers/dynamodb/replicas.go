@@ -291,11 +291,15 @@ func managedReplicaRegions(before []string, want, have map[string]replica) []str
 	return out
 }
 
-// removeReplicasFirst is the start of deleting a global table: its replicas
-// go one by one, each once the table is idle, before DeleteTable (the order
-// ACK follows, sdk_delete_pre_build_request.go.tpl). done is false while
-// replicas remain; the error says what is under way.
-func (p *Provider) removeReplicasFirst(ctx context.Context, ep *endpoint, d *types.TableDescription) (done bool, err error) {
+// removeReplicasFirst is the start of deleting a global table: the
+// replicas Tether added (status.addedReplicaRegions) go one by one, each
+// once the table is idle, before DeleteTable (the order ACK follows,
+// sdk_delete_pre_build_request.go.tpl). Replicas Tether did not add (of a
+// table it adopted, or added by someone else) are never removed: with one
+// left, the table is not deleted either, as what DeleteTable does to the
+// other Regions is not documented, and the delete waits, saying so. done is
+// false while the delete cannot go on; the error says why.
+func (p *Provider) removeReplicasFirst(ctx context.Context, ep *endpoint, obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) (done bool, err error) {
 	reps := withoutRegion(awsReplicas(d), ep.Region)
 	if len(reps) == 0 {
 		return true, nil
@@ -304,11 +308,57 @@ func (p *Provider) removeReplicasFirst(ctx context.Context, ep *endpoint, d *typ
 	if busy := replicasBusy(reps); busy != "" {
 		return false, providers.Pending(p.opts.TransitionPoll, ReasonDeleting, "removing the replicas of table %s before deleting it: %s", name, busy)
 	}
-	region := slices.Sorted(maps.Keys(reps))[0]
+	var ours, others []string
+	for _, region := range slices.Sorted(maps.Keys(reps)) {
+		if slices.Contains(obj.Status.AddedReplicaRegions, region) {
+			ours = append(ours, region)
+		} else {
+			others = append(others, region)
+		}
+	}
+	if len(ours) == 0 {
+		return false, providers.RetryAfter(conflictDelay, ReasonForeignReplicas, fmt.Errorf(
+			"table %s has replicas Tether did not add (%s): they are not removed, so the table is not deleted either; "+
+				"remove them in AWS to let the delete go on, or annotate the object tether.dev/reconcile: paused to let go of the table "+
+				"without touching it", name, strings.Join(others, ", ")))
+	}
+	region := ours[0]
 	_, err = ep.API.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name),
 		ReplicaUpdates: []types.ReplicationGroupUpdate{{Delete: &types.DeleteReplicationGroupMemberAction{RegionName: aws.String(region)}}}})
 	if err != nil {
 		return false, classify(err)
 	}
-	return false, providers.Pending(time.Second, ReasonDeleting, "removing replica %s of table %s before deleting the table (%d left)", region, name, len(reps))
+	return false, providers.Pending(time.Second, ReasonDeleting, "removing replica %s of table %s before deleting the table (%d of Tether's left)",
+		region, name, len(ours))
+}
+
+// recordAddedReplica notes a replica Tether just added.
+func recordAddedReplica(obj *awsv1alpha1.DynamoDBTable, step Step) {
+	if step.Kind != StepCreateReplica || step.Table == nil || len(step.Table.ReplicaUpdates) != 1 {
+		return
+	}
+	region := aws.ToString(step.Table.ReplicaUpdates[0].Create.RegionName)
+	if !slices.Contains(obj.Status.AddedReplicaRegions, region) {
+		obj.Status.AddedReplicaRegions = append(slices.Clone(obj.Status.AddedReplicaRegions), region)
+		slices.Sort(obj.Status.AddedReplicaRegions)
+	}
+}
+
+// forgetGoneReplicas drops from status.addedReplicaRegions the replicas an
+// idle table no longer has (removed by Tether or by someone else): one
+// added later by someone else is not Tether's. A replica just added shows
+// in DescribeTable (CREATING, the table UPDATING) before the table is idle
+// again, so it is never dropped by mistake.
+func forgetGoneReplicas(obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) {
+	if d.TableStatus != types.TableStatusActive || len(obj.Status.AddedReplicaRegions) == 0 {
+		return
+	}
+	have := awsReplicas(d)
+	obj.Status.AddedReplicaRegions = slices.DeleteFunc(slices.Clone(obj.Status.AddedReplicaRegions), func(region string) bool {
+		_, ok := have[region]
+		return !ok
+	})
+	if len(obj.Status.AddedReplicaRegions) == 0 {
+		obj.Status.AddedReplicaRegions = nil
+	}
 }

@@ -3,6 +3,7 @@ package dynamodb
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,22 +34,30 @@ func withStream(view string) func(*awsv1alpha1.DynamoDBTable) {
 // longer than deleteFully waits.
 func (f *fixture) deleteAll(obj *awsv1alpha1.DynamoDBTable) []string {
 	f.t.Helper()
+	waits, err := f.deleteUntilStopped(obj)
+	if err != nil {
+		f.t.Fatalf("delete: %v", err)
+	}
+	return waits
+}
+
+// deleteUntilStopped runs Delete while it waits (Pending); it returns the
+// waits and what ended them: nil once the table is gone, else the error.
+func (f *fixture) deleteUntilStopped(obj *awsv1alpha1.DynamoDBTable) ([]string, error) {
+	f.t.Helper()
 	var waits []string
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		err := f.p.Delete(context.Background(), obj)
-		if err == nil {
-			return waits
-		}
 		p, waiting := providers.AsPending(err)
 		if !waiting {
-			f.t.Fatalf("delete: %v", err)
+			return waits, err
 		}
 		waits = append(waits, p.Message)
 		time.Sleep(50 * time.Millisecond)
 	}
 	f.t.Fatal("delete did not finish")
-	return nil
+	return nil, nil
 }
 
 // MODEL (DynamoDB Local has no global tables; internal/ddbgap refuses a
@@ -132,20 +141,37 @@ func TestGlobalTableReplicasOnTheModel(t *testing.T) {
 		}
 	}
 
-	// Deleting the object: every replica, one by one, then the table.
-	waits := f.deleteAll(obj)
+	if want := []string{"eu-west-1"}; !slices.Equal(obj.Status.AddedReplicaRegions, want) {
+		t.Errorf("replicas Tether added = %v, want %v", obj.Status.AddedReplicaRegions, want)
+	}
+
+	// Deleting the object: the replica Tether added goes; us-west-2 is not
+	// Tether's to remove, so the table stays, and the delete says why.
+	waits, err := f.deleteUntilStopped(obj)
+	if !isRetryReason(err, ReasonForeignReplicas) || !strings.Contains(err.Error(), "us-west-2") {
+		t.Fatalf("delete: %v, want %s naming us-west-2 (waits %q)", err, ReasonForeignReplicas, waits)
+	}
+	if got := replicasOf(f.describe(obj.Name)); !slices.Equal(got, []string{"us-west-2"}) {
+		t.Errorf("replicas left = %v, want only us-west-2", got)
+	}
+	// Once its owner removed it, the delete goes on.
+	if _, err := f.raw.UpdateTable(context.Background(), &dynamodb.UpdateTableInput{TableName: aws.String(obj.Name),
+		ReplicaUpdates: []types.ReplicationGroupUpdate{{Delete: &types.DeleteReplicationGroupMemberAction{RegionName: aws.String("us-west-2")}}}}); err != nil {
+		t.Fatal(err)
+	}
+	f.deleteAll(obj)
 	if f.exists(obj.Name) {
 		t.Fatal("table still there")
 	}
-	removed := 0
-	for _, w := range waits {
-		if slices.ContainsFunc([]string{"removing replica eu-west-1", "removing replica us-west-2"}, func(s string) bool { return len(w) >= len(s) && w[:len(s)] == s }) {
-			removed++
-		}
+}
+
+func replicasOf(d *types.TableDescription) []string {
+	var out []string
+	for _, r := range d.Replicas {
+		out = append(out, aws.ToString(r.RegionName))
 	}
-	if removed != 2 {
-		t.Errorf("delete steps = %q, want the two replicas removed before the table", waits)
-	}
+	slices.Sort(out)
+	return out
 }
 
 // MODEL: a PROVISIONED global table needs write autoscaling on the table and
@@ -201,4 +227,40 @@ func TestReplicasOnDynamoDBLocal(t *testing.T) {
 	}
 	f.steady(obj, 3)
 	f.deleteFully(obj)
+}
+
+// Issue 23 item 9, MODEL: a tenant adopts a table that is one Region of
+// someone else's global table (here us-east-1, whose replica eu-west-1
+// stands for the owner's primary) and adds a replica of its own. Deleting
+// the object, with the deletion of adopted tables opted into, removes that
+// replica and no other: the owner's Region stays, and so does the table,
+// with a condition saying why.
+func TestDeletingAnAdoptedGlobalTableRemovesOnlyTethersReplicasOnTheModel(t *testing.T) {
+	f := newModelFixture(t, ddbgap.Options{}, Options{})
+	obj := newTable(withStream("NEW_AND_OLD_IMAGES"))
+	ctx := context.Background()
+	if _, err := f.raw.CreateTable(ctx, createTableInput(obj.Name, &obj.Spec, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.raw.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(obj.Name),
+		ReplicaUpdates: []types.ReplicationGroupUpdate{{Create: &types.CreateReplicationGroupMemberAction{RegionName: aws.String("eu-west-1")}}}}); err != nil {
+		t.Fatal(err)
+	}
+	obj.Annotations = map[string]string{awsv1alpha1.AnnotationAdopt: "true", awsv1alpha1.AnnotationDeleteAdopted: "true"}
+	obj.Spec.Replicas = []awsv1alpha1.Replica{{RegionName: "ap-southeast-2"}}
+	f.converge(obj)
+	if !obj.Status.Adopted || !slices.Equal(obj.Status.AddedReplicaRegions, []string{"ap-southeast-2"}) {
+		t.Fatalf("adopted %v, replicas Tether added %v", obj.Status.Adopted, obj.Status.AddedReplicaRegions)
+	}
+
+	waits, err := f.deleteUntilStopped(obj)
+	if !isRetryReason(err, ReasonForeignReplicas) || !strings.Contains(err.Error(), "eu-west-1") {
+		t.Fatalf("delete: %v, want %s naming eu-west-1 (waits %q)", err, ReasonForeignReplicas, waits)
+	}
+	if got := replicasOf(f.describe(obj.Name)); !slices.Equal(got, []string{"eu-west-1"}) {
+		t.Errorf("replicas left = %v, want the owner's eu-west-1 alone", got)
+	}
+	if calls := f.proxy.Calls()["DeleteTable"]; calls != 0 {
+		t.Errorf("DeleteTable sent %d times", calls)
+	}
 }

@@ -93,7 +93,7 @@ func (p *Provider) readSecondary(ctx context.Context, ep *endpoint, obj *awsv1al
 			}
 			return err
 		}},
-		{featureTags, p.usesTags(obj) || len(obj.Status.ManagedTagKeys) > 0, func() error {
+		{featureTags, p.usesTags(ep, obj) || len(obj.Status.ManagedTagKeys) > 0, func() error {
 			tags, err := listTags(ctx, ep.API, aws.ToString(desc.TableArn))
 			if err == nil {
 				mem.secondary.Tags = tags
@@ -213,13 +213,13 @@ func (p *Provider) recordLacking(ep *endpoint, feature string) {
 
 func (p *Provider) warnUnsupported(ep *endpoint, obj *awsv1alpha1.DynamoDBTable, feature string, err error) {
 	mem := p.memoryOf(obj)
-	if !p.uses(obj, feature) || mem.warned[feature] {
+	if !p.uses(ep, obj, feature) || mem.warned[feature] {
 		return
 	}
 	mem.warned[feature] = true
 	why := "it lacks the API"
 	if err != nil {
-		why = err.Error()
+		why = stable(err).Error() // without the request id, which no event may carry
 	}
 	p.event(obj, corev1.EventTypeWarning, "FeatureUnsupported", "Observe",
 		"the DynamoDB endpoint for %s does not support %s (%s); it is left out and the rest of the table is managed",
@@ -242,7 +242,7 @@ func (p *Provider) skipUnsupported(ep *endpoint, obj *awsv1alpha1.DynamoDBTable,
 		default:
 			hideUnsupported(f, have)
 		}
-		if p.uses(obj, f) {
+		if p.uses(ep, obj, f) {
 			lacking = append(lacking, f)
 			p.warnUnsupported(ep, obj, f, nil)
 		}

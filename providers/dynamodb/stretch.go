@@ -58,7 +58,7 @@ type accountDemand struct {
 // shows in its status how often it is really looked at.
 func (p *Provider) noteDemand(ep *endpoint, obj *awsv1alpha1.DynamoDBTable) {
 	poll, _ := commonv1alpha1.PollInterval(obj.Annotations, p.opts.PollInterval)
-	stretch := p.clients.setDemand(ep, obj.UID, p.callsPerSecond(obj, poll))
+	stretch := p.clients.setDemand(ep, obj.UID, p.callsPerSecond(ep, obj, poll))
 	obj.Status.EffectivePollInterval = ""
 	if stretch >= stretchShown {
 		effective := time.Duration(math.Ceil(float64(poll)*stretch/float64(stretchStep))) * stretchStep
@@ -68,9 +68,9 @@ func (p *Provider) noteDemand(ep *endpoint, obj *awsv1alpha1.DynamoDBTable) {
 
 // callsPerSecond is what one table asks for: a DescribeTable per poll, and
 // each secondary read the spec uses per secondary-read interval.
-func (p *Provider) callsPerSecond(obj *awsv1alpha1.DynamoDBTable, poll time.Duration) float64 {
+func (p *Provider) callsPerSecond(ep *endpoint, obj *awsv1alpha1.DynamoDBTable, poll time.Duration) float64 {
 	reads := 0
-	for _, used := range []bool{specUses(&obj.Spec, featureTTL), specUses(&obj.Spec, featurePITR), p.usesTags(obj)} {
+	for _, used := range []bool{specUses(&obj.Spec, featureTTL), specUses(&obj.Spec, featurePITR), p.usesTags(ep, obj)} {
 		if used {
 			reads++
 		}

@@ -57,9 +57,13 @@ func render(t *template.Template, data TagData) (string, error) {
 }
 
 // tagsToManage are the tags Tether keeps on obj's table besides its owner
-// tags: the default tags, under the spec's (the spec wins).
+// tags, each source over the one before: the operator's default tags, the
+// AWSAccount's spec.tenancy.tags, the spec's tags, then the default and
+// account tags the AWSAccount enforces (spec.tenancy.enforcedTagKeys), which
+// a spec cannot change.
 func (p *Provider) tagsToManage(ep *endpoint, obj *awsv1alpha1.DynamoDBTable) map[string]string {
-	if len(p.defaultTags) == 0 {
+	tenancy := ep.tenancy()
+	if len(p.defaultTags) == 0 && len(tenancy.Tags) == 0 {
 		return obj.Spec.Tags
 	}
 	data := TagData{Namespace: obj.Namespace, Name: obj.Name, Account: ep.Identity, AccountID: ep.AccountID, Region: ep.Region}
@@ -69,8 +73,33 @@ func (p *Provider) tagsToManage(ep *endpoint, obj *awsv1alpha1.DynamoDBTable) ma
 			out[k] = v
 		}
 	}
+	maps.Copy(out, tenancy.Tags)
+	enforced := map[string]string{}
+	for _, k := range tenancy.EnforcedTagKeys {
+		if v, ok := out[k]; ok {
+			enforced[k] = v
+		}
+	}
 	maps.Copy(out, obj.Spec.Tags)
+	maps.Copy(out, enforced)
 	return out
+}
+
+// overriddenTags names the spec's tags an AWSAccount's enforced tags
+// replace, "" when none: said in the Ready condition, since the spec does
+// not show on the table as written.
+func (p *Provider) overriddenTags(ep *endpoint, obj *awsv1alpha1.DynamoDBTable) string {
+	managed := p.tagsToManage(ep, obj)
+	var keys []string
+	for _, k := range slices.Sorted(maps.Keys(obj.Spec.Tags)) {
+		if managed[k] != obj.Spec.Tags[k] {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("spec.tags %s: replaced by the tags AWSAccount %s enforces", strings.Join(keys, ", "), ep.Identity)
 }
 
 // wantedTags are all the tags obj's table should carry: the tags to
@@ -87,26 +116,27 @@ func (p *Provider) wantedTags(ep *endpoint, obj *awsv1alpha1.DynamoDBTable) map[
 }
 
 // usesTags says whether Tether manages tags on obj's table (and so reads
-// them back): the spec has tags, or the operator has default tags.
-func (p *Provider) usesTags(obj *awsv1alpha1.DynamoDBTable) bool {
-	return specUses(&obj.Spec, featureTags) || len(p.defaultTags) > 0
+// them back): the spec has tags, or the operator or the AWSAccount has
+// default tags.
+func (p *Provider) usesTags(ep *endpoint, obj *awsv1alpha1.DynamoDBTable) bool {
+	return specUses(&obj.Spec, featureTags) || len(p.defaultTags) > 0 || len(ep.tenancy().Tags) > 0
 }
 
 // leftOut names a feature obj's table goes without: the spec's field, or
-// the manager's default tags for a spec without tags.
+// the default tags for a spec without tags.
 func leftOut(obj *awsv1alpha1.DynamoDBTable, feature string) string {
 	if feature == featureTags && len(obj.Spec.Tags) == 0 {
-		return "tags (the manager's default tags)"
+		return "tags (the default tags of the manager or the AWSAccount)"
 	}
 	return "spec." + feature
 }
 
 // uses says whether obj's table would have a feature: its spec asks for it,
-// or, for tags, the manager's default tags do. What an endpoint lacks of
-// it is what obj's status lists as left out.
-func (p *Provider) uses(obj *awsv1alpha1.DynamoDBTable, feature string) bool {
+// or, for tags, default tags do. What an endpoint lacks of it is what obj's
+// status lists as left out.
+func (p *Provider) uses(ep *endpoint, obj *awsv1alpha1.DynamoDBTable, feature string) bool {
 	if feature == featureTags {
-		return p.usesTags(obj)
+		return p.usesTags(ep, obj)
 	}
 	return specUses(&obj.Spec, feature)
 }

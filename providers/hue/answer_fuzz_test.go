@@ -121,8 +121,8 @@ func (a *answerServer) answer(status int, body []byte) {
 	a.status, a.body = status, body
 }
 
-// FuzzBridgeAnswer: every call the adapter makes, over real HTTP, through
-// huego and the plain requests, against an arbitrary answer.
+// FuzzBridgeAnswer: every call the adapter makes, over real HTTP, against
+// an arbitrary answer.
 func FuzzBridgeAnswer(f *testing.F) {
 	for _, s := range []struct {
 		status int

@@ -99,7 +99,8 @@ func (c *bridgeConn) Observe(ctx context.Context, b *huev1alpha1.HueBridge) (pro
 		setPaired(b, false, ReasonUnauthorized, err.Error())
 		return providers.Observation{}, err
 	}
-	b.Status.BridgeID, b.Status.Name, b.Status.APIVersion = cfg.BridgeID, cfg.Name, cfg.APIVersion
+	// What the bridge says of itself is bounded as any message is.
+	b.Status.BridgeID, b.Status.Name, b.Status.APIVersion = providers.Truncate(cfg.BridgeID), providers.Truncate(cfg.Name), providers.Truncate(cfg.APIVersion)
 	h := c.session.health(ctx)
 	if h.err != nil {
 		err := classify(b.Name, h.err)
@@ -114,12 +115,20 @@ func (c *bridgeConn) Observe(ctx context.Context, b *huev1alpha1.HueBridge) (pro
 	obs := providers.Observation{Exists: true, UpToDate: true, Available: true}
 	if bd, ok := c.e.Registry.BindingOf(ctx, b); ok {
 		recordBinding(b, bd)
-		if bd.Certificate.Check == CertificateSkipped {
-			// Ready with a note: the generic reconciler emits one Warning
-			// event when it appears.
+		if bd.API == APIV2 && bd.Certificate.Check == CertificateVerified {
+			b.Status.VerifiedV2BridgeID = b.Status.BridgeID // Auto speaks only v2 to it from now on
+		}
+		// Ready with a note: the generic reconciler emits one Warning event
+		// when it appears.
+		switch {
+		case bd.Certificate.Check == CertificateSkipped:
 			obs.Reason, obs.Message = ReasonInsecureTLS, fmt.Sprintf(
 				"spec.insecureSkipVerify: the bridge's certificate (%q) is not checked, so anyone on the network can pose as the bridge",
 				bd.Certificate.Subject)
+		case bd.API == APIV1 && (b.Spec.APIVersion == "" || b.Spec.APIVersion == huev1alpha1.APIAuto):
+			obs.Reason, obs.Message = ReasonPlainV1, fmt.Sprintf(
+				"apiVersion Auto found no CLIP v2 at %s and speaks the v1 API over plain HTTP: the username travels unencrypted, and only the address vouches for the bridge. Set spec.apiVersion: V1 to accept that, or V2 with the bridge's HTTPS address",
+				bd.Address)
 		}
 	}
 	return obs, nil
@@ -139,7 +148,7 @@ func recordBinding(b *huev1alpha1.HueBridge, bd Binding) {
 	b.Status.Certificate = cert
 	b.Status.EventStream = nil
 	if st := bd.Stream; st.State != "" {
-		es := &huev1alpha1.EventStreamStatus{State: st.State, Reconnects: int32(st.Reconnects), Message: st.Message}
+		es := &huev1alpha1.EventStreamStatus{State: st.State, Reconnects: int32(st.Reconnects), Message: providers.Truncate(st.Message)}
 		if !st.ConnectedSince.IsZero() {
 			es.ConnectedSince = ptrTime(metav1.NewTime(st.ConnectedSince))
 		}
@@ -160,11 +169,13 @@ func (c *bridgeConn) Create(ctx context.Context, b *huev1alpha1.HueBridge) error
 	if err := checkWritable(ctx, r.secrets, b); err != nil {
 		return err
 	}
-	bc, _, err := r.dial(ctx, b, "")
+	// Pairing sends no credentials (it receives them), but asks only the
+	// bridge the HueBridge is for, and records which bridge issued them.
+	rc, err := r.reach(ctx, b, expectedID(b), expectedID(b))
 	if err != nil {
 		return classify(b.Name, err)
 	}
-	cred, err := bc.Pair(ctx, "tether#"+truncateName(b.Name, 19))
+	cred, err := rc.probe.Pair(ctx, "tether#"+truncateName(b.Name, 19))
 	if apiErrorType(err) == errLinkButton {
 		setPaired(b, false, ReasonLinkButton, linkButtonMessage)
 		return providers.Pending(pairingDelay(b, time.Now()), ReasonLinkButton, linkButtonMessage)
@@ -172,7 +183,7 @@ func (c *bridgeConn) Create(ctx context.Context, b *huev1alpha1.HueBridge) error
 	if err != nil {
 		return classify(b.Name, err)
 	}
-	if err := storeCredentials(ctx, c.e.Client, r.secrets, b, cred); err != nil {
+	if err := storeCredentials(ctx, c.e.Client, r.secrets, b, cred, rc.config.BridgeID); err != nil {
 		return err
 	}
 	r.Drop(b.Name)
@@ -199,7 +210,7 @@ func setPaired(b *huev1alpha1.HueBridge, ok bool, reason, message string) {
 		status = metav1.ConditionTrue
 	}
 	meta.SetStatusCondition(&b.Status.Conditions, metav1.Condition{
-		Type: huev1alpha1.ConditionPaired, Status: status, Reason: reason, Message: message,
+		Type: huev1alpha1.ConditionPaired, Status: status, Reason: reason, Message: providers.Truncate(message),
 		ObservedGeneration: b.Generation,
 	})
 }

@@ -2,11 +2,13 @@ package hue
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -18,8 +20,9 @@ import (
 )
 
 // TestBridgeHealthComesFromThePoller: the HueBridge reads /config on first
-// contact and after the bridge comes back; otherwise its health is the
-// poller's last GET /lights, at no cost to the bridge.
+// contact (twice: without and with the username) and after the bridge
+// comes back; otherwise its health is the poller's last GET /lights, at no
+// cost to the bridge.
 func TestBridgeHealthComesFromThePoller(t *testing.T) {
 	f := newFakeBridge("hallway", "kitchen")
 	lights := newTestLights(t, f)
@@ -39,11 +42,13 @@ func TestBridgeHealthComesFromThePoller(t *testing.T) {
 		wantConfig int    // GET /config so far
 		wantGets   int    // GET /lights so far
 	}{
-		{"first contact reads /config", nil, "", 1, 1},
-		{"steady: no /config, no GET /lights of its own", nil, "", 1, 1},
-		{"bridge offline: unreachable from the poll", &neterr{}, ReasonBridgeUnreachable, 1, 2},
-		{"back: /config read again", nil, "", 2, 3},
-		{"steady again", nil, "", 2, 3},
+		// The first contact reads the public /config (which bridge, no
+		// username sent), then /config with the username.
+		{"first contact reads /config", nil, "", 2, 1},
+		{"steady: no /config, no GET /lights of its own", nil, "", 2, 1},
+		{"bridge offline: unreachable from the poll", &neterr{}, ReasonBridgeUnreachable, 2, 2},
+		{"back: /config read again", nil, "", 3, 3},
+		{"steady again", nil, "", 3, 3},
 	}
 	for i, st := range steps {
 		f.mu.Lock()
@@ -126,7 +131,7 @@ func TestCredentialsThatArriveWhilePairingAreUsed(t *testing.T) {
 		t.Fatalf("without a Secret: %+v, %v; want not paired", obs, err)
 	}
 	user := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "s", Name: "hue"},
-		Data: map[string][]byte{huev1alpha1.CredentialsKey: []byte("made-by-hand")}}
+		Data: map[string][]byte{huev1alpha1.CredentialsKey: []byte("made-by-hand"), huev1alpha1.BridgeIDKey: []byte("FAKE")}}
 	if err := c.Create(ctx, user); err != nil {
 		t.Fatal(err)
 	}
@@ -149,5 +154,21 @@ func TestCredentialsThatArriveWhilePairingAreUsed(t *testing.T) {
 	obs, err := observe(ctx, e, b)
 	if err != nil || !obs.Exists || !obs.Available {
 		t.Fatalf("next pass: %+v, %v; want bound with the Secret's username", obs, err)
+	}
+}
+
+// TestStatusMessagesAreBounded: what a bridge says reaches the HueBridge's
+// status cut to providers.MaxMessageBytes, in the Paired condition, the
+// event stream's message and the bridge's name, as conditions are.
+func TestStatusMessagesAreBounded(t *testing.T) {
+	huge := strings.Repeat("x", 1<<20)
+	b := &huev1alpha1.HueBridge{}
+	setPaired(b, false, ReasonUnauthorized, huge)
+	recordBinding(b, Binding{API: APIV2, Stream: StreamStatus{State: StreamPolling, Message: huge}})
+	if n := len(meta.FindStatusCondition(b.Status.Conditions, huev1alpha1.ConditionPaired).Message); n > providers.MaxMessageBytes {
+		t.Errorf("the Paired condition's message is %d bytes", n)
+	}
+	if n := len(b.Status.EventStream.Message); n > providers.MaxMessageBytes {
+		t.Errorf("the event stream's message is %d bytes", n)
 	}
 }

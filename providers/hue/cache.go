@@ -52,6 +52,12 @@ type lightRecord struct {
 	// those it never reports stay, as the best knowledge there is.
 	accepted   StateBody
 	acceptedAt time.Time
+	// readSince: a read of the light came after the last acceptance. Until
+	// then an accepted attribute the last read did not show is unconfirmed,
+	// not unreported: a CLIP v2 bridge reports no colour temperature for a
+	// bulb in xy mode (mirek null, hue-bulbs-facts.md), and shows it once
+	// the bulb has switched to it.
+	readSince bool
 	// confirmed counts the reads that showed what the bridge had accepted:
 	// writes with a visible effect.
 	confirmed uint64
@@ -156,6 +162,7 @@ func (c *cache) reconcileRecordsLocked(rd read) {
 			at = t
 		}
 		if at.After(r.acceptedAt) {
+			r.readSince = true
 			shown := reported(l.State)
 			if seen := r.accepted.only(shown...); len(seen.params()) > 0 && l.State.shows(seen, l.Capabilities.Gamut) {
 				r.confirmed++
@@ -246,6 +253,7 @@ func (c *cache) answered(sent StateBody, res Result, lightIDs ...string) {
 			c.records[id] = r
 		}
 		r.accepted, r.acceptedAt = r.accepted.merged(res.Accepted.without("transitiontime")), now
+		r.readSince = false
 		for _, p := range res.Accepted.params() {
 			delete(r.refused, p)
 		}
@@ -280,7 +288,7 @@ func (c *cache) viewLocked(id string) (lightView, bool) {
 	for _, p := range r.accepted.params() {
 		switch {
 		case p == "transitiontime":
-		case shown[p]:
+		case shown[p] || !r.readSince:
 			v.unconfirmed = true
 		default:
 			v.assumed = append(v.assumed, p)

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"net/url"
@@ -14,29 +13,30 @@ import (
 	"strings"
 	"time"
 
-	"github.com/amimof/huego"
-
 	"github.com/tether-dev/tether/providers"
 )
 
-// The v1 implementation of the Client port, the only file that knows huego
-// and the v1 wire format. huego v1.2.1 serves pairing, /config and groups;
-// two calls are plain HTTP because huego loses what the adapter needs:
+// The v1 implementation of the Client port, the only file that knows the
+// v1 wire format. Every call is plain HTTP through the client's own
+// http.Client: huego v1.2.1 (the v1 library there is) sends through
+// http.DefaultClient, which follows redirects (carrying the username to
+// wherever they point), and reads whole answers however large
+// (bounds.go), and it loses what the adapter needs:
 //   - GET /lights: huego's Light has no capabilities and its State cannot
 //     tell a field the bridge left out from a zero (a white bulb's "no xy"
 //     from xy [0, 0]).
 //   - PUT .../state and .../action: huego returns only the first error of
 //     the answer, dropping the attributes the bridge accepted, and cannot
 //     send hue 0, sat 0 or transitiontime 0 (omitempty).
+// huego stays the foreign client the simulator is checked with
+// (internal/huesim).
 
-// DefaultCallTimeout bounds every call to a bridge: huego v1.2.1 uses
-// http.DefaultClient, which has no timeout, so a bridge that accepts the
-// connection and never answers would hold a worker forever.
+// DefaultCallTimeout bounds every call to a bridge, so that a bridge that
+// accepts the connection and never answers cannot hold a worker forever.
 const DefaultCallTimeout = 5 * time.Second
 
 // v1Client is Client over the v1 API, with a deadline on every call.
 type v1Client struct {
-	bridge  *huego.Bridge
 	baseURL string
 	user    string
 	timeout time.Duration
@@ -54,37 +54,20 @@ func NewClient(address, user string, timeout time.Duration) Client {
 		base = "http://" + base
 	}
 	return &v1Client{
-		bridge:  huego.New(base, user),
 		baseURL: base,
 		user:    user,
 		timeout: timeout,
-		http:    &http.Client{Timeout: timeout},
+		http:    &http.Client{Timeout: timeout, CheckRedirect: refuseRedirects},
 	}
 }
 
-// bounded runs f with the call deadline, turns a huego panic into an error
-// (huego's APIError.UnmarshalJSON panics on an error object without
-// "address", which some bridges and proxies send), huego's errors into the
-// port's, and counts the call in tether_external_calls_total.
+// bounded runs f with the call deadline, hides the username in its error,
+// and counts the call in tether_external_calls_total.
 func (c *v1Client) bounded(ctx context.Context, operation string, f func(context.Context) error) (err error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	defer func() {
-		if r := recover(); r != nil {
-			err = &ProtocolError{Detail: fmt.Sprint(r)}
-		}
-		providers.CountExternalCall("hue", operation, callResult(err))
-	}()
-	return redact(fromHuego(f(ctx)), c.user)
-}
-
-// fromHuego turns huego's API error into the port's.
-func fromHuego(err error) error {
-	var apiErr *huego.APIError
-	if errors.As(err, &apiErr) {
-		return &BridgeError{Type: apiErr.Type, Address: apiErr.Address, Description: apiErr.Description}
-	}
-	return err
+	defer func() { providers.CountExternalCall("hue", operation, callResult(err)) }()
+	return redact(f(ctx), c.user)
 }
 
 // redact removes the username from the URL that net/http puts in its
@@ -125,31 +108,75 @@ func (c *v1Client) Lights(ctx context.Context) (lights []Light, err error) {
 	return lights, err
 }
 
+// Config reads the bridge's identity. Without a user it is the public
+// GET /api/config, which sends no username; with one, GET
+// /api/<user>/config, which lists the whitelist only to users the bridge
+// knows.
 func (c *v1Client) Config(ctx context.Context) (cfg BridgeConfig, err error) {
 	err = c.bounded(ctx, "GetConfig", func(ctx context.Context) error {
-		raw, err := c.bridge.GetConfigContext(ctx)
+		path := "/api/config"
+		if c.user != "" {
+			path = "/api/" + c.user + "/config"
+		}
+		status, body, err := c.request(ctx, http.MethodGet, path, nil)
 		if err != nil {
 			return err
 		}
-		// A bridge answers /config to anyone, with the whitelist only for
-		// users it knows.
-		cfg = BridgeConfig{BridgeID: raw.BridgeID, Name: raw.Name, APIVersion: raw.APIVersion, Authorized: raw.WhitelistMap != nil}
-		return nil
+		cfg, err = decodeConfig(status, body)
+		return err
 	})
 	return cfg, err
+}
+
+// decodeConfig reads /config: Authorized when it lists the whitelist.
+func decodeConfig(status int, body []byte) (BridgeConfig, error) {
+	var raw struct {
+		Name       string          `json:"name"`
+		BridgeID   string          `json:"bridgeid"`
+		APIVersion string          `json:"apiversion"`
+		Whitelist  json.RawMessage `json:"whitelist"`
+	}
+	if err := json.Unmarshal(body, &raw); err != nil || status >= 300 {
+		if _, err := decodeAnswer(status, body, StateBody{}); err != nil {
+			return BridgeConfig{}, err
+		}
+		return BridgeConfig{}, &ProtocolError{Detail: fmt.Sprintf("HTTP %d: %.200s", status, body)}
+	}
+	authorized := len(raw.Whitelist) > 0 && string(raw.Whitelist) != "null"
+	return BridgeConfig{BridgeID: raw.BridgeID, Name: raw.Name, APIVersion: raw.APIVersion, Authorized: authorized}, nil
 }
 
 // Pair asks for a username with generateclientkey, as v2 bridges expect
 // (v1 bridges since API 1.22 answer it too).
 func (c *v1Client) Pair(ctx context.Context, deviceType string) (cred Credentials, err error) {
 	err = c.bounded(ctx, "CreateUser", func(ctx context.Context) error {
-		wl, err := c.bridge.CreateUserWithClientKeyContext(ctx, deviceType)
-		if err == nil {
-			cred = Credentials{Username: wl.Username, ClientKey: wl.ClientKey}
+		data, _ := json.Marshal(map[string]any{"devicetype": deviceType, "generateclientkey": true})
+		_, body, err := c.request(ctx, http.MethodPost, "/api", data)
+		if err != nil {
+			return err
 		}
+		cred, err = decodePairing(body)
 		return err
 	})
 	return cred, err
+}
+
+// decodePairing reads POST /api's answer: the username and client key, or
+// the bridge's error (101 while the link button is not pressed).
+func decodePairing(raw []byte) (Credentials, error) {
+	var items []struct {
+		Success *struct {
+			Username  string `json:"username"`
+			ClientKey string `json:"clientkey"`
+		} `json:"success"`
+	}
+	if json.Unmarshal(raw, &items) == nil && len(items) == 1 && items[0].Success != nil && items[0].Success.Username != "" {
+		return Credentials{Username: items[0].Success.Username, ClientKey: items[0].Success.ClientKey}, nil
+	}
+	if _, err := decodeAnswer(http.StatusOK, raw, StateBody{}); err != nil {
+		return Credentials{}, err
+	}
+	return Credentials{}, &ProtocolError{Detail: fmt.Sprintf("pairing answer: %.200s", raw)}
 }
 
 // SetLightState is a plain PUT of body to the light's state.
@@ -167,30 +194,62 @@ func (c *v1Client) SetLightState(ctx context.Context, id string, body StateBody)
 // Groups lists the bridge's groups (not group 0) as id -> name.
 func (c *v1Client) Groups(ctx context.Context) (groups map[string]string, err error) {
 	err = c.bounded(ctx, "GetGroups", func(ctx context.Context) error {
-		list, err := c.bridge.GetGroupsContext(ctx)
-		groups = make(map[string]string, len(list))
-		for _, g := range list {
-			groups[strconv.Itoa(g.ID)] = g.Name
+		status, body, err := c.do(ctx, http.MethodGet, "/groups", nil)
+		if err != nil {
+			return err
 		}
+		groups, err = decodeGroupNames(status, body)
 		return err
 	})
 	return groups, err
 }
 
+// decodeGroupNames reads GET /groups as id -> name.
+func decodeGroupNames(status int, body []byte) (map[string]string, error) {
+	var raw map[string]struct {
+		Name string `json:"name"`
+	}
+	if err := json.Unmarshal(body, &raw); err != nil || status >= 300 {
+		if _, err := decodeAnswer(status, body, StateBody{}); err != nil {
+			return nil, err
+		}
+		return nil, &ProtocolError{Detail: fmt.Sprintf("HTTP %d: %.200s", status, body)}
+	}
+	out := make(map[string]string, len(raw))
+	for id, g := range raw {
+		out[id] = g.Name
+	}
+	return out, nil
+}
+
 // CreateGroup creates a LightGroup of the lights and returns its id.
 func (c *v1Client) CreateGroup(ctx context.Context, name string, lightIDs []string) (id string, err error) {
 	err = c.bounded(ctx, "CreateGroup", func(ctx context.Context) error {
-		res, err := c.bridge.CreateGroupContext(ctx, huego.Group{Name: name, Lights: lightIDs, Type: "LightGroup"})
+		data, _ := json.Marshal(map[string]any{"name": name, "lights": lightIDs, "type": "LightGroup"})
+		_, body, err := c.do(ctx, http.MethodPost, "/groups", data)
 		if err != nil {
 			return err
 		}
-		id, _ = res.Success["id"].(string)
-		if id == "" {
-			return &ProtocolError{Detail: fmt.Sprintf("group created without an id: %v", res.Success)}
-		}
-		return nil
+		id, err = decodeCreated(body)
+		return err
 	})
 	return id, err
+}
+
+// decodeCreated reads the id of a group a POST created.
+func decodeCreated(raw []byte) (string, error) {
+	var items []struct {
+		Success struct {
+			ID string `json:"id"`
+		} `json:"success"`
+	}
+	if json.Unmarshal(raw, &items) == nil && len(items) == 1 && items[0].Success.ID != "" {
+		return items[0].Success.ID, nil
+	}
+	if _, err := decodeAnswer(http.StatusOK, raw, StateBody{}); err != nil {
+		return "", err
+	}
+	return "", &ProtocolError{Detail: fmt.Sprintf("group created without an id: %.200s", raw)}
 }
 
 // SetGroupState is a plain PUT of body to every light of the group.
@@ -207,12 +266,15 @@ func (c *v1Client) SetGroupState(ctx context.Context, id string, body StateBody)
 
 // DeleteGroup deletes a group; one that is already gone is success.
 func (c *v1Client) DeleteGroup(ctx context.Context, id string) error {
-	n, err := strconv.Atoi(id)
-	if err != nil {
+	if _, err := strconv.Atoi(id); err != nil {
 		return fmt.Errorf("group id %q is not a number", id)
 	}
 	return c.bounded(ctx, "DeleteGroup", func(ctx context.Context) error {
-		if err := fromHuego(c.bridge.DeleteGroupContext(ctx, n)); apiErrorType(err) != errNotAvailable {
+		status, body, err := c.do(ctx, http.MethodDelete, "/groups/"+id, nil)
+		if err != nil {
+			return err
+		}
+		if _, err := decodeAnswer(status, body, StateBody{}); apiErrorType(err) != errNotAvailable {
 			return err
 		}
 		return nil
@@ -235,7 +297,13 @@ func (c *v1Client) putState(ctx context.Context, path string, body StateBody) (R
 
 // do sends one request below /api/<user> and returns the status and body.
 func (c *v1Client) do(ctx context.Context, method, path string, body []byte) (int, []byte, error) {
-	req, err := http.NewRequestWithContext(ctx, method, c.baseURL+"/api/"+c.user+path, bytes.NewReader(body))
+	return c.request(ctx, method, "/api/"+c.user+path, body)
+}
+
+// request sends one request (path from the root) and reads its answer,
+// within maxAnswerBytes, refusing a redirect.
+func (c *v1Client) request(ctx context.Context, method, path string, body []byte) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, method, c.baseURL+path, bytes.NewReader(body))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -247,7 +315,10 @@ func (c *v1Client) do(ctx context.Context, method, path string, body []byte) (in
 		return 0, nil, err
 	}
 	defer res.Body.Close()
-	answer, err := io.ReadAll(io.LimitReader(res.Body, 8<<20))
+	if err := refusedRedirect(res); err != nil {
+		return 0, nil, err
+	}
+	answer, err := readAnswer(res.Body)
 	return res.StatusCode, answer, err
 }
 
@@ -411,10 +482,12 @@ var v1Refusals = map[int]bool{
 // decodeAnswer reads a success/error answer array, one entry per attribute:
 // successes into Accepted (sent holds the values an echo that cannot be
 // read stands for), per-attribute errors into Refused, and the first other
-// error as the request's error.
+// error as the request's error. A DELETE's success is a string instead
+// ("/groups/4 deleted.", "/scenes/<id> deleted": the v1 API documentation's
+// answers, as in huego's tests): it accepts no attribute.
 func decodeAnswer(status int, body []byte, sent StateBody) (Result, error) {
 	var items []struct {
-		Success map[string]json.RawMessage `json:"success"`
+		Success successEntry `json:"success"`
 		Error   *struct {
 			Type        int    `json:"type"`
 			Address     string `json:"address"`
@@ -441,6 +514,19 @@ func decodeAnswer(status int, body []byte, sent StateBody) (Result, error) {
 		return Result{}, &ProtocolError{Detail: fmt.Sprintf("HTTP %d without an error in the body", status)}
 	}
 	return res, nil
+}
+
+// successEntry is an answer's success: the attributes it set, by address,
+// or none for a deletion's confirmation (a string).
+type successEntry map[string]json.RawMessage
+
+func (e *successEntry) UnmarshalJSON(data []byte) error {
+	var confirmation string
+	if json.Unmarshal(data, &confirmation) == nil {
+		*e = nil
+		return nil
+	}
+	return json.Unmarshal(data, (*map[string]json.RawMessage)(e))
 }
 
 // attribute is the attribute an answer's address names

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net"
 	"net/http"
@@ -85,8 +84,8 @@ func NewClientV2(address, user string, timeout time.Duration, trust Trust) (Clie
 		base:    httpsBase(address),
 		user:    user,
 		timeout: timeout,
-		http:    &http.Client{Transport: transport, Timeout: timeout},
-		stream:  &http.Client{Transport: transport},
+		http:    &http.Client{Transport: transport, Timeout: timeout, CheckRedirect: refuseRedirects},
+		stream:  &http.Client{Transport: transport, CheckRedirect: refuseRedirects},
 		slots:   make(chan struct{}, v2MaxConcurrent),
 		peer:    peer,
 		store:   newV2Store(),
@@ -185,7 +184,9 @@ func (c *v2Client) once(ctx context.Context, method, path string, data []byte) (
 	if err != nil {
 		return 0, ans, 0, err
 	}
-	req.Header.Set("hue-application-key", c.user)
+	if c.user != "" {
+		req.Header.Set("hue-application-key", c.user)
+	}
 	if data != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -194,7 +195,10 @@ func (c *v2Client) once(ctx context.Context, method, path string, data []byte) (
 		return 0, ans, 0, err
 	}
 	defer res.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(res.Body, 32<<20))
+	if err := refusedRedirect(res); err != nil {
+		return 0, ans, 0, redact(err, c.user)
+	}
+	raw, err := readAnswer(res.Body)
 	if err != nil {
 		return 0, ans, 0, err
 	}
@@ -249,7 +253,7 @@ func (c *v2Client) readAll(ctx context.Context) (read, error) {
 	if err != nil {
 		return read{err: err, at: started}, err
 	}
-	var list []map[string]any
+	var list []json.RawMessage // each decoded into the kept types only (v2store.go)
 	if err := json.Unmarshal(ans.Data, &list); err != nil {
 		err = &ProtocolError{Detail: "resource list: " + err.Error()}
 		return read{err: err, at: started}, err
@@ -258,6 +262,22 @@ func (c *v2Client) readAll(ctx context.Context) (read, error) {
 	r := c.store.read(started)
 	r.full = true
 	return r, nil
+}
+
+// servesV2 asks, without a key, whether the address serves CLIP v2: a v2
+// bridge answers GET /clip/v2/resource with 403 to a client without one
+// (aiohue's is_v2_bridge); 404 means it has no v2.
+func (c *v2Client) servesV2(ctx context.Context) error {
+	status, ans, err := c.call(ctx, "GetResources", http.MethodGet, "/clip/v2/resource", nil)
+	switch {
+	case err != nil:
+		return err
+	case status < 300 || status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return nil
+	case status == http.StatusNotFound:
+		return &BridgeError{Type: errNotAvailable, Description: errNotV2.Error()}
+	}
+	return statusError(status, ans)
 }
 
 // Config reads the bridge's identity (the public v1 config, which v2
@@ -326,7 +346,10 @@ func (c *v2Client) v1(ctx context.Context, operation, method, path string, body 
 		return redact(err, c.user)
 	}
 	defer res.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(res.Body, 8<<20))
+	if err := refusedRedirect(res); err != nil {
+		return redact(err, c.user)
+	}
+	raw, err := readAnswer(res.Body)
 	if err != nil {
 		return err
 	}
@@ -354,19 +377,7 @@ func (c *v2Client) Pair(ctx context.Context, deviceType string) (Credentials, er
 		map[string]any{"devicetype": deviceType, "generateclientkey": true}, &raw); err != nil {
 		return Credentials{}, err
 	}
-	var items []struct {
-		Success *struct {
-			Username  string `json:"username"`
-			ClientKey string `json:"clientkey"`
-		} `json:"success"`
-	}
-	if json.Unmarshal(raw, &items) == nil && len(items) == 1 && items[0].Success != nil && items[0].Success.Username != "" {
-		return Credentials{Username: items[0].Success.Username, ClientKey: items[0].Success.ClientKey}, nil
-	}
-	if _, err := decodeAnswer(http.StatusOK, raw, StateBody{}); err != nil {
-		return Credentials{}, err
-	}
-	return Credentials{}, &ProtocolError{Detail: fmt.Sprintf("pairing answer: %.200s", raw)}
+	return decodePairing(raw)
 }
 
 // SetLightState sends a LightPut to the light's v2 resource.
@@ -472,17 +483,11 @@ func refusalsOf(sent StateBody, ans v2Answer) (Result, bool) {
 
 // Groups lists the v1 groups (temporary groups are v1 groups).
 func (c *v2Client) Groups(ctx context.Context) (map[string]string, error) {
-	var raw map[string]struct {
-		Name string `json:"name"`
-	}
+	var raw []byte
 	if err := c.v1(ctx, "GetGroups", http.MethodGet, "/api/"+c.user+"/groups", nil, &raw); err != nil {
 		return nil, err
 	}
-	out := make(map[string]string, len(raw))
-	for id, g := range raw {
-		out[id] = g.Name
-	}
-	return out, nil
+	return decodeGroupNames(http.StatusOK, raw)
 }
 
 // CreateGroup creates a v1 LightGroup.
@@ -492,18 +497,7 @@ func (c *v2Client) CreateGroup(ctx context.Context, name string, lightIDs []stri
 		map[string]any{"name": name, "lights": lightIDs, "type": "LightGroup"}, &raw); err != nil {
 		return "", err
 	}
-	var items []struct {
-		Success struct {
-			ID string `json:"id"`
-		} `json:"success"`
-	}
-	if json.Unmarshal(raw, &items) == nil && len(items) == 1 && items[0].Success.ID != "" {
-		return items[0].Success.ID, nil
-	}
-	if _, err := decodeAnswer(http.StatusOK, raw, StateBody{}); err != nil {
-		return "", err
-	}
-	return "", &ProtocolError{Detail: fmt.Sprintf("group created without an id: %.200s", raw)}
+	return decodeCreated(raw)
 }
 
 // SetGroupState sets group 0 through bridge_home's grouped_light, and a

@@ -26,7 +26,7 @@ var _ RoomsClient = (*v2Client)(nil)
 // v1Rooms is the v1 RoomsClient over this client's HTTPS connection.
 func (c *v2Client) v1Rooms() *v1Client {
 	return &v1Client{baseURL: c.base, user: c.user, timeout: c.timeout,
-		http: &http.Client{Transport: slotted{c: c, next: c.http.Transport}, Timeout: c.timeout}}
+		http: &http.Client{Transport: slotted{c: c, next: c.http.Transport}, Timeout: c.timeout, CheckRedirect: refuseRedirects}}
 }
 
 // slotted takes one of the bridge's request slots (v2MaxConcurrent) for

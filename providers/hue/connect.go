@@ -18,14 +18,45 @@ import (
 
 // How a HueBridge becomes a Client: where the bridge is (spec.address, or
 // mDNS by spec.bridgeID: discovery.go), which API to speak (spec.apiVersion)
-// and what its certificate is checked against (trust.go).
+// and what its certificate is checked against (trust.go). It happens in two
+// steps, so that no username leaves before the bridge is proven:
 //
-// apiVersion Auto asks the bridge for CLIP v2 over HTTPS first (a v2
-// bridge answers GET /clip/v2/resource, 403 without a key: aiohue's test)
-// and speaks v1 when the address does not speak HTTPS or has no v2. It
-// never falls back to plain v1 because a certificate was refused: that
+//   - reach decides the API and learns which bridge answers without
+//     sending credentials: over v2 an unauthenticated GET /clip/v2/resource
+//     (a v2 bridge answers 403: aiohue's test) and the public /api/config,
+//     on a connection whose certificate is verified and must name the
+//     expected id (spec.bridgeID, else the id the HueBridge was bound to
+//     before, status.bridgeID, else the credentials' bridge id) or, when
+//     none is known yet (pairing a new HueBridge), the id the bridge
+//     reports; over v1 the public /api/config;
+//   - dial then checks that the bridge proved the id the credentials belong
+//     to and that the HueBridge may share that bridge's session
+//     (identity.go), and only then builds the client with the username,
+//     its certificate pinned to the id on every connection.
+//
+// apiVersion Auto speaks v2 when the address serves it and v1 otherwise,
+// and never falls back to plain v1 because a certificate was refused: that
 // would let anyone who can answer in the bridge's place turn verification
-// off. An address given as http://... is v1, as written.
+// off. Once a bridge was proven over verified v2 (status.verifiedV2BridgeID)
+// Auto does not fall back to plain v1 for it at all (a refused port 443, a
+// TLS alert and a plain-HTTP answer are as easy to fake):
+// DowngradeRefused, and nothing is sent; spec.apiVersion V1 allows it. A
+// first Auto binding that lands on plain v1 is Ready with reason PlainV1 and
+// one Warning event. An address given as http://... is v1, as written.
+
+// Reasons of the API choice.
+const (
+	// ReasonDowngradeRefused: Auto found no CLIP v2 at the address of a
+	// bridge it had verified over v2, and did not speak plain v1 instead.
+	ReasonDowngradeRefused = "DowngradeRefused"
+	// ReasonPlainV1: Ready, and Auto speaks plain v1 (the username
+	// travels unencrypted, only the address vouches for the bridge).
+	ReasonPlainV1 = "PlainV1"
+)
+
+// downgradeRefusedDelay spaces the retries: the bridge may answer over v2
+// again (a restart), and a spec change rebinds at once anyway.
+const downgradeRefusedDelay = 30 * time.Second
 
 // APIs as the port's clients name them (the HueBridge's status.api).
 const (
@@ -58,46 +89,188 @@ func certificateOf(c Client) CertificateInfo {
 	return CertificateInfo{Check: CertificateNone}
 }
 
-// dial returns the client the HueBridge asks for, with the config read
-// through it (Authorized false when user is "" or unknown to the bridge).
-func (r *Registry) dial(ctx context.Context, b *huev1alpha1.HueBridge, user string) (Client, BridgeConfig, error) {
+// reached is a bridge reached at a HueBridge's address before any
+// credentials went to it: its public config (the id), a client without
+// credentials, and how to build the one that carries a username (of the
+// API it speaks).
+type reached struct {
+	address string
+	config  BridgeConfig
+	probe   Client // without credentials: pairing asks through it
+	// withUser builds the client with a username, its certificate pinned
+	// to the id the bridge proved.
+	withUser func(user string) (Client, error)
+}
+
+// expectedID is the bridge a HueBridge is for: spec.bridgeID, else the one
+// it was bound to before (status.bridgeID, pinned), else "" (not known).
+func expectedID(b *huev1alpha1.HueBridge) string {
+	if b.Spec.BridgeID != "" {
+		return b.Spec.BridgeID
+	}
+	return b.Status.BridgeID
+}
+
+// dial reaches the HueBridge's bridge and returns a client with the
+// credentials' username and the config read through it, once the bridge
+// proved the id the credentials belong to and the HueBridge may share that
+// bridge's session. Every refusal comes before the username is sent.
+func (r *Registry) dial(ctx context.Context, b *huev1alpha1.HueBridge, cred credentials) (Client, BridgeConfig, reached, error) {
+	want := expectedID(b)
+	if want != "" && !sameBridgeID(want, cred.bridgeID) {
+		return nil, BridgeConfig{}, reached{}, credentialsForAnotherBridge(b, cred, "this HueBridge is for bridge "+want+" ("+expectedIDSource(b)+")")
+	}
+	// Over v2 the handshake already refuses a certificate of another id
+	// than the credentials': not even the probe reaches another bridge.
+	rc, err := r.reach(ctx, b, want, cred.bridgeID)
+	if err != nil {
+		return nil, BridgeConfig{}, reached{}, err
+	}
+	if !sameBridgeID(rc.config.BridgeID, cred.bridgeID) {
+		return nil, BridgeConfig{}, rc, credentialsForAnotherBridge(b, cred, fmt.Sprintf("the bridge at %s proves it is %s (%s)", rc.address, rc.config.BridgeID, identityOf(rc.probe, rc.address)))
+	}
+	if err := r.checkIdentity(b, rc.config.BridgeID, identityOf(rc.probe, rc.address)); err != nil {
+		return nil, BridgeConfig{}, rc, err
+	}
+	c, err := rc.withUser(cred.username)
+	if err != nil {
+		return nil, BridgeConfig{}, rc, err
+	}
+	cfg, err := c.Config(ctx)
+	return c, cfg, rc, err
+}
+
+func expectedIDSource(b *huev1alpha1.HueBridge) string {
+	if b.Spec.BridgeID != "" {
+		return "spec.bridgeID"
+	}
+	return "status.bridgeID, the bridge it was bound to"
+}
+
+// credentialsForAnotherBridge refuses to send a Secret's username to a
+// bridge that does not prove the id it belongs to.
+func credentialsForAnotherBridge(b *huev1alpha1.HueBridge, cred credentials, why string) error {
+	ref := b.Spec.CredentialsSecretRef
+	return providers.RetryAfter(time.Minute, ReasonCredentialsForAnotherBridge, fmt.Errorf(
+		"Secret %s/%s holds the username of bridge %s, but %s: the username is not sent", ref.Namespace, ref.Name, cred.bridgeID, why))
+}
+
+// reach finds the HueBridge's bridge and learns its id without sending
+// credentials. want is the id expected (expectedID: "" when none is known
+// yet); a v2 certificate must name certID (want, or the credentials' id,
+// when one of them is set).
+func (r *Registry) reach(ctx context.Context, b *huev1alpha1.HueBridge, want, certID string) (reached, error) {
 	address, err := r.address(ctx, b)
 	if err != nil {
-		return nil, BridgeConfig{}, err
+		return reached{}, err
 	}
+	timeout := r.settings.CallTimeout
 	if r.settings.NewClient != nil { // a test's client
-		c := r.settings.NewClient(address, user, r.settings.CallTimeout)
-		cfg, err := c.Config(ctx)
-		return c, cfg, err
+		probe := r.settings.NewClient(address, "", timeout)
+		rc := reached{address: address, probe: probe,
+			withUser: func(user string) (Client, error) { return r.settings.NewClient(address, user, timeout), nil }}
+		if rc.config, err = probe.Config(ctx); err != nil {
+			return reached{}, err
+		}
+		return rc, checkReportedID(want, rc.config.BridgeID)
 	}
 	api := b.Spec.APIVersion
 	if api == "" {
 		api = huev1alpha1.APIAuto
 	}
 	if api == huev1alpha1.APIV1 || (api == huev1alpha1.APIAuto && strings.HasPrefix(address, "http://")) {
-		c := NewClient(address, user, r.settings.CallTimeout)
-		cfg, err := c.Config(ctx)
-		return c, cfg, err
+		if api == huev1alpha1.APIAuto && verifiedOverV2(b) {
+			return reached{}, downgradeRefused(b, errors.New("the address is http://"))
+		}
+		return r.reachV1(ctx, address, want)
 	}
+	rc, err := r.reachV2(ctx, b, address, want, certID)
+	if err == nil || api == huev1alpha1.APIV2 || !noV2(err) {
+		return rc, err
+	}
+	if verifiedOverV2(b) {
+		return reached{}, downgradeRefused(b, err)
+	}
+	r.log.V(1).Info("no CLIP v2 at the address; speaking v1", "hueBridge", b.Name, "reason", err.Error())
+	return r.reachV1(ctx, address, want)
+}
+
+// reachV1 reads the public /api/config over plain HTTP.
+func (r *Registry) reachV1(ctx context.Context, address, want string) (reached, error) {
+	timeout := r.settings.CallTimeout
+	probe := NewClient(address, "", timeout)
+	cfg, err := probe.Config(ctx)
+	if err != nil {
+		return reached{}, err
+	}
+	rc := reached{address: address, config: cfg, probe: probe,
+		withUser: func(user string) (Client, error) { return NewClient(address, user, timeout), nil }}
+	return rc, checkReportedID(want, cfg.BridgeID)
+}
+
+// reachV2 asks, without a key, whether the address serves CLIP v2 and
+// which bridge it is, over a connection whose certificate trust.go
+// verified (against want, else certID, when known).
+func (r *Registry) reachV2(ctx context.Context, b *huev1alpha1.HueBridge, address, want, certID string) (reached, error) {
 	trust, err := r.trust(ctx, b)
 	if err != nil {
-		return nil, BridgeConfig{}, err
+		return reached{}, err
 	}
-	c, err := NewClientV2(address, user, r.settings.CallTimeout, trust)
+	trust.BridgeID = certID
+	if want != "" {
+		trust.BridgeID = want
+	}
+	timeout := r.settings.CallTimeout
+	c, err := NewClientV2(address, "", timeout, trust)
 	if err != nil {
-		return nil, BridgeConfig{}, err
+		return reached{}, err
 	}
-	cfg, err := c.Config(ctx)
-	if err == nil {
-		err = checkBridgeID(certificateOf(c), cfg.BridgeID)
+	probe := c.(*v2Client)
+	if err := probe.servesV2(ctx); err != nil {
+		return reached{}, err
 	}
-	if err != nil && api == huev1alpha1.APIAuto && noV2(err) {
-		r.log.V(1).Info("no CLIP v2 at the address; speaking v1", "hueBridge", b.Name, "reason", err.Error())
-		v1 := NewClient(address, user, r.settings.CallTimeout)
-		cfg, err := v1.Config(ctx)
-		return v1, cfg, err
+	cfg, err := probe.publicConfig(ctx)
+	if err != nil {
+		return reached{}, err
 	}
-	return c, cfg, err
+	if cfg.BridgeID == "" {
+		return reached{}, &ProtocolError{Detail: "/api/config names no bridgeid"}
+	}
+	if err := checkBridgeID(probe.Certificate(), cfg.BridgeID); err != nil {
+		return reached{}, err
+	}
+	if err := checkReportedID(want, cfg.BridgeID); err != nil {
+		return reached{}, err
+	}
+	trust.BridgeID = cfg.BridgeID // every later connection must name it
+	return reached{address: address, config: cfg, probe: probe,
+		withUser: func(user string) (Client, error) { return NewClientV2(address, user, timeout, trust) }}, nil
+}
+
+// checkReportedID refuses a bridge that reports another id than the one
+// expected (on v1 too, where no certificate says it).
+func checkReportedID(want, reported string) error {
+	if want == "" || sameBridgeID(want, reported) {
+		return nil
+	}
+	return &CertificateError{Reason: ReasonCertificateMismatch, Detail: fmt.Sprintf(
+		"the bridge at the address says it is %s, not %s: another bridge answers there (if the bridge was replaced, set spec.bridgeID)", reported, want)}
+}
+
+// verifiedOverV2 reports whether the HueBridge's bridge was proven over
+// verified CLIP v2, so that Auto speaks nothing else to it: unless
+// spec.bridgeID now names another bridge.
+func verifiedOverV2(b *huev1alpha1.HueBridge) bool {
+	v := b.Status.VerifiedV2BridgeID
+	return v != "" && (b.Spec.BridgeID == "" || sameBridgeID(b.Spec.BridgeID, v))
+}
+
+// downgradeRefused is Auto's refusal to speak plain v1 to a bridge it had
+// verified over v2.
+func downgradeRefused(b *huev1alpha1.HueBridge, cause error) error {
+	return providers.RetryAfter(downgradeRefusedDelay, ReasonDowngradeRefused, fmt.Errorf(
+		"bridge %s was proven over CLIP v2 with a verified certificate (status.verifiedV2BridgeID), and CLIP v2 does not answer at the address now (%v): apiVersion Auto does not fall back to plain v1 for it, which would send the username unencrypted to whoever answers. Nothing was sent. If the bridge really lost CLIP v2, set spec.apiVersion: V1",
+		b.Status.VerifiedV2BridgeID, cause))
 }
 
 // noV2 reports whether an error of a v2 call means the address has no
@@ -154,7 +327,7 @@ func (r *Registry) trust(ctx context.Context, b *huev1alpha1.HueBridge) (Trust, 
 // checkSpecBridgeID refuses a bridge that is not the one spec.bridgeID
 // names (on v1 too, where no certificate says it).
 func checkSpecBridgeID(b *huev1alpha1.HueBridge, cfg BridgeConfig) error {
-	if b.Spec.BridgeID == "" || cfg.BridgeID == "" || normalizeBridgeID(b.Spec.BridgeID) == normalizeBridgeID(cfg.BridgeID) {
+	if b.Spec.BridgeID == "" || cfg.BridgeID == "" || sameBridgeID(b.Spec.BridgeID, cfg.BridgeID) {
 		return nil
 	}
 	return &CertificateError{Reason: ReasonCertificateMismatch, Detail: fmt.Sprintf(

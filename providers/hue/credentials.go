@@ -24,28 +24,47 @@ import (
 // yet; pairing itself has its own pace (PairingInterval).
 const notPairedDelay = 10 * time.Second
 
-// readUsername reads the username the bridge issued at pairing.
-func readUsername(ctx context.Context, secrets client.Reader, b *huev1alpha1.HueBridge) (string, error) {
+// credentials are what a credentials Secret holds: the username, the id
+// of the bridge that issued it, and the HueBridge Tether paired it for
+// (OwnerLabel; "" for a Secret made by hand).
+type credentials struct {
+	username string
+	bridgeID string
+	owner    string
+}
+
+// readCredentials reads the username the bridge issued at pairing and the
+// bridge id it belongs to. A username without a bridge id is refused
+// before anything is sent: Tether could not tell which bridge may have it.
+func readCredentials(ctx context.Context, secrets client.Reader, b *huev1alpha1.HueBridge) (credentials, error) {
 	ref := b.Spec.CredentialsSecretRef
 	var s corev1.Secret
 	err := secrets.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, &s)
 	if apierrors.IsNotFound(err) || (err == nil && len(s.Data[huev1alpha1.CredentialsKey]) == 0) {
-		return "", providers.RetryAfter(notPairedDelay, ReasonNotPaired, fmt.Errorf(
+		return credentials{}, providers.RetryAfter(notPairedDelay, ReasonNotPaired, fmt.Errorf(
 			"HueBridge %s is not paired yet (no %q in Secret %s/%s): see its Paired condition",
 			b.Name, huev1alpha1.CredentialsKey, ref.Namespace, ref.Name))
 	}
 	if err != nil {
-		return "", err
+		return credentials{}, err
 	}
-	return string(s.Data[huev1alpha1.CredentialsKey]), nil
+	cred := credentials{username: string(s.Data[huev1alpha1.CredentialsKey]), bridgeID: string(s.Data[huev1alpha1.BridgeIDKey]),
+		owner: s.Labels[OwnerLabel]}
+	if cred.bridgeID == "" {
+		return credentials{}, providers.RetryAfter(notOwnedDelay, ReasonCredentialsBridgeIDMissing, fmt.Errorf(
+			"Secret %s/%s holds a %q but no %q: Tether sends a username only to the bridge that issued it, so add that bridge's id (the Hue app: Settings > Bridges; or its /api/config) as %q, or delete the Secret and press the link button to pair again",
+			ref.Namespace, ref.Name, huev1alpha1.CredentialsKey, huev1alpha1.BridgeIDKey, huev1alpha1.BridgeIDKey))
+	}
+	return cred, nil
 }
 
 // storeCredentials creates the credentials Secret, or fills the one Tether
 // created before (secretaccess.go: never one it did not create): the
-// username, and the client key beside it.
-func storeCredentials(ctx context.Context, c client.Client, secrets client.Reader, b *huev1alpha1.HueBridge, cred Credentials) error {
+// username, the client key beside it, and the id of the bridge that issued
+// them.
+func storeCredentials(ctx context.Context, c client.Client, secrets client.Reader, b *huev1alpha1.HueBridge, cred Credentials, bridgeID string) error {
 	ref := b.Spec.CredentialsSecretRef
-	data := map[string][]byte{huev1alpha1.CredentialsKey: []byte(cred.Username)}
+	data := map[string][]byte{huev1alpha1.CredentialsKey: []byte(cred.Username), huev1alpha1.BridgeIDKey: []byte(bridgeID)}
 	if cred.ClientKey != "" {
 		data[huev1alpha1.ClientKeyKey] = []byte(cred.ClientKey)
 	}

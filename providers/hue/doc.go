@@ -7,7 +7,7 @@
 //   - port.go: the Client port, in Tether's own types (lights with their
 //     capabilities and only the state fields the bridge reports, bridge
 //     config, answers attribute by attribute). client_v1.go is the v1
-//     implementation, the only file that knows huego; client_v2.go is the
+//     implementation (plain HTTP: huego cannot be bounded); client_v2.go is the
 //     CLIP v2 one (HTTPS, v2store.go holds the bridge's resources), and its
 //     event stream (eventstream.go) feeds the same cache as a poll.
 //     rooms_port.go is the port's part for rooms, zones and scenes
@@ -17,14 +17,20 @@
 //     over the v2 client's connection and request slots).
 //   - connect.go: a HueBridge to a Client: the address (or mDNS by bridge
 //     id, discovery.go), the API (spec.apiVersion), the certificate check
-//     (trust.go).
+//     (trust.go), in two steps so that no username leaves before the
+//     bridge proved the id it belongs to (reach, without credentials; then
+//     dial).
 //   - registry.go: binds each HueBridge object to the session of the
 //     physical bridge it names, by the bridge id /config reports, so two
-//     HueBridges naming one bridge share one session (the settings and
-//     credentials of the first that bound it). The Secret read and the
-//     /config call run outside the registry's lock, one at a time per
-//     HueBridge, and a failure is remembered for a poll interval.
-//     credentials.go holds every read and write of the credentials Secret.
+//     HueBridges naming one bridge share one session (the settings of the
+//     first that bound it), when they prove the bridge in the same way
+//     (identity.go). The Secret read and the /config calls run outside
+//     the registry's lock, one at a time per HueBridge, and a failure of
+//     the bridge is remembered for a poll interval. credentials.go holds
+//     every read and write of the credentials Secret, secretaccess.go the
+//     rules for it.
+//   - bounds.go: every read from a bridge is bounded (answers, event-stream
+//     messages, the v2 store), and no redirect is followed.
 //   - session.go: one bridge session, built from parts that depend one way:
 //     cache.go (the last read of all lights, what the bridge accepted and
 //     refused since, drift, health), claims.go (which HueLight holds which
@@ -135,9 +141,7 @@
 //   - Only what differs is sent, and on:true always travels with a
 //     brightness or colour change (a bulb that is off refuses them with
 //     error 201). A light that should be off is compared on on/off only.
-//   - Every call has a deadline (DefaultCallTimeout; huego v1.2.1 uses
-//     http.DefaultClient, without one), and huego's panic on an error
-//     without "address" is recovered.
+//   - Every call has a deadline (DefaultCallTimeout).
 //   - Two HueLights on one bulb: the earlier (creationTimestamp, then
 //     namespace/name) holds it; the other waits (Conflict) and sends nothing
 //     until the holder is deleted, moves, or its namespace stops being

@@ -111,7 +111,7 @@ func classify(bridge string, err error) error {
 		return providers.RetryAfter(busyDelay, ReasonBridgeRejectedChange, fmt.Errorf("bridge %s: %w", bridge, err))
 	}
 	if isNetwork(err) {
-		return providers.RetryAfter(unreachableDelay, ReasonBridgeUnreachable, fmt.Errorf("bridge %s is unreachable: %w", bridge, err))
+		return providers.RetryAfter(unreachableDelay, ReasonBridgeUnreachable, &unreachableError{bridge: bridge, cause: err})
 	}
 	// Everything else is an answer the adapter could not read: a
 	// ProtocolError, JSON the client failed to decode (HTML from a proxy,
@@ -123,6 +123,38 @@ func classify(bridge string, err error) error {
 	}
 	return providers.RetryAfter(unreachableDelay, ReasonBridgeProtocol,
 		fmt.Errorf("bridge %s sent an answer that is not valid Hue v1 API: %w", bridge, err))
+}
+
+// unreachableError says in a few words that a bridge does not answer: it
+// is the message of every object on that bridge, in conditions and events,
+// so it names the bridge and the cause ("connection refused", "no answer in
+// time"), not the request URL and the layers of the Go error. The error
+// itself stays underneath for errors.Is and errors.As.
+type unreachableError struct {
+	bridge string
+	cause  error
+}
+
+func (e *unreachableError) Error() string {
+	return fmt.Sprintf("bridge %s is unreachable: %s", e.bridge, networkCause(e.cause))
+}
+
+func (e *unreachableError) Unwrap() error { return e.cause }
+
+// networkCause is the innermost cause of a connection failure ("connection
+// refused", "no such host"), or "no answer in time" for a timeout.
+func networkCause(err error) string {
+	var netErr net.Error
+	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()) {
+		return "no answer in time"
+	}
+	for {
+		inner := errors.Unwrap(err)
+		if inner == nil {
+			return err.Error()
+		}
+		err = inner
+	}
 }
 
 // isNetwork reports connection failures and timeouts.

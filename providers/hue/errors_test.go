@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -30,6 +32,10 @@ func TestDecodeAnswer(t *testing.T) {
 		{"overload", 503, `[{"error":{"type":901,"address":"/lights/1/state","description":"Internal error, 503"}}]`, 901},
 		{"html from a proxy", 502, `<html>bad gateway</html>`, -1},
 		{"503 without error array", 503, `[]`, -1},
+		// DELETE answers success with a string (huego's test data, from the
+		// v1 API documentation).
+		{"a group deleted", 200, `[{"success":"/groups/4 deleted."}]`, 0},
+		{"a scene deleted", 200, `[{"success":"/scenes/3T2SvsxvwteNNys deleted"}]`, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -80,6 +86,43 @@ func TestClassify(t *testing.T) {
 	}
 }
 
+// TestUnreachableSaysItInAFewWords: every object on a bridge that does not
+// answer carries the same message in its conditions and events; it names
+// the bridge and the cause, not the request URL and the layers of the Go
+// error, which stay underneath for errors.Is.
+func TestUnreachableSaysItInAFewWords(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedPort := ln.Addr().String()
+	_ = ln.Close()
+	_, dialErr := (&http.Client{Timeout: time.Second}).Get("https://" + closedPort + "/clip/v2/resource")
+	cases := []struct {
+		name string
+		err  error
+		want string
+		is   error
+	}{
+		{"a closed port, over real HTTP", dialErr, "bridge home is unreachable: connection refused", syscall.ECONNREFUSED},
+		{"connection refused", &url.Error{Op: "Get", URL: "https://h/clip/v2/resource", Err: &net.OpError{Op: "dial", Net: "tcp",
+			Err: &os.SyscallError{Syscall: "connect", Err: syscall.ECONNREFUSED}}}, "bridge home is unreachable: connection refused", syscall.ECONNREFUSED},
+		{"no answer in time", &url.Error{Op: "Get", URL: "https://h/api/u/lights", Err: context.DeadlineExceeded},
+			"bridge home is unreachable: no answer in time", context.DeadlineExceeded},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := classify("home", tc.err)
+			if err.Error() != tc.want {
+				t.Errorf("message %q, want %q", err.Error(), tc.want)
+			}
+			if !errors.Is(err, tc.is) {
+				t.Errorf("%v is not %v underneath", err, tc.is)
+			}
+		})
+	}
+}
+
 func TestRedactKeepsUsernameOutOfErrors(t *testing.T) {
 	err := redact(&url.Error{Op: "Get", URL: "http://h/api/s3cr3tuser/lights", Err: context.DeadlineExceeded}, "s3cr3tuser")
 	if strings.Contains(err.Error(), "s3cr3tuser") || !errors.Is(err, context.DeadlineExceeded) {
@@ -104,8 +147,8 @@ func TestRedactBridgeErrorAddress(t *testing.T) {
 
 // TestForeignAnswersDoNotLeakTheUsername: something that is not a bridge
 // (a proxy, an emulator) answers with the request path, username and all,
-// in a body that is not Hue's. Over real HTTP, through huego's requests and
-// the plain ones, the classified error must not carry it.
+// in a body that is not Hue's. Over real HTTP, through every request, the
+// classified error must not carry it.
 func TestForeignAnswersDoNotLeakTheUsername(t *testing.T) {
 	const user = "s3cr3tuser"
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -123,7 +166,7 @@ func TestForeignAnswersDoNotLeakTheUsername(t *testing.T) {
 		t.Errorf("GET /lights: %v", err)
 	}
 	if _, err := c.Config(context.Background()); err == nil || strings.Contains(classify("home", err).Error(), user) {
-		t.Errorf("GET /config (huego's path): %v", err)
+		t.Errorf("GET /config: %v", err)
 	}
 	for _, b := range bodies {
 		_, err := c.SetLightState(context.Background(), "1", b)

@@ -105,7 +105,9 @@ func (c *v2Client) watch(ctx context.Context, silence time.Duration, connected f
 	if err != nil {
 		return err
 	}
-	req.Header.Set("hue-application-key", c.user)
+	if c.user != "" {
+		req.Header.Set("hue-application-key", c.user)
+	}
 	req.Header.Set("Accept", "text/event-stream")
 	if id := c.store.lastEventID(); id != "" {
 		req.Header.Set("Last-Event-ID", id) // the exact string, ":0" included (HA core #62715)
@@ -117,6 +119,9 @@ func (c *v2Client) watch(ctx context.Context, silence time.Duration, connected f
 		return fmt.Errorf("connecting the event stream: %w", err)
 	}
 	defer res.Body.Close()
+	if err := refusedRedirect(res); err != nil {
+		return redact(err, c.user)
+	}
 	switch {
 	case res.StatusCode == http.StatusNotFound:
 		return &ProtocolError{Detail: errNotV2.Error()}
@@ -134,7 +139,7 @@ func (c *v2Client) watch(ctx context.Context, silence time.Duration, connected f
 
 	watchdog := time.AfterFunc(silence, func() { cancel(errSilent) })
 	defer watchdog.Stop()
-	sse := sseReader{r: bufio.NewReader(res.Body)}
+	sse := newSSEReader(res.Body)
 	for {
 		msg, err := sse.next()
 		if err != nil {
@@ -155,17 +160,32 @@ func (c *v2Client) watch(ctx context.Context, silence time.Duration, connected f
 			continue // not for us to understand; the next full read covers it
 		}
 		now := time.Now()
-		if c.store.apply(events, now) {
+		touched, err := c.store.apply(events, now)
+		if err != nil {
+			return err // the next connect reads everything again
+		}
+		if touched {
 			deliver(c.store.read(now))
 		}
 	}
 }
 
 // sseReader reads server-sent events: "field: value" lines, a blank line
-// ending each message, lines starting with ":" comments.
-type sseReader struct{ r *bufio.Reader }
+// ending each message, lines starting with ":" comments. A message (and so
+// a line) longer than maxEventBytes ends the stream (bounds.go): the
+// reader never holds more than that.
+type sseReader struct{ sc *bufio.Scanner }
 
 type sseMessage struct{ id, data string }
+
+// errEventTooLarge ends a stream that sent a message past maxEventBytes.
+var errEventTooLarge = fmt.Errorf("the bridge sent an event-stream message larger than %d KiB (its messages are a few KiB): stream dropped", maxEventBytes>>10)
+
+func newSSEReader(r io.Reader) sseReader {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4<<10), maxEventBytes)
+	return sseReader{sc: sc}
+}
 
 // next returns the next message (a comment-only block comes back empty, so
 // that the caller sees the stream is alive).
@@ -173,17 +193,11 @@ func (s sseReader) next() (sseMessage, error) {
 	var (
 		m     sseMessage
 		data  []string
+		size  int
 		lines int
 	)
-	for {
-		line, err := s.r.ReadString('\n')
-		if err != nil {
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return sseMessage{}, fmt.Errorf("event stream ended: %w", err)
-		}
-		line = strings.TrimRight(line, "\r\n")
+	for s.sc.Scan() {
+		line := s.sc.Text()
 		if line == "" {
 			if lines == 0 {
 				continue
@@ -201,9 +215,20 @@ func (s sseReader) next() (sseMessage, error) {
 		case "id":
 			m.id = value
 		case "data":
+			if size += len(value) + 1; size > maxEventBytes {
+				return sseMessage{}, errEventTooLarge
+			}
 			data = append(data, value)
 		}
 	}
+	err := s.sc.Err()
+	switch {
+	case errors.Is(err, bufio.ErrTooLong):
+		return sseMessage{}, errEventTooLarge
+	case err == nil:
+		err = io.ErrUnexpectedEOF
+	}
+	return sseMessage{}, fmt.Errorf("event stream ended: %w", err)
 }
 
 // lastEventID and setLastEventID keep the id of the last message, sent

@@ -1,7 +1,6 @@
 package hue
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net/http"
@@ -21,7 +20,7 @@ import (
 
 func TestSSEReader(t *testing.T) {
 	in := ": hi\n\nid: 1700000000:0\ndata: [1]\n\n\r\nid: 1700000000:1\r\ndata: [2,\r\ndata: 3]\r\n\r\nretry: 5\nevent: x\ndata:[4]\n\ndata: [5]"
-	r := sseReader{r: bufio.NewReader(strings.NewReader(in))}
+	r := newSSEReader(strings.NewReader(in))
 	want := []sseMessage{{}, {id: "1700000000:0", data: "[1]"}, {id: "1700000000:1", data: "[2,\n3]"}, {data: "[4]"}}
 	for i, w := range want {
 		got, err := r.next()

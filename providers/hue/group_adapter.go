@@ -102,6 +102,10 @@ func (e *GroupExternal) connect(ctx context.Context, g *huev1alpha1.HueGroup, ke
 	if err != nil {
 		return nil, err
 	}
+	if err := e.Registry.AllowedBySharers(ctx, b, s, g.Namespace); err != nil {
+		s.ForgetGroup(key)
+		return nil, err
+	}
 	rc, lights, groups, err := s.roomsView(ctx, b.Name)
 	if err != nil {
 		return nil, err

@@ -84,6 +84,10 @@ func (e *LightExternal) connect(ctx context.Context, l *huev1alpha1.HueLight, ke
 	if err != nil {
 		return nil, err
 	}
+	if err := e.Registry.AllowedBySharers(ctx, b, s, l.Namespace); err != nil {
+		s.Forget(key)
+		return nil, err
+	}
 	lights, err := s.Lights(ctx)
 	if err != nil {
 		return nil, classify(b.Name, err)
@@ -330,7 +334,8 @@ func isGone(err error) bool {
 }
 
 // neverHeldABulb is true when the bridge cannot be used (it refuses the
-// stored username, or Tether refuses its certificate) and this HueLight
+// stored username, Tether refuses its certificate, its identity or to send
+// it the credentials) and this HueLight
 // never switched a bulb: there is nothing to turn off, and waiting for a
 // re-pairing or a certificate fix would hang the deletion (and the
 // namespace's). A HueLight that did hold a bulb keeps trying, with the
@@ -341,7 +346,8 @@ func neverHeldABulb(l *huev1alpha1.HueLight, err error) bool {
 		return false
 	}
 	switch ra.Reason {
-	case ReasonUnauthorized, ReasonCertificateMismatch, ReasonCertificateUntrusted:
+	case ReasonUnauthorized, ReasonCertificateMismatch, ReasonCertificateUntrusted, ReasonBridgeIdentityConflict,
+		ReasonDowngradeRefused, ReasonCredentialsBridgeIDMissing, ReasonCredentialsForAnotherBridge, ReasonCredentialsSecretInUse:
 		return true
 	}
 	return false

@@ -45,7 +45,7 @@ func newTestRegistry(t *testing.T, bridge func(address string) Client, objs ...c
 	objs = append(objs,
 		&huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "home", UID: "u1", Generation: 1},
 			Spec: huev1alpha1.HueBridgeSpec{Address: "bridge", CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: "s", Name: "hue"}}},
-		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "s", Name: "hue"}, Data: map[string][]byte{"username": []byte("u")}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "s", Name: "hue"}, Data: map[string][]byte{"username": []byte("u"), "bridgeid": []byte("FAKE")}},
 	)
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).Build()
 	reg := NewRegistry(c, c, Settings{CredentialsNamespaces: []string{"s"}, PollInterval: time.Hour, NewClient: func(address, _ string, _ time.Duration) Client {
@@ -236,12 +236,14 @@ func TestMovingToAnotherBridgeReleasesTheBulb(t *testing.T) {
 	f, elsewhere := newFakeBridge("desk"), newFakeBridge("desk")
 	elsewhere.id = "ELSEWHERE"
 	office := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "office", UID: "u2", Generation: 1},
-		Spec: huev1alpha1.HueBridgeSpec{Address: "bridge2", CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: "s", Name: "hue"}}}
+		Spec: huev1alpha1.HueBridgeSpec{Address: "bridge2", CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: "s", Name: "hue-office"}}}
+	officeCredentials := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "s", Name: "hue-office"},
+		Data: map[string][]byte{"username": []byte("u"), "bridgeid": []byte("ELSEWHERE")}}
 	early := hueLight("b-room", "desk", "desk", time.Unix(100, 0))
 	late := hueLight("a-room", "desk", "desk", time.Unix(200, 0))
 	early.Spec.BridgeRef = &huev1alpha1.BridgeReference{Name: "home"}
 	late.Spec.BridgeRef = &huev1alpha1.BridgeReference{Name: "home"}
-	e := newTestLightsAt(t, map[string]*fakeBridge{"bridge": f, "bridge2": elsewhere}, office, early.DeepCopy(), late.DeepCopy())
+	e := newTestLightsAt(t, map[string]*fakeBridge{"bridge": f, "bridge2": elsewhere}, office, officeCredentials, early.DeepCopy(), late.DeepCopy())
 	ctx := context.Background()
 	for _, l := range []*huev1alpha1.HueLight{early, late} {
 		if _, err := observe(ctx, e, l); err != nil {

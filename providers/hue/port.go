@@ -10,7 +10,7 @@ import (
 // Client is the port between the adapter and one bridge: what Tether asks
 // of a bridge, in Tether's own types, so nothing past this file depends on
 // how a bridge is spoken to. client_v1.go implements it for the v1 API
-// (huego where it fits); a CLIP v2 client is a second implementation, and
+// (plain HTTP); a CLIP v2 client is a second implementation, and
 // the cache takes its lights from whichever produces them.
 //
 // Units are Tether's, which are the v1 API's: bri 1-254, ct in mireds, xy

@@ -3,6 +3,7 @@ package hue
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/providers"
 )
 
 // Settings are the operator-wide defaults; a HueBridge's spec overrides the
@@ -91,6 +93,8 @@ type binding struct {
 	fingerprint string
 	session     *Session
 	client      Client // with this HueBridge's address and username
+	address     string // where client reaches the bridge
+	secret      huev1alpha1.SecretReference
 	builtAt     time.Time
 }
 
@@ -193,7 +197,10 @@ func (r *Registry) needsRebuild(bd *binding) bool {
 	return apiErrorType(bd.session.cache.health().err) == errUnauthorized && time.Since(bd.builtAt) > rebuildAfterUnauthorized
 }
 
-// bind binds the HueBridge, one caller at a time per HueBridge.
+// bind binds the HueBridge, one caller at a time per HueBridge. Its
+// username goes to the bridge only once the bridge proved the id the
+// credentials belong to and the HueBridge may share that bridge's session
+// (dial); nothing is sent before.
 func (r *Registry) bind(ctx context.Context, b *huev1alpha1.HueBridge) (*Session, error) {
 	fp := fingerprint(b)
 	bn := r.binderOf(b.Name)
@@ -205,14 +212,41 @@ func (r *Registry) bind(ctx context.Context, b *huev1alpha1.HueBridge) (*Session
 	if bn.fingerprint == fp && time.Since(bn.failedAt) < r.settings.PollInterval {
 		return nil, bn.err
 	}
-	if err := allowCredentialsRef(r.settings.CredentialsNamespaces, b); err != nil {
-		return nil, err
-	}
-	user, err := readUsername(ctx, r.secrets, b)
+	// The credentials first: a Secret that is missing or refused costs
+	// the bridge nothing, and is read again at once next time (pairing
+	// waits for it).
+	cred, err := r.credentialsOf(ctx, b)
 	if err != nil {
 		return nil, err
 	}
-	c, cfg, err := r.dial(ctx, b, user)
+	s, err := r.connect(ctx, b, fp, cred)
+	if err != nil {
+		if b.Spec.Address == "" {
+			r.found.forget(b.Spec.BridgeID) // look for it again next time
+		}
+		bn.fingerprint, bn.err, bn.failedAt = fp, classify(b.Name, err), time.Now()
+		return nil, bn.err
+	}
+	bn.fingerprint, bn.err = "", nil
+	return s, nil
+}
+
+// credentialsOf reads the HueBridge's credentials, if it may use them.
+func (r *Registry) credentialsOf(ctx context.Context, b *huev1alpha1.HueBridge) (credentials, error) {
+	if err := allowCredentialsRef(r.settings.CredentialsNamespaces, b); err != nil {
+		return credentials{}, err
+	}
+	cred, err := readCredentials(ctx, r.secrets, b)
+	if err != nil {
+		return credentials{}, err
+	}
+	return cred, r.checkSecretUser(ctx, b, cred)
+}
+
+// connect dials the HueBridge's bridge with its credentials and attaches
+// it to the bridge's session.
+func (r *Registry) connect(ctx context.Context, b *huev1alpha1.HueBridge, fp string, cred credentials) (*Session, error) {
+	c, cfg, rc, err := r.dial(ctx, b, cred)
 	switch {
 	case err != nil:
 	case !cfg.Authorized:
@@ -223,14 +257,9 @@ func (r *Registry) bind(ctx context.Context, b *huev1alpha1.HueBridge) (*Session
 		err = checkSpecBridgeID(b, cfg)
 	}
 	if err != nil {
-		if b.Spec.Address == "" {
-			r.found.forget(b.Spec.BridgeID) // look for it again next time
-		}
-		bn.fingerprint, bn.err, bn.failedAt = fp, classify(b.Name, err), time.Now()
-		return nil, bn.err
+		return nil, err
 	}
-	bn.fingerprint, bn.err = "", nil
-	return r.attach(b, fp, c, cfg), nil
+	return r.attach(b, fp, c, cfg, rc.address)
 }
 
 func (r *Registry) binderOf(name string) *binder {
@@ -245,16 +274,35 @@ func (r *Registry) binderOf(name string) *binder {
 }
 
 // attach binds the HueBridge to its bridge's session, starting one when
-// none runs, or when the HueBridge alone uses it and its settings changed.
-func (r *Registry) attach(b *huev1alpha1.HueBridge, fp string, c Client, cfg BridgeConfig) *Session {
+// none runs, when the HueBridge alone uses it and its settings or identity
+// changed, or when the HueBridge proves the bridge's identity more strongly
+// than the session's client (identity.go); a HueBridge that proves less
+// is refused and the session keeps its client.
+func (r *Registry) attach(b *huev1alpha1.HueBridge, fp string, c Client, cfg BridgeConfig, address string) (*Session, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	interval, perSecond := r.settingsOf(b)
+	id := identityOf(c, address)
 	s, ok := r.sessions[cfg.BridgeID]
 	scenes := temporaryScenes(b)
-	if ok && (s.interval != interval || s.perSecond != perSecond || s.sender.temporaryScenes() != scenes) && r.onlyUserLocked(b.Name, s) {
-		r.unbindLocked(b.Name) // stops s: it had no other HueBridge
-		ok = false
+	if ok && r.onlyUserLocked(b.Name, s) {
+		if _, held := r.holderLocked(s); held != id || s.interval != interval || s.perSecond != perSecond || s.sender.temporaryScenes() != scenes {
+			r.unbindLocked(b.Name) // stops s: it had no other HueBridge
+			ok = false
+		}
+	}
+	if ok {
+		evict, err := r.admitLocked(b, s, id)
+		if err != nil {
+			if old, bound := r.bindings[b.Name]; bound && old.session == s {
+				r.unbindLocked(b.Name) // its new spec no longer proves the bridge
+			}
+			return nil, err
+		}
+		if evict {
+			r.evictLocked(s)
+			ok = false
+		}
 	}
 	if old, bound := r.bindings[b.Name]; bound && (!ok || old.session != s) {
 		r.unbindLocked(b.Name)
@@ -264,10 +312,11 @@ func (r *Registry) attach(b *huev1alpha1.HueBridge, fp string, c Client, cfg Bri
 		s.sender.setTemporaryScenes(scenes)
 	}
 	// Its credentials were just checked: the newest are the likeliest to
-	// be accepted (after a re-pairing).
+	// be accepted (after a re-pairing), and they prove what the session's
+	// did.
 	s.useClient(c)
-	r.bindings[b.Name] = &binding{fingerprint: fp, session: s, client: c, builtAt: time.Now()}
-	return s
+	r.bindings[b.Name] = &binding{fingerprint: fp, session: s, client: c, address: address, secret: b.Spec.CredentialsSecretRef, builtAt: time.Now()}
+	return s, nil
 }
 
 // onlyUserLocked reports whether the HueBridge is the only one bound to s.
@@ -352,6 +401,31 @@ func (r *Registry) unbindLocked(name string) {
 	if r.sessions[s.bridgeID] == s {
 		delete(r.sessions, s.bridgeID)
 	}
+}
+
+// AllowedBySharers refuses a namespace that another HueBridge sharing b's
+// session leaves out of its allowedNamespaces: a second HueBridge for the
+// same bridge must not widen who drives it. b's own list is the caller's
+// check (allowedNS), made before the session is bound.
+func (r *Registry) AllowedBySharers(ctx context.Context, b *huev1alpha1.HueBridge, s *Session, ns string) error {
+	for _, name := range r.namesOf(s) {
+		if name == b.Name {
+			continue
+		}
+		var other huev1alpha1.HueBridge
+		err := r.reader.Get(ctx, types.NamespacedName{Name: name}, &other)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := allowedNS(&other, ns); err != nil {
+			return providers.RetryAfter(time.Minute, ReasonNamespaceNotAllowed, fmt.Errorf(
+				"HueBridge %s names the same bridge as HueBridge %s, which accepts only namespaces %s", b.Name, name, strings.Join(other.Spec.AllowedNamespaces, ", ")))
+		}
+	}
+	return nil
 }
 
 // namesOf lists the HueBridges bound to s.

@@ -80,8 +80,16 @@ func (e *SceneExternal) connect(ctx context.Context, sc *huev1alpha1.HueScene) (
 	if err != nil {
 		return nil, err
 	}
+	// Checked here, as for HueLights and HueGroups: the HueGroup's status
+	// says which bridge, not that this namespace may use it (any more).
+	if err := allowedNS(b, sc.Namespace); err != nil {
+		return nil, err
+	}
 	s, err := e.Registry.For(ctx, b)
 	if err != nil {
+		return nil, err
+	}
+	if err := e.Registry.AllowedBySharers(ctx, b, s, sc.Namespace); err != nil {
 		return nil, err
 	}
 	rc, lights, groups, err := s.roomsView(ctx, b.Name)

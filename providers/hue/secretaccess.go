@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
@@ -26,6 +27,21 @@ import (
 //   - Tether writes only into a Secret it created for that HueBridge (marked
 //     by OwnerLabel). It reads a Secret someone else made (a username put
 //     there by hand), but never writes into it.
+//
+// And a username is tied to the bridge that issued it (so that a HueBridge
+// naming someone else's Secret and pointing at its own server gets
+// nothing):
+//   - the Secret holds the bridge's id beside the username (BridgeIDKey):
+//     Tether writes it when it pairs, and refuses a Secret made by hand
+//     without it (CredentialsBridgeIDMissing);
+//   - the username goes only to a bridge that proves that id: over CLIP v2
+//     a verified certificate naming it, checked in the TLS handshake before
+//     anything is sent; over v1 the id the bridge reports, which proves
+//     only that whoever answers at the address says so
+//     (CredentialsForAnotherBridge, connect.go);
+//   - a Secret one HueBridge uses (Tether paired it for it, or it is bound
+//     with it) is refused to another unless that one names the same bridge
+//     id in spec.bridgeID (CredentialsSecretInUse, checkSecretUser).
 
 // OwnerLabel marks a credentials Secret that Tether created for a HueBridge;
 // its value is the HueBridge's name.
@@ -35,6 +51,15 @@ const OwnerLabel = "hue.tether.dev/bridge"
 const (
 	ReasonCredentialsNamespaceNotAllowed = "CredentialsNamespaceNotAllowed"
 	ReasonCredentialsSecretNotOwned      = "CredentialsSecretNotOwned"
+	// ReasonCredentialsBridgeIDMissing: the Secret holds a username but
+	// not the id of the bridge it belongs to.
+	ReasonCredentialsBridgeIDMissing = "CredentialsBridgeIDMissing"
+	// ReasonCredentialsForAnotherBridge: the bridge at the address does
+	// not prove the id the Secret's username belongs to.
+	ReasonCredentialsForAnotherBridge = "CredentialsForAnotherBridge"
+	// ReasonCredentialsSecretInUse: another HueBridge uses the Secret,
+	// and this one does not name its bridge id.
+	ReasonCredentialsSecretInUse = "CredentialsSecretInUse"
 )
 
 // notOwnedDelay spaces the looks at a Secret Tether may not write into: the
@@ -125,4 +150,50 @@ func quoteAll(ss []string) string {
 		q[i] = fmt.Sprintf("%q", s)
 	}
 	return strings.Join(q, ", ")
+}
+
+// secretInUseDelay spaces the looks at a Secret another HueBridge uses:
+// only a spec change (or that HueBridge's deletion) resolves it.
+const secretInUseDelay = time.Minute
+
+// checkSecretUser refuses a Secret another HueBridge uses, unless b names
+// the Secret's bridge id in spec.bridgeID. The Secret's user is the
+// HueBridge Tether paired it for (OwnerLabel), while it exists, else a
+// HueBridge bound with it now.
+func (r *Registry) checkSecretUser(ctx context.Context, b *huev1alpha1.HueBridge, cred credentials) error {
+	if b.Spec.BridgeID != "" && sameBridgeID(b.Spec.BridgeID, cred.bridgeID) {
+		return nil
+	}
+	ref := b.Spec.CredentialsSecretRef
+	user := ""
+	if cred.owner != "" && cred.owner != b.Name {
+		err := r.reader.Get(ctx, types.NamespacedName{Name: cred.owner}, &huev1alpha1.HueBridge{})
+		switch {
+		case err == nil:
+			user = cred.owner
+		case !apierrors.IsNotFound(err):
+			return err
+		}
+	}
+	if user == "" {
+		user = r.boundWith(ref, b.Name)
+	}
+	if user == "" {
+		return nil
+	}
+	return providers.RetryAfter(secretInUseDelay, ReasonCredentialsSecretInUse, fmt.Errorf(
+		"Secret %s/%s is HueBridge %s's credentials: another HueBridge may use them only naming their bridge in spec.bridgeID (%s)",
+		ref.Namespace, ref.Name, user, cred.bridgeID))
+}
+
+// boundWith is a HueBridge other than name bound with the Secret, or "".
+func (r *Registry) boundWith(ref huev1alpha1.SecretReference, name string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for other, bd := range r.bindings {
+		if other != name && bd.secret == ref {
+			return other
+		}
+	}
+	return ""
 }

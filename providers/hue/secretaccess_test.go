@@ -125,3 +125,43 @@ func reasonOf(err error) string {
 	}
 	return ""
 }
+
+// TestASecretInUseIsRefusedToAnother: a Secret Tether paired for one
+// HueBridge, or one another HueBridge is bound with, is refused to a
+// HueBridge that does not name its bridge id in spec.bridgeID; naming it,
+// or the Secret's own HueBridge, is let through.
+func TestASecretInUseIsRefusedToAnother(t *testing.T) {
+	ref := huev1alpha1.SecretReference{Namespace: "s", Name: "hue"}
+	bridge := func(name, id string) *huev1alpha1.HueBridge {
+		return &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: huev1alpha1.HueBridgeSpec{Address: "bridge", BridgeID: id, CredentialsSecretRef: ref}}
+	}
+	cases := []struct {
+		name   string
+		owner  string // the Secret's OwnerLabel
+		bound  string // a HueBridge bound with the Secret
+		b      *huev1alpha1.HueBridge
+		reason string
+	}{
+		{"paired for another", "home", "", bridge("thief", ""), ReasonCredentialsSecretInUse},
+		{"paired for another, naming its bridge", "home", "", bridge("alias", "FAKE"), ""},
+		{"paired for another, naming another bridge", "home", "", bridge("thief", "001788FFFE000001"), ReasonCredentialsSecretInUse},
+		{"paired for it", "home", "", bridge("home", ""), ""},
+		{"paired for a HueBridge that is gone", "gone", "", bridge("next", ""), ""},
+		{"made by hand, bound by another", "", "home", bridge("thief", ""), ReasonCredentialsSecretInUse},
+		{"made by hand, bound by another, naming its bridge", "", "home", bridge("alias", "FAKE"), ""},
+		{"made by hand, used by none", "", "", bridge("first", ""), ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, reg := newTestRegistry(t, func(string) Client { return newFakeBridge("desk") })
+			if tc.bound != "" {
+				reg.bindings[tc.bound] = &binding{secret: ref}
+			}
+			err := reg.checkSecretUser(context.Background(), tc.b, credentials{username: "u", bridgeID: "FAKE", owner: tc.owner})
+			if got := reasonOf(err); got != tc.reason {
+				t.Fatalf("%q (%v), want %q", got, err, tc.reason)
+			}
+		})
+	}
+}

@@ -21,7 +21,7 @@ import (
 )
 
 // These tests drive the sender against the Hue simulator over HTTP, with
-// huego as the client, as in production.
+// the v1 client, as in production.
 
 const simUser = "tether-sender-test"
 

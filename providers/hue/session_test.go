@@ -192,3 +192,34 @@ func TestALaterColourReplacesAnEarlierOneNotYetReadBack(t *testing.T) {
 			v.State.ColorMode, v.State.CT, v.assumed)
 	}
 }
+
+// TestAColourTemperatureNotYetReadBackIsUnconfirmed: a bulb in xy mode on a
+// CLIP v2 bridge reports no colour temperature (mirek null). A ct the
+// bridge just accepted is unconfirmed until a read after the command,
+// which shows it (the bulb has switched); only a read after the command
+// that still leaves it out makes it one the bridge does not report.
+func TestAColourTemperatureNotYetReadBackIsUnconfirmed(t *testing.T) {
+	f := newFakeBridge("hallway")
+	p, _, _ := newTestSession(f, 10)
+	ctx := context.Background()
+	f.set("1", func(s *LightState) { s.XY, s.ColorMode, s.CT = &[2]float64{0.675, 0.322}, "xy", nil })
+	_ = p.Poll(ctx)
+
+	ct := StateBody{On: ptr.To(true), CT: ptr.To(500)}
+	p.cache.answered(ct, Result{Accepted: ct}, "1")
+	if v, _ := p.cache.view("1"); !v.unconfirmed || len(v.assumed) != 0 {
+		t.Fatalf("before a read: unconfirmed %v, assumed %v; want unconfirmed and nothing assumed", v.unconfirmed, v.assumed)
+	}
+	f.set("1", func(s *LightState) { s.CT, s.ColorMode = ptr.To(500), "ct" })
+	_ = p.Poll(ctx)
+	if v, _ := p.cache.view("1"); v.unconfirmed || len(v.assumed) != 0 || *v.State.CT != 500 {
+		t.Fatalf("after a read showing ct 500: %+v", v)
+	}
+
+	f.set("1", func(s *LightState) { s.CT, s.ColorMode = nil, "" }) // a bridge that never reports ct
+	p.cache.answered(ct, Result{Accepted: ct}, "1")
+	_ = p.Poll(ctx)
+	if v, _ := p.cache.view("1"); len(v.assumed) != 1 || v.assumed[0] != "ct" {
+		t.Fatalf("after a read without ct: assumed %v, want ct", v.assumed)
+	}
+}

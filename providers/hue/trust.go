@@ -1,9 +1,11 @@
 package hue
 
 import (
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	_ "embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -74,6 +76,10 @@ type CertificateInfo struct {
 	Subject  string // its common name
 	Issuer   string
 	NotAfter time.Time
+	// Fingerprint is the SHA-256 of the certificate (hex): what tells one
+	// bridge's certificate from another that names the same id
+	// (identity.go).
+	Fingerprint string
 }
 
 // peerRecord keeps the certificate of a client's last handshake.
@@ -115,8 +121,9 @@ func (t Trust) tlsConfig(peer *peerRecord) (*tls.Config, error) {
 				return &CertificateError{Reason: ReasonCertificateUntrusted, Detail: "the bridge presented no certificate"}
 			}
 			leaf := cs.PeerCertificates[0]
+			sum := sha256.Sum256(leaf.Raw)
 			info := CertificateInfo{Check: CertificateSkipped, Subject: leaf.Subject.CommonName,
-				Issuer: leaf.Issuer.CommonName, NotAfter: leaf.NotAfter}
+				Issuer: leaf.Issuer.CommonName, NotAfter: leaf.NotAfter, Fingerprint: hex.EncodeToString(sum[:])}
 			if t.InsecureSkipVerify {
 				peer.set(info)
 				return nil
@@ -167,3 +174,6 @@ func checkBridgeID(info CertificateInfo, bridgeID string) error {
 func normalizeBridgeID(id string) string {
 	return strings.ToLower(strings.ReplaceAll(strings.TrimSpace(id), ":", ""))
 }
+
+// sameBridgeID compares two bridge ids in any of their forms.
+func sameBridgeID(a, b string) bool { return normalizeBridgeID(a) == normalizeBridgeID(b) }

@@ -2,6 +2,7 @@ package hue
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -10,14 +11,17 @@ import (
 // v2Store is a bridge's CLIP v2 resources as Tether knows them: the last
 // full read with every event since merged in, field by field, as aiohue
 // merges partial updates (an update carries only what changed). It keeps
-// every resource type the bridge sends, so views for more types (rooms,
-// zones, scenes, grouped lights) read from the same store; lights() is the
-// view of lights. It also keeps, per resource, when it last changed, so a
-// view can say how recent each light is.
+// only what its views read (v2Kept, decoded into v2Resource: fields
+// nobody reads are never held), an update only of a resource it holds, and
+// at most maxAnswerBytes of resources as JSON, as much as one full read may
+// bring (bounds.go). lights() is the view of lights. It also keeps, per
+// resource, when it last changed, so a view can say how recent each light
+// is.
 type v2Store struct {
 	mu        sync.Mutex
-	resources map[string]map[string]any // id -> resource
-	changedAt map[string]time.Time      // id -> last full read or event that touched it
+	resources map[string]*v2Resource // id ->
+	changedAt map[string]time.Time   // id -> last full read or event that touched it
+	size      int                    // the resources' JSON bytes
 	// byV1 maps a light's v1 id to its light resource id (refreshed by
 	// every view of the lights).
 	byV1 map[string]string
@@ -25,77 +29,127 @@ type v2Store struct {
 	lastID string
 }
 
+// v2Kept are the resource types the store's views read.
+var v2Kept = map[string]bool{"light": true, "device": true, "zigbee_connectivity": true, "bridge_home": true}
+
+// v2Resource is a kept resource: the fields of each kept type that a view
+// reads (aiohue models), the light's in v2Light.
+type v2Resource struct {
+	v2Light
+	Type        string `json:"type"`
+	ProductData struct {
+		ModelID string `json:"model_id"`
+	} `json:"product_data"` // device
+	Services []v2Ref `json:"services"` // device, bridge_home
+	Status   string  `json:"status"`   // zigbee_connectivity
+	size     int     // its JSON bytes, counted in the store's size
+}
+
 func newV2Store() *v2Store {
-	return &v2Store{resources: map[string]map[string]any{}, changedAt: map[string]time.Time{}, byV1: map[string]string{}}
+	return &v2Store{resources: map[string]*v2Resource{}, changedAt: map[string]time.Time{}, byV1: map[string]string{}}
+}
+
+// decodeKept decodes a resource the store keeps; ok is false for another
+// type, or one that does not decode.
+func decodeKept(raw json.RawMessage) (*v2Resource, bool) {
+	var head struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(raw, &head) != nil || !v2Kept[head.Type] {
+		return nil, false
+	}
+	r := &v2Resource{}
+	if json.Unmarshal(raw, r) != nil || r.ID == "" {
+		return nil, false
+	}
+	r.size = len(raw)
+	return r, true
 }
 
 // replace takes a full read started at at.
-func (s *v2Store) replace(list []map[string]any, at time.Time) {
+func (s *v2Store) replace(list []json.RawMessage, at time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.resources = make(map[string]map[string]any, len(list))
-	s.changedAt = make(map[string]time.Time, len(list))
-	for _, r := range list {
-		if id, ok := r["id"].(string); ok {
-			s.resources[id], s.changedAt[id] = r, at
+	s.resources = map[string]*v2Resource{}
+	s.changedAt = map[string]time.Time{}
+	s.size = 0
+	for _, raw := range list {
+		if r, ok := decodeKept(raw); ok {
+			s.resources[r.ID], s.changedAt[r.ID] = r, at
+			s.size += r.size
 		}
 	}
 }
 
 // v2Event is one container of the event stream.
 type v2Event struct {
-	Type string           `json:"type"`
-	Data []map[string]any `json:"data"`
+	Type string            `json:"type"`
+	Data []json.RawMessage `json:"data"`
 }
 
 // apply merges event containers received at at, and reports whether any
 // touched a resource a light view reads (light, device,
-// zigbee_connectivity).
-func (s *v2Store) apply(events []v2Event, at time.Time) bool {
+// zigbee_connectivity). It fails when the store would pass maxAnswerBytes:
+// no bridge has that much, and the stream's next connect reads everything
+// again.
+func (s *v2Store) apply(events []v2Event, at time.Time) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	touched := false
 	for _, e := range events {
-		for _, d := range e.Data {
-			id, _ := d["id"].(string)
-			if id == "" {
+		for _, raw := range e.Data {
+			var head struct {
+				ID   string `json:"id"`
+				Type string `json:"type"`
+			}
+			if json.Unmarshal(raw, &head) != nil || head.ID == "" || !v2Kept[head.Type] {
 				continue
 			}
 			switch e.Type {
 			case "add":
-				s.resources[id] = d
-			case "delete":
-				delete(s.resources, id)
-			case "update":
-				if r, ok := s.resources[id]; ok {
-					merge(r, d)
-				} else {
-					s.resources[id] = d // an update of something not read yet
+				r, ok := decodeKept(raw)
+				if !ok {
+					continue
 				}
+				s.put(r)
+			case "delete":
+				if old, ok := s.resources[head.ID]; ok {
+					s.size -= old.size
+					delete(s.resources, head.ID)
+				}
+			case "update":
+				r, ok := s.resources[head.ID]
+				if !ok {
+					continue // not a resource the bridge has: the next full read shows what is
+				}
+				_ = json.Unmarshal(raw, r) // what decodes is merged, as a map merge would
+				s.put(r)
 			default:
 				continue
 			}
-			s.changedAt[id] = at
-			switch d["type"] {
-			case "light", "device", "zigbee_connectivity":
+			if s.size > maxAnswerBytes {
+				return touched, &ProtocolError{Detail: fmt.Sprintf("the event stream brought more than %d MiB of resources, more than a full read may hold", maxAnswerBytes>>20)}
+			}
+			s.changedAt[head.ID] = at
+			if head.Type != "bridge_home" {
 				touched = true
 			}
 		}
 	}
-	return touched
+	return touched, nil
 }
 
-// merge puts src's fields into dst, objects member by member.
-func merge(dst, src map[string]any) {
-	for k, v := range src {
-		if sub, ok := v.(map[string]any); ok {
-			if into, ok := dst[k].(map[string]any); ok {
-				merge(into, sub)
-				continue
-			}
-		}
-		dst[k] = v
+// put stores r (new, or the one held with an update merged in), counting
+// its JSON bytes.
+func (s *v2Store) put(r *v2Resource) {
+	if old, ok := s.resources[r.ID]; ok {
+		s.size -= old.size
 	}
+	if data, err := json.Marshal(r); err == nil {
+		r.size = len(data)
+	}
+	s.resources[r.ID] = r
+	s.size += r.size
 }
 
 // The parts of the resources the light view reads (aiohue models).
@@ -139,22 +193,7 @@ type (
 			GamutType string `json:"gamut_type"`
 		} `json:"color"`
 	}
-	v2Device struct {
-		ProductData struct {
-			ModelID string `json:"model_id"`
-		} `json:"product_data"`
-		Metadata struct {
-			Name string `json:"name"`
-		} `json:"metadata"`
-		Services []v2Ref `json:"services"`
-	}
 )
-
-// decode reads a stored resource into a typed view.
-func decode(r map[string]any, out any) bool {
-	data, err := json.Marshal(r)
-	return err == nil && json.Unmarshal(data, out) == nil
-}
 
 // read is the lights as the store has them, as one read at at, each
 // light's own time being when the store last heard of it.
@@ -164,14 +203,10 @@ func (s *v2Store) read(at time.Time) read {
 	r := read{at: at, lightAt: map[string]time.Time{}}
 	byV1 := map[string]string{}
 	for id, res := range s.resources {
-		if res["type"] != "light" {
+		if res.Type != "light" {
 			continue
 		}
-		var l v2Light
-		if !decode(res, &l) {
-			continue
-		}
-		light, changed := s.lightLocked(id, l)
+		light, changed := s.lightLocked(id, res.v2Light)
 		r.lights = append(r.lights, light)
 		r.lightAt[light.ID] = changed
 		byV1[light.ID] = id
@@ -184,17 +219,17 @@ func (s *v2Store) read(at time.Time) read {
 // read from last changed.
 func (s *v2Store) lightLocked(id string, l v2Light) (Light, time.Time) {
 	changed := s.changedAt[id]
-	var dev v2Device
-	devRes, hasDevice := s.resources[l.Owner.RID]
-	if hasDevice && decode(devRes, &dev) {
+	dev, hasDevice := s.resources[l.Owner.RID]
+	if !hasDevice {
+		dev = &v2Resource{}
+	} else {
 		changed = later(changed, s.changedAt[l.Owner.RID])
 	}
 	reachable := true
 	for _, svc := range dev.Services {
 		if svc.RType == "zigbee_connectivity" {
 			if conn, ok := s.resources[svc.RID]; ok {
-				status, _ := conn["status"].(string)
-				reachable = status == "connected"
+				reachable = conn.Status == "connected"
 				changed = later(changed, s.changedAt[svc.RID])
 			}
 		}
@@ -302,8 +337,8 @@ func (s *v2Store) lightByV1(id string) (string, *Gamut, bool) {
 	if !ok {
 		return "", nil, false
 	}
-	var l v2Light
-	if !decode(s.resources[rid], &l) {
+	l, ok := s.resources[rid]
+	if !ok {
 		return "", nil, false
 	}
 	return rid, l.capabilities().Gamut, true
@@ -314,17 +349,12 @@ func (s *v2Store) homeGroupedLight() (string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, r := range s.resources {
-		if r["type"] != "bridge_home" {
+		if r.Type != "bridge_home" {
 			continue
 		}
-		var home struct {
-			Services []v2Ref `json:"services"`
-		}
-		if decode(r, &home) {
-			for _, svc := range home.Services {
-				if svc.RType == "grouped_light" {
-					return svc.RID, true
-				}
+		for _, svc := range r.Services {
+			if svc.RType == "grouped_light" {
+				return svc.RID, true
 			}
 		}
 	}

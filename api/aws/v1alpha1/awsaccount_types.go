@@ -46,6 +46,71 @@ type AWSAccountSpec struct {
 	// With neither, no namespace may.
 	// +optional
 	NamespaceSelector NamespaceSelector `json:"namespaceSelector,omitempty"`
+
+	// Tenancy says what the namespaces this account admits may do beyond
+	// their own tables, and what every table of the account must carry. Left
+	// out, a namespace may restore only from its own tables, publish a table
+	// only to principals of the account, and adopt nothing.
+	// +optional
+	Tenancy Tenancy `json:"tenancy,omitempty"`
+}
+
+// Restore sources an AWSAccount allows (Tenancy.RestoreSources).
+const (
+	// RestoreSourcesOwnNamespace: a table or backup of a DynamoDBTable in
+	// the restoring object's own namespace, in the same account.
+	RestoreSourcesOwnNamespace = "OwnNamespace"
+	// RestoreSourcesAccount: any table or backup of the account.
+	RestoreSourcesAccount = "Account"
+)
+
+// Tenancy is what an AWSAccount trusts its namespaces with. Each field only
+// widens what a namespace may do (or, for enforcedTagKeys, what its tables
+// must carry); nothing here narrows the admission of namespaceSelector.
+type Tenancy struct {
+	// RestoreSources says what spec.restoreFrom may name: OwnNamespace (the
+	// default) a table or backup of a DynamoDBTable in the same namespace
+	// and account, Account any table or backup of the account.
+	// +optional
+	// +kubebuilder:validation:Enum=OwnNamespace;Account
+	RestoreSources string `json:"restoreSources,omitempty"`
+
+	// PolicyPrincipalAccounts are the AWS accounts, besides this one, whose
+	// principals a table's spec.resourcePolicy may grant access to; "*"
+	// allows any principal, the public included. Service and federated
+	// principals count as outside the account.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=100
+	// +kubebuilder:validation:items:Pattern=`^([0-9]{12}|\*)$`
+	PolicyPrincipalAccounts []string `json:"policyPrincipalAccounts,omitempty"`
+
+	// AdoptionNamespaces are the namespaces whose DynamoDBTables may adopt
+	// an existing table of this account (tether.dev/adopt: "true"): one
+	// Tether did not create for them (made by Terraform, the console, a
+	// Retain'd object, another cluster). With neither field, none may.
+	// +optional
+	AdoptionNamespaces NamespaceSelector `json:"adoptionNamespaces,omitempty"`
+
+	// Tags are tags every table of this account carries, over the
+	// operator's default tags and under the table's spec.tags unless
+	// enforced. Values are taken as written; a value per namespace or table
+	// is a --dynamodb-default-tag template, which enforcedTagKeys may name.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=45
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) >= 1 && size(k) <= 128 && !k.startsWith('aws:') && !k.startsWith('tether.dev/') && size(self[k]) <= 256)",message="tag keys are 1-128 characters, not starting with aws: or tether.dev/, and values at most 256"
+	Tags map[string]string `json:"tags,omitempty"`
+
+	// EnforcedTagKeys are keys of tags (of tags above, or of the operator's
+	// --dynamodb-default-tag) that also win over a table's spec.tags: for
+	// cost allocation and attribute-based access control, which a tenant
+	// must not be able to change.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=45
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=128
+	EnforcedTagKeys []string `json:"enforcedTagKeys,omitempty"`
 }
 
 // AssumeRole is one sts:AssumeRole call. The values follow AWS's rules for

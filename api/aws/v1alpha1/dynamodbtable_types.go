@@ -17,6 +17,11 @@ const (
 	// types or projection changed. Without it such a change is refused, because the index is
 	// unusable while it is rebuilt.
 	AnnotationAllowIndexReplacement = "tether.dev/allow-index-replacement"
+	// AnnotationDeleteAdopted set to "true" lets deleting the object delete
+	// a table it adopted (deletionPolicy Delete). Without it an adopted
+	// table is left in place when the object goes: adoption alone never
+	// lets Tether delete what it did not create.
+	AnnotationDeleteAdopted = "tether.dev/delete-adopted"
 )
 
 // Values of the enumerations, as AWS spells them.
@@ -428,6 +433,11 @@ type DynamoDBTableStatus struct {
 	// with the same name from the one Tether made.
 	// +optional
 	TableID string `json:"tableId,omitempty"`
+	// Adopted says the table existed before this object and was taken over
+	// on tether.dev/adopt: deleting the object deletes it only with
+	// tether.dev/delete-adopted: "true".
+	// +optional
+	Adopted bool `json:"adopted,omitempty"`
 	// TableStatus is CREATING, UPDATING, DELETING, ACTIVE, ...
 	// +optional
 	TableStatus string `json:"tableStatus,omitempty"`
@@ -443,6 +453,11 @@ type DynamoDBTableStatus struct {
 	// +listType=map
 	// +listMapKey=regionName
 	Replicas []ReplicaStatus `json:"replicas,omitempty"`
+	// AddedReplicaRegions are the replicas Tether itself added: deleting the
+	// object removes these, and no other, before the table.
+	// +optional
+	// +listType=set
+	AddedReplicaRegions []string `json:"addedReplicaRegions,omitempty"`
 	// ManagedReplicaRegions are the replicas Tether added or the spec names
 	// and AWS has: a Region later removed from the spec is removed from the
 	// table, while replicas added by others are left alone.

@@ -219,6 +219,9 @@ func TestAWSAccountValidation(t *testing.T) {
 		return map[string]any{
 			"assumeRole":        map[string]any{"roleARN": "arn:aws:iam::111122223333:role/tether", "externalID": "ext-1", "sessionName": "tether-orders"},
 			"namespaceSelector": map[string]any{"names": []any{"orders"}},
+			"tenancy": map[string]any{"restoreSources": "Account", "policyPrincipalAccounts": []any{"999999999999", "*"},
+				"adoptionNamespaces": map[string]any{"names": []any{"orders"}}, "tags": map[string]any{"cost-center": "4711"},
+				"enforcedTagKeys": []any{"cost-center"}},
 		}
 	}
 	role := func(s map[string]any) map[string]any { return s["assumeRole"].(map[string]any) }
@@ -234,6 +237,14 @@ func TestAWSAccountValidation(t *testing.T) {
 		{"endpoint not a URL", func(s map[string]any) { s["endpoint"] = "dynamodb.local" }, "spec.endpoint"},
 		{"malformed hub role", func(s map[string]any) { s["viaRoles"] = []any{map[string]any{"roleARN": "hub"}} }, "spec.viaRoles[0].roleARN"},
 		{"session tag value too long", func(s map[string]any) { role(s)["sessionTags"] = map[string]any{"team": strings.Repeat("x", 257)} }, "session tag keys are 1-128 characters and values at most 256"},
+		{"unknown restore sources", func(s map[string]any) { s["tenancy"] = map[string]any{"restoreSources": "Anywhere"} }, "spec.tenancy.restoreSources"},
+		{"principal account not an account id", func(s map[string]any) {
+			s["tenancy"] = map[string]any{"policyPrincipalAccounts": []any{"arn:aws:iam::999999999999:root"}}
+		}, "spec.tenancy.policyPrincipalAccounts[0]"},
+		{"account tag in AWS's prefix", func(s map[string]any) { s["tenancy"] = map[string]any{"tags": map[string]any{"aws:cost": "1"}} }, "not starting with aws: or tether.dev/"},
+		{"account tag in Tether's prefix", func(s map[string]any) {
+			s["tenancy"] = map[string]any{"tags": map[string]any{"tether.dev/owner-uid": "x"}}
+		}, "not starting with aws: or tether.dev/"},
 	}
 	ctx := context.Background()
 	for i, c := range cases {

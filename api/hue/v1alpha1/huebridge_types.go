@@ -18,6 +18,12 @@ const CredentialsKey = "username"
 // the bridge issued with the username (the Entertainment API uses it).
 const ClientKeyKey = "clientkey"
 
+// BridgeIDKey is the key of the credentials Secret that holds the id of the
+// bridge that issued the username: Tether sends the username only to a
+// bridge that proves that id. Tether writes it when it pairs; a Secret made
+// by hand must have it.
+const BridgeIDKey = "bridgeid"
+
 // HueAPI is a Hue bridge API.
 // +kubebuilder:validation:Enum=Auto;V1;V2
 type HueAPI string
@@ -111,8 +117,10 @@ type HueBridgeSpec struct {
 	InsecureSkipVerify bool `json:"insecureSkipVerify,omitempty"`
 
 	// CredentialsSecretRef is the Secret holding the bridge username under
-	// the key "username". When it does not exist Tether pairs with the bridge
-	// (press the link button) and creates it.
+	// the key "username", and the id of the bridge that issued it under
+	// "bridgeid". When it does not exist Tether pairs with the bridge (press
+	// the link button) and creates it. A Secret another HueBridge uses may
+	// be named only with spec.bridgeID set to the Secret's bridge id.
 	// +required
 	CredentialsSecretRef SecretReference `json:"credentialsSecretRef"`
 
@@ -151,9 +159,18 @@ type HueBridgeSpec struct {
 type HueBridgeStatus struct {
 	commonv1alpha1.ManagedStatus `json:",inline"`
 
-	// BridgeID is the bridge's own identifier (from /config).
+	// BridgeID is the bridge's own identifier (from /config). Once learned
+	// it is pinned: a later binding to a bridge with another id is refused
+	// (set spec.bridgeID to move the HueBridge to another bridge).
 	// +optional
 	BridgeID string `json:"bridgeID,omitempty"`
+	// VerifiedV2BridgeID is the bridge id last proven by a verified
+	// certificate over CLIP v2. From then on apiVersion Auto speaks only
+	// verified CLIP v2 to this bridge: it never falls back to plain v1,
+	// where the username travels in clear (set spec.apiVersion V1 to allow
+	// it).
+	// +optional
+	VerifiedV2BridgeID string `json:"verifiedV2BridgeID,omitempty"`
 	// Name is the bridge's name as set in the Hue app.
 	// +optional
 	Name string `json:"name,omitempty"`
@@ -225,6 +242,7 @@ type CertificateStatus struct {
 // +kubebuilder:printcolumn:name="BRIDGE ID",type=string,JSONPath=`.status.bridgeID`
 // +kubebuilder:printcolumn:name="API",type=string,JSONPath=`.status.api`
 // +kubebuilder:printcolumn:name="EVENTS",type=string,JSONPath=`.status.eventStream.state`,priority=1
+// +kubebuilder:printcolumn:name="CERTIFICATE",type=string,JSONPath=`.status.certificate.check`,priority=1
 // +kubebuilder:printcolumn:name="LIGHTS",type=integer,JSONPath=`.status.lightCount`
 // +kubebuilder:printcolumn:name="PAIRED",type=string,JSONPath=`.status.conditions[?(@.type=="Paired")].status`
 // +kubebuilder:printcolumn:name="READY",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`

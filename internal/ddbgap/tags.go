@@ -1,0 +1,69 @@
+package ddbgap
+
+import (
+	"maps"
+	"slices"
+)
+
+// Tagging (Options.Tagging), for tests that need a table's tags where a
+// restore or a replica is modelled too: TagResource adds or replaces tags,
+// UntagResource removes keys, ListTagsOfResource lists them; each on a
+// table that exists, else ResourceNotFoundException (API TagResource,
+// UntagResource, ListTagsOfResource). Tags live with the model's state of
+// the table, so a deleted table's go with it and a restored table starts
+// without any ("tags ... are not carried over", API
+// RestoreTableToPointInTime).
+
+func (s *Server) taggingHandler(op string) func(*call) (any, error) {
+	return map[string]func(*call) (any, error){
+		"TagResource":        s.tagResource,
+		"UntagResource":      s.untagResource,
+		"ListTagsOfResource": s.listTagsOfResource,
+	}[op]
+}
+
+// tagged runs change on the tags of the table a tagging call names by ARN,
+// under the model's lock, once DynamoDB Local said the table exists.
+func (s *Server) tagged(c *call, change func(tags map[string]string) any) (any, error) {
+	name := tableFromArn(str(c.body, "ResourceArn"))
+	if _, err := s.tableExists(c, name, "ResourceNotFoundException"); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.state(c.r, name)
+	if st.tags == nil {
+		st.tags = map[string]string{}
+	}
+	return change(st.tags), nil
+}
+
+func (s *Server) tagResource(c *call) (any, error) {
+	return s.tagged(c, func(tags map[string]string) any {
+		for _, t := range list(c.body, "Tags") {
+			tag, _ := t.(map[string]any)
+			tags[str(tag, "Key")] = str(tag, "Value")
+		}
+		return map[string]any{}
+	})
+}
+
+func (s *Server) untagResource(c *call) (any, error) {
+	return s.tagged(c, func(tags map[string]string) any {
+		for _, k := range list(c.body, "TagKeys") {
+			key, _ := k.(string)
+			delete(tags, key)
+		}
+		return map[string]any{}
+	})
+}
+
+func (s *Server) listTagsOfResource(c *call) (any, error) {
+	return s.tagged(c, func(tags map[string]string) any {
+		out := []any{}
+		for _, k := range slices.Sorted(maps.Keys(tags)) {
+			out = append(out, map[string]any{"Key": k, "Value": tags[k]})
+		}
+		return map[string]any{"Tags": out}
+	})
+}
