@@ -233,7 +233,8 @@ func runManagerWithObjects(t *testing.T) string {
 	}
 	g.Expect(c.Create(ctx, &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "tether-system", Name: "bridge-credentials"},
-		Data:       map[string][]byte{huev1alpha1.CredentialsKey: []byte("metrics-test-user-0123456789")},
+		Data: map[string][]byte{huev1alpha1.CredentialsKey: []byte("metrics-test-user-0123456789"),
+			huev1alpha1.BridgeIDKey: []byte(sim.BridgeID())},
 	})).To(Succeed())
 	g.Expect(c.Create(ctx, &huev1alpha1.HueBridge{
 		ObjectMeta: metav1.ObjectMeta{Name: "bridge"},
