@@ -56,6 +56,7 @@ func markPaused(obj Managed) {
 func markWritten(obj Managed, readyReason, message string) {
 	setSynced(obj, true, ReasonSuccess, "")
 	setReady(obj, false, readyReason, message)
+	clearStalled(obj)
 }
 
 // markObserved records an external side that matches the spec. An
@@ -63,6 +64,7 @@ func markWritten(obj Managed, readyReason, message string) {
 // Ready changed.
 func markObserved(obj Managed, obs providers.Observation) bool {
 	setSynced(obj, true, ReasonSuccess, "")
+	clearStalled(obj)
 	if obs.Available {
 		reason := obs.Reason
 		if reason == "" {
@@ -78,15 +80,35 @@ func markObserved(obj Managed, obs providers.Observation) bool {
 func markWaiting(obj Managed, obs providers.Observation) {
 	setSynced(obj, true, ReasonSuccess, "")
 	setReady(obj, false, obs.Reason, obs.Message)
+	clearStalled(obj)
 }
 
-// markFailed records a failed (or waiting) pass in both conditions: the
-// external side is not known to match the spec. It reports whether Synced
-// changed, so that an event is emitted once per transition, not per retry.
-func markFailed(obj Managed, p phase, reason, message string) bool {
+// markFailed records a failed (or waiting) pass that Tether will try again
+// by itself, in both conditions: the external side is not known to match
+// the spec. It reports whether Synced changed, so that an event is emitted
+// once per transition, not per retry.
+func markFailed(obj Managed, reason, message string) bool {
 	changed := setSynced(obj, false, reason, message)
 	setReady(obj, false, reason, message)
+	clearStalled(obj)
 	return changed
+}
+
+// markStalled is markFailed for a pass after which Tether stops trying
+// until the spec, an annotation or the external side changes (a terminal
+// error, the stall breaker): Stalled says so, for the tools that read it
+// as Failed (kstatus) or Degraded (Argo CD).
+func markStalled(obj Managed, reason, message string) bool {
+	changed := setSynced(obj, false, reason, message)
+	setReady(obj, false, reason, message)
+	setCondition(obj, commonv1alpha1.Stalled, true, reason, message)
+	return changed
+}
+
+// clearStalled removes Stalled: following kstatus's convention for an
+// abnormal condition, it is absent rather than False while Tether tries.
+func clearStalled(obj Managed) {
+	meta.RemoveStatusCondition(&obj.Managed().Conditions, commonv1alpha1.Stalled)
 }
 
 // wasReadyAtThisGeneration tells drift (the external side changed under a spec

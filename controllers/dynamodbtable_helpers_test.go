@@ -251,6 +251,7 @@ func (s *ddbSuite) eventuallyReady(t *testing.T, obj *awsv1alpha1.DynamoDBTable)
 	var out *awsv1alpha1.DynamoDBTable
 	NewWithT(t).Eventually(func(g Gomega) {
 		out = s.get(g, obj)
+		expectHealth(g, out)
 		ready := meta.FindStatusCondition(out.Status.Conditions, "Ready")
 		g.Expect(ready).NotTo(BeNil())
 		g.Expect(ready.Status).To(Equal(metav1.ConditionTrue), "Ready: %s %s; Synced: %s", ready.Reason, ready.Message, ddbCondition(out, "Synced"))
@@ -266,6 +267,7 @@ func (s *ddbSuite) eventuallySynced(t *testing.T, obj *awsv1alpha1.DynamoDBTable
 	var out *awsv1alpha1.DynamoDBTable
 	NewWithT(t).Eventually(func(g Gomega) string {
 		out = s.get(g, obj)
+		expectHealth(g, out)
 		return ddbCondition(out, "Synced")
 	}, ddbTimeout, ddbPoll).Should(Equal(want))
 	return out

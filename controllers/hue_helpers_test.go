@@ -311,7 +311,9 @@ func readyReason(conds []metav1.Condition, conditionType string) string {
 func (h *hueEnv) eventuallyLightReady(ns, name, want string) {
 	h.t.Helper()
 	NewWithT(h.t).Eventually(func(g Gomega) string {
-		return readyReason(h.light(g, ns, name).Status.Conditions, "Ready")
+		l := h.light(g, ns, name)
+		expectHealth(g, l)
+		return readyReason(l.Status.Conditions, "Ready")
 	}, hueTimeout, huePoll).Should(Equal(want), "HueLight %s/%s Ready", ns, name)
 }
 

@@ -22,6 +22,7 @@ import (
 func (h *hueEnv) hueBridge(g Gomega) *huev1alpha1.HueBridge {
 	var b huev1alpha1.HueBridge
 	g.Expect(h.c.Get(context.Background(), client.ObjectKey{Name: h.bridge}, &b)).To(Succeed())
+	expectHealth(g, &b)
 	return &b
 }
 

@@ -47,6 +47,7 @@ func (h *hueEnv) eventuallyGroupReady(ns, name, want string) *huev1alpha1.HueGro
 	var gr *huev1alpha1.HueGroup
 	NewWithT(h.t).Eventually(func(g Gomega) string {
 		gr = h.group(g, ns, name)
+		expectHealth(g, gr)
 		return readyReason(gr.Status.Conditions, "Ready")
 	}, hueTimeout, huePoll).Should(Equal(want), "HueGroup %s/%s Ready", ns, name)
 	return gr
@@ -330,6 +331,7 @@ func eventuallySceneReady(h *hueEnv, name, want string) {
 	NewWithT(h.t).Eventually(func(g Gomega) string {
 		var sc huev1alpha1.HueScene
 		g.Expect(h.c.Get(context.Background(), client.ObjectKey{Namespace: "entrance", Name: name}, &sc)).To(Succeed())
+		expectHealth(g, &sc)
 		return readyReason(sc.Status.Conditions, "Ready")
 	}, hueTimeout, huePoll).Should(Equal(want), "HueScene %s Ready", name)
 }

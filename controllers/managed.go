@@ -118,6 +118,9 @@ type ManagedReconciler[O Managed] struct {
 func NewManagedReconciler[O Managed](c client.Client, recorder events.EventRecorder, kind string,
 	newObj func() O, connector providers.Connector[O], opts Options) *ManagedReconciler[O] {
 	opts = opts.withDefaults()
+	// A counter is served from its first sample; at 0 from the start, an
+	// alert or panel over it works before the first drift.
+	driftCorrections.WithLabelValues(kind)
 	return &ManagedReconciler[O]{
 		client:       c,
 		recorder:     recorder,

@@ -196,7 +196,7 @@ func (r *ManagedReconciler[O]) brief(req ctrl.Request, after time.Duration) (ctr
 func (r *ManagedReconciler[O]) stalled(ctx context.Context, req ctrl.Request, obj O, diff string, times int) (ctrl.Result, error) {
 	msg := fmt.Sprintf("sent %q %d times for generation %d with no visible effect: not sent again until the spec changes "+
 		"or it is changed from outside", diff, times, obj.GetGeneration())
-	if changed := markFailed(obj, phaseUpdate, ReasonStalled, msg); changed {
+	if changed := markStalled(obj, ReasonStalled, msg); changed {
 		r.event(obj, corev1.EventTypeWarning, ReasonStalled, "Update", "%s", msg)
 		log.FromContext(ctx).Info("write stalled: not sent again", "diff", diff, "times", times)
 	}
@@ -222,18 +222,23 @@ func (r *ManagedReconciler[O]) handleError(ctx context.Context, req ctrl.Request
 	obj.Managed().ObservedGeneration = obj.GetGeneration()
 
 	if p, ok := providers.AsPending(err); ok {
-		markFailed(obj, phase, p.Reason, p.Message)
+		markFailed(obj, p.Reason, p.Message)
 		r.retryBackoff.Forget(req)
 		r.backoffs.set(req, 0)
 		logger.V(1).Info("waiting", "reason", p.Reason, "after", p.Delay)
 		return ctrl.Result{RequeueAfter: p.Delay}, nil
 	}
 
-	if changed := markFailed(obj, phase, reasonFor(phase, err), err.Error()); changed {
+	t, terminal := providers.AsTerminal(err)
+	mark := markFailed
+	if terminal {
+		mark = markStalled
+	}
+	if changed := mark(obj, reasonFor(phase, err), err.Error()); changed {
 		r.event(obj, corev1.EventTypeWarning, reasonFor(phase, err), string(phase), "%s failed: %v", phase, err)
 	}
 
-	if t, ok := providers.AsTerminal(err); ok {
+	if terminal {
 		r.terminal.record(req, obj)
 		r.retryBackoff.Forget(req)
 		r.backoffs.set(req, 0)

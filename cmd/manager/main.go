@@ -107,6 +107,10 @@ func main() {
 		log.Error(err, "setting up controllers")
 		os.Exit(1)
 	}
+	if err := controllers.RegisterObjectMetrics(mgr); err != nil {
+		log.Error(err, "registering the object metrics")
+		os.Exit(1)
+	}
 	if err := serving.AddHealthChecks(mgr); err != nil {
 		log.Error(err, "adding the health checks")
 		os.Exit(1)

@@ -134,6 +134,9 @@ func (o *Operator) Stop() {
 // Exited is closed when the process has ended.
 func (o *Operator) Exited() <-chan struct{} { return o.done }
 
+// MetricsURL is where the operator serves its metrics (plain HTTP).
+func (o *Operator) MetricsURL() string { return o.metricsURL }
+
 // Usage is what the kernel says the process used so far.
 type Usage struct {
 	PeakRSS  int64 // bytes, VmHWM

@@ -205,10 +205,10 @@ func (c *Clients) For(ctx context.Context, t target) (*endpoint, error) {
 			o.BaseEndpoint = aws.String(accountEndpoint)
 		}
 		o.Retryer = c.retryer()
-		o.APIOptions = append(o.APIOptions, limitEveryAttempt(b), countEveryAttempt("dynamodb"))
+		o.APIOptions = append(o.APIOptions, limitEveryAttempt(b), countEveryAttempt("dynamodb", account, t.Region))
 	})
 	ep := &endpoint{API: api, Region: t.Region, Identity: t.Account, Account: account, AccountID: accountID, URL: url,
-		Key: t.Region + "|" + url, budget: b, session: sess, Scaling: c.newScalingAPI(cfg, accountEndpoint, b)}
+		Key: t.Region + "|" + url, budget: b, session: sess, Scaling: c.newScalingAPI(cfg, accountEndpoint, account, b)}
 	if t.account != nil {
 		ep.account = t.account.DeepCopy()
 	}

@@ -220,13 +220,17 @@ func (p *Provider) compare(ctx context.Context, ep *endpoint, obj *awsv1alpha1.D
 }
 
 // unsupportedNote tells, in the Ready condition, which parts of the spec
-// the endpoint cannot apply (DynamoDB Local has no tagging, for one).
+// (or the manager's default tags) the endpoint cannot apply (DynamoDB Local
+// has no tagging, for one).
 func unsupportedNote(obj *awsv1alpha1.DynamoDBTable) string {
 	if len(obj.Status.UnsupportedFeatures) == 0 {
 		return ""
 	}
-	return "the DynamoDB endpoint does not support spec." + strings.Join(obj.Status.UnsupportedFeatures, ", spec.") +
-		": left out, the rest of the table is managed"
+	parts := make([]string, len(obj.Status.UnsupportedFeatures))
+	for i, f := range obj.Status.UnsupportedFeatures {
+		parts[i] = leftOut(obj, f)
+	}
+	return "the DynamoDB endpoint does not support " + strings.Join(parts, ", ") + ": left out, the rest of the table is managed"
 }
 
 func (p *Provider) transient(reason, message string) providers.Observation {

@@ -213,7 +213,7 @@ func (p *Provider) recordLacking(ep *endpoint, feature string) {
 
 func (p *Provider) warnUnsupported(ep *endpoint, obj *awsv1alpha1.DynamoDBTable, feature string, err error) {
 	mem := p.memoryOf(obj)
-	if !specUses(&obj.Spec, feature) || mem.warned[feature] {
+	if !p.uses(ep, obj, feature) || mem.warned[feature] {
 		return
 	}
 	mem.warned[feature] = true
@@ -222,8 +222,8 @@ func (p *Provider) warnUnsupported(ep *endpoint, obj *awsv1alpha1.DynamoDBTable,
 		why = stable(err).Error() // without the request id, which no event may carry
 	}
 	p.event(obj, corev1.EventTypeWarning, "FeatureUnsupported", "Observe",
-		"the DynamoDB endpoint for %s does not support spec.%s (%s); it is left out and the rest of the table is managed",
-		ep.Region, feature, why)
+		"the DynamoDB endpoint for %s does not support %s (%s); it is left out and the rest of the table is managed",
+		ep.Region, leftOut(obj, feature), why)
 }
 
 // skipUnsupported hides what the endpoint cannot manage from the planner
@@ -242,7 +242,7 @@ func (p *Provider) skipUnsupported(ep *endpoint, obj *awsv1alpha1.DynamoDBTable,
 		default:
 			hideUnsupported(f, have)
 		}
-		if specUses(&obj.Spec, f) {
+		if p.uses(ep, obj, f) {
 			lacking = append(lacking, f)
 			p.warnUnsupported(ep, obj, f, nil)
 		}

@@ -65,13 +65,14 @@ func (c *Clients) sessionLocked(base aws.Config, a *awsv1alpha1.AWSAccount) (*se
 		stsRegion = "us-east-1"
 	}
 	var creds aws.CredentialsProvider = base.Credentials
+	account, _ := c.accountOf(a)
 	hops := append(slices.Clone(a.Spec.ViaRoles), a.Spec.AssumeRole)
 	for _, hop := range hops {
 		cfg := base.Copy()
 		cfg.Region = stsRegion
 		cfg.Credentials = creds
 		client := sts.NewFromConfig(cfg, func(o *sts.Options) {
-			o.APIOptions = append(o.APIOptions, countEveryAttempt("sts"))
+			o.APIOptions = append(o.APIOptions, countEveryAttempt("sts", account, stsRegion))
 		})
 		creds = aws.NewCredentialsCache(stscreds.NewAssumeRoleProvider(client, hop.RoleARN, assumeRoleOptions(a, hop)),
 			func(o *aws.CredentialsCacheOptions) { o.ExpiryWindow = credentialsExpiryWindow })

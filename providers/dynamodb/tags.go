@@ -122,6 +122,25 @@ func (p *Provider) usesTags(ep *endpoint, obj *awsv1alpha1.DynamoDBTable) bool {
 	return specUses(&obj.Spec, featureTags) || len(p.defaultTags) > 0 || len(ep.tenancy().Tags) > 0
 }
 
+// leftOut names a feature obj's table goes without: the spec's field, or
+// the default tags for a spec without tags.
+func leftOut(obj *awsv1alpha1.DynamoDBTable, feature string) string {
+	if feature == featureTags && len(obj.Spec.Tags) == 0 {
+		return "tags (the default tags of the manager or the AWSAccount)"
+	}
+	return "spec." + feature
+}
+
+// uses says whether obj's table would have a feature: its spec asks for it,
+// or, for tags, default tags do. What an endpoint lacks of it is what obj's
+// status lists as left out.
+func (p *Provider) uses(ep *endpoint, obj *awsv1alpha1.DynamoDBTable, feature string) bool {
+	if feature == featureTags {
+		return p.usesTags(ep, obj)
+	}
+	return specUses(&obj.Spec, feature)
+}
+
 // ownerTags are Tether's marks for obj; nil where the endpoint has no tagging.
 func (p *Provider) ownerTags(ep *endpoint, obj *awsv1alpha1.DynamoDBTable) map[string]string {
 	if p.lacks(ep, featureTags) {

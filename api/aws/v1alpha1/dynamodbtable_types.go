@@ -518,7 +518,8 @@ type DynamoDBTable struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   DynamoDBTableSpec   `json:"spec"`
+	Spec DynamoDBTableSpec `json:"spec"`
+	// +kubebuilder:default:={"observedGeneration":-1}
 	Status DynamoDBTableStatus `json:"status,omitempty"`
 }
 

@@ -16,6 +16,12 @@ const (
 	Ready = "Ready"
 	// Synced says how the last reconcile went.
 	Synced = "Synced"
+	// Stalled is present, and True, only while Tether has stopped trying
+	// until someone acts: the spec cannot work as written (a terminal
+	// error) or a write did not stick (the stall breaker). Its reason is
+	// Ready's. It is the condition kstatus (Flux, kubectl-based tools)
+	// and Argo CD read as Failed / Degraded.
+	Stalled = "Stalled"
 )
 
 // Annotations users set on any managed object.
@@ -37,11 +43,14 @@ const (
 
 // ManagedStatus is the part of the status the generic reconciler owns.
 type ManagedStatus struct {
-	// ObservedGeneration is the metadata.generation the last reconcile acted on.
+	// ObservedGeneration is the metadata.generation the last reconcile acted
+	// on; -1 before the first (each kind's status defaults to it), so that
+	// GitOps tools do not take a new object for an up-to-date one.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// Conditions: Ready (the external side) and Synced (the last reconcile).
+	// Conditions: Ready (the external side), Synced (the last reconcile)
+	// and, while Tether has stopped trying, Stalled.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

@@ -252,7 +252,8 @@ type HueBridge struct {
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// +required
-	Spec   HueBridgeSpec   `json:"spec"`
+	Spec HueBridgeSpec `json:"spec"`
+	// +kubebuilder:default:={"observedGeneration":-1}
 	Status HueBridgeStatus `json:"status,omitempty"`
 }
 

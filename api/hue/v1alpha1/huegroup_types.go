@@ -157,7 +157,8 @@ type HueGroup struct {
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// +required
-	Spec   HueGroupSpec   `json:"spec"`
+	Spec HueGroupSpec `json:"spec"`
+	// +kubebuilder:default:={"observedGeneration":-1}
 	Status HueGroupStatus `json:"status,omitempty"`
 }
 

@@ -231,7 +231,8 @@ type HueLight struct {
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// +required
-	Spec   HueLightSpec   `json:"spec"`
+	Spec HueLightSpec `json:"spec"`
+	// +kubebuilder:default:={"observedGeneration":-1}
 	Status HueLightStatus `json:"status,omitempty"`
 }
 

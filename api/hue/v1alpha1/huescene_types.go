@@ -110,7 +110,8 @@ type HueScene struct {
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// +required
-	Spec   HueSceneSpec   `json:"spec"`
+	Spec HueSceneSpec `json:"spec"`
+	// +kubebuilder:default:={"observedGeneration":-1}
 	Status HueSceneStatus `json:"status,omitempty"`
 }
 

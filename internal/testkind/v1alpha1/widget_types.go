@@ -39,7 +39,8 @@ type Widget struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   WidgetSpec   `json:"spec,omitempty"`
+	Spec WidgetSpec `json:"spec,omitempty"`
+	// +kubebuilder:default:={"observedGeneration":-1}
 	Status WidgetStatus `json:"status,omitempty"`
 }
 
