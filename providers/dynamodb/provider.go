@@ -56,6 +56,9 @@ type Options struct {
 	// tether.dev/poll-interval annotation overrides it per object), to know
 	// what each account and region's limiter is asked for. Default 2 minutes.
 	PollInterval time.Duration
+	// ChangeFeeds, when set, says which tables a healthy change feed
+	// covers (changefeeds.go).
+	ChangeFeeds ChangeFeeds
 }
 
 // Provider implements providers.External for DynamoDBTable.
