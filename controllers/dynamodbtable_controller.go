@@ -105,6 +105,7 @@ func SetupDynamoDB(mgr ctrl.Manager, pollInterval time.Duration, feeds changefee
 	feeds.Config = func(ctx context.Context, a *awsv1alpha1.AWSAccount, region, service string) (aws.Config, error) {
 		return external.AWSConfig(ctx, a, region, service)
 	}
+	feeds.Changed = func(uid types.UID) { external.ChangedOutside(uid) }
 	feeds.Log = mgr.GetLogger().WithName("changefeed")
 	registry := changefeed.NewRegistry(feeds)
 	if err := mgr.Add(registry); err != nil {

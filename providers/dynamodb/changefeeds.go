@@ -40,6 +40,29 @@ func (p *Provider) ResyncInterval(obj *awsv1alpha1.DynamoDBTable) (time.Duration
 	return p.opts.ChangeFeeds.Cover(obj.Status.Account, client.ObjectKeyFromObject(obj))
 }
 
+// ChangedOutside tells the adapter that AWS reported a change to the table
+// of the object uid: its next look reads again what the spec uses besides
+// DescribeTable (TTL, backups, tags, ...), which it would otherwise reuse
+// for up to the secondary-read interval. A change Tether made is no such
+// change: it reads those again after its own writes.
+func (p *Provider) ChangedOutside(uid types.UID) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.changedOutside[uid] = struct{}{}
+}
+
+// readAgainIfChangedOutside forgets the object's secondary answers when a
+// change was reported since its last look.
+func (p *Provider) readAgainIfChangedOutside(obj *awsv1alpha1.DynamoDBTable) {
+	p.mu.Lock()
+	_, changed := p.changedOutside[obj.UID]
+	delete(p.changedOutside, obj.UID)
+	p.mu.Unlock()
+	if changed {
+		p.memoryOf(obj).forgetAllSecondary()
+	}
+}
+
 // lookInterval is how long obj goes between looks when nothing happens.
 func (p *Provider) lookInterval(obj *awsv1alpha1.DynamoDBTable) time.Duration {
 	if d, ok := p.ResyncInterval(obj); ok {

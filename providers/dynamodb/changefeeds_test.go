@@ -1,10 +1,16 @@
 package dynamodb
 
 import (
+	"context"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	apitypes "k8s.io/apimachinery/pkg/types"
@@ -63,5 +69,37 @@ func TestAHealthyFeedSetsTheIntervalAndTheDemand(t *testing.T) {
 	}
 	if got, want := p.lookInterval(annotated), 5*time.Minute; got != want {
 		t.Errorf("annotated table looked at every %s, want %s", got, want)
+	}
+}
+
+// A change AWS reported (ChangedOutside) has the next look read again what
+// the spec uses besides DescribeTable, instead of reusing its answer for
+// the secondary-read interval: a TTL turned off behind Tether's back is put
+// back at the look its event caused, not up to an hour later.
+func TestAChangeReportedOutsideIsReadAtTheNextLook(t *testing.T) {
+	f := newFixture(t, dynamoDBLocal(t).URL, Options{SecondaryReadInterval: time.Hour})
+	obj := newTable(func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.TimeToLiveSpecification = &awsv1alpha1.TimeToLiveSpecification{AttributeName: "exp", Enabled: true}
+	})
+	f.converge(obj)
+	ctx := context.Background()
+	if _, err := f.raw.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(obj.Status.TableName),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("exp"), Enabled: aws.Bool(false)}}); err != nil {
+		t.Fatal(err)
+	}
+	f.proxy.ResetCounts()
+	if obs, err := f.pass(obj); err != nil || !obs.UpToDate {
+		t.Fatalf("a look without a reported change: %+v, %v; want the TTL answer reused", obs, err)
+	}
+	f.p.ChangedOutside(obj.UID)
+	obs, err := f.p.Observe(ctx, obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if obs.UpToDate || !strings.Contains(obs.Diff.String(), "TTL") {
+		t.Fatalf("the look after a reported change: %+v, want the TTL put back", obs)
+	}
+	if got := f.proxy.Calls()["DescribeTimeToLive"]; got != 1 {
+		t.Errorf("DescribeTimeToLive %d times, want once: at the look after the change", got)
 	}
 }

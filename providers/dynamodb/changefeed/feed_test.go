@@ -235,9 +235,9 @@ func TestAPoisonMessageDoesNotBlockTheQueue(t *testing.T) {
 	// 1 MiB, an EventBridge event is at most 256 KB.
 	big, _, err := s.sqs.CreateQueue(ctx, name("big"), map[string]string{"MaximumMessageSize": "1048576"})
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(s.c.Get(ctx, client.ObjectKeyFromObject(a), a)).To(Succeed())
+	before := a.DeepCopy()
 	a.Spec.ChangeEvents.Queue = big
-	g.Expect(s.c.Update(ctx, a)).To(Succeed())
+	g.Expect(s.c.Patch(ctx, a, client.MergeFrom(before))).To(Succeed())
 	obj := s.ready(t, s.table(t, ns, withIndex("byDay")))
 	s.covered(t, a, obj)
 

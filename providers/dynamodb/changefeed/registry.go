@@ -55,6 +55,9 @@ type Options struct {
 	// SessionName is the session name Tether assumes an AWSAccount's role
 	// with, by which its own calls are known.
 	SessionName func(*awsv1alpha1.AWSAccount) string
+	// Changed, when set, is told of each object woken for a change, before
+	// it is queued: its look must read the table afresh.
+	Changed func(types.UID)
 	// Operator is the operator's own feed; nil when it has none.
 	Operator *OperatorFeed
 	Log      logr.Logger

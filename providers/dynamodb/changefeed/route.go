@@ -30,7 +30,7 @@ func (r *Registry) route(ctx context.Context, f *feed, body string) string {
 			return OutcomeDuplicate
 		}
 	}
-	keys, err := r.holders(ctx, f, c)
+	objs, err := r.holders(ctx, f, c)
 	if err != nil {
 		r.log.Info("could not find the objects of a table change; the message stays in the queue", "feed", label(f.identity), "error", err.Error())
 		return OutcomeRetried
@@ -38,7 +38,7 @@ func (r *Registry) route(ctx context.Context, f *feed, body string) string {
 	if c.ID != "" {
 		r.seen.Add(c.ID, struct{}{})
 	}
-	if len(keys) == 0 {
+	if len(objs) == 0 {
 		return OutcomeForeign
 	}
 	eventDelay.WithLabelValues(label(f.identity)).Observe(max(0, r.clock.Since(c.At).Seconds()))
@@ -46,26 +46,32 @@ func (r *Registry) route(ctx context.Context, f *feed, body string) string {
 	if r.isTether(ctx, c.By) {
 		return OutcomeOwn
 	}
-	woken := r.wake(keys, c.At)
+	woken := r.wake(objs, c.At)
 	if woken == 0 {
 		return OutcomeCovered
 	}
 	r.log.V(1).Info("table changed outside Tether", "feed", label(f.identity), "call", c.Call, "table", c.Table,
-		"account", c.Account, "region", c.Region, "by", c.By, "objects", keys)
+		"account", c.Account, "region", c.Region, "by", c.By, "objects", len(objs))
 	return OutcomeWoken
+}
+
+// holder is an object that holds a table.
+type holder struct {
+	key types.NamespacedName
+	uid types.UID
 }
 
 // holders are the objects that hold the change's table (by account, region
 // and name, from their status) and read their changes from f's queue: a
 // queue speaks only for the accounts whose feeds name it.
-func (r *Registry) holders(ctx context.Context, f *feed, c change) ([]types.NamespacedName, error) {
+func (r *Registry) holders(ctx context.Context, f *feed, c change) ([]holder, error) {
 	var list awsv1alpha1.DynamoDBTableList
 	if err := r.opts.Reader.List(ctx, &list, client.MatchingFields{r.opts.TableNameIndex: c.Table}); err != nil {
 		return nil, err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var keys []types.NamespacedName
+	var out []holder
 	for i := range list.Items {
 		t := &list.Items[i]
 		s := t.Status
@@ -75,24 +81,28 @@ func (r *Registry) holders(ctx context.Context, f *feed, c change) ([]types.Name
 		if own, ok := r.feeds[s.Account]; !ok || own.queue.key() != f.queue.key() {
 			continue
 		}
-		keys = append(keys, types.NamespacedName{Namespace: t.Namespace, Name: t.Name})
+		out = append(out, holder{key: types.NamespacedName{Namespace: t.Namespace, Name: t.Name}, uid: t.UID})
 	}
-	return keys, nil
+	return out, nil
 }
 
-// wake queues each object for a look, unless it was queued after the
-// change was made, and returns how many it queued. The queue is the
-// DynamoDBTable controller's own: once Add returns, the look will happen.
-func (r *Registry) wake(keys []types.NamespacedName, at time.Time) int {
+// wake queues each object for a look that reads its table afresh, unless
+// one was queued after the change was made, and returns how many it
+// queued. The queue is the DynamoDBTable controller's own: once Add
+// returns, the look will happen.
+func (r *Registry) wake(objs []holder, at time.Time) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now, n := r.clock.Now(), 0
-	for _, k := range keys {
-		if last, ok := r.woken.Get(k); ok && at.Add(coverMargin).Before(last.(time.Time)) {
+	for _, o := range objs {
+		if last, ok := r.woken.Get(o.key); ok && at.Add(coverMargin).Before(last.(time.Time)) {
 			continue
 		}
-		r.woken.Add(k, now)
-		r.tables.Add(reconcile.Request{NamespacedName: k})
+		r.woken.Add(o.key, now)
+		if r.opts.Changed != nil {
+			r.opts.Changed(o.uid)
+		}
+		r.tables.Add(reconcile.Request{NamespacedName: o.key})
 		n++
 	}
 	return n
