@@ -22,13 +22,15 @@ import (
 	"github.com/tether-dev/tether/internal/faultproxy"
 	"github.com/tether-dev/tether/internal/sqstest"
 	"github.com/tether-dev/tether/internal/ststest"
+	"github.com/tether-dev/tether/providers/dynamodb/changefeed"
 )
 
 // The defaults the change feed's cost is stated against: the operator's
-// --dynamodbtable-poll-interval and spec.changeEvents.safetyInterval.
+// --dynamodbtable-poll-interval (controllers.DefaultConfig) and
+// spec.changeEvents.safetyInterval.
 const (
 	defaultPoll   = 2 * time.Minute
-	defaultSafety = 30 * time.Minute
+	defaultSafety = changefeed.DefaultSafetyInterval
 )
 
 // feedWorld is a world of DynamoDBTables in AWSAccounts whose change feeds
