@@ -12,6 +12,7 @@ import (
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -55,7 +56,12 @@ func TestAGSIDeletedBehindTethersBackIsRestoredOnItsEvent(t *testing.T) {
 }
 
 func (s *suite) indexes(g Gomega, obj *awsv1alpha1.DynamoDBTable) []string {
-	out, err := s.raw.DescribeTable(context.Background(), &awsdynamodb.DescribeTableInput{TableName: aws.String(obj.Status.TableName)})
+	return s.indexesAs(g, s.raw, obj)
+}
+
+// indexesAs are the table's indexes as an account sees them.
+func (s *suite) indexesAs(g Gomega, raw *awsdynamodb.Client, obj *awsv1alpha1.DynamoDBTable) []string {
+	out, err := raw.DescribeTable(context.Background(), &awsdynamodb.DescribeTableInput{TableName: aws.String(obj.Status.TableName)})
 	g.Expect(err).NotTo(HaveOccurred())
 	var names []string
 	for _, ix := range out.Table.GlobalSecondaryIndexes {
@@ -265,4 +271,30 @@ func TestAnAccountWithoutAQueueSaysItPolls(t *testing.T) {
 	t.Cleanup(func() { _ = s.c.Delete(context.Background(), a) })
 	got := s.mode(t, a, awsv1alpha1.ChangeEventsModePolling, changefeed.ReasonNotConfigured)
 	NewWithT(t).Expect(got.Status.ChangeEvents.Message).To(ContainSubstring("every poll interval (2s)"))
+}
+
+// The operator's own identity has a feed of its own (its
+// --dynamodb-change-events-queue): its tables, in namespaces that name no
+// AWSAccount, are covered by it and put back on its events.
+func TestTheOperatorsOwnFeedCoversItsTables(t *testing.T) {
+	t.Parallel()
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := name("own")
+	g.Expect(s.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+	obj := s.ready(t, s.table(t, ns, withIndex("byRegion")))
+	g.Expect(obj.Status.Account).To(BeEmpty(), "the table is the operator's own")
+	g.Eventually(func() float64 { return healthy(t, "operator") }, timeout, tick).Should(Equal(1.0))
+	g.Eventually(func(g Gomega) {
+		before := s.describes(obj)
+		g.Consistently(s.describesOf(obj), 3*pollInterval, tick).Should(Equal(before))
+	}, timeout, tick).Should(Succeed(), "a table of the operator's own healthy feed is still polled")
+
+	_, err := s.rawOperator.UpdateTable(ctx, &awsdynamodb.UpdateTableInput{TableName: aws.String(obj.Status.TableName),
+		GlobalSecondaryIndexUpdates: []ddbtypes.GlobalSecondaryIndexUpdate{{Delete: &ddbtypes.DeleteGlobalSecondaryIndexAction{IndexName: aws.String("byRegion")}}}})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Eventually(func(g Gomega) []string { return s.indexesAs(g, s.rawOperator, obj) }, timeout, tick).Should(BeEmpty())
+	s.send(t, s.operatorQueue, call("UpdateTable", obj, time.Now()).Event())
+	g.Eventually(func(g Gomega) []string { return s.indexesAs(g, s.rawOperator, obj) }, 20*time.Second, tick).Should(ConsistOf("byRegion"))
+	g.Expect(outcomes(t, "operator")).To(HaveKeyWithValue(changefeed.OutcomeWoken, 1.0))
 }

@@ -66,12 +66,15 @@ const (
 var s *suite
 
 type suite struct {
-	env   *testenv.Env
-	c     client.Client
-	ddb   *faultproxy.Proxy // in front of DynamoDB Local: counts Tether's calls
-	raw   *awsdynamodb.Client
-	sqs   *sqstest.Server
-	queue *sqs.Client
+	env         *testenv.Env
+	c           client.Client
+	ddb         *faultproxy.Proxy // in front of DynamoDB Local: counts Tether's calls
+	raw         *awsdynamodb.Client
+	rawOperator *awsdynamodb.Client
+	sqs         *sqstest.Server
+	queue       *sqs.Client
+	// operatorQueue is the operator's own feed's queue.
+	operatorQueue string
 }
 
 func TestMain(m *testing.M) {
@@ -116,8 +119,15 @@ func run(m *testing.M) int {
 		return fail(err)
 	}
 	stops = append(stops, queues.Stop)
+	// The operator's own feed reads a queue of its own, at the endpoint the
+	// SDK's AWS_ENDPOINT_URL_SQS names, as in production.
+	operatorQueue, _, err := queues.CreateQueue(context.Background(), "operator-changes", nil)
+	if err != nil {
+		return fail(err)
+	}
 	vars := ddbtest.EnvFor(proxyURL)
 	vars["AWS_ENDPOINT_URL_STS"] = sts.URL
+	vars["AWS_ENDPOINT_URL_SQS"] = queues.URL
 	for k, v := range vars {
 		if err := os.Setenv(k, v); err != nil {
 			return fail(err)
@@ -129,7 +139,8 @@ func run(m *testing.M) int {
 	}
 	// A feed that failed tries again within two seconds, so that a test
 	// need not wait for the minute the backoff grows to.
-	if _, err := controllers.SetupDynamoDB(mgr, pollInterval, changefeed.Options{MaxRetryDelay: 2 * time.Second},
+	if _, err := controllers.SetupDynamoDB(mgr, pollInterval, changefeed.Options{MaxRetryDelay: 2 * time.Second,
+		Operator: &changefeed.OperatorFeed{Queue: operatorQueue, Region: region, SafetyInterval: safetyInterval}},
 		dynamodb.Options{SecondaryReadInterval: -1, TransitionPoll: 500 * time.Millisecond}); err != nil {
 		return fail(err)
 	}
@@ -145,9 +156,15 @@ func run(m *testing.M) int {
 	if err != nil {
 		return fail(err)
 	}
-	s = &suite{env: env, c: env.Client, ddb: proxy, sqs: queues, queue: queues.Client(),
-		// Acts in the account behind Tether's back, around the proxy.
-		raw: awsdynamodb.NewFromConfig(cfg, func(o *awsdynamodb.Options) { o.BaseEndpoint = aws.String(local.URL) })}
+	own, err := config.LoadDefaultConfig(ctx, config.WithRegion(region))
+	if err != nil {
+		return fail(err)
+	}
+	s = &suite{env: env, c: env.Client, ddb: proxy, sqs: queues, queue: queues.Client(), operatorQueue: operatorQueue,
+		// Act in the account, and in the operator's own, behind Tether's
+		// back, around the proxy.
+		raw:         awsdynamodb.NewFromConfig(cfg, func(o *awsdynamodb.Options) { o.BaseEndpoint = aws.String(local.URL) }),
+		rawOperator: awsdynamodb.NewFromConfig(own, func(o *awsdynamodb.Options) { o.BaseEndpoint = aws.String(local.URL) })}
 	return m.Run()
 }
 
@@ -331,6 +348,28 @@ func outcomes(t *testing.T, feed string) map[string]float64 {
 		}
 	}
 	return out
+}
+
+// healthy is tether_dynamodb_change_feed_healthy of one feed.
+func healthy(t *testing.T, feed string) float64 {
+	t.Helper()
+	families, err := metrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != "tether_dynamodb_change_feed_healthy" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "feed" && l.GetValue() == feed {
+					return m.GetGauge().GetValue()
+				}
+			}
+		}
+	}
+	return -1
 }
 
 // eventReasons are the reasons of the events recorded about an object.
