@@ -34,11 +34,19 @@ const (
 	ReasonChangeEventsFailed    = "ChangeEventsFailed"
 )
 
+// changeFeeds is what the AWSAccount controller needs of the feeds'
+// registry (changefeed.Registry).
+type changeFeeds interface {
+	Ensure(a *awsv1alpha1.AWSAccount)
+	Stop(identity string)
+	Status(identity string) (awsv1alpha1.ChangeEventsStatus, bool)
+}
+
 // awsAccountReconciler keeps an AWSAccount's feed running as its spec says
 // and its status as the feed is.
 type awsAccountReconciler struct {
 	client   client.Client
-	feeds    *changefeed.Registry
+	feeds    changeFeeds
 	recorder events.EventRecorder
 	// pollInterval is the DynamoDBTables' default poll interval, for the
 	// status's words.
@@ -80,8 +88,15 @@ func (r *awsAccountReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	if equality.Semantic.DeepEqual(orig.Status, a.Status) {
 		return ctrl.Result{}, nil
 	}
+	// The status is computed from the feed, not from the cached object: a
+	// patch against a cache that has not seen this controller's last write
+	// would leave out fields that changed since and mix two states. The
+	// optimistic lock refuses that patch; the retry reads a fresh cache.
+	if err := r.client.Status().Patch(ctx, a, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
 	r.announce(orig, a)
-	return ctrl.Result{}, client.IgnoreNotFound(r.client.Status().Patch(ctx, a, client.MergeFrom(orig)))
+	return ctrl.Result{}, nil
 }
 
 // changeEvents is the feed's state, or what an account without one does.
