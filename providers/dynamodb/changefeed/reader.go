@@ -77,13 +77,13 @@ func (r *Registry) read(ctx context.Context, f *feed) (answered bool, _ error) {
 	}
 	// The first receive does not wait: its answer is what makes the feed
 	// healthy, and a long poll of an idle queue would hold that back.
-	wait := time.Duration(0)
+	longPoll := time.Duration(0)
 	for {
 		rctx, cancel := context.WithTimeout(ctx, receiveTimeout)
 		out, err := client.ReceiveMessage(rctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(f.queue.URL),
-			MaxNumberOfMessages: maxMessages, WaitTimeSeconds: int32(wait / time.Second)})
+			MaxNumberOfMessages: maxMessages, WaitTimeSeconds: int32(longPoll / time.Second)})
 		cancel()
-		wait = receiveWait
+		longPoll = receiveWait
 		if err != nil {
 			return answered, err
 		}
