@@ -5,6 +5,7 @@ import (
 	"maps"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -19,6 +20,7 @@ import (
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/providers"
 	"github.com/tether-dev/tether/providers/dynamodb"
+	"github.com/tether-dev/tether/providers/dynamodb/changefeed"
 )
 
 // +kubebuilder:rbac:groups=aws.tether.dev,resources=dynamodbtables,verbs=list;watch;patch
@@ -44,7 +46,12 @@ const dynamoDBWorkers = 10
 func init() { kindSetups = append(kindSetups, setupDynamoDBTable) }
 
 func setupDynamoDBTable(mgr ctrl.Manager, cfg Config) error {
-	_, err := SetupDynamoDBTable(mgr, cfg.DynamoDBTablePollInterval, dynamodb.Options{
+	var feeds changefeed.Options
+	if cfg.DynamoDBChangeEventsQueue != "" {
+		feeds.Operator = &changefeed.OperatorFeed{Queue: cfg.DynamoDBChangeEventsQueue, Region: cfg.AWSRegion,
+			SafetyInterval: cfg.DynamoDBChangeEventsSafetyInterval}
+	}
+	_, err := SetupDynamoDB(mgr, cfg.DynamoDBTablePollInterval, feeds, dynamodb.Options{
 		Clients: dynamodb.ClientOptions{
 			DefaultRegion:     cfg.AWSRegion,
 			AccountID:         cfg.AWSAccountID,
@@ -58,11 +65,21 @@ func setupDynamoDBTable(mgr ctrl.Manager, cfg Config) error {
 	return err
 }
 
-// SetupDynamoDBTable registers the DynamoDBTable controller: the generic
-// reconciler around the DynamoDB adapter. pollInterval is how often each
-// table is described when nothing else happens. It returns the adapter so
-// that tests and the benchmark can share its clients.
+// SetupDynamoDBTable is SetupDynamoDB without a change feed of the
+// operator's own.
 func SetupDynamoDBTable(mgr ctrl.Manager, pollInterval time.Duration, opts dynamodb.Options) (*dynamodb.Provider, error) {
+	return SetupDynamoDB(mgr, pollInterval, changefeed.Options{}, opts)
+}
+
+// SetupDynamoDB registers the DynamoDBTable controller (the generic
+// reconciler around the DynamoDB adapter), the change feeds (the
+// operator's own, when feeds.Operator is set, and each AWSAccount's) and
+// the AWSAccount controller that runs them and shows their state.
+// pollInterval is how often each table is described when no healthy feed
+// covers it. The feeds' cache, credentials and logger are filled in here.
+// It returns the adapter so that tests and the benchmark can share its
+// clients.
+func SetupDynamoDB(mgr ctrl.Manager, pollInterval time.Duration, feeds changefeed.Options, opts dynamodb.Options) (*dynamodb.Provider, error) {
 	recorder := mgr.GetEventRecorder("tether-dynamodbtable")
 	if opts.Recorder == nil {
 		opts.Recorder = recorder
@@ -82,14 +99,33 @@ func SetupDynamoDBTable(mgr ctrl.Manager, pollInterval time.Duration, opts dynam
 		dynamodb.IndexTableName, dynamodb.TableNameOf); err != nil {
 		return nil, err
 	}
-	external := dynamodb.New(opts)
+	// The feeds read queues with the adapter's credentials, and the adapter
+	// asks the feeds which tables they cover.
+	var external *dynamodb.Provider
+	feeds.Reader, feeds.TableNameIndex, feeds.SessionName = mgr.GetClient(), dynamodb.IndexTableName, dynamodb.SessionName
+	feeds.Config = func(ctx context.Context, a *awsv1alpha1.AWSAccount, region, service string) (aws.Config, error) {
+		return external.AWSConfig(ctx, a, region, service)
+	}
+	feeds.Changed = func(uid types.UID) { external.ChangedOutside(uid) }
+	feeds.Log = mgr.GetLogger().WithName("changefeed")
+	registry := changefeed.NewRegistry(feeds)
+	if err := mgr.Add(registry); err != nil {
+		return nil, err
+	}
+	opts.ChangeFeeds = registry
+	external = dynamodb.New(opts)
+	if err := setupAWSAccount(mgr, registry, pollInterval); err != nil {
+		return nil, err
+	}
 	tables := mgr.GetClient()
 	r := NewManagedReconciler(mgr.GetClient(), recorder, "dynamodbtable",
 		func() *awsv1alpha1.DynamoDBTable { return &awsv1alpha1.DynamoDBTable{} }, providers.Connected(providers.External[*awsv1alpha1.DynamoDBTable](external)),
 		Options{PollInterval: pollInterval, MaxConcurrentReconciles: dynamoDBWorkers, RecordCreateStart: true,
 			Customize: func(b *builder.Builder) *builder.Builder {
 				return b.
-					Watches(&awsv1alpha1.AWSAccount{}, handler.EnqueueRequestsFromMapFunc(tablesOfAccount(tables))).
+					WatchesRawSource(registry.Tables()).
+					Watches(&awsv1alpha1.AWSAccount{}, handler.EnqueueRequestsFromMapFunc(tablesOfAccount(tables)),
+						builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 					Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(tablesInNamespace(tables)),
 						builder.WithPredicates(namespaceAccountChanged()))
 			}})

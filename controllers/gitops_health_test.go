@@ -334,18 +334,16 @@ func TestGitOpsHealthOfEveryKind(t *testing.T) {
 		})
 	}
 
-	// An AWSAccount has no status of its own: kstatus takes it as it is,
-	// and it needs no Argo CD health check.
+	// An AWSAccount reports only its change feed (no Ready condition): once
+	// the AWSAccount controller has described its generation, kstatus takes
+	// it as Current and Argo CD as Healthy.
 	account := s.createAccount(t, ddbName("health-account"), suiteRoleA, func(*awsv1alpha1.AWSAccount) {})
-	NewWithT(t).Eventually(func(g Gomega) status.Status {
+	NewWithT(t).Eventually(func(g Gomega) gitOpsHealth {
 		var a awsv1alpha1.AWSAccount
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(account), &a)).To(Succeed())
-		content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&a)
-		g.Expect(err).NotTo(HaveOccurred())
-		res, err := status.Compute(&unstructured.Unstructured{Object: content})
-		g.Expect(err).NotTo(HaveOccurred())
-		return res.Status
-	}, hueTimeout, huePoll).Should(Equal(status.CurrentStatus))
+		g.Expect(a.Status.ObservedGeneration).To(Equal(a.Generation), "the AWSAccount controller has not reported yet")
+		return healthOf(g, &a)
+	}, hueTimeout, huePoll).Should(Equal(gitOpsHealth{status.CurrentStatus, argohealth.Healthy}))
 }
 
 // reflectKind names obj's kind from the scheme.

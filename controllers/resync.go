@@ -10,17 +10,26 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
+	"github.com/tether-dev/tether/providers"
 )
 
 // jitterFactor spreads resyncs of many objects so they do not all call the
 // backend in the same second.
 const jitterFactor = 0.1
 
-// pollInterval is the object's resync interval: the annotation when it is a
-// valid duration, otherwise the kind's default. A bad annotation is reported
-// back as a warning for the Synced condition's message.
-func (r *ManagedReconciler[O]) pollInterval(obj client.Object) (time.Duration, string) {
-	return commonv1alpha1.PollInterval(obj.GetAnnotations(), r.opts.PollInterval)
+// pollInterval is the object's resync interval: the adapter's while a push
+// channel covers the object (providers.Resyncer), otherwise the annotation
+// when it is a valid duration, otherwise the kind's default. A bad
+// annotation is reported back as a warning for the Synced condition's
+// message.
+func (r *ManagedReconciler[O]) pollInterval(obj O) (time.Duration, string) {
+	d, warning := commonv1alpha1.PollInterval(obj.GetAnnotations(), r.opts.PollInterval)
+	if rs, ok := r.connector.(providers.Resyncer[O]); ok {
+		if pushed, covered := rs.ResyncInterval(obj); covered {
+			return pushed, warning
+		}
+	}
+	return d, warning
 }
 
 // jitter adds up to 10% to d.

@@ -6,6 +6,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/tether-dev/tether/providers/dynamodb"
+	"github.com/tether-dev/tether/providers/dynamodb/changefeed"
 )
 
 // Config is what the manager binary's flags set for the kinds.
@@ -39,6 +40,14 @@ type Config struct {
 	// recovery, tags, contributor insights, the resource policy and
 	// autoscaling are read back (only for tables whose spec uses them).
 	DynamoDBSecondaryReadInterval time.Duration
+	// DynamoDBChangeEventsQueue is the SQS queue (URL or ARN) of the
+	// operator's own identity's change feed, "" for none; its region
+	// defaults to AWSRegion. AWSAccounts name their own
+	// (spec.changeEvents).
+	DynamoDBChangeEventsQueue string
+	// DynamoDBChangeEventsSafetyInterval is how often each table of the
+	// operator's own identity is read while its feed is healthy.
+	DynamoDBChangeEventsSafetyInterval time.Duration
 	// HueBridgePollInterval is how often each bridge's lights are read, once
 	// per bridge for all its lights.
 	HueBridgePollInterval time.Duration
@@ -64,16 +73,17 @@ const InstallNamespace = "tether-system"
 // DefaultConfig holds the defaults documented in the README.
 func DefaultConfig() Config {
 	return Config{
-		DynamoDBTablePollInterval:     2 * time.Minute,
-		DynamoDBRequestsPerSecond:     dynamodb.DefaultRequestsPerSecond,
-		DynamoDBSecondaryReadInterval: 10 * time.Minute,
-		HueBridgePollInterval:         5 * time.Second,
-		HueCommandsPerSecond:          10,
-		HueSafetyReadInterval:         10 * time.Minute,
-		HueEventStreamSilence:         5 * time.Minute,
-		CredentialsNamespaces:         []string{InstallNamespace},
-		AWSRequireAccount:             true,
-		OperatorNamespace:             InstallNamespace,
+		DynamoDBTablePollInterval:          2 * time.Minute,
+		DynamoDBRequestsPerSecond:          dynamodb.DefaultRequestsPerSecond,
+		DynamoDBSecondaryReadInterval:      10 * time.Minute,
+		DynamoDBChangeEventsSafetyInterval: changefeed.DefaultSafetyInterval,
+		HueBridgePollInterval:              5 * time.Second,
+		HueCommandsPerSecond:               10,
+		HueSafetyReadInterval:              10 * time.Minute,
+		HueEventStreamSilence:              5 * time.Minute,
+		CredentialsNamespaces:              []string{InstallNamespace},
+		AWSRequireAccount:                  true,
+		OperatorNamespace:                  InstallNamespace,
 	}
 }
 

@@ -60,6 +60,13 @@ func (c connected[O]) Paused(ctx context.Context, obj O) {
 	}
 }
 
+func (c connected[O]) ResyncInterval(obj O) (time.Duration, bool) {
+	if r, ok := c.External.(Resyncer[O]); ok {
+		return r.ResyncInterval(obj)
+	}
+	return 0, false
+}
+
 // External is what an adapter offers the generic reconciler for one object
 // in one pass, once connected.
 type External[O client.Object] interface {
@@ -83,6 +90,16 @@ type External[O client.Object] interface {
 // for it until the next Observe. It must make no external call.
 type Pauser[O client.Object] interface {
 	Paused(ctx context.Context, obj O)
+}
+
+// Resyncer is optional, on the Connector. An adapter that learns of
+// external changes by a push channel while the channel is healthy (the
+// DynamoDB change feed) sets an object's resync interval instead of the
+// reconciler's poll interval: ok false keeps the poll interval. The
+// adapter wakes the object itself when the channel fails. It must make no
+// external call.
+type Resyncer[O client.Object] interface {
+	ResyncInterval(obj O) (d time.Duration, ok bool)
 }
 
 // Difference is an adapter's typed description of what differs between the

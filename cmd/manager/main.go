@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -53,6 +54,11 @@ func main() {
 		"DynamoDB calls per second per AWS account and region, shared by every table there.")
 	flag.DurationVar(&cfg.DynamoDBSecondaryReadInterval, "dynamodb-secondary-read-interval", cfg.DynamoDBSecondaryReadInterval,
 		"How often TTL, point-in-time recovery, tags, contributor insights, the resource policy and autoscaling are read back, for tables that use them.")
+	flag.StringVar(&cfg.DynamoDBChangeEventsQueue, "dynamodb-change-events-queue", cfg.DynamoDBChangeEventsQueue,
+		"SQS queue (URL or ARN) an EventBridge rule sends the DynamoDB changes of the operator's own account to: its tables' changes are then found within seconds, "+
+			"and each is read every --dynamodb-change-events-safety-interval while the queue is read without trouble (AWSAccounts name theirs in spec.changeEvents).")
+	flag.DurationVar(&cfg.DynamoDBChangeEventsSafetyInterval, "dynamodb-change-events-safety-interval", cfg.DynamoDBChangeEventsSafetyInterval,
+		"How often each table of the operator's own identity is read all the same while its change feed is healthy, for events AWS never delivers.")
 	flag.DurationVar(&cfg.HueBridgePollInterval, "hue-poll-interval", cfg.HueBridgePollInterval,
 		"How often each Hue bridge's lights are read (one request per bridge for all its lights).")
 	flag.Float64Var(&cfg.HueCommandsPerSecond, "hue-commands-per-second", cfg.HueCommandsPerSecond,
@@ -75,6 +81,10 @@ func main() {
 		os.Exit(2)
 	}
 	cfg.DynamoDBDefaultTags = defaultTags
+	if cfg.DynamoDBChangeEventsSafetyInterval < time.Minute {
+		fmt.Fprintln(os.Stderr, "--dynamodb-change-events-safety-interval: at least 1m")
+		os.Exit(2)
+	}
 
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 	log := ctrl.Log.WithName("setup")

@@ -7,9 +7,10 @@
 //
 // Each run starts a fresh world and measures figures 1 to 6 in one
 // sequence; later figures (issue 17's tag reads on an endpoint with
-// tagging, issue 14's scale per account and region) start a world of their
-// own. A figure's reported value is the median over runs. Figure 8 (10,000
-// tables) is not in the default set: `-figures=8` measures it alone.
+// tagging, issue 14's scale per account and region, issue 26's change
+// feeds) start a world of their own. A figure's reported value is the
+// median over runs. Figures 8 and 13 (10,000 tables) are not in the default
+// set: `-figures=8` or `-figures=13` measures one alone.
 package bench
 
 import (
@@ -74,6 +75,18 @@ type Scale struct {
 	// distinct states at once (fig. 10).
 	SceneBridges int `json:"sceneBridges"`
 	SceneLights  int `json:"sceneLights"`
+	// FeedTables tables, half in an account with a change feed whose
+	// safety interval is FeedSafety and half in one without, are polled
+	// every FeedPoll; FeedDrifts of the first half drift one at a time,
+	// then the calls are counted for FeedWindow (fig. 12).
+	FeedTables int           `json:"feedTables"`
+	FeedPoll   time.Duration `json:"feedPoll"`
+	FeedSafety time.Duration `json:"feedSafety"`
+	FeedDrifts int           `json:"feedDrifts"`
+	FeedWindow time.Duration `json:"feedWindow"`
+	// AccountFeedSafety is the safety interval of figure 13: figure 8's
+	// tables and accounts, each account with a change feed.
+	AccountFeedSafety time.Duration `json:"accountFeedSafety"`
 }
 
 // MarshalJSON writes the durations as Go duration strings ("45s").
@@ -88,8 +101,12 @@ func (s Scale) MarshalJSON() ([]byte, error) {
 		TagReadInterval string `json:"tagReadInterval"`
 		AccountPoll     string `json:"accountPoll"`
 		SteadyWindow    string `json:"steadyWindow"`
+		FeedPoll        string `json:"feedPoll"`
+		FeedSafety      string `json:"feedSafety"`
+		FeedWindow      string `json:"feedWindow"`
+		AccountFeed     string `json:"accountFeedSafety"`
 	}{plain(s), s.Outage.String(), s.Throttle.String(), s.HuePoll.String(), s.DDBPoll.String(), s.TagReadInterval.String(),
-		s.AccountPoll.String(), s.SteadyWindow.String()})
+		s.AccountPoll.String(), s.SteadyWindow.String(), s.FeedPoll.String(), s.FeedSafety.String(), s.FeedWindow.String(), s.AccountFeedSafety.String()})
 }
 
 // FullScale is issue 6 as written. The DynamoDB poll interval is 45 s
@@ -129,6 +146,15 @@ func FullScale() Scale {
 		SteadyWindow:   time.Minute,
 		SceneBridges:   10,
 		SceneLights:    50,
+		// Issue 26: figure 5's 45 s poll, and a safety interval in the
+		// defaults' ratio (2m to 30m), watched for one safety interval.
+		FeedTables: 200,
+		FeedPoll:   45 * time.Second,
+		FeedSafety: 45 * time.Second * 15,
+		FeedDrifts: 100,
+		FeedWindow: 45 * time.Second * 15,
+		// Figure 13 at the defaults.
+		AccountFeedSafety: 30 * time.Minute,
 	}
 }
 
@@ -161,6 +187,14 @@ func QuickScale() Scale {
 		SteadyWindow:   5 * time.Second,
 		SceneBridges:   2,
 		SceneLights:    10,
+		// The shortest safety interval an AWSAccount takes; a window of a
+		// few polls only shows that the figure runs.
+		FeedTables:        10,
+		FeedPoll:          2 * time.Second,
+		FeedSafety:        time.Minute,
+		FeedDrifts:        5,
+		FeedWindow:        6 * time.Second,
+		AccountFeedSafety: time.Minute,
 	}
 }
 
@@ -180,6 +214,8 @@ func (s Scale) Resize(f float64) Scale {
 	s.AccountTables = max(2, n(s.AccountTables))
 	s.ModelLights = n(s.ModelLights)
 	s.SceneBridges = n(s.SceneBridges)
+	s.FeedTables = max(2, n(s.FeedTables))
+	s.FeedDrifts = min(n(s.FeedDrifts), s.FeedTables/2)
 	return s
 }
 
@@ -201,9 +237,10 @@ type Options struct {
 	Figures []int
 }
 
-// DefaultFigures are the figures `make bench` measures. Figure 8 takes
-// about half an hour at full scale and runs only when asked for.
-var DefaultFigures = []int{1, 2, 3, 4, 5, 6, 7, 9, 10, 11}
+// DefaultFigures are the figures `make bench` measures. Figures 8 and 13
+// (10,000 tables over two accounts, without and with change feeds) take
+// half an hour and more at full scale and run only when asked for.
+var DefaultFigures = []int{1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12}
 
 func (o Options) wants(fig int) bool {
 	figs := o.Figures
@@ -303,7 +340,7 @@ func runOnce(ctx context.Context, opts Options, bin, dir string) ([]figureResult
 		}
 		out = append(out, figs...)
 	}
-	for _, id := range []int{7, 8, 9, 10, 11} {
+	for _, id := range []int{7, 8, 9, 10, 11, 12, 13} {
 		if !opts.wants(id) {
 			continue
 		}
@@ -325,6 +362,8 @@ var aloneFigures = map[int]func(r *run, ctx context.Context, bin string) error{
 	9:  (*run).models,
 	10: (*run).scenes,
 	11: (*run).push,
+	12: (*run).feed,
+	13: (*run).accountScaleWithFeeds,
 }
 
 // runAlone measures one figure that builds its own world.

@@ -24,6 +24,8 @@ var figureTitles = map[int]string{
 	9:  "Settled lights of every bulb model",
 	10: "Distinct states with temporary scenes",
 	11: "CLIP v2 beside v1: latency, steady cost, drift by push, outage",
+	12: "DynamoDB drift by the change feed, and the cost of watching with it",
+	13: "Scale per account and region with change feeds",
 }
 
 // KnownFigure says whether n is a figure the harness can measure.

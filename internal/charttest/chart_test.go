@@ -172,6 +172,15 @@ func TestChartValues(t *testing.T) {
 			g.Expect(args).NotTo(ContainElement("--aws-require-account=true"))
 		},
 	}, {
+		name: "the operator's own DynamoDB change feed",
+		values: map[string]any{"dynamodbChangeEvents": map[string]any{
+			"queue": "https://sqs.eu-west-1.amazonaws.com/111122223333/tether-changes", "safetyInterval": "1h"}},
+		check: func(g Gomega, objs map[string]*unstructured.Unstructured) {
+			g.Expect(container(g, objs["Deployment/tether-system/tether-controller-manager"])["args"]).To(ContainElements(
+				"--dynamodb-change-events-queue=https://sqs.eu-west-1.amazonaws.com/111122223333/tether-changes",
+				"--dynamodb-change-events-safety-interval=1h"))
+		},
+	}, {
 		name:   "without leader election",
 		values: map[string]any{"leaderElection": map[string]any{"enabled": false}, "replicaCount": 1},
 		check: func(g Gomega, objs map[string]*unstructured.Unstructured) {

@@ -29,7 +29,7 @@ var extrasOn = map[string]any{
 }
 
 // kindsWithStatus are the Tether kinds Argo CD needs a health check for.
-var kindsWithStatus = []string{"aws.tether.dev_DynamoDBTable", "hue.tether.dev_HueBridge", "hue.tether.dev_HueGroup",
+var kindsWithStatus = []string{"aws.tether.dev_AWSAccount", "aws.tether.dev_DynamoDBTable", "hue.tether.dev_HueBridge", "hue.tether.dev_HueGroup",
 	"hue.tether.dev_HueLight", "hue.tether.dev_HueScene"}
 
 func TestChartRendersTheExtras(t *testing.T) {
@@ -42,7 +42,7 @@ func TestChartRendersTheExtras(t *testing.T) {
 	health := objs["ConfigMap/tether-system/tether-argocd-health-checks"]
 	g.Expect(health).NotTo(BeNil(), "no Argo CD health checks")
 	data, _, _ := unstructured.NestedStringMap(health.Object, "data")
-	g.Expect(data).To(HaveLen(len(kindsWithStatus)), "one key per kind with a status (AWSAccount has none)")
+	g.Expect(data).To(HaveLen(len(kindsWithStatus)), "one key per kind with a status")
 	for _, kind := range kindsWithStatus {
 		g.Expect(data).To(HaveKeyWithValue("resource.customizations.health."+kind, script))
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	corev1 "k8s.io/api/core/v1"
+	apitypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -59,6 +60,9 @@ type Options struct {
 	// tether.dev/poll-interval annotation overrides it per object), to know
 	// what each account and region's limiter is asked for. Default 2 minutes.
 	PollInterval time.Duration
+	// ChangeFeeds, when set, says which tables a healthy change feed
+	// covers (changefeeds.go).
+	ChangeFeeds ChangeFeeds
 }
 
 // Provider implements providers.External for DynamoDBTable.
@@ -72,6 +76,9 @@ type Provider struct {
 	created     map[string]creation        // account|region|table -> the object Tether created it for, and its identity
 	unsupported map[string]map[string]bool // endpoint -> features it lacks
 	probes      probes
+	// changedOutside are the objects whose table AWS reported changed
+	// since their last look (changefeeds.go).
+	changedOutside map[apitypes.UID]struct{}
 }
 
 var _ providers.External[*awsv1alpha1.DynamoDBTable] = (*Provider)(nil)
@@ -102,6 +109,8 @@ func New(opts Options) *Provider {
 		objects:     map[string]*memory{},
 		created:     map[string]creation{},
 		unsupported: map[string]map[string]bool{},
+
+		changedOutside: map[apitypes.UID]struct{}{},
 	}
 }
 
@@ -126,6 +135,7 @@ func (p *Provider) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 	}
 	name := obj.ResolvedTableName()
 	obj.Status.TableName = name
+	p.readAgainIfChangedOutside(obj)
 	desc, err := describeTable(ctx, ep.API, name)
 	if isNotFound(err) {
 		p.noteMissing(obj)

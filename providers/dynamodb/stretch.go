@@ -10,7 +10,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
-	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 )
 
 // An account's limiter in a region (25 calls/s by default) is shared by all
@@ -57,7 +56,7 @@ type accountDemand struct {
 // noteDemand records what obj asks of its account and region's limiter and
 // shows in its status how often it is really looked at.
 func (p *Provider) noteDemand(ep *endpoint, obj *awsv1alpha1.DynamoDBTable) {
-	poll, _ := commonv1alpha1.PollInterval(obj.Annotations, p.opts.PollInterval)
+	poll := p.lookInterval(obj)
 	stretch := p.clients.setDemand(ep, obj.UID, p.callsPerSecond(ep, obj, poll))
 	obj.Status.EffectivePollInterval = ""
 	if stretch >= stretchShown {
@@ -66,8 +65,9 @@ func (p *Provider) noteDemand(ep *endpoint, obj *awsv1alpha1.DynamoDBTable) {
 	}
 }
 
-// callsPerSecond is what one table asks for: a DescribeTable per poll, and
-// each secondary read the spec uses per secondary-read interval.
+// callsPerSecond is what one table asks for: a DescribeTable per look, and
+// each secondary read the spec uses per secondary-read interval (or per
+// look, when looks are further apart).
 func (p *Provider) callsPerSecond(ep *endpoint, obj *awsv1alpha1.DynamoDBTable, poll time.Duration) float64 {
 	reads := 0
 	for _, used := range []bool{specUses(&obj.Spec, featureTTL), specUses(&obj.Spec, featurePITR), p.usesTags(ep, obj)} {
@@ -75,10 +75,9 @@ func (p *Provider) callsPerSecond(ep *endpoint, obj *awsv1alpha1.DynamoDBTable, 
 			reads++
 		}
 	}
-	secondary := p.opts.SecondaryReadInterval
-	if secondary < 0 {
-		secondary = poll
-	}
+	// Secondary answers are reused between looks up to their interval: a
+	// table looked at less often reads them at each look.
+	secondary := max(p.opts.SecondaryReadInterval, poll)
 	return 1/poll.Seconds() + float64(reads)/secondary.Seconds()
 }
 
@@ -140,7 +139,7 @@ func (p *Provider) stretchNote(obj *awsv1alpha1.DynamoDBTable) string {
 	if obj.Status.EffectivePollInterval == "" {
 		return ""
 	}
-	poll, _ := commonv1alpha1.PollInterval(obj.Annotations, p.opts.PollInterval)
+	poll := p.lookInterval(obj)
 	return fmt.Sprintf("looked at about every %s instead of every %s: the tables of this account in %s ask for more calls than its limiter allows "+
 		"(--dynamodb-requests-per-second %g); see tether_dynamodb_poll_stretch", obj.Status.EffectivePollInterval, poll, obj.Status.Region, p.clients.opts.RequestsPerSecond)
 }

@@ -53,6 +53,12 @@ type AWSAccountSpec struct {
 	// only to principals of the account, and adopt nothing.
 	// +optional
 	Tenancy Tenancy `json:"tenancy,omitempty"`
+
+	// ChangeEvents is a queue of the account's DynamoDB changes, for
+	// finding changes made outside Tether within seconds instead of at the
+	// next poll (awsaccount_changeevents_types.go).
+	// +optional
+	ChangeEvents *ChangeEvents `json:"changeEvents,omitempty"`
 }
 
 // Restore sources an AWSAccount allows (Tenancy.RestoreSources).
@@ -159,14 +165,19 @@ type NamespaceSelector struct {
 // their namespace's aws.tether.dev/account annotation.
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Cluster,shortName=awsacct
+// +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="ROLE",type=string,JSONPath=`.spec.assumeRole.roleARN`
 // +kubebuilder:printcolumn:name="REGION",type=string,JSONPath=`.spec.region`
+// +kubebuilder:printcolumn:name="CHANGES",type=string,JSONPath=`.status.changeEvents.mode`
+// +kubebuilder:printcolumn:name="WHY",type=string,JSONPath=`.status.changeEvents.reason`,priority=1
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
 type AWSAccount struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	Spec AWSAccountSpec `json:"spec"`
+	// +optional
+	Status AWSAccountStatus `json:"status,omitempty"`
 }
 
 // AccountID is the account the role belongs to, read from its ARN.

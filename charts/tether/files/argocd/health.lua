@@ -36,8 +36,10 @@ if stalled ~= nil then
   return hs
 end
 if ready == nil then
-  hs.status = "Progressing"
-  hs.message = "waiting for Tether's first report"
+  -- Tether has reported on this generation without a Ready condition: a
+  -- kind that only describes itself (an AWSAccount and its change feed).
+  hs.status = "Healthy"
+  hs.message = "reported on generation " .. tostring(obj.metadata.generation)
   return hs
 end
 if ready.status == "True" then
