@@ -97,7 +97,7 @@ func healthOf(g Gomega, obj client.Object) gitOpsHealth {
 	return gitOpsHealth{Kstatus: res.Status, Argo: argo}
 }
 
-// wantHealth is what the README promises for obj, from its conditions:
+// wantHealth is what docs/gitops.md promises for obj, from its conditions:
 // Suspended (Argo CD) while paused; InProgress until Tether has acted on
 // the object's generation; Failed for a stopped reason; Current when Ready.
 func wantHealth(obj Managed) gitOpsHealth {
@@ -122,7 +122,7 @@ func wantHealth(obj Managed) gitOpsHealth {
 	return want
 }
 
-// expectHealth checks that kstatus and Argo CD read obj as the README
+// expectHealth checks that kstatus and Argo CD read obj as docs/gitops.md
 // promises. The integration tests' helpers call it on every object they
 // wait for, so every condition reason those tests reach is checked.
 func expectHealth(g Gomega, obj Managed) {

@@ -70,7 +70,7 @@ type Config struct {
 // that cannot tell its own (running outside a cluster).
 const InstallNamespace = "tether-system"
 
-// DefaultConfig holds the defaults documented in the README.
+// DefaultConfig holds the defaults documented in docs/install.md.
 func DefaultConfig() Config {
 	return Config{
 		DynamoDBTablePollInterval:          2 * time.Minute,

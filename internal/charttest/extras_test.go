@@ -95,20 +95,20 @@ func TestRunbooksCoverEveryAlert(t *testing.T) {
 	}
 }
 
-// TestREADMEShowsTheArgoCDHealthChecks: the argocd-cm snippet in the
-// README holds the chart's script for every kind with a status.
-func TestREADMEShowsTheArgoCDHealthChecks(t *testing.T) {
+// TestGitOpsPageShowsTheArgoCDHealthChecks: the argocd-cm snippet in
+// docs/gitops.md holds the chart's script for every kind with a status.
+func TestGitOpsPageShowsTheArgoCDHealthChecks(t *testing.T) {
 	g := NewWithT(t)
 	root, err := testenv.RepoRoot()
 	g.Expect(err).NotTo(HaveOccurred())
-	readme := readFile(t, root, "README.md")
+	page := readFile(t, root, "docs/gitops.md")
 	var snippet string
-	for _, block := range regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(readme, -1) {
+	for _, block := range regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(page, -1) {
 		if strings.Contains(block[1], "name: argocd-cm") {
 			snippet = block[1]
 		}
 	}
-	g.Expect(snippet).NotTo(BeEmpty(), "the README shows no argocd-cm snippet")
+	g.Expect(snippet).NotTo(BeEmpty(), "docs/gitops.md shows no argocd-cm snippet")
 	var cm struct {
 		Data map[string]string `json:"data"`
 	}

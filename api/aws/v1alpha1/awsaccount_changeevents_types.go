@@ -6,8 +6,8 @@ import (
 
 // ChangeEvents is an SQS queue that receives the DynamoDB changes of an
 // account as AWS records them: CloudTrail's "AWS API Call via CloudTrail"
-// events, sent to the queue by an EventBridge rule (the README shows the
-// rule, the queue policy and the permissions). While Tether reads it, a
+// events, sent to the queue by an EventBridge rule (docs/accounts.md shows
+// the rule, the queue policy and the permissions). While Tether reads it, a
 // table changed outside Tether is looked at within seconds of its event,
 // and tables are otherwise read only every safetyInterval.
 type ChangeEvents struct {

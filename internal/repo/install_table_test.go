@@ -9,26 +9,26 @@ import (
 	"testing"
 )
 
-// TestReadmeNamesEverythingTheMakefileInstalls keeps the README's table of
-// what is installed from where true: every Debian package the Makefile
+// TestDocsNameEverythingTheMakefileInstalls keeps the table of what is
+// installed from where (docs/development.md) true: every Debian package the Makefile
 // installs with apt, every npm package of the committed lock's manifest,
 // every tool built from the Go module proxy under hack/tools and
 // controller-gen (with its version) must appear in the row of its source.
-func TestReadmeNamesEverythingTheMakefileInstalls(t *testing.T) {
+func TestDocsNameEverythingTheMakefileInstalls(t *testing.T) {
 	root, err := Root()
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme := read(t, filepath.Join(root, "README.md"))
+	page := read(t, filepath.Join(root, "docs", "development.md"))
 	makefile := read(t, filepath.Join(root, "Makefile"))
-	rows := installRows(readme)
+	rows := installRows(page)
 
 	want := map[string][]string{} // source row -> names it must hold
 	for _, m := range regexp.MustCompile(`apt-get install ((?:-\S+\s+)*)([^>;&|\n]+)`).FindAllStringSubmatch(makefile, -1) {
 		want["Debian's packages (apt)"] = append(want["Debian's packages (apt)"], strings.Fields(m[2])...)
 	}
 	if len(want["Debian's packages (apt)"]) == 0 {
-		t.Fatal("the Makefile installs no Debian package any more: update this test and the README")
+		t.Fatal("the Makefile installs no Debian package any more: update this test and docs/development.md")
 	}
 
 	var pkg struct{ Dependencies map[string]string }
@@ -55,28 +55,28 @@ func TestReadmeNamesEverythingTheMakefileInstalls(t *testing.T) {
 	for source, names := range want {
 		row := strings.Join(rows[source], "\n")
 		if row == "" {
-			t.Errorf("the README's install table has no row for %q", source)
+			t.Errorf("docs/development.md's install table has no row for %q", source)
 			continue
 		}
 		for _, n := range names {
 			if !strings.Contains(row, n) {
-				t.Errorf("the README's %q rows do not name %q", source, n)
+				t.Errorf("docs/development.md's %q rows do not name %q", source, n)
 			}
 		}
 	}
 	for source := range rows {
 		if _, ok := want[source]; !ok {
-			t.Errorf("the README's install table names %q, which the Makefile does not install from", source)
+			t.Errorf("docs/development.md's install table names %q, which the Makefile does not install from", source)
 		}
 	}
 }
 
-// installRows are the rows of the README's "| From | What | ..." table,
-// by their first cell.
-func installRows(readme string) map[string][]string {
+// installRows are the rows of the page's "| From | What | ..." table, by
+// their first cell.
+func installRows(page string) map[string][]string {
 	rows := map[string][]string{}
 	in := false
-	for _, line := range strings.Split(readme, "\n") {
+	for _, line := range strings.Split(page, "\n") {
 		switch {
 		case strings.HasPrefix(line, "| From |"):
 			in = true
