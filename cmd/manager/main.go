@@ -78,7 +78,7 @@ func main() {
 	log := ctrl.Log.WithName("setup")
 	cfg.CredentialsNamespaces = resolveCredentialsNamespaces(*credentialsNamespaces, cfg.CredentialsNamespaces)
 
-	scheme, err := api.NewScheme()
+	scheme, err := api.NewManagerScheme()
 	if err != nil {
 		log.Error(err, "registering types")
 		os.Exit(1)
@@ -88,6 +88,7 @@ func main() {
 	// the in-cluster service account, ~/.kube/config.
 	mgr, err := ctrl.NewManager(kubeAPI.apply(ctrl.GetConfigOrDie()), ctrl.Options{
 		Scheme:                  scheme,
+		Cache:                   cacheOptions(),
 		Metrics:                 metrics.ServerOptions(),
 		HealthProbeBindAddress:  probeAddr,
 		LeaderElection:          leaderElect,
