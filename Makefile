@@ -85,7 +85,7 @@ SOAK_DURATION ?= 30m
 SOAK_FLAGS ?=
 
 .PHONY: soak
-soak: envtest-assets npm-deps ## Soak issue 7: SOAK_DURATION (30m) of drift, spec edits and a flapping bridge over 300 lights and 300 tables; writes soak/report.md and report.json, fails on a failed verdict (SOAK_FLAGS for more).
+soak: envtest-assets npm-deps ## Soak (issues 7, 28): SOAK_DURATION (30m) of drift, spec edits, bursts, flapping bridges, cut v2 streams, throttling and restarts over 328 lights on v1 and CLIP v2 bridges, groups and scenes, 330 tables (30 an AWSAccount's); writes soak/report.md and report.json, fails on a failed verdict (SOAK_FLAGS for more).
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" go run ./cmd/soak -duration=$(SOAK_DURATION) $(SOAK_FLAGS)
 
 ##@ Build
