@@ -80,9 +80,15 @@ type Scale struct {
 	// WriteChanges changes of HueLights, and as many of HueGroups, over
 	// WriteLights HueLights and WriteGroups HueGroups on each of two
 	// bridges, v1 and CLIP v2 (fig. 12).
-	WriteChanges int           `json:"writeChanges"`
-	WriteLights  int           `json:"writeLights"`
-	WriteGroups  int           `json:"writeGroups"`
+	WriteChanges int `json:"writeChanges"`
+	WriteLights  int `json:"writeLights"`
+	WriteGroups  int `json:"writeGroups"`
+	// MemTables tables over two accounts and MemLights HueLights over
+	// MemBridges CLIP v2 bridges, watched MemWindow once Ready (fig. 13).
+	MemTables    int           `json:"memTables"`
+	MemLights    int           `json:"memLights"`
+	MemBridges   int           `json:"memBridges"`
+	MemWindow    time.Duration `json:"memWindow"`
 	SmallPoll    time.Duration `json:"smallPoll"`
 	SmallWindows int           `json:"smallWindows"`
 }
@@ -100,8 +106,9 @@ func (s Scale) MarshalJSON() ([]byte, error) {
 		AccountPoll     string `json:"accountPoll"`
 		SteadyWindow    string `json:"steadyWindow"`
 		SmallPoll       string `json:"smallPoll"`
+		MemWindow       string `json:"memWindow"`
 	}{plain(s), s.Outage.String(), s.Throttle.String(), s.HuePoll.String(), s.DDBPoll.String(), s.TagReadInterval.String(),
-		s.AccountPoll.String(), s.SteadyWindow.String(), s.SmallPoll.String()})
+		s.AccountPoll.String(), s.SteadyWindow.String(), s.SmallPoll.String(), s.MemWindow.String()})
 }
 
 // FullScale is issue 6 as written. The DynamoDB poll interval is 45 s
@@ -149,6 +156,12 @@ func FullScale() Scale {
 		WriteChanges: 200,
 		WriteLights:  20,
 		WriteGroups:  20,
+		// Issue 28 item 5, at the operator's defaults (a 2 minute table
+		// poll: the window is one).
+		MemTables:  10000,
+		MemLights:  2000,
+		MemBridges: 40,
+		MemWindow:  2 * time.Minute,
 	}
 }
 
@@ -187,6 +200,10 @@ func QuickScale() Scale {
 		WriteChanges:   16,
 		WriteLights:    4,
 		WriteGroups:    4,
+		MemTables:      100,
+		MemLights:      20,
+		MemBridges:     2,
+		MemWindow:      5 * time.Second,
 	}
 }
 
@@ -210,6 +227,9 @@ func (s Scale) Resize(f float64) Scale {
 	s.WriteChanges = n(s.WriteChanges)
 	s.WriteLights = n(s.WriteLights)
 	s.WriteGroups = n(s.WriteGroups)
+	s.MemTables = max(2, n(s.MemTables))
+	s.MemLights = n(s.MemLights)
+	s.MemBridges = n(s.MemBridges)
 	return s
 }
 
