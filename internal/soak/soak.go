@@ -158,7 +158,7 @@ func FullOptions() Options {
 // are computed but mean little.
 func ShortOptions() Options {
 	o := FullOptions()
-	o.Duration = 100 * time.Second
+	o.Duration = 75 * time.Second
 	o.Lights, o.Tables, o.AccountTables = 24, 12, 3
 	o.Bridges, o.V2Bridges = 2, 1
 	o.Groups = 1
@@ -168,7 +168,7 @@ func ShortOptions() Options {
 	o.GroupEditEvery = 10 * time.Second
 	o.StreamCutEvery = 25 * time.Second
 	o.ThrottleEvery, o.ThrottleFor = 40*time.Second, 10*time.Second
-	o.RestartEvery = 45 * time.Second
+	o.RestartEvery = 30 * time.Second
 	o.SampleEvery = 3 * time.Second
 	o.WarmUp = 10 * time.Second
 	o.SettleTimeout = 2 * time.Minute

@@ -26,7 +26,7 @@ func TestShortSoak(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts an API server, DynamoDB Local and the operator for about four minutes")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 9*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	var progress strings.Builder
 	o := ShortOptions()
