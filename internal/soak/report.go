@@ -203,6 +203,21 @@ func sampleKinds(ts []*awsv1alpha1.DynamoDBTable) map[string]int {
 	return out
 }
 
+// reconcilesIn counts the reconciles between the first and the last of
+// consecutive samples: a restarted manager counts from 0 again.
+func reconcilesIn(samples []Sample) float64 {
+	total := 0.0
+	for i := 1; i < len(samples); i++ {
+		prev, cur := samples[i-1], samples[i]
+		if cur.Process != prev.Process {
+			total += cur.Reconciles
+		} else {
+			total += cur.Reconciles - prev.Reconciles
+		}
+	}
+	return total
+}
+
 // summarize cuts the series into about n stretches of equal length (the
 // settle gets its own) and gives each one's medians and rates.
 func summarize(series []Sample, n int) []SummaryRow {
@@ -227,7 +242,8 @@ func summarize(series []Sample, n int) []SummaryRow {
 			Goroutines: bench.Median(g), RSSMB: round1(bench.Median(r)), HeapMB: round1(bench.Median(h)),
 			Errors: last.ErrorLines - first.ErrorLines}
 		if dt := last.At - first.At; dt > 0 {
-			row.Reconciles = round1((last.Reconciles - first.Reconciles) / dt * 60)
+			span := append(append([]Sample(nil), cur...), last)
+			row.Reconciles = round1(reconcilesIn(span) / dt * 60)
 		}
 		rows = append(rows, row)
 		cur = nil

@@ -213,3 +213,12 @@ func TestResentVerdicts(t *testing.T) {
 		t.Errorf("7 tries after 2 restarts passed: %+v", v)
 	}
 }
+
+// A restarted manager counts its reconciles from 0: the rate adds up what
+// each process did.
+func TestReconcilesAcrossARestart(t *testing.T) {
+	samples := []Sample{{Process: 1, Reconciles: 100}, {Process: 1, Reconciles: 160}, {Process: 2, Reconciles: 30}, {Process: 2, Reconciles: 50}}
+	if got := reconcilesIn(samples); got != 60+30+20 {
+		t.Errorf("reconciles = %v, want 110", got)
+	}
+}
