@@ -78,7 +78,7 @@ fuzz: ## Fuzz Hue answer decoding, colour conversion and the DynamoDB planner, F
 BENCH_FLAGS ?= -runs=3
 
 .PHONY: bench
-bench: envtest-assets npm-deps ## Measure issue 6's figures into bench/report.md and bench/report.json (about 15 min per run; BENCH_FLAGS=-quick for a smoke run).
+bench: envtest-assets npm-deps ## Measure the default figures (1-7, 9-12, 14) into bench/report.md and bench/report.json (about 40 min per run, three runs; BENCH_FLAGS=-quick for a smoke run).
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" go run ./cmd/bench $(BENCH_FLAGS)
 
 SOAK_DURATION ?= 30m

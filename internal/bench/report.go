@@ -410,7 +410,7 @@ func (r *Report) Markdown() string {
 		w("\n")
 	}
 	w("## Reproduce\n\n")
-	w("`make bench` (three runs, about 15 minutes each on 2 cores) rewrites this file and `report.json`. ")
+	w("`make bench` (three runs of the default figures; on 2 cores figures 1 to 6 take about 15 minutes a run, the others a few minutes each) rewrites this file and `report.json`. ")
 	w("`go run ./cmd/bench -runs=1` for one run; `-quick` for a smoke run of under a minute; `-size=0.2` scales the object counts down; ")
 	w("`-outage`, `-throttle` and `-dynamodbtable-poll-interval` override figure 6's durations and the DynamoDB poll interval; ")
 	w("`-figures=7,9` measures only the figures listed (1 to 6 share a world and run together; the others have a world each). ")
