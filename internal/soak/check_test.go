@@ -18,8 +18,8 @@ func TestLightDiff(t *testing.T) {
 	hs := huev1alpha1.HueLightSpec{Brightness: ptr.To(int32(5)), Color: &huev1alpha1.Color{Hue: ptr.To(int32(1000)), Saturation: ptr.To(int32(200))}}
 	off := huev1alpha1.HueLightSpec{On: ptr.To(false), Brightness: ptr.To(int32(200))}
 	for _, tc := range []struct {
-		name string
-		spec huev1alpha1.HueLightSpec
+		name      string
+		spec      huev1alpha1.HueLightSpec
 		st        huesim.LightState
 		tolerance float64
 		want      string // "" when matching, else a part of the difference
