@@ -78,14 +78,14 @@ fuzz: ## Fuzz Hue answer decoding, colour conversion and the DynamoDB planner, F
 BENCH_FLAGS ?= -runs=3
 
 .PHONY: bench
-bench: envtest-assets npm-deps ## Measure issue 6's figures into bench/report.md and bench/report.json (about 15 min per run; BENCH_FLAGS=-quick for a smoke run).
+bench: envtest-assets npm-deps ## Measure the default figures (1-7, 9-12, 14, 16) into bench/report.md and bench/report.json (about 40 min per run, three runs; BENCH_FLAGS=-quick for a smoke run).
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" go run ./cmd/bench $(BENCH_FLAGS)
 
 SOAK_DURATION ?= 30m
 SOAK_FLAGS ?=
 
 .PHONY: soak
-soak: envtest-assets npm-deps ## Soak issue 7: SOAK_DURATION (30m) of drift, spec edits and a flapping bridge over 300 lights and 300 tables; writes soak/report.md and report.json, fails on a failed verdict (SOAK_FLAGS for more).
+soak: envtest-assets npm-deps ## Soak (issues 7, 28): SOAK_DURATION (30m) of drift, spec edits, bursts, flapping bridges, cut v2 streams, throttling and restarts over 328 lights on v1 and CLIP v2 bridges, groups and scenes, 330 tables (30 an AWSAccount's); writes soak/report.md and report.json, fails on a failed verdict (SOAK_FLAGS for more).
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" go run ./cmd/soak -duration=$(SOAK_DURATION) $(SOAK_FLAGS)
 
 ##@ Build

@@ -39,9 +39,10 @@ const hueLightWorkers = 16
 
 func init() { kindSetups = append(kindSetups, setupHue) }
 
-// setupHue registers both Hue kinds around one registry of bridge sessions,
-// shared so that each bridge is read once for all its lights.
-func setupHue(mgr ctrl.Manager, cfg Config) error {
+// setupHueControllers registers the Hue kinds around one registry of
+// bridge sessions, shared so that each bridge is read once for all its
+// lights.
+func setupHueControllers(mgr ctrl.Manager, cfg Config) error {
 	registry := hue.NewRegistry(mgr.GetClient(), mgr.GetAPIReader(), hue.Settings{
 		PollInterval:          cfg.HueBridgePollInterval,
 		CommandsPerSecond:     cfg.HueCommandsPerSecond,

@@ -91,7 +91,7 @@ func main() {
 	cfg.CredentialsNamespaces = resolveCredentialsNamespaces(*credentialsNamespaces, cfg.CredentialsNamespaces)
 	cfg.OperatorNamespace = ownNamespace(cfg.OperatorNamespace)
 
-	scheme, err := api.NewScheme()
+	scheme, err := api.NewManagerScheme()
 	if err != nil {
 		log.Error(err, "registering types")
 		os.Exit(1)
@@ -101,6 +101,7 @@ func main() {
 	// the in-cluster service account, ~/.kube/config.
 	mgr, err := ctrl.NewManager(kubeAPI.apply(ctrl.GetConfigOrDie()), ctrl.Options{
 		Scheme:                  scheme,
+		Cache:                   cacheOptions(),
 		Metrics:                 metrics.ServerOptions(),
 		HealthProbeBindAddress:  probeAddr,
 		LeaderElection:          leaderElect,

@@ -4,6 +4,9 @@ import (
 	"slices"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/controllers"
 )
 
@@ -35,5 +38,19 @@ func TestAnAWSAccountIsRequiredByDefault(t *testing.T) {
 	}
 	if got := ownNamespace(controllers.InstallNamespace); got != controllers.InstallNamespace {
 		t.Errorf("outside a cluster the manager's namespace is %q, want %q", got, controllers.InstallNamespace)
+	}
+}
+
+// The manager's caches hold objects without their managedFields.
+func TestCacheDropsManagedFields(t *testing.T) {
+	table := &awsv1alpha1.DynamoDBTable{ObjectMeta: metav1.ObjectMeta{Name: "orders", ManagedFields: []metav1.ManagedFieldsEntry{
+		{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationUpdate, FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{}}`)}},
+	}}}
+	held, err := cacheOptions().DefaultTransform(table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mf := held.(*awsv1alpha1.DynamoDBTable).ManagedFields; len(mf) != 0 {
+		t.Errorf("the cache holds managedFields: %v", mf)
 	}
 }

@@ -16,7 +16,7 @@ func TestQuickRunWritesTheReport(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts an API server, DynamoDB Local and the operator")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	var progress strings.Builder
 	rep, err := Run(ctx, Options{Runs: 1, Scale: QuickScale(), Quick: true, WorkDir: t.TempDir(), Progress: &progress})

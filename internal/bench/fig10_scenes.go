@@ -25,10 +25,13 @@ import (
 // operator with its defaults (temporary scenes on).
 const (
 	scenesNS = "bench-scenes"
-	// sceneFloorGoal and sceneScaleGoal are issue 13's goals: 50 distinct
-	// states on one bridge, and 50 on each of 10 bridges, all Ready.
-	sceneFloorGoal = 1.5
-	sceneScaleGoal = 3.0
+	// sceneFloorRatio and sceneScaleRatio are the goals, as ratios to the
+	// API server's own time for the writes the measures need: 50 distinct
+	// states on one bridge (issue 13's 1.5 s at this machine's floor of
+	// 0.24 s), and
+	// 50 on each of 10 bridges (issue 28: within 15% of the API server).
+	sceneFloorRatio = 6
+	sceneScaleRatio = 1.15
 	// tempScenePrefix is how the operator names temporary scenes
 	// (providers/hue), to count leftovers.
 	tempScenePrefix = "tether-temporary-"
@@ -73,11 +76,7 @@ func (r *run) scenes(ctx context.Context, bin string) error {
 		return err
 	}
 	one := last.Sub(start)
-	c := countScenes(sims[:1])
-	f.add("one_bridge", fmt.Sprintf("%d HueLights with distinct states on one bridge: time to all Ready", n), "s", secs(one),
-		&goal{Op: "<=", Limit: sceneFloorGoal})
-	f.why("%s; light by light the bridge's floor is %.1f s", c, floor.Seconds())
-	f.add("one_bridge_commands", "commands to that bridge (scene stores, recalls, deletes and light commands)", "commands", float64(c.total()), nil)
+	oneCounts := countScenes(sims[:1])
 
 	// (1b) The same on a CLIP v2 bridge.
 	resetAll([]*huesim.Server{v2})
@@ -89,10 +88,8 @@ func (r *run) scenes(ctx context.Context, bin string) error {
 	if last, err = r.waitReady(ctx, false, wantAll(onV2), 3*floor+time.Minute, nil); err != nil {
 		return err
 	}
-	c = countScenes([]*huesim.Server{v2})
-	f.add("one_bridge_v2", fmt.Sprintf("%d HueLights with distinct states on one CLIP v2 bridge: time to all Ready", n), "s",
-		secs(last.Sub(start)), &goal{Op: "<=", Limit: sceneFloorGoal})
-	f.why("%s", c)
+	oneV2 := last.Sub(start)
+	oneV2Counts := countScenes([]*huesim.Server{v2})
 
 	// The other bridges' lights, settled before the next measure.
 	var rest []client.Object
@@ -125,16 +122,12 @@ func (r *run) scenes(ctx context.Context, bin string) error {
 	if err != nil {
 		return err
 	}
-	c = countScenes(sims)
-	f.add("all_bridges", fmt.Sprintf("%d HueLights with distinct states over %d bridges: time to all Ready", len(all), bridges), "s",
-		secs(last.Sub(start)), &goal{Op: "<=", Limit: sceneScaleGoal})
-	f.why("%s", c)
-	f.add("all_bridges_after_patches", "of which after the last of the 500 patches was accepted", "s", secs(last.Sub(patched)), nil)
+	allTook, afterPatches := last.Sub(start), last.Sub(patched)
+	allCounts := countScenes(sims)
 	if err := r.waitNoTempScenes(ctx, append(sims, v2)); err != nil {
 		return err
 	}
-	f.add("leftover", "temporary scenes left on the bridges once settled", "scenes", float64(leftoverScenes(append(sims, v2))), &goal{Op: "<=", Limit: 0})
-	f.add("overloads", "overload errors from the bridges", "errors", float64(overloads(append(sims, v2))), &goal{Op: "<=", Limit: 0})
+	leftover, refusals := leftoverScenes(append(sims, v2)), overloads(append(sims, v2))
 
 	// (3) The first bridge's scene table full: back to light commands.
 	for i := range huesim.MaxScenes {
@@ -150,12 +143,33 @@ func (r *run) scenes(ctx context.Context, bin string) error {
 	if err != nil {
 		return err
 	}
-	c = countScenes(sims[:1])
-	f.add("full_table", fmt.Sprintf("%d HueLights, distinct states, scene table full (error 402): time to all Ready", n), "s",
-		secs(last.Sub(start)), nil)
-	f.why("%s: the refused scene falls back to light commands (the floor is %.1f s)", c, floor.Seconds())
-	if err := r.apiServerFloor(ctx, f, all); err != nil {
+	full, fullCounts := last.Sub(start), countScenes(sims[:1])
+
+	// With the operator stopped, the API server alone on the writes the
+	// measures cannot do without: their floors.
+	creates, err := r.apiServerCreateFloor(ctx, n)
+	if err != nil {
 		return err
+	}
+	writes, err := r.apiServerFloor(ctx, f, all)
+	if err != nil {
+		return err
+	}
+	f.addFloored("one_bridge", fmt.Sprintf("%d HueLights with distinct states on one bridge: time to all Ready", n), "s", secs(one), creates, sceneFloorRatio)
+	f.why("%s; light by light the bridge's floor is %.1f s", oneCounts, floor.Seconds())
+	f.add("one_bridge_commands", "commands to that bridge (scene stores, recalls, deletes and light commands)", "commands", float64(oneCounts.total()), nil)
+	f.addFloored("one_bridge_v2", fmt.Sprintf("%d HueLights with distinct states on one CLIP v2 bridge: time to all Ready", n), "s", secs(oneV2), creates, sceneFloorRatio)
+	f.why("%s", oneV2Counts)
+	f.addFloored("all_bridges", fmt.Sprintf("%d HueLights with distinct states over %d bridges: time to all Ready", len(all), bridges), "s", secs(allTook), writes.floor, sceneScaleRatio)
+	f.why("%s", allCounts)
+	f.add("all_bridges_after_patches", fmt.Sprintf("of which after the last of the %d patches was accepted", len(all)), "s", secs(afterPatches), nil)
+	f.add("leftover", "temporary scenes left on the bridges once settled", "scenes", float64(leftover), &goal{Op: "<=", Limit: 0})
+	f.add("overloads", "overload errors from the bridges", "errors", float64(refusals), &goal{Op: "<=", Limit: 0})
+	f.add("full_table", fmt.Sprintf("%d HueLights, distinct states, scene table full (error 402): time to all Ready", n), "s", secs(full), nil)
+	f.why("%s: the refused scene falls back to light commands (the floor is %.1f s)", fullCounts, floor.Seconds())
+	f.add("api_create_floor", fmt.Sprintf("the API server alone, operator stopped: %d HueLights created and written twice each from %d clients, time", n, patchClients), "s", creates.Value, nil)
+	for _, m := range writes.measures {
+		f.add(m.key, m.label, "s", m.value, nil)
 	}
 	f.note("%d simulated v1 bridges of %d bulbs (a bridge holds 50 at most) and one CLIP v2 bridge (HTTPS, event stream; temporary scenes through the v1 API it serves too), operator defaults (temporary scenes on, --hue-poll-interval=%s). "+
 		"A temporary scene is stored (POST /scenes), recalled on group 0 (one group command) and deleted; its store and delete are paced like light commands. "+
@@ -167,26 +181,68 @@ func (r *run) scenes(ctx context.Context, bin string) error {
 // apiServerFloor measures, once the figure is done and the operator is
 // stopped, this machine's API server alone on the writes measure 2 cannot
 // do without: each HueLight's patch and one status write, as two label
-// patches per HueLight. The operator is stopped first: running, it would
-// still be writing each changed HueLight's status.observed one poll after
-// measure 3, and those writes would count against the API server's pace.
-func (r *run) apiServerFloor(ctx context.Context, f *figureResult, objs []client.Object) error {
+// patches per HueLight, at each of floorClients concurrencies. The floor is
+// the fastest: the API server's own pace. The operator is stopped first:
+// running, it would still be writing each changed HueLight's
+// status.observed one poll after measure 3, and those writes would count
+// against the API server's pace.
+func (r *run) apiServerFloor(ctx context.Context, f *figureResult, objs []client.Object) (writesFloor, error) {
 	r.op.Stop()
+	out := writesFloor{floor: floor{What: fmt.Sprintf("the API server alone, %d writes (a patch and a status write per HueLight), fastest of %v clients (measured)", 2*len(objs), floorClients)}}
 	for i, clients := range floorClients {
 		start := time.Now()
 		for round := range 2 {
 			if _, err := r.patchEach(ctx, objs, clients, func(int) string {
 				return fmt.Sprintf(`{"metadata":{"labels":{"bench-floor":"%d-%d"}}}`, i, round)
 			}); err != nil {
-				return err
+				return out, err
 			}
 		}
-		f.add(fmt.Sprintf("api_floor_%d", clients),
-			fmt.Sprintf("the API server alone, operator stopped: %d writes to those HueLights (two label patches each) from %d clients, time", 2*len(objs), clients),
-			"s", secs(time.Since(start)), nil)
+		took := secs(time.Since(start))
+		out.measures = append(out.measures, floorMeasure{key: fmt.Sprintf("api_floor_%d", clients),
+			label: fmt.Sprintf("the API server alone, operator stopped: %d writes to those HueLights (two label patches each) from %d clients, time", 2*len(objs), clients), value: took})
+		if out.Value == 0 || took < out.Value {
+			out.Value = took
+		}
 	}
-	f.note("One patch and one status write per HueLight is the least measure 2 can cost; the API server's own time for that many writes, timed last, compares with the %.0f s goal.", sceneScaleGoal)
-	return nil
+	f.note("One patch and one status write per HueLight is the least measure 2 can cost; its floor is the API server's own time for that many writes, timed last, and its goal %.2fx that. "+
+		"Measure 1's floor is the API server's time to create as many HueLights and write each twice (a finalizer and a status write).", sceneScaleRatio)
+	return out, nil
+}
+
+// writesFloor is apiServerFloor's floor and each concurrency's time.
+type writesFloor struct {
+	floor
+	measures []floorMeasure
+}
+
+type floorMeasure struct {
+	key, label string
+	value      float64
+}
+
+// apiServerCreateFloor times, with the operator stopped, the API server
+// alone creating n HueLights (named for no bridge: nothing acts on them)
+// and writing each twice more, from patchClients clients: what measure 1's
+// HueLights cost it at the least.
+func (r *run) apiServerCreateFloor(ctx context.Context, n int) (floor, error) {
+	r.op.Stop()
+	objs := make([]client.Object, n)
+	for i := range objs {
+		objs[i] = newLight(scenesNS, fmt.Sprintf("floor-%d", i+1), "floor", "no-such-bridge", fmt.Sprintf("floor-%d", i+1), 1)
+	}
+	start := time.Now()
+	if err := Parallel(n, patchClients, func(i int) error { return r.c.Create(ctx, objs[i]) }); err != nil {
+		return floor{}, err
+	}
+	for round := range 2 {
+		if _, err := r.patchEach(ctx, objs, patchClients, func(int) string {
+			return fmt.Sprintf(`{"metadata":{"labels":{"bench-floor":"create-%d"}}}`, round)
+		}); err != nil {
+			return floor{}, err
+		}
+	}
+	return floor{What: fmt.Sprintf("the API server alone, %d HueLights created and written twice each (measured)", n), Value: secs(time.Since(start))}, nil
 }
 
 // floorClients are the concurrencies apiServerFloor measures: measure 2's

@@ -122,6 +122,10 @@ func (r *run) waitFeedHealthy(ctx context.Context, name string) error {
 	})
 }
 
+func init() {
+	registerAlone(12, "DynamoDB drift by the change feed, and the cost of watching with it", true, (*run).feed)
+}
+
 // Figure 12 (issue 26): drift found by the change feed, and what watching
 // costs with it. Half the tables are in an account whose feed is healthy,
 // half in one without a feed, both polled every FeedPoll otherwise; the

@@ -10,6 +10,10 @@ import (
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 )
 
+func init() {
+	registerAlone(13, "Scale per account and region with change feeds", false, (*run).accountScaleWithFeeds)
+}
+
 // Figure 13 (issue 26): figure 8's tables and accounts, each account with a
 // healthy change feed. Polled, 5,000 tables an account every 2 minutes ask
 // for more than the account's 25 calls/s and each is looked at every 200 s

@@ -21,7 +21,13 @@ import (
 // created so far.
 func (r *run) watchCost(ctx context.Context) error {
 	alpha, beta := r.bridge[bridgeAlpha], r.bridge[bridgeBeta]
-	objects0, settling, settled, err := r.settle(ctx)
+	// The window starts one Hue poll interval after the last change (the
+	// last of figure 2's HueLights Ready): whatever a change still writes
+	// after that counts as rewritten.
+	if err := r.sleep(ctx, time.Until(r.lastChange.Add(r.sc.HuePoll))); err != nil {
+		return err
+	}
+	objects0, err := r.objectsNow(ctx)
 	if err != nil {
 		return err
 	}
@@ -78,9 +84,8 @@ func (r *run) watchCost(ctx context.Context) error {
 	rewritten, parts := rewrites(objects0, objects1)
 	f.add("rewritten", "objects rewritten during the window", "objects", float64(rewritten), nil)
 	f.note("What differed in the objects rewritten during the window, by kind and namespace: %s.", formatCounts(parts))
-	f.note("Before the window: %s until a whole Hue poll interval passed with no object rewritten (%s; at most %d intervals are waited). "+
-		"A HueLight writes status.observed one poll after its change, so figure 2's last changes are written then.",
-		settling.Round(100*time.Millisecond), settledText(settled), settleIntervals)
+	f.note("The window starts one Hue poll interval (%s) after the last change, figure 2's last HueLight Ready; a status write a change still makes after that is a rewrite.",
+		r.sc.HuePoll)
 	f.note("Window: %s = %d x the longer poll interval, with %d HueLights on two bridges (%d more on two others) and %d DynamoDBTables. "+
 		"Poll intervals shortened with the manager's flags to keep the run short: --hue-poll-interval=%s (the default), --dynamodbtable-poll-interval=%s (default 2m).",
 		window, r.sc.WatchIntervals, r.sc.WatchLights, r.sc.OutageLights+latencyLights(r.sc), r.sc.Tables, r.sc.HuePoll, r.sc.DDBPoll)
@@ -131,42 +136,6 @@ func (r *run) objectsNow(ctx context.Context) (map[string]map[string]any, error)
 		}
 	}
 	return out, nil
-}
-
-// settleIntervals bounds the wait for a quiet Hue poll interval before the
-// window: a state that never quiets is then measured as it is.
-const settleIntervals = 4
-
-// settle waits until a whole Hue poll interval passes with no object
-// rewritten, for at most settleIntervals intervals, and returns the objects
-// then, how long it waited, and whether it found the quiet interval.
-func (r *run) settle(ctx context.Context) (map[string]map[string]any, time.Duration, bool, error) {
-	began := time.Now()
-	before, err := r.objectsNow(ctx)
-	if err != nil {
-		return nil, 0, false, err
-	}
-	for range settleIntervals {
-		if err := r.sleep(ctx, r.sc.HuePoll); err != nil {
-			return nil, 0, false, err
-		}
-		now, err := r.objectsNow(ctx)
-		if err != nil {
-			return nil, 0, false, err
-		}
-		if n, _ := rewrites(before, now); n == 0 {
-			return now, time.Since(began), true, nil
-		}
-		before = now
-	}
-	return before, time.Since(began), false, nil
-}
-
-func settledText(settled bool) string {
-	if settled {
-		return "found"
-	}
-	return "not found: the window starts anyway"
 }
 
 // rewrites counts the objects whose resourceVersion changed between two

@@ -58,12 +58,14 @@ func (r *run) drift(ctx context.Context) error {
 	f := r.fig(5)
 	f.add("hue_single_max", fmt.Sprintf("Hue: one light drifting alone, time to correct (worst of %d)", len(singleDT)), "s", secs(percentile(singleDT, 100)), nil)
 	f.add("hue_p50", fmt.Sprintf("Hue: %d lights at once, time to correct (median)", nl), "s", secs(percentile(lightsDT, 50)), nil)
-	f.add("hue_max", fmt.Sprintf("Hue: time to correct all %d", nl), "s", secs(percentile(lightsDT, 100)), &goal{Op: "<=", Limit: r.sc.HuePoll.Seconds() + 1})
+	f.addFloored("hue_max", fmt.Sprintf("Hue: time to correct all %d", nl), "s", secs(percentile(lightsDT, 100)),
+		floor{What: "the Hue poll interval, within which a bridge's read finds the drift (computed)", Value: r.sc.HuePoll.Seconds()}, hueDriftRatio)
 	f.why("detection takes up to one poll (%s); the %d corrections go as one group command when they want one state (group 0 when every bulb of the bridge does, "+
 		"a temporary group otherwise, on the 1 group command/s budget), else they queue behind the bridge's %d commands/s (%.1f s for the last)",
 		r.sc.HuePoll, nl, bridgeCommandsPerSecond, float64(nl-1)/bridgeCommandsPerSecond)
 	f.add("ddb_p50", "DynamoDB: time to correct (median)", "s", secs(percentile(tablesDT, 50)), nil)
-	f.add("ddb_max", fmt.Sprintf("DynamoDB: time to correct all %d", nt), "s", secs(percentile(tablesDT, 100)), &goal{Op: "<=", Limit: r.sc.DDBPoll.Seconds() + 5})
+	f.addFloored("ddb_max", fmt.Sprintf("DynamoDB: time to correct all %d", nt), "s", secs(percentile(tablesDT, 100)),
+		floor{What: "the DynamoDB poll interval, within which a table's describe finds the drift (computed)", Value: r.sc.DDBPoll.Seconds()}, ddbDriftRatio)
 	f.why("the poll interval is jittered by up to +10%% (%.1f s here), and every call, polls of the other %d tables included, waits for the shared %d/s limiter",
 		0.1*r.sc.DDBPoll.Seconds(), len(r.tables)-nt, limiterRate)
 	f.note("%d bulbs dimmed through the simulator's \"Hue app\" control at once: detection waits for the bridge's next poll (%s), then the %d corrections (all wanting the state of every bulb of the bridge) go as one group command; light by light at the bridge's %d commands/s, the last would come %.1f s after detection.",
@@ -72,6 +74,15 @@ func (r *run) drift(ctx context.Context) error {
 		nt, r.sc.DDBPoll, 1.1*r.sc.DDBPoll.Seconds())
 	return nil
 }
+
+// Issue 6's goals for figure 5 at its scale, as ratios to the poll
+// interval that bounds detection: 6 s at a 5 s Hue interval (a second to
+// send the corrections), 50 s at a 45 s DynamoDB interval (its +10% jitter
+// and the shared limiter's queue).
+const (
+	hueDriftRatio = 1.2
+	ddbDriftRatio = 1.11
+)
 
 // singleDrifts is how many lights drift alone before the simultaneous drift.
 const singleDrifts = 5

@@ -56,6 +56,29 @@ var modelSpecs = map[string][2]modelSpec{
 	stallModel: {{"in", withCT(300)}, {"out", withCT(500)}},
 }
 
+// ModelSpec is a HueLight spec for one bulb model: one the bulb can show
+// (Kind "in") or one beyond it ("out"). Set nil leaves newLight's spec.
+type ModelSpec struct {
+	Model, Kind string
+	Set         func(*huev1alpha1.HueLightSpec)
+}
+
+// ModelSpecs are figure 9's specs, every simulated model in and out of its
+// reach, by model then kind; the soak (internal/soak) holds them too.
+func ModelSpecs() []ModelSpec {
+	var out []ModelSpec
+	for _, model := range huesim.ModelIDs() {
+		for _, spec := range modelSpecs[model] {
+			out = append(out, ModelSpec{Model: model, Kind: spec.kind, Set: spec.set})
+		}
+	}
+	return out
+}
+
+// StallModel is the model whose spec beyond its reach ends Stalled, not
+// Ready: it hides its range, so only the stall breaker stops the command.
+const StallModel = stallModel
+
 func withXY(x, y float64) func(*huev1alpha1.HueLightSpec) {
 	return func(s *huev1alpha1.HueLightSpec) {
 		s.Color = &huev1alpha1.Color{XY: []huev1alpha1.Chromaticity{huev1alpha1.Chromaticity(x), huev1alpha1.Chromaticity(y)}}

@@ -34,6 +34,9 @@ type run struct {
 	betaLights    []*huev1alpha1.HueLight
 	outageLights  []*huev1alpha1.HueLight
 	tables        []*awsv1alpha1.DynamoDBTable
+	// lastChange is when the last change of figures 1 to 6 settled (figure
+	// 3's window starts one poll interval later).
+	lastChange time.Time
 
 	results map[int]*figureResult
 }

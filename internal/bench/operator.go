@@ -131,6 +131,16 @@ func (o *Operator) Stop() {
 	}
 }
 
+// Kill ends the process with SIGKILL at once, as a crash or an evicted
+// pod would, and waits for it.
+func (o *Operator) Kill() {
+	if o.cmd.Process == nil {
+		return
+	}
+	_ = syscall.Kill(-o.cmd.Process.Pid, syscall.SIGKILL)
+	<-o.done
+}
+
 // Exited is closed when the process has ended.
 func (o *Operator) Exited() <-chan struct{} { return o.done }
 

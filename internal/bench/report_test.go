@@ -122,3 +122,34 @@ func TestRewritesNameWhatDiffered(t *testing.T) {
 		t.Errorf("parts = %s, want %s", got, want)
 	}
 }
+
+// A time measured against its floor: the verdict is on the median ratio, so
+// runs on machines of different speeds (their floors moving with them) read
+// the same; the measure keeps its key, label and unit.
+func TestFlooredMeasureIsJudgedOnItsRatio(t *testing.T) {
+	run := func(took, floorValue float64) []figureResult {
+		f := figureResult{ID: 2, Title: figureTitles[2]}
+		f.addFloored("ready", "500 HueLights: time to all Ready", "s", took, floor{What: "the bridge's budget", Value: floorValue}, 1.1)
+		f.why("gaps between commands")
+		return []figureResult{f}
+	}
+	// A slow machine: twice the floor, 1.05x each time. A fast one: 1.2x.
+	slow := aggregate([][]figureResult{run(105, 100), run(104, 100), run(106, 100)}, Options{Runs: 3, Scale: FullScale()})
+	fast := aggregate([][]figureResult{run(60, 50), run(61, 50), run(59, 50)}, Options{Runs: 3, Scale: FullScale()})
+	if len(slow.Missed) != 0 {
+		t.Errorf("1.05x the floor reported missed: %v", slow.Missed)
+	}
+	if got, _ := slow.measure(2, "ready"); got != 105 {
+		t.Errorf("the measure itself = %v s, want 105 (same key and unit as before)", got)
+	}
+	if len(fast.Missed) != 1 || !strings.Contains(fast.Missed[0], "500 HueLights: time to all Ready: its ratio to the floor is 1.2 x, goal <= 1.1 x. Why: gaps between commands") {
+		t.Errorf("1.2x the floor: missed = %v", fast.Missed)
+	}
+	md := fast.Markdown()
+	for _, want := range []string{"| 500 HueLights: time to all Ready | 60 s | 60, 61, 59 | <= 1.1x its floor (next rows) |  |",
+		"| its floor: the bridge's budget | 50 s |", "| its ratio to the floor | 1.2 x | 1.2, 1.22, 1.18 | <= 1.1 x | **missed** |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
+		}
+	}
+}

@@ -29,8 +29,9 @@ import (
 // Events are the difference between the v2 view before and after, so every
 // change a v1 command, the "Hue app" controls or a v2 command makes arrives.
 
-// eventBatch is the bridge's batching window.
-const eventBatch = time.Second
+// EventBatch is the bridge's batching window: at most one event message
+// in it.
+const EventBatch = time.Second
 
 // eventHub fans the bridge's changes out to its event streams.
 type eventHub struct {
@@ -148,7 +149,7 @@ func (b *Bridge) runEvents(stop chan struct{}) {
 			if timer != nil {
 				continue // already due within the window
 			}
-			if wait := eventBatch - time.Since(last); wait > 0 {
+			if wait := EventBatch - time.Since(last); wait > 0 {
 				timer = time.After(wait)
 				continue
 			}

@@ -18,24 +18,28 @@ func TestLightDiff(t *testing.T) {
 	hs := huev1alpha1.HueLightSpec{Brightness: ptr.To(int32(5)), Color: &huev1alpha1.Color{Hue: ptr.To(int32(1000)), Saturation: ptr.To(int32(200))}}
 	off := huev1alpha1.HueLightSpec{On: ptr.To(false), Brightness: ptr.To(int32(200))}
 	for _, tc := range []struct {
-		name string
-		spec huev1alpha1.HueLightSpec
-		st   huesim.LightState
-		want string // "" when matching, else a part of the difference
+		name      string
+		spec      huev1alpha1.HueLightSpec
+		st        huesim.LightState
+		tolerance float64
+		want      string // "" when matching, else a part of the difference
 	}{
-		{"ct matches", ct, huesim.LightState{On: true, Bri: 120, CT: 300, ColorMode: "ct"}, ""},
-		{"dimmed", ct, huesim.LightState{On: true, Bri: 10, CT: 300, ColorMode: "ct"}, "brightness 10, want 120"},
-		{"switched off", ct, huesim.LightState{On: false, Bri: 120, CT: 300, ColorMode: "ct"}, "on false, want true"},
-		{"ct value in hs mode", ct, huesim.LightState{On: true, Bri: 120, CT: 300, ColorMode: "hs"}, "want ct 300"},
+		{"ct matches", ct, huesim.LightState{On: true, Bri: 120, CT: 300, ColorMode: "ct"}, 0, ""},
+		{"dimmed", ct, huesim.LightState{On: true, Bri: 10, CT: 300, ColorMode: "ct"}, 0, "brightness 10, want 120"},
+		{"switched off", ct, huesim.LightState{On: false, Bri: 120, CT: 300, ColorMode: "ct"}, 0, "on false, want true"},
+		{"ct value in hs mode", ct, huesim.LightState{On: true, Bri: 120, CT: 300, ColorMode: "hs"}, 0, "want ct 300"},
 		// Reported back as 998/201 (derived from the xy the bulb took, as a
 		// bridge does): the colour asked for.
-		{"hs matches, on by default", hs, huesim.LightState{On: true, Bri: 5, Hue: 998, Sat: 201, XY: huesim.HueSatXY(huesim.DefaultModel, 1000, 200), ColorMode: "hs"}, ""},
-		{"recoloured", hs, huesim.LightState{On: true, Bri: 5, Hue: 1000, Sat: 10, XY: huesim.HueSatXY(huesim.DefaultModel, 1000, 10), ColorMode: "hs"}, "want hs 1000/200"},
-		{"hs as ct", hs, huesim.LightState{On: true, Bri: 5, XY: huesim.HueSatXY(huesim.DefaultModel, 1000, 200), ColorMode: "ct"}, "want hs 1000/200"},
-		{"off ignores brightness", off, huesim.LightState{On: false, Bri: 3}, ""},
-		{"should be off", off, huesim.LightState{On: true, Bri: 200}, "on true, want false"},
+		{"hs matches, on by default", hs, huesim.LightState{On: true, Bri: 5, Hue: 998, Sat: 201, XY: huesim.HueSatXY(huesim.DefaultModel, 1000, 200), ColorMode: "hs"}, 0, ""},
+		{"recoloured", hs, huesim.LightState{On: true, Bri: 5, Hue: 1000, Sat: 10, XY: huesim.HueSatXY(huesim.DefaultModel, 1000, 10), ColorMode: "hs"}, 0, "want hs 1000/200"},
+		{"hs as ct", hs, huesim.LightState{On: true, Bri: 5, XY: huesim.HueSatXY(huesim.DefaultModel, 1000, 200), ColorMode: "ct"}, 0, "want hs 1000/200"},
+		{"off ignores brightness", off, huesim.LightState{On: false, Bri: 3}, 0, ""},
+		{"should be off", off, huesim.LightState{On: true, Bri: 200}, 0, "on true, want false"},
+		// CLIP v2: xy worked out by Tether, a hair from the bridge's own.
+		{"hs within the v2 tolerance", hs, huesim.LightState{On: true, Bri: 5, XY: nudged(huesim.HueSatXY(huesim.DefaultModel, 1000, 200), 4e-4), ColorMode: "xy"}, v2ColourTolerance, ""},
+		{"hs beyond the v2 tolerance", hs, huesim.LightState{On: true, Bri: 5, XY: nudged(huesim.HueSatXY(huesim.DefaultModel, 1000, 200), 5e-3), ColorMode: "xy"}, v2ColourTolerance, "want hs 1000/200"},
 	} {
-		got := lightDiff(tc.spec, huesim.Light{Model: huesim.DefaultModel, State: tc.st})
+		got := lightDiff(tc.spec, huesim.Light{Model: huesim.DefaultModel, State: tc.st}, tc.tolerance)
 		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 			t.Errorf("%s: diff %q, want %q", tc.name, got, tc.want)
 		}
@@ -72,3 +76,5 @@ func TestTableDiff(t *testing.T) {
 		}
 	}
 }
+
+func nudged(xy [2]float64, by float64) [2]float64 { return [2]float64{xy[0] + by, xy[1] - by} }

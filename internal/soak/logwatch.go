@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -14,11 +15,12 @@ import (
 // error-level lines: when (the line's own "ts", else the time it was read)
 // and what.
 type logWatch struct {
+	mu     sync.Mutex
 	path   string
 	offset int64
 	rest   string // an unfinished last line
-	// errors holds when each error-level line was read.
-	errors []time.Time
+	// errors holds each error-level line: when, and what (see key).
+	errors []errorLine
 	// panics counts lines that are not JSON and mention a panic.
 	panics int
 	// byMessage counts error lines by message and error text (shortened).
@@ -27,8 +29,22 @@ type logWatch struct {
 	levels map[string]int
 }
 
+// errorLine is one error-level line of the manager's log.
+type errorLine struct {
+	At  time.Time
+	Key string
+}
+
 func newLogWatch(path string) *logWatch {
 	return &logWatch{path: path, byMessage: map[string]int{}, levels: map[string]int{}}
+}
+
+// follow moves to another file (a restarted manager's log), from its start;
+// read the old one to its end first.
+func (lw *logWatch) follow(path string) {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	lw.path, lw.offset, lw.rest = path, 0, ""
 }
 
 // logLine is the part of a zap JSON line the soak reads.
@@ -59,6 +75,8 @@ func (l logLine) when(read time.Time) time.Time {
 
 // read takes in what the manager wrote since the last read.
 func (lw *logWatch) read(now time.Time) error {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
 	f, err := os.Open(lw.path)
 	if err != nil {
 		return err
@@ -101,7 +119,6 @@ func (lw *logWatch) take(line string, now time.Time) {
 	default:
 		return
 	}
-	lw.errors = append(lw.errors, l.when(now))
 	key := l.Msg
 	if l.Controller != "" {
 		key = l.Controller + ": " + key
@@ -109,6 +126,7 @@ func (lw *logWatch) take(line string, now time.Time) {
 	if l.Error != "" {
 		key += ": " + shorten(l.Error, 140)
 	}
+	lw.errors = append(lw.errors, errorLine{At: l.when(now), Key: key})
 	lw.byMessage[key]++
 }
 
@@ -121,9 +139,12 @@ func shorten(s string, n int) string {
 
 // perMinute counts the error lines in each minute from start to end.
 func (lw *logWatch) perMinute(start, end time.Time) []int {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
 	n := int(end.Sub(start)/time.Minute) + 1
 	out := make([]int, max(n, 1))
-	for _, t := range lw.errors {
+	for _, e := range lw.errors {
+		t := e.At
 		if t.Before(start) || t.After(end) {
 			continue
 		}
@@ -134,9 +155,11 @@ func (lw *logWatch) perMinute(start, end time.Time) []int {
 
 // countBetween counts the error lines read in [from, to].
 func (lw *logWatch) countBetween(from, to time.Time) int {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
 	n := 0
-	for _, t := range lw.errors {
-		if !t.Before(from) && !t.After(to) {
+	for _, e := range lw.errors {
+		if !e.At.Before(from) && !e.At.After(to) {
 			n++
 		}
 	}
@@ -145,6 +168,8 @@ func (lw *logWatch) countBetween(from, to time.Time) int {
 
 // top returns the n most frequent error messages with their counts.
 func (lw *logWatch) top(n int) []MessageCount {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
 	out := make([]MessageCount, 0, len(lw.byMessage))
 	for m, c := range lw.byMessage {
 		out = append(out, MessageCount{Message: m, Count: c})
@@ -162,4 +187,19 @@ func (lw *logWatch) top(n int) []MessageCount {
 type MessageCount struct {
 	Message string `json:"message"`
 	Count   int    `json:"count"`
+}
+
+// lines returns the error lines so far, and the count of lines that were
+// not JSON and mentioned a panic.
+func (lw *logWatch) lines() ([]errorLine, int) {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	return append([]errorLine(nil), lw.errors...), lw.panics
+}
+
+// count is the number of error lines so far.
+func (lw *logWatch) count() int {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	return len(lw.errors)
 }

@@ -48,31 +48,49 @@ type Report struct {
 	Series         []Sample       `json:"series"`
 	LogKept        string         `json:"logKept,omitempty"`
 	// DynamoDBCalls are the manager's calls by operation (counted by the
-	// proxy in front of DynamoDB Local).
+	// proxy in front of DynamoDB Local), AccountCalls the AWSAccount's
+	// (counted by the proxy in front of the model).
 	DynamoDBCalls map[string]int `json:"dynamoDBCalls"`
+	AccountCalls  map[string]int `json:"accountCalls,omitempty"`
+	// Restarts counts the manager's restarts.
+	Restarts int `json:"restarts"`
 }
 
 // Settings are the soak's options as strings.
 type Settings struct {
-	Duration      string   `json:"duration"`
-	FlapEvery     string   `json:"flapEvery"`
-	FlapFor       string   `json:"flapFor"`
-	ChangeEvery   string   `json:"changeEvery"`
-	SpecEditEvery string   `json:"specEditEvery"`
-	SampleEvery   string   `json:"sampleEvery"`
-	WarmUp        string   `json:"warmUp"`
-	SettleTimeout string   `json:"settleTimeout"`
-	ManagerFlags  []string `json:"managerFlags"`
-	Limits        Limits   `json:"limits"`
-	Seed          uint64   `json:"seed"`
+	Duration       string   `json:"duration"`
+	FlapEvery      string   `json:"flapEvery"`
+	FlapFor        string   `json:"flapFor"`
+	ChangeEvery    string   `json:"changeEvery"`
+	SpecEditEvery  string   `json:"specEditEvery"`
+	SampleEvery    string   `json:"sampleEvery"`
+	WarmUp         string   `json:"warmUp"`
+	SettleTimeout  string   `json:"settleTimeout"`
+	BurstEvery     string   `json:"burstEvery"`
+	BurstLights    int      `json:"burstLights"`
+	GroupEditEvery string   `json:"groupEditEvery"`
+	StreamCutEvery string   `json:"streamCutEvery"`
+	ThrottleEvery  string   `json:"throttleEvery"`
+	ThrottleFor    string   `json:"throttleFor"`
+	RestartEvery   string   `json:"restartEvery"`
+	ManagerFlags   []string `json:"managerFlags"`
+	Limits         Limits   `json:"limits"`
+	Seed           uint64   `json:"seed"`
 }
 
 // Objects are what the manager managed.
 type Objects struct {
-	Lights  int            `json:"hueLights"`
-	Bridges int            `json:"bridges"`
-	Tables  int            `json:"dynamoDBTables"`
-	ByKind  map[string]int `json:"tablesByKind"`
+	Lights    int            `json:"hueLights"`
+	Bridges   int            `json:"bridges"`
+	V2Bridges int            `json:"v2Bridges"`
+	Models    int            `json:"modelLights"`
+	Groups    int            `json:"hueGroups"`
+	Scenes    int            `json:"hueScenes"`
+	Tables    int            `json:"dynamoDBTables"`
+	ByKind    map[string]int `json:"tablesByKind"`
+	// AccountTables are the AWSAccount's, by sample.
+	AccountTables int            `json:"accountTables"`
+	AccountByKind map[string]int `json:"accountTablesBySample"`
 }
 
 // SummaryRow is one stretch of the time series.
@@ -95,12 +113,19 @@ func (s *soak) report(m *mischief, sm *sampler, final check, settled bool, settl
 		Machine: bench.CurrentMachine(),
 		Settings: Settings{Duration: o.Duration.String(), FlapEvery: o.FlapEvery.String(), FlapFor: o.FlapFor.String(),
 			ChangeEvery: o.ChangeEvery.String(), SpecEditEvery: o.SpecEditEvery.String(), SampleEvery: o.SampleEvery.String(),
-			WarmUp: o.WarmUp.String(), SettleTimeout: o.SettleTimeout.String(), ManagerFlags: o.managerFlags(), Limits: o.Limits, Seed: o.Seed},
-		Objects:       Objects{Lights: len(s.lights), Bridges: len(s.bridges), Tables: len(s.tables), ByKind: tableKinds(s.tables)},
+			WarmUp: o.WarmUp.String(), SettleTimeout: o.SettleTimeout.String(), ManagerFlags: o.managerFlags(), Limits: o.Limits, Seed: o.Seed,
+			BurstEvery: o.BurstEvery.String(), BurstLights: o.BurstLights, GroupEditEvery: o.GroupEditEvery.String(), StreamCutEvery: o.StreamCutEvery.String(),
+			ThrottleEvery: o.ThrottleEvery.String(), ThrottleFor: o.ThrottleFor.String(), RestartEvery: o.RestartEvery.String()},
+		Objects: Objects{Lights: len(s.lights) + len(s.models), Bridges: o.Bridges, V2Bridges: o.V2Bridges, Models: len(s.models),
+			Groups: len(s.groups), Scenes: len(s.scenes), Tables: len(s.tables), ByKind: tableKinds(s.tables),
+			AccountTables: len(s.accountTables), AccountByKind: sampleKinds(s.accountTables)},
 		Injected:      map[string]int{},
 		SettleTook:    settleTook.Round(time.Second).String(),
 		Settled:       settled,
 		DynamoDBCalls: s.w.Proxy.Calls(),
+	}
+	if s.accountProxy != nil {
+		rep.AccountCalls = s.accountProxy.Calls()
 	}
 	m.mu.Lock()
 	for k, v := range m.counts {
@@ -117,27 +142,36 @@ func (s *soak) report(m *mischief, sm *sampler, final check, settled bool, settl
 	failures, lastErr := sm.failures, sm.lastErr
 	sm.mu.Unlock()
 
-	var gor, heap, rss []float64
+	var rss []float64
 	for _, x := range rep.Series {
 		if x.Phase == phaseMischief {
-			gor = append(gor, x.Goroutines)
-			heap = append(heap, x.HeapBytes)
 			rss = append(rss, float64(x.RSSBytes))
 		}
 	}
-	vg, g := flatGoroutines(gor, o.Limits)
-	vh, h := flatHeap(heap, o.Limits)
+	vg, g := flatPerProcess("Goroutines flat", fmt.Sprintf("growth <= max(+%.0f%%, +%.0f) from the first third to the last (medians, after warm-up)", o.Limits.GoroutinePct, o.Limits.GoroutineAbs),
+		processSeries(rep.Series, o.WarmUp, func(x Sample) float64 { return x.Goroutines }), func(xs []float64) (Verdict, Growth) { return flatGoroutines(xs, o.Limits) })
+	vh, h := flatPerProcess("Heap flat", fmt.Sprintf("growth <= +%.0f%% from the first third to the last (medians of go_memstats_heap_alloc_bytes, after warm-up)", o.Limits.HeapPct),
+		processSeries(rep.Series, o.WarmUp, func(x Sample) float64 { return x.HeapBytes }), func(xs []float64) (Verdict, Growth) { return flatHeap(xs, o.Limits) })
 	rep.Goroutines, rep.Heap = g, h
 	rep.RSS, _ = growthOf(rss)
 	rep.ErrorsPerMin = s.log.perMinute(start, mischiefEnd)
 	rep.TopErrors = s.log.top(5)
 	rep.LogLines = s.log.levels
-	storm := noErrorStorm(s.log.perMinute(start, end), len(s.log.errors), s.log.countBetween(mischiefEnd, end), rep.TopErrors, s.log.panics, o.Limits)
+	lines, panics := s.log.lines()
+	m.mu.Lock()
+	windows, restarts := append([]window(nil), m.windows...), m.restarts
+	m.mu.Unlock()
+	rep.Restarts = restarts
+	resent := s.resent()
 	rep.Verdicts = []Verdict{
 		readyVerdict(final, settled, settleTook),
 		lightsVerdict(final, settled, settleTook),
 		tablesVerdict(final, settled, settleTook),
-		vg, vh, storm,
+		resentVerdict(resent),
+		stallVerdict(resent, restarts, stallAfter),
+		tempScenesVerdict(final),
+		vg, vh,
+		errorsExplained(lines, windows, o.faultGrace, panics),
 		samplerVerdict(failures, lastErr, len(rep.Series)),
 	}
 	rep.Passed = true
@@ -158,6 +192,30 @@ func tableKinds(ts []*awsv1alpha1.DynamoDBTable) map[string]int {
 		out[k]++
 	}
 	return out
+}
+
+// sampleKinds counts the account's tables by the sample each copies.
+func sampleKinds(ts []*awsv1alpha1.DynamoDBTable) map[string]int {
+	out := map[string]int{}
+	for _, t := range ts {
+		out[strings.TrimRight(t.Name, "-0123456789")]++
+	}
+	return out
+}
+
+// reconcilesIn counts the reconciles between the first and the last of
+// consecutive samples: a restarted manager counts from 0 again.
+func reconcilesIn(samples []Sample) float64 {
+	total := 0.0
+	for i := 1; i < len(samples); i++ {
+		prev, cur := samples[i-1], samples[i]
+		if cur.Process != prev.Process {
+			total += cur.Reconciles
+		} else {
+			total += cur.Reconciles - prev.Reconciles
+		}
+	}
+	return total
 }
 
 // summarize cuts the series into about n stretches of equal length (the
@@ -184,7 +242,8 @@ func summarize(series []Sample, n int) []SummaryRow {
 			Goroutines: bench.Median(g), RSSMB: round1(bench.Median(r)), HeapMB: round1(bench.Median(h)),
 			Errors: last.ErrorLines - first.ErrorLines}
 		if dt := last.At - first.At; dt > 0 {
-			row.Reconciles = round1((last.Reconciles - first.Reconciles) / dt * 60)
+			span := append(append([]Sample(nil), cur...), last)
+			row.Reconciles = round1(reconcilesIn(span) / dt * 60)
 		}
 		rows = append(rows, row)
 		cur = nil
@@ -246,11 +305,14 @@ func (r *Report) Markdown() string {
 	}
 	w("# Tether soak report\n\n")
 	if d, err := time.ParseDuration(r.Settings.Duration); err == nil && d < FullOptions().Duration {
-		w("> **Short run** (%s of mischief, %d lights, %d tables): a check of the harness, not issue 7's %s soak, which replaces this report.\n\n",
-			r.Settings.Duration, r.Objects.Lights, r.Objects.Tables, FullOptions().Duration)
+		w("> **Short run** (%s of mischief, %d lights, %d tables): a check of the harness, not the %s soak, which replaces this report.\n\n",
+			r.Settings.Duration, r.Objects.Lights, r.Objects.Tables+r.Objects.AccountTables, FullOptions().Duration)
 	}
-	w("**%s**: %s of mischief against %d HueLights (on %d simulated bridges) and %d DynamoDBTables (DynamoDB Local), managed by the manager binary in its own process.\n\n",
-		verdict, r.Settings.Duration, r.Objects.Lights, r.Objects.Bridges, r.Objects.Tables)
+	w("**%s**: %s of mischief against %d HueLights (%d of them of every bulb model, in and beyond their reach) on %d v1 and %d CLIP v2 simulated bridges, %d HueGroups showing %d HueScenes, "+
+		"%d DynamoDBTables (DynamoDB Local) and %d of an AWSAccount (an assumed role; replicas, autoscaling and the newer features on the model of what DynamoDB Local lacks), "+
+		"managed by the manager binary in its own process, restarted %d times.\n\n",
+		verdict, r.Settings.Duration, r.Objects.Lights, r.Objects.Models, r.Objects.Bridges, r.Objects.V2Bridges, r.Objects.Groups, r.Objects.Scenes,
+		r.Objects.Tables, r.Objects.AccountTables, r.Restarts)
 	w("- Date: %s; commit %s; the whole run took %s.\n", r.Date, r.Commit, r.Took)
 	w("- Command: `%s`\n", r.Command)
 	w("- At the end of the mischief: %s. Problems left at each check of the settle: %s.\n", r.AtMischiefEnd, strings.Join(r.SettleProgress, ", "))
@@ -261,7 +323,9 @@ func (r *Report) Markdown() string {
 		kinds = append(kinds, fmt.Sprintf("%d %s", n, k))
 	}
 	sort.Strings(kinds)
-	w("- Tables: %s. Lights: a third with a colour temperature, a third with hue and saturation, a third brightness only; the last bridge flaps.\n", strings.Join(kinds, ", "))
+	w("- Tables: %s; the AWSAccount's, copies of the samples' tables: %s. Lights: a third with a colour temperature, a third with hue and saturation, a third brightness only; "+
+		"with two bridges of a kind, the last flaps; the first v2 bridge's connections are cut now and then; the model lights and the groups are on the first bridge of each kind.\n",
+		strings.Join(kinds, ", "), formatCounts(r.Objects.AccountByKind))
 	if r.LogKept != "" {
 		w("- The manager's log was kept in `%s`.\n", r.LogKept)
 	}
@@ -290,12 +354,15 @@ func (r *Report) Markdown() string {
 	if n := len(r.Series); n > 0 {
 		w("\nThe manager counted %s drift corrections (`tether_drift_corrections_total`, by kind) over the run.\n", formatFloatCounts(r.Series[n-1].Drift))
 	}
-	w("\nEvery %s the last bridge went offline for %s, alternating a refused connection (unplugged) with a hanging one (unreachable network): %d flaps. ",
+	w("\nEvery %s the flapping bridges went offline for %s, alternating a refused connection (unplugged) with a hanging one (unreachable network): %d flaps. ",
 		r.Settings.FlapEvery, r.Settings.FlapFor, len(r.Flaps))
 	w("Bulbs were dimmed, switched off or recoloured through the simulator's \"Hue app\" control, tables' capacity or billing mode changed with UpdateTable straight at DynamoDB Local (a change every ~%s on average), and specs edited through the API server (every ~%s). ",
 		r.Settings.ChangeEvery, r.Settings.SpecEditEvery)
-	w("Then nothing more was changed, the bridge was online, and the settle waited (up to %s) for every object to be Ready and to match: %s.\n", r.Settings.SettleTimeout, settledText(r))
-	w("\n## Time series\n\nSampled every %s from the manager: `go_goroutines` and `go_memstats_heap_alloc_bytes` from its metrics endpoint, RSS from /proc, `controller_runtime_reconcile_total`, and error-level lines of its JSON log. Medians per stretch; the first %s is warm-up and left out of the flatness verdicts. The full series is in report.json.\n\n",
+	w("Every ~%s %d HueLights of one bridge were given states of their own at once (a temporary scene's work), every ~%s a HueGroup switched between its scene and a brightness; "+
+		"every %s the first v2 bridge's connections were cut (its event stream among them), every %s both DynamoDB endpoints throttled half the calls for %s, and every %s the manager was restarted (SIGTERM and SIGKILL in turn). ",
+		r.Settings.BurstEvery, r.Settings.BurstLights, r.Settings.GroupEditEvery, r.Settings.StreamCutEvery, r.Settings.ThrottleEvery, r.Settings.ThrottleFor, r.Settings.RestartEvery)
+	w("Then nothing more was changed, the bridges were online, and the settle waited (up to %s) for every object to be Ready and to match: %s.\n", r.Settings.SettleTimeout, settledText(r))
+	w("\n## Time series\n\nSampled every %s from the manager: `go_goroutines` and `go_memstats_heap_alloc_bytes` from its metrics endpoint, RSS from /proc, `controller_runtime_reconcile_total`, and error-level lines of its JSON log. Medians per stretch; the first %s of each manager process is warm-up and left out of the flatness verdicts, which compare each process's own thirds. The full series is in report.json.\n\n",
 		r.Settings.SampleEvery, r.Settings.WarmUp)
 	w("| From (s) | To (s) | Phase | Goroutines | RSS (MB) | Heap (MB) | Reconciles/min | Error lines |\n|---|---|---|---|---|---|---|---|\n")
 	for _, row := range r.Summary {
@@ -313,7 +380,7 @@ func (r *Report) Markdown() string {
 		ops = append(ops, fmt.Sprintf("%s %d", op, n))
 	}
 	sort.Strings(ops)
-	w("\nThe manager's DynamoDB calls over the whole run: %s.\n", strings.Join(ops, ", "))
+	w("\nThe manager's DynamoDB calls over the whole run: %s; the AWSAccount's (through the model): %s.\n", strings.Join(ops, ", "), formatCounts(r.AccountCalls))
 	return b.String()
 }
 

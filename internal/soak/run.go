@@ -30,6 +30,10 @@ type Sample struct {
 	// ErrorLines is the number of error-level log lines so far.
 	ErrorLines int  `json:"errorLines"`
 	Offline    bool `json:"bridgeOffline"`
+	// Process is which manager process was read (1 for the first; the
+	// soak restarts it), Since how long it had run, in seconds.
+	Process int     `json:"process"`
+	Since   float64 `json:"processSince"`
 }
 
 // sampler reads the manager every SampleEvery until stopped.
@@ -43,20 +47,25 @@ type sampler struct {
 
 func (s *soak) sampleOnce(sm *sampler, start time.Time, phase string, m *mischief) {
 	now := time.Now()
+	proc, restarting := s.current()
+	if restarting {
+		return // a restart under way is no failure to answer
+	}
+	op := proc.op
 	if err := s.log.read(now); err != nil {
 		sm.fail(err)
 	}
-	g, err := s.op.Gauges("go_goroutines", "go_memstats_heap_alloc_bytes")
+	g, err := op.Gauges("go_goroutines", "go_memstats_heap_alloc_bytes")
 	if err != nil {
 		sm.fail(err)
 		return
 	}
-	u, err := s.op.Usage()
+	u, err := op.Usage()
 	if err != nil {
 		sm.fail(err)
 		return
 	}
-	rc, err := s.op.Reconciles()
+	rc, err := op.Reconciles()
 	if err != nil {
 		sm.fail(err)
 		return
@@ -65,7 +74,7 @@ func (s *soak) sampleOnce(sm *sampler, start time.Time, phase string, m *mischie
 	for _, v := range rc {
 		total += v
 	}
-	drift, err := s.op.Counter("tether_drift_corrections_total", "kind")
+	drift, err := op.Counter("tether_drift_corrections_total", "kind")
 	if err != nil {
 		sm.fail(err)
 		return
@@ -75,7 +84,8 @@ func (s *soak) sampleOnce(sm *sampler, start time.Time, phase string, m *mischie
 	sm.samples = append(sm.samples, Sample{
 		At: now.Sub(start).Round(time.Second).Seconds(), Phase: phase,
 		Goroutines: g["go_goroutines"], HeapBytes: g["go_memstats_heap_alloc_bytes"], RSSBytes: u.RSS,
-		Reconciles: total, Drift: drift, ErrorLines: len(s.log.errors), Offline: m.isOffline(),
+		Reconciles: total, Drift: drift, ErrorLines: s.log.count(), Offline: m.isOffline(),
+		Process: proc.n, Since: now.Sub(proc.started).Round(time.Second).Seconds(),
 	})
 }
 
@@ -104,8 +114,10 @@ func (s *soak) run(ctx context.Context) (*Report, error) {
 	if err := s.log.read(start); err != nil {
 		return nil, err
 	}
-	o.logf("mischief for %s: a change every ~%s, a spec edit every ~%s, %s offline every %s (sampling every %s)",
-		o.Duration, o.ChangeEvery, o.SpecEditEvery, o.FlapFor, o.FlapEvery, o.SampleEvery)
+	o.logf("mischief for %s: a change every ~%s, a spec edit every ~%s, a burst every ~%s, a group edit every ~%s, %s offline every %s, "+
+		"a stream cut every %s, %s of throttling every %s, a restart every %s (sampling every %s)",
+		o.Duration, o.ChangeEvery, o.SpecEditEvery, o.BurstEvery, o.GroupEditEvery, o.FlapFor, o.FlapEvery,
+		o.StreamCutEvery, o.ThrottleFor, o.ThrottleEvery, o.RestartEvery, o.SampleEvery)
 	mctx, stopMischief := context.WithTimeout(ctx, o.Duration)
 	defer stopMischief()
 	done := make(chan struct{})
@@ -120,10 +132,10 @@ loop:
 		select {
 		case <-mctx.Done():
 			break loop
-		case <-s.op.Exited():
+		case n := <-s.crashed:
 			stopMischief()
 			<-done
-			return nil, fmt.Errorf("the manager exited during the soak")
+			return nil, fmt.Errorf("the manager (process %d) exited on its own during the soak, or could not be restarted", n)
 		case <-tick.C:
 			s.sampleOnce(sm, start, phase(), m)
 		case <-progress.C:
@@ -136,7 +148,7 @@ loop:
 	}
 	mischiefEnd := time.Now()
 	s.sampleOnce(sm, start, phaseMischief, m)
-	o.logf("mischief over (%s), the bridge is online; settling (up to %s)", formatCounts(m.counts), o.SettleTimeout)
+	o.logf("mischief over (%s), the bridges online and DynamoDB not throttling; settling (up to %s)", formatCounts(m.counts), o.SettleTimeout)
 
 	// The settle: nothing more is changed; wait until everything is Ready
 	// and matches, sampling on.
@@ -171,8 +183,8 @@ loop:
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case <-s.op.Exited():
-			return nil, fmt.Errorf("the manager exited during the settle")
+		case n := <-s.crashed:
+			return nil, fmt.Errorf("the manager (process %d) exited on its own during the settle", n)
 		case <-time.After(5 * time.Second):
 		}
 		if time.Now().After(nextSample) {
@@ -202,6 +214,6 @@ func (s *soak) progress(sm *sampler, m *mischief, start time.Time) {
 	m.mu.Lock()
 	counts := formatCounts(m.counts)
 	m.mu.Unlock()
-	s.opts.logf("%s in: goroutines %.0f, heap %.1f MB, RSS %.1f MB, reconciles %.0f, error lines %d; injected: %s",
-		time.Since(start).Round(time.Second), last.Goroutines, last.HeapBytes/1e6, float64(last.RSSBytes)/1e6, last.Reconciles, last.ErrorLines, counts)
+	s.opts.logf("%s in: manager process %d, goroutines %.0f, heap %.1f MB, RSS %.1f MB, reconciles %.0f, error lines %d; injected: %s",
+		time.Since(start).Round(time.Second), last.Process, last.Goroutines, last.HeapBytes/1e6, float64(last.RSSBytes)/1e6, last.Reconciles, last.ErrorLines, counts)
 }

@@ -2,6 +2,7 @@ package soak
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -47,6 +48,60 @@ func growthOf(xs []float64) (g Growth, ok bool) {
 	return g, true
 }
 
+// processSeries are, per manager process, the values of its samples of
+// the mischief taken after its own warm-up (a restart starts the heap and
+// the goroutines over).
+func processSeries(series []Sample, warmUp time.Duration, value func(Sample) float64) map[int][]float64 {
+	out := map[int][]float64{}
+	for _, x := range series {
+		if x.Phase == phaseMischief && x.Since >= warmUp.Seconds() {
+			out[x.Process] = append(out[x.Process], value(x))
+		}
+	}
+	return out
+}
+
+// flatPerProcess judges each process's series with judge and passes when
+// every one that has enough samples passes; the verdict shows the process
+// that grew most.
+func flatPerProcess(name, threshold string, series map[int][]float64, judge func([]float64) (Verdict, Growth)) (Verdict, Growth) {
+	v := Verdict{Name: name, Threshold: threshold + ", within each manager process"}
+	var worst Growth
+	var parts []string
+	measured, passed := 0, true
+	for _, n := range sortedKeys(series) {
+		pv, g := judge(series[n])
+		if pv.Value == "not measured" {
+			parts = append(parts, fmt.Sprintf("process %d: %d samples, not measured", n, len(series[n])))
+			continue
+		}
+		measured++
+		passed = passed && pv.Passed
+		parts = append(parts, fmt.Sprintf("process %d: %s (%s)", n, pv.Value, pv.Evidence))
+		if measured == 1 || g.Pct > worst.Pct {
+			worst, v.Value = g, pv.Value
+		}
+	}
+	v.Passed = measured > 0 && passed
+	if measured == 0 {
+		v.Value = "not measured"
+	}
+	v.Evidence = strings.Join(parts, "; ")
+	if v.Evidence == "" {
+		v.Evidence = "no sample of the mischief after a warm-up"
+	}
+	return v, worst
+}
+
+func sortedKeys(m map[int][]float64) []int {
+	out := make([]int, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Ints(out)
+	return out
+}
+
 // flatGoroutines passes when goroutines grew by at most limits.GoroutinePct
 // percent or limits.GoroutineAbs, whichever allows more.
 func flatGoroutines(xs []float64, l Limits) (Verdict, Growth) {
@@ -80,34 +135,110 @@ func flatHeap(xs []float64, l Limits) (Verdict, Growth) {
 	return v, g
 }
 
-// noErrorStorm passes when no minute held more than limits.ErrorsPerMinute
-// error-level log lines.
-func noErrorStorm(perMinute []int, total, settleErrors int, top []MessageCount, panics int, l Limits) Verdict {
-	peak, peakAt := 0, 0
-	for i, n := range perMinute {
-		if n > peak {
-			peak, peakAt = n, i
+// errorsExplained passes when every error-level log line falls within an
+// injected fault (from its start to grace after its end) and nothing
+// panicked. A line outside every fault is a problem the soak did not cause.
+func errorsExplained(lines []errorLine, windows []window, grace func(kind string) time.Duration, panics int) Verdict {
+	v := Verdict{Name: "Every error line is an injected fault's",
+		Threshold: "0 error-level log lines outside the injected faults (a bridge offline, a stream cut, throttling, a restart, each with a grace after it), and no panic"}
+	byFault := map[string]int{}
+	unexplained := map[string]int{}
+	for _, l := range lines {
+		kind := ""
+		for _, w := range windows {
+			if !l.At.Before(w.From.Add(-time.Second)) && !l.At.After(w.To.Add(grace(w.Kind))) {
+				kind = w.Kind
+				break
+			}
+		}
+		if kind == "" {
+			unexplained[l.Key]++
+		} else {
+			byFault[kind]++
 		}
 	}
-	v := Verdict{Name: "No error storm", Threshold: fmt.Sprintf("<= %d error-level log lines in any minute, and no panic", l.ErrorsPerMinute)}
-	v.Passed = peak <= l.ErrorsPerMinute && panics == 0
-	v.Value = fmt.Sprintf("peak %d/min", peak)
-	var msgs []string
-	for _, m := range top {
-		msgs = append(msgs, fmt.Sprintf("%d× %q", m.Count, m.Message))
+	n := 0
+	for _, c := range unexplained {
+		n += c
 	}
-	most := "none"
-	if len(msgs) > 0 {
-		most = strings.Join(msgs, "; ")
+	v.Passed = n == 0 && panics == 0
+	v.Value = fmt.Sprintf("%d of %d outside a fault", n, len(lines))
+	v.Evidence = fmt.Sprintf("within a fault, by fault: %s; panics: %d", formatCounts(byFault), panics)
+	if n > 0 {
+		v.Evidence += "; outside: " + formatCounts(unexplained)
 	}
-	v.Evidence = fmt.Sprintf("%d error lines in all (%d during the settle), peak in minute %d of the mischief; panics: %d; most frequent: %s",
-		total, settleErrors, peakAt+1, panics, most)
+	return v
+}
+
+// resentVerdict passes when no light command went to a model light that
+// had settled Ready: nothing changed for it, so nothing was to be sent.
+func resentVerdict(resent map[*modelLight]int) Verdict {
+	v := Verdict{Name: "Nothing resent to settled bulbs", Threshold: "0 light commands, after they settled, to the HueLights of every bulb model (in and beyond their reach) the mischief leaves alone"}
+	n, lights := 0, 0
+	var who []string
+	for m, c := range resent {
+		if m.stalls {
+			continue
+		}
+		lights++
+		if c > 0 {
+			n += c
+			who = append(who, fmt.Sprintf("%s %d", m.light.Name, c))
+		}
+	}
+	sort.Strings(who)
+	v.Passed = n == 0
+	v.Value = fmt.Sprintf("%d commands", n)
+	v.Evidence = fmt.Sprintf("%d settled lights of %d models on the first v1 and the first v2 bridge", lights, len(modelsOf(resent)))
+	if n > 0 {
+		v.Evidence += "; sent to: " + strings.Join(who, ", ")
+	}
+	return v
+}
+
+func modelsOf(resent map[*modelLight]int) map[string]bool {
+	out := map[string]bool{}
+	for m := range resent {
+		out[m.model] = true
+	}
+	return out
+}
+
+// stallVerdict passes when the bulbs that end Stalled were sent no more
+// than the stall breaker allows after each restart (it lives in memory: a
+// restart allows StallAfter more tries).
+func stallVerdict(resent map[*modelLight]int, restarts, stallAfter int) Verdict {
+	limit := restarts * stallAfter
+	v := Verdict{Name: "Stalled bulbs sent only what a restart allows",
+		Threshold: fmt.Sprintf("<= %d light commands per stalled light after it settled: %d per restart (the stall breaker's memory), %d restarts", limit, stallAfter, restarts)}
+	worst := 0
+	var who []string
+	for m, c := range resent {
+		if m.stalls {
+			worst = max(worst, c)
+			who = append(who, fmt.Sprintf("%s %d", m.light.Name, c))
+		}
+	}
+	sort.Strings(who)
+	v.Passed = worst <= limit
+	v.Value = fmt.Sprintf("at most %d commands", worst)
+	v.Evidence = "by light: " + strings.Join(who, ", ")
+	if len(who) == 0 {
+		v.Evidence = "no stalling light"
+	}
+	return v
+}
+
+func tempScenesVerdict(c check) Verdict {
+	v := Verdict{Name: "No temporary scene left", Threshold: "0 temporary scenes on the bridges at the end of the settle",
+		Passed: len(c.TempScenes) == 0, Value: fmt.Sprintf("%d scenes", len(c.TempScenes))}
+	v.Evidence = "every bridge's scenes listed" + examples(c.TempScenes)
 	return v
 }
 
 func readyVerdict(c check, settled bool, took time.Duration) Verdict {
-	v := Verdict{Name: "Every object Ready", Threshold: "all Ready (for their current generation) at the end of the settle",
-		Passed: len(c.NotReady) == 0, Value: fmt.Sprintf("%d of %d not Ready", len(c.NotReady), c.Lights+c.Tables)}
+	v := Verdict{Name: "Every object Ready", Threshold: "all Ready (for their current generation) at the end of the settle; the bulb asked for what it hides it cannot show, Stalled",
+		Passed: len(c.NotReady) == 0, Value: fmt.Sprintf("%d of %d not Ready", len(c.NotReady), c.Objects)}
 	v.Evidence = settleEvidence(settled, took) + examples(c.NotReady)
 	return v
 }
@@ -154,4 +285,23 @@ func samplerVerdict(failures int, lastErr string, samples int) Verdict {
 		v.Evidence = fmt.Sprintf("%d samples", samples)
 	}
 	return v
+}
+
+// stallAfter is the stall breaker's count (controllers' defaultStallAfter):
+// how many times a write with no visible effect is sent per generation, and
+// again after each restart.
+const stallAfter = 3
+
+// faultGrace is how long after a fault ends an error line may still be its:
+// the polls that find the bridge back, the DynamoDB polls that find the
+// throttling gone, a restarted manager's start.
+func (o Options) faultGrace(kind string) time.Duration {
+	switch kind {
+	case faultThrottle:
+		return o.DDBPoll + 15*time.Second
+	case faultRestartTerm, faultRestartKill:
+		return 30 * time.Second
+	default:
+		return 2*o.HuePoll + 10*time.Second
+	}
 }
