@@ -15,6 +15,7 @@ import (
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/huesim"
 	"github.com/tether-dev/tether/providers/hue"
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // The HueBridge on CLIP v2: what only v2 has (the certificate, the event
@@ -28,7 +29,7 @@ import (
 func TestHueV2AutoPicksV2(t *testing.T) {
 	plain := newHueEnvWithBridge(t, "auto-http", true, huesim.Options{Lights: []string{"hallway"}},
 		func(s *huev1alpha1.HueBridgeSpec) { s.APIVersion = huev1alpha1.APIAuto })
-	h := newHueEnvOn(t, hue.APIV2, "auto-https", true, huesim.Options{Lights: []string{"hallway"}})
+	h := newHueEnvOn(t, wire.APIV2, "auto-https", true, huesim.Options{Lights: []string{"hallway"}})
 	g := NewWithT(t)
 	ctx := context.Background()
 	g.Eventually(func() error {
@@ -51,7 +52,7 @@ func TestHueV2AutoPicksV2(t *testing.T) {
 		g.Expect(h.hueBridge(g).Spec.APIVersion).To(Equal(huev1alpha1.APIAuto))
 		g.Expect(st.API).To(Equal(huev1alpha1.APIV2))
 		g.Expect(st.Certificate).NotTo(BeNil())
-		g.Expect(st.Certificate.Check).To(Equal(hue.CertificateVerified))
+		g.Expect(st.Certificate.Check).To(Equal(wire.CertificateVerified))
 		g.Expect(strings.EqualFold(st.Certificate.Subject, st.BridgeID)).To(BeTrue(), "the certificate names the bridge")
 		g.Expect(st.EventStream).NotTo(BeNil())
 		g.Expect(st.EventStream.State).To(Equal(hue.StreamConnected))
@@ -64,7 +65,7 @@ func TestHueV2AutoPicksV2(t *testing.T) {
 		b := plain.hueBridge(g)
 		g.Expect(readyReason(b.Status.Conditions, "Ready")).To(Equal("True/" + hue.ReasonPlainV1))
 		g.Expect(b.Status.API).To(Equal(huev1alpha1.APIV1))
-		g.Expect(b.Status.Certificate.Check).To(Equal(hue.CertificateNone))
+		g.Expect(b.Status.Certificate.Check).To(Equal(wire.CertificateNone))
 		g.Expect(b.Status.EventStream).To(BeNil())
 		g.Expect(b.Status.VerifiedV2BridgeID).To(BeEmpty())
 	}, hueTimeout, huePoll).Should(Succeed())
@@ -93,18 +94,18 @@ func warningsFor(g Gomega, h *hueEnv, reason string) int {
 func TestHueV2CertificateRefused(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	impostor := newHueEnvOn(t, hue.APIV2, "impostor", true, huesim.Options{Lights: []string{"desk"}, CertificateName: "001788fffe0000ff"})
+	impostor := newHueEnvOn(t, wire.APIV2, "impostor", true, huesim.Options{Lights: []string{"desk"}, CertificateName: "001788fffe0000ff"})
 	impostor.create(impostor.newLight("entrance", "desk", "desk"))
 	g.Eventually(func(g Gomega) string {
 		return readyReason(impostor.hueBridge(g).Status.Conditions, "Ready")
-	}, hueTimeout, huePoll).Should(Equal("False/" + hue.ReasonCertificateMismatch))
+	}, hueTimeout, huePoll).Should(Equal("False/" + wire.ReasonCertificateMismatch))
 	msg := meta.FindStatusCondition(impostor.hueBridge(g).Status.Conditions, "Ready").Message
 	g.Expect(msg).To(ContainSubstring(`names bridge "001788fffe0000ff"`))
 	g.Expect(impostor.sim.CredentialedRequests()).To(BeZero(), "the key went out before the certificate's id was checked")
-	impostor.eventuallyLightReady("entrance", "desk", "False/"+hue.ReasonCertificateMismatch)
+	impostor.eventuallyLightReady("entrance", "desk", "False/"+wire.ReasonCertificateMismatch)
 
 	// Another CA than the bridge's.
-	stranger := newHueEnvOn(t, hue.APIV2, "stranger", true, huesim.Options{Lights: []string{"lamp"}})
+	stranger := newHueEnvOn(t, wire.APIV2, "stranger", true, huesim.Options{Lights: []string{"lamp"}})
 	g.Eventually(func() error { // the controller writes status meanwhile: retry a conflict
 		var b huev1alpha1.HueBridge
 		if err := stranger.c.Get(ctx, client.ObjectKey{Name: stranger.bridge}, &b); err != nil {
@@ -115,13 +116,13 @@ func TestHueV2CertificateRefused(t *testing.T) {
 	}, hueTimeout, huePoll).Should(Succeed())
 	g.Eventually(func(g Gomega) string {
 		return readyReason(stranger.hueBridge(g).Status.Conditions, "Ready")
-	}, hueTimeout, huePoll).Should(Equal("False/" + hue.ReasonCertificateUntrusted))
+	}, hueTimeout, huePoll).Should(Equal("False/" + wire.ReasonCertificateUntrusted))
 	g.Expect(impostor.sim.Commands()).To(BeEmpty())
 	// A HueLight that never reached its bulb through the refused
 	// certificate has nothing to switch off: deleting it does not hang.
 	lamp := stranger.newLight("entrance", "lamp", "lamp")
 	stranger.create(lamp)
-	stranger.eventuallyLightReady("entrance", "lamp", "False/"+hue.ReasonCertificateUntrusted)
+	stranger.eventuallyLightReady("entrance", "lamp", "False/"+wire.ReasonCertificateUntrusted)
 	g.Expect(stranger.c.Delete(ctx, lamp)).To(Succeed())
 	g.Eventually(func() bool {
 		return apierrors.IsNotFound(stranger.c.Get(ctx, clientKey(lamp), &huev1alpha1.HueLight{}))
@@ -139,10 +140,10 @@ func TestHueV2CertificateRefused(t *testing.T) {
 	}, hueTimeout, huePoll).Should(Succeed())
 	g.Eventually(func(g Gomega) string {
 		return readyReason(impostor.hueBridge(g).Status.Conditions, "Ready")
-	}, hueTimeout, huePoll).Should(Equal("True/" + hue.ReasonInsecureTLS))
-	g.Expect(impostor.hueBridge(g).Status.Certificate.Check).To(Equal(hue.CertificateSkipped))
+	}, hueTimeout, huePoll).Should(Equal("True/" + wire.ReasonInsecureTLS))
+	g.Expect(impostor.hueBridge(g).Status.Certificate.Check).To(Equal(wire.CertificateSkipped))
 	g.Eventually(func(g Gomega) bool { return impostor.bulb(g, "desk").On }, hueTimeout, huePoll).Should(BeTrue())
-	g.Expect(warningsFor(g, impostor, hue.ReasonInsecureTLS)).To(Equal(1), "one Warning event names the opt-in")
+	g.Expect(warningsFor(g, impostor, wire.ReasonInsecureTLS)).To(Equal(1), "one Warning event names the opt-in")
 }
 
 // TestHueV2StreamDroppedAndResumed: the bridge drops its event stream and
@@ -151,7 +152,7 @@ func TestHueV2CertificateRefused(t *testing.T) {
 // counts the reconnects. A bridge that keeps dropping it makes Tether
 // poll, and the status says so.
 func TestHueV2StreamDroppedAndResumed(t *testing.T) {
-	h := newHueEnvOn(t, hue.APIV2, "drops", true, huesim.Options{Lights: []string{"hall"}})
+	h := newHueEnvOn(t, wire.APIV2, "drops", true, huesim.Options{Lights: []string{"hall"}})
 	g := NewWithT(t)
 	l := h.newLight("entrance", "hall", "hall")
 	l.Spec.Brightness = ptr.To[int32](200)

@@ -11,6 +11,7 @@ import (
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // Pairing asks an unpaired bridge for a username PairingInterval after the
@@ -70,8 +71,8 @@ func (e *BridgeExternal) Connect(ctx context.Context, b *huev1alpha1.HueBridge) 
 		switch ra.Reason {
 		case ReasonNotPaired:
 			return &bridgeConn{e: e}, nil
-		case ReasonUnauthorized:
-			setPaired(b, false, ReasonUnauthorized, err.Error())
+		case wire.ReasonUnauthorized:
+			setPaired(b, false, wire.ReasonUnauthorized, err.Error())
 		}
 	}
 	if err != nil {
@@ -92,20 +93,20 @@ func (c *bridgeConn) Observe(ctx context.Context, b *huev1alpha1.HueBridge) (pro
 	}
 	cfg, err := c.session.readConfig(ctx)
 	if err != nil {
-		return providers.Observation{}, classify(b.Name, err)
+		return providers.Observation{}, wire.Classify(b.Name, err)
 	}
 	if !cfg.Authorized {
-		err := classify(b.Name, apiError(errUnauthorized))
-		setPaired(b, false, ReasonUnauthorized, err.Error())
+		err := wire.Classify(b.Name, wire.UnauthorizedError())
+		setPaired(b, false, wire.ReasonUnauthorized, err.Error())
 		return providers.Observation{}, err
 	}
 	// What the bridge says of itself is bounded as any message is.
 	b.Status.BridgeID, b.Status.Name, b.Status.APIVersion = providers.Truncate(cfg.BridgeID), providers.Truncate(cfg.Name), providers.Truncate(cfg.APIVersion)
 	h := c.session.health(ctx)
 	if h.err != nil {
-		err := classify(b.Name, h.err)
-		if apiErrorType(h.err) == errUnauthorized {
-			setPaired(b, false, ReasonUnauthorized, err.Error())
+		err := wire.Classify(b.Name, h.err)
+		if wire.ErrorType(h.err) == wire.TypeUnauthorized {
+			setPaired(b, false, wire.ReasonUnauthorized, err.Error())
 		}
 		return providers.Observation{}, err
 	}
@@ -115,17 +116,17 @@ func (c *bridgeConn) Observe(ctx context.Context, b *huev1alpha1.HueBridge) (pro
 	obs := providers.Observation{Exists: true, UpToDate: true, Available: true}
 	if bd, ok := c.e.Registry.BindingOf(ctx, b); ok {
 		recordBinding(b, bd)
-		if bd.API == APIV2 && bd.Certificate.Check == CertificateVerified {
+		if bd.API == wire.APIV2 && bd.Certificate.Check == wire.CertificateVerified {
 			b.Status.VerifiedV2BridgeID = b.Status.BridgeID // Auto speaks only v2 to it from now on
 		}
 		// Ready with a note: the generic reconciler emits one Warning event
 		// when it appears.
 		switch {
-		case bd.Certificate.Check == CertificateSkipped:
-			obs.Reason, obs.Message = ReasonInsecureTLS, fmt.Sprintf(
+		case bd.Certificate.Check == wire.CertificateSkipped:
+			obs.Reason, obs.Message = wire.ReasonInsecureTLS, fmt.Sprintf(
 				"spec.insecureSkipVerify: the bridge's certificate (%q) is not checked, so anyone on the network can pose as the bridge",
 				bd.Certificate.Subject)
-		case bd.API == APIV1 && (b.Spec.APIVersion == "" || b.Spec.APIVersion == huev1alpha1.APIAuto):
+		case bd.API == wire.APIV1 && (b.Spec.APIVersion == "" || b.Spec.APIVersion == huev1alpha1.APIAuto):
 			obs.Reason, obs.Message = ReasonPlainV1, fmt.Sprintf(
 				"apiVersion Auto found no CLIP v2 at %s and speaks the v1 API over plain HTTP: the username travels unencrypted, and only the address vouches for the bridge. Set spec.apiVersion: V1 to accept that, or V2 with the bridge's HTTPS address",
 				bd.Address)
@@ -140,7 +141,7 @@ func recordBinding(b *huev1alpha1.HueBridge, bd Binding) {
 	b.Status.API, b.Status.Address = huev1alpha1.HueAPI(bd.API), bd.Address
 	cert := &huev1alpha1.CertificateStatus{Check: bd.Certificate.Check, Subject: bd.Certificate.Subject, Issuer: bd.Certificate.Issuer}
 	if cert.Check == "" {
-		cert.Check = CertificateNone
+		cert.Check = wire.CertificateNone
 	}
 	if !bd.Certificate.NotAfter.IsZero() {
 		cert.NotAfter = ptrTime(metav1.NewTime(bd.Certificate.NotAfter))
@@ -173,15 +174,15 @@ func (c *bridgeConn) Create(ctx context.Context, b *huev1alpha1.HueBridge) error
 	// bridge the HueBridge is for, and records which bridge issued them.
 	rc, err := r.reach(ctx, b, expectedID(b), expectedID(b))
 	if err != nil {
-		return classify(b.Name, err)
+		return wire.Classify(b.Name, err)
 	}
 	cred, err := rc.probe.Pair(ctx, "tether#"+truncateName(b.Name, 19))
-	if apiErrorType(err) == errLinkButton {
+	if wire.ErrorType(err) == wire.TypeLinkButton {
 		setPaired(b, false, ReasonLinkButton, linkButtonMessage)
 		return providers.Pending(pairingDelay(b, time.Now()), ReasonLinkButton, linkButtonMessage)
 	}
 	if err != nil {
-		return classify(b.Name, err)
+		return wire.Classify(b.Name, err)
 	}
 	if err := storeCredentials(ctx, c.e.Client, r.secrets, b, cred, rc.config.BridgeID); err != nil {
 		return err

@@ -17,6 +17,8 @@ import (
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/wire"
+	"github.com/tether-dev/tether/providers/hue/wire/wiretest"
 )
 
 // TestBridgeHealthComesFromThePoller: the HueBridge reads /config on first
@@ -24,7 +26,7 @@ import (
 // comes back; otherwise its health is the poller's last GET /lights, at no
 // cost to the bridge.
 func TestBridgeHealthComesFromThePoller(t *testing.T) {
-	f := newFakeBridge("hallway", "kitchen")
+	f := wiretest.NewFakeBridge("hallway", "kitchen")
 	lights := newTestLights(t, f)
 	e := &BridgeExternal{Registry: lights.Registry}
 	var b huev1alpha1.HueBridge
@@ -46,14 +48,12 @@ func TestBridgeHealthComesFromThePoller(t *testing.T) {
 		// username sent), then /config with the username.
 		{"first contact reads /config", nil, "", 2, 1},
 		{"steady: no /config, no GET /lights of its own", nil, "", 2, 1},
-		{"bridge offline: unreachable from the poll", &neterr{}, ReasonBridgeUnreachable, 2, 2},
+		{"bridge offline: unreachable from the poll", wiretest.NetErr{}, wire.ReasonBridgeUnreachable, 2, 2},
 		{"back: /config read again", nil, "", 3, 3},
 		{"steady again", nil, "", 3, 3},
 	}
 	for i, st := range steps {
-		f.mu.Lock()
-		f.err = st.bridgeErr
-		f.mu.Unlock()
+		f.Fail(st.bridgeErr)
 		if i == 2 || i == 3 {
 			_ = p.Poll(context.Background()) // the poller's own tick
 		}
@@ -64,9 +64,9 @@ func TestBridgeHealthComesFromThePoller(t *testing.T) {
 		} else if err != nil || !obs.Available {
 			t.Fatalf("%s: %+v, %v", st.name, obs, err)
 		}
-		gets, _ := f.calls()
-		if reason != st.wantReason || f.config != st.wantConfig || gets != st.wantGets {
-			t.Fatalf("%s: reason %q, %d /config, %d /lights; want %q, %d, %d", st.name, reason, f.config, gets, st.wantReason, st.wantConfig, st.wantGets)
+		gets, _ := f.Calls()
+		if reason != st.wantReason || f.ConfigReads() != st.wantConfig || gets != st.wantGets {
+			t.Fatalf("%s: reason %q, %d /config, %d /lights; want %q, %d, %d", st.name, reason, f.ConfigReads(), gets, st.wantReason, st.wantConfig, st.wantGets)
 		}
 		if reason == "" && (b.Status.LightCount != 2 || b.Status.BridgeID != "FAKE" || b.Status.LastContactTime == nil) {
 			t.Fatalf("%s: status %+v", st.name, b.Status)
@@ -117,9 +117,9 @@ func TestCredentialsThatArriveWhilePairingAreUsed(t *testing.T) {
 	b := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "home", UID: "u1", Generation: 1},
 		Spec: huev1alpha1.HueBridgeSpec{Address: "bridge", CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: "s", Name: "hue"}}}
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(b.DeepCopy()).Build()
-	f := newFakeBridge("hallway")
+	f := wiretest.NewFakeBridge("hallway")
 	reg := NewRegistry(c, c, Settings{CredentialsNamespaces: []string{"s"}, PollInterval: time.Hour,
-		NewClient: func(string, string, time.Duration) Client { return f }}, logr.Discard())
+		NewClient: func(string, string, time.Duration) wire.Client { return f }}, logr.Discard())
 	t.Cleanup(reg.Stop)
 	e := &BridgeExternal{Client: c, Registry: reg}
 
@@ -141,8 +141,8 @@ func TestCredentialsThatArriveWhilePairingAreUsed(t *testing.T) {
 	if !ok || p.Reason != ReasonNotPaired {
 		t.Fatalf("Create with the username arrived: %v; want a pending %s", err, ReasonNotPaired)
 	}
-	if f.pairs != 0 {
-		t.Fatalf("paired %d times over the user's username", f.pairs)
+	if f.Pairs() != 0 {
+		t.Fatalf("paired %d times over the user's username", f.Pairs())
 	}
 	var s corev1.Secret
 	if err := c.Get(ctx, types.NamespacedName{Namespace: "s", Name: "hue"}, &s); err != nil {
@@ -163,8 +163,8 @@ func TestCredentialsThatArriveWhilePairingAreUsed(t *testing.T) {
 func TestStatusMessagesAreBounded(t *testing.T) {
 	huge := strings.Repeat("x", 1<<20)
 	b := &huev1alpha1.HueBridge{}
-	setPaired(b, false, ReasonUnauthorized, huge)
-	recordBinding(b, Binding{API: APIV2, Stream: StreamStatus{State: StreamPolling, Message: huge}})
+	setPaired(b, false, wire.ReasonUnauthorized, huge)
+	recordBinding(b, Binding{API: wire.APIV2, Stream: StreamStatus{State: StreamPolling, Message: huge}})
 	if n := len(meta.FindStatusCondition(b.Status.Conditions, huev1alpha1.ConditionPaired).Message); n > providers.MaxMessageBytes {
 		t.Errorf("the Paired condition's message is %d bytes", n)
 	}

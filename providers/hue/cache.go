@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // cache is what Tether knows of one bridge's lights: the last full read,
@@ -41,7 +43,7 @@ type cache struct {
 type watch struct {
 	name      string // spec.name, to wake a HueLight whose bulb appears
 	lightID   string
-	want      Desired // projected onto the bulb
+	want      wire.Desired // projected onto the bulb
 	reachable bool
 }
 
@@ -50,7 +52,7 @@ type lightRecord struct {
 	// accepted holds the attributes the bridge accepted that no read has
 	// shown since. A read after the command replaces those it reports;
 	// those it never reports stay, as the best knowledge there is.
-	accepted   StateBody
+	accepted   wire.StateBody
 	acceptedAt time.Time
 	// readSince: a read of the light came after the last acceptance. Until
 	// then an accepted attribute the last read did not show is unconfirmed,
@@ -67,7 +69,7 @@ type lightRecord struct {
 
 // refusal is an attribute a bridge refused, with the value sent.
 type refusal struct {
-	Refusal
+	wire.Refusal
 	value string // the value sent, as JSON
 	model string // the bulb it was refused for
 }
@@ -75,7 +77,7 @@ type refusal struct {
 // lightView is a light as Tether knows it: the last read with what the
 // bridge accepted since.
 type lightView struct {
-	Light
+	wire.Light
 	// unconfirmed: an accepted attribute the bridge reports has not been
 	// read back yet.
 	unconfirmed bool
@@ -85,19 +87,6 @@ type lightView struct {
 	refused map[string]refusal
 	// confirmed counts the writes a read showed (see lightRecord).
 	confirmed uint64
-}
-
-// read is one full read of the bridge's lights.
-type read struct {
-	lights []Light
-	err    error
-	at     time.Time
-	// lightAt, when set, is as of when each light was read (an event
-	// stream hears of each light at its own time): a command the bridge
-	// accepted after that is not taken as read back.
-	lightAt map[string]time.Time
-	// full: everything was read (not only what an event named).
-	full bool
 }
 
 // readOutcome is what a read changed.
@@ -117,27 +106,27 @@ func newCache() *cache {
 // apply takes a read and returns the HueLights to wake: all of them when the
 // bridge's health changed (or on the first read), otherwise those whose
 // bulb drifted, became (un)reachable, vanished or appeared.
-func (c *cache) apply(r read) readOutcome {
+func (c *cache) apply(r wire.Read, err error) readOutcome {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	wasErr, first, count := c.err, c.readAt.IsZero(), len(c.lights)
-	c.readAt, c.err = r.at, r.err
+	c.readAt, c.err = r.At, err
 	out := readOutcome{first: first}
-	out.health = (r.err == nil) != (wasErr == nil) || apiErrorType(r.err) != apiErrorType(wasErr)
-	c.setNoAnswerLocked(isNetwork(r.err))
-	if r.err != nil {
+	out.health = (err == nil) != (wasErr == nil) || wire.ErrorType(err) != wire.ErrorType(wasErr)
+	c.setNoAnswerLocked(wire.IsNetwork(err))
+	if err != nil {
 		if out.health {
 			out.wake = c.allWatchersLocked()
 		}
 		return out
 	}
-	c.contactAt = r.at
+	c.contactAt = r.At
 	if wasErr != nil {
 		c.configRead = false // back: its config may have changed meanwhile
 	}
-	c.lights = indexLights(r.lights)
+	c.lights = indexLights(r.Lights)
 	c.reconcileRecordsLocked(r)
-	out.count = len(r.lights) != count
+	out.count = len(r.Lights) != count
 	if wasErr != nil || first {
 		out.wake = c.allWatchersLocked()
 	} else {
@@ -150,43 +139,31 @@ func (c *cache) apply(r read) readOutcome {
 // it replaces the accepted attributes the bridge reports, forgets a bulb's
 // refusals when it is another model now, and refusals of a bulb that was
 // off (error 201) once it is on.
-func (c *cache) reconcileRecordsLocked(rd read) {
+func (c *cache) reconcileRecordsLocked(rd wire.Read) {
 	for id, r := range c.records {
 		l, ok := c.lights[id]
 		if !ok {
 			delete(c.records, id)
 			continue
 		}
-		at := rd.at
-		if t, ok := rd.lightAt[id]; ok {
+		at := rd.At
+		if t, ok := rd.LightAt[id]; ok {
 			at = t
 		}
 		if at.After(r.acceptedAt) {
 			r.readSince = true
-			shown := reported(l.State)
-			if seen := r.accepted.only(shown...); len(seen.params()) > 0 && l.State.shows(seen, l.Capabilities.Gamut) {
+			shown := wire.Reported(l.State)
+			if seen := r.accepted.Only(shown...); len(seen.Params()) > 0 && l.State.Shows(seen, l.Capabilities.Gamut) {
 				r.confirmed++
 			}
-			r.accepted = r.accepted.without(shown...)
+			r.accepted = r.accepted.Without(shown...)
 		}
 		for p, ref := range r.refused {
-			if ref.model != l.ModelID || (ref.Type == errDeviceOff && l.State.On) {
+			if ref.model != l.ModelID || (ref.Type == wire.TypeDeviceOff && l.State.On) {
 				delete(r.refused, p)
 			}
 		}
 	}
-}
-
-// reported lists the attributes a state reports.
-func reported(st LightState) []string {
-	out := []string{"on"}
-	for p, v := range map[string]bool{"bri": st.Bri != nil, "hue": st.Hue != nil, "sat": st.Sat != nil,
-		"xy": st.XY != nil, "ct": st.CT != nil} {
-		if v {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // current returns the lights and the last read's error, and whether that
@@ -201,7 +178,7 @@ func (c *cache) current(maxAge time.Duration) (lightsByID, error, bool) {
 // unanswered records that a command found the bridge not answering, when
 // err says so: no more commands go until a read finds it answering.
 func (c *cache) unanswered(err error) {
-	if !isNetwork(err) {
+	if !wire.IsNetwork(err) {
 		return
 	}
 	c.mu.Lock()
@@ -242,7 +219,7 @@ func (c *cache) health() bridgeHealth {
 // answered records the bridge's answer to a command (one light command, or
 // a group command to lightIDs): what it accepted counts until a read shows
 // the bulb, what it refused is remembered with the value sent.
-func (c *cache) answered(sent StateBody, res Result, lightIDs ...string) {
+func (c *cache) answered(sent wire.StateBody, res wire.Result, lightIDs ...string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := time.Now()
@@ -252,13 +229,13 @@ func (c *cache) answered(sent StateBody, res Result, lightIDs ...string) {
 			r = &lightRecord{refused: map[string]refusal{}}
 			c.records[id] = r
 		}
-		r.accepted, r.acceptedAt = r.accepted.merged(res.Accepted.without("transitiontime")), now
+		r.accepted, r.acceptedAt = r.accepted.Merged(res.Accepted.Without("transitiontime")), now
 		r.readSince = false
-		for _, p := range res.Accepted.params() {
+		for _, p := range res.Accepted.Params() {
 			delete(r.refused, p)
 		}
 		for _, ref := range res.Refused {
-			r.refused[ref.Param] = refusal{Refusal: ref, value: sent.value(ref.Param), model: c.lights[id].ModelID}
+			r.refused[ref.Param] = refusal{Refusal: ref, value: sent.Value(ref.Param), model: c.lights[id].ModelID}
 		}
 	}
 }
@@ -282,10 +259,10 @@ func (c *cache) viewLocked(id string) (lightView, bool) {
 	}
 	v.refused, v.confirmed = r.refused, r.confirmed
 	shown := map[string]bool{}
-	for _, p := range reported(l.State) {
+	for _, p := range wire.Reported(l.State) {
 		shown[p] = true
 	}
-	for _, p := range r.accepted.params() {
+	for _, p := range r.accepted.Params() {
 		switch {
 		case p == "transitiontime":
 		case shown[p] || !r.readSince:
@@ -294,7 +271,7 @@ func (c *cache) viewLocked(id string) (lightView, bool) {
 			v.assumed = append(v.assumed, p)
 		}
 	}
-	v.State = l.State.applied(r.accepted)
+	v.State = l.State.Applied(r.accepted)
 	return v, true
 }
 
@@ -332,7 +309,7 @@ func (c *cache) wantedBodies() map[string]string {
 	out := make(map[string]string, len(c.watchers))
 	for _, w := range c.watchers {
 		if w.lightID != "" {
-			out[w.lightID] = FullBody(c.withoutRefusedLocked(w.lightID, w.want)).key()
+			out[w.lightID] = wire.FullBody(c.withoutRefusedLocked(w.lightID, w.want)).Key()
 		}
 	}
 	return out
@@ -361,7 +338,7 @@ func (c *cache) driftedLocked() []types.NamespacedName {
 		}
 		v, ok := c.viewLocked(w.lightID)
 		if !ok || v.State.Reachable != w.reachable ||
-			(v.State.Reachable && Compare(c.withoutRefusedLocked(w.lightID, w.want), v.State) != nil) {
+			(v.State.Reachable && wire.Compare(c.withoutRefusedLocked(w.lightID, w.want), v.State) != nil) {
 			out = append(out, k)
 		}
 	}
@@ -371,7 +348,7 @@ func (c *cache) driftedLocked() []types.NamespacedName {
 // withoutRefusedLocked leaves out of want the attributes the bridge refused
 // for the light with the very value want has: they are not sent again
 // unchanged.
-func (c *cache) withoutRefusedLocked(id string, want Desired) Desired {
+func (c *cache) withoutRefusedLocked(id string, want wire.Desired) wire.Desired {
 	if r := c.records[id]; r != nil {
 		want, _ = withoutRefused(want, r.refused)
 	}
@@ -389,9 +366,9 @@ type bridgeHealth struct {
 }
 
 // lightsByID indexes a read.
-type lightsByID map[string]Light
+type lightsByID map[string]wire.Light
 
-func indexLights(lights []Light) lightsByID {
+func indexLights(lights []wire.Light) lightsByID {
 	out := make(lightsByID, len(lights))
 	for _, l := range lights {
 		out[l.ID] = l
@@ -400,13 +377,13 @@ func indexLights(lights []Light) lightsByID {
 }
 
 // byName finds the bulb whose name is exactly name.
-func (m lightsByID) byName(name string) (Light, bool) {
+func (m lightsByID) byName(name string) (wire.Light, bool) {
 	for _, l := range m {
 		if l.Name == name {
 			return l, true
 		}
 	}
-	return Light{}, false
+	return wire.Light{}, false
 }
 
 // names lists the bulbs' names, sorted, for "not found" messages.
@@ -417,39 +394,4 @@ func (m lightsByID) names() []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// shows reports whether the state shows every attribute of body it
-// reports, at the bridge's precision (hue/sat as the colour they make on a
-// bulb of gamut g, hsxy.go).
-func (s LightState) shows(body StateBody, g *Gamut) bool {
-	match := func(got, want *int) bool { return want == nil || got == nil || *got == *want }
-	hs := match(s.Hue, body.Hue) && match(s.Sat, body.Sat)
-	if body.Hue != nil && body.Sat != nil && (s.Hue != nil || s.XY != nil) {
-		hs = showsHueSat(*body.Hue, *body.Sat, s, g)
-	}
-	return (body.On == nil || *body.On == s.On) && match(s.Bri, body.Bri) && hs &&
-		match(s.CT, body.CT) && (body.XY == nil || s.XY == nil || near(*s.XY, *body.XY))
-}
-
-// applied returns the state as it is after the bridge accepted body.
-func (s LightState) applied(body StateBody) LightState {
-	if body.On != nil {
-		s.On = *body.On
-	}
-	if body.Bri != nil {
-		s.Bri = body.Bri
-	}
-	switch {
-	case body.XY != nil:
-		s.XY, s.ColorMode = body.XY, "xy"
-	case body.CT != nil:
-		s.CT, s.ColorMode = body.CT, "ct"
-	case body.Hue != nil:
-		s.Hue, s.ColorMode = body.Hue, "hs"
-		if body.Sat != nil {
-			s.Sat = body.Sat
-		}
-	}
-	return s
 }

@@ -14,6 +14,7 @@ import (
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // How a HueBridge becomes a Client: where the bridge is (spec.address, or
@@ -58,48 +59,17 @@ const (
 // again (a restart), and a spec change rebinds at once anyway.
 const downgradeRefusedDelay = 30 * time.Second
 
-// APIs as the port's clients name them (the HueBridge's status.api).
-const (
-	APIV1 = string(huev1alpha1.APIV1)
-	APIV2 = string(huev1alpha1.APIV2)
-)
-
-// versioned is a Client that names its API.
-type versioned interface{ APIVersion() string }
-
-// APIVersion names the API the v1 client speaks.
-func (c *v1Client) APIVersion() string { return APIV1 }
-
-// certified is a Client over HTTPS.
-type certified interface{ Certificate() CertificateInfo }
-
-// apiOf is the API a client speaks.
-func apiOf(c Client) string {
-	if v, ok := c.(versioned); ok {
-		return v.APIVersion()
-	}
-	return APIV1
-}
-
-// certificateOf is what the client checked of the bridge's certificate.
-func certificateOf(c Client) CertificateInfo {
-	if cc, ok := c.(certified); ok {
-		return cc.Certificate()
-	}
-	return CertificateInfo{Check: CertificateNone}
-}
-
 // reached is a bridge reached at a HueBridge's address before any
 // credentials went to it: its public config (the id), a client without
 // credentials, and how to build the one that carries a username (of the
 // API it speaks).
 type reached struct {
 	address string
-	config  BridgeConfig
-	probe   Client // without credentials: pairing asks through it
+	config  wire.BridgeConfig
+	probe   wire.Client // without credentials: pairing asks through it
 	// withUser builds the client with a username, its certificate pinned
 	// to the id the bridge proved.
-	withUser func(user string) (Client, error)
+	withUser func(user string) (wire.Client, error)
 }
 
 // expectedID is the bridge a HueBridge is for: spec.bridgeID, else the one
@@ -115,26 +85,26 @@ func expectedID(b *huev1alpha1.HueBridge) string {
 // credentials' username and the config read through it, once the bridge
 // proved the id the credentials belong to and the HueBridge may share that
 // bridge's session. Every refusal comes before the username is sent.
-func (r *Registry) dial(ctx context.Context, b *huev1alpha1.HueBridge, cred credentials) (Client, BridgeConfig, reached, error) {
+func (r *Registry) dial(ctx context.Context, b *huev1alpha1.HueBridge, cred credentials) (wire.Client, wire.BridgeConfig, reached, error) {
 	want := expectedID(b)
-	if want != "" && !sameBridgeID(want, cred.bridgeID) {
-		return nil, BridgeConfig{}, reached{}, credentialsForAnotherBridge(b, cred, "this HueBridge is for bridge "+want+" ("+expectedIDSource(b)+")")
+	if want != "" && !wire.SameBridgeID(want, cred.bridgeID) {
+		return nil, wire.BridgeConfig{}, reached{}, credentialsForAnotherBridge(b, cred, "this HueBridge is for bridge "+want+" ("+expectedIDSource(b)+")")
 	}
 	// Over v2 the handshake already refuses a certificate of another id
 	// than the credentials': not even the probe reaches another bridge.
 	rc, err := r.reach(ctx, b, want, cred.bridgeID)
 	if err != nil {
-		return nil, BridgeConfig{}, reached{}, err
+		return nil, wire.BridgeConfig{}, reached{}, err
 	}
-	if !sameBridgeID(rc.config.BridgeID, cred.bridgeID) {
-		return nil, BridgeConfig{}, rc, credentialsForAnotherBridge(b, cred, fmt.Sprintf("the bridge at %s proves it is %s (%s)", rc.address, rc.config.BridgeID, identityOf(rc.probe, rc.address)))
+	if !wire.SameBridgeID(rc.config.BridgeID, cred.bridgeID) {
+		return nil, wire.BridgeConfig{}, rc, credentialsForAnotherBridge(b, cred, fmt.Sprintf("the bridge at %s proves it is %s (%s)", rc.address, rc.config.BridgeID, wire.IdentityOf(rc.probe, rc.address)))
 	}
-	if err := r.checkIdentity(b, rc.config.BridgeID, identityOf(rc.probe, rc.address)); err != nil {
-		return nil, BridgeConfig{}, rc, err
+	if err := r.checkIdentity(b, rc.config.BridgeID, wire.IdentityOf(rc.probe, rc.address)); err != nil {
+		return nil, wire.BridgeConfig{}, rc, err
 	}
 	c, err := rc.withUser(cred.username)
 	if err != nil {
-		return nil, BridgeConfig{}, rc, err
+		return nil, wire.BridgeConfig{}, rc, err
 	}
 	cfg, err := c.Config(ctx)
 	return c, cfg, rc, err
@@ -168,7 +138,7 @@ func (r *Registry) reach(ctx context.Context, b *huev1alpha1.HueBridge, want, ce
 	if r.settings.NewClient != nil { // a test's client
 		probe := r.settings.NewClient(address, "", timeout)
 		rc := reached{address: address, probe: probe,
-			withUser: func(user string) (Client, error) { return r.settings.NewClient(address, user, timeout), nil }}
+			withUser: func(user string) (wire.Client, error) { return r.settings.NewClient(address, user, timeout), nil }}
 		if rc.config, err = probe.Config(ctx); err != nil {
 			return reached{}, err
 		}
@@ -198,13 +168,13 @@ func (r *Registry) reach(ctx context.Context, b *huev1alpha1.HueBridge, want, ce
 // reachV1 reads the public /api/config over plain HTTP.
 func (r *Registry) reachV1(ctx context.Context, address, want string) (reached, error) {
 	timeout := r.settings.CallTimeout
-	probe := NewClient(address, "", timeout)
+	probe := wire.NewClient(address, "", timeout)
 	cfg, err := probe.Config(ctx)
 	if err != nil {
 		return reached{}, err
 	}
 	rc := reached{address: address, config: cfg, probe: probe,
-		withUser: func(user string) (Client, error) { return NewClient(address, user, timeout), nil }}
+		withUser: func(user string) (wire.Client, error) { return wire.NewClient(address, user, timeout), nil }}
 	return rc, checkReportedID(want, cfg.BridgeID)
 }
 
@@ -221,22 +191,8 @@ func (r *Registry) reachV2(ctx context.Context, b *huev1alpha1.HueBridge, addres
 		trust.BridgeID = want
 	}
 	timeout := r.settings.CallTimeout
-	c, err := NewClientV2(address, "", timeout, trust)
+	probe, cfg, err := wire.ProbeV2(ctx, address, timeout, trust)
 	if err != nil {
-		return reached{}, err
-	}
-	probe := c.(*v2Client)
-	if err := probe.servesV2(ctx); err != nil {
-		return reached{}, err
-	}
-	cfg, err := probe.publicConfig(ctx)
-	if err != nil {
-		return reached{}, err
-	}
-	if cfg.BridgeID == "" {
-		return reached{}, &ProtocolError{Detail: "/api/config names no bridgeid"}
-	}
-	if err := checkBridgeID(probe.Certificate(), cfg.BridgeID); err != nil {
 		return reached{}, err
 	}
 	if err := checkReportedID(want, cfg.BridgeID); err != nil {
@@ -244,16 +200,16 @@ func (r *Registry) reachV2(ctx context.Context, b *huev1alpha1.HueBridge, addres
 	}
 	trust.BridgeID = cfg.BridgeID // every later connection must name it
 	return reached{address: address, config: cfg, probe: probe,
-		withUser: func(user string) (Client, error) { return NewClientV2(address, user, timeout, trust) }}, nil
+		withUser: func(user string) (wire.Client, error) { return wire.NewClientV2(address, user, timeout, trust) }}, nil
 }
 
 // checkReportedID refuses a bridge that reports another id than the one
 // expected (on v1 too, where no certificate says it).
 func checkReportedID(want, reported string) error {
-	if want == "" || sameBridgeID(want, reported) {
+	if want == "" || wire.SameBridgeID(want, reported) {
 		return nil
 	}
-	return &CertificateError{Reason: ReasonCertificateMismatch, Detail: fmt.Sprintf(
+	return &wire.CertificateError{Reason: wire.ReasonCertificateMismatch, Detail: fmt.Sprintf(
 		"the bridge at the address says it is %s, not %s: another bridge answers there (if the bridge was replaced, set spec.bridgeID)", reported, want)}
 }
 
@@ -262,7 +218,7 @@ func checkReportedID(want, reported string) error {
 // spec.bridgeID now names another bridge.
 func verifiedOverV2(b *huev1alpha1.HueBridge) bool {
 	v := b.Status.VerifiedV2BridgeID
-	return v != "" && (b.Spec.BridgeID == "" || sameBridgeID(b.Spec.BridgeID, v))
+	return v != "" && (b.Spec.BridgeID == "" || wire.SameBridgeID(b.Spec.BridgeID, v))
 }
 
 // downgradeRefused is Auto's refusal to speak plain v1 to a bridge it had
@@ -277,11 +233,11 @@ func downgradeRefused(b *huev1alpha1.HueBridge, cause error) error {
 // CLIP v2 (so Auto speaks v1): it does not speak HTTPS, refuses the
 // connection, or has no such path. A refused certificate is not one.
 func noV2(err error) bool {
-	var certErr *CertificateError
+	var certErr *wire.CertificateError
 	if errors.As(err, &certErr) {
 		return false
 	}
-	if t := apiErrorType(err); t == errNotAvailable {
+	if t := wire.ErrorType(err); t == wire.TypeNotAvailable {
 		return true
 	}
 	msg := err.Error()
@@ -291,19 +247,19 @@ func noV2(err error) bool {
 			return true
 		}
 	}
-	var perr *ProtocolError
+	var perr *wire.ProtocolError
 	return errors.As(err, &perr)
 }
 
 // trust is what the HueBridge's certificate is checked against.
-func (r *Registry) trust(ctx context.Context, b *huev1alpha1.HueBridge) (Trust, error) {
-	t := Trust{BridgeID: b.Spec.BridgeID, InsecureSkipVerify: b.Spec.InsecureSkipVerify, CABundle: []byte(b.Spec.CABundle)}
+func (r *Registry) trust(ctx context.Context, b *huev1alpha1.HueBridge) (wire.Trust, error) {
+	t := wire.Trust{BridgeID: b.Spec.BridgeID, InsecureSkipVerify: b.Spec.InsecureSkipVerify, CABundle: []byte(b.Spec.CABundle)}
 	ref := b.Spec.CABundleSecretRef
 	if ref == nil {
 		return t, nil
 	}
 	if !slices.Contains(r.settings.CredentialsNamespaces, ref.Namespace) {
-		return Trust{}, providers.Terminalf(ReasonCredentialsNamespaceNotAllowed,
+		return wire.Trust{}, providers.Terminalf(ReasonCredentialsNamespaceNotAllowed,
 			"caBundleSecretRef names a Secret in namespace %q, but Tether reads Secrets only in %s (the manager's --credentials-namespaces)",
 			ref.Namespace, quoteAll(r.settings.CredentialsNamespaces))
 	}
@@ -314,11 +270,11 @@ func (r *Registry) trust(ctx context.Context, b *huev1alpha1.HueBridge) (Trust, 
 	var s corev1.Secret
 	err := r.secrets.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, &s)
 	if apierrors.IsNotFound(err) || (err == nil && len(s.Data[key]) == 0) {
-		return Trust{}, providers.RetryAfter(time.Minute, ReasonCertificateUntrusted, fmt.Errorf(
+		return wire.Trust{}, providers.RetryAfter(time.Minute, wire.ReasonCertificateUntrusted, fmt.Errorf(
 			"caBundleSecretRef: Secret %s/%s has no key %q", ref.Namespace, ref.Name, key))
 	}
 	if err != nil {
-		return Trust{}, err
+		return wire.Trust{}, err
 	}
 	t.CABundle = append(append(t.CABundle, '\n'), s.Data[key]...)
 	return t, nil
@@ -326,10 +282,10 @@ func (r *Registry) trust(ctx context.Context, b *huev1alpha1.HueBridge) (Trust, 
 
 // checkSpecBridgeID refuses a bridge that is not the one spec.bridgeID
 // names (on v1 too, where no certificate says it).
-func checkSpecBridgeID(b *huev1alpha1.HueBridge, cfg BridgeConfig) error {
-	if b.Spec.BridgeID == "" || cfg.BridgeID == "" || sameBridgeID(b.Spec.BridgeID, cfg.BridgeID) {
+func checkSpecBridgeID(b *huev1alpha1.HueBridge, cfg wire.BridgeConfig) error {
+	if b.Spec.BridgeID == "" || cfg.BridgeID == "" || wire.SameBridgeID(b.Spec.BridgeID, cfg.BridgeID) {
 		return nil
 	}
-	return &CertificateError{Reason: ReasonCertificateMismatch, Detail: fmt.Sprintf(
+	return &wire.CertificateError{Reason: wire.ReasonCertificateMismatch, Detail: fmt.Sprintf(
 		"the bridge at the address says it is %s, not spec.bridgeID %s", cfg.BridgeID, b.Spec.BridgeID)}
 }

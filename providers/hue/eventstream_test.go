@@ -16,25 +16,10 @@ import (
 
 	"github.com/tether-dev/tether/internal/huesim"
 	"github.com/tether-dev/tether/internal/tcpproxy"
+	"github.com/tether-dev/tether/providers/hue/wire"
+	"github.com/tether-dev/tether/providers/hue/wire/wiretest"
 )
 
-func TestSSEReader(t *testing.T) {
-	in := ": hi\n\nid: 1700000000:0\ndata: [1]\n\n\r\nid: 1700000000:1\r\ndata: [2,\r\ndata: 3]\r\n\r\nretry: 5\nevent: x\ndata:[4]\n\ndata: [5]"
-	r := newSSEReader(strings.NewReader(in))
-	want := []sseMessage{{}, {id: "1700000000:0", data: "[1]"}, {id: "1700000000:1", data: "[2,\n3]"}, {data: "[4]"}}
-	for i, w := range want {
-		got, err := r.next()
-		if err != nil || got != w {
-			t.Fatalf("message %d: %+v %v, want %+v", i, got, err, w)
-		}
-	}
-	if _, err := r.next(); err == nil {
-		t.Fatal("a message cut off by the end of the stream was delivered")
-	}
-}
-
-// streamSession runs a session of a v2 client on the simulator, with its
-// wake-ups counted per HueLight.
 type streamSession struct {
 	*Session
 	mu    sync.Mutex
@@ -48,12 +33,12 @@ func startStreamSession(t *testing.T, sim *huesim.Server, settings StreamSetting
 // startStreamSessionEvery is startStreamSession with the poll interval.
 func startStreamSessionEvery(t *testing.T, sim *huesim.Server, settings StreamSettings, interval time.Duration) *streamSession {
 	t.Helper()
-	return startStreamSessionWith(t, v2For(t, sim, simUser, Trust{}), settings, interval)
+	return startStreamSessionWith(t, wiretest.V2For(t, sim, simUser, wire.Trust{}), settings, interval)
 }
 
 // startStreamSessionWith is startStreamSessionEvery with a client of the
 // test's own.
-func startStreamSessionWith(t *testing.T, c Client, settings StreamSettings, interval time.Duration) *streamSession {
+func startStreamSessionWith(t *testing.T, c wire.Client, settings StreamSettings, interval time.Duration) *streamSession {
 	t.Helper()
 	ss := &streamSession{woken: map[types.NamespacedName]int{}}
 	ss.Session = newSession(sessionOptions{
@@ -97,11 +82,11 @@ func eventually(t *testing.T, what string, timeout time.Duration, f func() bool)
 // app" wakes the HueLight whose bulb drifted, and the bridge is not polled;
 // a new light and a rename arrive by events too.
 func TestStreamPushesDrift(t *testing.T) {
-	sim := startSim(t, huesim.Options{Lights: []string{"hall", "desk"}})
+	sim := wiretest.StartSim(t, huesim.Options{Lights: []string{"hall", "desk"}})
 	s := startStreamSession(t, sim, StreamSettings{})
 	hall := types.NamespacedName{Namespace: "home", Name: "hall"}
 	eventually(t, "the stream is live", 5*time.Second, s.stream.live)
-	s.Watch(hall, watch{name: "hall", lightID: "1", want: Desired{On: false}, reachable: true})
+	s.Watch(hall, watch{name: "hall", lightID: "1", want: wire.Desired{On: false}, reachable: true})
 	sim.ResetGetCounts()
 	before := s.wakes(hall)
 
@@ -136,7 +121,7 @@ func TestStreamPushesDrift(t *testing.T) {
 // light changed while it is down; the full read after the reconnect shows
 // the change. The poll interval is an hour: only that read can show it.
 func TestStreamResumesWithoutMissingAChange(t *testing.T) {
-	sim := startSim(t, huesim.Options{Lights: []string{"hall"}})
+	sim := wiretest.StartSim(t, huesim.Options{Lights: []string{"hall"}})
 	s := startStreamSessionEvery(t, sim, StreamSettings{}, time.Hour)
 	eventually(t, "the stream is live", 5*time.Second, s.stream.live)
 	sim.DropNewEventStreams(1) // the next stream ends at once: a reconnect after a drop
@@ -156,7 +141,7 @@ func TestStreamResumesWithoutMissingAChange(t *testing.T) {
 // reconnected (and everything read) once per Silence, not counted as a
 // drop.
 func TestStreamSilenceWatchdog(t *testing.T) {
-	sim := startSim(t, huesim.Options{Lights: []string{"hall"}})
+	sim := wiretest.StartSim(t, huesim.Options{Lights: []string{"hall"}})
 	s := startStreamSession(t, sim, StreamSettings{Silence: 700 * time.Millisecond, DropLimit: 2})
 	eventually(t, "the stream is live", 5*time.Second, s.stream.live)
 	sim.HangEventStreams(true)
@@ -174,7 +159,7 @@ func TestStreamSilenceWatchdog(t *testing.T) {
 // TestStreamFallsBackToPolling: a bridge that drops every stream makes the
 // session poll (and say so); once a stream stays up, polling stops.
 func TestStreamFallsBackToPolling(t *testing.T) {
-	sim := startSim(t, huesim.Options{Lights: []string{"hall"}})
+	sim := wiretest.StartSim(t, huesim.Options{Lights: []string{"hall"}})
 	sim.DropNewEventStreams(1000)
 	s := startStreamSession(t, sim, StreamSettings{DropLimit: 3, Stable: time.Second, MaxBackoff: 200 * time.Millisecond})
 	eventually(t, "polling after repeated drops", 10*time.Second, func() bool { return s.stream.status().State == StreamPolling })
@@ -199,13 +184,13 @@ func TestStreamFallsBackToPolling(t *testing.T) {
 // hundred times a second until the first poll failed. Back online, the
 // stream is live again and the change made meanwhile is read.
 func TestStreamOutageIsBounded(t *testing.T) {
-	sim := startSim(t, huesim.Options{Lights: []string{"hall"}})
+	sim := wiretest.StartSim(t, huesim.Options{Lights: []string{"hall"}})
 	proxy, err := tcpproxy.New(sim.TLSAddr())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(proxy.Close)
-	c, err := NewClientV2(proxy.Addr(), simUser, 2*time.Second, Trust{CABundle: sim.CACertPEM()})
+	c, err := wire.NewClientV2(proxy.Addr(), simUser, 2*time.Second, wire.Trust{CABundle: sim.CACertPEM()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +227,7 @@ func TestStreamOutageIsBounded(t *testing.T) {
 // every command goes out and the leftovers are deleted. On both APIs (a
 // v2 session keeps to temporary groups: its client has no v1 scenes).
 func TestCommandsWaitWhileTheBridgeDoesNotAnswer(t *testing.T) {
-	for _, api := range []string{APIV1, APIV2} {
+	for _, api := range []string{wire.APIV1, wire.APIV2} {
 		t.Run(api, func(t *testing.T) { testCommandsWaitWhileTheBridgeDoesNotAnswer(t, api) })
 	}
 }
@@ -253,9 +238,9 @@ func testCommandsWaitWhileTheBridgeDoesNotAnswer(t *testing.T, api string) {
 	for i := range lights {
 		names = append(names, fmt.Sprintf("bulb-%d", i+1))
 	}
-	sim := startSim(t, huesim.Options{Lights: names})
+	sim := wiretest.StartSim(t, huesim.Options{Lights: names})
 	target := sim.Addr()
-	if api == APIV2 {
+	if api == wire.APIV2 {
 		target = sim.TLSAddr()
 	}
 	proxy, err := tcpproxy.New(target)
@@ -263,9 +248,9 @@ func testCommandsWaitWhileTheBridgeDoesNotAnswer(t *testing.T, api string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(proxy.Close)
-	c := NewClient(proxy.Addr(), simUser, 2*time.Second)
-	if api == APIV2 {
-		if c, err = NewClientV2(proxy.Addr(), simUser, 2*time.Second, Trust{CABundle: sim.CACertPEM()}); err != nil {
+	c := wire.NewClient(proxy.Addr(), simUser, 2*time.Second)
+	if api == wire.APIV2 {
+		if c, err = wire.NewClientV2(proxy.Addr(), simUser, 2*time.Second, wire.Trust{CABundle: sim.CACertPEM()}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -273,11 +258,11 @@ func testCommandsWaitWhileTheBridgeDoesNotAnswer(t *testing.T, api string) {
 	s := startStreamSessionWith(t, c, StreamSettings{MaxBackoff: 10 * time.Millisecond}, interval)
 	eventually(t, "the bridge read", 5*time.Second, func() bool {
 		_, err, fresh := s.cache.current(time.Minute)
-		return fresh && err == nil && (api == APIV1 || s.stream.live())
+		return fresh && err == nil && (api == wire.APIV1 || s.stream.live())
 	})
 	group := sim.AddLightGroup(tempGroupPrefix+"left", "1", "2")
 	var scene string
-	if _, ok := roomsOf(c); ok {
+	if _, ok := wire.RoomsOf(c); ok {
 		scene = sim.AddScene(tempScenePrefix+"left", "1", "2")
 	}
 
@@ -286,7 +271,7 @@ func testCommandsWaitWhileTheBridgeDoesNotAnswer(t *testing.T, api string) {
 	var orders []*order
 	for i := range lights {
 		bri := 10 + i
-		body := StateBody{On: ptr.To(true), Bri: &bri}
+		body := wire.StateBody{On: ptr.To(true), Bri: &bri}
 		o := s.sender.enqueue(request{key: types.NamespacedName{Namespace: "ns", Name: names[i]}, lightID: strconv.Itoa(i + 1), body: body, full: body})
 		_, _ = s.sender.await(context.Background(), o, 0)
 		orders = append(orders, o)
@@ -341,10 +326,10 @@ func testCommandsWaitWhileTheBridgeDoesNotAnswer(t *testing.T, api string) {
 // TestStreamEndsWhenTheClientChanges: a HueBridge changed from V2 to V1
 // gives its session a v1 client; the v2 stream ends and the session polls.
 func TestStreamEndsWhenTheClientChanges(t *testing.T) {
-	sim := startSim(t, huesim.Options{Lights: []string{"hall"}})
+	sim := wiretest.StartSim(t, huesim.Options{Lights: []string{"hall"}})
 	s := startStreamSession(t, sim, StreamSettings{})
 	eventually(t, "the stream is live", 5*time.Second, s.stream.live)
-	s.useClient(NewClient(sim.Addr(), simUser, 2*time.Second))
+	s.useClient(wire.NewClient(sim.Addr(), simUser, 2*time.Second))
 	eventually(t, "the stream is closed", 5*time.Second, func() bool { return sim.EventStreams() == 0 && !s.stream.live() })
 	sim.ResetGetCounts()
 	eventually(t, "polled over v1", 5*time.Second, func() bool { return sim.GetCounts()["/lights"] > 0 })

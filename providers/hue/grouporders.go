@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // HueGroups' commands go through the sender's group loop, on the bridge's
@@ -16,11 +18,11 @@ import (
 type groupOrder struct {
 	key        types.NamespacedName
 	groupID    string
-	body       StateBody // the state, when sceneID is ""
+	body       wire.StateBody // the state, when sceneID is ""
 	sceneID    string
 	transition *int
 	// states are what each light will show once sent: recorded as accepted.
-	states map[string]StateBody
+	states map[string]wire.StateBody
 	// fullKey tells one command from another for the same HueGroup.
 	fullKey string
 	waiting bool
@@ -33,10 +35,10 @@ type groupOrder struct {
 type groupRequest struct {
 	key        types.NamespacedName
 	groupID    string
-	body       StateBody
+	body       wire.StateBody
 	sceneID    string
 	transition *int
-	states     map[string]StateBody
+	states     map[string]wire.StateBody
 	fullKey    string
 }
 
@@ -156,14 +158,14 @@ func (s *sender) sendGroupOrder(ctx context.Context, o *groupOrder) {
 	var err error
 	c := s.deps.client()
 	if o.sceneID != "" {
-		rc, ok := roomsOf(c)
+		rc, ok := wire.RoomsOf(c)
 		if !ok {
-			err = errNoRooms
+			err = wire.ErrNoRooms
 		} else {
 			err = rc.RecallScene(ctx, o.sceneID, o.groupID, o.transition)
 		}
 	} else {
-		var res Result
+		var res wire.Result
 		res, err = c.SetGroupState(ctx, o.groupID, o.body)
 		if err == nil {
 			err = refusedError(res)
@@ -172,7 +174,7 @@ func (s *sender) sendGroupOrder(ctx context.Context, o *groupOrder) {
 	s.deps.unanswered(err)
 	if err == nil {
 		for id, st := range o.states {
-			s.deps.answered(st, Result{Accepted: st}, id)
+			s.deps.answered(st, wire.Result{Accepted: st}, id)
 		}
 	}
 	s.mu.Lock()

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // Group commands: one PUT /groups/<id>/action sets many lights at once, on
@@ -32,7 +34,7 @@ const (
 type batch struct {
 	groupZero bool // every light of the bridge wants this state
 	scene     bool // a temporary scene (tempscenes.go)
-	full      StateBody
+	full      wire.StateBody
 	orders    []*order
 }
 
@@ -225,7 +227,7 @@ func (s *sender) sendBatch(ctx context.Context, b *batch) {
 // wakes the HueLights that did not wait. A group command the bridge refused
 // in whole or in part goes back to light commands, which say per light
 // what the bridge refuses.
-func (s *sender) afterGroupAction(b *batch, lightIDs []string, res Result, err error) {
+func (s *sender) afterGroupAction(b *batch, lightIDs []string, res wire.Result, err error) {
 	if err == nil {
 		err = refusedError(res)
 	}
@@ -326,14 +328,14 @@ func (s *sender) removeStaleGroups(ctx context.Context) {
 // room or zone may have any name).
 func (s *sender) temporaryGroupCandidates(ctx context.Context) (map[string]string, error) {
 	c := s.deps.client()
-	rc, ok := roomsOf(c)
+	rc, ok := wire.RoomsOf(c)
 	if !ok {
 		return c.Groups(ctx)
 	}
 	groups, err := rc.ListGroups(ctx)
 	out := map[string]string{}
 	for _, g := range groups {
-		if g.Type == GroupLight {
+		if g.Type == wire.GroupLight {
 			out[g.ID] = g.Name
 		}
 	}
@@ -345,12 +347,12 @@ func (s *sender) temporaryGroupCandidates(ctx context.Context) (map[string]strin
 // a watching HueLight that wants that very state (it is about to be sent
 // anyway). A bulb nobody manages, one that wants another state, and a
 // paused HueLight's bulb (pausing drops its watch) all rule group 0 out.
-func (s *sender) groupZeroIsSafe(full StateBody, batch map[string]bool) bool {
+func (s *sender) groupZeroIsSafe(full wire.StateBody, batch map[string]bool) bool {
 	ids := s.deps.lightIDs()
 	if len(ids) == 0 {
 		return false
 	}
-	want, wanted := full.key(), s.deps.wanted()
+	want, wanted := full.Key(), s.deps.wanted()
 	for _, id := range ids {
 		if !batch[id] && wanted[id] != want {
 			return false

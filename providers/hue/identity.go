@@ -2,13 +2,13 @@ package hue
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // A bridge's identity, and who may share its session. Sessions are keyed
@@ -46,73 +46,27 @@ const ReasonBridgeIdentityConflict = "BridgeIdentityConflict"
 // spec change (or the other HueBridge's deletion) resolves it.
 const identityConflictDelay = time.Minute
 
-// proof is how strongly a client's transport proves the bridge's id.
-type proof int
-
-const (
-	proofAddress proof = iota
-	proofUnverifiedTLS
-	proofCertificate
-)
-
-// identity is what a client proves: how, and of what (the certificate's
-// fingerprint, or the address).
-type identity struct {
-	proof proof
-	key   string
-}
-
-// identityOf is what the client, reached at address, proves.
-func identityOf(c Client, address string) identity {
-	info := certificateOf(c)
-	switch {
-	case info.Check == CertificateVerified && info.Fingerprint != "":
-		return identity{proof: proofCertificate, key: info.Fingerprint}
-	case info.Check == CertificateSkipped:
-		return identity{proof: proofUnverifiedTLS, key: addressKey(address)}
-	}
-	return identity{proof: proofAddress, key: addressKey(address)}
-}
-
-// addressKey compares addresses without their scheme, case or trailing
-// slash.
-func addressKey(address string) string {
-	a := strings.ToLower(strings.TrimSpace(address))
-	a = strings.TrimPrefix(strings.TrimPrefix(a, "https://"), "http://")
-	return strings.TrimSuffix(a, "/")
-}
-
-func (i identity) String() string {
-	switch i.proof {
-	case proofCertificate:
-		return fmt.Sprintf("a verified certificate (SHA-256 %.16s...)", i.key)
-	case proofUnverifiedTLS:
-		return fmt.Sprintf("HTTPS without a certificate check at %s", i.key)
-	}
-	return fmt.Sprintf("plain v1 at %s", i.key)
-}
-
 // holderLocked is the HueBridge whose client the session speaks through,
 // and what that client proves. Callers hold r.mu.
-func (r *Registry) holderLocked(s *Session) (string, identity) {
+func (r *Registry) holderLocked(s *Session) (string, wire.Identity) {
 	current := s.currentClient()
 	for name, bd := range r.bindings {
 		if bd.session == s && bd.client == current {
-			return name, identityOf(bd.client, bd.address)
+			return name, wire.IdentityOf(bd.client, bd.address)
 		}
 	}
-	return "", identity{}
+	return "", wire.Identity{}
 }
 
 // admitLocked decides whether HueBridge b, proving id for the bridge, may
 // share session s: nil to share; evict when b proves more and takes s
 // over; otherwise the conflict. Callers hold r.mu.
-func (r *Registry) admitLocked(b *huev1alpha1.HueBridge, s *Session, id identity) (evict bool, err error) {
+func (r *Registry) admitLocked(b *huev1alpha1.HueBridge, s *Session, id wire.Identity) (evict bool, err error) {
 	holder, held := r.holderLocked(s)
 	switch {
 	case holder == "" || id == held:
 		return false, nil
-	case id.proof > held.proof:
+	case id.StrongerThan(held):
 		return true, nil
 	}
 	return false, providers.RetryAfter(identityConflictDelay, ReasonBridgeIdentityConflict, fmt.Errorf(
@@ -122,7 +76,7 @@ func (r *Registry) admitLocked(b *huev1alpha1.HueBridge, s *Session, id identity
 
 // checkIdentity is admitLocked before any credentials go out: a newcomer
 // that would be refused learns it before it sends a username.
-func (r *Registry) checkIdentity(b *huev1alpha1.HueBridge, bridgeID string, id identity) error {
+func (r *Registry) checkIdentity(b *huev1alpha1.HueBridge, bridgeID string, id wire.Identity) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s, ok := r.sessions[bridgeID]

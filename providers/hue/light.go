@@ -14,6 +14,7 @@ import (
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // LightExternal is the HueLight adapter's connect stage: it finds the
@@ -36,7 +37,7 @@ type lightConn struct {
 	reader  client.Reader
 	bridge  *huev1alpha1.HueBridge
 	session *Session
-	light   Light
+	light   wire.Light
 	key     types.NamespacedName
 	// generation is the HueLight's, for the sender's gathering.
 	generation int64
@@ -90,7 +91,7 @@ func (e *LightExternal) connect(ctx context.Context, l *huev1alpha1.HueLight, ke
 	}
 	lights, err := s.Lights(ctx)
 	if err != nil {
-		return nil, classify(b.Name, err)
+		return nil, wire.Classify(b.Name, err)
 	}
 	light, err := findLight(lights, l, b.Name)
 	if err != nil {
@@ -154,27 +155,26 @@ func (c *lightConn) observe(ctx context.Context, l *huev1alpha1.HueLight) (provi
 			c.light.Name, c.bridge.Name, holder), 0), nil
 	}
 	v := c.view()
-	p := project(DesiredFrom(l.Spec), v.Light)
-	want, refused := withoutRefused(p.want, v.refused)
-	s.Watch(c.key, watch{name: l.Spec.Name, lightID: c.light.ID, want: p.want, reachable: v.State.Reachable})
+	p := wire.Project(wire.DesiredFrom(l.Spec), v.Light)
+	want, refused := withoutRefused(p.Want, v.refused)
+	s.Watch(c.key, watch{name: l.Spec.Name, lightID: c.light.ID, want: p.Want, reachable: v.State.Reachable})
 	if !v.State.Reachable {
 		return c.wait(ReasonLightUnreachable, fmt.Sprintf(
 			"bridge %s cannot reach light %q (switched off at the wall or out of range); retried on the next poll",
 			c.bridge.Name, c.light.Name), 0), nil
 	}
-	if eta, waited, queued := s.sender.pending(c.key, FullBody(want).key()); queued {
+	if eta, waited, queued := s.sender.pending(c.key, wire.FullBody(want).Key()); queued {
 		if waited < quietQueue {
 			return providers.Observation{Exists: true, Wait: true, Brief: true, RecheckAfter: quietQueue - waited}, nil
 		}
 		return c.wait(ReasonThrottled, queuedNote(c.bridge.Name, eta), eta), nil
 	}
-	if d := Compare(want, v.State); d != nil {
-		d.confirmed = v.confirmed
-		return providers.Observation{Exists: true, Diff: d, Available: true}, nil
+	if d := wire.Compare(want, v.State); d != nil {
+		return providers.Observation{Exists: true, Diff: &LightDiff{Diff: *d, full: wire.FullBody(want), confirmed: v.confirmed}, Available: true}, nil
 	}
 	// Nothing left to send: a stale queued command (or its error) is moot.
 	s.sender.drop(c.key, l.Generation)
-	notes := append(p.notes, assumedNotes(v, want)...)
+	notes := append(p.Notes, assumedNotes(v, want)...)
 	if len(refused) > 0 {
 		return c.wait(ReasonAttributeRefused, strings.Join(append(refused, notes...), "; "), 0), nil
 	}
@@ -221,17 +221,17 @@ func (c *lightConn) Update(ctx context.Context, l *huev1alpha1.HueLight, diff pr
 		return nil
 	}
 	v := c.view()
-	want, _ := withoutRefused(project(DesiredFrom(l.Spec), v.Light).want, v.refused)
-	d := Compare(want, v.State)
+	want, _ := withoutRefused(wire.Project(wire.DesiredFrom(l.Spec), v.Light).Want, v.refused)
+	d := wire.Compare(want, v.State)
 	if d == nil {
 		c.session.sender.arrived(c.key, l.Generation)
 		return nil
 	}
-	full := FullBody(want)
+	full := wire.FullBody(want)
 	if sent, err := c.send(ctx, d.Body, full); sent || err != nil {
 		return err
 	}
-	eta, waited, _ := c.session.sender.pending(c.key, full.key())
+	eta, waited, _ := c.session.sender.pending(c.key, full.Key())
 	if waited < quietQueue {
 		return providers.QueuedBriefly(quietQueue-waited, ReasonThrottled, "queued for bridge %s", c.bridge.Name)
 	}
@@ -265,11 +265,11 @@ const sendWait = 200 * time.Millisecond
 // command went out (then err is the bridge's answer); one still in line is
 // sent later, and its HueLight woken then. An error from a command the
 // HueLight did not wait for is returned here, at its next pass.
-func (c *lightConn) send(ctx context.Context, body, full StateBody) (bool, error) {
+func (c *lightConn) send(ctx context.Context, body, full wire.StateBody) (bool, error) {
 	s := c.session.sender
-	if err := s.takeFailure(c.key, full.key()); err != nil {
+	if err := s.takeFailure(c.key, full.Key()); err != nil {
 		s.arrived(c.key, c.generation)
-		return true, classify(c.bridge.Name, err)
+		return true, wire.Classify(c.bridge.Name, err)
 	}
 	o := s.enqueue(request{key: c.key, lightID: c.light.ID, body: body, full: full, generation: c.generation})
 	wait := time.Duration(0) // under load: leave at once, to be woken
@@ -277,7 +277,7 @@ func (c *lightConn) send(ctx context.Context, body, full StateBody) (bool, error
 		wait = sendWait
 	}
 	sent, err := s.await(ctx, o, wait)
-	return sent, classify(c.bridge.Name, err)
+	return sent, wire.Classify(c.bridge.Name, err)
 }
 
 // Delete turns the bulb off (onDelete TurnOff). A HueLight that never held
@@ -292,13 +292,13 @@ func (c *lightConn) Delete(ctx context.Context, l *huev1alpha1.HueLight) error {
 		// Not wanting the spec's state any more: group 0 must not switch
 		// the bulb back on between "off" and the finalizer's removal.
 		s.Unwatch(c.key)
-		off := StateBody{On: ptr.To(false), TransitionTime: DesiredFrom(l.Spec).Transition}
+		off := wire.StateBody{On: ptr.To(false), TransitionTime: wire.DesiredFrom(l.Spec).Transition}
 		sent, err := c.send(ctx, off, off)
 		if err != nil {
 			return err
 		}
 		if !sent {
-			eta, _, _ := s.sender.pending(c.key, off.key())
+			eta, _, _ := s.sender.pending(c.key, off.Key())
 			return providers.Pending(eta, ReasonThrottled,
 				"switching off: queued for bridge %s, whose command budget is shared by all namespaces in turn", c.bridge.Name)
 		}
@@ -346,7 +346,7 @@ func neverHeldABulb(l *huev1alpha1.HueLight, err error) bool {
 		return false
 	}
 	switch ra.Reason {
-	case ReasonUnauthorized, ReasonCertificateMismatch, ReasonCertificateUntrusted, ReasonBridgeIdentityConflict,
+	case wire.ReasonUnauthorized, wire.ReasonCertificateMismatch, wire.ReasonCertificateUntrusted, ReasonBridgeIdentityConflict,
 		ReasonDowngradeRefused, ReasonCredentialsBridgeIDMissing, ReasonCredentialsForAnotherBridge, ReasonCredentialsSecretInUse:
 		return true
 	}
@@ -399,12 +399,12 @@ func allowedNS(b *huev1alpha1.HueBridge, ns string) error {
 }
 
 // findLight resolves spec.id, or spec.name (exact) via the cached id.
-func findLight(lights lightsByID, l *huev1alpha1.HueLight, bridge string) (Light, error) {
+func findLight(lights lightsByID, l *huev1alpha1.HueLight, bridge string) (wire.Light, error) {
 	if id := l.Spec.ID; id != "" {
 		if light, ok := lights[id]; ok {
 			return light, nil
 		}
-		return Light{}, providers.RetryAfter(30*time.Second, ReasonLightNotFound,
+		return wire.Light{}, providers.RetryAfter(30*time.Second, ReasonLightNotFound,
 			fmt.Errorf("bridge %s has no light with id %s", bridge, id))
 	}
 	if light, ok := lights[l.Status.LightID]; ok && light.Name == l.Spec.Name {
@@ -413,7 +413,7 @@ func findLight(lights lightsByID, l *huev1alpha1.HueLight, bridge string) (Light
 	if light, ok := lights.byName(l.Spec.Name); ok {
 		return light, nil
 	}
-	return Light{}, providers.RetryAfter(30*time.Second, ReasonLightNotFound, fmt.Errorf(
+	return wire.Light{}, providers.RetryAfter(30*time.Second, ReasonLightNotFound, fmt.Errorf(
 		"bridge %s has no light named %q; it has: %s", bridge, l.Spec.Name, strings.Join(lights.names(), ", ")))
 }
 
@@ -446,5 +446,20 @@ func recordObserved(l *huev1alpha1.HueLight, c *lightConn) {
 	if st.Bri != nil {
 		l.Status.Observed.Brightness = int32(*st.Bri)
 	}
-	l.Status.Capabilities = capabilitiesStatus(c.light)
+	l.Status.Capabilities = wire.CapabilitiesStatus(c.light)
 }
+
+// LightDiff is what differs between a HueLight's spec and its bulb: what
+// to send (Diff), the whole state the HueLight wants (what a group command
+// or a temporary scene would send for it), and how many of the bulb's
+// earlier writes a read showed.
+type LightDiff struct {
+	wire.Diff
+	full wire.StateBody
+	// confirmed: the same difference after one more write did show is new
+	// drift, not a write that does not stick.
+	confirmed uint64
+}
+
+// StallKey is the difference for the stall breaker.
+func (d *LightDiff) StallKey() string { return fmt.Sprintf("%s #%d", d.String(), d.confirmed) }

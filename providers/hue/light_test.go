@@ -18,26 +18,28 @@ import (
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/wire"
+	"github.com/tether-dev/tether/providers/hue/wire/wiretest"
 )
 
 // newTestLights returns the adapter over a fake cluster holding objs, one
 // paired HueBridge "home", and the fake bridge f.
-func newTestLights(t *testing.T, f *fakeBridge, objs ...client.Object) *LightExternal {
+func newTestLights(t *testing.T, f *wiretest.FakeBridge, objs ...client.Object) *LightExternal {
 	t.Helper()
-	return newTestLightsAt(t, map[string]*fakeBridge{"bridge": f}, objs...)
+	return newTestLightsAt(t, map[string]*wiretest.FakeBridge{"bridge": f}, objs...)
 }
 
 // newTestLightsAt is newTestLights with a fake bridge per address.
-func newTestLightsAt(t *testing.T, bridges map[string]*fakeBridge, objs ...client.Object) *LightExternal {
+func newTestLightsAt(t *testing.T, bridges map[string]*wiretest.FakeBridge, objs ...client.Object) *LightExternal {
 	t.Helper()
-	c, reg := newTestRegistry(t, func(address string) Client { return bridges[address] }, objs...)
+	c, reg := newTestRegistry(t, func(address string) wire.Client { return bridges[address] }, objs...)
 	return &LightExternal{Reader: c, Registry: reg}
 }
 
 // newTestRegistry is a fake cluster holding objs and the paired HueBridge
 // "home" at address "bridge", and a registry whose sessions poll once an
 // hour through the client bridge returns for an address.
-func newTestRegistry(t *testing.T, bridge func(address string) Client, objs ...client.Object) (client.Client, *Registry) {
+func newTestRegistry(t *testing.T, bridge func(address string) wire.Client, objs ...client.Object) (client.Client, *Registry) {
 	t.Helper()
 	scheme := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(scheme)
@@ -48,7 +50,7 @@ func newTestRegistry(t *testing.T, bridge func(address string) Client, objs ...c
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "s", Name: "hue"}, Data: map[string][]byte{"username": []byte("u"), "bridgeid": []byte("FAKE")}},
 	)
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).Build()
-	reg := NewRegistry(c, c, Settings{CredentialsNamespaces: []string{"s"}, PollInterval: time.Hour, NewClient: func(address, _ string, _ time.Duration) Client {
+	reg := NewRegistry(c, c, Settings{CredentialsNamespaces: []string{"s"}, PollInterval: time.Hour, NewClient: func(address, _ string, _ time.Duration) wire.Client {
 		return bridge(address)
 	}}, logr.Discard())
 	t.Cleanup(reg.Stop)
@@ -63,7 +65,7 @@ func hueLight(ns, name, bulb string, created time.Time) *huev1alpha1.HueLight {
 }
 
 func TestObserveTheTalkManifest(t *testing.T) {
-	f := newFakeBridge("hallway")
+	f := wiretest.NewFakeBridge("hallway")
 	e := newTestLights(t, f)
 	l := hueLight("entrance", "hallway-light", "hallway", time.Now())
 	obs, err := observe(context.Background(), e, l)
@@ -83,13 +85,13 @@ func TestObserveTheTalkManifest(t *testing.T) {
 	if obs, _ := observe(context.Background(), e, l); !obs.UpToDate || !obs.Available {
 		t.Fatalf("after Update the cache still differs: %+v", obs)
 	}
-	if gets, puts := f.calls(); gets != 1 || len(puts) != 1 {
+	if gets, puts := f.Calls(); gets != 1 || len(puts) != 1 {
 		t.Fatalf("%d GETs and %d PUTs, want 1 and 1", gets, len(puts))
 	}
 }
 
 func TestLaterClaimGetsConflictAndSendsNothing(t *testing.T) {
-	f := newFakeBridge("desk")
+	f := wiretest.NewFakeBridge("desk")
 	early := hueLight("b-room", "desk", "desk", time.Unix(100, 0))
 	late := hueLight("a-room", "desk", "desk", time.Unix(200, 0))
 	e := newTestLights(t, f, early.DeepCopy(), late.DeepCopy())
@@ -106,7 +108,7 @@ func TestLaterClaimGetsConflictAndSendsNothing(t *testing.T) {
 	if err := remove(ctx, e, late); err != nil {
 		t.Fatal(err)
 	}
-	if _, puts := f.calls(); len(puts) != 0 {
+	if _, puts := f.Calls(); len(puts) != 0 {
 		t.Fatalf("the later claim sent %v", puts)
 	}
 }
@@ -124,21 +126,21 @@ func TestDelete(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFakeBridge("hallway")
-			f.set("1", func(s *LightState) { s.On = tc.on })
+			f := wiretest.NewFakeBridge("hallway")
+			f.Set("1", func(s *wire.LightState) { s.On = tc.on })
 			l := hueLight("entrance", "hallway-light", "hallway", time.Now())
 			l.Spec.OnDelete = tc.policy
 			e := newTestLights(t, f, l.DeepCopy())
 			if err := remove(context.Background(), e, l); err != nil {
 				t.Fatal(err)
 			}
-			_, puts := f.calls()
+			_, puts := f.Calls()
 			got := "["
 			for i, p := range puts {
 				if i > 0 {
 					got += " "
 				}
-				got += "{" + p.id + " " + map[bool]string{true: "true", false: "false"}[*p.body.On] + "}"
+				got += "{" + p.ID + " " + map[bool]string{true: "true", false: "false"}[*p.Body.On] + "}"
 			}
 			if got += "]"; got != tc.wantPuts {
 				t.Fatalf("PUTs %s, want %s", got, tc.wantPuts)
@@ -167,7 +169,7 @@ func TestObserveRefusals(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newTestLights(t, newFakeBridge("hallway", "kitchen"), tc.extra...)
+			e := newTestLights(t, wiretest.NewFakeBridge("hallway", "kitchen"), tc.extra...)
 			_, err := observe(context.Background(), e, tc.light())
 			reason := ""
 			if ra, ok := providers.AsRetryAfter(err); ok {
@@ -233,8 +235,8 @@ func TestFindLight(t *testing.T) {
 // changes lets go of its bulb on the old bridge, so another HueLight may
 // take it (and group 0 there no longer counts it).
 func TestMovingToAnotherBridgeReleasesTheBulb(t *testing.T) {
-	f, elsewhere := newFakeBridge("desk"), newFakeBridge("desk")
-	elsewhere.id = "ELSEWHERE"
+	f, elsewhere := wiretest.NewFakeBridge("desk"), wiretest.NewFakeBridge("desk")
+	elsewhere.SetID("ELSEWHERE")
 	office := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "office", UID: "u2", Generation: 1},
 		Spec: huev1alpha1.HueBridgeSpec{Address: "bridge2", CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: "s", Name: "hue-office"}}}
 	officeCredentials := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "s", Name: "hue-office"},
@@ -243,7 +245,7 @@ func TestMovingToAnotherBridgeReleasesTheBulb(t *testing.T) {
 	late := hueLight("a-room", "desk", "desk", time.Unix(200, 0))
 	early.Spec.BridgeRef = &huev1alpha1.BridgeReference{Name: "home"}
 	late.Spec.BridgeRef = &huev1alpha1.BridgeReference{Name: "home"}
-	e := newTestLightsAt(t, map[string]*fakeBridge{"bridge": f, "bridge2": elsewhere}, office, officeCredentials, early.DeepCopy(), late.DeepCopy())
+	e := newTestLightsAt(t, map[string]*wiretest.FakeBridge{"bridge": f, "bridge2": elsewhere}, office, officeCredentials, early.DeepCopy(), late.DeepCopy())
 	ctx := context.Background()
 	for _, l := range []*huev1alpha1.HueLight{early, late} {
 		if _, err := observe(ctx, e, l); err != nil {
@@ -313,7 +315,7 @@ func remove[O client.Object](ctx context.Context, c providers.Connector[O], obj 
 // 127, the bulb's state before the first command).
 func TestAMatchNotYetReadBackAsksForALookAfterTheNextRead(t *testing.T) {
 	ctx := context.Background()
-	f := newFakeBridge("hallway")
+	f := wiretest.NewFakeBridge("hallway")
 	e := newTestLights(t, f) // polls once an hour: no read comes by itself
 	l := hueLight("entrance", "hallway-light", "hallway", time.Now())
 	obs, err := observe(ctx, e, l)
@@ -334,7 +336,7 @@ func TestAMatchNotYetReadBackAsksForALookAfterTheNextRead(t *testing.T) {
 		t.Fatalf("status.observed %+v before a read, want the last read (off, 127)", *l.Status.Observed)
 	}
 
-	f.set("1", func(st *LightState) { st.On, st.Bri = true, ptr.To(254) }) // the bulb shows the command
+	f.Set("1", func(st *wire.LightState) { st.On, st.Bri = true, ptr.To(254) }) // the bulb shows the command
 	readNow(ctx, t, e.Registry, "home")
 	obs, err = observe(ctx, e, l)
 	if err != nil || !obs.UpToDate || obs.Unconfirmed || obs.RecheckAfter != 0 {
@@ -352,7 +354,7 @@ func TestAMatchNotYetReadBackAsksForALookAfterTheNextRead(t *testing.T) {
 // that does not answer, a long queue) still shows in the status.
 func TestACommandInLineShowsOnlyOnceItLasts(t *testing.T) {
 	ctx := context.Background()
-	f := newFakeBridge("hallway", "porch") // two bulbs: group 0 is not an option
+	f := wiretest.NewFakeBridge("hallway", "porch") // two bulbs: group 0 is not an option
 	e := newTestLights(t, f)
 	l := hueLight("entrance", "hallway-light", "hallway", time.Now())
 	obs, err := observe(ctx, e, l)

@@ -3,6 +3,8 @@ package hue
 import (
 	"fmt"
 	"slices"
+
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // A bridge answers a command attribute by attribute: it applies what it can
@@ -15,11 +17,11 @@ import (
 
 // withoutRefused leaves out of want the attributes refused with the very
 // value want has, and says so.
-func withoutRefused(want Desired, refused map[string]refusal) (Desired, []string) {
+func withoutRefused(want wire.Desired, refused map[string]refusal) (wire.Desired, []string) {
 	if len(refused) == 0 || !want.On {
 		return want, nil
 	}
-	full := FullBody(want)
+	full := wire.FullBody(want)
 	params := make([]string, 0, len(refused))
 	for p := range refused {
 		params = append(params, p)
@@ -28,31 +30,14 @@ func withoutRefused(want Desired, refused map[string]refusal) (Desired, []string
 	var notes []string
 	for _, p := range params {
 		ref := refused[p]
-		if ref.value == "" || full.value(p) != ref.value {
+		if ref.value == "" || full.Value(p) != ref.value {
 			continue
 		}
-		want = want.without(p)
+		want = want.Without(p)
 		notes = append(notes, fmt.Sprintf("the bridge refused %s %s (error %d: %s): not sent again until the spec or the bulb changes",
 			specField(p), ref.value, ref.Type, ref.Description))
 	}
 	return want, notes
-}
-
-// without returns want without the attribute param.
-func (d Desired) without(param string) Desired {
-	switch param {
-	case "bri":
-		d.Bri = nil
-	case "xy":
-		d.XY = nil
-	case "ct":
-		d.CT = nil
-	case "hue", "sat":
-		d.Hue, d.Sat = nil, nil
-	case "transitiontime":
-		d.Transition = nil
-	}
-	return d
 }
 
 // specField names a bridge attribute as the HueLight's spec does.
@@ -77,11 +62,11 @@ func specField(param string) string {
 // assumedNotes names the attributes want sets that the bridge does not
 // report for the bulb: Tether knows them only from what the bridge
 // accepted, and cannot see them change.
-func assumedNotes(v lightView, want Desired) []string {
-	full := FullBody(want)
+func assumedNotes(v lightView, want wire.Desired) []string {
+	full := wire.FullBody(want)
 	var notes []string
 	for _, p := range v.assumed {
-		if value := full.value(p); value != "" {
+		if value := full.Value(p); value != "" {
 			notes = append(notes, fmt.Sprintf("the bridge does not report %s for this bulb: it accepted %s, which Tether takes as shown",
 				specField(p), value))
 		}

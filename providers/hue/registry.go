@@ -15,6 +15,7 @@ import (
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // Settings are the operator-wide defaults; a HueBridge's spec overrides the
@@ -28,12 +29,12 @@ type Settings struct {
 	CredentialsNamespaces []string
 	// NewClient, when set, builds every bridge client (a test's fake);
 	// otherwise the HueBridge's apiVersion chooses (connect.go).
-	NewClient func(address, user string, timeout time.Duration) Client
+	NewClient func(address, user string, timeout time.Duration) wire.Client
 	// Stream shapes the CLIP v2 event streams (eventstream.go).
 	Stream StreamSettings
 	// Discover finds a bridge by id for a HueBridge without address;
 	// default mDNS for DiscoveryTimeout (discovery.go).
-	Discover         Discover
+	Discover         wire.Discover
 	DiscoveryTimeout time.Duration
 }
 
@@ -45,10 +46,10 @@ func (s Settings) withDefaults() Settings {
 		s.CommandsPerSecond = 10
 	}
 	if s.CallTimeout <= 0 {
-		s.CallTimeout = DefaultCallTimeout
+		s.CallTimeout = wire.DefaultCallTimeout
 	}
 	if s.Discover == nil {
-		s.Discover = DiscoverMDNS(s.DiscoveryTimeout, nil)
+		s.Discover = wire.DiscoverMDNS(s.DiscoveryTimeout, nil)
 	}
 	s.Stream = s.Stream.withDefaults()
 	return s
@@ -92,8 +93,8 @@ type Registry struct {
 type binding struct {
 	fingerprint string
 	session     *Session
-	client      Client // with this HueBridge's address and username
-	address     string // where client reaches the bridge
+	client      wire.Client // with this HueBridge's address and username
+	address     string      // where client reaches the bridge
 	secret      huev1alpha1.SecretReference
 	builtAt     time.Time
 }
@@ -102,7 +103,7 @@ type binding struct {
 type Binding struct {
 	API         string // V1 or V2
 	Address     string
-	Certificate CertificateInfo
+	Certificate wire.CertificateInfo
 	Stream      StreamStatus
 }
 
@@ -118,7 +119,7 @@ func (r *Registry) BindingOf(ctx context.Context, b *huev1alpha1.HueBridge) (Bin
 	// The session's client: HueBridges naming one bridge share its
 	// session, which speaks through one of their clients.
 	c := bd.session.currentClient()
-	return Binding{API: apiOf(c), Address: addr, Certificate: certificateOf(c), Stream: bd.session.stream.status()}, true
+	return Binding{API: wire.APIOf(c), Address: addr, Certificate: wire.CertificateOf(c), Stream: bd.session.stream.status()}, true
 }
 
 // binder serialises the binding of one HueBridge and remembers its last
@@ -194,7 +195,7 @@ func (r *Registry) bound(b *huev1alpha1.HueBridge) (*Session, bool) {
 // needsRebuild is true when the bridge refuses the username and the
 // credentials may have been replaced since (re-pairing).
 func (r *Registry) needsRebuild(bd *binding) bool {
-	return apiErrorType(bd.session.cache.health().err) == errUnauthorized && time.Since(bd.builtAt) > rebuildAfterUnauthorized
+	return wire.ErrorType(bd.session.cache.health().err) == wire.TypeUnauthorized && time.Since(bd.builtAt) > rebuildAfterUnauthorized
 }
 
 // bind binds the HueBridge, one caller at a time per HueBridge. Its
@@ -224,7 +225,7 @@ func (r *Registry) bind(ctx context.Context, b *huev1alpha1.HueBridge) (*Session
 		if b.Spec.Address == "" {
 			r.found.forget(b.Spec.BridgeID) // look for it again next time
 		}
-		bn.fingerprint, bn.err, bn.failedAt = fp, classify(b.Name, err), time.Now()
+		bn.fingerprint, bn.err, bn.failedAt = fp, wire.Classify(b.Name, err), time.Now()
 		return nil, bn.err
 	}
 	bn.fingerprint, bn.err = "", nil
@@ -250,9 +251,9 @@ func (r *Registry) connect(ctx context.Context, b *huev1alpha1.HueBridge, fp str
 	switch {
 	case err != nil:
 	case !cfg.Authorized:
-		err = apiError(errUnauthorized)
+		err = wire.UnauthorizedError()
 	case cfg.BridgeID == "":
-		err = &ProtocolError{Detail: "/config names no bridgeid"}
+		err = &wire.ProtocolError{Detail: "/config names no bridgeid"}
 	default:
 		err = checkSpecBridgeID(b, cfg)
 	}
@@ -278,11 +279,11 @@ func (r *Registry) binderOf(name string) *binder {
 // changed, or when the HueBridge proves the bridge's identity more strongly
 // than the session's client (identity.go); a HueBridge that proves less
 // is refused and the session keeps its client.
-func (r *Registry) attach(b *huev1alpha1.HueBridge, fp string, c Client, cfg BridgeConfig, address string) (*Session, error) {
+func (r *Registry) attach(b *huev1alpha1.HueBridge, fp string, c wire.Client, cfg wire.BridgeConfig, address string) (*Session, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	interval, perSecond := r.settingsOf(b)
-	id := identityOf(c, address)
+	id := wire.IdentityOf(c, address)
 	s, ok := r.sessions[cfg.BridgeID]
 	scenes := temporaryScenes(b)
 	if ok && r.onlyUserLocked(b.Name, s) {
@@ -343,7 +344,7 @@ func (r *Registry) settingsOf(b *huev1alpha1.HueBridge) (time.Duration, float64)
 
 // startLocked starts a session for a bridge. Two HueBridges naming one
 // bridge share the settings of the one that started it.
-func (r *Registry) startLocked(cfg BridgeConfig, c Client, interval time.Duration, perSecond float64) *Session {
+func (r *Registry) startLocked(cfg wire.BridgeConfig, c wire.Client, interval time.Duration, perSecond float64) *Session {
 	var s *Session
 	s = newSession(sessionOptions{
 		bridgeID: cfg.BridgeID, client: c, interval: interval, perSecond: perSecond, config: cfg,

@@ -12,6 +12,7 @@ import (
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // SceneExternal is the HueScene adapter's connect stage: it finds the
@@ -39,11 +40,11 @@ var (
 type sceneConn struct {
 	bridge  string
 	session *Session
-	rooms   RoomsClient
+	rooms   wire.RoomsClient
 	group   *huev1alpha1.HueGroup
 	members []string // the group's lights on the bridge
 	lights  lightsByID
-	stored  *Scene // nil: not on the bridge
+	stored  *wire.Scene // nil: not on the bridge
 }
 
 // Connect resolves the HueScene's group and bridge, and reads its scene.
@@ -53,7 +54,7 @@ func (e *SceneExternal) Connect(ctx context.Context, sc *huev1alpha1.HueScene) (
 		// Deleting: the scene is deleted through the bridge it was stored
 		// on, even if its HueGroup is gone.
 		if s, ok := e.Registry.Running(sc.Status.Bridge); ok && sc.Status.SceneID != "" {
-			if rc, ok := roomsOf(s.currentClient()); ok {
+			if rc, ok := wire.RoomsOf(s.currentClient()); ok {
 				return &sceneConn{bridge: sc.Status.Bridge, session: s, rooms: rc}, nil
 			}
 		}
@@ -103,17 +104,17 @@ func (e *SceneExternal) connect(ctx context.Context, sc *huev1alpha1.HueScene) (
 		}
 	}
 	c.stored, err = c.find(ctx, sc)
-	return c, classify(b.Name, err)
+	return c, wire.Classify(b.Name, err)
 }
 
 // find reads the HueScene's scene: by the id it recorded, else by its mark.
-func (c *sceneConn) find(ctx context.Context, sc *huev1alpha1.HueScene) (*Scene, error) {
+func (c *sceneConn) find(ctx context.Context, sc *huev1alpha1.HueScene) (*wire.Scene, error) {
 	if id := sc.Status.SceneID; id != "" {
 		stored, err := c.rooms.Scene(ctx, id)
 		if err == nil {
 			return &stored, nil
 		}
-		if apiErrorType(err) != errNotAvailable {
+		if wire.ErrorType(err) != wire.TypeNotAvailable {
 			return nil, err
 		}
 	}
@@ -146,8 +147,8 @@ func sceneName(sc *huev1alpha1.HueScene) string {
 }
 
 // wanted is the scene to store: each light's state projected onto its bulb.
-func (c *sceneConn) wanted(sc *huev1alpha1.HueScene) (SceneSpec, []string, *providers.Observation) {
-	spec := SceneSpec{Name: sceneName(sc), GroupID: c.group.Status.GroupID, AppData: sceneMark(sc), States: map[string]StateBody{}}
+func (c *sceneConn) wanted(sc *huev1alpha1.HueScene) (wire.SceneSpec, []string, *providers.Observation) {
+	spec := wire.SceneSpec{Name: sceneName(sc), GroupID: c.group.Status.GroupID, AppData: sceneMark(sc), States: map[string]wire.StateBody{}}
 	var notes, missing, outside []string
 	for _, l := range sc.Spec.Lights {
 		light, ok := c.lights.byName(l.Name)
@@ -159,9 +160,9 @@ func (c *sceneConn) wanted(sc *huev1alpha1.HueScene) (SceneSpec, []string, *prov
 			outside = append(outside, fmt.Sprintf("%q", l.Name))
 			continue
 		}
-		p := project(sceneLightDesired(l, sc.Spec.TransitionTime), light)
-		spec.States[light.ID] = FullBody(p.want)
-		for _, n := range p.notes {
+		p := wire.Project(sceneLightDesired(l, sc.Spec.TransitionTime), light)
+		spec.States[light.ID] = wire.FullBody(p.Want)
+		for _, n := range p.Notes {
 			notes = append(notes, fmt.Sprintf("%s: %s", l.Name, n))
 		}
 	}
@@ -215,14 +216,14 @@ func (c *sceneConn) Observe(_ context.Context, sc *huev1alpha1.HueScene) (provid
 
 // compareScene lists what differs between the scene to store and the one
 // stored.
-func compareScene(want SceneSpec, got Scene, lights lightsByID) *SceneDiff {
+func compareScene(want wire.SceneSpec, got wire.Scene, lights lightsByID) *SceneDiff {
 	d := &SceneDiff{spec: want}
 	if want.Name != got.Name {
 		d.Changes = append(d.Changes, fmt.Sprintf("name: %q -> %q", got.Name, want.Name))
 	}
 	for id, st := range want.States {
-		if stored, ok := got.States[id]; !ok || !sameState(st, stored) {
-			d.Changes = append(d.Changes, fmt.Sprintf("%s: %s -> %s", lights[id].Name, got.States[id].key(), st.key()))
+		if stored, ok := got.States[id]; !ok || !wire.SameState(st, stored) {
+			d.Changes = append(d.Changes, fmt.Sprintf("%s: %s -> %s", lights[id].Name, got.States[id].Key(), st.Key()))
 		}
 	}
 	for id := range got.States {
@@ -236,15 +237,6 @@ func compareScene(want SceneSpec, got Scene, lights lightsByID) *SceneDiff {
 	return d
 }
 
-// sameState compares two stored states, xy at the bridge's precision.
-func sameState(a, b StateBody) bool {
-	if (a.XY == nil) != (b.XY == nil) || (a.XY != nil && !near(*a.XY, *b.XY)) {
-		return false
-	}
-	a.XY, b.XY = nil, nil
-	return a.key() == b.key()
-}
-
 // Create stores the scene.
 func (c *sceneConn) Create(ctx context.Context, sc *huev1alpha1.HueScene) error {
 	spec, _, wait := c.wanted(sc)
@@ -253,7 +245,7 @@ func (c *sceneConn) Create(ctx context.Context, sc *huev1alpha1.HueScene) error 
 	}
 	id, err := c.rooms.CreateScene(ctx, spec)
 	if err != nil {
-		return classifyRooms(c.bridge, err)
+		return wire.ClassifyRooms(c.bridge, err)
 	}
 	sc.Status.SceneID = id
 	return nil
@@ -265,7 +257,7 @@ func (c *sceneConn) Update(ctx context.Context, sc *huev1alpha1.HueScene, diff p
 	if !ok || d == nil {
 		return nil
 	}
-	return classifyRooms(c.bridge, c.rooms.UpdateScene(ctx, c.stored.ID, d.spec))
+	return wire.ClassifyRooms(c.bridge, c.rooms.UpdateScene(ctx, c.stored.ID, d.spec))
 }
 
 // Delete deletes the scene from the bridge.
@@ -277,13 +269,13 @@ func (c *sceneConn) Delete(ctx context.Context, sc *huev1alpha1.HueScene) error 
 	if id == "" {
 		return nil
 	}
-	return classifyRooms(c.bridge, c.rooms.DeleteScene(ctx, id))
+	return wire.ClassifyRooms(c.bridge, c.rooms.DeleteScene(ctx, id))
 }
 
 // SceneDiff is what differs between a HueScene's spec and its scene.
 type SceneDiff struct {
 	Changes []string
-	spec    SceneSpec
+	spec    wire.SceneSpec
 }
 
 func (d *SceneDiff) String() string { return strings.Join(d.Changes, ", ") }

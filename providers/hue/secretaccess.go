@@ -14,6 +14,7 @@ import (
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // The rules for credentials Secrets, all in this file. A HueBridge is
@@ -161,7 +162,7 @@ const secretInUseDelay = time.Minute
 // HueBridge Tether paired it for (OwnerLabel), while it exists, else a
 // HueBridge bound with it now.
 func (r *Registry) checkSecretUser(ctx context.Context, b *huev1alpha1.HueBridge, cred credentials) error {
-	if b.Spec.BridgeID != "" && sameBridgeID(b.Spec.BridgeID, cred.bridgeID) {
+	if b.Spec.BridgeID != "" && wire.SameBridgeID(b.Spec.BridgeID, cred.bridgeID) {
 		return nil
 	}
 	ref := b.Spec.CredentialsSecretRef

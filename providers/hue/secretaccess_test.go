@@ -12,6 +12,8 @@ import (
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/wire"
+	"github.com/tether-dev/tether/providers/hue/wire/wiretest"
 )
 
 func TestCredentialsRefMustBeInAnAllowedNamespace(t *testing.T) {
@@ -154,7 +156,7 @@ func TestASecretInUseIsRefusedToAnother(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, reg := newTestRegistry(t, func(string) Client { return newFakeBridge("desk") })
+			_, reg := newTestRegistry(t, func(string) wire.Client { return wiretest.NewFakeBridge("desk") })
 			if tc.bound != "" {
 				reg.bindings[tc.bound] = &binding{secret: ref}
 			}

@@ -9,6 +9,8 @@ import (
 	"github.com/go-logr/logr"
 	"golang.org/x/time/rate"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // sender is the only goroutine that sends light commands to one bridge. It
@@ -58,9 +60,9 @@ type sender struct {
 type order struct {
 	key     types.NamespacedName
 	lightID string
-	body    StateBody // what differs: the light command
-	full    StateBody // the whole wanted state: the group command
-	fullKey string    // full.key(), to find orders that want one state
+	body    wire.StateBody // what differs: the light command
+	full    wire.StateBody // the whole wanted state: the group command
+	fullKey string         // full.key(), to find orders that want one state
 	// waiting is true while an Update waits for the result itself; the
 	// sender wakes the HueLight only when nobody waits.
 	waiting bool
@@ -76,9 +78,9 @@ type order struct {
 // record what the bridge accepted, whom to wake, and what the HueLights
 // want (for group 0).
 type senderDeps struct {
-	client func() Client
+	client func() wire.Client
 	// answered records the bridge's answer to a command sent to lightIDs.
-	answered func(sent StateBody, res Result, lightIDs ...string)
+	answered func(sent wire.StateBody, res wire.Result, lightIDs ...string)
 	wake     func([]types.NamespacedName)
 	// wanted is the whole state each watched light's HueLight wants, by
 	// light id (StateBody.key); lightIDs are all lights of the bridge.
@@ -98,8 +100,8 @@ type senderDeps struct {
 type request struct {
 	key     types.NamespacedName
 	lightID string
-	body    StateBody
-	full    StateBody
+	body    wire.StateBody
+	full    wire.StateBody
 	// generation is the HueLight's, for gathering (tempscenes.go).
 	generation int64
 }
@@ -137,15 +139,15 @@ func (s *sender) enqueue(r request) *order {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer s.arrivedLocked(r.key, r.generation)
-	if o, ok := s.inFlight[r.key]; ok && o.body.key() == r.body.key() {
+	if o, ok := s.inFlight[r.key]; ok && o.body.Key() == r.body.Key() {
 		o.waiting = true
 		return o
 	}
 	if o, ok := s.queued[r.key]; ok {
-		o.lightID, o.body, o.full, o.fullKey, o.waiting = r.lightID, r.body, r.full, r.full.key(), true
+		o.lightID, o.body, o.full, o.fullKey, o.waiting = r.lightID, r.body, r.full, r.full.Key(), true
 		return o
 	}
-	o := &order{key: r.key, lightID: r.lightID, body: r.body, full: r.full, fullKey: r.full.key(),
+	o := &order{key: r.key, lightID: r.lightID, body: r.body, full: r.full, fullKey: r.full.Key(),
 		waiting: true, queuedAt: time.Now(), done: make(chan struct{})}
 	s.pushLocked(o, false)
 	kick(s.lightKick)
@@ -431,10 +433,10 @@ func (s *sender) finish(orders []*order, err error) {
 }
 
 // refusedError is the first attribute the bridge refused, as an error.
-func refusedError(res Result) error {
+func refusedError(res wire.Result) error {
 	if len(res.Refused) == 0 {
 		return nil
 	}
 	r := res.Refused[0]
-	return &BridgeError{Type: r.Type, Address: r.Param, Description: r.Description}
+	return &wire.BridgeError{Type: r.Type, Address: r.Param, Description: r.Description}
 }

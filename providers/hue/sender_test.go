@@ -18,6 +18,7 @@ import (
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/huesim"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // These tests drive the sender against the Hue simulator over HTTP, with
@@ -47,7 +48,7 @@ func newSimPoller(t *testing.T, lights int, perSecond float64) *simPoller {
 		t.Fatal(err)
 	}
 	t.Cleanup(sim.Close)
-	p, events, _ := newTestSession(NewClient(sim.Addr(), simUser, 2*time.Second), perSecond)
+	p, events, _ := newTestSession(wire.NewClient(sim.Addr(), simUser, 2*time.Second), perSecond)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	if err := p.Poll(ctx); err != nil {
@@ -60,10 +61,10 @@ func newSimPoller(t *testing.T, lights int, perSecond float64) *simPoller {
 func (s *simPoller) start() { go s.p.sender.run(s.ctx) }
 
 // queue hands a command over for a HueLight that does not wait for it.
-func (s *simPoller) queue(ns, name, lightID string, want Desired) *order {
+func (s *simPoller) queue(ns, name, lightID string, want wire.Desired) *order {
 	key := types.NamespacedName{Namespace: ns, Name: name}
 	s.p.Watch(key, watch{lightID: lightID, want: want, reachable: true})
-	full := FullBody(want)
+	full := wire.FullBody(want)
 	o := s.p.sender.enqueue(request{key: key, lightID: lightID, body: full, full: full})
 	_, _ = s.p.sender.await(s.ctx, o, 0)
 	return o
@@ -93,9 +94,9 @@ func (s *simPoller) groupCommands() []string {
 }
 
 // send sends for a HueLight that waits for its command, as Update does.
-func (s *simPoller) send(ns, name, lightID string, body, full StateBody) error {
+func (s *simPoller) send(ns, name, lightID string, body, full wire.StateBody) error {
 	c := &lightConn{bridge: &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "home"}}, session: s.p,
-		light: Light{ID: lightID}, key: types.NamespacedName{Namespace: ns, Name: name}}
+		light: wire.Light{ID: lightID}, key: types.NamespacedName{Namespace: ns, Name: name}}
 	_, err := c.send(s.ctx, body, full)
 	return err
 }
@@ -103,7 +104,7 @@ func (s *simPoller) send(ns, name, lightID string, body, full StateBody) error {
 // woken returns the HueLights woken so far, as namespace/name.
 func (s *simPoller) woken() []string { return drain(s.events) }
 
-func bri(v int) Desired { return Desired{On: true, Bri: ptr.To(v)} }
+func bri(v int) wire.Desired { return wire.Desired{On: true, Bri: ptr.To(v)} }
 
 // TestSenderTakesNamespacesInTurn: a room with 6 lights queued first and a
 // room with 2 share the budget in turn, instead of the second waiting for
@@ -193,10 +194,10 @@ func TestQueuedSendErrorReachesTheHueLight(t *testing.T) {
 	s.start()
 	g := NewWithT(t)
 	g.Eventually(s.woken, 5*time.Second, 20*time.Millisecond).Should(Equal([]string{"a/lamp"}))
-	err := s.send("a", "lamp", "1", FullBody(bri(99)), FullBody(bri(99)))
+	err := s.send("a", "lamp", "1", wire.FullBody(bri(99)), wire.FullBody(bri(99)))
 	ra, ok := providers.AsRetryAfter(err)
 	g.Expect(ok).To(BeTrue(), "got %v", err)
-	g.Expect(ra.Reason).To(Equal(ReasonBridgeBusy))
+	g.Expect(ra.Reason).To(Equal(wire.ReasonBridgeBusy))
 	g.Expect(s.lightCommands()).To(HaveLen(1), "the error was reported, not a new command sent")
 }
 
@@ -206,23 +207,23 @@ func TestQueuedSendErrorReachesTheHueLight(t *testing.T) {
 // is not sent again, while another value is.
 func TestRefusedAttributeIsRememberedNotAnError(t *testing.T) {
 	s := newSimPoller(t, 1, 10)
-	bad := Desired{On: true, Bri: ptr.To(40), XY: &[2]float64{0.3, 1.7}}
+	bad := wire.Desired{On: true, Bri: ptr.To(40), XY: &[2]float64{0.3, 1.7}}
 	s.queue("a", "lamp", "1", bad)
 	s.start()
 	g := NewWithT(t)
 	g.Eventually(s.woken, 5*time.Second, 20*time.Millisecond).Should(Equal([]string{"a/lamp"}))
 	v, _ := s.p.cache.view("1")
 	g.Expect(v.refused).To(HaveKey("xy"))
-	g.Expect(v.refused["xy"].Type).To(Equal(errInvalidValue))
+	g.Expect(v.refused["xy"].Type).To(Equal(wire.TypeInvalidValue))
 	g.Expect(*v.State.Bri).To(Equal(40), "what the bridge accepted counts")
 	want, notes := withoutRefused(bad, v.refused)
-	g.Expect(Compare(want, v.State)).To(BeNil(), "nothing left to send unchanged")
+	g.Expect(wire.Compare(want, v.State)).To(BeNil(), "nothing left to send unchanged")
 	g.Expect(notes).To(ConsistOf(ContainSubstring("color.xy [0.3,1.7] (error 7")))
 
-	fixed := Desired{On: true, Bri: ptr.To(40), XY: &[2]float64{0.3, 0.3}}
+	fixed := wire.Desired{On: true, Bri: ptr.To(40), XY: &[2]float64{0.3, 0.3}}
 	want, notes = withoutRefused(fixed, v.refused)
 	g.Expect(notes).To(BeEmpty())
-	g.Expect(Compare(want, v.State)).NotTo(BeNil(), "a new value is sent")
+	g.Expect(wire.Compare(want, v.State)).NotTo(BeNil(), "a new value is sent")
 }
 
 // TestIdleBridgeAnswersInTheSameReconcile: with nothing queued, send
@@ -230,7 +231,7 @@ func TestRefusedAttributeIsRememberedNotAnError(t *testing.T) {
 func TestIdleBridgeAnswersInTheSameReconcile(t *testing.T) {
 	s := newSimPoller(t, 1, 10)
 	s.start()
-	body := FullBody(bri(200))
+	body := wire.FullBody(bri(200))
 	g := NewWithT(t)
 	g.Expect(s.send("a", "lamp", "1", body, body)).To(Succeed())
 	g.Expect(s.lightCommands()).To(Equal([]string{"1"}))
@@ -246,7 +247,7 @@ func TestARefusalGoesOnlyToTheReconcileThatWaited(t *testing.T) {
 	s := newSimPoller(t, 1, 10)
 	s.start()
 	s.sim.SetRate(1e-6, 0)
-	body := FullBody(bri(200))
+	body := wire.FullBody(bri(200))
 	g := NewWithT(t)
 	g.Expect(s.send("a", "lamp", "1", body, body)).NotTo(Succeed())
 	g.Expect(s.woken()).To(BeEmpty())

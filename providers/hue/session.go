@@ -9,6 +9,8 @@ import (
 	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // Session is Tether's connection to one physical bridge, shared by every
@@ -28,7 +30,7 @@ type Session struct {
 	log       logr.Logger
 
 	clientMu  sync.Mutex
-	client    Client
+	client    wire.Client
 	endStream context.CancelFunc // ends the event stream of client
 
 	cache  *cache
@@ -46,7 +48,7 @@ type Session struct {
 	stop   context.CancelFunc
 
 	configMu sync.Mutex
-	config   BridgeConfig
+	config   wire.BridgeConfig
 
 	// The event stream (eventstream.go), for clients that have one.
 	stream         *streamHealth
@@ -56,10 +58,10 @@ type Session struct {
 // sessionOptions are what the registry gives a new session.
 type sessionOptions struct {
 	bridgeID    string
-	client      Client
+	client      wire.Client
 	interval    time.Duration
 	perSecond   float64
-	config      BridgeConfig
+	config      wire.BridgeConfig
 	wakeLights  func([]types.NamespacedName)
 	wakeBridges func()
 	wakeGroups  func([]types.NamespacedName) // nil: none
@@ -99,7 +101,7 @@ func newSession(o sessionOptions) *Session {
 }
 
 // currentClient is the bridge client the session uses now.
-func (s *Session) currentClient() Client {
+func (s *Session) currentClient() wire.Client {
 	s.clientMu.Lock()
 	defer s.clientMu.Unlock()
 	return s.client
@@ -107,7 +109,7 @@ func (s *Session) currentClient() Client {
 
 // useClient switches the session to another HueBridge's client for the same
 // bridge (the one it used was deleted or changed).
-func (s *Session) useClient(c Client) {
+func (s *Session) useClient(c wire.Client) {
 	s.clientMu.Lock()
 	defer s.clientMu.Unlock()
 	if s.client != c && s.endStream != nil {
@@ -178,7 +180,7 @@ func (s *Session) readLocked(ctx context.Context) error {
 	if err == nil {
 		s.stream.fullRead(started)
 	}
-	out := s.cache.apply(read{lights: lights, err: err, at: started})
+	out := s.cache.apply(wire.Read{Lights: lights, At: started}, err)
 	if err != nil {
 		s.log.V(1).Info("reading the lights failed", "error", err.Error())
 	}
@@ -215,7 +217,7 @@ func (s *Session) Lights(ctx context.Context) (lightsByID, error) {
 }
 
 // light is one bulb as the cache has it now.
-func (s *Session) light(id string) (Light, bool) {
+func (s *Session) light(id string) (wire.Light, bool) {
 	lights, _, _ := s.cache.current(0)
 	l, ok := lights[id]
 	return l, ok
@@ -229,7 +231,7 @@ func (s *Session) health(ctx context.Context) bridgeHealth {
 }
 
 // Config is the bridge's identity as last read.
-func (s *Session) Config() BridgeConfig {
+func (s *Session) Config() wire.BridgeConfig {
 	s.configMu.Lock()
 	defer s.configMu.Unlock()
 	return s.config
@@ -237,13 +239,13 @@ func (s *Session) Config() BridgeConfig {
 
 // readConfig reads /config again when the bridge came back after failing
 // reads (it may have been updated meanwhile).
-func (s *Session) readConfig(ctx context.Context) (BridgeConfig, error) {
+func (s *Session) readConfig(ctx context.Context) (wire.BridgeConfig, error) {
 	if !s.cache.needsConfig() {
 		return s.Config(), nil
 	}
 	cfg, err := s.currentClient().Config(ctx)
 	if err != nil {
-		return BridgeConfig{}, err
+		return wire.BridgeConfig{}, err
 	}
 	s.configMu.Lock()
 	s.config = cfg

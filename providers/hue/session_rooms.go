@@ -9,6 +9,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // roomsState is a session's part for HueGroups: the last read of the
@@ -20,7 +22,7 @@ type roomsState struct {
 	wake func([]types.NamespacedName)
 
 	mu       sync.Mutex
-	groups   []Group
+	groups   []wire.Group
 	groupErr error
 	readAt   time.Time
 	watchers map[types.NamespacedName]groupWatch
@@ -34,7 +36,7 @@ type roomsState struct {
 type groupWatch struct {
 	groupID   string
 	lightIDs  []string
-	want      map[string]Desired
+	want      map[string]wire.Desired
 	reachable map[string]bool
 }
 
@@ -52,7 +54,7 @@ func newRoomsState(wake func([]types.NamespacedName)) *roomsState {
 
 // Groups returns the bridge's groups as last read, reading first when that
 // read is older than the poll interval (or maxAge 0: always).
-func (s *Session) Groups(ctx context.Context, maxAge time.Duration) ([]Group, error) {
+func (s *Session) Groups(ctx context.Context, maxAge time.Duration) ([]wire.Group, error) {
 	r := s.rooms
 	r.mu.Lock()
 	fresh := !r.readAt.IsZero() && time.Since(r.readAt) < maxAge
@@ -61,9 +63,9 @@ func (s *Session) Groups(ctx context.Context, maxAge time.Duration) ([]Group, er
 	if fresh {
 		return groups, err
 	}
-	rc, ok := roomsOf(s.currentClient())
+	rc, ok := wire.RoomsOf(s.currentClient())
 	if !ok {
-		return nil, errNoRooms
+		return nil, wire.ErrNoRooms
 	}
 	groups, err = rc.ListGroups(ctx)
 	r.mu.Lock()
@@ -87,7 +89,7 @@ func (s *Session) refreshGroups(ctx context.Context) {
 	if err != nil {
 		return
 	}
-	byID := map[string]Group{}
+	byID := map[string]wire.Group{}
 	for _, g := range groups {
 		byID[g.ID] = g
 	}
@@ -214,7 +216,7 @@ func (s *Session) driftedGroups() []types.NamespacedName {
 				out = append(out, k)
 				break
 			}
-			if want, set := w.want[id]; set && v.State.Reachable && Compare(want, v.State) != nil {
+			if want, set := w.want[id]; set && v.State.Reachable && wire.Compare(want, v.State) != nil {
 				out = append(out, k)
 				break
 			}
@@ -263,18 +265,18 @@ func (s *Session) wakeGroupsOf(lightIDs []string) {
 
 // roomsView is what a HueGroup or HueScene connects to: the bridge's rooms
 // client, its lights and its groups, errors classified for bridge.
-func (s *Session) roomsView(ctx context.Context, bridge string) (RoomsClient, lightsByID, []Group, error) {
-	rc, ok := roomsOf(s.currentClient())
+func (s *Session) roomsView(ctx context.Context, bridge string) (wire.RoomsClient, lightsByID, []wire.Group, error) {
+	rc, ok := wire.RoomsOf(s.currentClient())
 	if !ok {
-		return nil, nil, nil, classifyRooms(bridge, errNoRooms)
+		return nil, nil, nil, wire.ClassifyRooms(bridge, wire.ErrNoRooms)
 	}
 	lights, err := s.Lights(ctx)
 	if err != nil {
-		return nil, nil, nil, classify(bridge, err)
+		return nil, nil, nil, wire.Classify(bridge, err)
 	}
 	groups, err := s.Groups(ctx, s.interval)
 	if err != nil {
-		return nil, nil, nil, classify(bridge, err)
+		return nil, nil, nil, wire.Classify(bridge, err)
 	}
 	return rc, lights, groups, nil
 }

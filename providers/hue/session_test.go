@@ -8,11 +8,14 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+
+	"github.com/tether-dev/tether/providers/hue/wire"
+	"github.com/tether-dev/tether/providers/hue/wire/wiretest"
 )
 
 // newTestSession is a session of client c whose loop is not started (tests
 // read with Poll), its wake-ups collected in channels.
-func newTestSession(c Client, perSecond float64) (*Session, chan Wake, chan Wake) {
+func newTestSession(c wire.Client, perSecond float64) (*Session, chan Wake, chan Wake) {
 	lights, bridges := make(chan Wake, 1000), make(chan Wake, 100)
 	s := newSession(sessionOptions{
 		bridgeID: "FAKE", client: c, interval: time.Hour, perSecond: perSecond,
@@ -40,17 +43,17 @@ func drain(ch chan Wake) []string {
 }
 
 func TestSessionWakesOnlyDriftedLights(t *testing.T) {
-	f := newFakeBridge("hallway", "kitchen")
-	f.set("1", func(s *LightState) { s.On, s.Bri = true, ptr.To(254) })
-	f.set("2", func(s *LightState) { s.On = true })
+	f := wiretest.NewFakeBridge("hallway", "kitchen")
+	f.Set("1", func(s *wire.LightState) { s.On, s.Bri = true, ptr.To(254) })
+	f.Set("2", func(s *wire.LightState) { s.On = true })
 	p, lights, _ := newTestSession(f, 10)
 	ctx := context.Background()
 	if err := p.Poll(ctx); err != nil {
 		t.Fatal(err)
 	}
 	hall, kitchen := types.NamespacedName{Namespace: "entrance", Name: "hall"}, types.NamespacedName{Namespace: "home", Name: "kitchen"}
-	p.Watch(hall, watch{lightID: "1", want: Desired{On: true, Bri: ptr.To(254)}, reachable: true})
-	p.Watch(kitchen, watch{lightID: "2", want: Desired{On: true}, reachable: true})
+	p.Watch(hall, watch{lightID: "1", want: wire.Desired{On: true, Bri: ptr.To(254)}, reachable: true})
+	p.Watch(kitchen, watch{lightID: "2", want: wire.Desired{On: true}, reachable: true})
 	drain(lights)
 
 	steps := []struct {
@@ -59,11 +62,11 @@ func TestSessionWakesOnlyDriftedLights(t *testing.T) {
 		want   []string
 	}{
 		{"nothing changed", func() {}, nil},
-		{"brightness the spec does not set", func() { f.set("2", func(s *LightState) { s.Bri = ptr.To(3) }) }, nil},
-		{"hallway switched off in the app", func() { f.set("1", func(s *LightState) { s.On = false }) }, []string{"entrance/hall"}},
+		{"brightness the spec does not set", func() { f.Set("2", func(s *wire.LightState) { s.Bri = ptr.To(3) }) }, nil},
+		{"hallway switched off in the app", func() { f.Set("1", func(s *wire.LightState) { s.On = false }) }, []string{"entrance/hall"}},
 		{"kitchen unreachable", func() {
-			f.set("1", func(s *LightState) { s.On = true })
-			f.set("2", func(s *LightState) { s.Reachable = false })
+			f.Set("1", func(s *wire.LightState) { s.On = true })
+			f.Set("2", func(s *wire.LightState) { s.Reachable = false })
 		}, []string{"home/kitchen"}},
 	}
 	for _, st := range steps {
@@ -78,14 +81,14 @@ func TestSessionWakesOnlyDriftedLights(t *testing.T) {
 }
 
 func TestSessionWakesEveryoneWhenTheBridgeComesAndGoes(t *testing.T) {
-	f := newFakeBridge("hallway")
+	f := wiretest.NewFakeBridge("hallway")
 	p, lights, bridges := newTestSession(f, 10)
 	ctx := context.Background()
 	_ = p.Poll(ctx)
-	p.Watch(types.NamespacedName{Namespace: "a", Name: "x"}, watch{lightID: "1", want: Desired{On: false}, reachable: true})
+	p.Watch(types.NamespacedName{Namespace: "a", Name: "x"}, watch{lightID: "1", want: wire.Desired{On: false}, reachable: true})
 	drain(lights)
 
-	f.err = &neterr{}
+	f.Fail(wiretest.NetErr{})
 	_ = p.Poll(ctx)
 	_ = p.Poll(ctx)
 	if got := drain(lights); len(got) != 1 {
@@ -94,10 +97,10 @@ func TestSessionWakesEveryoneWhenTheBridgeComesAndGoes(t *testing.T) {
 	if got := drain(bridges); len(got) != 1 || got[0] != "/home" {
 		t.Fatalf("going offline woke bridges %v", got)
 	}
-	if _, err := p.Lights(ctx); !isNetwork(err) {
+	if _, err := p.Lights(ctx); !wire.IsNetwork(err) {
 		t.Fatalf("Lights while offline: %v", err)
 	}
-	f.err = nil
+	f.Fail(nil)
 	_ = p.Poll(ctx)
 	if got := drain(lights); len(got) != 1 {
 		t.Fatalf("coming back woke %v, want the HueLight once", got)
@@ -108,18 +111,18 @@ func TestSessionWakesEveryoneWhenTheBridgeComesAndGoes(t *testing.T) {
 }
 
 func TestLightsReadTheCache(t *testing.T) {
-	f := newFakeBridge("hallway")
+	f := wiretest.NewFakeBridge("hallway")
 	p, _, _ := newTestSession(f, 10)
 	for range 50 {
 		if _, err := p.Lights(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if gets, _ := f.calls(); gets != 1 {
+	if gets, _ := f.Calls(); gets != 1 {
 		t.Fatalf("50 observations made %d GETs, want 1", gets)
 	}
-	body := StateBody{On: ptr.To(true), Bri: ptr.To(9)}
-	p.cache.answered(body, Result{Accepted: body}, "1")
+	body := wire.StateBody{On: ptr.To(true), Bri: ptr.To(9)}
+	p.cache.answered(body, wire.Result{Accepted: body}, "1")
 	if v, _ := p.cache.view("1"); !v.State.On || *v.State.Bri != 9 || !v.unconfirmed {
 		t.Fatalf("cache after an accepted command: %+v", v)
 	}
@@ -136,27 +139,27 @@ func (neterr) Temporary() bool { return true }
 // breaker over) or not (the stall key stays), and attributes the bridge
 // never reports stay known from what it accepted.
 func TestReadsConfirmOrContradictWrites(t *testing.T) {
-	f := newFakeBridge("strip")
+	f := wiretest.NewFakeBridge("strip")
 	p, _, _ := newTestSession(f, 10)
 	ctx := context.Background()
 	_ = p.Poll(ctx)
-	f.set("1", func(s *LightState) { s.CT = nil }) // the bridge leaves ct out from now on
+	f.Set("1", func(s *wire.LightState) { s.CT = nil }) // the bridge leaves ct out from now on
 
-	sent := StateBody{On: ptr.To(true), Bri: ptr.To(50), CT: ptr.To(300)}
-	p.cache.answered(sent, Result{Accepted: sent}, "1")
+	sent := wire.StateBody{On: ptr.To(true), Bri: ptr.To(50), CT: ptr.To(300)}
+	p.cache.answered(sent, wire.Result{Accepted: sent}, "1")
 	v, _ := p.cache.view("1")
 	if !v.unconfirmed || *v.State.Bri != 50 {
 		t.Fatalf("before a read: %+v", v)
 	}
-	f.set("1", func(s *LightState) { s.On, s.Bri = true, ptr.To(50) })
+	f.Set("1", func(s *wire.LightState) { s.On, s.Bri = true, ptr.To(50) })
 	_ = p.Poll(ctx)
 	v, _ = p.cache.view("1")
 	if v.unconfirmed || v.confirmed != 1 || *v.State.CT != 300 || len(v.assumed) != 1 || v.assumed[0] != "ct" {
 		t.Fatalf("after a read that shows it: %+v", v)
 	}
 
-	again := StateBody{On: ptr.To(true), Bri: ptr.To(60)}
-	p.cache.answered(again, Result{Accepted: again}, "1")
+	again := wire.StateBody{On: ptr.To(true), Bri: ptr.To(60)}
+	p.cache.answered(again, wire.Result{Accepted: again}, "1")
 	_ = p.Poll(ctx) // the bulb still shows 50
 	if v, _ = p.cache.view("1"); v.confirmed != 1 || *v.State.Bri != 50 {
 		t.Fatalf("after a read that contradicts it: %+v", v)
@@ -172,16 +175,16 @@ func TestReadsConfirmOrContradictWrites(t *testing.T) {
 // temperature (mirek null), so no read ever clears the ct; kept, it read as
 // the light's state ("ct 250") and every later command sent the colour again.
 func TestALaterColourReplacesAnEarlierOneNotYetReadBack(t *testing.T) {
-	f := newFakeBridge("hallway")
+	f := wiretest.NewFakeBridge("hallway")
 	p, _, _ := newTestSession(f, 10)
 	ctx := context.Background()
 	_ = p.Poll(ctx)
 
-	ct := StateBody{CT: ptr.To(250)}
-	p.cache.answered(ct, Result{Accepted: ct}, "1")
-	white := StateBody{XY: &[2]float64{0.3227, 0.329}}
-	p.cache.answered(white, Result{Accepted: white}, "1")
-	f.set("1", func(s *LightState) {
+	ct := wire.StateBody{CT: ptr.To(250)}
+	p.cache.answered(ct, wire.Result{Accepted: ct}, "1")
+	white := wire.StateBody{XY: &[2]float64{0.3227, 0.329}}
+	p.cache.answered(white, wire.Result{Accepted: white}, "1")
+	f.Set("1", func(s *wire.LightState) {
 		s.XY, s.ColorMode, s.CT, s.Hue, s.Sat = white.XY, "xy", nil, nil, nil
 	})
 	_ = p.Poll(ctx)
@@ -199,25 +202,25 @@ func TestALaterColourReplacesAnEarlierOneNotYetReadBack(t *testing.T) {
 // which shows it (the bulb has switched); only a read after the command
 // that still leaves it out makes it one the bridge does not report.
 func TestAColourTemperatureNotYetReadBackIsUnconfirmed(t *testing.T) {
-	f := newFakeBridge("hallway")
+	f := wiretest.NewFakeBridge("hallway")
 	p, _, _ := newTestSession(f, 10)
 	ctx := context.Background()
-	f.set("1", func(s *LightState) { s.XY, s.ColorMode, s.CT = &[2]float64{0.675, 0.322}, "xy", nil })
+	f.Set("1", func(s *wire.LightState) { s.XY, s.ColorMode, s.CT = &[2]float64{0.675, 0.322}, "xy", nil })
 	_ = p.Poll(ctx)
 
-	ct := StateBody{On: ptr.To(true), CT: ptr.To(500)}
-	p.cache.answered(ct, Result{Accepted: ct}, "1")
+	ct := wire.StateBody{On: ptr.To(true), CT: ptr.To(500)}
+	p.cache.answered(ct, wire.Result{Accepted: ct}, "1")
 	if v, _ := p.cache.view("1"); !v.unconfirmed || len(v.assumed) != 0 {
 		t.Fatalf("before a read: unconfirmed %v, assumed %v; want unconfirmed and nothing assumed", v.unconfirmed, v.assumed)
 	}
-	f.set("1", func(s *LightState) { s.CT, s.ColorMode = ptr.To(500), "ct" })
+	f.Set("1", func(s *wire.LightState) { s.CT, s.ColorMode = ptr.To(500), "ct" })
 	_ = p.Poll(ctx)
 	if v, _ := p.cache.view("1"); v.unconfirmed || len(v.assumed) != 0 || *v.State.CT != 500 {
 		t.Fatalf("after a read showing ct 500: %+v", v)
 	}
 
-	f.set("1", func(s *LightState) { s.CT, s.ColorMode = nil, "" }) // a bridge that never reports ct
-	p.cache.answered(ct, Result{Accepted: ct}, "1")
+	f.Set("1", func(s *wire.LightState) { s.CT, s.ColorMode = nil, "" }) // a bridge that never reports ct
+	p.cache.answered(ct, wire.Result{Accepted: ct}, "1")
 	_ = p.Poll(ctx)
 	if v, _ := p.cache.view("1"); len(v.assumed) != 1 || v.assumed[0] != "ct" {
 		t.Fatalf("after a read without ct: assumed %v, want ct", v.assumed)

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // Temporary scenes: a bridge takes about 10 light commands a second, so 50
@@ -84,7 +86,7 @@ func (s *sender) scenesUsableLocked(now time.Time) bool {
 	if !s.sc.enabled || now.Before(s.sc.pausedUntil) {
 		return false
 	}
-	_, ok := roomsOf(s.deps.client())
+	_, ok := wire.RoomsOf(s.deps.client())
 	return ok
 }
 
@@ -240,17 +242,17 @@ func (s *sender) takeFairLocked(n int) []*order {
 // commands (the bridge writes a lightstate per light); the recall is the
 // group command.
 func (s *sender) sendScene(ctx context.Context, b *batch) {
-	rc, ok := roomsOf(s.deps.client())
+	rc, ok := wire.RoomsOf(s.deps.client())
 	if !ok || s.lights.Wait(ctx) != nil {
 		s.giveBack(b.orders)
 		return
 	}
-	states := make(map[string]StateBody, len(b.orders))
+	states := make(map[string]wire.StateBody, len(b.orders))
 	for _, o := range b.orders {
 		states[o.lightID] = o.full
 	}
 	name := tempScenePrefix + strconv.FormatInt(time.Now().UnixNano(), 36)
-	id, err := rc.CreateScene(ctx, SceneSpec{Name: name, States: states})
+	id, err := rc.CreateScene(ctx, wire.SceneSpec{Name: name, States: states})
 	s.deps.unanswered(err)
 	if err != nil {
 		s.pauseScenes("cannot store a temporary scene; sending light commands", err)
@@ -267,7 +269,7 @@ func (s *sender) sendScene(ctx context.Context, b *batch) {
 		return
 	}
 	for _, o := range b.orders {
-		s.deps.answered(o.full, Result{Accepted: o.full}, o.lightID)
+		s.deps.answered(o.full, wire.Result{Accepted: o.full}, o.lightID)
 	}
 	s.finish(b.orders, nil)
 }
@@ -285,7 +287,7 @@ func (s *sender) pauseScenes(msg string, err error) {
 // that cannot be removed now is retried later: once the bridge answers
 // again when it does not now.
 func (s *sender) deleteScene(ctx context.Context, id string) {
-	rc, ok := roomsOf(s.deps.client())
+	rc, ok := wire.RoomsOf(s.deps.client())
 	if !ok {
 		return
 	}
@@ -322,7 +324,7 @@ func (s *sender) deleteLeftoverScenes(ctx context.Context) {
 
 // removeStaleScenes deletes temporary scenes a crashed Tether left behind.
 func (s *sender) removeStaleScenes(ctx context.Context) {
-	rc, ok := roomsOf(s.deps.client())
+	rc, ok := wire.RoomsOf(s.deps.client())
 	if !ok {
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // sceneCommands returns "METHOD path" of the scene writes received, with
@@ -140,7 +141,7 @@ func TestGatheringWaitsForExpectedLights(t *testing.T) {
 	g.Eventually(s.p.sender.lights.Tokens, time.Second, 10*time.Millisecond).Should(BeNumerically(">=", 1))
 	s.sim.ResetCommands()
 	start := time.Now()
-	err := s.send("a", "alone", strconv.Itoa(n+1), bri(3).body(), bri(3).body())
+	err := s.send("a", "alone", strconv.Itoa(n+1), wire.FullBody(bri(3)), wire.FullBody(bri(3)))
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(s.lightCommands()).To(Equal([]string{strconv.Itoa(n + 1)}), "sent by the reconcile that asked")
 	g.Expect(time.Since(start)).To(BeNumerically("<", sendWait), "nothing held a change nobody else was expected with")
@@ -162,9 +163,6 @@ func TestGatheringGivesUpOnALostExpectation(t *testing.T) {
 	g.Expect(time.Since(queued)).To(BeNumerically(">=", gatherIdle*9/10), "it waited for the expected HueLight first")
 	g.Expect(s.sceneCommands()).To(BeEmpty(), "one light is no scene")
 }
-
-// body is the whole wanted state as a command.
-func (d Desired) body() StateBody { return FullBody(d) }
 
 // gathering reports whether the sender holds its line now.
 func (s *simPoller) gathering() bool {

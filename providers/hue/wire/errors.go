@@ -1,4 +1,4 @@
-package hue
+package wire
 
 import (
 	"context"
@@ -10,45 +10,28 @@ import (
 	"github.com/tether-dev/tether/providers"
 )
 
-// Condition reasons of the Hue kinds.
+// Reasons of a bridge's answers, as classify gives them.
 const (
 	ReasonBridgeUnreachable    = "BridgeUnreachable"
 	ReasonBridgeBusy           = "BridgeBusy"
 	ReasonBridgeProtocol       = "BridgeProtocolError"
 	ReasonUnauthorized         = "Unauthorized"
-	ReasonNotPaired            = "NotPaired"
-	ReasonLinkButton           = "LinkButtonNotPressed"
-	ReasonPaired               = "Paired"
-	ReasonLightUnreachable     = "LightUnreachable"
-	ReasonLightNotFound        = "LightNotFound"
-	ReasonConflict             = "Conflict"
-	ReasonThrottled            = "Throttled"
-	ReasonBridgeNotFound       = "BridgeNotFound"
-	ReasonBridgeAmbiguous      = "BridgeAmbiguous"
-	ReasonNamespaceNotAllowed  = "NamespaceNotAllowed"
 	ReasonInvalidValue         = "InvalidValue"
 	ReasonDeviceOff            = "DeviceOff"
-	ReasonCredentialsUnusable  = "CredentialsUnusable"
 	ReasonBridgeRejectedChange = "BridgeRejectedChange"
-	// ReasonLimited: Ready=True, the bulb shows all it can of the spec and
-	// the message says what it cannot (projected or not reported).
-	ReasonLimited = "Limited"
-	// ReasonAttributeRefused: Ready=False, the bridge refused part of the
-	// spec and the message names it; it is not sent again unchanged.
-	ReasonAttributeRefused = "AttributeRefused"
 )
 
 // Hue error types the adapter acts on (the v1 API's numbers; a v2 client
 // maps its answers onto them).
 const (
-	errUnauthorized          = 1
-	errNotAvailable          = 3
-	errParameterNotAvailable = 6
-	errInvalidValue          = 7
-	errNotModifiable         = 8
-	errLinkButton            = 101
-	errDeviceOff             = 201
-	errInternal              = 901
+	TypeUnauthorized          = 1
+	TypeNotAvailable          = 3
+	TypeParameterNotAvailable = 6
+	TypeInvalidValue          = 7
+	TypeNotModifiable         = 8
+	TypeLinkButton            = 101
+	TypeDeviceOff             = 201
+	TypeInternal              = 901
 )
 
 // Delays the adapter asks for. Unauthorized waits long: only re-pairing
@@ -67,8 +50,8 @@ func (e *ProtocolError) Error() string {
 	return "the bridge sent an answer that is not valid Hue v1 API: " + e.Detail
 }
 
-// apiErrorType returns the Hue error type in err, or 0.
-func apiErrorType(err error) int {
+// ErrorType returns the Hue error type in err, or 0.
+func ErrorType(err error) int {
 	var bridgeErr *BridgeError
 	if errors.As(err, &bridgeErr) {
 		return bridgeErr.Type
@@ -76,9 +59,9 @@ func apiErrorType(err error) int {
 	return 0
 }
 
-// classify turns a bridge call's error into the reconciler's typed errors.
+// Classify turns a bridge call's error into the reconciler's typed errors.
 // bridge names the HueBridge for the messages.
-func classify(bridge string, err error) error {
+func Classify(bridge string, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -96,21 +79,21 @@ func classify(bridge string, err error) error {
 	if errors.As(err, &certErr) {
 		return providers.RetryAfter(time.Minute, certErr.Reason, fmt.Errorf("bridge %s: %s", bridge, certErr.Detail))
 	}
-	switch apiErrorType(err) {
-	case errUnauthorized:
+	switch ErrorType(err) {
+	case TypeUnauthorized:
 		return providers.RetryAfter(unauthorizedDelay, ReasonUnauthorized, fmt.Errorf(
 			"bridge %s does not accept the stored username: delete the credentials Secret and press the link button to pair again", bridge))
-	case errInternal:
+	case TypeInternal:
 		return providers.RetryAfter(busyDelay, ReasonBridgeBusy, fmt.Errorf("bridge %s is overloaded: %w", bridge, err))
-	case errInvalidValue:
+	case TypeInvalidValue:
 		return providers.Terminal(ReasonInvalidValue, fmt.Errorf("bridge %s refused a value: %w", bridge, err))
-	case errDeviceOff:
+	case TypeDeviceOff:
 		return providers.RetryAfter(busyDelay, ReasonDeviceOff, fmt.Errorf("bridge %s: %w", bridge, err))
 	case 0:
 	default:
 		return providers.RetryAfter(busyDelay, ReasonBridgeRejectedChange, fmt.Errorf("bridge %s: %w", bridge, err))
 	}
-	if isNetwork(err) {
+	if IsNetwork(err) {
 		return providers.RetryAfter(unreachableDelay, ReasonBridgeUnreachable, &unreachableError{bridge: bridge, cause: err})
 	}
 	// Everything else is an answer the adapter could not read: a
@@ -157,13 +140,39 @@ func networkCause(err error) string {
 	}
 }
 
-// isNetwork reports connection failures and timeouts.
-func isNetwork(err error) bool {
+// IsNetwork reports connection failures and timeouts.
+func IsNetwork(err error) bool {
 	var netErr net.Error
 	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) ||
 		errors.Is(err, net.ErrClosed)
 }
 
-// apiError builds a bridge error of type typ, for conditions the adapter
-// detects itself (a /config without whitelist is error 1 in disguise).
-func apiError(typ int) error { return &BridgeError{Type: typ, Description: "unauthorized user"} }
+// UnauthorizedError is error 1 for a condition the adapter detects itself
+// (a /config without whitelist is error 1 in disguise).
+func UnauthorizedError() error {
+	return &BridgeError{Type: TypeUnauthorized, Description: "unauthorized user"}
+}
+
+// Reasons of a bridge's answers about rooms, zones and scenes.
+const (
+	ReasonRoomsNotSupported  = "RoomsNotSupported"
+	ReasonLightInAnotherRoom = "LightInAnotherRoom"
+)
+
+// errLightInAnotherRoom is the v1 bridge's answer to a room taking a light
+// of another room.
+const errLightInAnotherRoom = 306
+
+// ClassifyRooms is Classify, with the answers of rooms and scenes.
+func ClassifyRooms(bridge string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrNoRooms):
+		return providers.RetryAfter(10*time.Minute, ReasonRoomsNotSupported, fmt.Errorf("bridge %s: %w", bridge, err))
+	case ErrorType(err) == errLightInAnotherRoom:
+		return providers.RetryAfter(time.Minute, ReasonLightInAnotherRoom, fmt.Errorf(
+			"bridge %s: a light belongs to one room at most: %w", bridge, err))
+	}
+	return Classify(bridge, err)
+}

@@ -1,4 +1,4 @@
-package hue
+package wire
 
 import (
 	"crypto/sha256"
@@ -110,7 +110,7 @@ func (t Trust) tlsConfig(peer *peerRecord) (*tls.Config, error) {
 	if len(t.CABundle) > 0 && !pool.AppendCertsFromPEM(t.CABundle) {
 		return nil, &CertificateError{Reason: ReasonCertificateUntrusted, Detail: "caBundle holds no PEM certificate"}
 	}
-	want := normalizeBridgeID(t.BridgeID)
+	want := NormalizeBridgeID(t.BridgeID)
 	return &tls.Config{
 		MinVersion: tls.VersionTLS12,
 		// The standard check is for a host name; a bridge's certificate
@@ -131,7 +131,7 @@ func (t Trust) tlsConfig(peer *peerRecord) (*tls.Config, error) {
 			if err := verifyChain(cs.PeerCertificates, pool); err != nil {
 				return err
 			}
-			if got := normalizeBridgeID(leaf.Subject.CommonName); want != "" && got != want {
+			if got := NormalizeBridgeID(leaf.Subject.CommonName); want != "" && got != want {
 				return &CertificateError{Reason: ReasonCertificateMismatch, Detail: fmt.Sprintf(
 					"the bridge's certificate names bridge %q, not %q: another bridge answers at this address", leaf.Subject.CommonName, t.BridgeID)}
 			}
@@ -161,19 +161,19 @@ func verifyChain(certs []*x509.Certificate, roots *x509.CertPool) error {
 // certificate names the bridge the config reports (when the HueBridge gave
 // no id to check against before).
 func checkBridgeID(info CertificateInfo, bridgeID string) error {
-	if info.Check != CertificateVerified || normalizeBridgeID(info.Subject) == normalizeBridgeID(bridgeID) {
+	if info.Check != CertificateVerified || NormalizeBridgeID(info.Subject) == NormalizeBridgeID(bridgeID) {
 		return nil
 	}
 	return &CertificateError{Reason: ReasonCertificateMismatch, Detail: fmt.Sprintf(
 		"the bridge's certificate names bridge %q, but the bridge says it is %q", info.Subject, bridgeID)}
 }
 
-// normalizeBridgeID compares bridge ids as aiohue does: lower case, and
+// NormalizeBridgeID compares bridge ids as aiohue does: lower case, and
 // the 16-character form (zeroconf gives 17 characters with colons, N-UPnP
 // 16; certificates were seen in either case).
-func normalizeBridgeID(id string) string {
+func NormalizeBridgeID(id string) string {
 	return strings.ToLower(strings.ReplaceAll(strings.TrimSpace(id), ":", ""))
 }
 
-// sameBridgeID compares two bridge ids in any of their forms.
-func sameBridgeID(a, b string) bool { return normalizeBridgeID(a) == normalizeBridgeID(b) }
+// SameBridgeID compares two bridge ids in any of their forms.
+func SameBridgeID(a, b string) bool { return NormalizeBridgeID(a) == NormalizeBridgeID(b) }

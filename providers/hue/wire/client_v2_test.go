@@ -1,4 +1,4 @@
-package hue
+package wire
 
 import (
 	"context"
@@ -14,6 +14,9 @@ import (
 	"github.com/tether-dev/tether/internal/huesim"
 	"github.com/tether-dev/tether/providers"
 )
+
+// simUser is the username the simulated bridges know.
+const simUser = "tether-sender-test"
 
 // startSim serves a simulated bridge with a bulb of every model, paired.
 func startSim(t *testing.T, opts huesim.Options) *huesim.Server {
@@ -157,7 +160,7 @@ func TestV2ClientCommands(t *testing.T) {
 	// A mirek beyond the bulb's schema: v2 answers 400, named as a refused
 	// colour temperature.
 	res, err := c.SetLightState(ctx, "2", StateBody{On: ptr.To(true), CT: ptr.To(500)})
-	if err != nil || len(res.Refused) != 1 || res.Refused[0].Param != "ct" || res.Refused[0].Type != errInvalidValue {
+	if err != nil || len(res.Refused) != 1 || res.Refused[0].Param != "ct" || res.Refused[0].Type != TypeInvalidValue {
 		t.Fatalf("mirek 500 on a 153-454 bulb: %v %+v", err, res)
 	}
 	last := sim.Commands()[len(sim.Commands())-1]
@@ -208,7 +211,7 @@ func TestV2ClientTrust(t *testing.T) {
 			}
 			cfg, err := c.Config(ctx)
 			if err == nil {
-				err = checkBridgeID(certificateOf(c), cfg.BridgeID)
+				err = checkBridgeID(CertificateOf(c), cfg.BridgeID)
 			}
 			var certErr *CertificateError
 			switch {
@@ -216,11 +219,11 @@ func TestV2ClientTrust(t *testing.T) {
 				t.Fatalf("refused: %v", err)
 			case tc.reason != "" && (!errors.As(err, &certErr) || certErr.Reason != tc.reason):
 				t.Fatalf("got %v, want a %s", err, tc.reason)
-			case tc.reason == "" && certificateOf(c).Check != tc.check:
-				t.Fatalf("check %q, want %q", certificateOf(c).Check, tc.check)
+			case tc.reason == "" && CertificateOf(c).Check != tc.check:
+				t.Fatalf("check %q, want %q", CertificateOf(c).Check, tc.check)
 			}
 			if tc.reason != "" {
-				if ra, ok := asRetry(classify("home", err)); !ok || ra != tc.reason {
+				if ra, ok := asRetry(Classify("home", err)); !ok || ra != tc.reason {
 					t.Errorf("classified as %q", ra)
 				}
 			}
@@ -280,10 +283,10 @@ func TestV2ClientBacksOffWhenBusy(t *testing.T) {
 	_, _ = c.SetLightState(ctx, "1", StateBody{On: ptr.To(true)}) // takes the token, if one is left
 	refusals = sim.TooManyRequests()
 	_, err := c.SetLightState(ctx, "1", StateBody{On: ptr.To(true)})
-	if apiErrorType(err) != errInternal {
+	if ErrorType(err) != TypeInternal {
 		t.Fatalf("a bridge that stays busy: %v", err)
 	}
-	if reason, _ := asRetry(classify("home", err)); reason != ReasonBridgeBusy {
+	if reason, _ := asRetry(Classify("home", err)); reason != ReasonBridgeBusy {
 		t.Errorf("classified as %q", reason)
 	}
 	if got := sim.TooManyRequests() - refusals; got != 1+v2BusyRetries {
@@ -296,7 +299,7 @@ func TestV2Pairing(t *testing.T) {
 	sim := startSim(t, huesim.Options{Lights: []string{"a"}})
 	c := v2For(t, sim, "", Trust{})
 	ctx := context.Background()
-	if _, err := c.Pair(ctx, "tether#test"); apiErrorType(err) != errLinkButton {
+	if _, err := c.Pair(ctx, "tether#test"); ErrorType(err) != TypeLinkButton {
 		t.Fatalf("before the button: %v", err)
 	}
 	sim.PressLinkButton()

@@ -1,12 +1,9 @@
-package hue
+package wire
 
 import (
 	"fmt"
 	"math"
 	"strings"
-	"time"
-
-	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 )
 
 // xyTolerance absorbs the bridge's precision: it reports xy with four
@@ -28,36 +25,6 @@ type Desired struct {
 	// gamut is the bulb's, set by project: hue/sat are compared as the
 	// colour they make on it.
 	gamut *Gamut
-}
-
-// DesiredFrom converts a spec. Ranges were checked by the API server.
-func DesiredFrom(spec huev1alpha1.HueLightSpec) Desired {
-	d := Desired{On: spec.On == nil || *spec.On, Bri: intPtr(spec.Brightness)}
-	if c := spec.Color; c != nil {
-		if len(c.XY) == 2 {
-			d.XY = &[2]float64{float64(c.XY[0]), float64(c.XY[1])}
-		}
-		d.CT, d.Hue, d.Sat = intPtr(c.ColorTemperature), intPtr(c.Hue), intPtr(c.Saturation)
-	}
-	if spec.TransitionTime != nil {
-		t := deciseconds(spec.TransitionTime.Duration)
-		d.Transition = &t
-	}
-	return d
-}
-
-// deciseconds converts a duration to the bridge's transitiontime unit,
-// rounding to the nearest 100 ms (the API server only lets multiples in).
-func deciseconds(d time.Duration) int {
-	return int(math.Round(float64(d) / float64(100*time.Millisecond)))
-}
-
-func intPtr(p *int32) *int {
-	if p == nil {
-		return nil
-	}
-	v := int(*p)
-	return &v
 }
 
 // FullBody is the whole state a HueLight wants, as a command: what a group
@@ -82,27 +49,21 @@ func FullBody(want Desired) StateBody {
 	return b
 }
 
-// LightDiff is what differs between a HueLight's spec and its bulb.
-type LightDiff struct {
+// Diff is what must be sent for a bulb to match a wanted state, and the
+// changes in words.
+type Diff struct {
 	Body    StateBody
 	Changes []string
-	// confirmed is how many of the bulb's earlier writes a read showed: the
-	// same difference after one more did show is new drift, not a write
-	// that does not stick.
-	confirmed uint64
 }
 
 // String lists the changes: "on: false -> true, brightness: 127 -> 254".
-func (d *LightDiff) String() string { return strings.Join(d.Changes, ", ") }
-
-// StallKey is the difference for the stall breaker.
-func (d *LightDiff) StallKey() string { return fmt.Sprintf("%s #%d", d.String(), d.confirmed) }
+func (d *Diff) String() string { return strings.Join(d.Changes, ", ") }
 
 // Compare returns what must be sent for the bulb to match want, or nil.
 // A light that should be off is only compared on on/off: its brightness
 // and colour cannot be changed while it is off (error 201) and do not show.
-func Compare(want Desired, got LightState) *LightDiff {
-	d := &LightDiff{}
+func Compare(want Desired, got LightState) *Diff {
+	d := &Diff{}
 	if want.On != got.On {
 		d.Changes = append(d.Changes, fmt.Sprintf("on: %t -> %t", got.On, want.On))
 	}
@@ -119,14 +80,14 @@ func Compare(want Desired, got LightState) *LightDiff {
 	return d
 }
 
-func (d *LightDiff) compareBrightness(want Desired, got LightState) {
+func (d *Diff) compareBrightness(want Desired, got LightState) {
 	if want.Bri != nil && !equal(got.Bri, *want.Bri) {
 		d.Body.Bri = want.Bri
 		d.Changes = append(d.Changes, fmt.Sprintf("brightness: %s -> %d", show(got.Bri), *want.Bri))
 	}
 }
 
-func (d *LightDiff) compareColour(want Desired, got LightState) {
+func (d *Diff) compareColour(want Desired, got LightState) {
 	switch {
 	case want.XY != nil:
 		if got.ColorMode != "xy" || got.XY == nil || !near(*got.XY, *want.XY) {
@@ -170,4 +131,30 @@ func describeColour(s LightState) string {
 		return fmt.Sprintf("hue/saturation %d/%d", *s.Hue, *s.Sat)
 	}
 	return "unknown"
+}
+
+// SameState compares two stored states, xy at the bridge's precision.
+func SameState(a, b StateBody) bool {
+	if (a.XY == nil) != (b.XY == nil) || (a.XY != nil && !near(*a.XY, *b.XY)) {
+		return false
+	}
+	a.XY, b.XY = nil, nil
+	return a.Key() == b.Key()
+}
+
+// Without returns want without the attribute param.
+func (d Desired) Without(param string) Desired {
+	switch param {
+	case "bri":
+		d.Bri = nil
+	case "xy":
+		d.XY = nil
+	case "ct":
+		d.CT = nil
+	case "hue", "sat":
+		d.Hue, d.Sat = nil, nil
+	case "transitiontime":
+		d.Transition = nil
+	}
+	return d
 }

@@ -1,4 +1,4 @@
-package hue
+package wire
 
 import (
 	"encoding/json"
@@ -197,18 +197,18 @@ type (
 
 // read is the lights as the store has them, as one read at at, each
 // light's own time being when the store last heard of it.
-func (s *v2Store) read(at time.Time) read {
+func (s *v2Store) read(at time.Time) Read {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r := read{at: at, lightAt: map[string]time.Time{}}
+	r := Read{At: at, LightAt: map[string]time.Time{}}
 	byV1 := map[string]string{}
 	for id, res := range s.resources {
 		if res.Type != "light" {
 			continue
 		}
 		light, changed := s.lightLocked(id, res.v2Light)
-		r.lights = append(r.lights, light)
-		r.lightAt[light.ID] = changed
+		r.Lights = append(r.Lights, light)
+		r.LightAt[light.ID] = changed
 		byV1[light.ID] = id
 	}
 	s.byV1 = byV1

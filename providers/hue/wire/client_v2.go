@@ -1,4 +1,4 @@
-package hue
+package wire
 
 import (
 	"bytes"
@@ -92,6 +92,32 @@ func NewClientV2(address, user string, timeout time.Duration, trust Trust) (Clie
 	}, nil
 }
 
+// ProbeV2 asks the bridge at address, without a key, whether it serves
+// CLIP v2 and which bridge it is, over a connection whose certificate is
+// checked as trust says and must name the id the bridge reports. The probe
+// is a client without credentials (pairing asks through it).
+func ProbeV2(ctx context.Context, address string, timeout time.Duration, trust Trust) (Client, BridgeConfig, error) {
+	c, err := NewClientV2(address, "", timeout, trust)
+	if err != nil {
+		return nil, BridgeConfig{}, err
+	}
+	probe := c.(*v2Client)
+	if err := probe.servesV2(ctx); err != nil {
+		return nil, BridgeConfig{}, err
+	}
+	cfg, err := probe.publicConfig(ctx)
+	if err != nil {
+		return nil, BridgeConfig{}, err
+	}
+	if cfg.BridgeID == "" {
+		return nil, BridgeConfig{}, &ProtocolError{Detail: "/api/config names no bridgeid"}
+	}
+	if err := checkBridgeID(probe.Certificate(), cfg.BridgeID); err != nil {
+		return nil, BridgeConfig{}, err
+	}
+	return probe, cfg, nil
+}
+
 // streamDialer sends TCP keep-alives often enough that a bridge gone from
 // the network ends the event stream within about 30 s: the bridge sends
 // no keep-alive of its own on a quiet stream.
@@ -161,7 +187,7 @@ func (c *v2Client) call(ctx context.Context, operation, method, path string, bod
 			return status, ans, err
 		}
 		if attempt == v2BusyRetries {
-			return status, ans, &BridgeError{Type: errInternal, Description: fmt.Sprintf("the bridge is busy (HTTP %d)", status)}
+			return status, ans, &BridgeError{Type: TypeInternal, Description: fmt.Sprintf("the bridge is busy (HTTP %d)", status)}
 		}
 		if retryAfter <= 0 {
 			retryAfter = time.Duration(attempt+1) * v2BusyStep
@@ -219,13 +245,13 @@ func statusError(status int, ans v2Answer) error {
 	case status < 300:
 		return nil
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return &BridgeError{Type: errUnauthorized, Description: "unauthorized user"}
+		return &BridgeError{Type: TypeUnauthorized, Description: "unauthorized user"}
 	case status == http.StatusNotFound:
-		return &BridgeError{Type: errNotAvailable, Description: or(desc, "not found")}
+		return &BridgeError{Type: TypeNotAvailable, Description: or(desc, "not found")}
 	case status == http.StatusBadRequest:
-		return &BridgeError{Type: errInvalidValue, Description: or(desc, "bad request")}
+		return &BridgeError{Type: TypeInvalidValue, Description: or(desc, "bad request")}
 	case status == http.StatusTooManyRequests || status >= 500:
-		return &BridgeError{Type: errInternal, Description: or(desc, fmt.Sprintf("HTTP %d", status))}
+		return &BridgeError{Type: TypeInternal, Description: or(desc, fmt.Sprintf("HTTP %d", status))}
 	}
 	return &ProtocolError{Detail: fmt.Sprintf("HTTP %d: %s", status, or(desc, "no description"))}
 }
@@ -240,27 +266,27 @@ func or(s, fallback string) string {
 // Lights reads every resource and returns the lights.
 func (c *v2Client) Lights(ctx context.Context) ([]Light, error) {
 	r, err := c.readAll(ctx)
-	return r.lights, err
+	return r.Lights, err
 }
 
 // readAll is one full read: GET /clip/v2/resource into the store.
-func (c *v2Client) readAll(ctx context.Context) (read, error) {
+func (c *v2Client) readAll(ctx context.Context) (Read, error) {
 	started := time.Now()
 	status, ans, err := c.call(ctx, "GetLights", http.MethodGet, "/clip/v2/resource", nil)
 	if err == nil {
 		err = statusError(status, ans)
 	}
 	if err != nil {
-		return read{err: err, at: started}, err
+		return Read{At: started}, err
 	}
 	var list []json.RawMessage // each decoded into the kept types only (v2store.go)
 	if err := json.Unmarshal(ans.Data, &list); err != nil {
 		err = &ProtocolError{Detail: "resource list: " + err.Error()}
-		return read{err: err, at: started}, err
+		return Read{At: started}, err
 	}
 	c.store.replace(list, started)
 	r := c.store.read(started)
-	r.full = true
+	r.Full = true
 	return r, nil
 }
 
@@ -275,7 +301,7 @@ func (c *v2Client) servesV2(ctx context.Context) error {
 	case status < 300 || status == http.StatusUnauthorized || status == http.StatusForbidden:
 		return nil
 	case status == http.StatusNotFound:
-		return &BridgeError{Type: errNotAvailable, Description: errNotV2.Error()}
+		return &BridgeError{Type: TypeNotAvailable, Description: errNotV2.Error()}
 	}
 	return statusError(status, ans)
 }
@@ -354,7 +380,7 @@ func (c *v2Client) v1(ctx context.Context, operation, method, path string, body 
 		return err
 	}
 	if res.StatusCode == http.StatusTooManyRequests || res.StatusCode == http.StatusServiceUnavailable {
-		return &BridgeError{Type: errInternal, Description: fmt.Sprintf("the bridge is busy (HTTP %d)", res.StatusCode)}
+		return &BridgeError{Type: TypeInternal, Description: fmt.Sprintf("the bridge is busy (HTTP %d)", res.StatusCode)}
 	}
 	if out, ok := out.(*[]byte); ok {
 		*out = raw
@@ -388,7 +414,7 @@ func (c *v2Client) SetLightState(ctx context.Context, id string, body StateBody)
 			return Result{}, err
 		}
 		if rid, gamut, ok = c.store.lightByV1(id); !ok {
-			return Result{}, &BridgeError{Type: errNotAvailable, Description: fmt.Sprintf("no light with id %s", id)}
+			return Result{}, &BridgeError{Type: TypeNotAvailable, Description: fmt.Sprintf("no light with id %s", id)}
 		}
 	}
 	return c.put(ctx, "SetLightState", "/clip/v2/resource/light/"+rid, body, gamut)
@@ -471,9 +497,9 @@ func refusalsOf(sent StateBody, ans v2Answer) (Result, bool) {
 	for _, desc := range ans.descriptions() {
 		lower := strings.ToLower(desc)
 		for _, p := range v2Params {
-			if strings.Contains(lower, p.word) && sent.value(p.param) != "" && !seen[p.param] {
+			if strings.Contains(lower, p.word) && sent.Value(p.param) != "" && !seen[p.param] {
 				seen[p.param] = true
-				res.Refused = append(res.Refused, Refusal{Param: p.param, Type: errInvalidValue, Description: desc})
+				res.Refused = append(res.Refused, Refusal{Param: p.param, Type: TypeInvalidValue, Description: desc})
 				break
 			}
 		}
@@ -510,7 +536,7 @@ func (c *v2Client) SetGroupState(ctx context.Context, id string, body StateBody)
 				return Result{}, err
 			}
 			if rid, ok = c.store.homeGroupedLight(); !ok {
-				return Result{}, &BridgeError{Type: errNotAvailable, Description: "the bridge has no bridge_home grouped_light"}
+				return Result{}, &BridgeError{Type: TypeNotAvailable, Description: "the bridge has no bridge_home grouped_light"}
 			}
 		}
 		return c.put(ctx, "SetGroupState", "/clip/v2/resource/grouped_light/"+rid, body, nil)
@@ -528,7 +554,7 @@ func (c *v2Client) DeleteGroup(ctx context.Context, id string) error {
 	if err := c.v1(ctx, "DeleteGroup", http.MethodDelete, "/api/"+c.user+"/groups/"+id, nil, &raw); err != nil {
 		return err
 	}
-	if _, err := decodeAnswer(http.StatusOK, raw, StateBody{}); apiErrorType(err) != errNotAvailable {
+	if _, err := decodeAnswer(http.StatusOK, raw, StateBody{}); ErrorType(err) != TypeNotAvailable {
 		return err
 	}
 	return nil

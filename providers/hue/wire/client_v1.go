@@ -1,4 +1,4 @@
-package hue
+package wire
 
 import (
 	"bytes"
@@ -274,7 +274,7 @@ func (c *v1Client) DeleteGroup(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
-		if _, err := decodeAnswer(status, body, StateBody{}); apiErrorType(err) != errNotAvailable {
+		if _, err := decodeAnswer(status, body, StateBody{}); ErrorType(err) != TypeNotAvailable {
 			return err
 		}
 		return nil
@@ -473,10 +473,10 @@ func unitInterval(v float64) bool { return v >= 0 && v <= 1 }
 // v1Refusals are the error types a bridge answers for one attribute while
 // applying the others of the same command.
 var v1Refusals = map[int]bool{
-	errParameterNotAvailable: true,
-	errInvalidValue:          true,
-	errNotModifiable:         true,
-	errDeviceOff:             true,
+	TypeParameterNotAvailable: true,
+	TypeInvalidValue:          true,
+	TypeNotModifiable:         true,
+	TypeDeviceOff:             true,
 }
 
 // decodeAnswer reads a success/error answer array, one entry per attribute:
@@ -584,7 +584,7 @@ func callResult(err error) string {
 	switch {
 	case err == nil:
 		return providers.ResultOK
-	case apiErrorType(err) == errInternal:
+	case ErrorType(err) == TypeInternal:
 		return providers.ResultThrottled
 	default:
 		return providers.ResultError

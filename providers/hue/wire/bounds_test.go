@@ -1,4 +1,4 @@
-package hue
+package wire
 
 import (
 	"bytes"
@@ -39,7 +39,7 @@ func hostileClients(t *testing.T, plain, tls *httptest.Server) map[string]func(c
 		"v2 config":        func(ctx context.Context) error { _, err := v2.Config(ctx); return err },
 		"v2 groups (v1)":   func(ctx context.Context) error { _, err := v2.Groups(ctx); return err },
 		"v2 event stream": func(ctx context.Context) error {
-			return v2.(pushClient).watch(ctx, time.Minute, func() {}, func(read) {})
+			return v2.(PushClient).Watch(ctx, time.Minute, func() {}, func(Read) {})
 		},
 	}
 }

@@ -1,12 +1,12 @@
-package hue
+package wire
 
 import (
 	"context"
 	"errors"
 )
 
-// errNoRooms is the answer of a session whose client has no RoomsClient.
-var errNoRooms = errors.New("rooms, zones and scenes are not managed over this bridge's API yet")
+// ErrNoRooms is the answer of a session whose client has no RoomsClient.
+var ErrNoRooms = errors.New("rooms, zones and scenes are not managed over this bridge's API yet")
 
 // RoomsClient is the part of the port for rooms, zones and scenes, in
 // Tether's own types like Client. It is apart from Client so that a backend
@@ -94,8 +94,8 @@ type SceneSpec struct {
 	States  map[string]StateBody
 }
 
-// roomsOf returns the rooms-and-scenes part of a client, if it has one.
-func roomsOf(c Client) (RoomsClient, bool) {
+// RoomsOf returns the rooms-and-scenes part of a client, if it has one.
+func RoomsOf(c Client) (RoomsClient, bool) {
 	rc, ok := c.(RoomsClient)
 	return rc, ok
 }

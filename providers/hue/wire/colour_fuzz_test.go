@@ -1,4 +1,4 @@
-package hue
+package wire
 
 import (
 	"encoding/json"
@@ -45,7 +45,7 @@ func FuzzColourRoundTrip(f *testing.F) {
 
 		spec := validSpec(on, bri, mode, x, y, ct, hue, sat, transition)
 		light := fuzzBulbs[int(bulbMode/4)%len(fuzzBulbs)]
-		want := project(DesiredFrom(spec), light).want
+		want := Project(DesiredFrom(spec), light).Want
 		bulb := bulbState(bulbOn, bulbBri, bulbMode, bulbX, bulbY, bulbCT, bulbHue, bulbSat)
 
 		d := Compare(want, bulb)
@@ -60,7 +60,7 @@ func FuzzColourRoundTrip(f *testing.F) {
 		checkWire(t, d.Body)
 
 		// The cache's view after the bridge accepted the body.
-		if again := Compare(want, bulb.applied(d.Body)); again != nil {
+		if again := Compare(want, bulb.Applied(d.Body)); again != nil {
 			t.Fatalf("cache after applying %+v still differs: %s", d.Body, again)
 		}
 		// The bridge's own view on the next poll.
@@ -179,7 +179,7 @@ func checkBodyFits(t *testing.T, b StateBody, c Capabilities) {
 // (as the simulator does, see huesim's reportedXY), the colour mode of the
 // colour just set.
 func bridgeApplies(st LightState, b StateBody, c Capabilities) LightState {
-	st = st.applied(b)
+	st = st.Applied(b)
 	if b.CT != nil && c.ColorTemperature != nil {
 		v := min(max(*b.CT, c.ColorTemperature.Min), c.ColorTemperature.Max)
 		st.CT = &v

@@ -1,4 +1,4 @@
-package hue
+package wire
 
 import (
 	"context"
@@ -42,11 +42,11 @@ func TestHueSatAfterTheBridgesConversion(t *testing.T) {
 			if *l.State.Hue != hs[0] || *l.State.Sat != hs[1] {
 				roundTripsDiffer++
 			}
-			want := project(Desired{On: true, Hue: ptr.To(hs[0]), Sat: ptr.To(hs[1])}, l).want
+			want := Project(Desired{On: true, Hue: ptr.To(hs[0]), Sat: ptr.To(hs[1])}, l).Want
 			if d := Compare(want, l.State); d != nil {
 				t.Errorf("%s hue/sat %v, reported %d/%d xy %v: %s", model, hs, *l.State.Hue, *l.State.Sat, *l.State.XY, d)
 			}
-			if !l.State.shows(StateBody{Hue: ptr.To(hs[0]), Sat: ptr.To(hs[1])}, l.Capabilities.Gamut) {
+			if !l.State.Shows(StateBody{Hue: ptr.To(hs[0]), Sat: ptr.To(hs[1])}, l.Capabilities.Gamut) {
 				t.Errorf("%s hue/sat %v: a read after the command does not show it (the stall breaker would count it)", model, hs)
 			}
 		}
@@ -54,7 +54,7 @@ func TestHueSatAfterTheBridgesConversion(t *testing.T) {
 		_ = sim.ChangeLight(id, func(s *huesim.LightState) { s.XY, s.ColorMode = [2]float64{0.2, 0.5}, "xy" })
 		lights, _ := c.Lights(ctx)
 		l := byID(lights)[id]
-		want := project(Desired{On: true, Hue: ptr.To(0), Sat: ptr.To(254)}, l).want
+		want := Project(Desired{On: true, Hue: ptr.To(0), Sat: ptr.To(254)}, l).Want
 		if Compare(want, l.State) == nil {
 			t.Errorf("%s: green reads as the red asked for", model)
 		}

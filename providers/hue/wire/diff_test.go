@@ -1,4 +1,4 @@
-package hue
+package wire
 
 import (
 	"encoding/json"
@@ -90,7 +90,7 @@ func withMode(s LightState, mode string) LightState {
 
 func TestStateApplied(t *testing.T) {
 	s := LightState{On: false, Bri: ptr.To(10), ColorMode: "ct", CT: ptr.To(300)}
-	got := s.applied(StateBody{On: ptr.To(true), Bri: ptr.To(200), XY: &[2]float64{0.1, 0.2}})
+	got := s.Applied(StateBody{On: ptr.To(true), Bri: ptr.To(200), XY: &[2]float64{0.1, 0.2}})
 	if !got.On || *got.Bri != 200 || got.ColorMode != "xy" || *got.XY != [2]float64{0.1, 0.2} || *got.CT != 300 {
 		t.Fatalf("applied: %+v", got)
 	}

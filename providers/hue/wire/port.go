@@ -1,10 +1,11 @@
-package hue
+package wire
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
+	"time"
 )
 
 // Client is the port between the adapter and one bridge: what Tether asks
@@ -33,6 +34,17 @@ type Client interface {
 	CreateGroup(ctx context.Context, name string, lightIDs []string) (string, error)
 	SetGroupState(ctx context.Context, id string, body StateBody) (Result, error)
 	DeleteGroup(ctx context.Context, id string) error
+}
+
+// Read is one read of a bridge's lights, as of At. An event stream hears
+// of each light at its own time (LightAt): a command the bridge accepted
+// after that is not taken as read back. Full: everything was read, not
+// Only what an event named.
+type Read struct {
+	Lights  []Light
+	At      time.Time
+	LightAt map[string]time.Time
+	Full    bool
 }
 
 // Light is one bulb as its bridge describes it.
@@ -152,14 +164,14 @@ type StateBody struct {
 	TransitionTime *int        `json:"transitiontime,omitempty"`
 }
 
-// key is the body as the bridge receives it, to compare bodies by value.
-func (b StateBody) key() string {
+// Key is the body as the bridge receives it, to compare bodies by value.
+func (b StateBody) Key() string {
 	data, _ := json.Marshal(b) // plain values: cannot fail
 	return string(data)
 }
 
-// without returns the body without the named attributes.
-func (b StateBody) without(params ...string) StateBody {
+// Without returns the body without the named attributes.
+func (b StateBody) Without(params ...string) StateBody {
 	for _, p := range params {
 		switch p {
 		case "on":
@@ -181,15 +193,15 @@ func (b StateBody) without(params ...string) StateBody {
 	return b
 }
 
-// only returns the body with only the named attributes.
-func (b StateBody) only(params ...string) StateBody {
+// Only returns the body with only the named attributes.
+func (b StateBody) Only(params ...string) StateBody {
 	var drop []string
-	for _, p := range b.params() {
+	for _, p := range b.Params() {
 		if !slices.Contains(params, p) {
 			drop = append(drop, p)
 		}
 	}
-	return b.without(drop...)
+	return b.Without(drop...)
 }
 
 // fields are the body's attributes by parameter name; nil ones are not set.
@@ -198,8 +210,8 @@ func (b StateBody) fields() map[string]any {
 		"transitiontime": b.TransitionTime}
 }
 
-// params lists the attributes the body sets.
-func (b StateBody) params() []string {
+// Params lists the attributes the body sets.
+func (b StateBody) Params() []string {
 	var out []string
 	for p, v := range b.fields() {
 		if !isNil(v) {
@@ -209,8 +221,8 @@ func (b StateBody) params() []string {
 	return out
 }
 
-// value is one attribute's value as JSON, "" when the body leaves it out.
-func (b StateBody) value(param string) string {
+// Value is one attribute's value as JSON, "" when the body leaves it out.
+func (b StateBody) Value(param string) string {
 	v, ok := b.fields()[param]
 	if !ok || isNil(v) {
 		return ""
@@ -219,19 +231,19 @@ func (b StateBody) value(param string) string {
 	return string(data)
 }
 
-// merged is b with the attributes next sets replaced.
-func (b StateBody) merged(next StateBody) StateBody {
+// Merged is b with the attributes next sets replaced.
+func (b StateBody) Merged(next StateBody) StateBody {
 	// A bulb shows one colour mode: a colour set later replaces the modes
 	// set before it (hue and sat are one mode, and may come one at a time).
 	// Kept, an earlier ct would outlive a later xy on a bridge that stops
 	// reporting ct in xy mode (CLIP v2: mirek null), and read as the state.
 	switch {
 	case next.XY != nil:
-		b = b.without("ct", "hue", "sat")
+		b = b.Without("ct", "hue", "sat")
 	case next.CT != nil:
-		b = b.without("xy", "hue", "sat")
+		b = b.Without("xy", "hue", "sat")
 	case next.Hue != nil || next.Sat != nil:
-		b = b.without("xy", "ct")
+		b = b.Without("xy", "ct")
 	}
 	if next.On != nil {
 		b.On = next.On

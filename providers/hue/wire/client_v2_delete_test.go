@@ -1,4 +1,4 @@
-package hue
+package wire
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 func TestV2ClientDeletesRoomsZonesAndScenes(t *testing.T) {
 	sim := startSim(t, huesim.Options{Lights: []string{"kitchen", "desk"}})
 	c := v2For(t, sim, simUser, Trust{})
-	rooms, ok := roomsOf(c)
+	rooms, ok := RoomsOf(c)
 	if !ok {
 		t.Fatal("the v2 client has no rooms")
 	}

@@ -1,4 +1,4 @@
-package hue
+package wire
 
 import (
 	"context"
@@ -30,7 +30,7 @@ func TestRoomsAndScenes(t *testing.T) {
 			if api == APIV2 {
 				client = v2For(t, sim, simUser, Trust{})
 			}
-			c, ok := roomsOf(client)
+			c, ok := RoomsOf(client)
 			if !ok {
 				t.Fatalf("the %s client has no rooms", api)
 			}
@@ -49,7 +49,7 @@ func roomsAndScenes(t *testing.T, sim *huesim.Server, c RoomsClient) {
 	room, err := c.CreateRoom(ctx, GroupSpec{Name: "Kitchen", Type: GroupRoom, LightIDs: []string{"1", "2"}})
 	g.Expect(err).NotTo(HaveOccurred())
 	_, err = c.CreateRoom(ctx, GroupSpec{Name: "Hall", Type: GroupRoom, LightIDs: []string{"2"}})
-	g.Expect(apiErrorType(err)).To(Equal(huesim.ErrLightInAnotherRoom), "error %v", err)
+	g.Expect(ErrorType(err)).To(Equal(huesim.ErrLightInAnotherRoom), "error %v", err)
 	zone, err := c.CreateRoom(ctx, GroupSpec{Name: "Downstairs", Type: GroupZone})
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(c.SetGroupLights(ctx, zone, []string{"2", "3"})).To(Succeed())
@@ -87,6 +87,6 @@ func roomsAndScenes(t *testing.T, sim *huesim.Server, c RoomsClient) {
 	g.Expect(c.DeleteScene(ctx, id)).To(Succeed())
 	g.Expect(c.DeleteScene(ctx, id)).To(Succeed(), "a scene already gone is deleted")
 	_, err = c.Scene(ctx, id)
-	g.Expect(apiErrorType(err)).To(Equal(errNotAvailable))
-	g.Expect(apiErrorType(c.RecallScene(ctx, id, "0", nil))).To(Equal(errInvalidValue))
+	g.Expect(ErrorType(err)).To(Equal(TypeNotAvailable))
+	g.Expect(ErrorType(c.RecallScene(ctx, id, "0", nil))).To(Equal(TypeInvalidValue))
 }

@@ -1,4 +1,4 @@
-package hue
+package wire
 
 import (
 	"context"
@@ -46,7 +46,7 @@ func TestDecodeAnswer(t *testing.T) {
 				t.Fatalf("want nil, got %v", err)
 			case tc.wantType == -1 && !errors.As(err, &perr):
 				t.Fatalf("want a protocol error, got %v", err)
-			case tc.wantType > 0 && apiErrorType(err) != tc.wantType:
+			case tc.wantType > 0 && ErrorType(err) != tc.wantType:
 				t.Fatalf("want API error %d, got %v", tc.wantType, err)
 			}
 		})
@@ -71,7 +71,7 @@ func TestClassify(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := classify("home", tc.err)
+			err := Classify("home", tc.err)
 			if te, ok := providers.AsTerminal(err); tc.terminal {
 				if !ok || te.Reason != tc.wantReason {
 					t.Fatalf("want terminal %s, got %v", tc.wantReason, err)
@@ -112,7 +112,7 @@ func TestUnreachableSaysItInAFewWords(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := classify("home", tc.err)
+			err := Classify("home", tc.err)
 			if err.Error() != tc.want {
 				t.Errorf("message %q, want %q", err.Error(), tc.want)
 			}
@@ -128,7 +128,7 @@ func TestRedactKeepsUsernameOutOfErrors(t *testing.T) {
 	if strings.Contains(err.Error(), "s3cr3tuser") || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("redacted: %v", err)
 	}
-	if msg := classify("home", err).Error(); strings.Contains(msg, "s3cr3tuser") {
+	if msg := Classify("home", err).Error(); strings.Contains(msg, "s3cr3tuser") {
 		t.Fatalf("classified message leaks the username: %s", msg)
 	}
 }
@@ -137,10 +137,10 @@ func TestRedactKeepsUsernameOutOfErrors(t *testing.T) {
 // path (/api/<username>/groups) as the address.
 func TestRedactBridgeErrorAddress(t *testing.T) {
 	err := redact(&BridgeError{Type: 3, Address: "/api/s3cr3tuser/groups", Description: "resource, /api/s3cr3tuser/groups, not available"}, "s3cr3tuser")
-	if strings.Contains(err.Error(), "s3cr3tuser") || apiErrorType(err) != 3 {
+	if strings.Contains(err.Error(), "s3cr3tuser") || ErrorType(err) != 3 {
 		t.Fatalf("redacted: %v", err)
 	}
-	if msg := classify("home", err).Error(); strings.Contains(msg, "s3cr3tuser") {
+	if msg := Classify("home", err).Error(); strings.Contains(msg, "s3cr3tuser") {
 		t.Fatalf("classified message leaks the username: %s", msg)
 	}
 }
@@ -162,10 +162,10 @@ func TestForeignAnswersDoNotLeakTheUsername(t *testing.T) {
 		{On: ptr.To(true), Hue: ptr.To(0)},
 		{On: ptr.To(true), TransitionTime: ptr.To(0)},
 	}
-	if _, err := c.Lights(context.Background()); err == nil || strings.Contains(classify("home", err).Error(), user) {
+	if _, err := c.Lights(context.Background()); err == nil || strings.Contains(Classify("home", err).Error(), user) {
 		t.Errorf("GET /lights: %v", err)
 	}
-	if _, err := c.Config(context.Background()); err == nil || strings.Contains(classify("home", err).Error(), user) {
+	if _, err := c.Config(context.Background()); err == nil || strings.Contains(Classify("home", err).Error(), user) {
 		t.Errorf("GET /config: %v", err)
 	}
 	for _, b := range bodies {
@@ -173,7 +173,7 @@ func TestForeignAnswersDoNotLeakTheUsername(t *testing.T) {
 		if err == nil {
 			t.Fatalf("a 404 page was taken as success for %+v", b)
 		}
-		if msg := classify("home", err).Error(); strings.Contains(msg, user) || strings.Contains(err.Error(), user) {
+		if msg := Classify("home", err).Error(); strings.Contains(msg, user) || strings.Contains(err.Error(), user) {
 			t.Errorf("the username leaked for %+v: %s", b, msg)
 		}
 	}

@@ -1,4 +1,4 @@
-package hue
+package wire
 
 import (
 	"context"
@@ -143,7 +143,7 @@ func (c *v1Client) UpdateScene(ctx context.Context, id string, spec SceneSpec) e
 
 func (c *v1Client) DeleteScene(ctx context.Context, id string) error {
 	return c.bounded(ctx, "DeleteScene", func(ctx context.Context) error {
-		if _, err := c.write(ctx, http.MethodDelete, "/scenes/"+id, nil); apiErrorType(err) != errNotAvailable {
+		if _, err := c.write(ctx, http.MethodDelete, "/scenes/"+id, nil); ErrorType(err) != TypeNotAvailable {
 			return err
 		}
 		return nil

@@ -1,4 +1,4 @@
-package hue
+package wire
 
 import (
 	"encoding/json"
@@ -56,15 +56,15 @@ func TestProject(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			p := project(tc.want, tc.light)
-			if got := FullBody(p.want).key(); got != tc.wantBody {
+			p := Project(tc.want, tc.light)
+			if got := FullBody(p.Want).Key(); got != tc.wantBody {
 				t.Fatalf("projected %s, want %s", got, tc.wantBody)
 			}
 			switch {
-			case tc.note == "" && len(p.notes) != 0:
-				t.Fatalf("notes %q, want none", p.notes)
-			case tc.note != "" && (len(p.notes) != 1 || !strings.Contains(p.notes[0], tc.note)):
-				t.Fatalf("notes %q, want one with %q", p.notes, tc.note)
+			case tc.note == "" && len(p.Notes) != 0:
+				t.Fatalf("notes %q, want none", p.Notes)
+			case tc.note != "" && (len(p.Notes) != 1 || !strings.Contains(p.Notes[0], tc.note)):
+				t.Fatalf("notes %q, want one with %q", p.Notes, tc.note)
 			}
 		})
 	}
@@ -83,7 +83,7 @@ func TestCapabilitiesOf(t *testing.T) {
 	if g := extendedC.Capabilities.Gamut; g == nil || g.Type != "C" || g.Green != [2]float64{0.17, 0.7} {
 		t.Fatalf("LCT015 gamut: %+v", g)
 	}
-	status := capabilitiesStatus(extendedC)
+	status := CapabilitiesStatus(extendedC)
 	if strings.Join(status.ColorModes, ",") != "xy,hs,ct" || status.ModelID != "LCT015" || status.Gamut.Type != "C" {
 		t.Fatalf("status %+v", status)
 	}

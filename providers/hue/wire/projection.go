@@ -1,11 +1,9 @@
-package hue
+package wire
 
 import (
 	"fmt"
 	"math"
 	"strings"
-
-	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 )
 
 // A bulb shows only what it can, and the bridge makes the rest fit: a
@@ -22,64 +20,64 @@ import (
 // #973). It matters for bulbs whose gamut Tether does not know.
 const maxXY = 0.9961
 
-// projection is a wanted state made to fit a bulb, and what it changed.
-type projection struct {
-	want  Desired
-	notes []string
+// Projection is a wanted state made to fit a bulb, and what it changed.
+type Projection struct {
+	Want  Desired
+	Notes []string
 }
 
-// project fits want to what the bulb can show. A light that should be off
+// Project fits want to what the bulb can show. A light that should be off
 // is compared on on/off only, so nothing of it needs fitting.
-func project(want Desired, l Light) projection {
-	p := projection{want: want}
+func Project(want Desired, l Light) Projection {
+	p := Projection{Want: want}
 	if !want.On {
 		return p
 	}
 	c := l.Capabilities
-	p.want.gamut = c.Gamut
+	p.Want.gamut = c.Gamut
 	if want.Bri != nil && !c.Dimmable {
-		p.want.Bri = nil
+		p.Want.Bri = nil
 		p.note("this bulb (%s) cannot dim: brightness is ignored", describeBulb(l))
 	}
 	switch {
 	case want.XY != nil && !c.Color:
-		p.want.XY = nil
+		p.Want.XY = nil
 		p.note("this bulb (%s) shows no colour: color.xy is ignored", describeBulb(l))
 	case want.XY != nil && c.Gamut != nil:
 		shown := c.Gamut.nearest(*want.XY)
 		if !c.Gamut.contains(*want.XY) {
 			shown = [2]float64{round4(shown[0]), round4(shown[1])}
-			p.want.XY = &shown
+			p.Want.XY = &shown
 			p.note("color.xy [%g, %g] is outside this bulb's gamut %s; it shows the nearest it can, [%g, %g]",
 				want.XY[0], want.XY[1], gamutName(c.Gamut), shown[0], shown[1])
 		}
 	case want.XY != nil && (want.XY[0] > maxXY || want.XY[1] > maxXY):
 		shown := [2]float64{min(want.XY[0], maxXY), min(want.XY[1], maxXY)}
-		p.want.XY = &shown
+		p.Want.XY = &shown
 		p.note("color.xy [%g, %g] is beyond what a bulb holds; it shows [%g, %g]", want.XY[0], want.XY[1], shown[0], shown[1])
 	case want.CT != nil && c.ColorTemperature == nil:
-		p.want.CT = nil
+		p.Want.CT = nil
 		p.note("this bulb (%s) has no colour temperature: color.colorTemperature is ignored", describeBulb(l))
 	case want.CT != nil:
 		r := *c.ColorTemperature
 		if shown := min(max(*want.CT, r.Min), r.Max); shown != *want.CT {
-			p.want.CT = &shown
+			p.Want.CT = &shown
 			p.note("color.colorTemperature %d is outside this bulb's %d-%d mireds; it shows %d", *want.CT, r.Min, r.Max, shown)
 		}
 	case want.Hue != nil && !c.Color:
-		p.want.Hue, p.want.Sat = nil, nil
+		p.Want.Hue, p.Want.Sat = nil, nil
 		p.note("this bulb (%s) shows no colour: color.hue and color.saturation are ignored", describeBulb(l))
 	case want.Hue != nil && want.Sat != nil && !c.HueSat:
 		// The bridge takes only xy (CLIP v2): the same colour as xy, in
 		// the bulb's gamut. Not a note: the bulb shows what was asked.
 		xy := hsToXY(*want.Hue, *want.Sat, c.Gamut)
-		p.want.XY, p.want.Hue, p.want.Sat = &xy, nil, nil
+		p.Want.XY, p.Want.Hue, p.Want.Sat = &xy, nil, nil
 	}
 	return p
 }
 
-func (p *projection) note(format string, args ...any) {
-	p.notes = append(p.notes, fmt.Sprintf(format, args...))
+func (p *Projection) note(format string, args ...any) {
+	p.Notes = append(p.Notes, fmt.Sprintf(format, args...))
 }
 
 // describeBulb names a bulb's product for a note: "LTW001, Color
@@ -106,23 +104,3 @@ func gamutName(g *Gamut) string {
 
 // round4 rounds to the four decimals a bridge reports xy with.
 func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
-
-// capabilitiesStatus is the bulb's capabilities as the HueLight shows them.
-func capabilitiesStatus(l Light) *huev1alpha1.LightCapabilities {
-	c := l.Capabilities
-	out := &huev1alpha1.LightCapabilities{Type: l.Type, ModelID: l.ModelID, Dimmable: c.Dimmable}
-	if c.Color {
-		out.ColorModes = append(out.ColorModes, huev1alpha1.ColorModeXY, huev1alpha1.ColorModeHueSaturation)
-	}
-	if r := c.ColorTemperature; r != nil {
-		out.ColorModes = append(out.ColorModes, huev1alpha1.ColorModeColorTemperature)
-		out.ColorTemperature = &huev1alpha1.MiredRange{Min: int32(r.Min), Max: int32(r.Max)}
-	}
-	if g := c.Gamut; g != nil {
-		point := func(p [2]float64) []huev1alpha1.Chromaticity {
-			return []huev1alpha1.Chromaticity{huev1alpha1.Chromaticity(p[0]), huev1alpha1.Chromaticity(p[1])}
-		}
-		out.Gamut = &huev1alpha1.Gamut{Type: g.Type, Red: point(g.Red), Green: point(g.Green), Blue: point(g.Blue)}
-	}
-	return out
-}
