@@ -21,6 +21,7 @@ import (
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/huesim"
 	"github.com/tether-dev/tether/providers/hue"
+	"github.com/tether-dev/tether/providers/hue/bridge"
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
@@ -63,7 +64,7 @@ func startHueManager() (client.Client, error) {
 		CredentialsNamespaces: []string{hueSecretsNS},
 		// A quiet v2 test bridge reconnects its stream this often; a
 		// bridge that hangs is noticed no later.
-		Stream: hue.StreamSettings{Silence: 20 * time.Second},
+		Stream: bridge.StreamSettings{Silence: 20 * time.Second},
 	}, mgr.GetLogger().WithName("hue"))
 	if err := mgr.Add(registry); err != nil {
 		return nil, err

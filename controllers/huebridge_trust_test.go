@@ -21,6 +21,7 @@ import (
 	"github.com/tether-dev/tether/internal/huesim"
 	"github.com/tether-dev/tether/internal/tcpproxy"
 	"github.com/tether-dev/tether/providers/hue"
+	"github.com/tether-dev/tether/providers/hue/bridge"
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
@@ -302,7 +303,7 @@ func TestHueHostileBridgeFloodsItsEventStream(t *testing.T) {
 		es := h.hueBridge(g).Status.EventStream
 		g.Expect(es).NotTo(BeNil())
 		return es.State
-	}, hueTimeout, huePoll).Should(Equal(hue.StreamConnected))
+	}, hueTimeout, huePoll).Should(Equal(bridge.StreamConnected))
 
 	base := currentLiveHeap()
 	heap := watchLiveHeap()
@@ -312,7 +313,7 @@ func TestHueHostileBridgeFloodsItsEventStream(t *testing.T) {
 	h.sim.DropEventStreams()
 	g.Eventually(func(g Gomega) {
 		es := h.hueBridge(g).Status.EventStream
-		g.Expect(es.State).To(Equal(hue.StreamPolling))
+		g.Expect(es.State).To(Equal(bridge.StreamPolling))
 		g.Expect(strings.ToLower(es.Message)).To(ContainSubstring("message larger than"))
 	}, hueTimeout, huePoll).Should(Succeed())
 	peak := heap.peak()

@@ -15,6 +15,7 @@ import (
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/huesim"
 	"github.com/tether-dev/tether/providers/hue"
+	"github.com/tether-dev/tether/providers/hue/bridge"
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
@@ -55,7 +56,7 @@ func TestHueV2AutoPicksV2(t *testing.T) {
 		g.Expect(st.Certificate.Check).To(Equal(wire.CertificateVerified))
 		g.Expect(strings.EqualFold(st.Certificate.Subject, st.BridgeID)).To(BeTrue(), "the certificate names the bridge")
 		g.Expect(st.EventStream).NotTo(BeNil())
-		g.Expect(st.EventStream.State).To(Equal(hue.StreamConnected))
+		g.Expect(st.EventStream.State).To(Equal(bridge.StreamConnected))
 	}, hueTimeout, huePoll).Should(Succeed())
 	g.Eventually(func(g Gomega) bool { return h.bulb(g, "hallway").On }, hueTimeout, huePoll).Should(BeTrue())
 	g.Expect(h.hueBridge(g).Status.VerifiedV2BridgeID).To(Equal(h.hueBridge(g).Status.BridgeID), "verified over v2: recorded")
@@ -162,7 +163,7 @@ func TestHueV2StreamDroppedAndResumed(t *testing.T) {
 		es := h.hueBridge(g).Status.EventStream
 		g.Expect(es).NotTo(BeNil())
 		return es.State
-	}, hueTimeout, huePoll).Should(Equal(hue.StreamConnected))
+	}, hueTimeout, huePoll).Should(Equal(bridge.StreamConnected))
 
 	h.sim.DropNewEventStreams(1)
 	h.sim.DropEventStreams()
@@ -170,7 +171,7 @@ func TestHueV2StreamDroppedAndResumed(t *testing.T) {
 	g.Eventually(func(g Gomega) int { return h.bulb(g, "hall").Bri }, hueTimeout, huePoll).Should(Equal(200), "the change made while the stream was down is put back")
 	g.Eventually(func(g Gomega) {
 		es := h.hueBridge(g).Status.EventStream
-		g.Expect(es.State).To(Equal(hue.StreamConnected))
+		g.Expect(es.State).To(Equal(bridge.StreamConnected))
 		g.Expect(es.Reconnects).To(BeNumerically(">=", 2))
 	}, hueTimeout, huePoll).Should(Succeed())
 
@@ -178,7 +179,7 @@ func TestHueV2StreamDroppedAndResumed(t *testing.T) {
 	h.sim.DropEventStreams()
 	g.Eventually(func(g Gomega) {
 		es := h.hueBridge(g).Status.EventStream
-		g.Expect(es.State).To(Equal(hue.StreamPolling))
+		g.Expect(es.State).To(Equal(bridge.StreamPolling))
 		g.Expect(es.Message).To(ContainSubstring("dropped its event stream"))
 	}, hueTimeout, huePoll).Should(Succeed())
 	// Polled: a change is still put back.

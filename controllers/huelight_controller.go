@@ -19,6 +19,7 @@ import (
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers/hue"
+	"github.com/tether-dev/tether/providers/hue/bridge"
 )
 
 // +kubebuilder:rbac:groups=hue.tether.dev,resources=huelights,verbs=list;watch;patch
@@ -46,7 +47,7 @@ func setupHue(mgr ctrl.Manager, cfg Config) error {
 		PollInterval:          cfg.HueBridgePollInterval,
 		CommandsPerSecond:     cfg.HueCommandsPerSecond,
 		CredentialsNamespaces: cfg.CredentialsNamespaces,
-		Stream:                hue.StreamSettings{SafetyRead: cfg.HueSafetyReadInterval, Silence: cfg.HueEventStreamSilence},
+		Stream:                bridge.StreamSettings{SafetyRead: cfg.HueSafetyReadInterval, Silence: cfg.HueEventStreamSilence},
 	}, mgr.GetLogger().WithName("hue"))
 	if err := mgr.Add(registry); err != nil {
 		return err

@@ -26,7 +26,7 @@ import (
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/huesim"
-	"github.com/tether-dev/tether/providers/hue"
+	huesession "github.com/tether-dev/tether/providers/hue/bridge"
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
@@ -276,7 +276,7 @@ func crashLeavesATemporaryScene(t *testing.T, api huev1alpha1.HueAPI) {
 			g.Expect(b.Status.Certificate).NotTo(BeNil())
 			g.Expect(b.Status.Certificate.Check).To(Equal(wire.CertificateVerified))
 			g.Expect(b.Status.EventStream).NotTo(BeNil())
-			g.Expect(b.Status.EventStream.State).To(Equal(hue.StreamConnected))
+			g.Expect(b.Status.EventStream.State).To(Equal(huesession.StreamConnected))
 		}, timeout, poll).Should(Succeed(), "the second manager speaks CLIP v2 through the proxy")
 	}
 

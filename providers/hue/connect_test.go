@@ -72,7 +72,7 @@ func TestDialChoosesTheAPI(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			b := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "home"}, Spec: tc.spec, Status: tc.status}
-			cred := credentials{username: simUser, bridgeID: tc.credID}
+			cred := credentials{username: wiretest.User, bridgeID: tc.credID}
 			if cred.bridgeID == "" {
 				cred.bridgeID = sim.BridgeID()
 			}

@@ -93,7 +93,7 @@ func TestDiscoveryByMDNS(t *testing.T) {
 	if err != nil || addr != sim.TLSAddr() {
 		t.Fatalf("found %q (%v), want %s", addr, err, sim.TLSAddr())
 	}
-	c, err := wire.NewClientV2(addr, simUser, 2*time.Second, wire.Trust{CABundle: sim.CACertPEM(), BridgeID: "001788FFFE4D5E6F"})
+	c, err := wire.NewClientV2(addr, wiretest.User, 2*time.Second, wire.Trust{CABundle: sim.CACertPEM(), BridgeID: "001788FFFE4D5E6F"})
 	if err != nil {
 		t.Fatal(err)
 	}

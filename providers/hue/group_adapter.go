@@ -18,6 +18,7 @@ import (
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/bridge"
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
@@ -45,9 +46,8 @@ var (
 type groupConn struct {
 	reader  client.Reader
 	bridge  *huev1alpha1.HueBridge
-	session *Session
-	rooms   wire.RoomsClient
-	lights  lightsByID
+	session *bridge.Session
+	lights  bridge.Lights
 	groups  []wire.Group
 	group   *wire.Group // nil: the bridge has no such group
 	key     types.NamespacedName
@@ -89,11 +89,11 @@ func (e *GroupExternal) connect(ctx context.Context, g *huev1alpha1.HueGroup, ke
 		s.ForgetGroup(key)
 		return nil, err
 	}
-	rc, lights, groups, err := s.roomsView(ctx, b.Name)
+	lights, groups, err := s.Rooms(ctx)
 	if err != nil {
-		return nil, err
+		return nil, wire.ClassifyRooms(b.Name, err)
 	}
-	c := &groupConn{reader: e.Reader, bridge: b, session: s, rooms: rc, lights: lights, groups: groups, key: key}
+	c := &groupConn{reader: e.Reader, bridge: b, session: s, lights: lights, groups: groups, key: key}
 	c.group, err = findGroup(groups, g)
 	return c, err
 }
@@ -200,18 +200,18 @@ func (c *groupConn) Observe(ctx context.Context, g *huev1alpha1.HueGroup) (provi
 
 // compare tells what differs: the group's lights, then their states.
 func (c *groupConn) compare(g *huev1alpha1.HueGroup, p groupPlan) providers.Observation {
-	w := groupWatch{groupID: c.group.ID, lightIDs: c.group.LightIDs, want: p.want, reachable: map[string]bool{}}
+	w := bridge.GroupWant{GroupID: c.group.ID, LightIDs: c.group.LightIDs, Desired: p.want, Reachable: map[string]bool{}}
 	d := &GroupDiff{}
-	if !sameIDs(c.group.LightIDs, p.memberIDs) {
+	if !c.group.HasLights(p.memberIDs) {
 		d.lightIDs = p.memberIDs
 		d.Changes = append(d.Changes, fmt.Sprintf("lights: %s -> %s", c.names(c.group.LightIDs), c.names(p.memberIDs)))
 	}
 	var unreachable []string
 	reachableAny, unconfirmed := false, false
 	for _, id := range c.group.LightIDs {
-		v, _ := c.session.cache.view(id)
-		w.reachable[id] = v.State.Reachable
-		unconfirmed = unconfirmed || v.unconfirmed
+		v, _ := c.session.View(id)
+		w.Reachable[id] = v.State.Reachable
+		unconfirmed = unconfirmed || v.Unconfirmed
 		if !v.State.Reachable {
 			unreachable = append(unreachable, strconv.Quote(c.lights[id].Name))
 			continue
@@ -223,7 +223,7 @@ func (c *groupConn) compare(g *huev1alpha1.HueGroup, p groupPlan) providers.Obse
 		}
 		if ld := wire.Compare(want, v.State); ld != nil {
 			d.members = append(d.members, fmt.Sprintf("%s (%s)", c.lights[id].Name, ld))
-			d.confirmed += v.confirmed
+			d.confirmed += v.Confirmed
 		}
 	}
 	c.session.WatchGroup(c.key, w)
@@ -233,7 +233,7 @@ func (c *groupConn) compare(g *huev1alpha1.HueGroup, p groupPlan) providers.Obse
 	}
 	fullKey := p.fullKey()
 	if len(d.Changes) == 0 {
-		c.session.sender.dropGroup(c.key)
+		c.session.GroupMatched(c.key)
 		if len(c.group.LightIDs) > 0 && !reachableAny {
 			return c.wait(ReasonLightUnreachable, fmt.Sprintf("bridge %s cannot reach any light of %q; retried on the next poll", c.bridge.Name, c.group.Name))
 		}
@@ -242,7 +242,7 @@ func (c *groupConn) compare(g *huev1alpha1.HueGroup, p groupPlan) providers.Obse
 		if unconfirmed {
 			// status.members shows the last read, from before the command:
 			// the look after the next read records what it showed.
-			obs.RecheckAfter = c.session.interval
+			obs.RecheckAfter = c.session.Interval()
 		}
 		notes := p.notes
 		if len(unreachable) > 0 {
@@ -255,7 +255,7 @@ func (c *groupConn) compare(g *huev1alpha1.HueGroup, p groupPlan) providers.Obse
 		return obs
 	}
 	g.Status.ActiveScene = ""
-	if eta, queued := c.session.sender.groupPending(c.key, fullKey); queued && d.lightIDs == nil {
+	if eta, queued := c.session.GroupPending(c.key, fullKey); queued && d.lightIDs == nil {
 		return c.wait(ReasonThrottled, fmt.Sprintf("queued for bridge %s (one group command a second): about %s", c.bridge.Name, eta.Round(100*time.Millisecond)))
 	}
 	return providers.Observation{Exists: true, Diff: d, Available: true}
@@ -293,7 +293,7 @@ func (c *groupConn) plan(ctx context.Context, g *huev1alpha1.HueGroup, memberIDs
 	p.sceneID = sc.Status.SceneID
 	p.body = wire.StateBody{TransitionTime: transition}
 	for _, l := range sc.Spec.Lights {
-		light, ok := c.lights.byName(l.Name)
+		light, ok := c.lights.ByName(l.Name)
 		if !ok || !slices.Contains(memberIDs, light.ID) {
 			w := c.wait(ReasonLightNotInGroup, fmt.Sprintf("HueScene %s sets %q, which is not a light of this group", sc.Name, l.Name))
 			return p, &w, nil
@@ -370,15 +370,11 @@ func (c *groupConn) Create(ctx context.Context, g *huev1alpha1.HueGroup) error {
 			return providers.RetryAfter(time.Minute, wire.ReasonLightInAnotherRoom, errors.New(msg))
 		}
 	}
-	if err := c.session.sender.groups.Wait(ctx); err != nil {
-		return err
-	}
-	id, err := c.rooms.CreateRoom(ctx, wire.GroupSpec{Name: g.Spec.Name, Type: string(g.Spec.Type), LightIDs: ids})
+	id, err := c.session.CreateRoom(ctx, wire.GroupSpec{Name: g.Spec.Name, Type: string(g.Spec.Type), LightIDs: ids})
 	if err != nil {
 		return wire.ClassifyRooms(c.bridge.Name, err)
 	}
 	g.Status.GroupID, g.Status.Created, g.Status.Bridge = id, true, c.bridge.Name
-	_, _ = c.session.Groups(ctx, 0) // read it back for the next pass
 	return nil
 }
 
@@ -389,12 +385,7 @@ func (c *groupConn) Update(ctx context.Context, g *huev1alpha1.HueGroup, diff pr
 		return nil
 	}
 	if d.lightIDs != nil {
-		if err := c.session.sender.groups.Wait(ctx); err != nil {
-			return err
-		}
-		err := c.rooms.SetGroupLights(ctx, c.group.ID, d.lightIDs)
-		_, _ = c.session.Groups(ctx, 0)
-		return wire.ClassifyRooms(c.bridge.Name, err)
+		return wire.ClassifyRooms(c.bridge.Name, c.session.SetGroupLights(ctx, c.group.ID, d.lightIDs))
 	}
 	return c.send(ctx, d.plan)
 }
@@ -402,22 +393,13 @@ func (c *groupConn) Update(ctx context.Context, g *huev1alpha1.HueGroup, diff pr
 // send hands the group command to the sender and waits for it when the
 // group slot comes soon.
 func (c *groupConn) send(ctx context.Context, p groupPlan) error {
-	s := c.session.sender
 	fullKey := p.fullKey()
-	if err := s.takeGroupFailure(c.key, fullKey); err != nil {
-		return wire.ClassifyRooms(c.bridge.Name, err)
-	}
-	o := s.enqueueGroup(groupRequest{key: c.key, groupID: c.group.ID, body: p.body, sceneID: p.sceneID,
-		transition: p.body.TransitionTime, states: p.states, fullKey: fullKey})
-	wait := time.Duration(0)
-	if s.groupSlotSoon(sendWait) {
-		wait = sendWait
-	}
-	sent, err := s.awaitGroup(ctx, o, wait)
+	sent, err := c.session.SendGroup(ctx, bridge.GroupChange{Key: c.key, GroupID: c.group.ID, Body: p.body, SceneID: p.sceneID,
+		Transition: p.body.TransitionTime, States: p.states, FullKey: fullKey}, sendWait)
 	if sent || err != nil {
 		return wire.ClassifyRooms(c.bridge.Name, err)
 	}
-	eta, _ := s.groupPending(c.key, fullKey)
+	eta, _ := c.session.GroupPending(c.key, fullKey)
 	return providers.Queued(eta, ReasonThrottled, "queued for bridge %s (one group command a second): about %s",
 		c.bridge.Name, eta.Round(100*time.Millisecond))
 }
@@ -445,13 +427,9 @@ func (c *groupConn) Delete(ctx context.Context, g *huev1alpha1.HueGroup) error {
 		}
 	}
 	if created(g) {
-		if err := c.session.sender.groups.Wait(ctx); err != nil {
-			return err
-		}
-		if err := c.session.currentClient().DeleteGroup(ctx, c.group.ID); err != nil {
+		if err := c.session.DeleteGroup(ctx, c.group.ID); err != nil {
 			return wire.ClassifyRooms(c.bridge.Name, err)
 		}
-		_, _ = c.session.Groups(ctx, 0)
 	}
 	c.session.ForgetGroup(c.key)
 	return nil
@@ -466,7 +444,7 @@ func created(g *huev1alpha1.HueGroup) bool {
 
 func (c *groupConn) anyOn() bool {
 	for _, id := range c.group.LightIDs {
-		if v, ok := c.session.cache.view(id); ok && v.State.On {
+		if v, ok := c.session.View(id); ok && v.State.On {
 			return true
 		}
 	}
@@ -474,7 +452,7 @@ func (c *groupConn) anyOn() bool {
 }
 
 func (c *groupConn) wait(reason, message string) providers.Observation {
-	return providers.Observation{Exists: true, Wait: true, Reason: reason, Message: message, RecheckAfter: c.session.interval}
+	return providers.Observation{Exists: true, Wait: true, Reason: reason, Message: message, RecheckAfter: c.session.Interval()}
 }
 
 // recordStatus writes the group and its members into the status.
@@ -495,7 +473,7 @@ func (c *groupConn) recordStatus(g *huev1alpha1.HueGroup) {
 func (c *groupConn) lightIDsOf(names []string) ([]string, error) {
 	var ids, missing []string
 	for _, n := range names {
-		l, ok := c.lights.byName(n)
+		l, ok := c.lights.ByName(n)
 		if !ok {
 			missing = append(missing, strconv.Quote(n))
 			continue
@@ -504,7 +482,7 @@ func (c *groupConn) lightIDsOf(names []string) ([]string, error) {
 	}
 	if len(missing) > 0 {
 		return nil, providers.RetryAfter(30*time.Second, ReasonLightNotFound, fmt.Errorf(
-			"bridge %s has no light named %s; it has: %s", c.bridge.Name, strings.Join(missing, ", "), strings.Join(c.lights.names(), ", ")))
+			"bridge %s has no light named %s; it has: %s", c.bridge.Name, strings.Join(missing, ", "), strings.Join(c.lights.Names(), ", ")))
 	}
 	return ids, nil
 }
@@ -522,7 +500,7 @@ func (c *groupConn) names(ids []string) string {
 // inOtherRooms names the lights of ids that a room other than except
 // holds: a light belongs to one room at most, and the bridge refuses a
 // second (error 306).
-func inOtherRooms(groups []wire.Group, except string, ids []string, lights lightsByID) string {
+func inOtherRooms(groups []wire.Group, except string, ids []string, lights bridge.Lights) string {
 	var taken []string
 	for _, gr := range groups {
 		if gr.Type != wire.GroupRoom || gr.ID == except {

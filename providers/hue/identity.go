@@ -48,10 +48,9 @@ const identityConflictDelay = time.Minute
 
 // holderLocked is the HueBridge whose client the session speaks through,
 // and what that client proves. Callers hold r.mu.
-func (r *Registry) holderLocked(s *Session) (string, wire.Identity) {
-	current := s.currentClient()
+func (r *Registry) holderLocked(run *running) (string, wire.Identity) {
 	for name, bd := range r.bindings {
-		if bd.session == s && bd.client == current {
+		if bd.run == run && bd.client == run.client {
 			return name, wire.IdentityOf(bd.client, bd.address)
 		}
 	}
@@ -59,10 +58,10 @@ func (r *Registry) holderLocked(s *Session) (string, wire.Identity) {
 }
 
 // admitLocked decides whether HueBridge b, proving id for the bridge, may
-// share session s: nil to share; evict when b proves more and takes s
-// over; otherwise the conflict. Callers hold r.mu.
-func (r *Registry) admitLocked(b *huev1alpha1.HueBridge, s *Session, id wire.Identity) (evict bool, err error) {
-	holder, held := r.holderLocked(s)
+// share a session: nil to share; evict when b proves more and takes the
+// session over; otherwise the conflict. Callers hold r.mu.
+func (r *Registry) admitLocked(b *huev1alpha1.HueBridge, run *running, id wire.Identity) (evict bool, err error) {
+	holder, held := r.holderLocked(run)
 	switch {
 	case holder == "" || id == held:
 		return false, nil
@@ -71,7 +70,7 @@ func (r *Registry) admitLocked(b *huev1alpha1.HueBridge, s *Session, id wire.Ide
 	}
 	return false, providers.RetryAfter(identityConflictDelay, ReasonBridgeIdentityConflict, fmt.Errorf(
 		"HueBridge %s reaches bridge %s over %s, but HueBridge %s holds that bridge's session over %s: a HueBridge shares a bridge only when it proves the id as strongly and in the same way (the same certificate, or the same address), so this one is not bound and sends nothing; point it at the bridge as %s does, or delete one of the two",
-		b.Name, s.bridgeID, id, holder, held, holder))
+		b.Name, run.id, id, holder, held, holder))
 }
 
 // checkIdentity is admitLocked before any credentials go out: a newcomer
@@ -79,31 +78,28 @@ func (r *Registry) admitLocked(b *huev1alpha1.HueBridge, s *Session, id wire.Ide
 func (r *Registry) checkIdentity(b *huev1alpha1.HueBridge, bridgeID string, id wire.Identity) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s, ok := r.sessions[bridgeID]
-	if !ok || r.onlyUserLocked(b.Name, s) {
+	run, ok := r.sessions[bridgeID]
+	if !ok || r.onlyUserLocked(b.Name, run) {
 		return nil
 	}
-	_, err := r.admitLocked(b, s, id)
+	_, err := r.admitLocked(b, run, id)
 	return err
 }
 
-// evictLocked unbinds every HueBridge of s and stops it, for a newcomer
-// that proves more; they are woken, and refused when they bind again.
-// Callers hold r.mu.
-func (r *Registry) evictLocked(s *Session) {
+// evictLocked unbinds every HueBridge of a session and stops it, for a
+// newcomer that proves more; they are woken, and refused when they bind
+// again. Callers hold r.mu.
+func (r *Registry) evictLocked(run *running) {
 	for name, bd := range r.bindings {
-		if bd.session != s {
+		if bd.run != run {
 			continue
 		}
 		delete(r.bindings, name)
-		r.log.Info("a HueBridge that proves the bridge's identity more strongly takes the session over", "hueBridge", name, "bridgeID", s.bridgeID)
+		r.log.Info("a HueBridge that proves the bridge's identity more strongly takes the session over", "hueBridge", name, "bridgeID", run.id)
 		select {
 		case r.bridges <- Wake{Object: types.NamespacedName{Name: name}}:
 		default:
 		}
 	}
-	s.stop()
-	if r.sessions[s.bridgeID] == s {
-		delete(r.sessions, s.bridgeID)
-	}
+	r.stopLocked(run)
 }

@@ -12,6 +12,7 @@ import (
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/bridge"
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
@@ -23,9 +24,10 @@ import (
 // and recall them too), each light's state projected onto the bulb as a
 // HueLight's is, and marked with appdata "tether-" and part of its UID so
 // that a scene stored just before a crash is found again, not stored twice.
-// Writes to scenes are on neither of the bridge's command budgets (the
-// documentation gives them none); a HueGroup showing the scene recalls it
-// with its own group command.
+// Its writes go through the session, paced like light commands (the bridge
+// writes a lightstate per light), and the stored scene is read at most once
+// per poll interval; a HueGroup showing the scene recalls it with its own
+// group command.
 type SceneExternal struct {
 	Reader   client.Reader // HueBridges, HueGroups (cached)
 	Registry *Registry
@@ -39,11 +41,10 @@ var (
 // sceneConn is a HueScene connected to its bridge for one pass.
 type sceneConn struct {
 	bridge  string
-	session *Session
-	rooms   wire.RoomsClient
+	session *bridge.Session
 	group   *huev1alpha1.HueGroup
 	members []string // the group's lights on the bridge
-	lights  lightsByID
+	lights  bridge.Lights
 	stored  *wire.Scene // nil: not on the bridge
 }
 
@@ -53,10 +54,8 @@ func (e *SceneExternal) Connect(ctx context.Context, sc *huev1alpha1.HueScene) (
 	if err != nil && !sc.DeletionTimestamp.IsZero() {
 		// Deleting: the scene is deleted through the bridge it was stored
 		// on, even if its HueGroup is gone.
-		if s, ok := e.Registry.Running(sc.Status.Bridge); ok && sc.Status.SceneID != "" {
-			if rc, ok := wire.RoomsOf(s.currentClient()); ok {
-				return &sceneConn{bridge: sc.Status.Bridge, session: s, rooms: rc}, nil
-			}
+		if s, ok := e.Registry.Running(sc.Status.Bridge); ok && sc.Status.SceneID != "" && s.HasRooms() {
+			return &sceneConn{bridge: sc.Status.Bridge, session: s}, nil
 		}
 		if isGone(err) || sc.Status.SceneID == "" {
 			return releasedScene{}, nil
@@ -93,11 +92,11 @@ func (e *SceneExternal) connect(ctx context.Context, sc *huev1alpha1.HueScene) (
 	if err := e.Registry.AllowedBySharers(ctx, b, s, sc.Namespace); err != nil {
 		return nil, err
 	}
-	rc, lights, groups, err := s.roomsView(ctx, b.Name)
+	lights, groups, err := s.Rooms(ctx)
 	if err != nil {
-		return nil, err
+		return nil, wire.ClassifyRooms(b.Name, err)
 	}
-	c := &sceneConn{bridge: b.Name, session: s, rooms: rc, group: &g, lights: lights}
+	c := &sceneConn{bridge: b.Name, session: s, group: &g, lights: lights}
 	for _, gr := range groups {
 		if gr.ID == g.Status.GroupID {
 			c.members = gr.LightIDs
@@ -110,7 +109,7 @@ func (e *SceneExternal) connect(ctx context.Context, sc *huev1alpha1.HueScene) (
 // find reads the HueScene's scene: by the id it recorded, else by its mark.
 func (c *sceneConn) find(ctx context.Context, sc *huev1alpha1.HueScene) (*wire.Scene, error) {
 	if id := sc.Status.SceneID; id != "" {
-		stored, err := c.rooms.Scene(ctx, id)
+		stored, err := c.session.Scene(ctx, id)
 		if err == nil {
 			return &stored, nil
 		}
@@ -118,13 +117,13 @@ func (c *sceneConn) find(ctx context.Context, sc *huev1alpha1.HueScene) (*wire.S
 			return nil, err
 		}
 	}
-	scenes, err := c.rooms.Scenes(ctx)
+	scenes, err := c.session.Scenes(ctx)
 	if err != nil {
 		return nil, err
 	}
 	for _, s := range scenes {
 		if s.AppData == sceneMark(sc) {
-			stored, err := c.rooms.Scene(ctx, s.ID)
+			stored, err := c.session.Scene(ctx, s.ID)
 			return &stored, err
 		}
 	}
@@ -151,7 +150,7 @@ func (c *sceneConn) wanted(sc *huev1alpha1.HueScene) (wire.SceneSpec, []string, 
 	spec := wire.SceneSpec{Name: sceneName(sc), GroupID: c.group.Status.GroupID, AppData: sceneMark(sc), States: map[string]wire.StateBody{}}
 	var notes, missing, outside []string
 	for _, l := range sc.Spec.Lights {
-		light, ok := c.lights.byName(l.Name)
+		light, ok := c.lights.ByName(l.Name)
 		switch {
 		case !ok:
 			missing = append(missing, fmt.Sprintf("%q", l.Name))
@@ -167,7 +166,7 @@ func (c *sceneConn) wanted(sc *huev1alpha1.HueScene) (wire.SceneSpec, []string, 
 		}
 	}
 	wait := func(reason, msg string) *providers.Observation {
-		return &providers.Observation{Exists: true, Wait: true, Reason: reason, Message: msg, RecheckAfter: c.session.interval}
+		return &providers.Observation{Exists: true, Wait: true, Reason: reason, Message: msg, RecheckAfter: c.session.Interval()}
 	}
 	switch {
 	case len(missing) > 0:
@@ -216,7 +215,7 @@ func (c *sceneConn) Observe(_ context.Context, sc *huev1alpha1.HueScene) (provid
 
 // compareScene lists what differs between the scene to store and the one
 // stored.
-func compareScene(want wire.SceneSpec, got wire.Scene, lights lightsByID) *SceneDiff {
+func compareScene(want wire.SceneSpec, got wire.Scene, lights bridge.Lights) *SceneDiff {
 	d := &SceneDiff{spec: want}
 	if want.Name != got.Name {
 		d.Changes = append(d.Changes, fmt.Sprintf("name: %q -> %q", got.Name, want.Name))
@@ -243,7 +242,7 @@ func (c *sceneConn) Create(ctx context.Context, sc *huev1alpha1.HueScene) error 
 	if wait != nil {
 		return providers.Pending(wait.RecheckAfter, wait.Reason, "%s", wait.Message)
 	}
-	id, err := c.rooms.CreateScene(ctx, spec)
+	id, err := c.session.CreateScene(ctx, spec)
 	if err != nil {
 		return wire.ClassifyRooms(c.bridge, err)
 	}
@@ -257,7 +256,7 @@ func (c *sceneConn) Update(ctx context.Context, sc *huev1alpha1.HueScene, diff p
 	if !ok || d == nil {
 		return nil
 	}
-	return wire.ClassifyRooms(c.bridge, c.rooms.UpdateScene(ctx, c.stored.ID, d.spec))
+	return wire.ClassifyRooms(c.bridge, c.session.UpdateScene(ctx, c.stored.ID, d.spec))
 }
 
 // Delete deletes the scene from the bridge.
@@ -269,7 +268,7 @@ func (c *sceneConn) Delete(ctx context.Context, sc *huev1alpha1.HueScene) error 
 	if id == "" {
 		return nil
 	}
-	return wire.ClassifyRooms(c.bridge, c.rooms.DeleteScene(ctx, id))
+	return wire.ClassifyRooms(c.bridge, c.session.DeleteScene(ctx, id))
 }
 
 // SceneDiff is what differs between a HueScene's spec and its scene.

@@ -14,7 +14,7 @@ import (
 //     decodes (readAnswer);
 //   - an event-stream message (and so each of its lines) up to
 //     maxEventBytes: past it the stream is dropped, and its status says why
-//     (eventstream.go);
+//     (stream.go);
 //   - answers are decoded into the types Tether reads, never into
 //     map[string]any, which costs tens of times the bytes it decodes
 //     (v2store.go), and the v2 store keeps only the resources its views read,

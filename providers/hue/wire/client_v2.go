@@ -20,7 +20,7 @@ import (
 // https://<bridge>/clip/v2/resource/... with the hue-application-key
 // header, over HTTPS checked as trust.go says. The bridge's resources are
 // kept in a store (v2store.go) filled by full reads and by the event
-// stream (eventstream.go), and lights are read from it in Tether's own
+// stream (stream.go), and lights are read from it in Tether's own
 // types: a light service with its device (name, model) and the device's
 // zigbee_connectivity (reachable). Units are translated at this border:
 // brightness 0-100 % <-> bri 1-254, dynamics.duration ms <-> transitiontime.

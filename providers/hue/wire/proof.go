@@ -9,7 +9,7 @@ import (
 
 // What a client proves of the bridge it speaks to: the API it speaks, the
 // certificate it checked, and so how strongly it proves the bridge's id
-// (identity.go has who may share a session by it).
+// (the registry decides by it who may share a session).
 
 // proof is how strongly a client's transport proves the bridge's id.
 type proof int

@@ -3,6 +3,7 @@ package wire
 import (
 	"context"
 	"errors"
+	"slices"
 )
 
 // ErrNoRooms is the answer of a session whose client has no RoomsClient.
@@ -43,7 +44,7 @@ type RoomsClient interface {
 }
 
 // Group types of a bridge. Tether creates rooms and zones; temporary
-// groups (groups.go) are light groups.
+// groups (the session's) are light groups.
 const (
 	GroupRoom  = "Room"
 	GroupZone  = "Zone"
@@ -60,6 +61,17 @@ type Group struct {
 	// Class is a room's or zone's kind ("Living room"), "" when none.
 	Class    string
 	LightIDs []string
+}
+
+// HasLights reports whether the group's lights are ids, in any order.
+func (g Group) HasLights(ids []string) bool {
+	if len(g.LightIDs) != len(ids) {
+		return false
+	}
+	x, y := slices.Clone(g.LightIDs), slices.Clone(ids)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(x, y)
 }
 
 // GroupSpec is a room or zone to create.

@@ -78,7 +78,7 @@ type CertificateInfo struct {
 	NotAfter time.Time
 	// Fingerprint is the SHA-256 of the certificate (hex): what tells one
 	// bridge's certificate from another that names the same id
-	// (identity.go).
+	// (Identity).
 	Fingerprint string
 }
 

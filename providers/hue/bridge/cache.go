@@ -1,4 +1,4 @@
-package hue
+package bridge
 
 import (
 	"maps"
@@ -22,7 +22,7 @@ import (
 // wake.
 type cache struct {
 	mu        sync.Mutex
-	lights    lightsByID // the last read; replaced, never changed in place
+	lights    Lights // the last read; replaced, never changed in place
 	records   map[string]*lightRecord
 	err       error
 	readAt    time.Time // last read, answered or not
@@ -30,7 +30,7 @@ type cache struct {
 	// configRead is set once the HueBridge read /config through this
 	// session, and cleared when the bridge comes back after failing reads.
 	configRead bool
-	watchers   map[types.NamespacedName]watch
+	watchers   map[types.NamespacedName]Want
 	// noAnswer is set when a read or a command found the bridge not
 	// answering (no connection, or no answer in time), and cleared by the
 	// next read it answers; back is closed then. Meanwhile the sender
@@ -39,12 +39,15 @@ type cache struct {
 	back     chan struct{}
 }
 
-// watch is what the cache knows of one HueLight to decide if it drifted.
-type watch struct {
-	name      string // spec.name, to wake a HueLight whose bulb appears
-	lightID   string
-	want      wire.Desired // projected onto the bulb
-	reachable bool
+// Want is what a HueLight wants of its bulb, to tell drift: the spec
+// projected onto the bulb, and whether the bulb was reachable. A Want with
+// a Name and no LightID wakes the HueLight once a bulb of that name
+// appears.
+type Want struct {
+	Name      string
+	LightID   string
+	Desired   wire.Desired
+	Reachable bool
 }
 
 // lightRecord is what a bridge answered to commands for one light.
@@ -74,19 +77,19 @@ type refusal struct {
 	model string // the bulb it was refused for
 }
 
-// lightView is a light as Tether knows it: the last read with what the
+// LightView is a light as Tether knows it: the last read with what the
 // bridge accepted since.
-type lightView struct {
+type LightView struct {
 	wire.Light
-	// unconfirmed: an accepted attribute the bridge reports has not been
+	// Unconfirmed: an accepted attribute the bridge reports has not been
 	// read back yet.
-	unconfirmed bool
-	// assumed are attributes the bridge does not report for this bulb,
+	Unconfirmed bool
+	// Assumed are attributes the bridge does not report for this bulb,
 	// known only from what it accepted.
-	assumed []string
-	refused map[string]refusal
-	// confirmed counts the writes a read showed (see lightRecord).
-	confirmed uint64
+	Assumed []string
+	// Confirmed counts the writes a read showed (see lightRecord).
+	Confirmed uint64
+	refused   map[string]refusal
 }
 
 // readOutcome is what a read changed.
@@ -100,7 +103,7 @@ type readOutcome struct {
 }
 
 func newCache() *cache {
-	return &cache{watchers: map[types.NamespacedName]watch{}, records: map[string]*lightRecord{}}
+	return &cache{watchers: map[types.NamespacedName]Want{}, records: map[string]*lightRecord{}}
 }
 
 // apply takes a read and returns the HueLights to wake: all of them when the
@@ -168,7 +171,7 @@ func (c *cache) reconcileRecordsLocked(rd wire.Read) {
 
 // current returns the lights and the last read's error, and whether that
 // read is younger than maxAge.
-func (c *cache) current(maxAge time.Duration) (lightsByID, error, bool) {
+func (c *cache) current(maxAge time.Duration) (Lights, error, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	fresh := !c.readAt.IsZero() && time.Since(c.readAt) < maxAge
@@ -210,10 +213,10 @@ func (c *cache) answering() (ok bool, back <-chan struct{}) {
 }
 
 // health is the bridge's health as the last read saw it.
-func (c *cache) health() bridgeHealth {
+func (c *cache) health() Health {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return bridgeHealth{err: c.err, lastContact: c.contactAt, lightCount: len(c.lights)}
+	return Health{Err: c.err, LastContact: c.contactAt, LightCount: len(c.lights)}
 }
 
 // answered records the bridge's answer to a command (one light command, or
@@ -241,23 +244,23 @@ func (c *cache) answered(sent wire.StateBody, res wire.Result, lightIDs ...strin
 }
 
 // view is a light as Tether knows it now.
-func (c *cache) view(id string) (lightView, bool) {
+func (c *cache) view(id string) (LightView, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.viewLocked(id)
 }
 
-func (c *cache) viewLocked(id string) (lightView, bool) {
+func (c *cache) viewLocked(id string) (LightView, bool) {
 	l, ok := c.lights[id]
 	if !ok {
-		return lightView{}, false
+		return LightView{}, false
 	}
-	v := lightView{Light: l}
+	v := LightView{Light: l}
 	r := c.records[id]
 	if r == nil {
 		return v, true
 	}
-	v.refused, v.confirmed = r.refused, r.confirmed
+	v.refused, v.Confirmed = r.refused, r.confirmed
 	shown := map[string]bool{}
 	for _, p := range wire.Reported(l.State) {
 		shown[p] = true
@@ -266,9 +269,9 @@ func (c *cache) viewLocked(id string) (lightView, bool) {
 		switch {
 		case p == "transitiontime":
 		case shown[p] || !r.readSince:
-			v.unconfirmed = true
+			v.Unconfirmed = true
 		default:
-			v.assumed = append(v.assumed, p)
+			v.Assumed = append(v.Assumed, p)
 		}
 	}
 	v.State = l.State.Applied(r.accepted)
@@ -288,7 +291,7 @@ func (c *cache) markConfigRead() {
 }
 
 // watch records what a HueLight wants of its bulb.
-func (c *cache) watch(key types.NamespacedName, w watch) {
+func (c *cache) watch(key types.NamespacedName, w Want) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.watchers[key] = w
@@ -308,8 +311,8 @@ func (c *cache) wantedBodies() map[string]string {
 	defer c.mu.Unlock()
 	out := make(map[string]string, len(c.watchers))
 	for _, w := range c.watchers {
-		if w.lightID != "" {
-			out[w.lightID] = wire.FullBody(c.withoutRefusedLocked(w.lightID, w.want)).Key()
+		if w.LightID != "" {
+			out[w.LightID] = wire.FullBody(c.withoutRefusedLocked(w.LightID, w.Desired)).Key()
 		}
 	}
 	return out
@@ -330,15 +333,15 @@ func (c *cache) allWatchersLocked() []types.NamespacedName {
 func (c *cache) driftedLocked() []types.NamespacedName {
 	var out []types.NamespacedName
 	for k, w := range c.watchers {
-		if w.lightID == "" {
-			if _, found := c.lights.byName(w.name); found {
+		if w.LightID == "" {
+			if _, found := c.lights.ByName(w.Name); found {
 				out = append(out, k)
 			}
 			continue
 		}
-		v, ok := c.viewLocked(w.lightID)
-		if !ok || v.State.Reachable != w.reachable ||
-			(v.State.Reachable && wire.Compare(c.withoutRefusedLocked(w.lightID, w.want), v.State) != nil) {
+		v, ok := c.viewLocked(w.LightID)
+		if !ok || v.State.Reachable != w.Reachable ||
+			(v.State.Reachable && wire.Compare(c.withoutRefusedLocked(w.LightID, w.Desired), v.State) != nil) {
 			out = append(out, k)
 		}
 	}
@@ -355,29 +358,29 @@ func (c *cache) withoutRefusedLocked(id string, want wire.Desired) wire.Desired 
 	return want
 }
 
-// bridgeHealth is what the last read says of the bridge: whether it answers
+// Health is what the last read says of the bridge: whether it answers
 // (and accepts the username), when it last did, and how many lights it has.
 // The HueBridge reports it instead of reading /config each resync, so a
 // bridge costs one read per poll interval.
-type bridgeHealth struct {
-	err         error
-	lastContact time.Time
-	lightCount  int
+type Health struct {
+	Err         error
+	LastContact time.Time
+	LightCount  int
 }
 
-// lightsByID indexes a read.
-type lightsByID map[string]wire.Light
+// Lights indexes a read.
+type Lights map[string]wire.Light
 
-func indexLights(lights []wire.Light) lightsByID {
-	out := make(lightsByID, len(lights))
+func indexLights(lights []wire.Light) Lights {
+	out := make(Lights, len(lights))
 	for _, l := range lights {
 		out[l.ID] = l
 	}
 	return out
 }
 
-// byName finds the bulb whose name is exactly name.
-func (m lightsByID) byName(name string) (wire.Light, bool) {
+// ByName finds the bulb whose name is exactly name.
+func (m Lights) ByName(name string) (wire.Light, bool) {
 	for _, l := range m {
 		if l.Name == name {
 			return l, true
@@ -386,8 +389,8 @@ func (m lightsByID) byName(name string) (wire.Light, bool) {
 	return wire.Light{}, false
 }
 
-// names lists the bulbs' names, sorted, for "not found" messages.
-func (m lightsByID) names() []string {
+// Names lists the bulbs' names, sorted, for "not found" messages.
+func (m Lights) Names() []string {
 	out := make([]string, 0, len(m))
 	for _, l := range m {
 		out = append(out, strconv.Quote(l.Name))

@@ -1,4 +1,4 @@
-package hue
+package bridge
 
 import (
 	"context"
@@ -41,23 +41,24 @@ func startStreamSessionEvery(t *testing.T, sim *huesim.Server, settings StreamSe
 func startStreamSessionWith(t *testing.T, c wire.Client, settings StreamSettings, interval time.Duration) *streamSession {
 	t.Helper()
 	ss := &streamSession{woken: map[types.NamespacedName]int{}}
-	ss.Session = newSession(sessionOptions{
-		bridgeID: "SIM", client: c, interval: interval, perSecond: 10,
-		wakeLights: func(keys []types.NamespacedName) {
-			ss.mu.Lock()
-			defer ss.mu.Unlock()
-			for _, k := range keys {
-				ss.woken[k]++
-			}
-		},
-		wakeBridges: func() {},
-		log:         logr.Discard(),
-		stream:      settings,
-	})
+	lights := make(chan Wake, 1000)
+	ss.Session = New(Options{BridgeID: "SIM", Client: c, Log: logr.Discard(), Wakes: Wakes{Lights: lights},
+		Settings: Settings{Interval: interval, CommandsPerSecond: 10, Stream: settings}})
 	ctx, cancel := context.WithCancel(context.Background())
-	ss.stop = cancel
 	t.Cleanup(cancel)
-	go ss.run(ctx)
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case w := <-lights:
+				ss.mu.Lock()
+				ss.woken[w.Object]++
+				ss.mu.Unlock()
+			}
+		}
+	}()
+	ss.Start(ctx)
 	return ss
 }
 
@@ -86,7 +87,7 @@ func TestStreamPushesDrift(t *testing.T) {
 	s := startStreamSession(t, sim, StreamSettings{})
 	hall := types.NamespacedName{Namespace: "home", Name: "hall"}
 	eventually(t, "the stream is live", 5*time.Second, s.stream.live)
-	s.Watch(hall, watch{name: "hall", lightID: "1", want: wire.Desired{On: false}, reachable: true})
+	s.Watch(hall, Want{Name: "hall", LightID: "1", Desired: wire.Desired{On: false}, Reachable: true})
 	sim.ResetGetCounts()
 	before := s.wakes(hall)
 
@@ -108,7 +109,7 @@ func TestStreamPushesDrift(t *testing.T) {
 		res.Body.Close()
 	}
 	eventually(t, "a rename by event", 3*time.Second, func() bool { l, _ := s.light(id); return l.Name == "loft" })
-	time.Sleep(3 * s.interval) // three poll intervals of steady state
+	time.Sleep(3 * s.Interval()) // three poll intervals of steady state
 	if n := sim.GetCounts()["/clip/v2/resource"]; n != 0 {
 		t.Errorf("%d full reads while the stream was live: want none (only the safety read)", n)
 	}
@@ -272,17 +273,17 @@ func testCommandsWaitWhileTheBridgeDoesNotAnswer(t *testing.T, api string) {
 	for i := range lights {
 		bri := 10 + i
 		body := wire.StateBody{On: ptr.To(true), Bri: &bri}
-		o := s.sender.enqueue(request{key: types.NamespacedName{Namespace: "ns", Name: names[i]}, lightID: strconv.Itoa(i + 1), body: body, full: body})
+		o := s.sender.enqueue(Change{Key: types.NamespacedName{Namespace: "ns", Name: names[i]}, LightID: strconv.Itoa(i + 1), Body: body, Full: body})
 		_, _ = s.sender.await(context.Background(), o, 0)
 		orders = append(orders, o)
 	}
 	proxy.SetOffline(true)
-	eventually(t, "a read found the bridge gone", 5*time.Second, func() bool { return s.cache.health().err != nil })
+	eventually(t, "a read found the bridge gone", 5*time.Second, func() bool { return s.cache.health().Err != nil })
 	// As if deleting them after the bridge went had failed.
 	s.sender.mu.Lock()
-	s.sender.leftoverGroups = append(s.sender.leftoverGroups, group)
+	s.sender.tempGroups.leftovers = append(s.sender.tempGroups.leftovers, group)
 	if scene != "" {
-		s.sender.sc.leftovers = append(s.sender.sc.leftovers, scene)
+		s.sender.scenes.leftovers = append(s.sender.scenes.leftovers, scene)
 	}
 	s.sender.mu.Unlock()
 	const outage = 3 * time.Second
@@ -329,11 +330,18 @@ func TestStreamEndsWhenTheClientChanges(t *testing.T) {
 	sim := wiretest.StartSim(t, huesim.Options{Lights: []string{"hall"}})
 	s := startStreamSession(t, sim, StreamSettings{})
 	eventually(t, "the stream is live", 5*time.Second, s.stream.live)
-	s.useClient(wire.NewClient(sim.Addr(), simUser, 2*time.Second))
+	s.UseClient(wire.NewClient(sim.Addr(), simUser, 2*time.Second))
 	eventually(t, "the stream is closed", 5*time.Second, func() bool { return sim.EventStreams() == 0 && !s.stream.live() })
 	sim.ResetGetCounts()
 	eventually(t, "polled over v1", 5*time.Second, func() bool { return sim.GetCounts()["/lights"] > 0 })
 	if st := s.stream.status(); st.State != "" {
 		t.Errorf("a v1 session reports a stream: %+v", st)
 	}
+}
+
+// light is one bulb as the last read has it.
+func (s *Session) light(id string) (wire.Light, bool) {
+	lights, _, _ := s.cache.current(0)
+	l, ok := lights[id]
+	return l, ok
 }

@@ -1,4 +1,4 @@
-package hue
+package bridge
 
 import (
 	"context"
@@ -11,11 +11,9 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
-	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/huesim"
 	"github.com/tether-dev/tether/providers"
 	"github.com/tether-dev/tether/providers/hue/wire"
@@ -63,9 +61,9 @@ func (s *simPoller) start() { go s.p.sender.run(s.ctx) }
 // queue hands a command over for a HueLight that does not wait for it.
 func (s *simPoller) queue(ns, name, lightID string, want wire.Desired) *order {
 	key := types.NamespacedName{Namespace: ns, Name: name}
-	s.p.Watch(key, watch{lightID: lightID, want: want, reachable: true})
+	s.p.Watch(key, Want{LightID: lightID, Desired: want, Reachable: true})
 	full := wire.FullBody(want)
-	o := s.p.sender.enqueue(request{key: key, lightID: lightID, body: full, full: full})
+	o := s.p.sender.enqueue(Change{Key: key, LightID: lightID, Body: full, Full: full})
 	_, _ = s.p.sender.await(s.ctx, o, 0)
 	return o
 }
@@ -93,12 +91,15 @@ func (s *simPoller) groupCommands() []string {
 	return out
 }
 
-// send sends for a HueLight that waits for its command, as Update does.
+// adapterWait is how long the HueLight adapter waits for a command alone
+// in line (its sendWait).
+const adapterWait = 200 * time.Millisecond
+
+// send sends for a HueLight that waits for its command, as the HueLight
+// adapter's Update does: the error classified for HueBridge "home".
 func (s *simPoller) send(ns, name, lightID string, body, full wire.StateBody) error {
-	c := &lightConn{bridge: &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "home"}}, session: s.p,
-		light: wire.Light{ID: lightID}, key: types.NamespacedName{Namespace: ns, Name: name}}
-	_, err := c.send(s.ctx, body, full)
-	return err
+	_, err := s.p.Send(s.ctx, Change{Key: types.NamespacedName{Namespace: ns, Name: name}, LightID: lightID, Body: body, Full: full}, adapterWait)
+	return wire.Classify("home", err)
 }
 
 // woken returns the HueLights woken so far, as namespace/name.
@@ -175,7 +176,7 @@ func TestForgottenHueLightsCommandIsDropped(t *testing.T) {
 	s := newSimPoller(t, 2, 10)
 	s.queue("a", "deleted", "1", bri(10))
 	s.queue("a", "kept", "2", bri(20))
-	s.p.Forget(types.NamespacedName{Namespace: "a", Name: "deleted"})
+	s.p.Release(types.NamespacedName{Namespace: "a", Name: "deleted"})
 	s.start()
 	g := NewWithT(t)
 	// "deleted" was first in line: had it stayed, it would have gone first.
@@ -269,7 +270,7 @@ func TestGroupZeroWhenEveryLightWantsOneState(t *testing.T) {
 	g.Eventually(func() []string { woken = append(woken, s.woken()...); return woken }, 10*time.Second, 20*time.Millisecond).Should(HaveLen(n))
 	g.Expect(s.groupCommands()).To(Equal([]string{"PUT /groups/0/action"}))
 	g.Expect(len(s.lightCommands())).To(BeNumerically("<", n/2), "most lights were set by the group command")
-	lights := map[string]lightView{}
+	lights := map[string]LightView{}
 	for i := 1; i <= n; i++ {
 		lights[strconv.Itoa(i)], _ = s.p.cache.view(strconv.Itoa(i))
 	}
@@ -372,7 +373,7 @@ func TestGroupZeroNeverTouchesAPausedHueLightsBulb(t *testing.T) {
 	outside := strconv.Itoa(n)
 	before, _ := s.sim.Light(outside)
 	paused := types.NamespacedName{Namespace: "a", Name: "paused"}
-	s.p.Watch(paused, watch{lightID: outside, want: bri(50), reachable: true})
+	s.p.Watch(paused, Want{LightID: outside, Desired: bri(50), Reachable: true})
 	s.p.Pause(paused, 1)
 	for i := 1; i < n; i++ {
 		id := strconv.Itoa(i)

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	"golang.org/x/time/rate"
+	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -18,6 +18,7 @@ import (
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/bridge"
 	"github.com/tether-dev/tether/providers/hue/wire"
 	"github.com/tether-dev/tether/providers/hue/wire/wiretest"
 )
@@ -41,6 +42,13 @@ func newTestLightsAt(t *testing.T, bridges map[string]*wiretest.FakeBridge, objs
 // hour through the client bridge returns for an address.
 func newTestRegistry(t *testing.T, bridge func(address string) wire.Client, objs ...client.Object) (client.Client, *Registry) {
 	t.Helper()
+	return newTestRegistryWith(t, Settings{}, bridge, objs...)
+}
+
+// newTestRegistryWith is newTestRegistry with settings of the test's own
+// besides those.
+func newTestRegistryWith(t *testing.T, settings Settings, bridge func(address string) wire.Client, objs ...client.Object) (client.Client, *Registry) {
+	t.Helper()
 	scheme := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(scheme)
 	_ = huev1alpha1.AddToScheme(scheme)
@@ -50,9 +58,9 @@ func newTestRegistry(t *testing.T, bridge func(address string) wire.Client, objs
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "s", Name: "hue"}, Data: map[string][]byte{"username": []byte("u"), "bridgeid": []byte("FAKE")}},
 	)
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).Build()
-	reg := NewRegistry(c, c, Settings{CredentialsNamespaces: []string{"s"}, PollInterval: time.Hour, NewClient: func(address, _ string, _ time.Duration) wire.Client {
-		return bridge(address)
-	}}, logr.Discard())
+	settings.CredentialsNamespaces, settings.PollInterval = []string{"s"}, time.Hour
+	settings.NewClient = func(address, _ string, _ time.Duration) wire.Client { return bridge(address) }
+	reg := NewRegistry(c, c, settings, logr.Discard())
 	t.Cleanup(reg.Stop)
 	return c, reg
 }
@@ -197,7 +205,7 @@ func TestNamespaceNotAllowed(t *testing.T) {
 }
 
 func TestFindLight(t *testing.T) {
-	lights := lightsByID{
+	lights := bridge.Lights{
 		"1": {ID: "1", Name: "hallway"},
 		"7": {ID: "7", Name: "kitchen"},
 	}
@@ -355,17 +363,25 @@ func TestAMatchNotYetReadBackAsksForALookAfterTheNextRead(t *testing.T) {
 func TestACommandInLineShowsOnlyOnceItLasts(t *testing.T) {
 	ctx := context.Background()
 	f := wiretest.NewFakeBridge("hallway", "porch") // two bulbs: group 0 is not an option
-	e := newTestLights(t, f)
+	// One light slot an hour: once the porch's command took the slot the
+	// bridge has, the line does not move.
+	c, reg := newTestRegistryWith(t, Settings{CommandsPerSecond: 1.0 / 3600}, func(string) wire.Client { return f })
+	e := &LightExternal{Reader: c, Registry: reg}
+	porch := hueLight("entrance", "porch-light", "porch", time.Now())
+	obs, err := observe(ctx, e, porch)
+	if err == nil {
+		err = update(ctx, e, porch, obs.Diff)
+	}
+	if _, puts := f.Calls(); err != nil || len(puts) != 1 {
+		t.Fatalf("the porch's command: %v, %d sent; want it sent at once", err, len(puts))
+	}
+
 	l := hueLight("entrance", "hallway-light", "hallway", time.Now())
-	obs, err := observe(ctx, e, l)
+	obs, err = observe(ctx, e, l)
 	if err != nil || obs.Diff == nil {
 		t.Fatalf("first look: %+v, %v; want a difference", obs, err)
 	}
 	diff := obs.Diff
-	s, _ := e.Registry.Running("home")
-	s.sender.lights.SetLimit(rate.Every(time.Hour)) // the line does not move
-	s.sender.lights.Allow()
-
 	err = update(ctx, e, l, diff)
 	p, ok := providers.AsPending(err)
 	if !ok || !p.Queued || !p.Brief || p.Delay <= 0 || p.Delay > quietQueue {
@@ -376,13 +392,13 @@ func TestACommandInLineShowsOnlyOnceItLasts(t *testing.T) {
 		t.Fatalf("look while queued for a moment: %+v, %v; want a brief wait", obs, err)
 	}
 
-	s.sender.mu.Lock()
-	s.sender.queued[client.ObjectKeyFromObject(l)].queuedAt = time.Now().Add(-quietQueue) // it has waited that long
-	s.sender.mu.Unlock()
-	obs, err = observe(ctx, e, l)
-	if err != nil || !obs.Wait || obs.Brief || obs.Reason != ReasonThrottled {
-		t.Fatalf("look once the command waited %s: %+v, %v; want a plain Throttled wait", quietQueue, obs, err)
-	}
+	// The command waits on; once it has waited quietQueue, a look says so.
+	g := NewWithT(t)
+	g.Eventually(func(g Gomega) {
+		obs, err := observe(ctx, e, l)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(obs.Wait && !obs.Brief && obs.Reason == ReasonThrottled).To(BeTrue(), "a plain Throttled wait: %+v", obs)
+	}, quietQueue+5*time.Second, 100*time.Millisecond).Should(Succeed(), "look once the command waited %s", quietQueue)
 	err = update(ctx, e, l, diff)
 	if p, ok := providers.AsPending(err); !ok || p.Brief || p.Reason != ReasonThrottled {
 		t.Fatalf("update once the command waited %s: %+v; want it reported plainly", quietQueue, p)

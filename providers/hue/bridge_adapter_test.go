@@ -17,6 +17,7 @@ import (
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/bridge"
 	"github.com/tether-dev/tether/providers/hue/wire"
 	"github.com/tether-dev/tether/providers/hue/wire/wiretest"
 )
@@ -164,7 +165,7 @@ func TestStatusMessagesAreBounded(t *testing.T) {
 	huge := strings.Repeat("x", 1<<20)
 	b := &huev1alpha1.HueBridge{}
 	setPaired(b, false, wire.ReasonUnauthorized, huge)
-	recordBinding(b, Binding{API: wire.APIV2, Stream: StreamStatus{State: StreamPolling, Message: huge}})
+	recordBinding(b, Binding{API: wire.APIV2, Stream: bridge.StreamStatus{State: bridge.StreamPolling, Message: huge}})
 	if n := len(meta.FindStatusCondition(b.Status.Conditions, huev1alpha1.ConditionPaired).Message); n > providers.MaxMessageBytes {
 		t.Errorf("the Paired condition's message is %d bytes", n)
 	}

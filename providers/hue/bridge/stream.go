@@ -1,4 +1,4 @@
-package hue
+package bridge
 
 import (
 	"context"
@@ -228,50 +228,46 @@ func (h *streamHealth) settle(now time.Time) bool {
 func (s *Session) runStream(ctx context.Context) {
 	attempt := 0
 	for ctx.Err() == nil {
-		c, push := s.currentClient().(wire.PushClient)
+		c, push := s.client.get().(wire.PushClient)
 		if s.stream.setPush(push) {
-			s.wakeBridges()
+			s.wakes.bridge(s.bridgeID)
 		}
 		if !push {
-			if !sleepCtx(ctx, s.interval) {
+			if !sleepCtx(ctx, s.settings.Interval) {
 				return
 			}
 			continue
 		}
 		var upAt time.Time
 		wctx, end := context.WithCancel(ctx)
-		s.clientMu.Lock()
-		if s.client != c { // switched meanwhile
-			s.clientMu.Unlock()
+		if !s.client.streaming(c, end) { // switched meanwhile
 			end()
 			continue
 		}
-		s.endStream = end
-		s.clientMu.Unlock()
-		err := c.Watch(wctx, s.streamSettings.Silence, func() {
+		err := c.Watch(wctx, s.settings.Stream.Silence, func() {
 			upAt = time.Now()
 			s.stream.up(upAt)
-			s.wakeBridges()
+			s.wakes.bridge(s.bridgeID)
 		}, func(r wire.Read) { s.applyStreamRead(r) })
 		end()
 		endedAt := time.Now()
 		if ctx.Err() != nil {
 			return
 		}
-		if s.currentClient() != wire.Client(c) {
+		if s.client.get() != wire.Client(c) {
 			s.stream.down(err, false, 0, time.Now())
 			continue // another client: its own stream, at once
 		}
 		wasUp := !upAt.IsZero()
 		switch {
-		case wasUp && (errors.Is(err, wire.ErrSilent) || time.Since(upAt) >= s.streamSettings.Stable):
+		case wasUp && (errors.Is(err, wire.ErrSilent) || time.Since(upAt) >= s.settings.Stream.Stable):
 			attempt = 0 // a stream that was fine: reconnect at once
 		default:
 			attempt++
 		}
 		wait := s.stream.down(err, wasUp, attempt, endedAt)
 		s.log.V(1).Info("event stream ended; reconnecting", "error", fmt.Sprint(err), "in", wait.String(), "afterARead", !wasUp)
-		s.wakeBridges()
+		s.wakes.bridge(s.bridgeID)
 		if !sleepCtx(ctx, wait) {
 			return
 		}

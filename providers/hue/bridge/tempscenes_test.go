@@ -1,4 +1,4 @@
-package hue
+package bridge
 
 import (
 	"fmt"
@@ -144,7 +144,7 @@ func TestGatheringWaitsForExpectedLights(t *testing.T) {
 	err := s.send("a", "alone", strconv.Itoa(n+1), wire.FullBody(bri(3)), wire.FullBody(bri(3)))
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(s.lightCommands()).To(Equal([]string{strconv.Itoa(n + 1)}), "sent by the reconcile that asked")
-	g.Expect(time.Since(start)).To(BeNumerically("<", sendWait), "nothing held a change nobody else was expected with")
+	g.Expect(time.Since(start)).To(BeNumerically("<", adapterWait), "nothing held a change nobody else was expected with")
 }
 
 // TestGatheringGivesUpOnALostExpectation: one of two expected HueLights
@@ -243,7 +243,7 @@ func TestASettledHueLightIsGatheredAgainAtItsNextChange(t *testing.T) {
 	expected := func() int {
 		s.p.sender.mu.Lock()
 		defer s.p.sender.mu.Unlock()
-		return len(s.p.sender.sc.expected)
+		return len(s.p.sender.gather.expected)
 	}
 	for _, k := range keys {
 		s.p.sender.drop(k, 1) // up to date at generation 1
@@ -263,4 +263,12 @@ func TestASettledHueLightIsGatheredAgainAtItsNextChange(t *testing.T) {
 	if n := expected(); n != 0 {
 		t.Fatalf("%d HueLights expected after a generation already handled, want 0", n)
 	}
+}
+
+// setTemporaryScenes turns temporary scenes (and gathering) on or off, as
+// a HueBridge's spec.temporaryScenes does when its session is made.
+func (s *sender) setTemporaryScenes(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.scenes.enabled = on
 }

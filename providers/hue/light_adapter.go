@@ -14,6 +14,7 @@ import (
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/bridge"
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
@@ -36,7 +37,7 @@ var (
 type lightConn struct {
 	reader  client.Reader
 	bridge  *huev1alpha1.HueBridge
-	session *Session
+	session *bridge.Session
 	light   wire.Light
 	key     types.NamespacedName
 	// generation is the HueLight's, for the sender's gathering.
@@ -86,7 +87,7 @@ func (e *LightExternal) connect(ctx context.Context, l *huev1alpha1.HueLight, ke
 		return nil, err
 	}
 	if err := e.Registry.AllowedBySharers(ctx, b, s, l.Namespace); err != nil {
-		s.Forget(key)
+		s.Release(key)
 		return nil, err
 	}
 	lights, err := s.Lights(ctx)
@@ -97,8 +98,8 @@ func (e *LightExternal) connect(ctx context.Context, l *huev1alpha1.HueLight, ke
 	if err != nil {
 		// No bulb by that name (any more): let go of the one it held, and
 		// watch for one of the name to appear.
-		s.Forget(key)
-		s.Watch(key, watch{name: l.Spec.Name})
+		s.Release(key)
+		s.Watch(key, bridge.Want{Name: l.Spec.Name})
 		return nil, err
 	}
 	return &lightConn{reader: e.Reader, bridge: b, session: s, light: light, key: key, generation: l.Generation}, nil
@@ -121,9 +122,9 @@ func (e *LightExternal) forget(ctx context.Context, l *huev1alpha1.HueLight, key
 	}
 }
 
-func (e *LightExternal) forgetOn(bridge string, key types.NamespacedName) {
-	if s, ok := e.Registry.Running(bridge); ok {
-		s.Forget(key)
+func (e *LightExternal) forgetOn(name string, key types.NamespacedName) {
+	if s, ok := e.Registry.Running(name); ok {
+		s.Release(key)
 	}
 }
 
@@ -131,79 +132,85 @@ func (e *LightExternal) forgetOn(bridge string, key types.NamespacedName) {
 // can show and without what the bridge refused. A bulb held by an earlier
 // HueLight, an unreachable one, one whose command is already in line, or
 // one whose only difference the bridge refused is a wait: nothing is sent.
-// Unless Update follows, the HueLight no longer keeps the sender's line
-// waiting for it (gathering, tempscenes.go).
+// Unless Update follows (with the difference found here), the pass ends
+// here for the session: the line no longer waits for this HueLight
+// (Settled), and once the bulb matches nothing in line for it is needed
+// (Matched).
 func (c *lightConn) Observe(ctx context.Context, l *huev1alpha1.HueLight) (providers.Observation, error) {
-	obs, err := c.observe(ctx, l)
-	if err != nil || obs.Wait || obs.UpToDate {
-		c.session.sender.arrived(c.key, l.Generation)
+	obs, matched, err := c.observe(ctx, l)
+	switch {
+	case matched:
+		c.session.Matched(c.key, l.Generation)
+	case err != nil || obs.Wait || obs.UpToDate:
+		c.session.Settled(c.key, l.Generation)
 	}
 	return obs, err
 }
 
-func (c *lightConn) observe(ctx context.Context, l *huev1alpha1.HueLight) (providers.Observation, error) {
+// observe is Observe; matched reports that the bulb shows all of the spec
+// the bridge took.
+func (c *lightConn) observe(ctx context.Context, l *huev1alpha1.HueLight) (obs providers.Observation, matched bool, err error) {
 	recordObserved(l, c)
 	s := c.session
 	if holder, err := c.holder(ctx, l); err != nil {
-		return providers.Observation{}, err
+		return providers.Observation{}, false, err
 	} else if holder != c.key {
 		// Not watched: the holder's changes are not this one's drift. The
-		// holder's deletion wakes it (Session.Forget).
+		// holder's deletion wakes it (Session.Release).
 		s.Unwatch(c.key)
 		return c.wait(ReasonConflict, fmt.Sprintf(
 			"light %q on bridge %s is already managed by HueLight %s; this one sends nothing while that one exists",
-			c.light.Name, c.bridge.Name, holder), 0), nil
+			c.light.Name, c.bridge.Name, holder), 0), false, nil
 	}
 	v := c.view()
 	p := wire.Project(wire.DesiredFrom(l.Spec), v.Light)
-	want, refused := withoutRefused(p.Want, v.refused)
-	s.Watch(c.key, watch{name: l.Spec.Name, lightID: c.light.ID, want: p.Want, reachable: v.State.Reachable})
+	want, refused := v.WithoutRefused(p.Want)
+	s.Watch(c.key, bridge.Want{Name: l.Spec.Name, LightID: c.light.ID, Desired: p.Want, Reachable: v.State.Reachable})
 	if !v.State.Reachable {
 		return c.wait(ReasonLightUnreachable, fmt.Sprintf(
 			"bridge %s cannot reach light %q (switched off at the wall or out of range); retried on the next poll",
-			c.bridge.Name, c.light.Name), 0), nil
+			c.bridge.Name, c.light.Name), 0), false, nil
 	}
-	if eta, waited, queued := s.sender.pending(c.key, wire.FullBody(want).Key()); queued {
+	full := wire.FullBody(want)
+	if eta, waited, queued := s.Pending(c.key, full); queued {
 		if waited < quietQueue {
-			return providers.Observation{Exists: true, Wait: true, Brief: true, RecheckAfter: quietQueue - waited}, nil
+			return providers.Observation{Exists: true, Wait: true, Brief: true, RecheckAfter: quietQueue - waited}, false, nil
 		}
-		return c.wait(ReasonThrottled, queuedNote(c.bridge.Name, eta), eta), nil
+		return c.wait(ReasonThrottled, queuedNote(c.bridge.Name, eta), eta), false, nil
 	}
 	if d := wire.Compare(want, v.State); d != nil {
-		return providers.Observation{Exists: true, Diff: &LightDiff{Diff: *d, full: wire.FullBody(want), confirmed: v.confirmed}, Available: true}, nil
+		return providers.Observation{Exists: true, Diff: &LightDiff{Diff: *d, full: full, confirmed: v.Confirmed}, Available: true}, false, nil
 	}
-	// Nothing left to send: a stale queued command (or its error) is moot.
-	s.sender.drop(c.key, l.Generation)
-	notes := append(p.Notes, assumedNotes(v, want)...)
+	notes := append(p.Notes, v.AssumedNotes(want)...)
 	if len(refused) > 0 {
-		return c.wait(ReasonAttributeRefused, strings.Join(append(refused, notes...), "; "), 0), nil
+		return c.wait(ReasonAttributeRefused, strings.Join(append(refused, notes...), "; "), 0), true, nil
 	}
-	obs := providers.Observation{Exists: true, UpToDate: true, Available: true, Unconfirmed: v.unconfirmed}
-	if v.unconfirmed {
+	obs = providers.Observation{Exists: true, UpToDate: true, Available: true, Unconfirmed: v.Unconfirmed}
+	if v.Unconfirmed {
 		// The session reads the bridge once per interval: the look after
 		// that read records what it showed in status.observed.
-		obs.RecheckAfter = s.interval
+		obs.RecheckAfter = s.Interval()
 	}
 	if len(notes) > 0 {
 		obs.Reason, obs.Message = ReasonLimited, strings.Join(notes, "; ")
 	}
-	return obs, nil
+	return obs, true, nil
 }
 
 // view is the bulb as the session knows it now: the last read with what
 // the bridge accepted since.
-func (c *lightConn) view() lightView {
-	if v, ok := c.session.cache.view(c.light.ID); ok {
+func (c *lightConn) view() bridge.LightView {
+	if v, ok := c.session.View(c.light.ID); ok {
 		return v
 	}
-	return lightView{Light: c.light}
+	return bridge.LightView{Light: c.light}
 }
 
 // wait is an observation that sends nothing, looked at again after
 // recheck (by default the bridge's poll interval).
 func (c *lightConn) wait(reason, message string, recheck time.Duration) providers.Observation {
 	if recheck <= 0 {
-		recheck = c.session.interval
+		recheck = c.session.Interval()
 	}
 	return providers.Observation{Exists: true, Wait: true, Reason: reason, Message: message, RecheckAfter: recheck}
 }
@@ -212,26 +219,16 @@ func (c *lightConn) wait(reason, message string, recheck time.Duration) provider
 // missing one as LightNotFound.
 func (c *lightConn) Create(context.Context, *huev1alpha1.HueLight) error { return nil }
 
-// Update hands the difference to the bridge's sender. It is compared again
-// with the latest cache first: a group command (or this HueLight's own,
-// just sent) may have done it since Observe, and then sending again would
-// only spend a slot.
-func (c *lightConn) Update(ctx context.Context, l *huev1alpha1.HueLight, diff providers.Difference) error {
-	if d, ok := diff.(*LightDiff); !ok || d == nil {
+// Update hands the difference Observe found to the bridge's sender.
+func (c *lightConn) Update(ctx context.Context, _ *huev1alpha1.HueLight, diff providers.Difference) error {
+	d, ok := diff.(*LightDiff)
+	if !ok || d == nil {
 		return nil
 	}
-	v := c.view()
-	want, _ := withoutRefused(wire.Project(wire.DesiredFrom(l.Spec), v.Light).Want, v.refused)
-	d := wire.Compare(want, v.State)
-	if d == nil {
-		c.session.sender.arrived(c.key, l.Generation)
-		return nil
-	}
-	full := wire.FullBody(want)
-	if sent, err := c.send(ctx, d.Body, full); sent || err != nil {
+	if sent, err := c.send(ctx, d.Body, d.full); sent || err != nil {
 		return err
 	}
-	eta, waited, _ := c.session.sender.pending(c.key, full.Key())
+	eta, waited, _ := c.session.Pending(c.key, d.full)
 	if waited < quietQueue {
 		return providers.QueuedBriefly(quietQueue-waited, ReasonThrottled, "queued for bridge %s", c.bridge.Name)
 	}
@@ -240,9 +237,9 @@ func (c *lightConn) Update(ctx context.Context, l *huev1alpha1.HueLight, diff pr
 
 // queuedNote says why a HueLight's command waits in the sender's line, and
 // for about how long.
-func queuedNote(bridge string, eta time.Duration) string {
+func queuedNote(bridgeName string, eta time.Duration) string {
 	return fmt.Sprintf("queued for bridge %s (its command budget is shared by all namespaces in turn): about %s",
-		bridge, eta.Round(100*time.Millisecond))
+		bridgeName, eta.Round(100*time.Millisecond))
 }
 
 // quietQueue is how long a HueLight's command may wait in the sender's line
@@ -250,10 +247,10 @@ func queuedNote(bridge string, eta time.Duration) string {
 // gathered into a temporary scene or a group command goes within a group
 // slot or two, and the sender wakes the HueLight then, whose next pass
 // writes the outcome. Reporting every such wait would double the status
-// writes of a burst (500 HueLights: 500 more writes to the API server). A
-// wait that lasts (a long line, a bridge that does not answer) still shows,
-// from the look at the end of quietQueue.
-const quietQueue = 2 * groupSlot
+// writes of a burst, one more per HueLight. A wait that lasts (a long
+// line, a bridge that does not answer) still shows, from the look at the
+// end of quietQueue.
+const quietQueue = 2 * bridge.GroupSlot
 
 // sendWait is how long a command alone in line is waited for: on an idle
 // bridge the reconcile that asked gets the bridge's answer, without a
@@ -266,17 +263,7 @@ const sendWait = 200 * time.Millisecond
 // sent later, and its HueLight woken then. An error from a command the
 // HueLight did not wait for is returned here, at its next pass.
 func (c *lightConn) send(ctx context.Context, body, full wire.StateBody) (bool, error) {
-	s := c.session.sender
-	if err := s.takeFailure(c.key, full.Key()); err != nil {
-		s.arrived(c.key, c.generation)
-		return true, wire.Classify(c.bridge.Name, err)
-	}
-	o := s.enqueue(request{key: c.key, lightID: c.light.ID, body: body, full: full, generation: c.generation})
-	wait := time.Duration(0) // under load: leave at once, to be woken
-	if s.alone(o, sendWait) {
-		wait = sendWait
-	}
-	sent, err := s.await(ctx, o, wait)
+	sent, err := c.session.Send(ctx, bridge.Change{Key: c.key, LightID: c.light.ID, Body: body, Full: full, Generation: c.generation}, sendWait)
 	return sent, wire.Classify(c.bridge.Name, err)
 }
 
@@ -285,7 +272,7 @@ func (c *lightConn) send(ctx context.Context, body, full wire.StateBody) (bool, 
 func (c *lightConn) Delete(ctx context.Context, l *huev1alpha1.HueLight) error {
 	s := c.session
 	if holder := s.Claim(c.key, c.light.ID, l.CreationTimestamp); holder != c.key {
-		s.Forget(c.key)
+		s.Release(c.key)
 		return nil
 	}
 	if c.view().State.On {
@@ -298,12 +285,12 @@ func (c *lightConn) Delete(ctx context.Context, l *huev1alpha1.HueLight) error {
 			return err
 		}
 		if !sent {
-			eta, _, _ := s.sender.pending(c.key, off.Key())
+			eta, _, _ := s.Pending(c.key, off)
 			return providers.Pending(eta, ReasonThrottled,
 				"switching off: queued for bridge %s, whose command budget is shared by all namespaces in turn", c.bridge.Name)
 		}
 	}
-	s.Forget(c.key)
+	s.Release(c.key)
 	return nil
 }
 
@@ -399,22 +386,22 @@ func allowedNS(b *huev1alpha1.HueBridge, ns string) error {
 }
 
 // findLight resolves spec.id, or spec.name (exact) via the cached id.
-func findLight(lights lightsByID, l *huev1alpha1.HueLight, bridge string) (wire.Light, error) {
+func findLight(lights bridge.Lights, l *huev1alpha1.HueLight, bridgeName string) (wire.Light, error) {
 	if id := l.Spec.ID; id != "" {
 		if light, ok := lights[id]; ok {
 			return light, nil
 		}
 		return wire.Light{}, providers.RetryAfter(30*time.Second, ReasonLightNotFound,
-			fmt.Errorf("bridge %s has no light with id %s", bridge, id))
+			fmt.Errorf("bridge %s has no light with id %s", bridgeName, id))
 	}
 	if light, ok := lights[l.Status.LightID]; ok && light.Name == l.Spec.Name {
 		return light, nil
 	}
-	if light, ok := lights.byName(l.Spec.Name); ok {
+	if light, ok := lights.ByName(l.Spec.Name); ok {
 		return light, nil
 	}
 	return wire.Light{}, providers.RetryAfter(30*time.Second, ReasonLightNotFound, fmt.Errorf(
-		"bridge %s has no light named %q; it has: %s", bridge, l.Spec.Name, strings.Join(lights.names(), ", ")))
+		"bridge %s has no light named %q; it has: %s", bridgeName, l.Spec.Name, strings.Join(lights.Names(), ", ")))
 }
 
 // holder returns the HueLight that holds the bulb. A holder that no longer
@@ -432,7 +419,7 @@ func (c *lightConn) holder(ctx context.Context, l *huev1alpha1.HueLight) (types.
 		if !apierrors.IsNotFound(err) {
 			return h, err
 		}
-		c.session.Forget(h)
+		c.session.Release(h)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/bridge"
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
@@ -57,7 +58,7 @@ var (
 // while the bridge is not paired.
 type bridgeConn struct {
 	e       *BridgeExternal
-	session *Session
+	session *bridge.Session
 }
 
 // Connect binds the HueBridge to its bridge's session. One without
@@ -91,7 +92,7 @@ func (c *bridgeConn) Observe(ctx context.Context, b *huev1alpha1.HueBridge) (pro
 		setPaired(b, false, ReasonNotPaired, "no credentials yet: "+linkButtonMessage)
 		return providers.Observation{}, nil
 	}
-	cfg, err := c.session.readConfig(ctx)
+	cfg, err := c.session.Config(ctx)
 	if err != nil {
 		return providers.Observation{}, wire.Classify(b.Name, err)
 	}
@@ -102,16 +103,16 @@ func (c *bridgeConn) Observe(ctx context.Context, b *huev1alpha1.HueBridge) (pro
 	}
 	// What the bridge says of itself is bounded as any message is.
 	b.Status.BridgeID, b.Status.Name, b.Status.APIVersion = providers.Truncate(cfg.BridgeID), providers.Truncate(cfg.Name), providers.Truncate(cfg.APIVersion)
-	h := c.session.health(ctx)
-	if h.err != nil {
-		err := wire.Classify(b.Name, h.err)
-		if wire.ErrorType(h.err) == wire.TypeUnauthorized {
+	h := c.session.Health(ctx)
+	if h.Err != nil {
+		err := wire.Classify(b.Name, h.Err)
+		if wire.ErrorType(h.Err) == wire.TypeUnauthorized {
 			setPaired(b, false, wire.ReasonUnauthorized, err.Error())
 		}
 		return providers.Observation{}, err
 	}
-	b.Status.LastContactTime = ptrTime(metav1.NewTime(h.lastContact))
-	b.Status.LightCount = int32(h.lightCount)
+	b.Status.LastContactTime = ptrTime(metav1.NewTime(h.LastContact))
+	b.Status.LightCount = int32(h.LightCount)
 	setPaired(b, true, ReasonPaired, "")
 	obs := providers.Observation{Exists: true, UpToDate: true, Available: true}
 	if bd, ok := c.e.Registry.BindingOf(ctx, b); ok {

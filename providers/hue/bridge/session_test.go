@@ -1,4 +1,4 @@
-package hue
+package bridge
 
 import (
 	"context"
@@ -13,21 +13,27 @@ import (
 	"github.com/tether-dev/tether/providers/hue/wire/wiretest"
 )
 
-// newTestSession is a session of client c whose loop is not started (tests
-// read with Poll), its wake-ups collected in channels.
-func newTestSession(c wire.Client, perSecond float64) (*Session, chan Wake, chan Wake) {
-	lights, bridges := make(chan Wake, 1000), make(chan Wake, 100)
-	s := newSession(sessionOptions{
-		bridgeID: "FAKE", client: c, interval: time.Hour, perSecond: perSecond,
-		wakeLights: func(keys []types.NamespacedName) {
-			for _, k := range keys {
-				lights <- Wake{Object: k}
-			}
-		},
-		wakeBridges: func() { bridges <- Wake{Object: types.NamespacedName{Name: "home"}} },
-		log:         logr.Discard(),
-	})
+// newTestSession is a session of client c whose loops are not started
+// (tests read with Poll), its wake-ups collected in channels.
+func newTestSession(c wire.Client, perSecond float64) (*Session, chan Wake, chan string) {
+	lights, bridges := make(chan Wake, 1000), make(chan string, 100)
+	s := New(Options{BridgeID: "FAKE", Client: c, Log: logr.Discard(),
+		Settings: Settings{Interval: time.Hour, CommandsPerSecond: perSecond},
+		Wakes:    Wakes{Lights: lights, Bridge: bridges}})
 	return s, lights, bridges
+}
+
+// drainIDs returns the bridge ids sent so far.
+func drainIDs(ch chan string) []string {
+	var out []string
+	for {
+		select {
+		case id := <-ch:
+			out = append(out, id)
+		default:
+			return out
+		}
+	}
 }
 
 func drain(ch chan Wake) []string {
@@ -52,8 +58,8 @@ func TestSessionWakesOnlyDriftedLights(t *testing.T) {
 		t.Fatal(err)
 	}
 	hall, kitchen := types.NamespacedName{Namespace: "entrance", Name: "hall"}, types.NamespacedName{Namespace: "home", Name: "kitchen"}
-	p.Watch(hall, watch{lightID: "1", want: wire.Desired{On: true, Bri: ptr.To(254)}, reachable: true})
-	p.Watch(kitchen, watch{lightID: "2", want: wire.Desired{On: true}, reachable: true})
+	p.Watch(hall, Want{LightID: "1", Desired: wire.Desired{On: true, Bri: ptr.To(254)}, Reachable: true})
+	p.Watch(kitchen, Want{LightID: "2", Desired: wire.Desired{On: true}, Reachable: true})
 	drain(lights)
 
 	steps := []struct {
@@ -85,7 +91,7 @@ func TestSessionWakesEveryoneWhenTheBridgeComesAndGoes(t *testing.T) {
 	p, lights, bridges := newTestSession(f, 10)
 	ctx := context.Background()
 	_ = p.Poll(ctx)
-	p.Watch(types.NamespacedName{Namespace: "a", Name: "x"}, watch{lightID: "1", want: wire.Desired{On: false}, reachable: true})
+	p.Watch(types.NamespacedName{Namespace: "a", Name: "x"}, Want{LightID: "1", Desired: wire.Desired{On: false}, Reachable: true})
 	drain(lights)
 
 	f.Fail(wiretest.NetErr{})
@@ -94,7 +100,7 @@ func TestSessionWakesEveryoneWhenTheBridgeComesAndGoes(t *testing.T) {
 	if got := drain(lights); len(got) != 1 {
 		t.Fatalf("going offline woke %v, want the HueLight once", got)
 	}
-	if got := drain(bridges); len(got) != 1 || got[0] != "/home" {
+	if got := drainIDs(bridges); len(got) != 1 || got[0] != "FAKE" {
 		t.Fatalf("going offline woke bridges %v", got)
 	}
 	if _, err := p.Lights(ctx); !wire.IsNetwork(err) {
@@ -105,7 +111,7 @@ func TestSessionWakesEveryoneWhenTheBridgeComesAndGoes(t *testing.T) {
 	if got := drain(lights); len(got) != 1 {
 		t.Fatalf("coming back woke %v, want the HueLight once", got)
 	}
-	if got := drain(bridges); len(got) != 1 {
+	if got := drainIDs(bridges); len(got) != 1 {
 		t.Fatalf("coming back woke bridges %v", got)
 	}
 }
@@ -123,7 +129,7 @@ func TestLightsReadTheCache(t *testing.T) {
 	}
 	body := wire.StateBody{On: ptr.To(true), Bri: ptr.To(9)}
 	p.cache.answered(body, wire.Result{Accepted: body}, "1")
-	if v, _ := p.cache.view("1"); !v.State.On || *v.State.Bri != 9 || !v.unconfirmed {
+	if v, _ := p.cache.view("1"); !v.State.On || *v.State.Bri != 9 || !v.Unconfirmed {
 		t.Fatalf("cache after an accepted command: %+v", v)
 	}
 }
@@ -148,24 +154,24 @@ func TestReadsConfirmOrContradictWrites(t *testing.T) {
 	sent := wire.StateBody{On: ptr.To(true), Bri: ptr.To(50), CT: ptr.To(300)}
 	p.cache.answered(sent, wire.Result{Accepted: sent}, "1")
 	v, _ := p.cache.view("1")
-	if !v.unconfirmed || *v.State.Bri != 50 {
+	if !v.Unconfirmed || *v.State.Bri != 50 {
 		t.Fatalf("before a read: %+v", v)
 	}
 	f.Set("1", func(s *wire.LightState) { s.On, s.Bri = true, ptr.To(50) })
 	_ = p.Poll(ctx)
 	v, _ = p.cache.view("1")
-	if v.unconfirmed || v.confirmed != 1 || *v.State.CT != 300 || len(v.assumed) != 1 || v.assumed[0] != "ct" {
+	if v.Unconfirmed || v.Confirmed != 1 || *v.State.CT != 300 || len(v.Assumed) != 1 || v.Assumed[0] != "ct" {
 		t.Fatalf("after a read that shows it: %+v", v)
 	}
 
 	again := wire.StateBody{On: ptr.To(true), Bri: ptr.To(60)}
 	p.cache.answered(again, wire.Result{Accepted: again}, "1")
 	_ = p.Poll(ctx) // the bulb still shows 50
-	if v, _ = p.cache.view("1"); v.confirmed != 1 || *v.State.Bri != 50 {
+	if v, _ = p.cache.view("1"); v.Confirmed != 1 || *v.State.Bri != 50 {
 		t.Fatalf("after a read that contradicts it: %+v", v)
 	}
 	_ = p.Poll(ctx)
-	if v, _ = p.cache.view("1"); v.confirmed != 1 {
+	if v, _ = p.cache.view("1"); v.Confirmed != 1 {
 		t.Fatalf("an attribute never reported confirmed a write: %+v", v)
 	}
 }
@@ -190,9 +196,9 @@ func TestALaterColourReplacesAnEarlierOneNotYetReadBack(t *testing.T) {
 	_ = p.Poll(ctx)
 
 	v, _ := p.cache.view("1")
-	if v.State.ColorMode != "xy" || len(v.assumed) != 0 {
+	if v.State.ColorMode != "xy" || len(v.Assumed) != 0 {
 		t.Fatalf("after a read showing xy: colour mode %q, ct %v, assumed %v; want xy and nothing assumed",
-			v.State.ColorMode, v.State.CT, v.assumed)
+			v.State.ColorMode, v.State.CT, v.Assumed)
 	}
 }
 
@@ -210,19 +216,19 @@ func TestAColourTemperatureNotYetReadBackIsUnconfirmed(t *testing.T) {
 
 	ct := wire.StateBody{On: ptr.To(true), CT: ptr.To(500)}
 	p.cache.answered(ct, wire.Result{Accepted: ct}, "1")
-	if v, _ := p.cache.view("1"); !v.unconfirmed || len(v.assumed) != 0 {
-		t.Fatalf("before a read: unconfirmed %v, assumed %v; want unconfirmed and nothing assumed", v.unconfirmed, v.assumed)
+	if v, _ := p.cache.view("1"); !v.Unconfirmed || len(v.Assumed) != 0 {
+		t.Fatalf("before a read: unconfirmed %v, assumed %v; want unconfirmed and nothing assumed", v.Unconfirmed, v.Assumed)
 	}
 	f.Set("1", func(s *wire.LightState) { s.CT, s.ColorMode = ptr.To(500), "ct" })
 	_ = p.Poll(ctx)
-	if v, _ := p.cache.view("1"); v.unconfirmed || len(v.assumed) != 0 || *v.State.CT != 500 {
+	if v, _ := p.cache.view("1"); v.Unconfirmed || len(v.Assumed) != 0 || *v.State.CT != 500 {
 		t.Fatalf("after a read showing ct 500: %+v", v)
 	}
 
 	f.Set("1", func(s *wire.LightState) { s.CT, s.ColorMode = nil, "" }) // a bridge that never reports ct
 	p.cache.answered(ct, wire.Result{Accepted: ct}, "1")
 	_ = p.Poll(ctx)
-	if v, _ := p.cache.view("1"); len(v.assumed) != 1 || v.assumed[0] != "ct" {
-		t.Fatalf("after a read without ct: assumed %v, want ct", v.assumed)
+	if v, _ := p.cache.view("1"); len(v.Assumed) != 1 || v.Assumed[0] != "ct" {
+		t.Fatalf("after a read without ct: assumed %v, want ct", v.Assumed)
 	}
 }
