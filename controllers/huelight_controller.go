@@ -33,9 +33,9 @@ const hueLightResync = 5 * time.Minute
 // hueLightWorkers is how many HueLights are reconciled at once. A pass
 // makes no bridge call of its own (it reads the session's cache and hands
 // commands to the session's sender, which paces the bridge); its time is
-// the status write to the API server. With the generic 4, a burst's status
-// writes queued behind each other: 500 HueLights changed at once waited
-// for 500 round trips four at a time (bench figure 10).
+// the status write to the API server, so a burst of changes needs more
+// workers than the generic default for those writes not to queue behind
+// each other.
 const hueLightWorkers = 16
 
 func init() { kindSetups = append(kindSetups, setupHue) }

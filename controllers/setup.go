@@ -6,6 +6,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/tether-dev/tether/providers/dynamodb"
+	"github.com/tether-dev/tether/providers/hue"
+	"github.com/tether-dev/tether/providers/hue/bridge"
 )
 
 // Config is what the manager binary's flags set for the kinds.
@@ -67,10 +69,10 @@ func DefaultConfig() Config {
 		DynamoDBTablePollInterval:     2 * time.Minute,
 		DynamoDBRequestsPerSecond:     dynamodb.DefaultRequestsPerSecond,
 		DynamoDBSecondaryReadInterval: 10 * time.Minute,
-		HueBridgePollInterval:         5 * time.Second,
-		HueCommandsPerSecond:          10,
-		HueSafetyReadInterval:         10 * time.Minute,
-		HueEventStreamSilence:         5 * time.Minute,
+		HueBridgePollInterval:         hue.DefaultPollInterval,
+		HueCommandsPerSecond:          hue.DefaultCommandsPerSecond,
+		HueSafetyReadInterval:         bridge.DefaultSafetyRead,
+		HueEventStreamSilence:         bridge.DefaultSilence,
 		CredentialsNamespaces:         []string{InstallNamespace},
 		AWSRequireAccount:             true,
 		OperatorNamespace:             InstallNamespace,

@@ -19,11 +19,12 @@ import (
 )
 
 // Settings are the operator-wide defaults; a HueBridge's spec overrides the
-// poll interval and command rate for its session.
+// poll interval and command rate for its session. A field left zero takes
+// the default its comment names.
 type Settings struct {
-	PollInterval      time.Duration // default 5s
-	CommandsPerSecond float64       // default 10
-	CallTimeout       time.Duration // default DefaultCallTimeout
+	PollInterval      time.Duration // DefaultPollInterval
+	CommandsPerSecond float64       // DefaultCommandsPerSecond
+	CallTimeout       time.Duration // wire.DefaultCallTimeout
 	// CredentialsNamespaces are where credentials Secrets may be
 	// (secretaccess.go); none allows none.
 	CredentialsNamespaces []string
@@ -38,12 +39,20 @@ type Settings struct {
 	DiscoveryTimeout time.Duration
 }
 
+// The operator-wide defaults: each bridge is read once per
+// DefaultPollInterval, and sent at most DefaultCommandsPerSecond light
+// commands, what the Hue documentation asks for (hue-v1-facts.md, "Rate").
+const (
+	DefaultPollInterval      = 5 * time.Second
+	DefaultCommandsPerSecond = 10
+)
+
 func (s Settings) withDefaults() Settings {
 	if s.PollInterval <= 0 {
-		s.PollInterval = 5 * time.Second
+		s.PollInterval = DefaultPollInterval
 	}
 	if s.CommandsPerSecond <= 0 {
-		s.CommandsPerSecond = 10
+		s.CommandsPerSecond = DefaultCommandsPerSecond
 	}
 	if s.CallTimeout <= 0 {
 		s.CallTimeout = wire.DefaultCallTimeout

@@ -50,7 +50,8 @@ type sender struct {
 	groupKick chan struct{}
 }
 
-// GroupSlot is the bridge's group budget: about one group command a second.
+// GroupSlot is the bridge's group budget: the Hue documentation asks for at
+// most one group command a second (hue-v1-facts.md).
 const GroupSlot = time.Second
 
 func newSender(client *clientRef, c *cache, w *wakes, log logr.Logger, settings Settings) *sender {

@@ -17,26 +17,37 @@ const (
 	StreamPolling    = "Polling"
 )
 
-// StreamSettings shape each v2 session's event stream.
+// StreamSettings shape each v2 session's event stream; a field left zero
+// takes the default beside it.
 type StreamSettings struct {
 	// SafetyRead is how often a full read runs while the stream is up, in
-	// case an event was lost. Default 10m.
+	// case an event was lost (DefaultSafetyRead).
 	SafetyRead time.Duration
 	// Silence is how long a stream may send nothing before it is
-	// reconnected. The bridge sends no keep-alive, so on a quiet home this
-	// reconnects (and reads everything) once per Silence. Default 5m. A
-	// bridge gone from the network is noticed sooner, by TCP keep-alives.
+	// reconnected (DefaultSilence). The bridge sends no keep-alive, so on a
+	// quiet home this reconnects (and reads everything) once per Silence.
+	// A bridge gone from the network is noticed sooner, by TCP keep-alives.
 	Silence time.Duration
 	// DropLimit drops within DropWindow make the session fall back to
 	// polling every poll interval, until a stream has stayed up for
-	// Stable. Defaults 3, 10m, 2m.
+	// Stable (defaultDropLimit, defaultDropWindow, defaultStable).
 	DropLimit  int
 	DropWindow time.Duration
 	Stable     time.Duration
-	// MaxBackoff caps the wait between reconnects (from 500 ms, doubling).
-	// Default 30s.
+	// MaxBackoff caps the wait between reconnects, which doubles from
+	// streamBackoffBase (defaultMaxBackoff).
 	MaxBackoff time.Duration
 }
+
+// The event stream's defaults.
+const (
+	DefaultSafetyRead = 10 * time.Minute
+	DefaultSilence    = 5 * time.Minute
+	defaultDropLimit  = 3
+	defaultDropWindow = 10 * time.Minute
+	defaultStable     = 2 * time.Minute
+	defaultMaxBackoff = 30 * time.Second
+)
 
 func (s StreamSettings) withDefaults() StreamSettings {
 	def := func(d *time.Duration, v time.Duration) {
@@ -44,13 +55,13 @@ func (s StreamSettings) withDefaults() StreamSettings {
 			*d = v
 		}
 	}
-	def(&s.SafetyRead, 10*time.Minute)
-	def(&s.Silence, 5*time.Minute)
-	def(&s.DropWindow, 10*time.Minute)
-	def(&s.Stable, 2*time.Minute)
-	def(&s.MaxBackoff, 30*time.Second)
+	def(&s.SafetyRead, DefaultSafetyRead)
+	def(&s.Silence, DefaultSilence)
+	def(&s.DropWindow, defaultDropWindow)
+	def(&s.Stable, defaultStable)
+	def(&s.MaxBackoff, defaultMaxBackoff)
 	if s.DropLimit <= 0 {
-		s.DropLimit = 3
+		s.DropLimit = defaultDropLimit
 	}
 	return s
 }
