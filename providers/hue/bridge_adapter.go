@@ -15,31 +15,6 @@ import (
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
-// Pairing asks an unpaired bridge for a username PairingInterval after the
-// first try, then twice as long after each, up to PairingMaxInterval: a
-// link button pressed soon after the HueBridge is created is caught within
-// seconds, and one nobody presses costs the bridge a request every 15 s,
-// not every 3 s for ever. The cap is half the link button's 30 s window,
-// so a press is always caught while the window is open.
-const (
-	PairingInterval    = 3 * time.Second
-	PairingMaxInterval = 15 * time.Second
-)
-
-// pairingDelay is how long to wait before asking again: as long as the
-// HueBridge has been waiting (since Paired became False), within the two
-// bounds.
-func pairingDelay(b *huev1alpha1.HueBridge, now time.Time) time.Duration {
-	waited := time.Duration(0)
-	if c := meta.FindStatusCondition(b.Status.Conditions, huev1alpha1.ConditionPaired); c != nil && c.Status == metav1.ConditionFalse {
-		waited = now.Sub(c.LastTransitionTime.Time)
-	}
-	return min(max(waited, PairingInterval), PairingMaxInterval)
-}
-
-// linkButtonMessage is what a person must do; it is the condition message.
-const linkButtonMessage = "press the link button on the bridge"
-
 // BridgeExternal is the HueBridge adapter: pairing (the "external thing" it
 // creates is the bridge's username, kept in the credentials Secret) and
 // health (reachable and authorised). Its connect stage binds the HueBridge

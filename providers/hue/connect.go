@@ -45,16 +45,6 @@ import (
 // first Auto binding that lands on plain v1 is Ready with reason PlainV1 and
 // one Warning event. An address given as http://... is v1, as written.
 
-// Reasons of the API choice.
-const (
-	// ReasonDowngradeRefused: Auto found no CLIP v2 at the address of a
-	// bridge it had verified over v2, and did not speak plain v1 instead.
-	ReasonDowngradeRefused = "DowngradeRefused"
-	// ReasonPlainV1: Ready, and Auto speaks plain v1 (the username
-	// travels unencrypted, only the address vouches for the bridge).
-	ReasonPlainV1 = "PlainV1"
-)
-
 // downgradeRefusedDelay spaces the retries: the bridge may answer over v2
 // again (a restart), and a spec change rebinds at once anyway.
 const downgradeRefusedDelay = 30 * time.Second

@@ -15,9 +15,6 @@ import (
 // before it is searched for again.
 const discoveryRetry = 30 * time.Second
 
-// ReasonBridgeNotDiscovered: no bridge with the HueBridge's id answered.
-const ReasonBridgeNotDiscovered = "BridgeNotDiscovered"
-
 // discovered remembers the addresses discovery found, by bridge id, so a
 // bridge is searched for again only when it cannot be reached.
 type discovered struct {

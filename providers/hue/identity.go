@@ -37,11 +37,6 @@ import (
 //     bound to it are refused in turn: otherwise whoever bound first,
 //     which after a restart is chance, would lock the verified bridge out.
 
-// ReasonBridgeIdentityConflict: the HueBridge names a bridge id another
-// HueBridge's session holds, and its transport does not prove that id as
-// the session's does.
-const ReasonBridgeIdentityConflict = "BridgeIdentityConflict"
-
 // identityConflictDelay spaces the retries of a refused newcomer: only a
 // spec change (or the other HueBridge's deletion) resolves it.
 const identityConflictDelay = time.Minute

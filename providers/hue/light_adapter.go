@@ -3,7 +3,6 @@ package hue
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -307,17 +306,9 @@ func (released) Update(context.Context, *huev1alpha1.HueLight, providers.Differe
 }
 func (released) Delete(context.Context, *huev1alpha1.HueLight) error { return nil }
 
-// isGone is true for errors that mean there is nothing this HueLight may
-// switch off: no bulb, no bridge, no credentials, or a namespace the bridge
-// does not (or no longer) accept.
-func isGone(err error) bool {
-	if ra, ok := providers.AsRetryAfter(err); ok {
-		switch ra.Reason {
-		case ReasonLightNotFound, ReasonBridgeNotFound, ReasonNotPaired, ReasonNamespaceNotAllowed:
-			return true
-		}
-	}
-	return false
+// bridge is spec.bridgeRef, or the only HueBridge when it is left out.
+func (e *LightExternal) bridge(ctx context.Context, l *huev1alpha1.HueLight) (*huev1alpha1.HueBridge, error) {
+	return findBridge(ctx, e.Reader, l.Spec.BridgeRef)
 }
 
 // neverHeldABulb is true when the bridge cannot be used (it refuses the
@@ -338,51 +329,6 @@ func neverHeldABulb(l *huev1alpha1.HueLight, err error) bool {
 		return true
 	}
 	return false
-}
-
-// bridge is spec.bridgeRef, or the only HueBridge when it is left out.
-func (e *LightExternal) bridge(ctx context.Context, l *huev1alpha1.HueLight) (*huev1alpha1.HueBridge, error) {
-	return findBridge(ctx, e.Reader, l.Spec.BridgeRef)
-}
-
-// findBridge is the HueBridge ref names, or the only one when ref is nil.
-func findBridge(ctx context.Context, reader client.Reader, ref *huev1alpha1.BridgeReference) (*huev1alpha1.HueBridge, error) {
-	if ref != nil {
-		var b huev1alpha1.HueBridge
-		err := reader.Get(ctx, types.NamespacedName{Name: ref.Name}, &b)
-		if apierrors.IsNotFound(err) {
-			return nil, providers.RetryAfter(30*time.Second, ReasonBridgeNotFound, fmt.Errorf("HueBridge %q does not exist", ref.Name))
-		}
-		return &b, err
-	}
-	var list huev1alpha1.HueBridgeList
-	if err := reader.List(ctx, &list); err != nil {
-		return nil, err
-	}
-	switch len(list.Items) {
-	case 0:
-		return nil, providers.RetryAfter(30*time.Second, ReasonBridgeNotFound, fmt.Errorf("no HueBridge exists: create one"))
-	case 1:
-		return &list.Items[0], nil
-	}
-	names := make([]string, 0, len(list.Items))
-	for _, b := range list.Items {
-		names = append(names, b.Name)
-	}
-	slices.Sort(names)
-	// A retry, not terminal: deleting the extra bridge also fixes it.
-	return nil, providers.RetryAfter(time.Minute, ReasonBridgeAmbiguous, fmt.Errorf(
-		"%d HueBridges exist (%s): set spec.bridgeRef.name", len(names), strings.Join(names, ", ")))
-}
-
-// allowedNS refuses namespaces the bridge's allowedNamespaces leave out. It
-// is a retry, not terminal: the bridge's owner may add the namespace.
-func allowedNS(b *huev1alpha1.HueBridge, ns string) error {
-	if len(b.Spec.AllowedNamespaces) == 0 || slices.Contains(b.Spec.AllowedNamespaces, ns) {
-		return nil
-	}
-	return providers.RetryAfter(time.Minute, ReasonNamespaceNotAllowed, fmt.Errorf(
-		"HueBridge %s only accepts HueLights from namespaces %s", b.Name, strings.Join(b.Spec.AllowedNamespaces, ", ")))
 }
 
 // findLight resolves spec.id, or spec.name (exact) via the cached id.

@@ -48,21 +48,6 @@ import (
 // its value is the HueBridge's name.
 const OwnerLabel = "hue.tether.dev/bridge"
 
-// Reasons of the refusals, in the HueBridge's conditions.
-const (
-	ReasonCredentialsNamespaceNotAllowed = "CredentialsNamespaceNotAllowed"
-	ReasonCredentialsSecretNotOwned      = "CredentialsSecretNotOwned"
-	// ReasonCredentialsBridgeIDMissing: the Secret holds a username but
-	// not the id of the bridge it belongs to.
-	ReasonCredentialsBridgeIDMissing = "CredentialsBridgeIDMissing"
-	// ReasonCredentialsForAnotherBridge: the bridge at the address does
-	// not prove the id the Secret's username belongs to.
-	ReasonCredentialsForAnotherBridge = "CredentialsForAnotherBridge"
-	// ReasonCredentialsSecretInUse: another HueBridge uses the Secret,
-	// and this one does not name its bridge id.
-	ReasonCredentialsSecretInUse = "CredentialsSecretInUse"
-)
-
 // notOwnedDelay spaces the looks at a Secret Tether may not write into: the
 // person who fixes it (deletes it, or puts the username in) changes nothing
 // Tether watches (it has no Secret informer), so the HueBridge looks again

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"sort"
@@ -70,13 +71,6 @@ type lightRecord struct {
 	refused map[string]refusal
 }
 
-// refusal is an attribute a bridge refused, with the value sent.
-type refusal struct {
-	wire.Refusal
-	value string // the value sent, as JSON
-	model string // the bulb it was refused for
-}
-
 // LightView is a light as Tether knows it: the last read with what the
 // bridge accepted since.
 type LightView struct {
@@ -90,6 +84,28 @@ type LightView struct {
 	// Confirmed counts the writes a read showed (see lightRecord).
 	Confirmed uint64
 	refused   map[string]refusal
+}
+
+// WithoutRefused leaves out of want the attributes the bridge refused for
+// the light with the very value want has, and says so: they are not sent
+// again unchanged.
+func (v LightView) WithoutRefused(want wire.Desired) (wire.Desired, []string) {
+	return withoutRefused(want, v.refused)
+}
+
+// AssumedNotes names the attributes want sets that the bridge does not
+// report for the bulb: Tether knows them only from what the bridge
+// accepted, and cannot see them change.
+func (v LightView) AssumedNotes(want wire.Desired) []string {
+	full := wire.FullBody(want)
+	var notes []string
+	for _, p := range v.Assumed {
+		if value := full.Value(p); value != "" {
+			notes = append(notes, fmt.Sprintf("the bridge does not report %s for this bulb: it accepted %s, which Tether takes as shown",
+				specField(p), value))
+		}
+	}
+	return notes
 }
 
 // readOutcome is what a read changed.

@@ -5,7 +5,27 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
+
+// order is one HueLight's command waiting for, or going through, the sender.
+type order struct {
+	key     types.NamespacedName
+	lightID string
+	body    wire.StateBody // what differs: the light command
+	full    wire.StateBody // the whole wanted state: the group command
+	fullKey string         // full.Key(), to find orders that want one state
+	// waiting is true while a pass waits for the result itself; the
+	// sender wakes the HueLight only when nobody waits.
+	waiting bool
+	// queuedAt is when the order joined the line: gathering holds no
+	// order for longer than gatherMax.
+	queuedAt time.Time
+	sent     bool
+	err      error
+	done     chan struct{} // closed once sent (or refused)
+}
 
 // line holds the HueLights' commands waiting for the bridge's light
 // budget: a queue per namespace, served in turn, so that HueLights in one

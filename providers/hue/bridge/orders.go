@@ -25,24 +25,6 @@ type Change struct {
 	Generation int64
 }
 
-// order is one HueLight's command waiting for, or going through, the sender.
-type order struct {
-	key     types.NamespacedName
-	lightID string
-	body    wire.StateBody // what differs: the light command
-	full    wire.StateBody // the whole wanted state: the group command
-	fullKey string         // full.Key(), to find orders that want one state
-	// waiting is true while a pass waits for the result itself; the
-	// sender wakes the HueLight only when nobody waits.
-	waiting bool
-	// queuedAt is when the order joined the line: gathering holds no
-	// order for longer than gatherMax.
-	queuedAt time.Time
-	sent     bool
-	err      error
-	done     chan struct{} // closed once sent (or refused)
-}
-
 // failure is the bridge's refusal of a command nobody waited for, with the
 // state that command wanted.
 type failure struct {

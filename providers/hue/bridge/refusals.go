@@ -15,13 +15,15 @@ import (
 // for another value or the bulb changes (another model; switched on, for
 // error 201).
 
-// WithoutRefused leaves out of want the attributes the bridge refused for
-// the light with the very value want has, and says so: they are not sent
-// again unchanged.
-func (v LightView) WithoutRefused(want wire.Desired) (wire.Desired, []string) {
-	return withoutRefused(want, v.refused)
+// refusal is an attribute a bridge refused, with the value sent.
+type refusal struct {
+	wire.Refusal
+	value string // the value sent, as JSON
+	model string // the bulb it was refused for
 }
 
+// withoutRefused leaves out of want the attributes refused with the very
+// value want has, and says so.
 func withoutRefused(want wire.Desired, refused map[string]refusal) (wire.Desired, []string) {
 	if len(refused) == 0 || !want.On {
 		return want, nil
@@ -62,19 +64,4 @@ func specField(param string) string {
 		return "transitionTime"
 	}
 	return param
-}
-
-// AssumedNotes names the attributes want sets that the bridge does not
-// report for the bulb: Tether knows them only from what the bridge
-// accepted, and cannot see them change.
-func (v LightView) AssumedNotes(want wire.Desired) []string {
-	full := wire.FullBody(want)
-	var notes []string
-	for _, p := range v.Assumed {
-		if value := full.Value(p); value != "" {
-			notes = append(notes, fmt.Sprintf("the bridge does not report %s for this bulb: it accepted %s, which Tether takes as shown",
-				specField(p), value))
-		}
-	}
-	return notes
 }
