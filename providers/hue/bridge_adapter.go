@@ -148,7 +148,7 @@ func (c *bridgeConn) Create(ctx context.Context, b *huev1alpha1.HueBridge) error
 	}
 	// Pairing sends no credentials (it receives them), but asks only the
 	// bridge the HueBridge is for, and records which bridge issued them.
-	rc, err := r.reach(ctx, b, expectedID(b), expectedID(b))
+	rc, err := r.dialer.reach(ctx, b, expectedID(b), expectedID(b))
 	if err != nil {
 		return wire.Classify(b.Name, err)
 	}

@@ -11,6 +11,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/go-logr/logr"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
@@ -49,6 +52,16 @@ import (
 // again (a restart), and a spec change rebinds at once anyway.
 const downgradeRefusedDelay = 30 * time.Second
 
+// dialer reaches and dials bridges for the registry: where a HueBridge's
+// bridge is, which API it speaks and what its certificate is checked
+// against, all before any username leaves.
+type dialer struct {
+	settings Settings
+	secrets  client.Reader // CA bundles (uncached)
+	found    *discovered   // addresses found by mDNS
+	log      logr.Logger
+}
+
 // reached is a bridge reached at a HueBridge's address before any
 // credentials went to it: its public config (the id), a client without
 // credentials, and how to build the one that carries a username (of the
@@ -73,23 +86,25 @@ func expectedID(b *huev1alpha1.HueBridge) string {
 
 // dial reaches the HueBridge's bridge and returns a client with the
 // credentials' username and the config read through it, once the bridge
-// proved the id the credentials belong to and the HueBridge may share that
-// bridge's session. Every refusal comes before the username is sent.
-func (r *Registry) dial(ctx context.Context, b *huev1alpha1.HueBridge, cred credentials) (wire.Client, wire.BridgeConfig, reached, error) {
+// proved the id the credentials belong to and admit let the HueBridge
+// share that bridge's session. Every refusal comes before the username is
+// sent.
+func (d *dialer) dial(ctx context.Context, b *huev1alpha1.HueBridge, cred credentials,
+	admit func(b *huev1alpha1.HueBridge, bridgeID string, id wire.Identity) error) (wire.Client, wire.BridgeConfig, reached, error) {
 	want := expectedID(b)
 	if want != "" && !wire.SameBridgeID(want, cred.bridgeID) {
 		return nil, wire.BridgeConfig{}, reached{}, credentialsForAnotherBridge(b, cred, "this HueBridge is for bridge "+want+" ("+expectedIDSource(b)+")")
 	}
 	// Over v2 the handshake already refuses a certificate of another id
 	// than the credentials': not even the probe reaches another bridge.
-	rc, err := r.reach(ctx, b, want, cred.bridgeID)
+	rc, err := d.reach(ctx, b, want, cred.bridgeID)
 	if err != nil {
 		return nil, wire.BridgeConfig{}, reached{}, err
 	}
 	if !wire.SameBridgeID(rc.config.BridgeID, cred.bridgeID) {
 		return nil, wire.BridgeConfig{}, rc, credentialsForAnotherBridge(b, cred, fmt.Sprintf("the bridge at %s proves it is %s (%s)", rc.address, rc.config.BridgeID, wire.IdentityOf(rc.probe, rc.address)))
 	}
-	if err := r.checkIdentity(b, rc.config.BridgeID, wire.IdentityOf(rc.probe, rc.address)); err != nil {
+	if err := admit(b, rc.config.BridgeID, wire.IdentityOf(rc.probe, rc.address)); err != nil {
 		return nil, wire.BridgeConfig{}, rc, err
 	}
 	c, err := rc.withUser(cred.username)
@@ -119,16 +134,16 @@ func credentialsForAnotherBridge(b *huev1alpha1.HueBridge, cred credentials, why
 // credentials. want is the id expected (expectedID: "" when none is known
 // yet); a v2 certificate must name certID (want, or the credentials' id,
 // when one of them is set).
-func (r *Registry) reach(ctx context.Context, b *huev1alpha1.HueBridge, want, certID string) (reached, error) {
-	address, err := r.address(ctx, b)
+func (d *dialer) reach(ctx context.Context, b *huev1alpha1.HueBridge, want, certID string) (reached, error) {
+	address, err := d.address(ctx, b)
 	if err != nil {
 		return reached{}, err
 	}
-	timeout := r.settings.CallTimeout
-	if r.settings.NewClient != nil { // a test's client
-		probe := r.settings.NewClient(address, "", timeout)
+	timeout := d.settings.CallTimeout
+	if d.settings.NewClient != nil { // a test's client
+		probe := d.settings.NewClient(address, "", timeout)
 		rc := reached{address: address, probe: probe,
-			withUser: func(user string) (wire.Client, error) { return r.settings.NewClient(address, user, timeout), nil }}
+			withUser: func(user string) (wire.Client, error) { return d.settings.NewClient(address, user, timeout), nil }}
 		if rc.config, err = probe.Config(ctx); err != nil {
 			return reached{}, err
 		}
@@ -142,22 +157,22 @@ func (r *Registry) reach(ctx context.Context, b *huev1alpha1.HueBridge, want, ce
 		if api == huev1alpha1.APIAuto && verifiedOverV2(b) {
 			return reached{}, downgradeRefused(b, errors.New("the address is http://"))
 		}
-		return r.reachV1(ctx, address, want)
+		return d.reachV1(ctx, address, want)
 	}
-	rc, err := r.reachV2(ctx, b, address, want, certID)
+	rc, err := d.reachV2(ctx, b, address, want, certID)
 	if err == nil || api == huev1alpha1.APIV2 || !noV2(err) {
 		return rc, err
 	}
 	if verifiedOverV2(b) {
 		return reached{}, downgradeRefused(b, err)
 	}
-	r.log.V(1).Info("no CLIP v2 at the address; speaking v1", "hueBridge", b.Name, "reason", err.Error())
-	return r.reachV1(ctx, address, want)
+	d.log.V(1).Info("no CLIP v2 at the address; speaking v1", "hueBridge", b.Name, "reason", err.Error())
+	return d.reachV1(ctx, address, want)
 }
 
 // reachV1 reads the public /api/config over plain HTTP.
-func (r *Registry) reachV1(ctx context.Context, address, want string) (reached, error) {
-	timeout := r.settings.CallTimeout
+func (d *dialer) reachV1(ctx context.Context, address, want string) (reached, error) {
+	timeout := d.settings.CallTimeout
 	probe := wire.NewClient(address, "", timeout)
 	cfg, err := probe.Config(ctx)
 	if err != nil {
@@ -171,8 +186,8 @@ func (r *Registry) reachV1(ctx context.Context, address, want string) (reached, 
 // reachV2 asks, without a key, whether the address serves CLIP v2 and
 // which bridge it is, over a connection whose certificate trust.go
 // verified (against want, else certID, when known).
-func (r *Registry) reachV2(ctx context.Context, b *huev1alpha1.HueBridge, address, want, certID string) (reached, error) {
-	trust, err := r.trust(ctx, b)
+func (d *dialer) reachV2(ctx context.Context, b *huev1alpha1.HueBridge, address, want, certID string) (reached, error) {
+	trust, err := d.trust(ctx, b)
 	if err != nil {
 		return reached{}, err
 	}
@@ -180,7 +195,7 @@ func (r *Registry) reachV2(ctx context.Context, b *huev1alpha1.HueBridge, addres
 	if want != "" {
 		trust.BridgeID = want
 	}
-	timeout := r.settings.CallTimeout
+	timeout := d.settings.CallTimeout
 	probe, cfg, err := wire.ProbeV2(ctx, address, timeout, trust)
 	if err != nil {
 		return reached{}, err
@@ -242,23 +257,23 @@ func noV2(err error) bool {
 }
 
 // trust is what the HueBridge's certificate is checked against.
-func (r *Registry) trust(ctx context.Context, b *huev1alpha1.HueBridge) (wire.Trust, error) {
+func (d *dialer) trust(ctx context.Context, b *huev1alpha1.HueBridge) (wire.Trust, error) {
 	t := wire.Trust{BridgeID: b.Spec.BridgeID, InsecureSkipVerify: b.Spec.InsecureSkipVerify, CABundle: []byte(b.Spec.CABundle)}
 	ref := b.Spec.CABundleSecretRef
 	if ref == nil {
 		return t, nil
 	}
-	if !slices.Contains(r.settings.CredentialsNamespaces, ref.Namespace) {
+	if !slices.Contains(d.settings.CredentialsNamespaces, ref.Namespace) {
 		return wire.Trust{}, providers.Terminalf(ReasonCredentialsNamespaceNotAllowed,
 			"caBundleSecretRef names a Secret in namespace %q, but Tether reads Secrets only in %s (the manager's --credentials-namespaces)",
-			ref.Namespace, quoteAll(r.settings.CredentialsNamespaces))
+			ref.Namespace, quoteAll(d.settings.CredentialsNamespaces))
 	}
 	key := ref.Key
 	if key == "" {
 		key = "ca.crt"
 	}
 	var s corev1.Secret
-	err := r.secrets.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, &s)
+	err := d.secrets.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, &s)
 	if apierrors.IsNotFound(err) || (err == nil && len(s.Data[key]) == 0) {
 		return wire.Trust{}, providers.RetryAfter(time.Minute, wire.ReasonCertificateUntrusted, fmt.Errorf(
 			"caBundleSecretRef: Secret %s/%s has no key %q", ref.Namespace, ref.Name, key))
@@ -278,4 +293,33 @@ func checkSpecBridgeID(b *huev1alpha1.HueBridge, cfg wire.BridgeConfig) error {
 	}
 	return &wire.CertificateError{Reason: wire.ReasonCertificateMismatch, Detail: fmt.Sprintf(
 		"the bridge at the address says it is %s, not spec.bridgeID %s", cfg.BridgeID, b.Spec.BridgeID)}
+}
+
+// discoveryRetry is how long a HueBridge whose bridge was not found waits
+// before it is searched for again.
+const discoveryRetry = 30 * time.Second
+
+// address is where the HueBridge's bridge is: spec.address, or the address
+// mDNS found for spec.bridgeID. A bridge at a discovered address is looked
+// for again when it cannot be bound (it may have a new DHCP lease).
+func (d *dialer) address(ctx context.Context, b *huev1alpha1.HueBridge) (string, error) {
+	if b.Spec.Address != "" {
+		return b.Spec.Address, nil
+	}
+	if addr, ok := d.found.get(b.Spec.BridgeID); ok {
+		return addr, nil
+	}
+	addr, err := d.settings.Discover(ctx, b.Spec.BridgeID)
+	switch {
+	case err != nil:
+		return "", providers.RetryAfter(discoveryRetry, ReasonBridgeNotDiscovered, fmt.Errorf(
+			"cannot search for bridge %s by mDNS (%w): multicast is not available here; set spec.address", b.Spec.BridgeID, err))
+	case addr == "":
+		return "", providers.RetryAfter(discoveryRetry, ReasonBridgeNotDiscovered, fmt.Errorf(
+			"no bridge with id %s answered an mDNS search for %s.local on this network: where multicast does not reach "+
+				"(most cluster networks), set spec.address", b.Spec.BridgeID, wire.MDNSService))
+	}
+	d.log.Info("found the bridge by mDNS", "hueBridge", b.Name, "bridgeID", b.Spec.BridgeID, "address", addr)
+	d.found.set(b.Spec.BridgeID, addr)
+	return addr, nil
 }

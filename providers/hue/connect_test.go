@@ -77,7 +77,7 @@ func TestDialChoosesTheAPI(t *testing.T) {
 				cred.bridgeID = sim.BridgeID()
 			}
 			sent := sim.CredentialedRequests()
-			cl, cfg, _, err := reg.dial(context.Background(), b, cred)
+			cl, cfg, _, err := reg.dialer.dial(context.Background(), b, cred, reg.checkIdentity)
 			if err == nil {
 				err = checkSpecBridgeID(b, cfg)
 			}

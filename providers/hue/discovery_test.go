@@ -115,7 +115,7 @@ func TestDiscoveryWithoutMulticast(t *testing.T) {
 	lo, _ := net.InterfaceByName("lo")
 	r := NewRegistry(nil, nil, Settings{Discover: wire.DiscoverMDNS(500*time.Millisecond, lo)}, logr.Discard())
 	b := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "home"}, Spec: huev1alpha1.HueBridgeSpec{BridgeID: "001788FFFE4D5E6F"}}
-	_, err := r.address(context.Background(), b)
+	_, err := r.dialer.address(context.Background(), b)
 	reason, _ := asRetry(err)
 	if reason != ReasonBridgeNotDiscovered || !strings.Contains(err.Error(), "set spec.address") {
 		t.Fatalf("got %v", err)

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -331,11 +330,6 @@ func sceneReady(sc *huev1alpha1.HueScene) bool {
 		}
 	}
 	return false
-}
-
-// sceneLightDesired is one scene light's state in the bridge's units.
-func sceneLightDesired(l huev1alpha1.SceneLight, transition *metav1.Duration) wire.Desired {
-	return wire.DesiredFrom(huev1alpha1.HueLightSpec{On: l.On, Brightness: l.Brightness, Color: l.Color, TransitionTime: transition})
 }
 
 // conflicts names the holders of members that are not this HueGroup's: a

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"k8s.io/apimachinery/pkg/types"
-
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
 	"github.com/tether-dev/tether/providers/hue/wire"
@@ -41,22 +39,11 @@ import (
 // spec change (or the other HueBridge's deletion) resolves it.
 const identityConflictDelay = time.Minute
 
-// holderLocked is the HueBridge whose client the session speaks through,
-// and what that client proves. Callers hold r.mu.
-func (r *Registry) holderLocked(run *running) (string, wire.Identity) {
-	for name, bd := range r.bindings {
-		if bd.run == run && bd.client == run.client {
-			return name, wire.IdentityOf(bd.client, bd.address)
-		}
-	}
-	return "", wire.Identity{}
-}
-
-// admitLocked decides whether HueBridge b, proving id for the bridge, may
-// share a session: nil to share; evict when b proves more and takes the
-// session over; otherwise the conflict. Callers hold r.mu.
-func (r *Registry) admitLocked(b *huev1alpha1.HueBridge, run *running, id wire.Identity) (evict bool, err error) {
-	holder, held := r.holderLocked(run)
+// admit decides whether HueBridge b, proving id for bridge bridgeID, may
+// share the session whose client came from HueBridge holder, proving held
+// (holder "": none): nil to share; evict when b proves more and takes the
+// session over; otherwise the conflict.
+func admit(b *huev1alpha1.HueBridge, bridgeID string, id wire.Identity, holder string, held wire.Identity) (evict bool, err error) {
 	switch {
 	case holder == "" || id == held:
 		return false, nil
@@ -65,36 +52,5 @@ func (r *Registry) admitLocked(b *huev1alpha1.HueBridge, run *running, id wire.I
 	}
 	return false, providers.RetryAfter(identityConflictDelay, ReasonBridgeIdentityConflict, fmt.Errorf(
 		"HueBridge %s reaches bridge %s over %s, but HueBridge %s holds that bridge's session over %s: a HueBridge shares a bridge only when it proves the id as strongly and in the same way (the same certificate, or the same address), so this one is not bound and sends nothing; point it at the bridge as %s does, or delete one of the two",
-		b.Name, run.id, id, holder, held, holder))
-}
-
-// checkIdentity is admitLocked before any credentials go out: a newcomer
-// that would be refused learns it before it sends a username.
-func (r *Registry) checkIdentity(b *huev1alpha1.HueBridge, bridgeID string, id wire.Identity) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	run, ok := r.sessions[bridgeID]
-	if !ok || r.onlyUserLocked(b.Name, run) {
-		return nil
-	}
-	_, err := r.admitLocked(b, run, id)
-	return err
-}
-
-// evictLocked unbinds every HueBridge of a session and stops it, for a
-// newcomer that proves more; they are woken, and refused when they bind
-// again. Callers hold r.mu.
-func (r *Registry) evictLocked(run *running) {
-	for name, bd := range r.bindings {
-		if bd.run != run {
-			continue
-		}
-		delete(r.bindings, name)
-		r.log.Info("a HueBridge that proves the bridge's identity more strongly takes the session over", "hueBridge", name, "bridgeID", run.id)
-		select {
-		case r.bridges <- Wake{Object: types.NamespacedName{Name: name}}:
-		default:
-		}
-	}
-	r.stopLocked(run)
+		b.Name, bridgeID, id, holder, held, holder))
 }

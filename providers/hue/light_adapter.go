@@ -251,12 +251,6 @@ func queuedNote(bridgeName string, eta time.Duration) string {
 // end of quietQueue.
 const quietQueue = 2 * bridge.GroupSlot
 
-// sendWait is how long a command alone in line is waited for: on an idle
-// bridge the reconcile that asked gets the bridge's answer, without a
-// second pass. Under load nobody waits, so workers keep queueing (which
-// lets same-state commands be grouped) instead of idling.
-const sendWait = 200 * time.Millisecond
-
 // send hands body over to the bridge's sender. It reports whether the
 // command went out (then err is the bridge's answer); one still in line is
 // sent later, and its HueLight woken then. An error from a command the

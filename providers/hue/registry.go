@@ -18,51 +18,6 @@ import (
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
-// Settings are the operator-wide defaults; a HueBridge's spec overrides the
-// poll interval and command rate for its session. A field left zero takes
-// the default its comment names.
-type Settings struct {
-	PollInterval      time.Duration // DefaultPollInterval
-	CommandsPerSecond float64       // DefaultCommandsPerSecond
-	CallTimeout       time.Duration // wire.DefaultCallTimeout
-	// CredentialsNamespaces are where credentials Secrets may be
-	// (secretaccess.go); none allows none.
-	CredentialsNamespaces []string
-	// NewClient, when set, builds every bridge client (a test's fake);
-	// otherwise the HueBridge's apiVersion chooses (connect.go).
-	NewClient func(address, user string, timeout time.Duration) wire.Client
-	// Stream shapes the CLIP v2 event streams (bridge/stream.go).
-	Stream bridge.StreamSettings
-	// Discover finds a bridge by id for a HueBridge without address;
-	// default mDNS for DiscoveryTimeout (discovery.go).
-	Discover         wire.Discover
-	DiscoveryTimeout time.Duration
-}
-
-// The operator-wide defaults: each bridge is read once per
-// DefaultPollInterval, and sent at most DefaultCommandsPerSecond light
-// commands, what the Hue documentation asks for (hue-v1-facts.md, "Rate").
-const (
-	DefaultPollInterval      = 5 * time.Second
-	DefaultCommandsPerSecond = 10
-)
-
-func (s Settings) withDefaults() Settings {
-	if s.PollInterval <= 0 {
-		s.PollInterval = DefaultPollInterval
-	}
-	if s.CommandsPerSecond <= 0 {
-		s.CommandsPerSecond = DefaultCommandsPerSecond
-	}
-	if s.CallTimeout <= 0 {
-		s.CallTimeout = wire.DefaultCallTimeout
-	}
-	if s.Discover == nil {
-		s.Discover = wire.DiscoverMDNS(s.DiscoveryTimeout, nil)
-	}
-	return s
-}
-
 // rebuildAfterUnauthorized spaces re-reads of the credentials Secret while
 // the bridge refuses the username.
 const rebuildAfterUnauthorized = 10 * time.Second
@@ -93,7 +48,7 @@ type Registry struct {
 	base   context.Context
 	cancel context.CancelFunc
 
-	found discovered // addresses found by mDNS
+	dialer *dialer
 
 	mu       sync.Mutex
 	bindings map[string]*binding // HueBridge name ->
@@ -141,7 +96,7 @@ func (r *Registry) BindingOf(ctx context.Context, b *huev1alpha1.HueBridge) (Bin
 	if !ok {
 		return Binding{}, false
 	}
-	addr, _ := r.address(ctx, b)
+	addr, _ := r.dialer.address(ctx, b)
 	return Binding{API: wire.APIOf(c), Address: addr, Certificate: wire.CertificateOf(c), Stream: bd.run.session.Stream()}, true
 }
 
@@ -174,6 +129,7 @@ func NewRegistry(reader, secrets client.Reader, settings Settings, log logr.Logg
 		sessions:  map[string]*running{},
 		binders:   map[string]*binder{},
 	}
+	r.dialer = &dialer{settings: r.settings, secrets: secrets, found: &discovered{}, log: log}
 	go r.relayBridgeWakes()
 	return r
 }
@@ -253,7 +209,7 @@ func (r *Registry) bind(ctx context.Context, b *huev1alpha1.HueBridge) (*bridge.
 	s, err := r.connect(ctx, b, fp, cred)
 	if err != nil {
 		if b.Spec.Address == "" {
-			r.found.forget(b.Spec.BridgeID) // look for it again next time
+			r.dialer.found.forget(b.Spec.BridgeID) // look for it again next time
 		}
 		bn.fingerprint, bn.err, bn.failedAt = fp, wire.Classify(b.Name, err), time.Now()
 		return nil, bn.err
@@ -271,13 +227,25 @@ func (r *Registry) credentialsOf(ctx context.Context, b *huev1alpha1.HueBridge) 
 	if err != nil {
 		return credentials{}, err
 	}
-	return cred, r.checkSecretUser(ctx, b, cred)
+	return cred, checkSecretUser(ctx, r.reader, b, cred.owner, cred.bridgeID, r.boundWith(b.Spec.CredentialsSecretRef, b.Name))
+}
+
+// boundWith is a HueBridge other than name bound with the Secret, or "".
+func (r *Registry) boundWith(ref huev1alpha1.SecretReference, name string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for other, bd := range r.bindings {
+		if other != name && bd.secret == ref {
+			return other
+		}
+	}
+	return ""
 }
 
 // connect dials the HueBridge's bridge with its credentials and attaches
 // it to the bridge's session.
 func (r *Registry) connect(ctx context.Context, b *huev1alpha1.HueBridge, fp string, cred credentials) (*bridge.Session, error) {
-	c, cfg, rc, err := r.dial(ctx, b, cred)
+	c, cfg, rc, err := r.dialer.dial(ctx, b, cred, r.checkIdentity)
 	switch {
 	case err != nil:
 	case !cfg.Authorized:
@@ -346,6 +314,55 @@ func (r *Registry) attach(b *huev1alpha1.HueBridge, fp string, c wire.Client, cf
 	r.useClientLocked(run, c)
 	r.bindings[b.Name] = &binding{fingerprint: fp, run: run, client: c, address: address, secret: b.Spec.CredentialsSecretRef, builtAt: time.Now()}
 	return run.session, nil
+}
+
+// holderLocked is the HueBridge whose client the session speaks through,
+// and what that client proves. Callers hold r.mu.
+func (r *Registry) holderLocked(run *running) (string, wire.Identity) {
+	for name, bd := range r.bindings {
+		if bd.run == run && bd.client == run.client {
+			return name, wire.IdentityOf(bd.client, bd.address)
+		}
+	}
+	return "", wire.Identity{}
+}
+
+// admitLocked is admit for a session, against the HueBridge that holds it.
+// Callers hold r.mu.
+func (r *Registry) admitLocked(b *huev1alpha1.HueBridge, run *running, id wire.Identity) (evict bool, err error) {
+	holder, held := r.holderLocked(run)
+	return admit(b, run.id, id, holder, held)
+}
+
+// checkIdentity is admitLocked before any credentials go out: a newcomer
+// that would be refused learns it before it sends a username.
+func (r *Registry) checkIdentity(b *huev1alpha1.HueBridge, bridgeID string, id wire.Identity) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	run, ok := r.sessions[bridgeID]
+	if !ok || r.onlyUserLocked(b.Name, run) {
+		return nil
+	}
+	_, err := r.admitLocked(b, run, id)
+	return err
+}
+
+// evictLocked unbinds every HueBridge of a session and stops it, for a
+// newcomer that proves more; they are woken, and refused when they bind
+// again. Callers hold r.mu.
+func (r *Registry) evictLocked(run *running) {
+	for name, bd := range r.bindings {
+		if bd.run != run {
+			continue
+		}
+		delete(r.bindings, name)
+		r.log.Info("a HueBridge that proves the bridge's identity more strongly takes the session over", "hueBridge", name, "bridgeID", run.id)
+		select {
+		case r.bridges <- Wake{Object: types.NamespacedName{Name: name}}:
+		default:
+		}
+	}
+	r.stopLocked(run)
 }
 
 // useClientLocked switches a session to a HueBridge's client.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -290,3 +291,8 @@ func (releasedScene) Update(context.Context, *huev1alpha1.HueScene, providers.Di
 	return nil
 }
 func (releasedScene) Delete(context.Context, *huev1alpha1.HueScene) error { return nil }
+
+// sceneLightDesired is one scene light's state in the bridge's units.
+func sceneLightDesired(l huev1alpha1.SceneLight, transition *metav1.Duration) wire.Desired {
+	return wire.DesiredFrom(huev1alpha1.HueLightSpec{On: l.On, Brightness: l.Brightness, Color: l.Color, TransitionTime: transition})
+}

@@ -160,7 +160,7 @@ func TestASecretInUseIsRefusedToAnother(t *testing.T) {
 			if tc.bound != "" {
 				reg.bindings[tc.bound] = &binding{secret: ref}
 			}
-			err := reg.checkSecretUser(context.Background(), tc.b, credentials{username: "u", bridgeID: "FAKE", owner: tc.owner})
+			err := checkSecretUser(context.Background(), reg.reader, tc.b, tc.owner, "FAKE", reg.boundWith(ref, tc.b.Name))
 			if got := reasonOf(err); got != tc.reason {
 				t.Fatalf("%q (%v), want %q", got, err, tc.reason)
 			}

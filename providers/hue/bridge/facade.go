@@ -147,7 +147,7 @@ func (s *Session) Rooms(ctx context.Context) (Lights, []wire.Group, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	groups, err := s.groups(ctx, s.settings.Interval)
+	groups, err := s.rooms.read(ctx, s.client.get(), s.settings.Interval)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -214,7 +214,7 @@ func (s *Session) CreateRoom(ctx context.Context, spec wire.GroupSpec) (string, 
 	}
 	id, err := rc.CreateRoom(ctx, spec)
 	if err == nil {
-		_, _ = s.groups(ctx, 0)
+		_, _ = s.rooms.read(ctx, s.client.get(), 0)
 	}
 	return id, err
 }
@@ -227,7 +227,7 @@ func (s *Session) SetGroupLights(ctx context.Context, id string, lightIDs []stri
 		return err
 	}
 	err = rc.SetGroupLights(ctx, id, lightIDs)
-	_, _ = s.groups(ctx, 0)
+	_, _ = s.rooms.read(ctx, s.client.get(), 0)
 	return err
 }
 
@@ -240,7 +240,7 @@ func (s *Session) DeleteGroup(ctx context.Context, id string) error {
 	if err := s.client.get().DeleteGroup(ctx, id); err != nil {
 		return err
 	}
-	_, _ = s.groups(ctx, 0)
+	_, _ = s.rooms.read(ctx, s.client.get(), 0)
 	return nil
 }
 
@@ -251,7 +251,7 @@ func (s *Session) Scene(ctx context.Context, id string) (wire.Scene, error) {
 	if !ok {
 		return wire.Scene{}, wire.ErrNoRooms
 	}
-	return s.scene(ctx, rc, id)
+	return s.rooms.scene(ctx, rc, id, s.settings.Interval)
 }
 
 // Scenes lists the bridge's scenes, without their states, as Scene does.
@@ -260,7 +260,7 @@ func (s *Session) Scenes(ctx context.Context) ([]wire.Scene, error) {
 	if !ok {
 		return nil, wire.ErrNoRooms
 	}
-	return s.sceneList(ctx, rc)
+	return s.rooms.sceneList(ctx, rc, s.settings.Interval)
 }
 
 // CreateScene stores a scene, paced like a light command (the bridge

@@ -25,13 +25,6 @@ type Change struct {
 	Generation int64
 }
 
-// failure is the bridge's refusal of a command nobody waited for, with the
-// state that command wanted.
-type failure struct {
-	fullKey string
-	err     error
-}
-
 // send hands a HueLight's command over and, when it is alone in line and
 // the bridge's next slot comes within maxWait, waits for it: on an idle
 // bridge the pass that asked gets the bridge's answer. It reports whether
@@ -141,17 +134,6 @@ func (s *sender) takeFailure(key types.NamespacedName, fullKey string) error {
 	return takeFailureOf(s.failed, key, fullKey)
 }
 
-// takeFailureOf removes key's remembered failure from failed and returns its
-// error if it was for the command fullKey; callers hold s.mu.
-func takeFailureOf(failed map[types.NamespacedName]failure, key types.NamespacedName, fullKey string) error {
-	f, ok := failed[key]
-	delete(failed, key)
-	if !ok || f.fullKey != fullKey {
-		return nil
-	}
-	return f.err
-}
-
 // drop removes a HueLight's queued command and remembered error: it was
 // deleted or paused, or its bulb already matches. It sends nothing for
 // generation gen or any before it, so the line no longer waits for it; a
@@ -207,4 +189,27 @@ func (s *sender) giveBack(orders []*order) {
 		}
 	}
 	kick(s.lightKick)
+}
+
+// arrived records that a HueLight handed its command for generation gen
+// over or needs none; the sender's loops look again when it was the last
+// expected.
+func (s *sender) arrived(key types.NamespacedName, gen int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.arrivedLocked(key, gen)
+}
+
+func (s *sender) arrivedLocked(key types.NamespacedName, gen int64) {
+	if s.gather.arrived(key, gen, time.Now()) {
+		kick(s.lightKick)
+		kick(s.groupKick)
+	}
+}
+
+// forgetArrivals drops what is known of a HueLight that is gone.
+func (s *sender) forgetArrivals(key types.NamespacedName) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.gather.forget(key)
 }

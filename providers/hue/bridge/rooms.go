@@ -60,10 +60,9 @@ func newRooms() *rooms {
 		claims: map[string]map[types.NamespacedName]metav1.Time{}}
 }
 
-// groups returns the bridge's groups as last read, reading first when that
-// read is older than maxAge (0: always).
-func (s *Session) groups(ctx context.Context, maxAge time.Duration) ([]wire.Group, error) {
-	r := s.rooms
+// read returns the bridge's groups as last read, reading them through c
+// first when that read is older than maxAge (0: always).
+func (r *rooms) read(ctx context.Context, c wire.Client, maxAge time.Duration) ([]wire.Group, error) {
 	r.mu.Lock()
 	fresh := !r.readAt.IsZero() && time.Since(r.readAt) < maxAge
 	groups, err := r.groups, r.groupErr
@@ -71,7 +70,7 @@ func (s *Session) groups(ctx context.Context, maxAge time.Duration) ([]wire.Grou
 	if fresh {
 		return groups, err
 	}
-	rc, ok := wire.RoomsOf(s.client.get())
+	rc, ok := wire.RoomsOf(c)
 	if !ok {
 		return nil, wire.ErrNoRooms
 	}
@@ -82,35 +81,30 @@ func (s *Session) groups(ctx context.Context, maxAge time.Duration) ([]wire.Grou
 	return groups, err
 }
 
-// refreshGroups reads the groups when HueGroups watch the bridge and wakes
-// those whose group changed (lights added or removed in the Hue app, the
-// group deleted).
-func (s *Session) refreshGroups(ctx context.Context) {
-	r := s.rooms
+// watched reports whether HueGroups watch the bridge.
+func (r *rooms) watched() bool {
 	r.mu.Lock()
-	watched := len(r.watchers) > 0
-	r.mu.Unlock()
-	if !watched {
-		return
-	}
-	groups, err := s.groups(ctx, s.settings.Interval/2)
-	if err != nil {
-		return
-	}
+	defer r.mu.Unlock()
+	return len(r.watchers) > 0
+}
+
+// changed lists the HueGroups whose group groups shows changed (lights
+// added or removed in the Hue app, the group deleted).
+func (r *rooms) changed(groups []wire.Group) []types.NamespacedName {
 	byID := map[string]wire.Group{}
 	for _, g := range groups {
 		byID[g.ID] = g
 	}
-	var wake []types.NamespacedName
+	var out []types.NamespacedName
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	for k, w := range r.watchers {
 		g, ok := byID[w.GroupID]
 		if !ok || !g.HasLights(w.LightIDs) {
-			wake = append(wake, k)
+			out = append(out, k)
 		}
 	}
-	r.mu.Unlock()
-	s.wakes.groups(wake)
+	return out
 }
 
 func (r *rooms) watch(key types.NamespacedName, w GroupWant) {
@@ -186,18 +180,17 @@ func (r *rooms) claimantsOf(lightIDs []string) []types.NamespacedName {
 	return out
 }
 
-// driftedGroups lists the HueGroups one of whose members differs from what
-// the group wants of it, or became reachable or unreachable, as the lights
-// read last show them.
-func (s *Session) driftedGroups() []types.NamespacedName {
-	r := s.rooms
+// drifted lists the HueGroups one of whose members differs from what the
+// group wants of it, or became reachable or unreachable, as the lights the
+// cache read last show them.
+func (r *rooms) drifted(c *cache) []types.NamespacedName {
 	r.mu.Lock()
 	watchers := maps.Clone(r.watchers)
 	r.mu.Unlock()
 	var out []types.NamespacedName
 	for k, w := range watchers {
 		for _, id := range w.LightIDs {
-			v, ok := s.cache.view(id)
+			v, ok := c.view(id)
 			if !ok || v.State.Reachable != w.Reachable[id] {
 				out = append(out, k)
 				break
@@ -211,14 +204,13 @@ func (s *Session) driftedGroups() []types.NamespacedName {
 	return out
 }
 
-// scene returns a scene as last read, reading it when that read is older
-// than the poll interval; scenes returns the list likewise.
-func (s *Session) scene(ctx context.Context, rc wire.RoomsClient, id string) (wire.Scene, error) {
-	r := s.rooms
+// scene returns a scene as last read, reading it through rc when that read
+// is older than maxAge; sceneList returns the list likewise.
+func (r *rooms) scene(ctx context.Context, rc wire.RoomsClient, id string, maxAge time.Duration) (wire.Scene, error) {
 	r.mu.Lock()
 	last, ok := r.scenes.byID[id]
 	r.mu.Unlock()
-	if ok && time.Since(last.at) < s.settings.Interval {
+	if ok && time.Since(last.at) < maxAge {
 		return last.scene, last.err
 	}
 	sc, err := rc.Scene(ctx, id)
@@ -231,12 +223,11 @@ func (s *Session) scene(ctx context.Context, rc wire.RoomsClient, id string) (wi
 	return sc, err
 }
 
-func (s *Session) sceneList(ctx context.Context, rc wire.RoomsClient) ([]wire.Scene, error) {
-	r := s.rooms
+func (r *rooms) sceneList(ctx context.Context, rc wire.RoomsClient, maxAge time.Duration) ([]wire.Scene, error) {
 	r.mu.Lock()
 	list, at := r.scenes.list, r.scenes.listAt
 	r.mu.Unlock()
-	if !at.IsZero() && time.Since(at) < s.settings.Interval {
+	if !at.IsZero() && time.Since(at) < maxAge {
 		return list, nil
 	}
 	list, err := rc.Scenes(ctx)

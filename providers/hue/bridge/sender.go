@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
@@ -16,17 +15,13 @@ import (
 // sender is the only part that writes to one bridge, within its two
 // budgets: light commands at the bridge's rate (burst 1, so Tether never
 // bursts past the bridge's own bucket) and group commands at GroupSlot.
-// Two loops spend them: runLights sends HueLights' commands one per slot,
-// namespaces in turn; runGroups sends HueGroups' commands and, for
-// HueLights, batches (group 0, a temporary group or a temporary scene).
-//
-// A HueLight hands its command over (send, orders.go) and waits briefly
-// for it; a command that cannot go out at once is sent later and its
-// HueLight woken. Who goes when is decided by parts that each keep a state
-// of their own,
-// all under the sender's one lock: line.go (the HueLights' queues),
-// gathering.go (HueLights about to join the line), tempgroups.go and
-// tempscenes.go (batches), grouporders.go (the HueGroups' line).
+// Its loops (loops.go) spend them. A HueLight hands its command over
+// (orders.go) and waits briefly for it; a command that cannot go out at
+// once is sent later and its HueLight woken. Who goes when is decided by
+// parts that each keep a state of their own, under the sender's one lock:
+// the HueLights' line (line.go), the HueLights about to join it
+// (gathering.go), batches (batches.go, tempgroups.go, tempscenes.go), the
+// HueGroups' line (groupline.go, grouporders.go).
 type sender struct {
 	client *clientRef
 	cache  *cache // where answers go, what HueLights want, whether the bridge answers
@@ -50,33 +45,29 @@ type sender struct {
 	groupKick chan struct{}
 }
 
-// GroupSlot is the bridge's group budget: the Hue documentation asks for at
-// most one group command a second (hue-v1-facts.md).
-const GroupSlot = time.Second
+// refusalPause is how long temporary groups (or scenes) are not tried
+// after the bridge refused one (its table is full, most likely), and
+// batches not after it refused a group action, so that a refusal is not
+// repeated every slot.
+const refusalPause = time.Minute
 
-func newSender(client *clientRef, c *cache, w *wakes, log logr.Logger, settings Settings) *sender {
+func newSender(client *clientRef, c *cache, w *wakes, log logr.Logger, perSecond float64, temporaryScenes bool) *sender {
 	return &sender{
 		client:    client,
 		cache:     c,
 		wakes:     w,
 		log:       log,
-		lights:    rate.NewLimiter(rate.Limit(settings.CommandsPerSecond), 1),
+		lights:    rate.NewLimiter(rate.Limit(perSecond), 1),
 		groups:    rate.NewLimiter(rate.Every(GroupSlot), 1),
-		interval:  time.Duration(float64(time.Second) / settings.CommandsPerSecond),
+		interval:  time.Duration(float64(time.Second) / perSecond),
 		line:      newLine(),
 		inFlight:  map[types.NamespacedName]*order{},
 		failed:    map[types.NamespacedName]failure{},
-		scenes:    tempScenes{enabled: settings.TemporaryScenes},
+		scenes:    tempScenes{enabled: temporaryScenes},
 		groupLine: newGroupLine(),
 		lightKick: make(chan struct{}, 1),
 		groupKick: make(chan struct{}, 1),
 	}
-}
-
-// run sends until ctx ends (the session stops).
-func (s *sender) run(ctx context.Context) {
-	go s.runGroups(ctx)
-	s.runLights(ctx)
 }
 
 // kick wakes a loop without blocking; one kick waiting is enough.
@@ -84,32 +75,6 @@ func kick(ch chan struct{}) {
 	select {
 	case ch <- struct{}{}:
 	default:
-	}
-}
-
-// runLights sends one queued command per slot, namespaces in turn.
-func (s *sender) runLights(ctx context.Context) {
-	for {
-		if !s.waitForWork(ctx) || s.lights.Wait(ctx) != nil || !s.awaitAnswering(ctx) {
-			return
-		}
-		o := s.next()
-		if o == nil {
-			continue // a group command took them
-		}
-		res, err := s.client.get().SetLightState(ctx, o.lightID, o.body)
-		s.cache.unanswered(err)
-		if err == nil {
-			// What it accepted counts; what it refused is remembered and
-			// named in the HueLight's conditions, not an error of the
-			// command.
-			s.cache.answered(o.body, res, o.lightID)
-			if len(res.Refused) > 0 {
-				s.log.Info("the bridge refused part of a command", "light", o.lightID, "hueLight", o.key.String(),
-					"refused", fmt.Sprint(res.Refused))
-			}
-		}
-		s.finish([]*order{o}, err)
 	}
 }
 
@@ -143,94 +108,31 @@ func (s *sender) awaitAnswering(ctx context.Context) bool {
 	}
 }
 
-// waitForWork blocks until a command is queued and the line is not held
-// for HueLights about to join it (gathering) nor due to go as one group
-// command (the group loop takes it at its next slot); false when ctx
-// ended.
-func (s *sender) waitForWork(ctx context.Context) bool {
-	for {
-		s.mu.Lock()
-		n, now := s.line.len(), time.Now()
-		held := s.gatheringLocked(now)
-		var left time.Duration
-		switch {
-		case held:
-			left = s.gatherLeftLocked(now)
-		case n > 0 && s.chooseLocked() != nil:
-			held, left = true, GroupSlot
-		}
-		s.mu.Unlock()
-		if n > 0 && !held {
-			return true
-		}
-		var timeout <-chan time.Time
-		if held {
-			timeout = time.After(left)
-		}
-		select {
-		case <-ctx.Done():
-			return false
-		case <-s.lightKick:
-		case <-timeout:
-		}
-	}
+// tempGroups is the sender's state for group commands of HueLights;
+// guarded by the sender's mu.
+type tempGroups struct {
+	// pausedUntil pauses temporary groups after the bridge refused one
+	// (group table full): light commands carry on meanwhile.
+	pausedUntil time.Time
+	// refusedUntil pauses all group batches after the bridge refused a
+	// group action, so a refusal is not repeated every second.
+	refusedUntil time.Time
+	leftovers    []string // temporary groups whose deletion failed
 }
 
-// runGroups spends the group budget: HueGroups' commands first, then
-// batches of the HueLights' line, while the light loop goes on with the
-// others.
-func (s *sender) runGroups(ctx context.Context) {
-	s.removeStaleGroups(ctx)
-	s.removeStaleScenes(ctx)
-	for {
-		var timeout <-chan time.Time
-		if left, held := s.held(); held {
-			timeout = time.After(left) // look again when gathering ends
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.groupKick:
-		case <-timeout:
-		case <-s.leftoversBack():
-		}
-		for s.hasGroupOrder() || s.hasBatch() {
-			if s.groups.Wait(ctx) != nil || !s.awaitAnswering(ctx) {
-				return
-			}
-			if o := s.takeGroupOrder(); o != nil {
-				s.sendGroupOrder(ctx, o)
-				continue
-			}
-			b := s.claimBatch()
-			if b == nil {
-				break
-			}
-			s.sendBatch(ctx, b)
-		}
-		s.deleteLeftoverGroups(ctx)
-		s.deleteLeftoverScenes(ctx)
-	}
+// batch is queued orders sent as one group command: orders that want one
+// state, or a temporary scene of orders that want states of their own.
+type batch struct {
+	groupZero bool // every light of the bridge wants this state
+	scene     bool // a temporary scene (tempscenes.go)
+	full      wire.StateBody
+	orders    []*order
 }
 
-// leftoversBack is closed when temporary groups or scenes wait to be deleted
-// and a read finds the bridge answering again; nil otherwise.
-func (s *sender) leftoversBack() <-chan struct{} {
-	s.mu.Lock()
-	left := len(s.tempGroups.leftovers) + len(s.scenes.leftovers)
-	s.mu.Unlock()
-	if left == 0 {
-		return nil
-	}
-	_, back := s.cache.answering()
-	return back
-}
-
-// refusedError is the first attribute the bridge refused, as an error.
-func refusedError(res wire.Result) error {
-	if len(res.Refused) == 0 {
-		return nil
-	}
-	r := res.Refused[0]
-	return &wire.BridgeError{Type: r.Type, Address: r.Param, Description: r.Description}
+// tempScenes is the sender's state for temporary scenes; guarded by the
+// sender's mu.
+type tempScenes struct {
+	enabled     bool      // the HueBridge's spec.temporaryScenes
+	pausedUntil time.Time // after the bridge refused a scene
+	leftovers   []string  // temporary scenes whose deletion failed
 }

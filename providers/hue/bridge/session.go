@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
@@ -15,12 +13,15 @@ import (
 // Session is Tether's connection to one physical bridge, shared by every
 // HueBridge object that names it (the registry keys sessions by bridge
 // id), so all HueLights on a bridge share one command budget and one set
-// of claims. Its parts depend one way:
+// of claims. Its parts depend one way, and none knows the session:
 //
-//	client <- cache <- claims, rooms <- sender
+//	sender   -> cache, client
+//	rooms    -> cache
+//	streamer -> client
+//	claims
 //
-// The session owns them and the loops that feed the cache (run, and
-// runStream for a bridge that pushes its changes). Nothing in it calls the
+// The session owns them and the loops that feed the cache (run, and a
+// streamer for a bridge that pushes its changes). Nothing in it calls the
 // objects above: wake-ups leave as keys on the channels of Wakes.
 type Session struct {
 	bridgeID string
@@ -65,26 +66,6 @@ type Settings struct {
 	Stream            StreamSettings
 }
 
-// Wake is a wake-up for one object, by key: the controllers turn it into a
-// reconcile request through a controller-runtime channel source.
-type Wake = event.TypedGenericEvent[types.NamespacedName]
-
-// Wakes are the channels a session sends keys on, the only way anything
-// leaves it. It never blocks on them: a wake-up that finds its channel full
-// is dropped, and the next read or the resync catches up.
-type Wakes struct {
-	// Lights carries the HueLights whose bulb drifted, changed
-	// reachability or was let go, or whose command went out.
-	Lights chan<- Wake
-	// Groups carries the HueGroups one of whose members drifted, whose
-	// group changed, or whose command went out.
-	Groups chan<- Wake
-	// Bridge carries the session's bridge id when the bridge started or
-	// stopped answering, its number of lights changed, or its event stream
-	// did: its HueBridges report that.
-	Bridge chan<- string
-}
-
 // New makes a session; Start runs it.
 func New(o Options) *Session {
 	o.Settings.Stream = o.Settings.Stream.withDefaults()
@@ -102,7 +83,7 @@ func New(o Options) *Session {
 	}
 	s.wakes = &wakes{Wakes: o.Wakes, log: s.log}
 	s.cache.markConfigRead() // the registry read it to learn the bridge id
-	s.sender = newSender(s.client, s.cache, s.wakes, s.log, o.Settings)
+	s.sender = newSender(s.client, s.cache, s.wakes, s.log, o.Settings.CommandsPerSecond, o.Settings.TemporaryScenes)
 	return s
 }
 
@@ -110,7 +91,9 @@ func New(o Options) *Session {
 func (s *Session) start(ctx context.Context) {
 	ctx, s.cancel = context.WithCancel(ctx)
 	go s.sender.run(ctx)
-	go s.runStream(ctx)
+	st := &streamer{bridgeID: s.bridgeID, client: s.client, health: s.stream, settings: s.settings.Stream,
+		interval: s.settings.Interval, wakes: s.wakes, log: s.log, deliver: s.applyStreamRead}
+	go st.run(ctx)
 	go s.run(ctx)
 }
 
@@ -188,7 +171,7 @@ func (s *Session) readLocked(ctx context.Context) error {
 func (s *Session) afterRead(out readOutcome) {
 	s.sender.expect(out.wake)
 	s.wakes.lights(out.wake)
-	s.wakes.groups(s.driftedGroups())
+	s.wakes.groups(s.rooms.drifted(s.cache))
 	if !out.first && (out.health || out.count) {
 		s.wakes.bridge(s.bridgeID)
 	}
@@ -230,71 +213,28 @@ func (s *Session) readConfig(ctx context.Context) (wire.BridgeConfig, error) {
 	return cfg, nil
 }
 
-// clientRef is the client the session speaks through. The registry
-// switches it when the HueBridge it came from is deleted or changed, which
-// ends the old client's event stream.
-type clientRef struct {
-	mu        sync.Mutex
-	client    wire.Client
-	endStream context.CancelFunc // ends the event stream of client
-}
-
-func (r *clientRef) get() wire.Client {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.client
-}
-
-func (r *clientRef) use(c wire.Client) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.client != c && r.endStream != nil {
-		r.endStream() // the stream of the old client: runStream reconnects with the new one
-	}
-	r.client = c
-}
-
-// streaming records how to end c's stream, unless the session switched to
-// another client meanwhile.
-func (r *clientRef) streaming(c wire.Client, end context.CancelFunc) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.client != c {
-		return false
-	}
-	r.endStream = end
-	return true
-}
-
-// wakes sends keys on a session's channels without blocking it.
-type wakes struct {
-	Wakes
-	log logr.Logger
-}
-
-func (w *wakes) lights(keys []types.NamespacedName) { w.send(w.Lights, keys, "hueLight") }
-
-func (w *wakes) groups(keys []types.NamespacedName) { w.send(w.Groups, keys, "hueGroup") }
-
-func (w *wakes) send(ch chan<- Wake, keys []types.NamespacedName, kind string) {
-	if ch == nil {
+// refreshGroups reads the groups when HueGroups watch the bridge and wakes
+// those whose group changed.
+func (s *Session) refreshGroups(ctx context.Context) {
+	if !s.rooms.watched() {
 		return
 	}
-	for _, k := range keys {
-		select {
-		case ch <- Wake{Object: k}:
-		default:
-			w.log.V(1).Info("wake-up dropped: queue full", kind, k.String())
-		}
-	}
-}
-
-func (w *wakes) bridge(id string) {
-	if w.Bridge == nil {
+	groups, err := s.rooms.read(ctx, s.client.get(), s.settings.Interval/2)
+	if err != nil {
 		return
 	}
-	select {
-	case w.Bridge <- id:
-	default:
+	s.wakes.groups(s.rooms.changed(groups))
+}
+
+// applyStreamRead hands a read from the stream to the cache, one read at a
+// time with the poll loop's.
+func (s *Session) applyStreamRead(r wire.Read) {
+	s.readMu.Lock()
+	defer s.readMu.Unlock()
+	if r.Full {
+		s.stream.fullRead(r.At)
+	} else {
+		s.stream.event(r.At)
 	}
+	s.afterRead(s.cache.apply(r, nil))
 }

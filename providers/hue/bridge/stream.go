@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
+
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
@@ -225,82 +227,6 @@ func (h *streamHealth) settle(now time.Time) bool {
 	return true
 }
 
-// runStream keeps the session's event stream connected while its client
-// has one, reconnecting with a capped backoff. The poll loop (run) polls
-// whenever the stream is not live, so nothing waits for a reconnect.
-//
-// A stream that ended after the bridge accepted it is reconnected after
-// the backoff alone: the bridge answered a moment ago. A connect that
-// failed (the bridge refused the stream or did not answer) is tried again
-// only once a poll that started after the failure succeeded: while the
-// bridge is off the network the polls find out as cheaply when it is
-// back, so an outage costs one read per poll interval and the stream's
-// one try after the drop, not that and a retry per backoff step.
-func (s *Session) runStream(ctx context.Context) {
-	attempt := 0
-	for ctx.Err() == nil {
-		c, push := s.client.get().(wire.PushClient)
-		if s.stream.setPush(push) {
-			s.wakes.bridge(s.bridgeID)
-		}
-		if !push {
-			if !sleepCtx(ctx, s.settings.Interval) {
-				return
-			}
-			continue
-		}
-		var upAt time.Time
-		wctx, end := context.WithCancel(ctx)
-		if !s.client.streaming(c, end) { // switched meanwhile
-			end()
-			continue
-		}
-		err := c.Watch(wctx, s.settings.Stream.Silence, func() {
-			upAt = time.Now()
-			s.stream.up(upAt)
-			s.wakes.bridge(s.bridgeID)
-		}, func(r wire.Read) { s.applyStreamRead(r) })
-		end()
-		endedAt := time.Now()
-		if ctx.Err() != nil {
-			return
-		}
-		if s.client.get() != wire.Client(c) {
-			s.stream.down(err, false, 0, time.Now())
-			continue // another client: its own stream, at once
-		}
-		wasUp := !upAt.IsZero()
-		switch {
-		case wasUp && (errors.Is(err, wire.ErrSilent) || time.Since(upAt) >= s.settings.Stream.Stable):
-			attempt = 0 // a stream that was fine: reconnect at once
-		default:
-			attempt++
-		}
-		wait := s.stream.down(err, wasUp, attempt, endedAt)
-		s.log.V(1).Info("event stream ended; reconnecting", "error", fmt.Sprint(err), "in", wait.String(), "afterARead", !wasUp)
-		s.wakes.bridge(s.bridgeID)
-		if !sleepCtx(ctx, wait) {
-			return
-		}
-		if !wasUp && !s.stream.awaitFullRead(ctx, endedAt) {
-			return
-		}
-	}
-}
-
-// applyStreamRead hands a read from the stream to the cache, one read at a
-// time with the poll loop's.
-func (s *Session) applyStreamRead(r wire.Read) {
-	s.readMu.Lock()
-	defer s.readMu.Unlock()
-	if r.Full {
-		s.stream.fullRead(r.At)
-	} else {
-		s.stream.event(r.At)
-	}
-	s.afterRead(s.cache.apply(r, nil))
-}
-
 func sleepCtx(ctx context.Context, d time.Duration) bool {
 	if d <= 0 {
 		return ctx.Err() == nil
@@ -312,5 +238,80 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 		return false
 	case <-t.C:
 		return true
+	}
+}
+
+// streamer keeps a session's event stream connected while its client has
+// one, reconnecting with a capped backoff, and hands every read the stream
+// brings to deliver. The session's poll loop polls whenever the stream is
+// not live, so nothing waits for a reconnect.
+//
+// A stream that ended after the bridge accepted it is reconnected after
+// the backoff alone: the bridge answered a moment ago. A connect that
+// failed (the bridge refused the stream or did not answer) is tried again
+// only once a poll that started after the failure succeeded: while the
+// bridge is off the network the polls find out as cheaply when it is
+// back, so an outage costs one read per poll interval and the stream's
+// one try after the drop, not that and a retry per backoff step.
+type streamer struct {
+	bridgeID string
+	client   *clientRef
+	health   *streamHealth
+	settings StreamSettings
+	interval time.Duration // how often a client without a stream is looked at again
+	wakes    *wakes
+	log      logr.Logger
+	deliver  func(wire.Read)
+}
+
+func (s *streamer) run(ctx context.Context) {
+	attempt := 0
+	for ctx.Err() == nil {
+		c, push := s.client.get().(wire.PushClient)
+		if s.health.setPush(push) {
+			s.wakes.bridge(s.bridgeID)
+		}
+		if !push {
+			if !sleepCtx(ctx, s.interval) {
+				return
+			}
+			continue
+		}
+		var upAt time.Time
+		wctx, end := context.WithCancel(ctx)
+		if !s.client.streaming(c, end) { // switched meanwhile
+			end()
+			continue
+		}
+		err := c.Watch(wctx, s.settings.Silence, func() {
+			upAt = time.Now()
+			s.health.up(upAt)
+			s.wakes.bridge(s.bridgeID)
+		}, s.deliver)
+		end()
+		endedAt := time.Now()
+		if ctx.Err() != nil {
+			return
+		}
+		if s.client.get() != wire.Client(c) {
+			s.health.down(err, false, 0, time.Now())
+			continue // another client: its own stream, at once
+		}
+		wasUp := !upAt.IsZero()
+		switch {
+		case wasUp && (errors.Is(err, wire.ErrSilent) || time.Since(upAt) >= s.settings.Stable):
+			attempt = 0 // a stream that was fine: reconnect at once
+		default:
+			attempt++
+		}
+		wait := s.health.down(err, wasUp, attempt, endedAt)
+		s.log.V(1).Info("event stream ended; reconnecting", "error", fmt.Sprint(err), "in", wait.String(), "afterARead", !wasUp)
+		s.wakes.bridge(s.bridgeID)
+		if !sleepCtx(ctx, wait) {
+			return
+		}
+		if !wasUp && !s.health.awaitFullRead(ctx, endedAt) {
+			return
+		}
 	}
 }

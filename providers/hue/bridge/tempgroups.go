@@ -25,106 +25,7 @@ const (
 	// tempGroupPrefix names Tether's temporary groups, so that those left
 	// by a crash can be told from the user's own and removed.
 	tempGroupPrefix = "tether-"
-	// tempGroupPause is how long temporary groups (and scenes) are not
-	// tried after the bridge refused one (its table is full, most likely),
-	// and group commands after the bridge refused an action.
-	tempGroupPause = time.Minute
 )
-
-// tempGroups is the sender's state for group commands of HueLights;
-// guarded by the sender's mu.
-type tempGroups struct {
-	// pausedUntil pauses temporary groups after the bridge refused one
-	// (group table full): light commands carry on meanwhile.
-	pausedUntil time.Time
-	// refusedUntil pauses all group batches after the bridge refused a
-	// group action, so a refusal is not repeated every second.
-	refusedUntil time.Time
-	leftovers    []string // temporary groups whose deletion failed
-}
-
-// batch is queued orders sent as one group command: orders that want one
-// state, or a temporary scene of orders that want states of their own.
-type batch struct {
-	groupZero bool // every light of the bridge wants this state
-	scene     bool // a temporary scene (tempscenes.go)
-	full      wire.StateBody
-	orders    []*order
-}
-
-// chooseLocked picks what one group command sends: the largest set of
-// queued orders that want one state, through group 0 when that changes no
-// other bulb; else a temporary scene of the line when scenes may be used
-// (not while HueLights expected to join the line are still arriving,
-// unless the scene is full anyway); else a temporary group when the line
-// is long enough for one to pay.
-func (s *sender) chooseLocked() *batch {
-	now := time.Now()
-	if now.Before(s.tempGroups.refusedUntil) {
-		return nil
-	}
-	if s.gatheringLocked(now) && s.line.len() < tempSceneMax {
-		return nil
-	}
-	best := s.line.largestSameState()
-	if len(best) < minGroupSize {
-		if s.scenesUsableLocked(now) {
-			return s.sceneBatchLocked()
-		}
-		return nil
-	}
-	full := best[0].full
-	inBatch := make(map[string]bool, len(best))
-	for _, o := range best {
-		inBatch[o.lightID] = true
-	}
-	if s.groupZeroIsSafe(full, inBatch) {
-		return &batch{groupZero: true, full: full, orders: best}
-	}
-	if s.scenesUsableLocked(now) {
-		return s.sceneBatchLocked()
-	}
-	if time.Now().Before(s.tempGroups.pausedUntil) || time.Duration(s.line.len())*s.interval < tempGroupCost {
-		return nil
-	}
-	return &batch{full: full, orders: best}
-}
-
-// held reports whether the line is held for expected HueLights, and for
-// how long at most. A gathering that ended since the loop last looked
-// leaves a batch to send: look again at once, as the light loop leaves
-// that batch to this one and nothing else may wake it.
-func (s *sender) held() (time.Duration, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := time.Now()
-	if !s.gatheringLocked(now) {
-		return 0, s.chooseLocked() != nil
-	}
-	return s.gatherLeftLocked(now), true
-}
-
-func (s *sender) hasBatch() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.chooseLocked() != nil
-}
-
-// claimBatch takes the chosen orders out of the light line.
-func (s *sender) claimBatch() *batch {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	b := s.chooseLocked()
-	if b == nil {
-		return nil
-	}
-	for _, o := range b.orders {
-		s.line.remove(o)
-		s.inFlight[o.key] = o
-	}
-	kick(s.lightKick) // the rest of the line is the light loop's
-	return b
-}
 
 // groupZeroIsSafe reports whether group 0 (every light of the bridge) may
 // be set to full for the lights in batch: every other bulb must be held by
@@ -145,14 +46,11 @@ func (s *sender) groupZeroIsSafe(full wire.StateBody, batch map[string]bool) boo
 	return true
 }
 
-// sendBatch sends one group command; when the bridge refuses it, the
-// orders go back to the head of the light line.
-func (s *sender) sendBatch(ctx context.Context, b *batch) {
+// sendGroupBatch sends one group command: through group 0, or through a
+// temporary group made for the batch and deleted after. When the bridge
+// refuses it, the orders go back to the head of the light line.
+func (s *sender) sendGroupBatch(ctx context.Context, b *batch) {
 	c := s.client.get()
-	if b.scene {
-		s.sendScene(ctx, b)
-		return
-	}
 	if b.groupZero {
 		res, err := c.SetGroupState(ctx, "0", b.full)
 		s.cache.unanswered(err)
@@ -168,7 +66,7 @@ func (s *sender) sendBatch(ctx context.Context, b *batch) {
 	if err != nil {
 		s.log.Info("cannot create a temporary group; sending light commands", "error", err.Error())
 		s.mu.Lock()
-		s.tempGroups.pausedUntil = time.Now().Add(tempGroupPause)
+		s.tempGroups.pausedUntil = time.Now().Add(refusalPause)
 		s.mu.Unlock()
 		s.giveBack(b.orders)
 		return
@@ -200,7 +98,7 @@ func (s *sender) afterGroupAction(b *batch, lightIDs []string, res wire.Result, 
 	if err != nil {
 		s.log.Info("group command refused; sending light commands", "error", err.Error())
 		s.mu.Lock()
-		s.tempGroups.refusedUntil = time.Now().Add(tempGroupPause)
+		s.tempGroups.refusedUntil = time.Now().Add(refusalPause)
 		s.mu.Unlock()
 		s.giveBack(b.orders)
 		return

@@ -18,7 +18,7 @@ import (
 // when the sender starts, as temporary groups are. A scene the bridge will
 // not store (its scenes or lightstates are used up: error 402) sends the
 // lights back to light commands, and scenes are not tried again for
-// tempGroupPause. The line waits for HueLights about to join it
+// refusalPause. The line waits for HueLights about to join it
 // (gathering.go), so that a burst goes as one scene.
 const (
 	// minSceneSize: a temporary scene takes three requests (store,
@@ -31,14 +31,6 @@ const (
 	// can be told from the user's and removed (HueScenes may not use it).
 	tempScenePrefix = "tether-temporary-"
 )
-
-// tempScenes is the sender's state for temporary scenes; guarded by the
-// sender's mu.
-type tempScenes struct {
-	enabled     bool      // the HueBridge's spec.temporaryScenes
-	pausedUntil time.Time // after the bridge refused a scene
-	leftovers   []string  // temporary scenes whose deletion failed
-}
 
 // scenesUsableLocked reports whether a temporary scene may be tried now.
 func (s *sender) scenesUsableLocked(now time.Time) bool {
@@ -99,11 +91,11 @@ func (s *sender) sendScene(ctx context.Context, b *batch) {
 	s.finish(b.orders, nil)
 }
 
-// pauseScenes stops temporary scenes for tempGroupPause after a refusal.
+// pauseScenes stops temporary scenes for refusalPause after a refusal.
 func (s *sender) pauseScenes(msg string, err error) {
 	s.log.Info(msg, "error", err.Error())
 	s.mu.Lock()
-	s.scenes.pausedUntil = time.Now().Add(tempGroupPause)
+	s.scenes.pausedUntil = time.Now().Add(refusalPause)
 	s.gather.reset()
 	s.mu.Unlock()
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"net"
 	"net/http"
 	"strconv"
@@ -256,13 +255,6 @@ func statusError(status int, ans v2Answer) error {
 	return &ProtocolError{Detail: fmt.Sprintf("HTTP %d: %s", status, or(desc, "no description"))}
 }
 
-func or(s, fallback string) string {
-	if s == "" {
-		return fallback
-	}
-	return s
-}
-
 // Lights reads every resource and returns the lights.
 func (c *v2Client) Lights(ctx context.Context) ([]Light, error) {
 	r, err := c.readAll(ctx)
@@ -465,18 +457,6 @@ func lightPut(b StateBody, g *Gamut) map[string]any {
 		put["dynamics"] = map[string]int{"duration": *b.TransitionTime * 100}
 	}
 	return put
-}
-
-// brightnessOf is bri (1-254) as v2 brightness (0-100 %). Real bridges'
-// values fit (bri-1)/253*100 at two decimals (hue-bulbs-facts.md; derived,
-// not documented); that keeps every bri through a round trip.
-func brightnessOf(bri int) float64 {
-	return math.Round(float64(min(max(bri, 1), 254)-1)/253*100*100) / 100
-}
-
-// briOf is a v2 brightness as bri.
-func briOf(brightness float64) int {
-	return min(max(int(math.Round(brightness/100*253))+1, 1), 254)
 }
 
 // v2Params are the attributes a 400's description may name, by the words a

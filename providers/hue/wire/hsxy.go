@@ -106,3 +106,6 @@ func showsHueSat(hue, sat int, got LightState, g *Gamut) bool {
 }
 
 func xyDistance(a, b [2]float64) float64 { return math.Hypot(a[0]-b[0], a[1]-b[1]) }
+
+// round4 rounds to the four decimals a bridge reports xy with.
+func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }

@@ -2,7 +2,6 @@ package wire
 
 import (
 	"fmt"
-	"math"
 	"strings"
 )
 
@@ -101,6 +100,3 @@ func gamutName(g *Gamut) string {
 	}
 	return g.Type
 }
-
-// round4 rounds to the four decimals a bridge reports xy with.
-func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }

@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -359,4 +360,23 @@ func (s *v2Store) homeGroupedLight() (string, bool) {
 		}
 	}
 	return "", false
+}
+
+func or(s, fallback string) string {
+	if s == "" {
+		return fallback
+	}
+	return s
+}
+
+// briOf is a v2 brightness as bri.
+func briOf(brightness float64) int {
+	return min(max(int(math.Round(brightness/100*253))+1, 1), 254)
+}
+
+// brightnessOf is bri (1-254) as v2 brightness (0-100 %). Real bridges'
+// values fit (bri-1)/253*100 at two decimals (hue-bulbs-facts.md; derived,
+// not documented); that keeps every bri through a round trip.
+func brightnessOf(bri int) float64 {
+	return math.Round(float64(min(max(bri, 1), 254)-1)/253*100*100) / 100
 }

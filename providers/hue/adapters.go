@@ -15,9 +15,10 @@ import (
 	"github.com/tether-dev/tether/providers"
 )
 
-// What every adapter does first: find the HueBridge an object names, check
-// that its namespace may use it, and tell an error that means there is
-// nothing left on the bridge for the object to let go of.
+// What the adapters share: finding the HueBridge an object names,
+// checking that its namespace may use it, telling an error that means
+// there is nothing left on the bridge for the object to let go of, and how
+// long a pass waits for a command alone in line.
 
 // findBridge is the HueBridge ref names, or the only one when ref is nil.
 func findBridge(ctx context.Context, reader client.Reader, ref *huev1alpha1.BridgeReference) (*huev1alpha1.HueBridge, error) {
@@ -71,3 +72,9 @@ func isGone(err error) bool {
 	}
 	return false
 }
+
+// sendWait is how long a command alone in line is waited for: on an idle
+// bridge the reconcile that asked gets the bridge's answer, without a
+// second pass. Under load nobody waits, so workers keep queueing (which
+// lets same-state commands be grouped) instead of idling.
+const sendWait = 200 * time.Millisecond
