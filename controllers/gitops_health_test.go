@@ -32,6 +32,7 @@ import (
 	"github.com/tether-dev/tether/providers"
 	"github.com/tether-dev/tether/providers/dynamodb"
 	"github.com/tether-dev/tether/providers/hue"
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // What GitOps tools make of Tether's objects: kstatus (Flux, kubectl-based
@@ -51,7 +52,7 @@ var stoppedReasons = map[string]bool{
 	dynamodb.ReasonImmutableMismatch:         true,
 	dynamodb.ReasonIndexReplacement:          true,
 	dynamodb.ReasonRestoreFailed:             true,
-	hue.ReasonInvalidValue:                   true,
+	wire.ReasonInvalidValue:                  true,
 	hue.ReasonCredentialsNamespaceNotAllowed: true,
 }
 

@@ -21,6 +21,8 @@ import (
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/huesim"
 	"github.com/tether-dev/tether/providers/hue"
+	"github.com/tether-dev/tether/providers/hue/bridge"
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // The Hue integration tests run the HueLight and HueBridge controllers in a
@@ -62,7 +64,7 @@ func startHueManager() (client.Client, error) {
 		CredentialsNamespaces: []string{hueSecretsNS},
 		// A quiet v2 test bridge reconnects its stream this often; a
 		// bridge that hangs is noticed no later.
-		Stream: hue.StreamSettings{Silence: 20 * time.Second},
+		Stream: bridge.StreamSettings{Silence: 20 * time.Second},
 	}, mgr.GetLogger().WithName("hue"))
 	if err := mgr.Add(registry); err != nil {
 		return nil, err
@@ -105,7 +107,7 @@ type hueEnv struct {
 
 // hueAPIs are the backends the table-driven Hue suites run on: the v1
 // API over HTTP, and CLIP v2 over HTTPS with its event stream.
-var hueAPIs = []string{hue.APIV1, hue.APIV2}
+var hueAPIs = []string{wire.APIV1, wire.APIV2}
 
 // forEachAPI runs a test on each backend, as subtests named by the API.
 func forEachAPI(t *testing.T, test func(t *testing.T, api string)) {
@@ -140,7 +142,7 @@ func withoutTemporaryScenes(spec *huev1alpha1.HueBridgeSpec) { spec.TemporarySce
 // newHueEnvWithBridge is newHueEnvWith with a change to the HueBridge's spec.
 func newHueEnvWithBridge(t *testing.T, name string, paired bool, opts huesim.Options, change func(*huev1alpha1.HueBridgeSpec)) *hueEnv {
 	t.Helper()
-	return newHueEnvOnWith(t, hue.APIV1, name, paired, opts, change)
+	return newHueEnvOnWith(t, wire.APIV1, name, paired, opts, change)
 }
 
 // newHueEnvOn is newHueEnvWith on an API: V1 at the simulator's HTTP
@@ -155,7 +157,7 @@ func newHueEnvOn(t *testing.T, api, name string, paired bool, opts huesim.Option
 // newHueEnvOnWith is newHueEnvOn with a change to the HueBridge's spec.
 func newHueEnvOnWith(t *testing.T, api, name string, paired bool, opts huesim.Options, change func(*huev1alpha1.HueBridgeSpec)) *hueEnv {
 	t.Helper()
-	if api != hue.APIV1 {
+	if api != wire.APIV1 {
 		name += "-" + strings.ToLower(api)
 	}
 	c := startHue(t)
@@ -178,11 +180,11 @@ func newHueEnvOnWith(t *testing.T, api, name string, paired bool, opts huesim.Op
 		},
 	}
 	switch api {
-	case hue.APIV1:
+	case wire.APIV1:
 		// As asked: apiVersion Auto on plain v1 is Ready with a note
 		// (TestHueV2AutoPicksV2).
 		b.Spec.APIVersion = huev1alpha1.APIV1
-	case hue.APIV2:
+	case wire.APIV2:
 		b.Spec.Address, b.Spec.APIVersion, b.Spec.CABundle = sim.TLSAddr(), huev1alpha1.APIV2, string(sim.CACertPEM())
 	}
 	if change != nil {

@@ -21,6 +21,8 @@ import (
 	"github.com/tether-dev/tether/internal/huesim"
 	"github.com/tether-dev/tether/internal/tcpproxy"
 	"github.com/tether-dev/tether/providers/hue"
+	"github.com/tether-dev/tether/providers/hue/bridge"
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // How far Tether trusts a bridge, tested with hostile peers: servers that
@@ -99,7 +101,7 @@ func startHostileSim(t *testing.T, opts huesim.Options) *huesim.Server {
 // BridgeIdentityConflict before any username is sent; the victim stays on
 // verified v2 and its HueLights keep reaching its bulbs.
 func TestHueBridgeIdentityIsNotTakenOver(t *testing.T) {
-	victim := newHueEnvOn(t, hue.APIV2, "victim", true, huesim.Options{Lights: []string{"desk"}})
+	victim := newHueEnvOn(t, wire.APIV2, "victim", true, huesim.Options{Lights: []string{"desk"}})
 	g := NewWithT(t)
 	l := victim.newLight("entrance", "desk", "desk")
 	l.Spec.Brightness = ptr.To[int32](200)
@@ -109,7 +111,7 @@ func TestHueBridgeIdentityIsNotTakenOver(t *testing.T) {
 		st := victim.hueBridge(g).Status
 		g.Expect(st.API).To(Equal(huev1alpha1.APIV2))
 		g.Expect(st.Certificate).NotTo(BeNil())
-		g.Expect(st.Certificate.Check).To(Equal(hue.CertificateVerified))
+		g.Expect(st.Certificate.Check).To(Equal(wire.CertificateVerified))
 	}
 	g.Eventually(verified, hueTimeout, huePoll).Should(Succeed())
 
@@ -156,7 +158,7 @@ func TestHueBridgeIdentityIsNotTakenOver(t *testing.T) {
 // again, Auto does not fall back to plain v1: the HueBridge says why, and
 // nothing, no username in clear above all, reaches the address.
 func TestHueAutoNeverFallsBackToPlainV1AfterVerifiedV2(t *testing.T) {
-	h := newHueEnvOn(t, hue.APIV2, "downgrade", true, huesim.Options{Lights: []string{"hall"}})
+	h := newHueEnvOn(t, wire.APIV2, "downgrade", true, huesim.Options{Lights: []string{"hall"}})
 	g := NewWithT(t)
 	proxy, err := tcpproxy.New(h.sim.TLSAddr())
 	g.Expect(err).NotTo(HaveOccurred())
@@ -169,7 +171,7 @@ func TestHueAutoNeverFallsBackToPlainV1AfterVerifiedV2(t *testing.T) {
 		g.Expect(b.Spec.Address).To(Equal(proxy.Addr()))
 		g.Expect(b.Status.Address).To(Equal(proxy.Addr()))
 		g.Expect(b.Status.API).To(Equal(huev1alpha1.APIV2))
-		g.Expect(b.Status.Certificate.Check).To(Equal(hue.CertificateVerified))
+		g.Expect(b.Status.Certificate.Check).To(Equal(wire.CertificateVerified))
 		g.Expect(b.Status.VerifiedV2BridgeID).To(Equal(b.Status.BridgeID))
 	}, hueTimeout, huePoll).Should(Succeed())
 
@@ -191,7 +193,7 @@ func TestHueAutoNeverFallsBackToPlainV1AfterVerifiedV2(t *testing.T) {
 // Secret not in use whose bridge id another server does not prove; a
 // hand-made Secret that names no bridge id.
 func TestHueCredentialsGoOnlyToTheirBridge(t *testing.T) {
-	owner := newHueEnvOn(t, hue.APIV2, "owner", true, huesim.Options{Lights: []string{"desk"}})
+	owner := newHueEnvOn(t, wire.APIV2, "owner", true, huesim.Options{Lights: []string{"desk"}})
 	g := NewWithT(t)
 	g.Eventually(func(g Gomega) string { return bridgeReady(g, owner.c, owner.bridge) }, hueTimeout, huePoll).Should(Equal("True/Available"))
 	id := owner.sim.BridgeID()
@@ -210,7 +212,7 @@ func TestHueCredentialsGoOnlyToTheirBridge(t *testing.T) {
 		}, hue.ReasonCredentialsSecretInUse},
 		{"thief-with-id", func(addr string) huev1alpha1.HueBridgeSpec {
 			return huev1alpha1.HueBridgeSpec{Address: addr, APIVersion: huev1alpha1.APIV1, BridgeID: id, CredentialsSecretRef: ref(owner.secret)}
-		}, hue.ReasonCertificateMismatch},
+		}, wire.ReasonCertificateMismatch},
 		{"copy", func(addr string) huev1alpha1.HueBridgeSpec {
 			return huev1alpha1.HueBridgeSpec{Address: addr, APIVersion: huev1alpha1.APIV1, CredentialsSecretRef: ref("copied-credentials")}
 		}, hue.ReasonCredentialsForAnotherBridge},
@@ -293,7 +295,7 @@ func currentLiveHeap() uint64 {
 // the HueBridge's status names the cause, and after repeated drops Tether
 // polls the bridge.
 func TestHueHostileBridgeFloodsItsEventStream(t *testing.T) {
-	h := newHueEnvOn(t, hue.APIV2, "flood", true, huesim.Options{Lights: []string{"hall"}})
+	h := newHueEnvOn(t, wire.APIV2, "flood", true, huesim.Options{Lights: []string{"hall"}})
 	g := NewWithT(t)
 	h.create(h.newLight("entrance", "hall", "hall"))
 	h.eventuallyLightReady("entrance", "hall", "True/Available")
@@ -301,7 +303,7 @@ func TestHueHostileBridgeFloodsItsEventStream(t *testing.T) {
 		es := h.hueBridge(g).Status.EventStream
 		g.Expect(es).NotTo(BeNil())
 		return es.State
-	}, hueTimeout, huePoll).Should(Equal(hue.StreamConnected))
+	}, hueTimeout, huePoll).Should(Equal(bridge.StreamConnected))
 
 	base := currentLiveHeap()
 	heap := watchLiveHeap()
@@ -311,7 +313,7 @@ func TestHueHostileBridgeFloodsItsEventStream(t *testing.T) {
 	h.sim.DropEventStreams()
 	g.Eventually(func(g Gomega) {
 		es := h.hueBridge(g).Status.EventStream
-		g.Expect(es.State).To(Equal(hue.StreamPolling))
+		g.Expect(es.State).To(Equal(bridge.StreamPolling))
 		g.Expect(strings.ToLower(es.Message)).To(ContainSubstring("message larger than"))
 	}, hueTimeout, huePoll).Should(Succeed())
 	peak := heap.peak()
@@ -328,7 +330,7 @@ func TestHueHostileBridgeFloodsItsEventStream(t *testing.T) {
 // from its HueGroup's status: once the bridge stops accepting the
 // namespace, a new HueScene there stores nothing.
 func TestHueSceneHonoursAllowedNamespaces(t *testing.T) {
-	h := newHueEnvOn(t, hue.APIV1, "scene-ns", true, roomLights)
+	h := newHueEnvOn(t, wire.APIV1, "scene-ns", true, roomLights)
 	g := NewWithT(t)
 	h.sim.AddGroup("Living room", "1", "2", "3")
 	h.create(h.newGroup("entrance", "living-room", "Living room"))

@@ -15,6 +15,8 @@ import (
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/huesim"
 	"github.com/tether-dev/tether/providers/hue"
+	"github.com/tether-dev/tether/providers/hue/bridge"
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // The HueBridge on CLIP v2: what only v2 has (the certificate, the event
@@ -28,7 +30,7 @@ import (
 func TestHueV2AutoPicksV2(t *testing.T) {
 	plain := newHueEnvWithBridge(t, "auto-http", true, huesim.Options{Lights: []string{"hallway"}},
 		func(s *huev1alpha1.HueBridgeSpec) { s.APIVersion = huev1alpha1.APIAuto })
-	h := newHueEnvOn(t, hue.APIV2, "auto-https", true, huesim.Options{Lights: []string{"hallway"}})
+	h := newHueEnvOn(t, wire.APIV2, "auto-https", true, huesim.Options{Lights: []string{"hallway"}})
 	g := NewWithT(t)
 	ctx := context.Background()
 	g.Eventually(func() error {
@@ -51,10 +53,10 @@ func TestHueV2AutoPicksV2(t *testing.T) {
 		g.Expect(h.hueBridge(g).Spec.APIVersion).To(Equal(huev1alpha1.APIAuto))
 		g.Expect(st.API).To(Equal(huev1alpha1.APIV2))
 		g.Expect(st.Certificate).NotTo(BeNil())
-		g.Expect(st.Certificate.Check).To(Equal(hue.CertificateVerified))
+		g.Expect(st.Certificate.Check).To(Equal(wire.CertificateVerified))
 		g.Expect(strings.EqualFold(st.Certificate.Subject, st.BridgeID)).To(BeTrue(), "the certificate names the bridge")
 		g.Expect(st.EventStream).NotTo(BeNil())
-		g.Expect(st.EventStream.State).To(Equal(hue.StreamConnected))
+		g.Expect(st.EventStream.State).To(Equal(bridge.StreamConnected))
 	}, hueTimeout, huePoll).Should(Succeed())
 	g.Eventually(func(g Gomega) bool { return h.bulb(g, "hallway").On }, hueTimeout, huePoll).Should(BeTrue())
 	g.Expect(h.hueBridge(g).Status.VerifiedV2BridgeID).To(Equal(h.hueBridge(g).Status.BridgeID), "verified over v2: recorded")
@@ -64,7 +66,7 @@ func TestHueV2AutoPicksV2(t *testing.T) {
 		b := plain.hueBridge(g)
 		g.Expect(readyReason(b.Status.Conditions, "Ready")).To(Equal("True/" + hue.ReasonPlainV1))
 		g.Expect(b.Status.API).To(Equal(huev1alpha1.APIV1))
-		g.Expect(b.Status.Certificate.Check).To(Equal(hue.CertificateNone))
+		g.Expect(b.Status.Certificate.Check).To(Equal(wire.CertificateNone))
 		g.Expect(b.Status.EventStream).To(BeNil())
 		g.Expect(b.Status.VerifiedV2BridgeID).To(BeEmpty())
 	}, hueTimeout, huePoll).Should(Succeed())
@@ -93,18 +95,18 @@ func warningsFor(g Gomega, h *hueEnv, reason string) int {
 func TestHueV2CertificateRefused(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	impostor := newHueEnvOn(t, hue.APIV2, "impostor", true, huesim.Options{Lights: []string{"desk"}, CertificateName: "001788fffe0000ff"})
+	impostor := newHueEnvOn(t, wire.APIV2, "impostor", true, huesim.Options{Lights: []string{"desk"}, CertificateName: "001788fffe0000ff"})
 	impostor.create(impostor.newLight("entrance", "desk", "desk"))
 	g.Eventually(func(g Gomega) string {
 		return readyReason(impostor.hueBridge(g).Status.Conditions, "Ready")
-	}, hueTimeout, huePoll).Should(Equal("False/" + hue.ReasonCertificateMismatch))
+	}, hueTimeout, huePoll).Should(Equal("False/" + wire.ReasonCertificateMismatch))
 	msg := meta.FindStatusCondition(impostor.hueBridge(g).Status.Conditions, "Ready").Message
 	g.Expect(msg).To(ContainSubstring(`names bridge "001788fffe0000ff"`))
 	g.Expect(impostor.sim.CredentialedRequests()).To(BeZero(), "the key went out before the certificate's id was checked")
-	impostor.eventuallyLightReady("entrance", "desk", "False/"+hue.ReasonCertificateMismatch)
+	impostor.eventuallyLightReady("entrance", "desk", "False/"+wire.ReasonCertificateMismatch)
 
 	// Another CA than the bridge's.
-	stranger := newHueEnvOn(t, hue.APIV2, "stranger", true, huesim.Options{Lights: []string{"lamp"}})
+	stranger := newHueEnvOn(t, wire.APIV2, "stranger", true, huesim.Options{Lights: []string{"lamp"}})
 	g.Eventually(func() error { // the controller writes status meanwhile: retry a conflict
 		var b huev1alpha1.HueBridge
 		if err := stranger.c.Get(ctx, client.ObjectKey{Name: stranger.bridge}, &b); err != nil {
@@ -115,13 +117,13 @@ func TestHueV2CertificateRefused(t *testing.T) {
 	}, hueTimeout, huePoll).Should(Succeed())
 	g.Eventually(func(g Gomega) string {
 		return readyReason(stranger.hueBridge(g).Status.Conditions, "Ready")
-	}, hueTimeout, huePoll).Should(Equal("False/" + hue.ReasonCertificateUntrusted))
+	}, hueTimeout, huePoll).Should(Equal("False/" + wire.ReasonCertificateUntrusted))
 	g.Expect(impostor.sim.Commands()).To(BeEmpty())
 	// A HueLight that never reached its bulb through the refused
 	// certificate has nothing to switch off: deleting it does not hang.
 	lamp := stranger.newLight("entrance", "lamp", "lamp")
 	stranger.create(lamp)
-	stranger.eventuallyLightReady("entrance", "lamp", "False/"+hue.ReasonCertificateUntrusted)
+	stranger.eventuallyLightReady("entrance", "lamp", "False/"+wire.ReasonCertificateUntrusted)
 	g.Expect(stranger.c.Delete(ctx, lamp)).To(Succeed())
 	g.Eventually(func() bool {
 		return apierrors.IsNotFound(stranger.c.Get(ctx, clientKey(lamp), &huev1alpha1.HueLight{}))
@@ -139,10 +141,10 @@ func TestHueV2CertificateRefused(t *testing.T) {
 	}, hueTimeout, huePoll).Should(Succeed())
 	g.Eventually(func(g Gomega) string {
 		return readyReason(impostor.hueBridge(g).Status.Conditions, "Ready")
-	}, hueTimeout, huePoll).Should(Equal("True/" + hue.ReasonInsecureTLS))
-	g.Expect(impostor.hueBridge(g).Status.Certificate.Check).To(Equal(hue.CertificateSkipped))
+	}, hueTimeout, huePoll).Should(Equal("True/" + wire.ReasonInsecureTLS))
+	g.Expect(impostor.hueBridge(g).Status.Certificate.Check).To(Equal(wire.CertificateSkipped))
 	g.Eventually(func(g Gomega) bool { return impostor.bulb(g, "desk").On }, hueTimeout, huePoll).Should(BeTrue())
-	g.Expect(warningsFor(g, impostor, hue.ReasonInsecureTLS)).To(Equal(1), "one Warning event names the opt-in")
+	g.Expect(warningsFor(g, impostor, wire.ReasonInsecureTLS)).To(Equal(1), "one Warning event names the opt-in")
 }
 
 // TestHueV2StreamDroppedAndResumed: the bridge drops its event stream and
@@ -151,7 +153,7 @@ func TestHueV2CertificateRefused(t *testing.T) {
 // counts the reconnects. A bridge that keeps dropping it makes Tether
 // poll, and the status says so.
 func TestHueV2StreamDroppedAndResumed(t *testing.T) {
-	h := newHueEnvOn(t, hue.APIV2, "drops", true, huesim.Options{Lights: []string{"hall"}})
+	h := newHueEnvOn(t, wire.APIV2, "drops", true, huesim.Options{Lights: []string{"hall"}})
 	g := NewWithT(t)
 	l := h.newLight("entrance", "hall", "hall")
 	l.Spec.Brightness = ptr.To[int32](200)
@@ -161,7 +163,7 @@ func TestHueV2StreamDroppedAndResumed(t *testing.T) {
 		es := h.hueBridge(g).Status.EventStream
 		g.Expect(es).NotTo(BeNil())
 		return es.State
-	}, hueTimeout, huePoll).Should(Equal(hue.StreamConnected))
+	}, hueTimeout, huePoll).Should(Equal(bridge.StreamConnected))
 
 	h.sim.DropNewEventStreams(1)
 	h.sim.DropEventStreams()
@@ -169,7 +171,7 @@ func TestHueV2StreamDroppedAndResumed(t *testing.T) {
 	g.Eventually(func(g Gomega) int { return h.bulb(g, "hall").Bri }, hueTimeout, huePoll).Should(Equal(200), "the change made while the stream was down is put back")
 	g.Eventually(func(g Gomega) {
 		es := h.hueBridge(g).Status.EventStream
-		g.Expect(es.State).To(Equal(hue.StreamConnected))
+		g.Expect(es.State).To(Equal(bridge.StreamConnected))
 		g.Expect(es.Reconnects).To(BeNumerically(">=", 2))
 	}, hueTimeout, huePoll).Should(Succeed())
 
@@ -177,7 +179,7 @@ func TestHueV2StreamDroppedAndResumed(t *testing.T) {
 	h.sim.DropEventStreams()
 	g.Eventually(func(g Gomega) {
 		es := h.hueBridge(g).Status.EventStream
-		g.Expect(es.State).To(Equal(hue.StreamPolling))
+		g.Expect(es.State).To(Equal(bridge.StreamPolling))
 		g.Expect(es.Message).To(ContainSubstring("dropped its event stream"))
 	}, hueTimeout, huePoll).Should(Succeed())
 	// Polled: a change is still put back.

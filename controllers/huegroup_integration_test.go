@@ -18,6 +18,7 @@ import (
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/huesim"
 	"github.com/tether-dev/tether/providers/hue"
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // The HueGroup and HueScene tests run against the simulator on both
@@ -144,7 +145,7 @@ func TestHueGroupCreatesARoomAndAZone(t *testing.T) {
 		hall := h.newGroup("entrance", "hall", "Hall")
 		hall.Spec.Type, hall.Spec.Lights = huev1alpha1.GroupRoom, []string{"lamp"}
 		h.create(hall)
-		gr = h.eventuallyGroupReady("entrance", "hall", "False/"+hue.ReasonLightInAnotherRoom)
+		gr = h.eventuallyGroupReady("entrance", "hall", "False/"+wire.ReasonLightInAnotherRoom)
 		g.Expect(fmt.Sprint(gr.Status.Conditions)).To(ContainSubstring(`"lamp" is in room "Kitchen"`))
 		_, made := h.groupNamed("Hall")
 		g.Expect(made).To(BeFalse(), "the refused room was not created")
@@ -485,7 +486,7 @@ func TestHueGroupStallBreaker(t *testing.T) {
 			}
 			return len(h.commandsTo("PUT", "/groups/"+porch.ID+"/action"))
 		}
-		if api == hue.APIV1 {
+		if api == wire.APIV1 {
 			g.Eventually(func(g Gomega) string {
 				synced := meta.FindStatusCondition(h.group(g, "entrance", "porch").Status.Conditions, commonv1alpha1.Synced)
 				g.Expect(synced).NotTo(BeNil())

@@ -19,6 +19,7 @@ import (
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers/hue"
+	"github.com/tether-dev/tether/providers/hue/bridge"
 )
 
 // +kubebuilder:rbac:groups=hue.tether.dev,resources=huelights,verbs=list;watch;patch
@@ -32,9 +33,9 @@ const hueLightResync = 5 * time.Minute
 // hueLightWorkers is how many HueLights are reconciled at once. A pass
 // makes no bridge call of its own (it reads the session's cache and hands
 // commands to the session's sender, which paces the bridge); its time is
-// the status write to the API server. With the generic 4, a burst's status
-// writes queued behind each other: 500 HueLights changed at once waited
-// for 500 round trips four at a time (bench figure 10).
+// the status write to the API server, so a burst of changes needs more
+// workers than the generic default for those writes not to queue behind
+// each other.
 const hueLightWorkers = 16
 
 func init() { kindSetups = append(kindSetups, setupHue) }
@@ -47,7 +48,7 @@ func setupHueControllers(mgr ctrl.Manager, cfg Config) error {
 		PollInterval:          cfg.HueBridgePollInterval,
 		CommandsPerSecond:     cfg.HueCommandsPerSecond,
 		CredentialsNamespaces: cfg.CredentialsNamespaces,
-		Stream:                hue.StreamSettings{SafetyRead: cfg.HueSafetyReadInterval, Silence: cfg.HueEventStreamSilence},
+		Stream:                bridge.StreamSettings{SafetyRead: cfg.HueSafetyReadInterval, Silence: cfg.HueEventStreamSilence},
 	}, mgr.GetLogger().WithName("hue"))
 	if err := mgr.Add(registry); err != nil {
 		return err

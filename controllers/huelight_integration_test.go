@@ -14,7 +14,7 @@ import (
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/huesim"
 	"github.com/tether-dev/tether/providers"
-	"github.com/tether-dev/tether/providers/hue"
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // TestHueTalkManifest is the talk: apply, dim, switch off, colour, drift,
@@ -64,7 +64,7 @@ func TestHueTalkManifest(t *testing.T) {
 				// it as xy (white): the bridge reports sat 0 either way.
 				{"hue/sat zero", huev1alpha1.Color{Hue: ptr.To[int32](0), Saturation: ptr.To[int32](0)},
 					func(s huesim.LightState) bool {
-						return s.Sat == 0 && (s.ColorMode == "hs" && api == hue.APIV1 || s.ColorMode == "xy" && api == hue.APIV2)
+						return s.Sat == 0 && (s.ColorMode == "hs" && api == wire.APIV1 || s.ColorMode == "xy" && api == wire.APIV2)
 					}},
 			}
 			for _, c := range colours {
@@ -88,7 +88,7 @@ func TestHueTalkManifest(t *testing.T) {
 				NewWithT(t).Expect(h.lightCommands("1")-before).To(Equal(1), "one command corrects the drift")
 				// The next drift only after a read (v1) or an event (v2) has
 				// shown the correction.
-				if api == hue.APIV2 {
+				if api == wire.APIV2 {
 					sent := h.sim.EventMessages()
 					g.Eventually(h.sim.EventMessages, hueTimeout, huePoll).Should(BeNumerically(">", sent))
 					continue

@@ -22,6 +22,7 @@ import (
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/huesim"
 	"github.com/tether-dev/tether/providers/hue"
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // bulbCase is one HueLight on a bulb of one model: what it asks, and how
@@ -148,10 +149,10 @@ func TestHueEveryModelSettles(t *testing.T) {
 	forEachAPI(t, func(t *testing.T, api string) {
 		var cases []bulbCase
 		for _, c := range modelCases {
-			if api == hue.APIV2 && c.v1Only {
+			if api == wire.APIV2 && c.v1Only {
 				continue
 			}
-			if api == hue.APIV2 && c.readyV2 != "" {
+			if api == wire.APIV2 && c.readyV2 != "" {
 				c.ready, c.message = c.readyV2, c.messageV2
 			}
 			cases = append(cases, c)

@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
-	"github.com/tether-dev/tether/providers/hue"
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // lastBody returns the last command body sent to a bulb (either API),
@@ -34,7 +34,7 @@ func (h *hueEnv) lastBody(g Gomega, id string) map[string]any {
 // transitionSent is the transition in a light command body: v1's
 // transitiontime in tenths of a second, v2's dynamics.duration in ms.
 func transitionSent(api string, body map[string]any) (time.Duration, bool) {
-	if api == hue.APIV1 {
+	if api == wire.APIV1 {
 		tt, ok := body["transitiontime"].(float64)
 		return time.Duration(tt) * 100 * time.Millisecond, ok
 	}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/tether-dev/tether/providers/dynamodb"
 	"github.com/tether-dev/tether/providers/dynamodb/changefeed"
+	"github.com/tether-dev/tether/providers/hue"
+	"github.com/tether-dev/tether/providers/hue/bridge"
 )
 
 // Config is what the manager binary's flags set for the kinds.
@@ -77,10 +79,10 @@ func DefaultConfig() Config {
 		DynamoDBRequestsPerSecond:          dynamodb.DefaultRequestsPerSecond,
 		DynamoDBSecondaryReadInterval:      10 * time.Minute,
 		DynamoDBChangeEventsSafetyInterval: changefeed.DefaultSafetyInterval,
-		HueBridgePollInterval:              5 * time.Second,
-		HueCommandsPerSecond:               10,
-		HueSafetyReadInterval:              10 * time.Minute,
-		HueEventStreamSilence:              5 * time.Minute,
+		HueBridgePollInterval:              hue.DefaultPollInterval,
+		HueCommandsPerSecond:               hue.DefaultCommandsPerSecond,
+		HueSafetyReadInterval:              bridge.DefaultSafetyRead,
+		HueEventStreamSilence:              bridge.DefaultSilence,
 		CredentialsNamespaces:              []string{InstallNamespace},
 		AWSRequireAccount:                  true,
 		OperatorNamespace:                  InstallNamespace,

@@ -26,7 +26,8 @@ import (
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/huesim"
-	"github.com/tether-dev/tether/providers/hue"
+	huesession "github.com/tether-dev/tether/providers/hue/bridge"
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // holdProxy forwards to a simulated bridge and holds the answer to the
@@ -273,9 +274,9 @@ func crashLeavesATemporaryScene(t *testing.T, api huev1alpha1.HueAPI) {
 			g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(bridge), &b)).To(Succeed())
 			g.Expect(b.Status.API).To(Equal(huev1alpha1.APIV2))
 			g.Expect(b.Status.Certificate).NotTo(BeNil())
-			g.Expect(b.Status.Certificate.Check).To(Equal(hue.CertificateVerified))
+			g.Expect(b.Status.Certificate.Check).To(Equal(wire.CertificateVerified))
 			g.Expect(b.Status.EventStream).NotTo(BeNil())
-			g.Expect(b.Status.EventStream.State).To(Equal(hue.StreamConnected))
+			g.Expect(b.Status.EventStream.State).To(Equal(huesession.StreamConnected))
 		}, timeout, poll).Should(Succeed(), "the second manager speaks CLIP v2 through the proxy")
 	}
 

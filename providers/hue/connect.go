@@ -11,9 +11,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/go-logr/logr"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // How a HueBridge becomes a Client: where the bridge is (spec.address, or
@@ -44,49 +48,18 @@ import (
 // first Auto binding that lands on plain v1 is Ready with reason PlainV1 and
 // one Warning event. An address given as http://... is v1, as written.
 
-// Reasons of the API choice.
-const (
-	// ReasonDowngradeRefused: Auto found no CLIP v2 at the address of a
-	// bridge it had verified over v2, and did not speak plain v1 instead.
-	ReasonDowngradeRefused = "DowngradeRefused"
-	// ReasonPlainV1: Ready, and Auto speaks plain v1 (the username
-	// travels unencrypted, only the address vouches for the bridge).
-	ReasonPlainV1 = "PlainV1"
-)
-
 // downgradeRefusedDelay spaces the retries: the bridge may answer over v2
 // again (a restart), and a spec change rebinds at once anyway.
 const downgradeRefusedDelay = 30 * time.Second
 
-// APIs as the port's clients name them (the HueBridge's status.api).
-const (
-	APIV1 = string(huev1alpha1.APIV1)
-	APIV2 = string(huev1alpha1.APIV2)
-)
-
-// versioned is a Client that names its API.
-type versioned interface{ APIVersion() string }
-
-// APIVersion names the API the v1 client speaks.
-func (c *v1Client) APIVersion() string { return APIV1 }
-
-// certified is a Client over HTTPS.
-type certified interface{ Certificate() CertificateInfo }
-
-// apiOf is the API a client speaks.
-func apiOf(c Client) string {
-	if v, ok := c.(versioned); ok {
-		return v.APIVersion()
-	}
-	return APIV1
-}
-
-// certificateOf is what the client checked of the bridge's certificate.
-func certificateOf(c Client) CertificateInfo {
-	if cc, ok := c.(certified); ok {
-		return cc.Certificate()
-	}
-	return CertificateInfo{Check: CertificateNone}
+// dialer reaches and dials bridges for the registry: where a HueBridge's
+// bridge is, which API it speaks and what its certificate is checked
+// against, all before any username leaves.
+type dialer struct {
+	settings Settings
+	secrets  client.Reader // CA bundles (uncached)
+	found    *discovered   // addresses found by mDNS
+	log      logr.Logger
 }
 
 // reached is a bridge reached at a HueBridge's address before any
@@ -95,11 +68,11 @@ func certificateOf(c Client) CertificateInfo {
 // API it speaks).
 type reached struct {
 	address string
-	config  BridgeConfig
-	probe   Client // without credentials: pairing asks through it
+	config  wire.BridgeConfig
+	probe   wire.Client // without credentials: pairing asks through it
 	// withUser builds the client with a username, its certificate pinned
 	// to the id the bridge proved.
-	withUser func(user string) (Client, error)
+	withUser func(user string) (wire.Client, error)
 }
 
 // expectedID is the bridge a HueBridge is for: spec.bridgeID, else the one
@@ -113,28 +86,30 @@ func expectedID(b *huev1alpha1.HueBridge) string {
 
 // dial reaches the HueBridge's bridge and returns a client with the
 // credentials' username and the config read through it, once the bridge
-// proved the id the credentials belong to and the HueBridge may share that
-// bridge's session. Every refusal comes before the username is sent.
-func (r *Registry) dial(ctx context.Context, b *huev1alpha1.HueBridge, cred credentials) (Client, BridgeConfig, reached, error) {
+// proved the id the credentials belong to and admit let the HueBridge
+// share that bridge's session. Every refusal comes before the username is
+// sent.
+func (d *dialer) dial(ctx context.Context, b *huev1alpha1.HueBridge, cred credentials,
+	admit func(b *huev1alpha1.HueBridge, bridgeID string, id wire.Identity) error) (wire.Client, wire.BridgeConfig, reached, error) {
 	want := expectedID(b)
-	if want != "" && !sameBridgeID(want, cred.bridgeID) {
-		return nil, BridgeConfig{}, reached{}, credentialsForAnotherBridge(b, cred, "this HueBridge is for bridge "+want+" ("+expectedIDSource(b)+")")
+	if want != "" && !wire.SameBridgeID(want, cred.bridgeID) {
+		return nil, wire.BridgeConfig{}, reached{}, credentialsForAnotherBridge(b, cred, "this HueBridge is for bridge "+want+" ("+expectedIDSource(b)+")")
 	}
 	// Over v2 the handshake already refuses a certificate of another id
 	// than the credentials': not even the probe reaches another bridge.
-	rc, err := r.reach(ctx, b, want, cred.bridgeID)
+	rc, err := d.reach(ctx, b, want, cred.bridgeID)
 	if err != nil {
-		return nil, BridgeConfig{}, reached{}, err
+		return nil, wire.BridgeConfig{}, reached{}, err
 	}
-	if !sameBridgeID(rc.config.BridgeID, cred.bridgeID) {
-		return nil, BridgeConfig{}, rc, credentialsForAnotherBridge(b, cred, fmt.Sprintf("the bridge at %s proves it is %s (%s)", rc.address, rc.config.BridgeID, identityOf(rc.probe, rc.address)))
+	if !wire.SameBridgeID(rc.config.BridgeID, cred.bridgeID) {
+		return nil, wire.BridgeConfig{}, rc, credentialsForAnotherBridge(b, cred, fmt.Sprintf("the bridge at %s proves it is %s (%s)", rc.address, rc.config.BridgeID, wire.IdentityOf(rc.probe, rc.address)))
 	}
-	if err := r.checkIdentity(b, rc.config.BridgeID, identityOf(rc.probe, rc.address)); err != nil {
-		return nil, BridgeConfig{}, rc, err
+	if err := admit(b, rc.config.BridgeID, wire.IdentityOf(rc.probe, rc.address)); err != nil {
+		return nil, wire.BridgeConfig{}, rc, err
 	}
 	c, err := rc.withUser(cred.username)
 	if err != nil {
-		return nil, BridgeConfig{}, rc, err
+		return nil, wire.BridgeConfig{}, rc, err
 	}
 	cfg, err := c.Config(ctx)
 	return c, cfg, rc, err
@@ -159,16 +134,16 @@ func credentialsForAnotherBridge(b *huev1alpha1.HueBridge, cred credentials, why
 // credentials. want is the id expected (expectedID: "" when none is known
 // yet); a v2 certificate must name certID (want, or the credentials' id,
 // when one of them is set).
-func (r *Registry) reach(ctx context.Context, b *huev1alpha1.HueBridge, want, certID string) (reached, error) {
-	address, err := r.address(ctx, b)
+func (d *dialer) reach(ctx context.Context, b *huev1alpha1.HueBridge, want, certID string) (reached, error) {
+	address, err := d.address(ctx, b)
 	if err != nil {
 		return reached{}, err
 	}
-	timeout := r.settings.CallTimeout
-	if r.settings.NewClient != nil { // a test's client
-		probe := r.settings.NewClient(address, "", timeout)
+	timeout := d.settings.CallTimeout
+	if d.settings.NewClient != nil { // a test's client
+		probe := d.settings.NewClient(address, "", timeout)
 		rc := reached{address: address, probe: probe,
-			withUser: func(user string) (Client, error) { return r.settings.NewClient(address, user, timeout), nil }}
+			withUser: func(user string) (wire.Client, error) { return d.settings.NewClient(address, user, timeout), nil }}
 		if rc.config, err = probe.Config(ctx); err != nil {
 			return reached{}, err
 		}
@@ -182,37 +157,37 @@ func (r *Registry) reach(ctx context.Context, b *huev1alpha1.HueBridge, want, ce
 		if api == huev1alpha1.APIAuto && verifiedOverV2(b) {
 			return reached{}, downgradeRefused(b, errors.New("the address is http://"))
 		}
-		return r.reachV1(ctx, address, want)
+		return d.reachV1(ctx, address, want)
 	}
-	rc, err := r.reachV2(ctx, b, address, want, certID)
+	rc, err := d.reachV2(ctx, b, address, want, certID)
 	if err == nil || api == huev1alpha1.APIV2 || !noV2(err) {
 		return rc, err
 	}
 	if verifiedOverV2(b) {
 		return reached{}, downgradeRefused(b, err)
 	}
-	r.log.V(1).Info("no CLIP v2 at the address; speaking v1", "hueBridge", b.Name, "reason", err.Error())
-	return r.reachV1(ctx, address, want)
+	d.log.V(1).Info("no CLIP v2 at the address; speaking v1", "hueBridge", b.Name, "reason", err.Error())
+	return d.reachV1(ctx, address, want)
 }
 
 // reachV1 reads the public /api/config over plain HTTP.
-func (r *Registry) reachV1(ctx context.Context, address, want string) (reached, error) {
-	timeout := r.settings.CallTimeout
-	probe := NewClient(address, "", timeout)
+func (d *dialer) reachV1(ctx context.Context, address, want string) (reached, error) {
+	timeout := d.settings.CallTimeout
+	probe := wire.NewClient(address, "", timeout)
 	cfg, err := probe.Config(ctx)
 	if err != nil {
 		return reached{}, err
 	}
 	rc := reached{address: address, config: cfg, probe: probe,
-		withUser: func(user string) (Client, error) { return NewClient(address, user, timeout), nil }}
+		withUser: func(user string) (wire.Client, error) { return wire.NewClient(address, user, timeout), nil }}
 	return rc, checkReportedID(want, cfg.BridgeID)
 }
 
 // reachV2 asks, without a key, whether the address serves CLIP v2 and
 // which bridge it is, over a connection whose certificate trust.go
 // verified (against want, else certID, when known).
-func (r *Registry) reachV2(ctx context.Context, b *huev1alpha1.HueBridge, address, want, certID string) (reached, error) {
-	trust, err := r.trust(ctx, b)
+func (d *dialer) reachV2(ctx context.Context, b *huev1alpha1.HueBridge, address, want, certID string) (reached, error) {
+	trust, err := d.trust(ctx, b)
 	if err != nil {
 		return reached{}, err
 	}
@@ -220,23 +195,9 @@ func (r *Registry) reachV2(ctx context.Context, b *huev1alpha1.HueBridge, addres
 	if want != "" {
 		trust.BridgeID = want
 	}
-	timeout := r.settings.CallTimeout
-	c, err := NewClientV2(address, "", timeout, trust)
+	timeout := d.settings.CallTimeout
+	probe, cfg, err := wire.ProbeV2(ctx, address, timeout, trust)
 	if err != nil {
-		return reached{}, err
-	}
-	probe := c.(*v2Client)
-	if err := probe.servesV2(ctx); err != nil {
-		return reached{}, err
-	}
-	cfg, err := probe.publicConfig(ctx)
-	if err != nil {
-		return reached{}, err
-	}
-	if cfg.BridgeID == "" {
-		return reached{}, &ProtocolError{Detail: "/api/config names no bridgeid"}
-	}
-	if err := checkBridgeID(probe.Certificate(), cfg.BridgeID); err != nil {
 		return reached{}, err
 	}
 	if err := checkReportedID(want, cfg.BridgeID); err != nil {
@@ -244,16 +205,16 @@ func (r *Registry) reachV2(ctx context.Context, b *huev1alpha1.HueBridge, addres
 	}
 	trust.BridgeID = cfg.BridgeID // every later connection must name it
 	return reached{address: address, config: cfg, probe: probe,
-		withUser: func(user string) (Client, error) { return NewClientV2(address, user, timeout, trust) }}, nil
+		withUser: func(user string) (wire.Client, error) { return wire.NewClientV2(address, user, timeout, trust) }}, nil
 }
 
 // checkReportedID refuses a bridge that reports another id than the one
 // expected (on v1 too, where no certificate says it).
 func checkReportedID(want, reported string) error {
-	if want == "" || sameBridgeID(want, reported) {
+	if want == "" || wire.SameBridgeID(want, reported) {
 		return nil
 	}
-	return &CertificateError{Reason: ReasonCertificateMismatch, Detail: fmt.Sprintf(
+	return &wire.CertificateError{Reason: wire.ReasonCertificateMismatch, Detail: fmt.Sprintf(
 		"the bridge at the address says it is %s, not %s: another bridge answers there (if the bridge was replaced, set spec.bridgeID)", reported, want)}
 }
 
@@ -262,7 +223,7 @@ func checkReportedID(want, reported string) error {
 // spec.bridgeID now names another bridge.
 func verifiedOverV2(b *huev1alpha1.HueBridge) bool {
 	v := b.Status.VerifiedV2BridgeID
-	return v != "" && (b.Spec.BridgeID == "" || sameBridgeID(b.Spec.BridgeID, v))
+	return v != "" && (b.Spec.BridgeID == "" || wire.SameBridgeID(b.Spec.BridgeID, v))
 }
 
 // downgradeRefused is Auto's refusal to speak plain v1 to a bridge it had
@@ -277,11 +238,11 @@ func downgradeRefused(b *huev1alpha1.HueBridge, cause error) error {
 // CLIP v2 (so Auto speaks v1): it does not speak HTTPS, refuses the
 // connection, or has no such path. A refused certificate is not one.
 func noV2(err error) bool {
-	var certErr *CertificateError
+	var certErr *wire.CertificateError
 	if errors.As(err, &certErr) {
 		return false
 	}
-	if t := apiErrorType(err); t == errNotAvailable {
+	if t := wire.ErrorType(err); t == wire.TypeNotAvailable {
 		return true
 	}
 	msg := err.Error()
@@ -291,34 +252,34 @@ func noV2(err error) bool {
 			return true
 		}
 	}
-	var perr *ProtocolError
+	var perr *wire.ProtocolError
 	return errors.As(err, &perr)
 }
 
 // trust is what the HueBridge's certificate is checked against.
-func (r *Registry) trust(ctx context.Context, b *huev1alpha1.HueBridge) (Trust, error) {
-	t := Trust{BridgeID: b.Spec.BridgeID, InsecureSkipVerify: b.Spec.InsecureSkipVerify, CABundle: []byte(b.Spec.CABundle)}
+func (d *dialer) trust(ctx context.Context, b *huev1alpha1.HueBridge) (wire.Trust, error) {
+	t := wire.Trust{BridgeID: b.Spec.BridgeID, InsecureSkipVerify: b.Spec.InsecureSkipVerify, CABundle: []byte(b.Spec.CABundle)}
 	ref := b.Spec.CABundleSecretRef
 	if ref == nil {
 		return t, nil
 	}
-	if !slices.Contains(r.settings.CredentialsNamespaces, ref.Namespace) {
-		return Trust{}, providers.Terminalf(ReasonCredentialsNamespaceNotAllowed,
+	if !slices.Contains(d.settings.CredentialsNamespaces, ref.Namespace) {
+		return wire.Trust{}, providers.Terminalf(ReasonCredentialsNamespaceNotAllowed,
 			"caBundleSecretRef names a Secret in namespace %q, but Tether reads Secrets only in %s (the manager's --credentials-namespaces)",
-			ref.Namespace, quoteAll(r.settings.CredentialsNamespaces))
+			ref.Namespace, quoteAll(d.settings.CredentialsNamespaces))
 	}
 	key := ref.Key
 	if key == "" {
 		key = "ca.crt"
 	}
 	var s corev1.Secret
-	err := r.secrets.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, &s)
+	err := d.secrets.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, &s)
 	if apierrors.IsNotFound(err) || (err == nil && len(s.Data[key]) == 0) {
-		return Trust{}, providers.RetryAfter(time.Minute, ReasonCertificateUntrusted, fmt.Errorf(
+		return wire.Trust{}, providers.RetryAfter(time.Minute, wire.ReasonCertificateUntrusted, fmt.Errorf(
 			"caBundleSecretRef: Secret %s/%s has no key %q", ref.Namespace, ref.Name, key))
 	}
 	if err != nil {
-		return Trust{}, err
+		return wire.Trust{}, err
 	}
 	t.CABundle = append(append(t.CABundle, '\n'), s.Data[key]...)
 	return t, nil
@@ -326,10 +287,39 @@ func (r *Registry) trust(ctx context.Context, b *huev1alpha1.HueBridge) (Trust, 
 
 // checkSpecBridgeID refuses a bridge that is not the one spec.bridgeID
 // names (on v1 too, where no certificate says it).
-func checkSpecBridgeID(b *huev1alpha1.HueBridge, cfg BridgeConfig) error {
-	if b.Spec.BridgeID == "" || cfg.BridgeID == "" || sameBridgeID(b.Spec.BridgeID, cfg.BridgeID) {
+func checkSpecBridgeID(b *huev1alpha1.HueBridge, cfg wire.BridgeConfig) error {
+	if b.Spec.BridgeID == "" || cfg.BridgeID == "" || wire.SameBridgeID(b.Spec.BridgeID, cfg.BridgeID) {
 		return nil
 	}
-	return &CertificateError{Reason: ReasonCertificateMismatch, Detail: fmt.Sprintf(
+	return &wire.CertificateError{Reason: wire.ReasonCertificateMismatch, Detail: fmt.Sprintf(
 		"the bridge at the address says it is %s, not spec.bridgeID %s", cfg.BridgeID, b.Spec.BridgeID)}
+}
+
+// discoveryRetry is how long a HueBridge whose bridge was not found waits
+// before it is searched for again.
+const discoveryRetry = 30 * time.Second
+
+// address is where the HueBridge's bridge is: spec.address, or the address
+// mDNS found for spec.bridgeID. A bridge at a discovered address is looked
+// for again when it cannot be bound (it may have a new DHCP lease).
+func (d *dialer) address(ctx context.Context, b *huev1alpha1.HueBridge) (string, error) {
+	if b.Spec.Address != "" {
+		return b.Spec.Address, nil
+	}
+	if addr, ok := d.found.get(b.Spec.BridgeID); ok {
+		return addr, nil
+	}
+	addr, err := d.settings.Discover(ctx, b.Spec.BridgeID)
+	switch {
+	case err != nil:
+		return "", providers.RetryAfter(discoveryRetry, ReasonBridgeNotDiscovered, fmt.Errorf(
+			"cannot search for bridge %s by mDNS (%w): multicast is not available here; set spec.address", b.Spec.BridgeID, err))
+	case addr == "":
+		return "", providers.RetryAfter(discoveryRetry, ReasonBridgeNotDiscovered, fmt.Errorf(
+			"no bridge with id %s answered an mDNS search for %s.local on this network: where multicast does not reach "+
+				"(most cluster networks), set spec.address", b.Spec.BridgeID, wire.MDNSService))
+	}
+	d.log.Info("found the bridge by mDNS", "hueBridge", b.Name, "bridgeID", b.Spec.BridgeID, "address", addr)
+	d.found.set(b.Spec.BridgeID, addr)
+	return addr, nil
 }

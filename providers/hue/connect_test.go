@@ -15,6 +15,8 @@ import (
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/huesim"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/wire"
+	"github.com/tether-dev/tether/providers/hue/wire/wiretest"
 )
 
 // TestDialChoosesTheAPI binds HueBridges to one simulated bridge through
@@ -27,7 +29,7 @@ import (
 // (status.bridgeID), must be the bridge's; the credentials must be the
 // bridge's. No refusal sends a username.
 func TestDialChoosesTheAPI(t *testing.T) {
-	sim := startSim(t, huesim.Options{Lights: []string{"a"}})
+	sim := wiretest.StartSim(t, huesim.Options{Lights: []string{"a"}})
 	scheme := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(scheme)
 	_ = huev1alpha1.AddToScheme(scheme)
@@ -48,40 +50,40 @@ func TestDialChoosesTheAPI(t *testing.T) {
 		api    string
 		reason string // a refusal's reason, "" for success
 	}{
-		{"Auto at the HTTPS address", huev1alpha1.HueBridgeSpec{Address: sim.TLSAddr(), CABundle: string(sim.CACertPEM())}, huev1alpha1.HueBridgeStatus{}, "", APIV2, ""},
-		{"Auto at the HTTP address", huev1alpha1.HueBridgeSpec{Address: sim.Addr()}, huev1alpha1.HueBridgeStatus{}, "", APIV1, ""},
-		{"an http:// URL is v1 as written", huev1alpha1.HueBridgeSpec{Address: sim.URL()}, huev1alpha1.HueBridgeStatus{}, "", APIV1, ""},
-		{"V2, CA from a Secret", huev1alpha1.HueBridgeSpec{Address: sim.TLSAddr(), APIVersion: huev1alpha1.APIV2, CABundleSecretRef: ref("s")}, huev1alpha1.HueBridgeStatus{}, "", APIV2, ""},
+		{"Auto at the HTTPS address", huev1alpha1.HueBridgeSpec{Address: sim.TLSAddr(), CABundle: string(sim.CACertPEM())}, huev1alpha1.HueBridgeStatus{}, "", wire.APIV2, ""},
+		{"Auto at the HTTP address", huev1alpha1.HueBridgeSpec{Address: sim.Addr()}, huev1alpha1.HueBridgeStatus{}, "", wire.APIV1, ""},
+		{"an http:// URL is v1 as written", huev1alpha1.HueBridgeSpec{Address: sim.URL()}, huev1alpha1.HueBridgeStatus{}, "", wire.APIV1, ""},
+		{"V2, CA from a Secret", huev1alpha1.HueBridgeSpec{Address: sim.TLSAddr(), APIVersion: huev1alpha1.APIV2, CABundleSecretRef: ref("s")}, huev1alpha1.HueBridgeStatus{}, "", wire.APIV2, ""},
 		{"V2, CA Secret elsewhere", huev1alpha1.HueBridgeSpec{Address: sim.TLSAddr(), APIVersion: huev1alpha1.APIV2, CABundleSecretRef: ref("other")}, huev1alpha1.HueBridgeStatus{}, "", "",
 			ReasonCredentialsNamespaceNotAllowed},
-		{"Auto never downgrades over a refused certificate", huev1alpha1.HueBridgeSpec{Address: sim.TLSAddr()}, huev1alpha1.HueBridgeStatus{}, "", "", ReasonCertificateUntrusted},
-		{"another bridge's id", huev1alpha1.HueBridgeSpec{Address: sim.Addr(), BridgeID: other}, huev1alpha1.HueBridgeStatus{}, other, "", ReasonCertificateMismatch},
+		{"Auto never downgrades over a refused certificate", huev1alpha1.HueBridgeSpec{Address: sim.TLSAddr()}, huev1alpha1.HueBridgeStatus{}, "", "", wire.ReasonCertificateUntrusted},
+		{"another bridge's id", huev1alpha1.HueBridgeSpec{Address: sim.Addr(), BridgeID: other}, huev1alpha1.HueBridgeStatus{}, other, "", wire.ReasonCertificateMismatch},
 		{"the id it was bound to is pinned (v2)", huev1alpha1.HueBridgeSpec{Address: sim.TLSAddr(), CABundle: string(sim.CACertPEM())},
-			huev1alpha1.HueBridgeStatus{BridgeID: other}, other, "", ReasonCertificateMismatch},
+			huev1alpha1.HueBridgeStatus{BridgeID: other}, other, "", wire.ReasonCertificateMismatch},
 		{"the id it was bound to is pinned (v1)", huev1alpha1.HueBridgeSpec{Address: sim.Addr(), APIVersion: huev1alpha1.APIV1},
-			huev1alpha1.HueBridgeStatus{BridgeID: other}, other, "", ReasonCertificateMismatch},
-		{"credentials of another bridge (v2)", huev1alpha1.HueBridgeSpec{Address: sim.TLSAddr(), CABundle: string(sim.CACertPEM())}, huev1alpha1.HueBridgeStatus{}, other, "", ReasonCertificateMismatch},
+			huev1alpha1.HueBridgeStatus{BridgeID: other}, other, "", wire.ReasonCertificateMismatch},
+		{"credentials of another bridge (v2)", huev1alpha1.HueBridgeSpec{Address: sim.TLSAddr(), CABundle: string(sim.CACertPEM())}, huev1alpha1.HueBridgeStatus{}, other, "", wire.ReasonCertificateMismatch},
 		{"credentials of another bridge (v1)", huev1alpha1.HueBridgeSpec{Address: sim.Addr(), APIVersion: huev1alpha1.APIV1}, huev1alpha1.HueBridgeStatus{}, other, "", ReasonCredentialsForAnotherBridge},
 		{"credentials of another bridge than spec.bridgeID", huev1alpha1.HueBridgeSpec{Address: sim.Addr(), BridgeID: sim.BridgeID()}, huev1alpha1.HueBridgeStatus{}, other, "", ReasonCredentialsForAnotherBridge},
 		{"verified over v2 before: Auto speaks no plain v1", huev1alpha1.HueBridgeSpec{Address: sim.Addr()}, verified, "", "", ReasonDowngradeRefused},
 		{"verified over v2 before: not at an http:// URL either", huev1alpha1.HueBridgeSpec{Address: sim.URL()}, verified, "", "", ReasonDowngradeRefused},
-		{"verified over v2 before: V1 as asked", huev1alpha1.HueBridgeSpec{Address: sim.Addr(), APIVersion: huev1alpha1.APIV1}, verified, "", APIV1, ""},
+		{"verified over v2 before: V1 as asked", huev1alpha1.HueBridgeSpec{Address: sim.Addr(), APIVersion: huev1alpha1.APIV1}, verified, "", wire.APIV1, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			b := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "home"}, Spec: tc.spec, Status: tc.status}
-			cred := credentials{username: simUser, bridgeID: tc.credID}
+			cred := credentials{username: wiretest.User, bridgeID: tc.credID}
 			if cred.bridgeID == "" {
 				cred.bridgeID = sim.BridgeID()
 			}
 			sent := sim.CredentialedRequests()
-			cl, cfg, _, err := reg.dial(context.Background(), b, cred)
+			cl, cfg, _, err := reg.dialer.dial(context.Background(), b, cred, reg.checkIdentity)
 			if err == nil {
 				err = checkSpecBridgeID(b, cfg)
 			}
 			if tc.reason != "" {
-				reason, _ := asRetry(classify("home", err))
-				if te, ok := providers.AsTerminal(classify("home", err)); ok {
+				reason, _ := asRetry(wire.Classify("home", err))
+				if te, ok := providers.AsTerminal(wire.Classify("home", err)); ok {
 					reason = te.Reason
 				}
 				if reason != tc.reason {
@@ -92,9 +94,16 @@ func TestDialChoosesTheAPI(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || !cfg.Authorized || apiOf(cl) != tc.api {
-				t.Fatalf("api %s, config %+v, err %v; want %s", apiOf(cl), cfg, err, tc.api)
+			if err != nil || !cfg.Authorized || wire.APIOf(cl) != tc.api {
+				t.Fatalf("api %s, config %+v, err %v; want %s", wire.APIOf(cl), cfg, err, tc.api)
 			}
 		})
 	}
+}
+
+func asRetry(err error) (string, bool) {
+	if ra, ok := providers.AsRetryAfter(err); ok {
+		return ra.Reason, true
+	}
+	return "", false
 }

@@ -13,6 +13,7 @@ import (
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // Every read and write of a HueBridge's credentials Secret is in this file,
@@ -62,7 +63,7 @@ func readCredentials(ctx context.Context, secrets client.Reader, b *huev1alpha1.
 // created before (secretaccess.go: never one it did not create): the
 // username, the client key beside it, and the id of the bridge that issued
 // them.
-func storeCredentials(ctx context.Context, c client.Client, secrets client.Reader, b *huev1alpha1.HueBridge, cred Credentials, bridgeID string) error {
+func storeCredentials(ctx context.Context, c client.Client, secrets client.Reader, b *huev1alpha1.HueBridge, cred wire.Credentials, bridgeID string) error {
 	ref := b.Spec.CredentialsSecretRef
 	data := map[string][]byte{huev1alpha1.CredentialsKey: []byte(cred.Username), huev1alpha1.BridgeIDKey: []byte(bridgeID)}
 	if cred.ClientKey != "" {

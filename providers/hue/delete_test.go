@@ -7,13 +7,14 @@ import (
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 func TestNeverHeldABulb(t *testing.T) {
-	unauthorized := providers.RetryAfter(unauthorizedDelay, ReasonUnauthorized, errors.New("refused"))
-	unreachable := providers.RetryAfter(unreachableDelay, ReasonBridgeUnreachable, errors.New("down"))
-	mismatch := providers.RetryAfter(time.Minute, ReasonCertificateMismatch, errors.New("names another bridge"))
-	untrusted := providers.RetryAfter(time.Minute, ReasonCertificateUntrusted, errors.New("unknown CA"))
+	unauthorized := providers.RetryAfter(time.Minute, wire.ReasonUnauthorized, errors.New("refused"))
+	unreachable := providers.RetryAfter(5*time.Second, wire.ReasonBridgeUnreachable, errors.New("down"))
+	mismatch := providers.RetryAfter(time.Minute, wire.ReasonCertificateMismatch, errors.New("names another bridge"))
+	untrusted := providers.RetryAfter(time.Minute, wire.ReasonCertificateUntrusted, errors.New("unknown CA"))
 	tests := []struct {
 		name    string
 		lightID string

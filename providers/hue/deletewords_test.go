@@ -7,6 +7,7 @@ import (
 
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 func readyReason(reason string) []metav1.Condition {
@@ -41,9 +42,9 @@ func TestDeleteIsDescribedAsItHappened(t *testing.T) {
 		{"no bulb", (&LightExternal{}).DescribeDelete(light("", "", nil)), `let go; it never drove a bulb ("hallway")`},
 		{"a bulb gone from the bridge", (&LightExternal{}).DescribeDelete(light("1", "", readyReason(ReasonLightNotFound))),
 			`let go; there was no bulb "hallway" to switch off`},
-		{"an adopted room", (&GroupExternal{}).DescribeDelete(group("3", false, "", GroupRoom)),
+		{"an adopted room", (&GroupExternal{}).DescribeDelete(group("3", false, "", wire.GroupRoom)),
 			`switched its lights off; room "Living room" stays on the bridge, as the Hue app made it`},
-		{"a zone Tether created, lights kept", (&GroupExternal{}).DescribeDelete(group("4", true, huev1alpha1.DeletionKeep, GroupZone)),
+		{"a zone Tether created, lights kept", (&GroupExternal{}).DescribeDelete(group("4", true, huev1alpha1.DeletionKeep, wire.GroupZone)),
 			`left its lights as they were and removed zone "Living room" from the bridge`},
 		{"a scene", (&SceneExternal{}).DescribeDelete(scene), `removed scene "Evening" from the bridge`},
 	}

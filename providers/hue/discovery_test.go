@@ -14,6 +14,8 @@ import (
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/providers/hue/wire"
+	"github.com/tether-dev/tether/providers/hue/wire/wiretest"
 )
 
 // The mDNS tests need multicast, which the machine's own loopback does not
@@ -76,8 +78,8 @@ func TestDiscoveryByMDNS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sim := startSim(t, huesim.Options{Lights: []string{"hall"}, BridgeID: "001788FFFE4D5E6F"})
-	other := startSim(t, huesim.Options{Lights: []string{"hall"}})
+	sim := wiretest.StartSim(t, huesim.Options{Lights: []string{"hall"}, BridgeID: "001788FFFE4D5E6F"})
+	other := wiretest.StartSim(t, huesim.Options{Lights: []string{"hall"}})
 	for _, s := range []*huesim.Server{other, sim} {
 		stop, err := s.AnnounceMDNS(lo)
 		if err != nil {
@@ -85,20 +87,20 @@ func TestDiscoveryByMDNS(t *testing.T) {
 		}
 		t.Cleanup(stop)
 	}
-	discover := DiscoverMDNS(2*time.Second, lo)
+	discover := wire.DiscoverMDNS(2*time.Second, lo)
 	ctx := context.Background()
 	addr, err := discover(ctx, "001788fffe4d5e6f")
 	if err != nil || addr != sim.TLSAddr() {
 		t.Fatalf("found %q (%v), want %s", addr, err, sim.TLSAddr())
 	}
-	c, err := NewClientV2(addr, simUser, 2*time.Second, Trust{CABundle: sim.CACertPEM(), BridgeID: "001788FFFE4D5E6F"})
+	c, err := wire.NewClientV2(addr, wiretest.User, 2*time.Second, wire.Trust{CABundle: sim.CACertPEM(), BridgeID: "001788FFFE4D5E6F"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg, err := c.Config(ctx); err != nil || !cfg.Authorized {
 		t.Fatalf("the bridge found: %+v %v", cfg, err)
 	}
-	if addr, err := DiscoverMDNS(500*time.Millisecond, lo)(ctx, "001788fffe000001"); addr != "" || err != nil {
+	if addr, err := wire.DiscoverMDNS(500*time.Millisecond, lo)(ctx, "001788fffe000001"); addr != "" || err != nil {
 		t.Fatalf("a bridge nobody announces: %q %v", addr, err)
 	}
 }
@@ -111,9 +113,9 @@ func TestDiscoveryWithoutMulticast(t *testing.T) {
 		return
 	}
 	lo, _ := net.InterfaceByName("lo")
-	r := NewRegistry(nil, nil, Settings{Discover: DiscoverMDNS(500*time.Millisecond, lo)}, logr.Discard())
+	r := NewRegistry(nil, nil, Settings{Discover: wire.DiscoverMDNS(500*time.Millisecond, lo)}, logr.Discard())
 	b := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "home"}, Spec: huev1alpha1.HueBridgeSpec{BridgeID: "001788FFFE4D5E6F"}}
-	_, err := r.address(context.Background(), b)
+	_, err := r.dialer.address(context.Background(), b)
 	reason, _ := asRetry(err)
 	if reason != ReasonBridgeNotDiscovered || !strings.Contains(err.Error(), "set spec.address") {
 		t.Fatalf("got %v", err)

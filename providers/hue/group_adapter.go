@@ -10,7 +10,6 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -18,25 +17,9 @@ import (
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/bridge"
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
-
-// Condition reasons of HueGroups and HueScenes.
-const (
-	ReasonGroupNotFound      = "GroupNotFound"
-	ReasonGroupTypeMismatch  = "GroupTypeMismatch"
-	ReasonLightInAnotherRoom = "LightInAnotherRoom"
-	ReasonSceneNotFound      = "SceneNotFound"
-	ReasonSceneNotReady      = "SceneNotReady"
-	ReasonLightNotInGroup    = "LightNotInGroup"
-	ReasonRoomsNotSupported  = "RoomsNotSupported"
-	// ReasonSomeUnreachable: Ready=True, the reachable members show the
-	// spec and the message names the others (nothing is sent for them).
-	ReasonSomeUnreachable = "SomeUnreachable"
-)
-
-// errLightInAnotherRoom is the v1 bridge's answer to a room taking a light
-// of another room.
-const errLightInAnotherRoom = 306
 
 // GroupExternal is the HueGroup adapter's connect stage: it finds the
 // HueGroup's bridge session and its room or zone, once per pass.
@@ -62,11 +45,10 @@ var (
 type groupConn struct {
 	reader  client.Reader
 	bridge  *huev1alpha1.HueBridge
-	session *Session
-	rooms   RoomsClient
-	lights  lightsByID
-	groups  []Group
-	group   *Group // nil: the bridge has no such group
+	session *bridge.Session
+	lights  bridge.Lights
+	groups  []wire.Group
+	group   *wire.Group // nil: the bridge has no such group
 	key     types.NamespacedName
 }
 
@@ -106,19 +88,19 @@ func (e *GroupExternal) connect(ctx context.Context, g *huev1alpha1.HueGroup, ke
 		s.ForgetGroup(key)
 		return nil, err
 	}
-	rc, lights, groups, err := s.roomsView(ctx, b.Name)
+	lights, groups, err := s.Rooms(ctx)
 	if err != nil {
-		return nil, err
+		return nil, wire.ClassifyRooms(b.Name, err)
 	}
-	c := &groupConn{reader: e.Reader, bridge: b, session: s, rooms: rc, lights: lights, groups: groups, key: key}
+	c := &groupConn{reader: e.Reader, bridge: b, session: s, lights: lights, groups: groups, key: key}
 	c.group, err = findGroup(groups, g)
 	return c, err
 }
 
 // findGroup is the room or zone the HueGroup names: the one it had, if it
 // still bears the name, else the only one of that name (and type).
-func findGroup(groups []Group, g *huev1alpha1.HueGroup) (*Group, error) {
-	var named []Group
+func findGroup(groups []wire.Group, g *huev1alpha1.HueGroup) (*wire.Group, error) {
+	var named []wire.Group
 	for _, gr := range groups {
 		if gr.ID == g.Status.GroupID && gr.Name == g.Spec.Name {
 			return &gr, nil
@@ -141,7 +123,7 @@ func findGroup(groups []Group, g *huev1alpha1.HueGroup) (*Group, error) {
 		"the bridge has %d groups named %q (ids %s): rename all but one in the Hue app, or set spec.type", len(named), g.Spec.Name, strings.Join(ids, ", ")))
 }
 
-func isRoomOrZone(t string) bool { return t == GroupRoom || t == GroupZone }
+func isRoomOrZone(t string) bool { return t == wire.GroupRoom || t == wire.GroupZone }
 
 // Paused stops the session from acting for the HueGroup.
 func (e *GroupExternal) Paused(ctx context.Context, g *huev1alpha1.HueGroup) {
@@ -162,11 +144,11 @@ func (e *GroupExternal) forget(ctx context.Context, g *huev1alpha1.HueGroup, key
 
 // groupPlan is what the HueGroup wants of its group this pass.
 type groupPlan struct {
-	memberIDs []string             // the lights the group should have
-	want      map[string]Desired   // projected state of each light it sets
-	states    map[string]StateBody // what each of those shows once sent
-	body      StateBody            // the group command (a state)
-	sceneID   string               // or the scene to recall
+	memberIDs []string                  // the lights the group should have
+	want      map[string]wire.Desired   // projected state of each light it sets
+	states    map[string]wire.StateBody // what each of those shows once sent
+	body      wire.StateBody            // the group command (a state)
+	sceneID   string                    // or the scene to recall
 	notes     []string
 }
 
@@ -194,9 +176,9 @@ func (c *groupConn) Observe(ctx context.Context, g *huev1alpha1.HueGroup) (provi
 		if err != nil {
 			return providers.Observation{}, err
 		}
-		if c.group.Type == GroupRoom {
+		if c.group.Type == wire.GroupRoom {
 			if msg := inOtherRooms(c.groups, c.group.ID, ids, c.lights); msg != "" {
-				return c.wait(ReasonLightInAnotherRoom, msg), nil
+				return c.wait(wire.ReasonLightInAnotherRoom, msg), nil
 			}
 		}
 		memberIDs = ids
@@ -217,18 +199,18 @@ func (c *groupConn) Observe(ctx context.Context, g *huev1alpha1.HueGroup) (provi
 
 // compare tells what differs: the group's lights, then their states.
 func (c *groupConn) compare(g *huev1alpha1.HueGroup, p groupPlan) providers.Observation {
-	w := groupWatch{groupID: c.group.ID, lightIDs: c.group.LightIDs, want: p.want, reachable: map[string]bool{}}
+	w := bridge.GroupWant{GroupID: c.group.ID, LightIDs: c.group.LightIDs, Desired: p.want, Reachable: map[string]bool{}}
 	d := &GroupDiff{}
-	if !sameIDs(c.group.LightIDs, p.memberIDs) {
+	if !c.group.HasLights(p.memberIDs) {
 		d.lightIDs = p.memberIDs
 		d.Changes = append(d.Changes, fmt.Sprintf("lights: %s -> %s", c.names(c.group.LightIDs), c.names(p.memberIDs)))
 	}
 	var unreachable []string
 	reachableAny, unconfirmed := false, false
 	for _, id := range c.group.LightIDs {
-		v, _ := c.session.cache.view(id)
-		w.reachable[id] = v.State.Reachable
-		unconfirmed = unconfirmed || v.unconfirmed
+		v, _ := c.session.View(id)
+		w.Reachable[id] = v.State.Reachable
+		unconfirmed = unconfirmed || v.Unconfirmed
 		if !v.State.Reachable {
 			unreachable = append(unreachable, strconv.Quote(c.lights[id].Name))
 			continue
@@ -238,9 +220,9 @@ func (c *groupConn) compare(g *huev1alpha1.HueGroup, p groupPlan) providers.Obse
 		if !set {
 			continue
 		}
-		if ld := Compare(want, v.State); ld != nil {
+		if ld := wire.Compare(want, v.State); ld != nil {
 			d.members = append(d.members, fmt.Sprintf("%s (%s)", c.lights[id].Name, ld))
-			d.confirmed += v.confirmed
+			d.confirmed += v.Confirmed
 		}
 	}
 	c.session.WatchGroup(c.key, w)
@@ -250,7 +232,7 @@ func (c *groupConn) compare(g *huev1alpha1.HueGroup, p groupPlan) providers.Obse
 	}
 	fullKey := p.fullKey()
 	if len(d.Changes) == 0 {
-		c.session.sender.dropGroup(c.key)
+		c.session.GroupMatched(c.key)
 		if len(c.group.LightIDs) > 0 && !reachableAny {
 			return c.wait(ReasonLightUnreachable, fmt.Sprintf("bridge %s cannot reach any light of %q; retried on the next poll", c.bridge.Name, c.group.Name))
 		}
@@ -259,7 +241,7 @@ func (c *groupConn) compare(g *huev1alpha1.HueGroup, p groupPlan) providers.Obse
 		if unconfirmed {
 			// status.members shows the last read, from before the command:
 			// the look after the next read records what it showed.
-			obs.RecheckAfter = c.session.interval
+			obs.RecheckAfter = c.session.Interval()
 		}
 		notes := p.notes
 		if len(unreachable) > 0 {
@@ -272,7 +254,7 @@ func (c *groupConn) compare(g *huev1alpha1.HueGroup, p groupPlan) providers.Obse
 		return obs
 	}
 	g.Status.ActiveScene = ""
-	if eta, queued := c.session.sender.groupPending(c.key, fullKey); queued && d.lightIDs == nil {
+	if eta, queued := c.session.GroupPending(c.key, fullKey); queued && d.lightIDs == nil {
 		return c.wait(ReasonThrottled, fmt.Sprintf("queued for bridge %s (one group command a second): about %s", c.bridge.Name, eta.Round(100*time.Millisecond)))
 	}
 	return providers.Observation{Exists: true, Diff: d, Available: true}
@@ -281,12 +263,12 @@ func (c *groupConn) compare(g *huev1alpha1.HueGroup, p groupPlan) providers.Obse
 // plan is the group's wanted state: one state for all its lights, or the
 // scene's state for each of its lights, projected onto each bulb.
 func (c *groupConn) plan(ctx context.Context, g *huev1alpha1.HueGroup, memberIDs []string) (groupPlan, *providers.Observation, error) {
-	p := groupPlan{memberIDs: memberIDs, want: map[string]Desired{}, states: map[string]StateBody{}}
-	transition := transitionOf(g.Spec.TransitionTime)
+	p := groupPlan{memberIDs: memberIDs, want: map[string]wire.Desired{}, states: map[string]wire.StateBody{}}
+	transition := wire.TransitionOf(g.Spec.TransitionTime)
 	if g.Spec.Scene == "" {
-		want := DesiredFrom(huev1alpha1.HueLightSpec{On: g.Spec.On, Brightness: g.Spec.Brightness, Color: g.Spec.Color,
+		want := wire.DesiredFrom(huev1alpha1.HueLightSpec{On: g.Spec.On, Brightness: g.Spec.Brightness, Color: g.Spec.Color,
 			TransitionTime: g.Spec.TransitionTime})
-		p.body = FullBody(want)
+		p.body = wire.FullBody(want)
 		for _, id := range memberIDs {
 			p.project(id, c.lights[id], want)
 		}
@@ -308,9 +290,9 @@ func (c *groupConn) plan(ctx context.Context, g *huev1alpha1.HueGroup, memberIDs
 		return p, &w, nil
 	}
 	p.sceneID = sc.Status.SceneID
-	p.body = StateBody{TransitionTime: transition}
+	p.body = wire.StateBody{TransitionTime: transition}
 	for _, l := range sc.Spec.Lights {
-		light, ok := c.lights.byName(l.Name)
+		light, ok := c.lights.ByName(l.Name)
 		if !ok || !slices.Contains(memberIDs, light.ID) {
 			w := c.wait(ReasonLightNotInGroup, fmt.Sprintf("HueScene %s sets %q, which is not a light of this group", sc.Name, l.Name))
 			return p, &w, nil
@@ -325,17 +307,17 @@ func (c *groupConn) plan(ctx context.Context, g *huev1alpha1.HueGroup, memberIDs
 }
 
 // project records what a light wants, fitted to it, and the note.
-func (p *groupPlan) project(id string, l Light, want Desired) {
-	pr := project(want, l)
-	p.want[id] = pr.want
-	p.states[id] = FullBody(pr.want)
-	for _, n := range pr.notes {
+func (p *groupPlan) project(id string, l wire.Light, want wire.Desired) {
+	pr := wire.Project(want, l)
+	p.want[id] = pr.Want
+	p.states[id] = wire.FullBody(pr.Want)
+	for _, n := range pr.Notes {
 		p.notes = append(p.notes, fmt.Sprintf("%s: %s", l.Name, n))
 	}
 }
 
 // fullKey tells one group command from another.
-func (p groupPlan) fullKey() string { return p.sceneID + p.body.key() }
+func (p groupPlan) fullKey() string { return p.sceneID + p.body.Key() }
 
 // sceneReady reports whether the HueScene is stored for its current spec.
 func sceneReady(sc *huev1alpha1.HueScene) bool {
@@ -348,11 +330,6 @@ func sceneReady(sc *huev1alpha1.HueScene) bool {
 		}
 	}
 	return false
-}
-
-// sceneLightDesired is one scene light's state in the bridge's units.
-func sceneLightDesired(l huev1alpha1.SceneLight, transition *metav1.Duration) Desired {
-	return DesiredFrom(huev1alpha1.HueLightSpec{On: l.On, Brightness: l.Brightness, Color: l.Color, TransitionTime: transition})
 }
 
 // conflicts names the holders of members that are not this HueGroup's: a
@@ -384,18 +361,14 @@ func (c *groupConn) Create(ctx context.Context, g *huev1alpha1.HueGroup) error {
 	}
 	if g.Spec.Type == huev1alpha1.GroupRoom {
 		if msg := inOtherRooms(c.groups, "", ids, c.lights); msg != "" {
-			return providers.RetryAfter(time.Minute, ReasonLightInAnotherRoom, errors.New(msg))
+			return providers.RetryAfter(time.Minute, wire.ReasonLightInAnotherRoom, errors.New(msg))
 		}
 	}
-	if err := c.session.sender.groups.Wait(ctx); err != nil {
-		return err
-	}
-	id, err := c.rooms.CreateRoom(ctx, GroupSpec{Name: g.Spec.Name, Type: string(g.Spec.Type), LightIDs: ids})
+	id, err := c.session.CreateRoom(ctx, wire.GroupSpec{Name: g.Spec.Name, Type: string(g.Spec.Type), LightIDs: ids})
 	if err != nil {
-		return classifyRooms(c.bridge.Name, err)
+		return wire.ClassifyRooms(c.bridge.Name, err)
 	}
 	g.Status.GroupID, g.Status.Created, g.Status.Bridge = id, true, c.bridge.Name
-	_, _ = c.session.Groups(ctx, 0) // read it back for the next pass
 	return nil
 }
 
@@ -406,12 +379,7 @@ func (c *groupConn) Update(ctx context.Context, g *huev1alpha1.HueGroup, diff pr
 		return nil
 	}
 	if d.lightIDs != nil {
-		if err := c.session.sender.groups.Wait(ctx); err != nil {
-			return err
-		}
-		err := c.rooms.SetGroupLights(ctx, c.group.ID, d.lightIDs)
-		_, _ = c.session.Groups(ctx, 0)
-		return classifyRooms(c.bridge.Name, err)
+		return wire.ClassifyRooms(c.bridge.Name, c.session.SetGroupLights(ctx, c.group.ID, d.lightIDs))
 	}
 	return c.send(ctx, d.plan)
 }
@@ -419,22 +387,13 @@ func (c *groupConn) Update(ctx context.Context, g *huev1alpha1.HueGroup, diff pr
 // send hands the group command to the sender and waits for it when the
 // group slot comes soon.
 func (c *groupConn) send(ctx context.Context, p groupPlan) error {
-	s := c.session.sender
 	fullKey := p.fullKey()
-	if err := s.takeGroupFailure(c.key, fullKey); err != nil {
-		return classifyRooms(c.bridge.Name, err)
-	}
-	o := s.enqueueGroup(groupRequest{key: c.key, groupID: c.group.ID, body: p.body, sceneID: p.sceneID,
-		transition: p.body.TransitionTime, states: p.states, fullKey: fullKey})
-	wait := time.Duration(0)
-	if s.groupSlotSoon(sendWait) {
-		wait = sendWait
-	}
-	sent, err := s.awaitGroup(ctx, o, wait)
+	sent, err := c.session.SendGroup(ctx, bridge.GroupChange{Key: c.key, GroupID: c.group.ID, Body: p.body, SceneID: p.sceneID,
+		Transition: p.body.TransitionTime, States: p.states, FullKey: fullKey}, sendWait)
 	if sent || err != nil {
-		return classifyRooms(c.bridge.Name, err)
+		return wire.ClassifyRooms(c.bridge.Name, err)
 	}
-	eta, _ := s.groupPending(c.key, fullKey)
+	eta, _ := c.session.GroupPending(c.key, fullKey)
 	return providers.Queued(eta, ReasonThrottled, "queued for bridge %s (one group command a second): about %s",
 		c.bridge.Name, eta.Round(100*time.Millisecond))
 }
@@ -449,8 +408,8 @@ func (c *groupConn) Delete(ctx context.Context, g *huev1alpha1.HueGroup) error {
 	held := c.conflicts(g, c.group.LightIDs) != ""
 	if g.Spec.OnDelete != huev1alpha1.DeletionKeep && !held && c.anyOn() {
 		c.session.PauseGroup(c.key)
-		off := StateBody{On: ptr.To(false), TransitionTime: transitionOf(g.Spec.TransitionTime)}
-		states := map[string]StateBody{}
+		off := wire.StateBody{On: ptr.To(false), TransitionTime: wire.TransitionOf(g.Spec.TransitionTime)}
+		states := map[string]wire.StateBody{}
 		for _, id := range c.group.LightIDs {
 			states[id] = off
 		}
@@ -462,13 +421,9 @@ func (c *groupConn) Delete(ctx context.Context, g *huev1alpha1.HueGroup) error {
 		}
 	}
 	if created(g) {
-		if err := c.session.sender.groups.Wait(ctx); err != nil {
-			return err
+		if err := c.session.DeleteGroup(ctx, c.group.ID); err != nil {
+			return wire.ClassifyRooms(c.bridge.Name, err)
 		}
-		if err := c.session.currentClient().DeleteGroup(ctx, c.group.ID); err != nil {
-			return classifyRooms(c.bridge.Name, err)
-		}
-		_, _ = c.session.Groups(ctx, 0)
 	}
 	c.session.ForgetGroup(c.key)
 	return nil
@@ -483,7 +438,7 @@ func created(g *huev1alpha1.HueGroup) bool {
 
 func (c *groupConn) anyOn() bool {
 	for _, id := range c.group.LightIDs {
-		if v, ok := c.session.cache.view(id); ok && v.State.On {
+		if v, ok := c.session.View(id); ok && v.State.On {
 			return true
 		}
 	}
@@ -491,7 +446,7 @@ func (c *groupConn) anyOn() bool {
 }
 
 func (c *groupConn) wait(reason, message string) providers.Observation {
-	return providers.Observation{Exists: true, Wait: true, Reason: reason, Message: message, RecheckAfter: c.session.interval}
+	return providers.Observation{Exists: true, Wait: true, Reason: reason, Message: message, RecheckAfter: c.session.Interval()}
 }
 
 // recordStatus writes the group and its members into the status.
@@ -512,7 +467,7 @@ func (c *groupConn) recordStatus(g *huev1alpha1.HueGroup) {
 func (c *groupConn) lightIDsOf(names []string) ([]string, error) {
 	var ids, missing []string
 	for _, n := range names {
-		l, ok := c.lights.byName(n)
+		l, ok := c.lights.ByName(n)
 		if !ok {
 			missing = append(missing, strconv.Quote(n))
 			continue
@@ -521,7 +476,7 @@ func (c *groupConn) lightIDsOf(names []string) ([]string, error) {
 	}
 	if len(missing) > 0 {
 		return nil, providers.RetryAfter(30*time.Second, ReasonLightNotFound, fmt.Errorf(
-			"bridge %s has no light named %s; it has: %s", c.bridge.Name, strings.Join(missing, ", "), strings.Join(c.lights.names(), ", ")))
+			"bridge %s has no light named %s; it has: %s", c.bridge.Name, strings.Join(missing, ", "), strings.Join(c.lights.Names(), ", ")))
 	}
 	return ids, nil
 }
@@ -539,10 +494,10 @@ func (c *groupConn) names(ids []string) string {
 // inOtherRooms names the lights of ids that a room other than except
 // holds: a light belongs to one room at most, and the bridge refuses a
 // second (error 306).
-func inOtherRooms(groups []Group, except string, ids []string, lights lightsByID) string {
+func inOtherRooms(groups []wire.Group, except string, ids []string, lights bridge.Lights) string {
 	var taken []string
 	for _, gr := range groups {
-		if gr.Type != GroupRoom || gr.ID == except {
+		if gr.Type != wire.GroupRoom || gr.ID == except {
 			continue
 		}
 		for _, id := range ids {
@@ -558,7 +513,7 @@ func inOtherRooms(groups []Group, except string, ids []string, lights lightsByID
 		"take it out of that room in the Hue app, or make this HueGroup a Zone"
 }
 
-func groupNames(groups []Group) string {
+func groupNames(groups []wire.Group) string {
 	var names []string
 	for _, g := range groups {
 		if isRoomOrZone(g.Type) {
@@ -570,29 +525,6 @@ func groupNames(groups []Group) string {
 	}
 	slices.Sort(names)
 	return strings.Join(names, ", ")
-}
-
-// classifyRooms is classify, with the answers of rooms and scenes.
-func classifyRooms(bridge string, err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, errNoRooms):
-		return providers.RetryAfter(10*time.Minute, ReasonRoomsNotSupported, fmt.Errorf("bridge %s: %w", bridge, err))
-	case apiErrorType(err) == errLightInAnotherRoom:
-		return providers.RetryAfter(time.Minute, ReasonLightInAnotherRoom, fmt.Errorf(
-			"bridge %s: a light belongs to one room at most: %w", bridge, err))
-	}
-	return classify(bridge, err)
-}
-
-// transitionOf is a transitionTime in the bridge's unit, nil when unset.
-func transitionOf(d *metav1.Duration) *int {
-	if d == nil {
-		return nil
-	}
-	t := deciseconds(d.Duration)
-	return &t
 }
 
 // GroupDiff is what differs between a HueGroup's spec and its group.

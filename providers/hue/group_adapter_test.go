@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -11,6 +12,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/providers/hue/wire"
+	"github.com/tether-dev/tether/providers/hue/wire/wiretest"
 )
 
 // fakeRoomsBridge is fakeBridge with rooms: its groups and the group
@@ -18,54 +21,57 @@ import (
 // changes no bulb until the test says the bulbs show it (set): reads are
 // what the test lets them be.
 type fakeRoomsBridge struct {
-	*fakeBridge
-	groups      []Group
-	groupPuts   []put
+	*wiretest.FakeBridge
+	mu          sync.Mutex
+	groups      []wire.Group
+	groupPuts   []wiretest.Put
 	errNotFaked error
 }
 
-func newFakeRoomsBridge(f *fakeBridge, groups ...Group) *fakeRoomsBridge {
-	return &fakeRoomsBridge{fakeBridge: f, groups: groups, errNotFaked: errors.New("not in the fake rooms bridge")}
+func newFakeRoomsBridge(f *wiretest.FakeBridge, groups ...wire.Group) *fakeRoomsBridge {
+	return &fakeRoomsBridge{FakeBridge: f, groups: groups, errNotFaked: errors.New("not in the fake rooms bridge")}
 }
 
-func (f *fakeRoomsBridge) ListGroups(context.Context) ([]Group, error) {
+func (f *fakeRoomsBridge) ListGroups(context.Context) ([]wire.Group, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return slices.Clone(f.groups), f.err
+	return slices.Clone(f.groups), f.Err()
 }
 
-func (f *fakeRoomsBridge) SetGroupState(_ context.Context, id string, body StateBody) (Result, error) {
+func (f *fakeRoomsBridge) SetGroupState(_ context.Context, id string, body wire.StateBody) (wire.Result, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.err != nil {
-		return Result{}, f.err
+	if err := f.Err(); err != nil {
+		return wire.Result{}, err
 	}
-	f.groupPuts = append(f.groupPuts, put{id, body})
-	return Result{Accepted: body}, nil
+	f.groupPuts = append(f.groupPuts, wiretest.Put{ID: id, Body: body})
+	return wire.Result{Accepted: body}, nil
 }
 
-func (f *fakeRoomsBridge) groupCommands() []put {
+func (f *fakeRoomsBridge) groupCommands() []wiretest.Put {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.groupPuts)
 }
 
-func (f *fakeRoomsBridge) Scenes(context.Context) ([]Scene, error) { return nil, nil }
+func (f *fakeRoomsBridge) Scenes(context.Context) ([]wire.Scene, error) { return nil, nil }
 
-func (f *fakeRoomsBridge) CreateRoom(context.Context, GroupSpec) (string, error) {
+func (f *fakeRoomsBridge) CreateRoom(context.Context, wire.GroupSpec) (string, error) {
 	return "", f.errNotFaked
 }
 func (f *fakeRoomsBridge) SetGroupLights(context.Context, string, []string) error {
 	return f.errNotFaked
 }
-func (f *fakeRoomsBridge) Scene(context.Context, string) (Scene, error) {
-	return Scene{}, f.errNotFaked
+func (f *fakeRoomsBridge) Scene(context.Context, string) (wire.Scene, error) {
+	return wire.Scene{}, f.errNotFaked
 }
-func (f *fakeRoomsBridge) CreateScene(context.Context, SceneSpec) (string, error) {
+func (f *fakeRoomsBridge) CreateScene(context.Context, wire.SceneSpec) (string, error) {
 	return "", f.errNotFaked
 }
-func (f *fakeRoomsBridge) UpdateScene(context.Context, string, SceneSpec) error { return f.errNotFaked }
-func (f *fakeRoomsBridge) DeleteScene(context.Context, string) error            { return f.errNotFaked }
+func (f *fakeRoomsBridge) UpdateScene(context.Context, string, wire.SceneSpec) error {
+	return f.errNotFaked
+}
+func (f *fakeRoomsBridge) DeleteScene(context.Context, string) error { return f.errNotFaked }
 func (f *fakeRoomsBridge) RecallScene(context.Context, string, string, *int) error {
 	return f.errNotFaked
 }
@@ -80,9 +86,9 @@ func (f *fakeRoomsBridge) RecallScene(context.Context, string, string, *int) err
 // (TestAMatchNotYetReadBackAsksForALookAfterTheNextRead).
 func TestAGroupMatchNotYetReadBackAsksForALookAfterTheNextRead(t *testing.T) {
 	ctx := context.Background()
-	f := newFakeRoomsBridge(newFakeBridge("sofa", "desk", "shelf"),
-		Group{ID: "4", Name: "Living room", Type: GroupRoom, LightIDs: []string{"1", "2", "3"}})
-	reader, reg := newTestRegistry(t, func(string) Client { return f }) // polls once an hour: no read comes by itself
+	f := newFakeRoomsBridge(wiretest.NewFakeBridge("sofa", "desk", "shelf"),
+		wire.Group{ID: "4", Name: "Living room", Type: wire.GroupRoom, LightIDs: []string{"1", "2", "3"}})
+	reader, reg := newTestRegistry(t, func(string) wire.Client { return f }) // polls once an hour: no read comes by itself
 	e := &GroupExternal{Reader: reader, Registry: reg}
 	g := &huev1alpha1.HueGroup{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "home", Name: "living", CreationTimestamp: metav1.Now()},
@@ -103,7 +109,7 @@ func TestAGroupMatchNotYetReadBackAsksForALookAfterTheNextRead(t *testing.T) {
 	if err := update(ctx, e, g, obs.Diff); err != nil {
 		t.Fatal(err)
 	}
-	if sent := f.groupCommands(); len(sent) != 1 || sent[0].id != "4" {
+	if sent := f.groupCommands(); len(sent) != 1 || sent[0].ID != "4" {
 		t.Fatalf("group commands %+v, want one to group 4", sent)
 	}
 	obs, err = observe(ctx, e, g)
@@ -118,7 +124,7 @@ func TestAGroupMatchNotYetReadBackAsksForALookAfterTheNextRead(t *testing.T) {
 	}
 
 	for _, id := range []string{"1", "2", "3"} { // the bulbs show the command
-		f.set(id, func(st *LightState) { st.On, st.Bri = true, ptr.To(254) })
+		f.Set(id, func(st *wire.LightState) { st.On, st.Bri = true, ptr.To(254) })
 	}
 	readNow(ctx, t, reg, "home")
 	obs, err = observe(ctx, e, g)

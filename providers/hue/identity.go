@@ -2,13 +2,11 @@ package hue
 
 import (
 	"fmt"
-	"strings"
 	"time"
-
-	"k8s.io/apimachinery/pkg/types"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // A bridge's identity, and who may share its session. Sessions are keyed
@@ -37,119 +35,22 @@ import (
 //     bound to it are refused in turn: otherwise whoever bound first,
 //     which after a restart is chance, would lock the verified bridge out.
 
-// ReasonBridgeIdentityConflict: the HueBridge names a bridge id another
-// HueBridge's session holds, and its transport does not prove that id as
-// the session's does.
-const ReasonBridgeIdentityConflict = "BridgeIdentityConflict"
-
 // identityConflictDelay spaces the retries of a refused newcomer: only a
 // spec change (or the other HueBridge's deletion) resolves it.
 const identityConflictDelay = time.Minute
 
-// proof is how strongly a client's transport proves the bridge's id.
-type proof int
-
-const (
-	proofAddress proof = iota
-	proofUnverifiedTLS
-	proofCertificate
-)
-
-// identity is what a client proves: how, and of what (the certificate's
-// fingerprint, or the address).
-type identity struct {
-	proof proof
-	key   string
-}
-
-// identityOf is what the client, reached at address, proves.
-func identityOf(c Client, address string) identity {
-	info := certificateOf(c)
-	switch {
-	case info.Check == CertificateVerified && info.Fingerprint != "":
-		return identity{proof: proofCertificate, key: info.Fingerprint}
-	case info.Check == CertificateSkipped:
-		return identity{proof: proofUnverifiedTLS, key: addressKey(address)}
-	}
-	return identity{proof: proofAddress, key: addressKey(address)}
-}
-
-// addressKey compares addresses without their scheme, case or trailing
-// slash.
-func addressKey(address string) string {
-	a := strings.ToLower(strings.TrimSpace(address))
-	a = strings.TrimPrefix(strings.TrimPrefix(a, "https://"), "http://")
-	return strings.TrimSuffix(a, "/")
-}
-
-func (i identity) String() string {
-	switch i.proof {
-	case proofCertificate:
-		return fmt.Sprintf("a verified certificate (SHA-256 %.16s...)", i.key)
-	case proofUnverifiedTLS:
-		return fmt.Sprintf("HTTPS without a certificate check at %s", i.key)
-	}
-	return fmt.Sprintf("plain v1 at %s", i.key)
-}
-
-// holderLocked is the HueBridge whose client the session speaks through,
-// and what that client proves. Callers hold r.mu.
-func (r *Registry) holderLocked(s *Session) (string, identity) {
-	current := s.currentClient()
-	for name, bd := range r.bindings {
-		if bd.session == s && bd.client == current {
-			return name, identityOf(bd.client, bd.address)
-		}
-	}
-	return "", identity{}
-}
-
-// admitLocked decides whether HueBridge b, proving id for the bridge, may
-// share session s: nil to share; evict when b proves more and takes s
-// over; otherwise the conflict. Callers hold r.mu.
-func (r *Registry) admitLocked(b *huev1alpha1.HueBridge, s *Session, id identity) (evict bool, err error) {
-	holder, held := r.holderLocked(s)
+// admit decides whether HueBridge b, proving id for bridge bridgeID, may
+// share the session whose client came from HueBridge holder, proving held
+// (holder "": none): nil to share; evict when b proves more and takes the
+// session over; otherwise the conflict.
+func admit(b *huev1alpha1.HueBridge, bridgeID string, id wire.Identity, holder string, held wire.Identity) (evict bool, err error) {
 	switch {
 	case holder == "" || id == held:
 		return false, nil
-	case id.proof > held.proof:
+	case id.StrongerThan(held):
 		return true, nil
 	}
 	return false, providers.RetryAfter(identityConflictDelay, ReasonBridgeIdentityConflict, fmt.Errorf(
 		"HueBridge %s reaches bridge %s over %s, but HueBridge %s holds that bridge's session over %s: a HueBridge shares a bridge only when it proves the id as strongly and in the same way (the same certificate, or the same address), so this one is not bound and sends nothing; point it at the bridge as %s does, or delete one of the two",
-		b.Name, s.bridgeID, id, holder, held, holder))
-}
-
-// checkIdentity is admitLocked before any credentials go out: a newcomer
-// that would be refused learns it before it sends a username.
-func (r *Registry) checkIdentity(b *huev1alpha1.HueBridge, bridgeID string, id identity) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	s, ok := r.sessions[bridgeID]
-	if !ok || r.onlyUserLocked(b.Name, s) {
-		return nil
-	}
-	_, err := r.admitLocked(b, s, id)
-	return err
-}
-
-// evictLocked unbinds every HueBridge of s and stops it, for a newcomer
-// that proves more; they are woken, and refused when they bind again.
-// Callers hold r.mu.
-func (r *Registry) evictLocked(s *Session) {
-	for name, bd := range r.bindings {
-		if bd.session != s {
-			continue
-		}
-		delete(r.bindings, name)
-		r.log.Info("a HueBridge that proves the bridge's identity more strongly takes the session over", "hueBridge", name, "bridgeID", s.bridgeID)
-		select {
-		case r.bridges <- Wake{Object: types.NamespacedName{Name: name}}:
-		default:
-		}
-	}
-	s.stop()
-	if r.sessions[s.bridgeID] == s {
-		delete(r.sessions, s.bridgeID)
-	}
+		b.Name, bridgeID, id, holder, held, holder))
 }

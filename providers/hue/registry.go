@@ -11,48 +11,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/bridge"
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
-
-// Settings are the operator-wide defaults; a HueBridge's spec overrides the
-// poll interval and command rate for its session.
-type Settings struct {
-	PollInterval      time.Duration // default 5s
-	CommandsPerSecond float64       // default 10
-	CallTimeout       time.Duration // default DefaultCallTimeout
-	// CredentialsNamespaces are where credentials Secrets may be
-	// (secretaccess.go); none allows none.
-	CredentialsNamespaces []string
-	// NewClient, when set, builds every bridge client (a test's fake);
-	// otherwise the HueBridge's apiVersion chooses (connect.go).
-	NewClient func(address, user string, timeout time.Duration) Client
-	// Stream shapes the CLIP v2 event streams (eventstream.go).
-	Stream StreamSettings
-	// Discover finds a bridge by id for a HueBridge without address;
-	// default mDNS for DiscoveryTimeout (discovery.go).
-	Discover         Discover
-	DiscoveryTimeout time.Duration
-}
-
-func (s Settings) withDefaults() Settings {
-	if s.PollInterval <= 0 {
-		s.PollInterval = 5 * time.Second
-	}
-	if s.CommandsPerSecond <= 0 {
-		s.CommandsPerSecond = 10
-	}
-	if s.CallTimeout <= 0 {
-		s.CallTimeout = DefaultCallTimeout
-	}
-	if s.Discover == nil {
-		s.Discover = DiscoverMDNS(s.DiscoveryTimeout, nil)
-	}
-	s.Stream = s.Stream.withDefaults()
-	return s
-}
 
 // rebuildAfterUnauthorized spaces re-reads of the credentials Secret while
 // the bridge refuses the username.
@@ -60,40 +24,52 @@ const rebuildAfterUnauthorized = 10 * time.Second
 
 // Wake is a wake-up for one object, by key: the controllers turn it into a
 // reconcile request through a controller-runtime channel source.
-type Wake = event.TypedGenericEvent[types.NamespacedName]
+type Wake = bridge.Wake
 
 // Registry binds HueBridge objects to bridge sessions: one session per
 // physical bridge (by bridge id), however many HueBridges name it. It is a
 // manager Runnable: its sessions stop with the manager.
 //
 // Its lock guards only its maps: the Secret read and the /config call that
-// binds a HueBridge run outside it, one at a time per HueBridge.
+// binds a HueBridge run outside it, one at a time per HueBridge. The
+// sessions know nothing of it: they send keys on its channels.
 type Registry struct {
 	reader   client.Reader // HueBridges (cached)
 	secrets  client.Reader // credentials (uncached)
 	settings Settings
 	lights   chan Wake
 	bridges  chan Wake
-	groups   chan Wake // HueGroups (session_rooms.go)
-	log      logr.Logger
+	groups   chan Wake
+	// bridgeIDs carries the sessions' wake-ups of their HueBridges, by
+	// bridge id (relayBridgeWakes).
+	bridgeIDs chan string
+	log       logr.Logger
 
 	base   context.Context
 	cancel context.CancelFunc
 
-	found discovered // addresses found by mDNS
+	dialer *dialer
 
 	mu       sync.Mutex
 	bindings map[string]*binding // HueBridge name ->
-	sessions map[string]*Session // bridge id ->
+	sessions map[string]*running // bridge id ->
 	binders  map[string]*binder  // HueBridge name ->
+}
+
+// running is a bridge's session as the registry holds it, with the client
+// it speaks through now: one of its HueBridges' clients.
+type running struct {
+	id      string
+	session *bridge.Session
+	client  wire.Client
 }
 
 // binding is one HueBridge object's use of a session.
 type binding struct {
 	fingerprint string
-	session     *Session
-	client      Client // with this HueBridge's address and username
-	address     string // where client reaches the bridge
+	run         *running
+	client      wire.Client // with this HueBridge's address and username
+	address     string      // where client reaches the bridge
 	secret      huev1alpha1.SecretReference
 	builtAt     time.Time
 }
@@ -102,23 +78,26 @@ type binding struct {
 type Binding struct {
 	API         string // V1 or V2
 	Address     string
-	Certificate CertificateInfo
-	Stream      StreamStatus
+	Certificate wire.CertificateInfo
+	Stream      bridge.StreamStatus
 }
 
 // BindingOf describes the connection the HueBridge is bound to.
 func (r *Registry) BindingOf(ctx context.Context, b *huev1alpha1.HueBridge) (Binding, bool) {
 	r.mu.Lock()
 	bd, ok := r.bindings[b.Name]
+	var c wire.Client
+	if ok {
+		// The session's client: HueBridges naming one bridge share its
+		// session, which speaks through one of their clients.
+		c = bd.run.client
+	}
 	r.mu.Unlock()
 	if !ok {
 		return Binding{}, false
 	}
-	addr, _ := r.address(ctx, b)
-	// The session's client: HueBridges naming one bridge share its
-	// session, which speaks through one of their clients.
-	c := bd.session.currentClient()
-	return Binding{API: apiOf(c), Address: addr, Certificate: certificateOf(c), Stream: bd.session.stream.status()}, true
+	addr, _ := r.dialer.address(ctx, b)
+	return Binding{API: wire.APIOf(c), Address: addr, Certificate: wire.CertificateOf(c), Stream: bd.run.session.Stream()}, true
 }
 
 // binder serialises the binding of one HueBridge and remembers its last
@@ -135,20 +114,24 @@ type binder struct {
 // credentials Secrets.
 func NewRegistry(reader, secrets client.Reader, settings Settings, log logr.Logger) *Registry {
 	base, cancel := context.WithCancel(context.Background())
-	return &Registry{
-		reader:   reader,
-		secrets:  secrets,
-		settings: settings.withDefaults(),
-		lights:   make(chan Wake, 4096),
-		bridges:  make(chan Wake, 64),
-		groups:   make(chan Wake, 1024),
-		log:      log,
-		base:     base,
-		cancel:   cancel,
-		bindings: map[string]*binding{},
-		sessions: map[string]*Session{},
-		binders:  map[string]*binder{},
+	r := &Registry{
+		reader:    reader,
+		secrets:   secrets,
+		settings:  settings.withDefaults(),
+		lights:    make(chan Wake, 4096),
+		bridges:   make(chan Wake, 64),
+		groups:    make(chan Wake, 1024),
+		bridgeIDs: make(chan string, 64),
+		log:       log,
+		base:      base,
+		cancel:    cancel,
+		bindings:  map[string]*binding{},
+		sessions:  map[string]*running{},
+		binders:   map[string]*binder{},
 	}
+	r.dialer = &dialer{settings: r.settings, secrets: secrets, found: &discovered{}, log: log}
+	go r.relayBridgeWakes()
+	return r
 }
 
 // LightWakes carries the HueLights to reconcile (drift, reachability, a
@@ -158,6 +141,10 @@ func (r *Registry) LightWakes() <-chan Wake { return r.lights }
 // BridgeWakes carries the HueBridges whose bridge stopped or started
 // answering or changed its number of lights.
 func (r *Registry) BridgeWakes() <-chan Wake { return r.bridges }
+
+// GroupWakes carries the HueGroups to reconcile (a member drifted or
+// changed reachability, the group's lights changed, a command sent).
+func (r *Registry) GroupWakes() <-chan Wake { return r.groups }
 
 // Start blocks until ctx ends, then stops every session.
 func (r *Registry) Start(ctx context.Context) error {
@@ -173,7 +160,7 @@ func (r *Registry) Stop() { r.cancel() }
 // first (reading its credentials and the bridge's /config) when it is new,
 // when its address, credentials or settings changed, or when the bridge
 // refuses its username. Errors are already classified.
-func (r *Registry) For(ctx context.Context, b *huev1alpha1.HueBridge) (*Session, error) {
+func (r *Registry) For(ctx context.Context, b *huev1alpha1.HueBridge) (*bridge.Session, error) {
 	if s, ok := r.bound(b); ok {
 		return s, nil
 	}
@@ -181,27 +168,27 @@ func (r *Registry) For(ctx context.Context, b *huev1alpha1.HueBridge) (*Session,
 }
 
 // bound returns the HueBridge's session if its binding is current.
-func (r *Registry) bound(b *huev1alpha1.HueBridge) (*Session, bool) {
+func (r *Registry) bound(b *huev1alpha1.HueBridge) (*bridge.Session, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	bd, ok := r.bindings[b.Name]
 	if !ok || bd.fingerprint != fingerprint(b) || r.needsRebuild(bd) {
 		return nil, false
 	}
-	return bd.session, true
+	return bd.run.session, true
 }
 
 // needsRebuild is true when the bridge refuses the username and the
 // credentials may have been replaced since (re-pairing).
 func (r *Registry) needsRebuild(bd *binding) bool {
-	return apiErrorType(bd.session.cache.health().err) == errUnauthorized && time.Since(bd.builtAt) > rebuildAfterUnauthorized
+	return bd.run.session.Unauthorized() && time.Since(bd.builtAt) > rebuildAfterUnauthorized
 }
 
 // bind binds the HueBridge, one caller at a time per HueBridge. Its
 // username goes to the bridge only once the bridge proved the id the
 // credentials belong to and the HueBridge may share that bridge's session
 // (dial); nothing is sent before.
-func (r *Registry) bind(ctx context.Context, b *huev1alpha1.HueBridge) (*Session, error) {
+func (r *Registry) bind(ctx context.Context, b *huev1alpha1.HueBridge) (*bridge.Session, error) {
 	fp := fingerprint(b)
 	bn := r.binderOf(b.Name)
 	bn.mu.Lock()
@@ -222,9 +209,9 @@ func (r *Registry) bind(ctx context.Context, b *huev1alpha1.HueBridge) (*Session
 	s, err := r.connect(ctx, b, fp, cred)
 	if err != nil {
 		if b.Spec.Address == "" {
-			r.found.forget(b.Spec.BridgeID) // look for it again next time
+			r.dialer.found.forget(b.Spec.BridgeID) // look for it again next time
 		}
-		bn.fingerprint, bn.err, bn.failedAt = fp, classify(b.Name, err), time.Now()
+		bn.fingerprint, bn.err, bn.failedAt = fp, wire.Classify(b.Name, err), time.Now()
 		return nil, bn.err
 	}
 	bn.fingerprint, bn.err = "", nil
@@ -240,19 +227,31 @@ func (r *Registry) credentialsOf(ctx context.Context, b *huev1alpha1.HueBridge) 
 	if err != nil {
 		return credentials{}, err
 	}
-	return cred, r.checkSecretUser(ctx, b, cred)
+	return cred, checkSecretUser(ctx, r.reader, b, cred.owner, cred.bridgeID, r.boundWith(b.Spec.CredentialsSecretRef, b.Name))
+}
+
+// boundWith is a HueBridge other than name bound with the Secret, or "".
+func (r *Registry) boundWith(ref huev1alpha1.SecretReference, name string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for other, bd := range r.bindings {
+		if other != name && bd.secret == ref {
+			return other
+		}
+	}
+	return ""
 }
 
 // connect dials the HueBridge's bridge with its credentials and attaches
 // it to the bridge's session.
-func (r *Registry) connect(ctx context.Context, b *huev1alpha1.HueBridge, fp string, cred credentials) (*Session, error) {
-	c, cfg, rc, err := r.dial(ctx, b, cred)
+func (r *Registry) connect(ctx context.Context, b *huev1alpha1.HueBridge, fp string, cred credentials) (*bridge.Session, error) {
+	c, cfg, rc, err := r.dialer.dial(ctx, b, cred, r.checkIdentity)
 	switch {
 	case err != nil:
 	case !cfg.Authorized:
-		err = apiError(errUnauthorized)
+		err = wire.UnauthorizedError()
 	case cfg.BridgeID == "":
-		err = &ProtocolError{Detail: "/config names no bridgeid"}
+		err = &wire.ProtocolError{Detail: "/config names no bridgeid"}
 	default:
 		err = checkSpecBridgeID(b, cfg)
 	}
@@ -278,106 +277,161 @@ func (r *Registry) binderOf(name string) *binder {
 // changed, or when the HueBridge proves the bridge's identity more strongly
 // than the session's client (identity.go); a HueBridge that proves less
 // is refused and the session keeps its client.
-func (r *Registry) attach(b *huev1alpha1.HueBridge, fp string, c Client, cfg BridgeConfig, address string) (*Session, error) {
+func (r *Registry) attach(b *huev1alpha1.HueBridge, fp string, c wire.Client, cfg wire.BridgeConfig, address string) (*bridge.Session, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	interval, perSecond := r.settingsOf(b)
-	id := identityOf(c, address)
-	s, ok := r.sessions[cfg.BridgeID]
-	scenes := temporaryScenes(b)
-	if ok && r.onlyUserLocked(b.Name, s) {
-		if _, held := r.holderLocked(s); held != id || s.interval != interval || s.perSecond != perSecond || s.sender.temporaryScenes() != scenes {
-			r.unbindLocked(b.Name) // stops s: it had no other HueBridge
+	settings := r.settingsOf(b)
+	id := wire.IdentityOf(c, address)
+	run, ok := r.sessions[cfg.BridgeID]
+	if ok && r.onlyUserLocked(b.Name, run) {
+		if _, held := r.holderLocked(run); held != id || !sameSettings(run.session.Settings(), settings) {
+			r.unbindLocked(b.Name) // stops the session: it had no other HueBridge
 			ok = false
 		}
 	}
 	if ok {
-		evict, err := r.admitLocked(b, s, id)
+		evict, err := r.admitLocked(b, run, id)
 		if err != nil {
-			if old, bound := r.bindings[b.Name]; bound && old.session == s {
+			if old, bound := r.bindings[b.Name]; bound && old.run == run {
 				r.unbindLocked(b.Name) // its new spec no longer proves the bridge
 			}
 			return nil, err
 		}
 		if evict {
-			r.evictLocked(s)
+			r.evictLocked(run)
 			ok = false
 		}
 	}
-	if old, bound := r.bindings[b.Name]; bound && (!ok || old.session != s) {
+	if old, bound := r.bindings[b.Name]; bound && (!ok || old.run != run) {
 		r.unbindLocked(b.Name)
 	}
 	if !ok {
-		s = r.startLocked(cfg, c, interval, perSecond)
-		s.sender.setTemporaryScenes(scenes)
+		run = r.startLocked(cfg, c, settings)
 	}
 	// Its credentials were just checked: the newest are the likeliest to
 	// be accepted (after a re-pairing), and they prove what the session's
 	// did.
-	s.useClient(c)
-	r.bindings[b.Name] = &binding{fingerprint: fp, session: s, client: c, address: address, secret: b.Spec.CredentialsSecretRef, builtAt: time.Now()}
-	return s, nil
+	r.useClientLocked(run, c)
+	r.bindings[b.Name] = &binding{fingerprint: fp, run: run, client: c, address: address, secret: b.Spec.CredentialsSecretRef, builtAt: time.Now()}
+	return run.session, nil
 }
 
-// onlyUserLocked reports whether the HueBridge is the only one bound to s.
-func (r *Registry) onlyUserLocked(name string, s *Session) bool {
+// holderLocked is the HueBridge whose client the session speaks through,
+// and what that client proves. Callers hold r.mu.
+func (r *Registry) holderLocked(run *running) (string, wire.Identity) {
+	for name, bd := range r.bindings {
+		if bd.run == run && bd.client == run.client {
+			return name, wire.IdentityOf(bd.client, bd.address)
+		}
+	}
+	return "", wire.Identity{}
+}
+
+// admitLocked is admit for a session, against the HueBridge that holds it.
+// Callers hold r.mu.
+func (r *Registry) admitLocked(b *huev1alpha1.HueBridge, run *running, id wire.Identity) (evict bool, err error) {
+	holder, held := r.holderLocked(run)
+	return admit(b, run.id, id, holder, held)
+}
+
+// checkIdentity is admitLocked before any credentials go out: a newcomer
+// that would be refused learns it before it sends a username.
+func (r *Registry) checkIdentity(b *huev1alpha1.HueBridge, bridgeID string, id wire.Identity) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	run, ok := r.sessions[bridgeID]
+	if !ok || r.onlyUserLocked(b.Name, run) {
+		return nil
+	}
+	_, err := r.admitLocked(b, run, id)
+	return err
+}
+
+// evictLocked unbinds every HueBridge of a session and stops it, for a
+// newcomer that proves more; they are woken, and refused when they bind
+// again. Callers hold r.mu.
+func (r *Registry) evictLocked(run *running) {
+	for name, bd := range r.bindings {
+		if bd.run != run {
+			continue
+		}
+		delete(r.bindings, name)
+		r.log.Info("a HueBridge that proves the bridge's identity more strongly takes the session over", "hueBridge", name, "bridgeID", run.id)
+		select {
+		case r.bridges <- Wake{Object: types.NamespacedName{Name: name}}:
+		default:
+		}
+	}
+	r.stopLocked(run)
+}
+
+// useClientLocked switches a session to a HueBridge's client.
+func (r *Registry) useClientLocked(run *running, c wire.Client) {
+	run.client = c
+	run.session.UseClient(c)
+}
+
+// onlyUserLocked reports whether the HueBridge is the only one bound to a
+// session.
+func (r *Registry) onlyUserLocked(name string, run *running) bool {
 	for other, bd := range r.bindings {
-		if other != name && bd.session == s {
+		if other != name && bd.run == run {
 			return false
 		}
 	}
 	return true
 }
 
-// settingsOf is the HueBridge's poll interval and command rate.
-func (r *Registry) settingsOf(b *huev1alpha1.HueBridge) (time.Duration, float64) {
-	interval, perSecond := r.settings.PollInterval, r.settings.CommandsPerSecond
+// settingsOf is the session settings the HueBridge asks for: its poll
+// interval and command rate (or the operator's), and temporary scenes
+// (spec.temporaryScenes, default true).
+func (r *Registry) settingsOf(b *huev1alpha1.HueBridge) bridge.Settings {
+	s := bridge.Settings{Interval: r.settings.PollInterval, CommandsPerSecond: r.settings.CommandsPerSecond,
+		TemporaryScenes: b.Spec.TemporaryScenes == nil || *b.Spec.TemporaryScenes, Stream: r.settings.Stream}
 	if b.Spec.PollInterval != nil {
-		interval = b.Spec.PollInterval.Duration
+		s.Interval = b.Spec.PollInterval.Duration
 	}
 	if b.Spec.CommandsPerSecond != nil {
-		perSecond = float64(*b.Spec.CommandsPerSecond)
+		s.CommandsPerSecond = float64(*b.Spec.CommandsPerSecond)
 	}
-	return interval, perSecond
+	return s
+}
+
+// sameSettings reports whether a HueBridge asks for the settings a session
+// has (the stream's are the operator's, the same for all).
+func sameSettings(a, b bridge.Settings) bool {
+	return a.Interval == b.Interval && a.CommandsPerSecond == b.CommandsPerSecond && a.TemporaryScenes == b.TemporaryScenes
 }
 
 // startLocked starts a session for a bridge. Two HueBridges naming one
 // bridge share the settings of the one that started it.
-func (r *Registry) startLocked(cfg BridgeConfig, c Client, interval time.Duration, perSecond float64) *Session {
-	var s *Session
-	s = newSession(sessionOptions{
-		bridgeID: cfg.BridgeID, client: c, interval: interval, perSecond: perSecond, config: cfg,
-		wakeLights:  r.wakeLights,
-		wakeBridges: func() { r.wakeBridgesOf(s) },
-		wakeGroups:  r.wakeGroups,
-		log:         r.log,
-		stream:      r.settings.Stream,
-	})
-	ctx, cancel := context.WithCancel(r.base)
-	s.stop = cancel
-	s.orphaned = func(ctx context.Context) bool { return r.dropIfUnnamed(ctx, s) }
-	r.sessions[cfg.BridgeID] = s
-	go s.run(ctx)
-	return s
+func (r *Registry) startLocked(cfg wire.BridgeConfig, c wire.Client, settings bridge.Settings) *running {
+	s := bridge.New(bridge.Options{BridgeID: cfg.BridgeID, Client: c, Config: cfg, Settings: settings, Log: r.log,
+		Wakes: bridge.Wakes{Lights: r.lights, Groups: r.groups, Bridge: r.bridgeIDs}})
+	run := &running{id: cfg.BridgeID, session: s, client: c}
+	r.sessions[cfg.BridgeID] = run
+	s.Start(r.base)
+	go r.dropWhenUnnamed(run)
+	return run
 }
 
 // Running returns the session the HueBridge is bound to, without binding.
-func (r *Registry) Running(bridge string) (*Session, bool) {
+func (r *Registry) Running(name string) (*bridge.Session, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	bd, ok := r.bindings[bridge]
+	bd, ok := r.bindings[name]
 	if !ok {
 		return nil, false
 	}
-	return bd.session, true
+	return bd.run.session, true
 }
 
 // Drop unbinds a HueBridge (deleted); its session stops when no other
 // HueBridge names the bridge.
-func (r *Registry) Drop(bridge string) {
+func (r *Registry) Drop(name string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.unbindLocked(bridge)
+	r.unbindLocked(name)
 }
 
 // unbindLocked removes a binding. A session left without HueBridges stops;
@@ -388,18 +442,23 @@ func (r *Registry) unbindLocked(name string) {
 		return
 	}
 	delete(r.bindings, name)
-	s := bd.session
+	run := bd.run
 	for _, other := range r.bindings {
-		if other.session == s {
-			if s.currentClient() == bd.client {
-				s.useClient(other.client)
+		if other.run == run {
+			if run.client == bd.client {
+				r.useClientLocked(run, other.client)
 			}
 			return
 		}
 	}
-	s.stop()
-	if r.sessions[s.bridgeID] == s {
-		delete(r.sessions, s.bridgeID)
+	r.stopLocked(run)
+}
+
+// stopLocked stops a session and forgets it.
+func (r *Registry) stopLocked(run *running) {
+	run.session.Stop()
+	if r.sessions[run.id] == run {
+		delete(r.sessions, run.id)
 	}
 }
 
@@ -407,7 +466,7 @@ func (r *Registry) unbindLocked(name string) {
 // session leaves out of its allowedNamespaces: a second HueBridge for the
 // same bridge must not widen who drives it. b's own list is the caller's
 // check (allowedNS), made before the session is bound.
-func (r *Registry) AllowedBySharers(ctx context.Context, b *huev1alpha1.HueBridge, s *Session, ns string) error {
+func (r *Registry) AllowedBySharers(ctx context.Context, b *huev1alpha1.HueBridge, s *bridge.Session, ns string) error {
 	for _, name := range r.namesOf(s) {
 		if name == b.Name {
 			continue
@@ -429,55 +488,91 @@ func (r *Registry) AllowedBySharers(ctx context.Context, b *huev1alpha1.HueBridg
 }
 
 // namesOf lists the HueBridges bound to s.
-func (r *Registry) namesOf(s *Session) []string {
+func (r *Registry) namesOf(s *bridge.Session) []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var names []string
 	for name, bd := range r.bindings {
-		if bd.session == s {
+		if bd.run.session == s {
 			names = append(names, name)
 		}
 	}
 	return names
 }
 
-// dropIfUnnamed unbinds the HueBridges of s that no longer exist (deleting
-// one normally unbinds it, but a paused one is released without that call)
-// and reports whether s is left without any, and so stopped.
-func (r *Registry) dropIfUnnamed(ctx context.Context, s *Session) bool {
+// dropWhenUnnamed looks once per poll interval, for as long as a session
+// runs, whether the HueBridges bound to it still exist: deleting one
+// unbinds it, but a paused one is released without that call.
+func (r *Registry) dropWhenUnnamed(run *running) {
+	t := time.NewTicker(run.session.Interval())
+	defer t.Stop()
+	for {
+		select {
+		case <-run.session.Done():
+			return
+		case <-t.C:
+		}
+		if r.dropIfUnnamed(r.base, run) {
+			return
+		}
+	}
+}
+
+// dropIfUnnamed unbinds the HueBridges of a session that no longer exist
+// and reports whether the session is left without any, and so stopped. A
+// session none names stops before the registry lets go of it, so it reads
+// the bridge no more once it is no longer Running.
+func (r *Registry) dropIfUnnamed(ctx context.Context, run *running) bool {
+	names := r.namesOf(run.session)
 	var gone []string
-	for _, name := range r.namesOf(s) {
+	for _, name := range names {
 		err := r.reader.Get(ctx, types.NamespacedName{Name: name}, &huev1alpha1.HueBridge{})
 		if apierrors.IsNotFound(err) {
 			gone = append(gone, name)
 		}
 	}
+	if len(gone) == 0 {
+		return false
+	}
+	if len(gone) == len(names) {
+		r.log.Info("no HueBridge names this bridge any more; its session stops", "bridgeID", run.id)
+		run.session.Stop()
+		<-run.session.Done()
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, name := range gone {
-		if bd, ok := r.bindings[name]; ok && bd.session == s {
+		if bd, ok := r.bindings[name]; ok && bd.run == run {
 			r.unbindLocked(name)
 		}
 	}
-	return r.sessions[s.bridgeID] != s
+	return r.sessions[run.id] != run
 }
 
-// wakeLights enqueues HueLights without blocking the session: if the
-// controller is behind, a dropped wake-up is caught by the next read or
-// resync.
-func (r *Registry) wakeLights(keys []types.NamespacedName) {
-	for _, k := range keys {
+// relayBridgeWakes turns the sessions' wake-ups, by bridge id, into
+// wake-ups of the HueBridges bound to them, until the registry stops.
+func (r *Registry) relayBridgeWakes() {
+	for {
 		select {
-		case r.lights <- Wake{Object: k}:
-		default:
-			r.log.V(1).Info("wake-up dropped: queue full", "hueLight", k.String())
+		case <-r.base.Done():
+			return
+		case id := <-r.bridgeIDs:
+			r.wakeBridgesOf(id)
 		}
 	}
 }
 
-// wakeBridgesOf wakes every HueBridge bound to s.
-func (r *Registry) wakeBridgesOf(s *Session) {
-	for _, name := range r.namesOf(s) {
+// wakeBridgesOf wakes every HueBridge bound to the session of bridge id.
+func (r *Registry) wakeBridgesOf(id string) {
+	r.mu.Lock()
+	var names []string
+	for name, bd := range r.bindings {
+		if bd.run.id == id {
+			names = append(names, name)
+		}
+	}
+	r.mu.Unlock()
+	for _, name := range names {
 		select {
 		case r.bridges <- Wake{Object: types.NamespacedName{Name: name}}:
 		default:
@@ -490,43 +585,23 @@ func fingerprint(b *huev1alpha1.HueBridge) string {
 	return fmt.Sprintf("%s/%d", b.UID, b.Generation)
 }
 
-// temporaryScenes is the HueBridge's spec.temporaryScenes (default true).
-func temporaryScenes(b *huev1alpha1.HueBridge) bool {
-	return b.Spec.TemporaryScenes == nil || *b.Spec.TemporaryScenes
-}
-
-// Expect tells the session of the bridge a HueLight names (bridge "": it
+// Expect tells the session of the bridge a HueLight names (name "": it
 // names none, so the only one) that the HueLight is about to send a
 // command, so that HueLights changed together are sent together. The
 // controller calls it when the informer sees the HueLight's spec change,
 // before the reconcile.
-func (r *Registry) Expect(bridge string, key types.NamespacedName, generation int64) {
+func (r *Registry) Expect(name string, key types.NamespacedName, generation int64) {
 	r.mu.Lock()
-	var s *Session
-	if bd, ok := r.bindings[bridge]; ok {
-		s = bd.session
-	} else if bridge == "" && len(r.sessions) == 1 {
+	var s *bridge.Session
+	if bd, ok := r.bindings[name]; ok {
+		s = bd.run.session
+	} else if name == "" && len(r.sessions) == 1 {
 		for _, only := range r.sessions {
-			s = only
+			s = only.session
 		}
 	}
 	r.mu.Unlock()
 	if s != nil {
-		s.sender.expectGeneration(key, generation)
-	}
-}
-
-// GroupWakes carries the HueGroups to reconcile (a member drifted or
-// changed reachability, the group's lights changed, a command sent).
-func (r *Registry) GroupWakes() <-chan Wake { return r.groups }
-
-// wakeGroups enqueues HueGroups without blocking the session.
-func (r *Registry) wakeGroups(keys []types.NamespacedName) {
-	for _, k := range keys {
-		select {
-		case r.groups <- Wake{Object: k}:
-		default:
-			r.log.V(1).Info("wake-up dropped: queue full", "hueGroup", k.String())
-		}
+		s.Expect(key, generation)
 	}
 }

@@ -18,6 +18,9 @@ import (
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/huesim"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/bridge"
+	"github.com/tether-dev/tether/providers/hue/wire"
+	"github.com/tether-dev/tether/providers/hue/wire/wiretest"
 )
 
 // TestSessionOfAGoneBridgeStops: a HueBridge deleted while paused is
@@ -31,15 +34,15 @@ func TestSessionOfAGoneBridgeStops(t *testing.T) {
 		Spec: huev1alpha1.HueBridgeSpec{Address: "bridge", CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: "s", Name: "hue"}}}
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "s", Name: "hue"}, Data: map[string][]byte{"username": []byte("u"), "bridgeid": []byte("FAKE")}}
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(bridge, secret).Build()
-	f := newFakeBridge("desk")
-	reg := NewRegistry(c, c, Settings{CredentialsNamespaces: []string{"s"}, PollInterval: 50 * time.Millisecond, NewClient: func(string, string, time.Duration) Client { return f }}, logr.Discard())
+	f := wiretest.NewFakeBridge("desk")
+	reg := NewRegistry(c, c, Settings{CredentialsNamespaces: []string{"s"}, PollInterval: 50 * time.Millisecond, NewClient: func(string, string, time.Duration) wire.Client { return f }}, logr.Discard())
 	t.Cleanup(reg.Stop)
 	ctx := context.Background()
 	if _, err := reg.For(ctx, bridge); err != nil {
 		t.Fatal(err)
 	}
 	g := NewWithT(t)
-	gets := func() int { n, _ := f.calls(); return n }
+	gets := func() int { n, _ := f.Calls(); return n }
 	g.Eventually(gets, 5*time.Second, 20*time.Millisecond).Should(BeNumerically(">=", 3), "the session reads while its HueBridge exists")
 
 	g.Expect(c.Delete(ctx, bridge)).To(Succeed())
@@ -55,14 +58,14 @@ func TestSessionOfAGoneBridgeStops(t *testing.T) {
 // one HueBridge leaves the session to the other. (The second names the
 // bridge id: it uses the first one's Secret.)
 func TestTwoHueBridgesOnOneBridgeShareASession(t *testing.T) {
-	f := newFakeBridge("desk")
+	f := wiretest.NewFakeBridge("desk")
 	alias := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "alias", UID: "u2", Generation: 1, CreationTimestamp: metav1.Now()},
 		Spec: huev1alpha1.HueBridgeSpec{Address: "bridge", BridgeID: "FAKE", CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: "s", Name: "hue"}}}
 	early := hueLight("b-room", "desk", "desk", time.Unix(100, 0))
 	late := hueLight("a-room", "desk", "desk", time.Unix(200, 0))
 	early.Spec.BridgeRef = &huev1alpha1.BridgeReference{Name: "home"}
 	late.Spec.BridgeRef = &huev1alpha1.BridgeReference{Name: "alias"}
-	e := newTestLightsAt(t, map[string]*fakeBridge{"bridge": f}, alias, early.DeepCopy(), late.DeepCopy())
+	e := newTestLightsAt(t, map[string]*wiretest.FakeBridge{"bridge": f}, alias, early.DeepCopy(), late.DeepCopy())
 	ctx := context.Background()
 	g := NewWithT(t)
 
@@ -91,10 +94,10 @@ func TestTwoHueBridgesOnOneBridgeShareASession(t *testing.T) {
 // there says the id: it is refused (BridgeIdentityConflict), shares no
 // session, and the session keeps the client it had.
 func TestSharingASessionNeedsTheSameProof(t *testing.T) {
-	f, impostor := newFakeBridge("desk"), newFakeBridge("desk")
+	f, impostor := wiretest.NewFakeBridge("desk"), wiretest.NewFakeBridge("desk")
 	other := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "other", UID: "u2", Generation: 1, CreationTimestamp: metav1.Now()},
 		Spec: huev1alpha1.HueBridgeSpec{Address: "elsewhere", BridgeID: "FAKE", CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: "s", Name: "hue"}}}
-	e := newTestLightsAt(t, map[string]*fakeBridge{"bridge": f, "elsewhere": impostor}, other)
+	e := newTestLightsAt(t, map[string]*wiretest.FakeBridge{"bridge": f, "elsewhere": impostor}, other)
 	ctx := context.Background()
 	g := NewWithT(t)
 	var home huev1alpha1.HueBridge
@@ -109,7 +112,7 @@ func TestSharingASessionNeedsTheSameProof(t *testing.T) {
 	g.Expect(err.Error()).To(ContainSubstring("plain v1 at elsewhere"))
 	_, bound := e.Registry.Running("other")
 	g.Expect(bound).To(BeFalse())
-	g.Expect(s.currentClient()).To(BeIdenticalTo(Client(f)), "the session keeps its client")
+	g.Expect(sessionClient(e.Registry, s)).To(BeIdenticalTo(wire.Client(f)), "the session keeps its client")
 }
 
 // TestAStrongerProofTakesTheSessionOver: a HueBridge that proves the
@@ -118,7 +121,7 @@ func TestSharingASessionNeedsTheSameProof(t *testing.T) {
 // one is refused when it binds again: the order of binding does not decide
 // who speaks for a verified bridge.
 func TestAStrongerProofTakesTheSessionOver(t *testing.T) {
-	sim := startSim(t, huesim.Options{Lights: []string{"a"}})
+	sim := wiretest.StartSim(t, huesim.Options{Lights: []string{"a"}})
 	scheme := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(scheme)
 	_ = huev1alpha1.AddToScheme(scheme)
@@ -129,7 +132,7 @@ func TestAStrongerProofTakesTheSessionOver(t *testing.T) {
 		Spec: huev1alpha1.HueBridgeSpec{Address: sim.TLSAddr(), APIVersion: huev1alpha1.APIV2, CABundle: string(sim.CACertPEM()),
 			BridgeID: sim.BridgeID(), CredentialsSecretRef: ref}}
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "s", Name: "hue"},
-		Data: map[string][]byte{"username": []byte(simUser), "bridgeid": []byte(sim.BridgeID())}}
+		Data: map[string][]byte{"username": []byte(wiretest.User), "bridgeid": []byte(sim.BridgeID())}}
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(plain, verified, secret).Build()
 	reg := NewRegistry(c, c, Settings{CredentialsNamespaces: []string{"s"}, PollInterval: time.Hour, CallTimeout: 2 * time.Second}, logr.Discard())
 	t.Cleanup(reg.Stop)
@@ -138,22 +141,22 @@ func TestAStrongerProofTakesTheSessionOver(t *testing.T) {
 
 	first, err := reg.For(ctx, plain)
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(apiOf(first.currentClient())).To(Equal(APIV1))
+	g.Expect(wire.APIOf(sessionClient(reg, first))).To(Equal(wire.APIV1))
 	s, err := reg.For(ctx, verified)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(s).NotTo(BeIdenticalTo(first), "a new session for the verified HueBridge")
-	g.Expect(certificateOf(s.currentClient()).Check).To(Equal(CertificateVerified))
+	g.Expect(wire.CertificateOf(sessionClient(reg, s)).Check).To(Equal(wire.CertificateVerified))
 	_, stillBound := reg.Running("plain")
 	g.Expect(stillBound).To(BeFalse())
 	_, err = reg.For(ctx, plain)
 	ra, ok := providers.AsRetryAfter(err)
 	g.Expect(ok).To(BeTrue(), "%v", err)
 	g.Expect(ra.Reason).To(Equal(ReasonBridgeIdentityConflict))
-	g.Expect(s.currentClient()).To(BeIdenticalTo(clientOf(reg, "verified")))
+	g.Expect(sessionClient(reg, s)).To(BeIdenticalTo(clientOf(reg, "verified")))
 }
 
 // clientOf is the client of a HueBridge's binding.
-func clientOf(reg *Registry, name string) Client {
+func clientOf(reg *Registry, name string) wire.Client {
 	reg.mu.Lock()
 	defer reg.mu.Unlock()
 	return reg.bindings[name].client
@@ -163,12 +166,12 @@ func clientOf(reg *Registry, name string) Client {
 // bridge, without allowedNamespaces, does not let a namespace the first one
 // leaves out drive the bridge.
 func TestAnAliasDoesNotWidenAllowedNamespaces(t *testing.T) {
-	f := newFakeBridge("desk")
+	f := wiretest.NewFakeBridge("desk")
 	alias := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "alias", UID: "u2", Generation: 1, CreationTimestamp: metav1.Now()},
 		Spec: huev1alpha1.HueBridgeSpec{Address: "bridge", BridgeID: "FAKE", CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: "s", Name: "hue"}}}
 	l := hueLight("garage", "desk", "desk", time.Unix(100, 0))
 	l.Spec.BridgeRef = &huev1alpha1.BridgeReference{Name: "alias"}
-	e := newTestLightsAt(t, map[string]*fakeBridge{"bridge": f}, alias, l.DeepCopy())
+	e := newTestLightsAt(t, map[string]*wiretest.FakeBridge{"bridge": f}, alias, l.DeepCopy())
 	ctx := context.Background()
 	g := NewWithT(t)
 	var home huev1alpha1.HueBridge
@@ -183,7 +186,7 @@ func TestAnAliasDoesNotWidenAllowedNamespaces(t *testing.T) {
 	g.Expect(ok).To(BeTrue(), "%v", err)
 	g.Expect(ra.Reason).To(Equal(ReasonNamespaceNotAllowed))
 	g.Expect(err.Error()).To(ContainSubstring("HueBridge home"))
-	gets, puts := f.calls()
+	gets, puts := f.Calls()
 	g.Expect(puts).To(BeEmpty(), "%d reads", gets)
 }
 
@@ -191,7 +194,7 @@ func TestAnAliasDoesNotWidenAllowedNamespaces(t *testing.T) {
 // bridge stops accepting releases its claim, so a HueLight the bridge does
 // accept takes the bulb instead of reading Conflict.
 func TestDisallowedNamespaceLetsGoOfTheBulb(t *testing.T) {
-	f := newFakeBridge("desk")
+	f := wiretest.NewFakeBridge("desk")
 	early := hueLight("garage", "desk", "desk", time.Unix(100, 0))
 	late := hueLight("entrance", "desk", "desk", time.Unix(200, 0))
 	e := newTestLights(t, f, early.DeepCopy(), late.DeepCopy())
@@ -218,4 +221,16 @@ func TestDisallowedNamespaceLetsGoOfTheBulb(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(obs.Wait).To(BeFalse(), "the allowed HueLight holds the bulb now: %+v", obs)
 	g.Expect(obs.Diff).NotTo(BeNil())
+}
+
+// sessionClient is the client a session speaks through.
+func sessionClient(reg *Registry, s *bridge.Session) wire.Client {
+	reg.mu.Lock()
+	defer reg.mu.Unlock()
+	for _, run := range reg.sessions {
+		if run.session == s {
+			return run.client
+		}
+	}
+	return nil
 }

@@ -7,11 +7,14 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/bridge"
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // SceneExternal is the HueScene adapter's connect stage: it finds the
@@ -22,9 +25,10 @@ import (
 // and recall them too), each light's state projected onto the bulb as a
 // HueLight's is, and marked with appdata "tether-" and part of its UID so
 // that a scene stored just before a crash is found again, not stored twice.
-// Writes to scenes are on neither of the bridge's command budgets (the
-// documentation gives them none); a HueGroup showing the scene recalls it
-// with its own group command.
+// Its writes go through the session, paced like light commands (the bridge
+// writes a lightstate per light), and the stored scene is read at most once
+// per poll interval; a HueGroup showing the scene recalls it with its own
+// group command.
 type SceneExternal struct {
 	Reader   client.Reader // HueBridges, HueGroups (cached)
 	Registry *Registry
@@ -38,12 +42,11 @@ var (
 // sceneConn is a HueScene connected to its bridge for one pass.
 type sceneConn struct {
 	bridge  string
-	session *Session
-	rooms   RoomsClient
+	session *bridge.Session
 	group   *huev1alpha1.HueGroup
 	members []string // the group's lights on the bridge
-	lights  lightsByID
-	stored  *Scene // nil: not on the bridge
+	lights  bridge.Lights
+	stored  *wire.Scene // nil: not on the bridge
 }
 
 // Connect resolves the HueScene's group and bridge, and reads its scene.
@@ -52,10 +55,8 @@ func (e *SceneExternal) Connect(ctx context.Context, sc *huev1alpha1.HueScene) (
 	if err != nil && !sc.DeletionTimestamp.IsZero() {
 		// Deleting: the scene is deleted through the bridge it was stored
 		// on, even if its HueGroup is gone.
-		if s, ok := e.Registry.Running(sc.Status.Bridge); ok && sc.Status.SceneID != "" {
-			if rc, ok := roomsOf(s.currentClient()); ok {
-				return &sceneConn{bridge: sc.Status.Bridge, session: s, rooms: rc}, nil
-			}
+		if s, ok := e.Registry.Running(sc.Status.Bridge); ok && sc.Status.SceneID != "" && s.HasRooms() {
+			return &sceneConn{bridge: sc.Status.Bridge, session: s}, nil
 		}
 		if isGone(err) || sc.Status.SceneID == "" {
 			return releasedScene{}, nil
@@ -92,38 +93,38 @@ func (e *SceneExternal) connect(ctx context.Context, sc *huev1alpha1.HueScene) (
 	if err := e.Registry.AllowedBySharers(ctx, b, s, sc.Namespace); err != nil {
 		return nil, err
 	}
-	rc, lights, groups, err := s.roomsView(ctx, b.Name)
+	lights, groups, err := s.Rooms(ctx)
 	if err != nil {
-		return nil, err
+		return nil, wire.ClassifyRooms(b.Name, err)
 	}
-	c := &sceneConn{bridge: b.Name, session: s, rooms: rc, group: &g, lights: lights}
+	c := &sceneConn{bridge: b.Name, session: s, group: &g, lights: lights}
 	for _, gr := range groups {
 		if gr.ID == g.Status.GroupID {
 			c.members = gr.LightIDs
 		}
 	}
 	c.stored, err = c.find(ctx, sc)
-	return c, classify(b.Name, err)
+	return c, wire.Classify(b.Name, err)
 }
 
 // find reads the HueScene's scene: by the id it recorded, else by its mark.
-func (c *sceneConn) find(ctx context.Context, sc *huev1alpha1.HueScene) (*Scene, error) {
+func (c *sceneConn) find(ctx context.Context, sc *huev1alpha1.HueScene) (*wire.Scene, error) {
 	if id := sc.Status.SceneID; id != "" {
-		stored, err := c.rooms.Scene(ctx, id)
+		stored, err := c.session.Scene(ctx, id)
 		if err == nil {
 			return &stored, nil
 		}
-		if apiErrorType(err) != errNotAvailable {
+		if wire.ErrorType(err) != wire.TypeNotAvailable {
 			return nil, err
 		}
 	}
-	scenes, err := c.rooms.Scenes(ctx)
+	scenes, err := c.session.Scenes(ctx)
 	if err != nil {
 		return nil, err
 	}
 	for _, s := range scenes {
 		if s.AppData == sceneMark(sc) {
-			stored, err := c.rooms.Scene(ctx, s.ID)
+			stored, err := c.session.Scene(ctx, s.ID)
 			return &stored, err
 		}
 	}
@@ -146,11 +147,11 @@ func sceneName(sc *huev1alpha1.HueScene) string {
 }
 
 // wanted is the scene to store: each light's state projected onto its bulb.
-func (c *sceneConn) wanted(sc *huev1alpha1.HueScene) (SceneSpec, []string, *providers.Observation) {
-	spec := SceneSpec{Name: sceneName(sc), GroupID: c.group.Status.GroupID, AppData: sceneMark(sc), States: map[string]StateBody{}}
+func (c *sceneConn) wanted(sc *huev1alpha1.HueScene) (wire.SceneSpec, []string, *providers.Observation) {
+	spec := wire.SceneSpec{Name: sceneName(sc), GroupID: c.group.Status.GroupID, AppData: sceneMark(sc), States: map[string]wire.StateBody{}}
 	var notes, missing, outside []string
 	for _, l := range sc.Spec.Lights {
-		light, ok := c.lights.byName(l.Name)
+		light, ok := c.lights.ByName(l.Name)
 		switch {
 		case !ok:
 			missing = append(missing, fmt.Sprintf("%q", l.Name))
@@ -159,14 +160,14 @@ func (c *sceneConn) wanted(sc *huev1alpha1.HueScene) (SceneSpec, []string, *prov
 			outside = append(outside, fmt.Sprintf("%q", l.Name))
 			continue
 		}
-		p := project(sceneLightDesired(l, sc.Spec.TransitionTime), light)
-		spec.States[light.ID] = FullBody(p.want)
-		for _, n := range p.notes {
+		p := wire.Project(sceneLightDesired(l, sc.Spec.TransitionTime), light)
+		spec.States[light.ID] = wire.FullBody(p.Want)
+		for _, n := range p.Notes {
 			notes = append(notes, fmt.Sprintf("%s: %s", l.Name, n))
 		}
 	}
 	wait := func(reason, msg string) *providers.Observation {
-		return &providers.Observation{Exists: true, Wait: true, Reason: reason, Message: msg, RecheckAfter: c.session.interval}
+		return &providers.Observation{Exists: true, Wait: true, Reason: reason, Message: msg, RecheckAfter: c.session.Interval()}
 	}
 	switch {
 	case len(missing) > 0:
@@ -215,14 +216,14 @@ func (c *sceneConn) Observe(_ context.Context, sc *huev1alpha1.HueScene) (provid
 
 // compareScene lists what differs between the scene to store and the one
 // stored.
-func compareScene(want SceneSpec, got Scene, lights lightsByID) *SceneDiff {
+func compareScene(want wire.SceneSpec, got wire.Scene, lights bridge.Lights) *SceneDiff {
 	d := &SceneDiff{spec: want}
 	if want.Name != got.Name {
 		d.Changes = append(d.Changes, fmt.Sprintf("name: %q -> %q", got.Name, want.Name))
 	}
 	for id, st := range want.States {
-		if stored, ok := got.States[id]; !ok || !sameState(st, stored) {
-			d.Changes = append(d.Changes, fmt.Sprintf("%s: %s -> %s", lights[id].Name, got.States[id].key(), st.key()))
+		if stored, ok := got.States[id]; !ok || !wire.SameState(st, stored) {
+			d.Changes = append(d.Changes, fmt.Sprintf("%s: %s -> %s", lights[id].Name, got.States[id].Key(), st.Key()))
 		}
 	}
 	for id := range got.States {
@@ -236,24 +237,15 @@ func compareScene(want SceneSpec, got Scene, lights lightsByID) *SceneDiff {
 	return d
 }
 
-// sameState compares two stored states, xy at the bridge's precision.
-func sameState(a, b StateBody) bool {
-	if (a.XY == nil) != (b.XY == nil) || (a.XY != nil && !near(*a.XY, *b.XY)) {
-		return false
-	}
-	a.XY, b.XY = nil, nil
-	return a.key() == b.key()
-}
-
 // Create stores the scene.
 func (c *sceneConn) Create(ctx context.Context, sc *huev1alpha1.HueScene) error {
 	spec, _, wait := c.wanted(sc)
 	if wait != nil {
 		return providers.Pending(wait.RecheckAfter, wait.Reason, "%s", wait.Message)
 	}
-	id, err := c.rooms.CreateScene(ctx, spec)
+	id, err := c.session.CreateScene(ctx, spec)
 	if err != nil {
-		return classifyRooms(c.bridge, err)
+		return wire.ClassifyRooms(c.bridge, err)
 	}
 	sc.Status.SceneID = id
 	return nil
@@ -265,7 +257,7 @@ func (c *sceneConn) Update(ctx context.Context, sc *huev1alpha1.HueScene, diff p
 	if !ok || d == nil {
 		return nil
 	}
-	return classifyRooms(c.bridge, c.rooms.UpdateScene(ctx, c.stored.ID, d.spec))
+	return wire.ClassifyRooms(c.bridge, c.session.UpdateScene(ctx, c.stored.ID, d.spec))
 }
 
 // Delete deletes the scene from the bridge.
@@ -277,13 +269,13 @@ func (c *sceneConn) Delete(ctx context.Context, sc *huev1alpha1.HueScene) error 
 	if id == "" {
 		return nil
 	}
-	return classifyRooms(c.bridge, c.rooms.DeleteScene(ctx, id))
+	return wire.ClassifyRooms(c.bridge, c.session.DeleteScene(ctx, id))
 }
 
 // SceneDiff is what differs between a HueScene's spec and its scene.
 type SceneDiff struct {
 	Changes []string
-	spec    SceneSpec
+	spec    wire.SceneSpec
 }
 
 func (d *SceneDiff) String() string { return strings.Join(d.Changes, ", ") }
@@ -299,3 +291,8 @@ func (releasedScene) Update(context.Context, *huev1alpha1.HueScene, providers.Di
 	return nil
 }
 func (releasedScene) Delete(context.Context, *huev1alpha1.HueScene) error { return nil }
+
+// sceneLightDesired is one scene light's state in the bridge's units.
+func sceneLightDesired(l huev1alpha1.SceneLight, transition *metav1.Duration) wire.Desired {
+	return wire.DesiredFrom(huev1alpha1.HueLightSpec{On: l.On, Brightness: l.Brightness, Color: l.Color, TransitionTime: transition})
+}

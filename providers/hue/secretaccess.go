@@ -14,6 +14,7 @@ import (
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // The rules for credentials Secrets, all in this file. A HueBridge is
@@ -46,21 +47,6 @@ import (
 // OwnerLabel marks a credentials Secret that Tether created for a HueBridge;
 // its value is the HueBridge's name.
 const OwnerLabel = "hue.tether.dev/bridge"
-
-// Reasons of the refusals, in the HueBridge's conditions.
-const (
-	ReasonCredentialsNamespaceNotAllowed = "CredentialsNamespaceNotAllowed"
-	ReasonCredentialsSecretNotOwned      = "CredentialsSecretNotOwned"
-	// ReasonCredentialsBridgeIDMissing: the Secret holds a username but
-	// not the id of the bridge it belongs to.
-	ReasonCredentialsBridgeIDMissing = "CredentialsBridgeIDMissing"
-	// ReasonCredentialsForAnotherBridge: the bridge at the address does
-	// not prove the id the Secret's username belongs to.
-	ReasonCredentialsForAnotherBridge = "CredentialsForAnotherBridge"
-	// ReasonCredentialsSecretInUse: another HueBridge uses the Secret,
-	// and this one does not name its bridge id.
-	ReasonCredentialsSecretInUse = "CredentialsSecretInUse"
-)
 
 // notOwnedDelay spaces the looks at a Secret Tether may not write into: the
 // person who fixes it (deletes it, or puts the username in) changes nothing
@@ -157,43 +143,32 @@ func quoteAll(ss []string) string {
 const secretInUseDelay = time.Minute
 
 // checkSecretUser refuses a Secret another HueBridge uses, unless b names
-// the Secret's bridge id in spec.bridgeID. The Secret's user is the
-// HueBridge Tether paired it for (OwnerLabel), while it exists, else a
-// HueBridge bound with it now.
-func (r *Registry) checkSecretUser(ctx context.Context, b *huev1alpha1.HueBridge, cred credentials) error {
-	if b.Spec.BridgeID != "" && sameBridgeID(b.Spec.BridgeID, cred.bridgeID) {
+// the Secret's bridge id (secretBridgeID) in spec.bridgeID. The Secret's
+// user is the HueBridge Tether paired it for (owner, its OwnerLabel), while
+// it exists (reader serves HueBridges), else boundWith: a HueBridge bound
+// with it now ("" for none).
+func checkSecretUser(ctx context.Context, reader client.Reader, b *huev1alpha1.HueBridge, owner, secretBridgeID, boundWith string) error {
+	if b.Spec.BridgeID != "" && wire.SameBridgeID(b.Spec.BridgeID, secretBridgeID) {
 		return nil
 	}
 	ref := b.Spec.CredentialsSecretRef
 	user := ""
-	if cred.owner != "" && cred.owner != b.Name {
-		err := r.reader.Get(ctx, types.NamespacedName{Name: cred.owner}, &huev1alpha1.HueBridge{})
+	if owner != "" && owner != b.Name {
+		err := reader.Get(ctx, types.NamespacedName{Name: owner}, &huev1alpha1.HueBridge{})
 		switch {
 		case err == nil:
-			user = cred.owner
+			user = owner
 		case !apierrors.IsNotFound(err):
 			return err
 		}
 	}
 	if user == "" {
-		user = r.boundWith(ref, b.Name)
+		user = boundWith
 	}
 	if user == "" {
 		return nil
 	}
 	return providers.RetryAfter(secretInUseDelay, ReasonCredentialsSecretInUse, fmt.Errorf(
 		"Secret %s/%s is HueBridge %s's credentials: another HueBridge may use them only naming their bridge in spec.bridgeID (%s)",
-		ref.Namespace, ref.Name, user, cred.bridgeID))
-}
-
-// boundWith is a HueBridge other than name bound with the Secret, or "".
-func (r *Registry) boundWith(ref huev1alpha1.SecretReference, name string) string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for other, bd := range r.bindings {
-		if other != name && bd.secret == ref {
-			return other
-		}
-	}
-	return ""
+		ref.Namespace, ref.Name, user, secretBridgeID))
 }

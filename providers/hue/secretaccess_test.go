@@ -12,6 +12,8 @@ import (
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/wire"
+	"github.com/tether-dev/tether/providers/hue/wire/wiretest"
 )
 
 func TestCredentialsRefMustBeInAnAllowedNamespace(t *testing.T) {
@@ -154,11 +156,11 @@ func TestASecretInUseIsRefusedToAnother(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, reg := newTestRegistry(t, func(string) Client { return newFakeBridge("desk") })
+			_, reg := newTestRegistry(t, func(string) wire.Client { return wiretest.NewFakeBridge("desk") })
 			if tc.bound != "" {
 				reg.bindings[tc.bound] = &binding{secret: ref}
 			}
-			err := reg.checkSecretUser(context.Background(), tc.b, credentials{username: "u", bridgeID: "FAKE", owner: tc.owner})
+			err := checkSecretUser(context.Background(), reg.reader, tc.b, tc.owner, "FAKE", reg.boundWith(ref, tc.b.Name))
 			if got := reasonOf(err); got != tc.reason {
 				t.Fatalf("%q (%v), want %q", got, err, tc.reason)
 			}

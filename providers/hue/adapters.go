@@ -1,0 +1,80 @@
+package hue
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/providers"
+)
+
+// What the adapters share: finding the HueBridge an object names,
+// checking that its namespace may use it, telling an error that means
+// there is nothing left on the bridge for the object to let go of, and how
+// long a pass waits for a command alone in line.
+
+// findBridge is the HueBridge ref names, or the only one when ref is nil.
+func findBridge(ctx context.Context, reader client.Reader, ref *huev1alpha1.BridgeReference) (*huev1alpha1.HueBridge, error) {
+	if ref != nil {
+		var b huev1alpha1.HueBridge
+		err := reader.Get(ctx, types.NamespacedName{Name: ref.Name}, &b)
+		if apierrors.IsNotFound(err) {
+			return nil, providers.RetryAfter(30*time.Second, ReasonBridgeNotFound, fmt.Errorf("HueBridge %q does not exist", ref.Name))
+		}
+		return &b, err
+	}
+	var list huev1alpha1.HueBridgeList
+	if err := reader.List(ctx, &list); err != nil {
+		return nil, err
+	}
+	switch len(list.Items) {
+	case 0:
+		return nil, providers.RetryAfter(30*time.Second, ReasonBridgeNotFound, fmt.Errorf("no HueBridge exists: create one"))
+	case 1:
+		return &list.Items[0], nil
+	}
+	names := make([]string, 0, len(list.Items))
+	for _, b := range list.Items {
+		names = append(names, b.Name)
+	}
+	slices.Sort(names)
+	// A retry, not terminal: deleting the extra bridge also fixes it.
+	return nil, providers.RetryAfter(time.Minute, ReasonBridgeAmbiguous, fmt.Errorf(
+		"%d HueBridges exist (%s): set spec.bridgeRef.name", len(names), strings.Join(names, ", ")))
+}
+
+// allowedNS refuses namespaces the bridge's allowedNamespaces leave out. It
+// is a retry, not terminal: the bridge's owner may add the namespace.
+func allowedNS(b *huev1alpha1.HueBridge, ns string) error {
+	if len(b.Spec.AllowedNamespaces) == 0 || slices.Contains(b.Spec.AllowedNamespaces, ns) {
+		return nil
+	}
+	return providers.RetryAfter(time.Minute, ReasonNamespaceNotAllowed, fmt.Errorf(
+		"HueBridge %s only accepts HueLights from namespaces %s", b.Name, strings.Join(b.Spec.AllowedNamespaces, ", ")))
+}
+
+// isGone is true for errors that mean there is nothing this HueLight may
+// switch off: no bulb, no bridge, no credentials, or a namespace the bridge
+// does not (or no longer) accept.
+func isGone(err error) bool {
+	if ra, ok := providers.AsRetryAfter(err); ok {
+		switch ra.Reason {
+		case ReasonLightNotFound, ReasonBridgeNotFound, ReasonNotPaired, ReasonNamespaceNotAllowed:
+			return true
+		}
+	}
+	return false
+}
+
+// sendWait is how long a command alone in line is waited for: on an idle
+// bridge the reconcile that asked gets the bridge's answer, without a
+// second pass. Under load nobody waits, so workers keep queueing (which
+// lets same-state commands be grouped) instead of idling.
+const sendWait = 200 * time.Millisecond

@@ -1,0 +1,416 @@
+package bridge
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/tether-dev/tether/providers/hue/wire"
+)
+
+// cache is what Tether knows of one bridge's lights: the last full read,
+// what the bridge answered to commands since (accepted and refused
+// attributes), the bridge's health as that read saw it, and what each
+// HueLight wants of its bulb (to tell drift). It makes no call: reads come
+// from whoever produces them (the session's poll loop on v1; an event
+// stream can feed the same apply), and it answers with the HueLights to
+// wake.
+type cache struct {
+	mu        sync.Mutex
+	lights    Lights // the last read; replaced, never changed in place
+	records   map[string]*lightRecord
+	err       error
+	readAt    time.Time // last read, answered or not
+	contactAt time.Time // last read the bridge answered
+	// configRead is set once the HueBridge read /config through this
+	// session, and cleared when the bridge comes back after failing reads.
+	configRead bool
+	watchers   map[types.NamespacedName]Want
+	// noAnswer is set when a read or a command found the bridge not
+	// answering (no connection, or no answer in time), and cleared by the
+	// next read it answers; back is closed then. Meanwhile the sender
+	// holds its commands.
+	noAnswer bool
+	back     chan struct{}
+}
+
+// Want is what a HueLight wants of its bulb, to tell drift: the spec
+// projected onto the bulb, and whether the bulb was reachable. A Want with
+// a Name and no LightID wakes the HueLight once a bulb of that name
+// appears.
+type Want struct {
+	Name      string
+	LightID   string
+	Desired   wire.Desired
+	Reachable bool
+}
+
+// lightRecord is what a bridge answered to commands for one light.
+type lightRecord struct {
+	// accepted holds the attributes the bridge accepted that no read has
+	// shown since. A read after the command replaces those it reports;
+	// those it never reports stay, as the best knowledge there is.
+	accepted   wire.StateBody
+	acceptedAt time.Time
+	// readSince: a read of the light came after the last acceptance. Until
+	// then an accepted attribute the last read did not show is unconfirmed,
+	// not unreported: a CLIP v2 bridge reports no colour temperature for a
+	// bulb in xy mode (mirek null, hue-bulbs-facts.md), and shows it once
+	// the bulb has switched to it.
+	readSince bool
+	// confirmed counts the reads that showed what the bridge had accepted:
+	// writes with a visible effect.
+	confirmed uint64
+	// refused holds the attributes the bridge refused, by parameter.
+	refused map[string]refusal
+}
+
+// LightView is a light as Tether knows it: the last read with what the
+// bridge accepted since.
+type LightView struct {
+	wire.Light
+	// Unconfirmed: an accepted attribute the bridge reports has not been
+	// read back yet.
+	Unconfirmed bool
+	// Assumed are attributes the bridge does not report for this bulb,
+	// known only from what it accepted.
+	Assumed []string
+	// Confirmed counts the writes a read showed (see lightRecord).
+	Confirmed uint64
+	refused   map[string]refusal
+}
+
+// WithoutRefused leaves out of want the attributes the bridge refused for
+// the light with the very value want has, and says so: they are not sent
+// again unchanged.
+func (v LightView) WithoutRefused(want wire.Desired) (wire.Desired, []string) {
+	return withoutRefused(want, v.refused)
+}
+
+// AssumedNotes names the attributes want sets that the bridge does not
+// report for the bulb: Tether knows them only from what the bridge
+// accepted, and cannot see them change.
+func (v LightView) AssumedNotes(want wire.Desired) []string {
+	full := wire.FullBody(want)
+	var notes []string
+	for _, p := range v.Assumed {
+		if value := full.Value(p); value != "" {
+			notes = append(notes, fmt.Sprintf("the bridge does not report %s for this bulb: it accepted %s, which Tether takes as shown",
+				specField(p), value))
+		}
+	}
+	return notes
+}
+
+// readOutcome is what a read changed.
+type readOutcome struct {
+	wake []types.NamespacedName
+	// health is true when the bridge started or stopped answering (or
+	// answers with another error), count when its number of lights changed:
+	// both wake the HueBridge.
+	health, count bool
+	first         bool
+}
+
+func newCache() *cache {
+	return &cache{watchers: map[types.NamespacedName]Want{}, records: map[string]*lightRecord{}}
+}
+
+// apply takes a read and returns the HueLights to wake: all of them when the
+// bridge's health changed (or on the first read), otherwise those whose
+// bulb drifted, became (un)reachable, vanished or appeared.
+func (c *cache) apply(r wire.Read, err error) readOutcome {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	wasErr, first, count := c.err, c.readAt.IsZero(), len(c.lights)
+	c.readAt, c.err = r.At, err
+	out := readOutcome{first: first}
+	out.health = (err == nil) != (wasErr == nil) || wire.ErrorType(err) != wire.ErrorType(wasErr)
+	c.setNoAnswerLocked(wire.IsNetwork(err))
+	if err != nil {
+		if out.health {
+			out.wake = c.allWatchersLocked()
+		}
+		return out
+	}
+	c.contactAt = r.At
+	if wasErr != nil {
+		c.configRead = false // back: its config may have changed meanwhile
+	}
+	c.lights = indexLights(r.Lights)
+	c.reconcileRecordsLocked(r)
+	out.count = len(r.Lights) != count
+	if wasErr != nil || first {
+		out.wake = c.allWatchersLocked()
+	} else {
+		out.wake = c.driftedLocked()
+	}
+	return out
+}
+
+// reconcileRecordsLocked takes a read into the lights' records:
+// it replaces the accepted attributes the bridge reports, forgets a bulb's
+// refusals when it is another model now, and refusals of a bulb that was
+// off (error 201) once it is on.
+func (c *cache) reconcileRecordsLocked(rd wire.Read) {
+	for id, r := range c.records {
+		l, ok := c.lights[id]
+		if !ok {
+			delete(c.records, id)
+			continue
+		}
+		at := rd.At
+		if t, ok := rd.LightAt[id]; ok {
+			at = t
+		}
+		if at.After(r.acceptedAt) {
+			r.readSince = true
+			shown := wire.Reported(l.State)
+			if seen := r.accepted.Only(shown...); len(seen.Params()) > 0 && l.State.Shows(seen, l.Capabilities.Gamut) {
+				r.confirmed++
+			}
+			r.accepted = r.accepted.Without(shown...)
+		}
+		for p, ref := range r.refused {
+			if ref.model != l.ModelID || (ref.Type == wire.TypeDeviceOff && l.State.On) {
+				delete(r.refused, p)
+			}
+		}
+	}
+}
+
+// current returns the lights and the last read's error, and whether that
+// read is younger than maxAge.
+func (c *cache) current(maxAge time.Duration) (Lights, error, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	fresh := !c.readAt.IsZero() && time.Since(c.readAt) < maxAge
+	return c.lights, c.err, fresh
+}
+
+// unanswered records that a command found the bridge not answering, when
+// err says so: no more commands go until a read finds it answering.
+func (c *cache) unanswered(err error) {
+	if !wire.IsNetwork(err) {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.setNoAnswerLocked(true)
+}
+
+func (c *cache) setNoAnswerLocked(no bool) {
+	c.noAnswer = no
+	if !no && c.back != nil {
+		close(c.back)
+		c.back = nil
+	}
+}
+
+// answering reports whether the bridge answers, as far as the session
+// knows; when it does not, back is closed once a read finds it answering
+// again.
+func (c *cache) answering() (ok bool, back <-chan struct{}) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.noAnswer {
+		return true, nil
+	}
+	if c.back == nil {
+		c.back = make(chan struct{})
+	}
+	return false, c.back
+}
+
+// health is the bridge's health as the last read saw it.
+func (c *cache) health() Health {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return Health{Err: c.err, LastContact: c.contactAt, LightCount: len(c.lights)}
+}
+
+// answered records the bridge's answer to a command (one light command, or
+// a group command to lightIDs): what it accepted counts until a read shows
+// the bulb, what it refused is remembered with the value sent.
+func (c *cache) answered(sent wire.StateBody, res wire.Result, lightIDs ...string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := time.Now()
+	for _, id := range lightIDs {
+		r := c.records[id]
+		if r == nil {
+			r = &lightRecord{refused: map[string]refusal{}}
+			c.records[id] = r
+		}
+		r.accepted, r.acceptedAt = r.accepted.Merged(res.Accepted.Without("transitiontime")), now
+		r.readSince = false
+		for _, p := range res.Accepted.Params() {
+			delete(r.refused, p)
+		}
+		for _, ref := range res.Refused {
+			r.refused[ref.Param] = refusal{Refusal: ref, value: sent.Value(ref.Param), model: c.lights[id].ModelID}
+		}
+	}
+}
+
+// view is a light as Tether knows it now.
+func (c *cache) view(id string) (LightView, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.viewLocked(id)
+}
+
+func (c *cache) viewLocked(id string) (LightView, bool) {
+	l, ok := c.lights[id]
+	if !ok {
+		return LightView{}, false
+	}
+	v := LightView{Light: l}
+	r := c.records[id]
+	if r == nil {
+		return v, true
+	}
+	v.refused, v.Confirmed = r.refused, r.confirmed
+	shown := map[string]bool{}
+	for _, p := range wire.Reported(l.State) {
+		shown[p] = true
+	}
+	for _, p := range r.accepted.Params() {
+		switch {
+		case p == "transitiontime":
+		case shown[p] || !r.readSince:
+			v.Unconfirmed = true
+		default:
+			v.Assumed = append(v.Assumed, p)
+		}
+	}
+	v.State = l.State.Applied(r.accepted)
+	return v, true
+}
+
+func (c *cache) needsConfig() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !c.configRead
+}
+
+func (c *cache) markConfigRead() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.configRead = true
+}
+
+// watch records what a HueLight wants of its bulb.
+func (c *cache) watch(key types.NamespacedName, w Want) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.watchers[key] = w
+}
+
+// unwatch stops waking a HueLight on drift.
+func (c *cache) unwatch(key types.NamespacedName) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.watchers, key)
+}
+
+// wantedBodies returns, per light id, the whole state its watching HueLight
+// wants (to tell whether group 0 would change a bulb nobody asked to).
+func (c *cache) wantedBodies() map[string]string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]string, len(c.watchers))
+	for _, w := range c.watchers {
+		if w.LightID != "" {
+			out[w.LightID] = wire.FullBody(c.withoutRefusedLocked(w.LightID, w.Desired)).Key()
+		}
+	}
+	return out
+}
+
+// lightIDs lists the bridge's lights as of the last read.
+func (c *cache) lightIDs() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Collect(maps.Keys(c.lights))
+}
+
+func (c *cache) allWatchersLocked() []types.NamespacedName {
+	return slices.Collect(maps.Keys(c.watchers))
+}
+
+// driftedLocked lists the HueLights whose bulb differs from what they want.
+func (c *cache) driftedLocked() []types.NamespacedName {
+	var out []types.NamespacedName
+	for k, w := range c.watchers {
+		if w.LightID == "" {
+			if _, found := c.lights.ByName(w.Name); found {
+				out = append(out, k)
+			}
+			continue
+		}
+		v, ok := c.viewLocked(w.LightID)
+		if !ok || v.State.Reachable != w.Reachable ||
+			(v.State.Reachable && wire.Compare(c.withoutRefusedLocked(w.LightID, w.Desired), v.State) != nil) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// withoutRefusedLocked leaves out of want the attributes the bridge refused
+// for the light with the very value want has: they are not sent again
+// unchanged.
+func (c *cache) withoutRefusedLocked(id string, want wire.Desired) wire.Desired {
+	if r := c.records[id]; r != nil {
+		want, _ = withoutRefused(want, r.refused)
+	}
+	return want
+}
+
+// Health is what the last read says of the bridge: whether it answers
+// (and accepts the username), when it last did, and how many lights it has.
+// The HueBridge reports it instead of reading /config each resync, so a
+// bridge costs one read per poll interval.
+type Health struct {
+	Err         error
+	LastContact time.Time
+	LightCount  int
+}
+
+// Lights indexes a read.
+type Lights map[string]wire.Light
+
+func indexLights(lights []wire.Light) Lights {
+	out := make(Lights, len(lights))
+	for _, l := range lights {
+		out[l.ID] = l
+	}
+	return out
+}
+
+// ByName finds the bulb whose name is exactly name.
+func (m Lights) ByName(name string) (wire.Light, bool) {
+	for _, l := range m {
+		if l.Name == name {
+			return l, true
+		}
+	}
+	return wire.Light{}, false
+}
+
+// Names lists the bulbs' names, sorted, for "not found" messages.
+func (m Lights) Names() []string {
+	out := make([]string, 0, len(m))
+	for _, l := range m {
+		out = append(out, strconv.Quote(l.Name))
+	}
+	sort.Strings(out)
+	return out
+}

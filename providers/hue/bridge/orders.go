@@ -1,0 +1,215 @@
+package bridge
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/tether-dev/tether/providers/hue/wire"
+)
+
+// A HueLight's command, from the pass that hands it over to the bridge's
+// answer: a newer one replaces the queued one in its place, a pass waits
+// briefly for it when it is alone in line, and one nobody waited for wakes
+// its HueLight once sent, its refusal kept for the HueLight's next pass.
+
+// Change is what a HueLight asks the sender to send: what differs (Body,
+// the light command) and the whole state it wants (Full, what a group
+// command or a temporary scene sends), for its generation.
+type Change struct {
+	Key        types.NamespacedName
+	LightID    string
+	Body       wire.StateBody
+	Full       wire.StateBody
+	Generation int64
+}
+
+// send hands a HueLight's command over and, when it is alone in line and
+// the bridge's next slot comes within maxWait, waits for it: on an idle
+// bridge the pass that asked gets the bridge's answer. It reports whether
+// the command went out (then err is the bridge's answer); one still in
+// line is sent later, and its HueLight woken then. A refusal of a command
+// the HueLight did not wait for, for the same state, is returned here, at
+// its next pass.
+func (s *sender) send(ctx context.Context, c Change, maxWait time.Duration) (bool, error) {
+	if err := s.takeFailure(c.Key, c.Full.Key()); err != nil {
+		s.arrived(c.Key, c.Generation)
+		return true, err
+	}
+	o := s.enqueue(c)
+	wait := time.Duration(0) // under load: leave at once, to be woken
+	if s.alone(o, maxWait) {
+		wait = maxWait
+	}
+	return s.await(ctx, o, wait)
+}
+
+// enqueue hands a command over. A newer body for a HueLight already in the
+// line replaces the queued one and keeps its place; a command identical to
+// one being sent is that one.
+func (s *sender) enqueue(c Change) *order {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer s.arrivedLocked(c.Key, c.Generation)
+	if o, ok := s.inFlight[c.Key]; ok && o.body.Key() == c.Body.Key() {
+		o.waiting = true
+		return o
+	}
+	if o, ok := s.line.get(c.Key); ok {
+		o.lightID, o.body, o.full, o.fullKey, o.waiting = c.LightID, c.Body, c.Full, c.Full.Key(), true
+		return o
+	}
+	o := &order{key: c.Key, lightID: c.LightID, body: c.Body, full: c.Full, fullKey: c.Full.Key(),
+		waiting: true, queuedAt: time.Now(), done: make(chan struct{})}
+	s.line.push(o, false)
+	kick(s.lightKick)
+	kick(s.groupKick)
+	return o
+}
+
+// await waits up to max (and ctx) for o to be sent. When it was not, the
+// caller leaves: the sender then wakes its HueLight once it is sent.
+func (s *sender) await(ctx context.Context, o *order, max time.Duration) (sent bool, err error) {
+	t := time.NewTimer(max)
+	defer t.Stop()
+	select {
+	case <-o.done:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if o.sent {
+		return true, o.err
+	}
+	o.waiting = false
+	return false, nil
+}
+
+// alone reports whether o is the only command in line and the bridge's next
+// slot comes within d: then waiting for it beats a second reconcile.
+func (s *sender) alone(o *order, d time.Duration) bool {
+	s.mu.Lock()
+	n := s.line.len() + len(s.inFlight)
+	_, mine := s.inFlight[o.key]
+	_, queued := s.line.get(o.key)
+	s.mu.Unlock()
+	if n > 1 || (n == 1 && !mine && !queued) {
+		return false
+	}
+	tokens := s.lights.Tokens()
+	return tokens >= 1 || time.Duration((1-tokens)*float64(s.interval)) <= d
+}
+
+// pending reports whether key has a command in line or being sent that
+// wants the state fullKey, when it should go out, and how long it has
+// been in line.
+func (s *sender) pending(key types.NamespacedName, fullKey string) (eta, waited time.Duration, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o, ok := s.line.get(key)
+	sending, isSending := s.inFlight[key]
+	if !ok {
+		o, ok = sending, isSending
+	}
+	if !ok || o.fullKey != fullKey {
+		return 0, 0, false
+	}
+	if isSending {
+		eta = 2 * GroupSlot // at most a group command's action and its wait
+	} else {
+		eta = s.line.wait(o, s.interval)
+	}
+	return eta, time.Since(o.queuedAt), true
+}
+
+// takeFailure returns (and forgets) the error of a command the HueLight did
+// not wait for, so that its next pass reports it; but only when the
+// HueLight still wants that state: after a spec change the old refusal says
+// nothing about the new command (and, terminal, would block it).
+func (s *sender) takeFailure(key types.NamespacedName, fullKey string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return takeFailureOf(s.failed, key, fullKey)
+}
+
+// drop removes a HueLight's queued command and remembered error: it was
+// deleted or paused, or its bulb already matches. It sends nothing for
+// generation gen or any before it, so the line no longer waits for it; a
+// later generation is expected as usual (the next spec change gathers).
+func (s *sender) drop(key types.NamespacedName, gen int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.arrivedLocked(key, gen)
+	delete(s.failed, key)
+	if o, ok := s.line.get(key); ok {
+		s.line.remove(o)
+	}
+}
+
+// finish records the outcome of sent orders. A HueLight that did not wait
+// is woken, and its error kept for its next pass. One whose pass waited is
+// woken too when the bridge accepted: that pass only reports the command
+// sent (and would look again after the generic wait), while the next pass
+// finds the state the bridge accepted and reports Ready at once. A refusal
+// goes to the waiting pass alone, which backs off.
+func (s *sender) finish(orders []*order, err error) {
+	var wake []types.NamespacedName
+	s.mu.Lock()
+	for _, o := range orders {
+		if s.inFlight[o.key] == o {
+			delete(s.inFlight, o.key)
+		}
+		o.sent, o.err = true, err
+		if !o.waiting && err != nil {
+			s.failed[o.key] = failure{fullKey: o.fullKey, err: err}
+		}
+		if !o.waiting || err == nil {
+			wake = append(wake, o.key)
+		}
+		close(o.done)
+	}
+	s.mu.Unlock()
+	s.wakes.lights(wake)
+}
+
+// giveBack puts orders at the head of their lines, in their order, unless
+// the HueLight has queued a newer command since.
+func (s *sender) giveBack(orders []*order) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := len(orders) - 1; i >= 0; i-- {
+		o := orders[i]
+		if s.inFlight[o.key] == o {
+			delete(s.inFlight, o.key)
+		}
+		if _, newer := s.line.get(o.key); !newer {
+			s.line.push(o, true)
+		}
+	}
+	kick(s.lightKick)
+}
+
+// arrived records that a HueLight handed its command for generation gen
+// over or needs none; the sender's loops look again when it was the last
+// expected.
+func (s *sender) arrived(key types.NamespacedName, gen int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.arrivedLocked(key, gen)
+}
+
+func (s *sender) arrivedLocked(key types.NamespacedName, gen int64) {
+	if s.gather.arrived(key, gen, time.Now()) {
+		kick(s.lightKick)
+		kick(s.groupKick)
+	}
+}
+
+// forgetArrivals drops what is known of a HueLight that is gone.
+func (s *sender) forgetArrivals(key types.NamespacedName) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.gather.forget(key)
+}

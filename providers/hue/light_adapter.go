@@ -1,0 +1,392 @@
+package hue
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/bridge"
+	"github.com/tether-dev/tether/providers/hue/wire"
+)
+
+// LightExternal is the HueLight adapter's connect stage: it finds the
+// HueLight's bridge session and bulb, once per pass.
+type LightExternal struct {
+	Reader   client.Reader // HueBridges and HueLights (cached)
+	Registry *Registry
+}
+
+var (
+	_ providers.Connector[*huev1alpha1.HueLight] = (*LightExternal)(nil)
+	_ providers.Pauser[*huev1alpha1.HueLight]    = (*LightExternal)(nil)
+	_ providers.External[*huev1alpha1.HueLight]  = (*lightConn)(nil)
+)
+
+// lightConn is a HueLight connected to its bridge session and bulb for one
+// pass: it reads the session's cache and sends only what differs, within
+// the bridge's budget.
+type lightConn struct {
+	reader  client.Reader
+	bridge  *huev1alpha1.HueBridge
+	session *bridge.Session
+	light   wire.Light
+	key     types.NamespacedName
+	// generation is the HueLight's, for the sender's gathering.
+	generation int64
+}
+
+// Connect resolves the HueLight's bridge (spec.bridgeRef, or the only one),
+// checks that its namespace may use it, and finds its bulb. A HueLight being
+// deleted with nothing left to switch off (no bridge, no bulb, onDelete
+// Keep) lets go instead.
+func (e *LightExternal) Connect(ctx context.Context, l *huev1alpha1.HueLight) (providers.External[*huev1alpha1.HueLight], error) {
+	key := client.ObjectKeyFromObject(l)
+	deleting := !l.DeletionTimestamp.IsZero()
+	if deleting && l.Spec.OnDelete == huev1alpha1.DeletionKeep {
+		e.forget(ctx, l, key)
+		return released{}, nil
+	}
+	c, err := e.connect(ctx, l, key)
+	if err != nil {
+		if deleting && (isGone(err) || neverHeldABulb(l, err)) {
+			e.forget(ctx, l, key)
+			return released{}, nil
+		}
+		return nil, err
+	}
+	return c, nil
+}
+
+func (e *LightExternal) connect(ctx context.Context, l *huev1alpha1.HueLight, key types.NamespacedName) (*lightConn, error) {
+	b, err := e.bridge(ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	if old := l.Status.Bridge; old != "" && old != b.Name {
+		// bridgeRef changed: the old bridge's session must not keep the
+		// bulb claimed, wanted (group 0) or watched for drift.
+		e.forgetOn(old, key)
+	}
+	if err := allowedNS(b, l.Namespace); err != nil {
+		// Let go of the bulb, so that a HueLight the bridge does accept
+		// can take it.
+		e.forgetOn(b.Name, key)
+		return nil, err
+	}
+	s, err := e.Registry.For(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.Registry.AllowedBySharers(ctx, b, s, l.Namespace); err != nil {
+		s.Release(key)
+		return nil, err
+	}
+	lights, err := s.Lights(ctx)
+	if err != nil {
+		return nil, wire.Classify(b.Name, err)
+	}
+	light, err := findLight(lights, l, b.Name)
+	if err != nil {
+		// No bulb by that name (any more): let go of the one it held, and
+		// watch for one of the name to appear.
+		s.Release(key)
+		s.Watch(key, bridge.Want{Name: l.Spec.Name})
+		return nil, err
+	}
+	return &lightConn{reader: e.Reader, bridge: b, session: s, light: light, key: key, generation: l.Generation}, nil
+}
+
+// Paused stops the bridge's session from acting for l: a paused HueLight
+// promises no calls, group commands included.
+func (e *LightExternal) Paused(ctx context.Context, l *huev1alpha1.HueLight) {
+	if b, err := e.bridge(ctx, l); err == nil {
+		if s, ok := e.Registry.Running(b.Name); ok {
+			s.Pause(client.ObjectKeyFromObject(l), l.Generation)
+		}
+	}
+}
+
+// forget drops the HueLight's watch and claim on its bridge's session.
+func (e *LightExternal) forget(ctx context.Context, l *huev1alpha1.HueLight, key types.NamespacedName) {
+	if b, err := e.bridge(ctx, l); err == nil {
+		e.forgetOn(b.Name, key)
+	}
+}
+
+func (e *LightExternal) forgetOn(name string, key types.NamespacedName) {
+	if s, ok := e.Registry.Running(name); ok {
+		s.Release(key)
+	}
+}
+
+// Observe compares the bulb with the spec, projected onto what the bulb
+// can show and without what the bridge refused. A bulb held by an earlier
+// HueLight, an unreachable one, one whose command is already in line, or
+// one whose only difference the bridge refused is a wait: nothing is sent.
+// Unless Update follows (with the difference found here), the pass ends
+// here for the session: the line no longer waits for this HueLight
+// (Settled), and once the bulb matches nothing in line for it is needed
+// (Matched).
+func (c *lightConn) Observe(ctx context.Context, l *huev1alpha1.HueLight) (providers.Observation, error) {
+	obs, matched, err := c.observe(ctx, l)
+	switch {
+	case matched:
+		c.session.Matched(c.key, l.Generation)
+	case err != nil || obs.Wait || obs.UpToDate:
+		c.session.Settled(c.key, l.Generation)
+	}
+	return obs, err
+}
+
+// observe is Observe; matched reports that the bulb shows all of the spec
+// the bridge took.
+func (c *lightConn) observe(ctx context.Context, l *huev1alpha1.HueLight) (obs providers.Observation, matched bool, err error) {
+	recordObserved(l, c)
+	s := c.session
+	if holder, err := c.holder(ctx, l); err != nil {
+		return providers.Observation{}, false, err
+	} else if holder != c.key {
+		// Not watched: the holder's changes are not this one's drift. The
+		// holder's deletion wakes it (Session.Release).
+		s.Unwatch(c.key)
+		return c.wait(ReasonConflict, fmt.Sprintf(
+			"light %q on bridge %s is already managed by HueLight %s; this one sends nothing while that one exists",
+			c.light.Name, c.bridge.Name, holder), 0), false, nil
+	}
+	v := c.view()
+	p := wire.Project(wire.DesiredFrom(l.Spec), v.Light)
+	want, refused := v.WithoutRefused(p.Want)
+	s.Watch(c.key, bridge.Want{Name: l.Spec.Name, LightID: c.light.ID, Desired: p.Want, Reachable: v.State.Reachable})
+	if !v.State.Reachable {
+		return c.wait(ReasonLightUnreachable, fmt.Sprintf(
+			"bridge %s cannot reach light %q (switched off at the wall or out of range); retried on the next poll",
+			c.bridge.Name, c.light.Name), 0), false, nil
+	}
+	full := wire.FullBody(want)
+	if eta, waited, queued := s.Pending(c.key, full); queued {
+		if waited < quietQueue {
+			return providers.Observation{Exists: true, Wait: true, Brief: true, RecheckAfter: quietQueue - waited}, false, nil
+		}
+		return c.wait(ReasonThrottled, queuedNote(c.bridge.Name, eta), eta), false, nil
+	}
+	if d := wire.Compare(want, v.State); d != nil {
+		return providers.Observation{Exists: true, Diff: &LightDiff{Diff: *d, full: full, confirmed: v.Confirmed}, Available: true}, false, nil
+	}
+	notes := append(p.Notes, v.AssumedNotes(want)...)
+	if len(refused) > 0 {
+		return c.wait(ReasonAttributeRefused, strings.Join(append(refused, notes...), "; "), 0), true, nil
+	}
+	obs = providers.Observation{Exists: true, UpToDate: true, Available: true, Unconfirmed: v.Unconfirmed}
+	if v.Unconfirmed {
+		// The session reads the bridge once per interval: the look after
+		// that read records what it showed in status.observed.
+		obs.RecheckAfter = s.Interval()
+	}
+	if len(notes) > 0 {
+		obs.Reason, obs.Message = ReasonLimited, strings.Join(notes, "; ")
+	}
+	return obs, true, nil
+}
+
+// view is the bulb as the session knows it now: the last read with what
+// the bridge accepted since.
+func (c *lightConn) view() bridge.LightView {
+	if v, ok := c.session.View(c.light.ID); ok {
+		return v
+	}
+	return bridge.LightView{Light: c.light}
+}
+
+// wait is an observation that sends nothing, looked at again after
+// recheck (by default the bridge's poll interval).
+func (c *lightConn) wait(reason, message string, recheck time.Duration) providers.Observation {
+	if recheck <= 0 {
+		recheck = c.session.Interval()
+	}
+	return providers.Observation{Exists: true, Wait: true, Reason: reason, Message: message, RecheckAfter: recheck}
+}
+
+// Create is never needed: a bulb cannot be created, and Connect reports a
+// missing one as LightNotFound.
+func (c *lightConn) Create(context.Context, *huev1alpha1.HueLight) error { return nil }
+
+// Update hands the difference Observe found to the bridge's sender.
+func (c *lightConn) Update(ctx context.Context, _ *huev1alpha1.HueLight, diff providers.Difference) error {
+	d, ok := diff.(*LightDiff)
+	if !ok || d == nil {
+		return nil
+	}
+	if sent, err := c.send(ctx, d.Body, d.full); sent || err != nil {
+		return err
+	}
+	eta, waited, _ := c.session.Pending(c.key, d.full)
+	if waited < quietQueue {
+		return providers.QueuedBriefly(quietQueue-waited, ReasonThrottled, "queued for bridge %s", c.bridge.Name)
+	}
+	return providers.Queued(eta, ReasonThrottled, "%s", queuedNote(c.bridge.Name, eta))
+}
+
+// queuedNote says why a HueLight's command waits in the sender's line, and
+// for about how long.
+func queuedNote(bridgeName string, eta time.Duration) string {
+	return fmt.Sprintf("queued for bridge %s (its command budget is shared by all namespaces in turn): about %s",
+		bridgeName, eta.Round(100*time.Millisecond))
+}
+
+// quietQueue is how long a HueLight's command may wait in the sender's line
+// before its status says so (Throttled). Most waits are shorter: a burst
+// gathered into a temporary scene or a group command goes within a group
+// slot or two, and the sender wakes the HueLight then, whose next pass
+// writes the outcome. Reporting every such wait would double the status
+// writes of a burst, one more per HueLight. A wait that lasts (a long
+// line, a bridge that does not answer) still shows, from the look at the
+// end of quietQueue.
+const quietQueue = 2 * bridge.GroupSlot
+
+// send hands body over to the bridge's sender. It reports whether the
+// command went out (then err is the bridge's answer); one still in line is
+// sent later, and its HueLight woken then. An error from a command the
+// HueLight did not wait for is returned here, at its next pass.
+func (c *lightConn) send(ctx context.Context, body, full wire.StateBody) (bool, error) {
+	sent, err := c.session.Send(ctx, bridge.Change{Key: c.key, LightID: c.light.ID, Body: body, Full: full, Generation: c.generation}, sendWait)
+	return sent, wire.Classify(c.bridge.Name, err)
+}
+
+// Delete turns the bulb off (onDelete TurnOff). A HueLight that never held
+// the bulb lets go without a call.
+func (c *lightConn) Delete(ctx context.Context, l *huev1alpha1.HueLight) error {
+	s := c.session
+	if holder := s.Claim(c.key, c.light.ID, l.CreationTimestamp); holder != c.key {
+		s.Release(c.key)
+		return nil
+	}
+	if c.view().State.On {
+		// Not wanting the spec's state any more: group 0 must not switch
+		// the bulb back on between "off" and the finalizer's removal.
+		s.Unwatch(c.key)
+		off := wire.StateBody{On: ptr.To(false), TransitionTime: wire.DesiredFrom(l.Spec).Transition}
+		sent, err := c.send(ctx, off, off)
+		if err != nil {
+			return err
+		}
+		if !sent {
+			eta, _, _ := s.Pending(c.key, off)
+			return providers.Pending(eta, ReasonThrottled,
+				"switching off: queued for bridge %s, whose command budget is shared by all namespaces in turn", c.bridge.Name)
+		}
+	}
+	s.Release(c.key)
+	return nil
+}
+
+// released is a HueLight being deleted with nothing left to switch off; its
+// watch and claim were dropped when it connected.
+type released struct{}
+
+func (released) Observe(context.Context, *huev1alpha1.HueLight) (providers.Observation, error) {
+	return providers.Observation{}, nil
+}
+func (released) Create(context.Context, *huev1alpha1.HueLight) error { return nil }
+func (released) Update(context.Context, *huev1alpha1.HueLight, providers.Difference) error {
+	return nil
+}
+func (released) Delete(context.Context, *huev1alpha1.HueLight) error { return nil }
+
+// bridge is spec.bridgeRef, or the only HueBridge when it is left out.
+func (e *LightExternal) bridge(ctx context.Context, l *huev1alpha1.HueLight) (*huev1alpha1.HueBridge, error) {
+	return findBridge(ctx, e.Reader, l.Spec.BridgeRef)
+}
+
+// neverHeldABulb is true when the bridge cannot be used (it refuses the
+// stored username, Tether refuses its certificate, its identity or to send
+// it the credentials) and this HueLight
+// never switched a bulb: there is nothing to turn off, and waiting for a
+// re-pairing or a certificate fix would hang the deletion (and the
+// namespace's). A HueLight that did hold a bulb keeps trying, with the
+// reason in its condition; pausing it lets go.
+func neverHeldABulb(l *huev1alpha1.HueLight, err error) bool {
+	ra, ok := providers.AsRetryAfter(err)
+	if !ok || l.Status.LightID != "" {
+		return false
+	}
+	switch ra.Reason {
+	case wire.ReasonUnauthorized, wire.ReasonCertificateMismatch, wire.ReasonCertificateUntrusted, ReasonBridgeIdentityConflict,
+		ReasonDowngradeRefused, ReasonCredentialsBridgeIDMissing, ReasonCredentialsForAnotherBridge, ReasonCredentialsSecretInUse:
+		return true
+	}
+	return false
+}
+
+// findLight resolves spec.id, or spec.name (exact) via the cached id.
+func findLight(lights bridge.Lights, l *huev1alpha1.HueLight, bridgeName string) (wire.Light, error) {
+	if id := l.Spec.ID; id != "" {
+		if light, ok := lights[id]; ok {
+			return light, nil
+		}
+		return wire.Light{}, providers.RetryAfter(30*time.Second, ReasonLightNotFound,
+			fmt.Errorf("bridge %s has no light with id %s", bridgeName, id))
+	}
+	if light, ok := lights[l.Status.LightID]; ok && light.Name == l.Spec.Name {
+		return light, nil
+	}
+	if light, ok := lights.ByName(l.Spec.Name); ok {
+		return light, nil
+	}
+	return wire.Light{}, providers.RetryAfter(30*time.Second, ReasonLightNotFound, fmt.Errorf(
+		"bridge %s has no light named %q; it has: %s", bridgeName, l.Spec.Name, strings.Join(lights.Names(), ", ")))
+}
+
+// holder returns the HueLight that holds the bulb. A holder that no longer
+// exists (deleted while paused, so Delete never ran) is dropped.
+func (c *lightConn) holder(ctx context.Context, l *huev1alpha1.HueLight) (types.NamespacedName, error) {
+	for {
+		h := c.session.Claim(c.key, c.light.ID, l.CreationTimestamp)
+		if h == c.key {
+			return h, nil
+		}
+		err := c.reader.Get(ctx, h, &huev1alpha1.HueLight{})
+		if err == nil {
+			return h, nil
+		}
+		if !apierrors.IsNotFound(err) {
+			return h, err
+		}
+		c.session.Release(h)
+	}
+}
+
+// recordObserved writes what the bridge reports into the status.
+func recordObserved(l *huev1alpha1.HueLight, c *lightConn) {
+	st := c.light.State
+	l.Status.LightID = c.light.ID
+	l.Status.Bridge = c.bridge.Name
+	l.Status.Reachable = ptr.To(st.Reachable)
+	l.Status.Observed = &huev1alpha1.ObservedLightState{On: st.On, ColorMode: st.ColorMode}
+	if st.Bri != nil {
+		l.Status.Observed.Brightness = int32(*st.Bri)
+	}
+	l.Status.Capabilities = wire.CapabilitiesStatus(c.light)
+}
+
+// LightDiff is what differs between a HueLight's spec and its bulb: what
+// to send (Diff), the whole state the HueLight wants (what a group command
+// or a temporary scene would send for it), and how many of the bulb's
+// earlier writes a read showed.
+type LightDiff struct {
+	wire.Diff
+	full wire.StateBody
+	// confirmed: the same difference after one more write did show is new
+	// drift, not a write that does not stick.
+	confirmed uint64
+}
+
+// StallKey is the difference for the stall breaker.
+func (d *LightDiff) StallKey() string { return fmt.Sprintf("%s #%d", d.String(), d.confirmed) }

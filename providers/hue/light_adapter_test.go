@@ -1,0 +1,406 @@
+package hue
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/bridge"
+	"github.com/tether-dev/tether/providers/hue/wire"
+	"github.com/tether-dev/tether/providers/hue/wire/wiretest"
+)
+
+// newTestLights returns the adapter over a fake cluster holding objs, one
+// paired HueBridge "home", and the fake bridge f.
+func newTestLights(t *testing.T, f *wiretest.FakeBridge, objs ...client.Object) *LightExternal {
+	t.Helper()
+	return newTestLightsAt(t, map[string]*wiretest.FakeBridge{"bridge": f}, objs...)
+}
+
+// newTestLightsAt is newTestLights with a fake bridge per address.
+func newTestLightsAt(t *testing.T, bridges map[string]*wiretest.FakeBridge, objs ...client.Object) *LightExternal {
+	t.Helper()
+	c, reg := newTestRegistry(t, func(address string) wire.Client { return bridges[address] }, objs...)
+	return &LightExternal{Reader: c, Registry: reg}
+}
+
+// newTestRegistry is a fake cluster holding objs and the paired HueBridge
+// "home" at address "bridge", and a registry whose sessions poll once an
+// hour through the client bridge returns for an address.
+func newTestRegistry(t *testing.T, bridge func(address string) wire.Client, objs ...client.Object) (client.Client, *Registry) {
+	t.Helper()
+	return newTestRegistryWith(t, Settings{}, bridge, objs...)
+}
+
+// newTestRegistryWith is newTestRegistry with settings of the test's own
+// besides those.
+func newTestRegistryWith(t *testing.T, settings Settings, bridge func(address string) wire.Client, objs ...client.Object) (client.Client, *Registry) {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	_ = clientgoscheme.AddToScheme(scheme)
+	_ = huev1alpha1.AddToScheme(scheme)
+	objs = append(objs,
+		&huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "home", UID: "u1", Generation: 1},
+			Spec: huev1alpha1.HueBridgeSpec{Address: "bridge", CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: "s", Name: "hue"}}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "s", Name: "hue"}, Data: map[string][]byte{"username": []byte("u"), "bridgeid": []byte("FAKE")}},
+	)
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).Build()
+	settings.CredentialsNamespaces, settings.PollInterval = []string{"s"}, time.Hour
+	settings.NewClient = func(address, _ string, _ time.Duration) wire.Client { return bridge(address) }
+	reg := NewRegistry(c, c, settings, logr.Discard())
+	t.Cleanup(reg.Stop)
+	return c, reg
+}
+
+func hueLight(ns, name, bulb string, created time.Time) *huev1alpha1.HueLight {
+	return &huev1alpha1.HueLight{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, CreationTimestamp: metav1.NewTime(created)},
+		Spec:       huev1alpha1.HueLightSpec{Name: bulb, Brightness: ptr.To[int32](254), OnDelete: huev1alpha1.DeletionTurnOff},
+	}
+}
+
+func TestObserveTheTalkManifest(t *testing.T) {
+	f := wiretest.NewFakeBridge("hallway")
+	e := newTestLights(t, f)
+	l := hueLight("entrance", "hallway-light", "hallway", time.Now())
+	obs, err := observe(context.Background(), e, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, ok := obs.Diff.(*LightDiff)
+	if !obs.Exists || obs.UpToDate || !ok || *d.Body.On != true || *d.Body.Bri != 254 {
+		t.Fatalf("observation %+v", obs)
+	}
+	if l.Status.LightID != "1" || l.Status.Observed == nil || l.Status.Observed.On {
+		t.Fatalf("status %+v", l.Status)
+	}
+	if err := update(context.Background(), e, l, obs.Diff); err != nil {
+		t.Fatal(err)
+	}
+	if obs, _ := observe(context.Background(), e, l); !obs.UpToDate || !obs.Available {
+		t.Fatalf("after Update the cache still differs: %+v", obs)
+	}
+	if gets, puts := f.Calls(); gets != 1 || len(puts) != 1 {
+		t.Fatalf("%d GETs and %d PUTs, want 1 and 1", gets, len(puts))
+	}
+}
+
+func TestLaterClaimGetsConflictAndSendsNothing(t *testing.T) {
+	f := wiretest.NewFakeBridge("desk")
+	early := hueLight("b-room", "desk", "desk", time.Unix(100, 0))
+	late := hueLight("a-room", "desk", "desk", time.Unix(200, 0))
+	e := newTestLights(t, f, early.DeepCopy(), late.DeepCopy())
+	ctx := context.Background()
+	for _, l := range []*huev1alpha1.HueLight{late, early} {
+		if _, err := observe(ctx, e, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	obs, err := observe(ctx, e, late)
+	if err != nil || obs.Available || obs.Reason != ReasonConflict || !obs.Wait || !strings.Contains(obs.Message, "b-room/desk") {
+		t.Fatalf("later claim: %+v, %v", obs, err)
+	}
+	if err := remove(ctx, e, late); err != nil {
+		t.Fatal(err)
+	}
+	if _, puts := f.Calls(); len(puts) != 0 {
+		t.Fatalf("the later claim sent %v", puts)
+	}
+}
+
+func TestDelete(t *testing.T) {
+	cases := []struct {
+		name     string
+		policy   huev1alpha1.DeletionPolicy
+		on       bool
+		wantPuts string
+	}{
+		{"TurnOff switches a light that is on off", huev1alpha1.DeletionTurnOff, true, `[{1 false}]`},
+		{"TurnOff leaves a light that is off alone", huev1alpha1.DeletionTurnOff, false, `[]`},
+		{"Keep sends nothing", huev1alpha1.DeletionKeep, true, `[]`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := wiretest.NewFakeBridge("hallway")
+			f.Set("1", func(s *wire.LightState) { s.On = tc.on })
+			l := hueLight("entrance", "hallway-light", "hallway", time.Now())
+			l.Spec.OnDelete = tc.policy
+			e := newTestLights(t, f, l.DeepCopy())
+			if err := remove(context.Background(), e, l); err != nil {
+				t.Fatal(err)
+			}
+			_, puts := f.Calls()
+			got := "["
+			for i, p := range puts {
+				if i > 0 {
+					got += " "
+				}
+				got += "{" + p.ID + " " + map[bool]string{true: "true", false: "false"}[*p.Body.On] + "}"
+			}
+			if got += "]"; got != tc.wantPuts {
+				t.Fatalf("PUTs %s, want %s", got, tc.wantPuts)
+			}
+		})
+	}
+}
+
+func TestObserveRefusals(t *testing.T) {
+	cases := []struct {
+		name       string
+		light      func() *huev1alpha1.HueLight
+		extra      []client.Object
+		wantReason string
+		wantText   string
+	}{
+		{"unknown name lists the bridge's lights", func() *huev1alpha1.HueLight { return hueLight("ns", "x", "attic", time.Now()) },
+			nil, ReasonLightNotFound, `it has: "hallway", "kitchen"`},
+		{"unknown bridgeRef", func() *huev1alpha1.HueLight {
+			l := hueLight("ns", "x", "hallway", time.Now())
+			l.Spec.BridgeRef = &huev1alpha1.BridgeReference{Name: "cottage"}
+			return l
+		}, nil, ReasonBridgeNotFound, "cottage"},
+		{"two bridges and no bridgeRef", func() *huev1alpha1.HueLight { return hueLight("ns", "x", "hallway", time.Now()) },
+			[]client.Object{&huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "cottage"}}}, ReasonBridgeAmbiguous, "cottage, home"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newTestLights(t, wiretest.NewFakeBridge("hallway", "kitchen"), tc.extra...)
+			_, err := observe(context.Background(), e, tc.light())
+			reason := ""
+			if ra, ok := providers.AsRetryAfter(err); ok {
+				reason = ra.Reason
+			} else if te, ok := providers.AsTerminal(err); ok {
+				reason = te.Reason
+			}
+			if reason != tc.wantReason || !strings.Contains(err.Error(), tc.wantText) {
+				t.Fatalf("got %v (reason %q), want %s mentioning %q", err, reason, tc.wantReason, tc.wantText)
+			}
+		})
+	}
+}
+
+func TestNamespaceNotAllowed(t *testing.T) {
+	allowed := &huev1alpha1.HueBridge{Spec: huev1alpha1.HueBridgeSpec{AllowedNamespaces: []string{"entrance"}}}
+	allowed.Name = "home"
+	if err := allowedNS(allowed, "entrance"); err != nil {
+		t.Fatalf("entrance refused: %v", err)
+	}
+	err := allowedNS(allowed, "garage")
+	if ra, ok := providers.AsRetryAfter(err); !ok || ra.Reason != ReasonNamespaceNotAllowed || !strings.Contains(err.Error(), "entrance") {
+		t.Fatalf("garage: %v", err)
+	}
+}
+
+func TestFindLight(t *testing.T) {
+	lights := bridge.Lights{
+		"1": {ID: "1", Name: "hallway"},
+		"7": {ID: "7", Name: "kitchen"},
+	}
+	cases := []struct {
+		name, specName, specID, cachedID string
+		wantID, wantReason               string
+	}{
+		{"by name", "kitchen", "", "", "7", ""},
+		{"by cached id", "hallway", "", "1", "1", ""},
+		{"cached id now another bulb: re-resolved by name", "kitchen", "", "1", "7", ""},
+		{"cached id gone: re-resolved by name", "kitchen", "", "3", "7", ""},
+		{"by id", "", "7", "", "7", ""},
+		{"unknown id", "", "9", "", "", ReasonLightNotFound},
+		{"name is exact", "Kitchen", "", "", "", ReasonLightNotFound},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			l := hueLight("ns", "x", tc.specName, time.Now())
+			l.Spec.ID, l.Status.LightID = tc.specID, tc.cachedID
+			got, err := findLight(lights, l, "home")
+			if tc.wantReason != "" {
+				if ra, ok := providers.AsRetryAfter(err); !ok || ra.Reason != tc.wantReason {
+					t.Fatalf("want %s, got %v", tc.wantReason, err)
+				}
+				return
+			}
+			if err != nil || got.ID != tc.wantID {
+				t.Fatalf("got %q, %v; want %q", got.ID, err, tc.wantID)
+			}
+		})
+	}
+}
+
+// TestMovingToAnotherBridgeReleasesTheBulb: a HueLight whose bridgeRef
+// changes lets go of its bulb on the old bridge, so another HueLight may
+// take it (and group 0 there no longer counts it).
+func TestMovingToAnotherBridgeReleasesTheBulb(t *testing.T) {
+	f, elsewhere := wiretest.NewFakeBridge("desk"), wiretest.NewFakeBridge("desk")
+	elsewhere.SetID("ELSEWHERE")
+	office := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "office", UID: "u2", Generation: 1},
+		Spec: huev1alpha1.HueBridgeSpec{Address: "bridge2", CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: "s", Name: "hue-office"}}}
+	officeCredentials := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "s", Name: "hue-office"},
+		Data: map[string][]byte{"username": []byte("u"), "bridgeid": []byte("ELSEWHERE")}}
+	early := hueLight("b-room", "desk", "desk", time.Unix(100, 0))
+	late := hueLight("a-room", "desk", "desk", time.Unix(200, 0))
+	early.Spec.BridgeRef = &huev1alpha1.BridgeReference{Name: "home"}
+	late.Spec.BridgeRef = &huev1alpha1.BridgeReference{Name: "home"}
+	e := newTestLightsAt(t, map[string]*wiretest.FakeBridge{"bridge": f, "bridge2": elsewhere}, office, officeCredentials, early.DeepCopy(), late.DeepCopy())
+	ctx := context.Background()
+	for _, l := range []*huev1alpha1.HueLight{early, late} {
+		if _, err := observe(ctx, e, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if obs, _ := observe(ctx, e, late); obs.Reason != ReasonConflict {
+		t.Fatalf("before the move the later HueLight should be in conflict: %+v", obs)
+	}
+	early.Spec.BridgeRef.Name = "office"
+	if _, err := observe(ctx, e, early); err != nil {
+		t.Fatal(err)
+	}
+	obs, err := observe(ctx, e, late)
+	if err != nil || obs.Reason == ReasonConflict || !obs.Available {
+		t.Fatalf("after the holder moved to another bridge: %+v, %v", obs, err)
+	}
+}
+
+// readNow makes bridge's session read it at once, as its next poll would.
+func readNow(ctx context.Context, t *testing.T, reg *Registry, bridge string) {
+	t.Helper()
+	s, ok := reg.Running(bridge)
+	if !ok {
+		t.Fatalf("no session for bridge %s", bridge)
+	}
+	if err := s.Poll(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// observe, update and remove run one step of a pass as the reconciler does:
+// connect, then the step. remove marks the object deleted first.
+func observe[O client.Object](ctx context.Context, c providers.Connector[O], obj O) (providers.Observation, error) {
+	ext, err := c.Connect(ctx, obj)
+	if err != nil {
+		return providers.Observation{}, err
+	}
+	return ext.Observe(ctx, obj)
+}
+
+func update[O client.Object](ctx context.Context, c providers.Connector[O], obj O, diff providers.Difference) error {
+	ext, err := c.Connect(ctx, obj)
+	if err != nil {
+		return err
+	}
+	return ext.Update(ctx, obj, diff)
+}
+
+func remove[O client.Object](ctx context.Context, c providers.Connector[O], obj O) error {
+	now := metav1.Now()
+	obj.SetDeletionTimestamp(&now)
+	ext, err := c.Connect(ctx, obj)
+	if err != nil {
+		return err
+	}
+	return ext.Delete(ctx, obj)
+}
+
+// TestAMatchNotYetReadBackAsksForALookAfterTheNextRead: right after a
+// command the bulb matches only by what the bridge accepted, while the
+// status still shows the read from before the command. The observation says
+// so (Unconfirmed) and asks to be looked at again after one poll interval:
+// the read that confirms the command shows no drift and wakes nobody, so
+// without that look status.observed would keep the old read until the
+// resync (the flake of faults.TestSpecEditsRacingStatusWrites: brightness
+// 127, the bulb's state before the first command).
+func TestAMatchNotYetReadBackAsksForALookAfterTheNextRead(t *testing.T) {
+	ctx := context.Background()
+	f := wiretest.NewFakeBridge("hallway")
+	e := newTestLights(t, f) // polls once an hour: no read comes by itself
+	l := hueLight("entrance", "hallway-light", "hallway", time.Now())
+	obs, err := observe(ctx, e, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := update(ctx, e, l, obs.Diff); err != nil {
+		t.Fatal(err)
+	}
+	obs, err = observe(ctx, e, l)
+	if err != nil || !obs.UpToDate || !obs.Unconfirmed {
+		t.Fatalf("after the command, before a read: %+v, %v; want an unconfirmed match", obs, err)
+	}
+	if obs.RecheckAfter != time.Hour {
+		t.Fatalf("an unconfirmed match asks for a look after %s, want the poll interval (1h)", obs.RecheckAfter)
+	}
+	if l.Status.Observed.On || l.Status.Observed.Brightness != 127 {
+		t.Fatalf("status.observed %+v before a read, want the last read (off, 127)", *l.Status.Observed)
+	}
+
+	f.Set("1", func(st *wire.LightState) { st.On, st.Bri = true, ptr.To(254) }) // the bulb shows the command
+	readNow(ctx, t, e.Registry, "home")
+	obs, err = observe(ctx, e, l)
+	if err != nil || !obs.UpToDate || obs.Unconfirmed || obs.RecheckAfter != 0 {
+		t.Fatalf("after a read: %+v, %v; want a confirmed match at the resync interval", obs, err)
+	}
+	if !l.Status.Observed.On || l.Status.Observed.Brightness != 254 {
+		t.Fatalf("status.observed %+v after a read, want on, 254", *l.Status.Observed)
+	}
+}
+
+// TestACommandInLineShowsOnlyOnceItLasts: a HueLight whose command waits
+// in the sender's line says nothing for quietQueue (Brief: the reconciler
+// leaves its status as it was, and the sender wakes it once the command
+// goes), then says Throttled, so that a line that does not move (a bridge
+// that does not answer, a long queue) still shows in the status.
+func TestACommandInLineShowsOnlyOnceItLasts(t *testing.T) {
+	ctx := context.Background()
+	f := wiretest.NewFakeBridge("hallway", "porch") // two bulbs: group 0 is not an option
+	// One light slot an hour: once the porch's command took the slot the
+	// bridge has, the line does not move.
+	c, reg := newTestRegistryWith(t, Settings{CommandsPerSecond: 1.0 / 3600}, func(string) wire.Client { return f })
+	e := &LightExternal{Reader: c, Registry: reg}
+	porch := hueLight("entrance", "porch-light", "porch", time.Now())
+	obs, err := observe(ctx, e, porch)
+	if err == nil {
+		err = update(ctx, e, porch, obs.Diff)
+	}
+	if _, puts := f.Calls(); err != nil || len(puts) != 1 {
+		t.Fatalf("the porch's command: %v, %d sent; want it sent at once", err, len(puts))
+	}
+
+	l := hueLight("entrance", "hallway-light", "hallway", time.Now())
+	obs, err = observe(ctx, e, l)
+	if err != nil || obs.Diff == nil {
+		t.Fatalf("first look: %+v, %v; want a difference", obs, err)
+	}
+	diff := obs.Diff
+	err = update(ctx, e, l, diff)
+	p, ok := providers.AsPending(err)
+	if !ok || !p.Queued || !p.Brief || p.Delay <= 0 || p.Delay > quietQueue {
+		t.Fatalf("update with the line held: %v (%+v); want queued briefly, looked at again within %s", err, p, quietQueue)
+	}
+	obs, err = observe(ctx, e, l)
+	if err != nil || !obs.Wait || !obs.Brief || obs.RecheckAfter <= 0 || obs.RecheckAfter > quietQueue {
+		t.Fatalf("look while queued for a moment: %+v, %v; want a brief wait", obs, err)
+	}
+
+	// The command waits on; once it has waited quietQueue, a look says so.
+	g := NewWithT(t)
+	g.Eventually(func(g Gomega) {
+		obs, err := observe(ctx, e, l)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(obs.Wait && !obs.Brief && obs.Reason == ReasonThrottled).To(BeTrue(), "a plain Throttled wait: %+v", obs)
+	}, quietQueue+5*time.Second, 100*time.Millisecond).Should(Succeed(), "look once the command waited %s", quietQueue)
+	err = update(ctx, e, l, diff)
+	if p, ok := providers.AsPending(err); !ok || p.Brief || p.Reason != ReasonThrottled {
+		t.Fatalf("update once the command waited %s: %+v; want it reported plainly", quietQueue, p)
+	}
+}

@@ -1,0 +1,92 @@
+package wire
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	"k8s.io/utils/ptr"
+
+	"github.com/tether-dev/tether/internal/huesim"
+)
+
+// TestRoomsAndScenes drives each backend's RoomsClient against the
+// simulator: v1 over HTTP, and CLIP v2's (the v1 API over the v2 client's
+// verified HTTPS connection and request slots). Rooms and zones, a room
+// refusing a light of another room, a scene stored, read back, changed,
+// recalled on a room and deleted.
+func TestRoomsAndScenes(t *testing.T) {
+	for _, api := range []string{APIV1, APIV2} {
+		t.Run(api, func(t *testing.T) {
+			sim, err := huesim.Start(huesim.Options{Lights: []string{"a", "b", "c"}, Usernames: []string{simUser}}, "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(sim.Close)
+			sim.SetGroupRate(math.Inf(1), 1) // the group budget is not under test
+			client := NewClient(sim.Addr(), simUser, 2*time.Second)
+			if api == APIV2 {
+				client = v2For(t, sim, simUser, Trust{})
+			}
+			c, ok := RoomsOf(client)
+			if !ok {
+				t.Fatalf("the %s client has no rooms", api)
+			}
+			roomsAndScenes(t, sim, c)
+			if v2, ok := client.(*v2Client); ok {
+				NewWithT(t).Expect(v2.slots).To(BeEmpty(), "every request slot was given back")
+			}
+		})
+	}
+}
+
+func roomsAndScenes(t *testing.T, sim *huesim.Server, c RoomsClient) {
+	ctx := context.Background()
+	g := NewWithT(t)
+
+	room, err := c.CreateRoom(ctx, GroupSpec{Name: "Kitchen", Type: GroupRoom, LightIDs: []string{"1", "2"}})
+	g.Expect(err).NotTo(HaveOccurred())
+	_, err = c.CreateRoom(ctx, GroupSpec{Name: "Hall", Type: GroupRoom, LightIDs: []string{"2"}})
+	g.Expect(ErrorType(err)).To(Equal(huesim.ErrLightInAnotherRoom), "error %v", err)
+	zone, err := c.CreateRoom(ctx, GroupSpec{Name: "Downstairs", Type: GroupZone})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(c.SetGroupLights(ctx, zone, []string{"2", "3"})).To(Succeed())
+	groups, err := c.ListGroups(ctx)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(groups).To(Equal([]Group{
+		{ID: room, Name: "Kitchen", Type: GroupRoom, Class: "Other", LightIDs: []string{"1", "2"}},
+		{ID: zone, Name: "Downstairs", Type: GroupZone, Class: "Other", LightIDs: []string{"2", "3"}},
+	}))
+
+	states := map[string]StateBody{
+		"1": {On: ptr.To(true), Bri: ptr.To(0 + 100), CT: ptr.To(300)},
+		"2": {On: ptr.To(true), Bri: ptr.To(50), Hue: ptr.To(0), Sat: ptr.To(0), TransitionTime: ptr.To(0)},
+	}
+	id, err := c.CreateScene(ctx, SceneSpec{Name: "Evening", AppData: "tether-x", States: states})
+	g.Expect(err).NotTo(HaveOccurred())
+	scene, err := c.Scene(ctx, id)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(scene).To(Equal(Scene{ID: id, Name: "Evening", LightIDs: []string{"1", "2"}, AppData: "tether-x", States: states}),
+		"hue 0, sat 0 and transitiontime 0 are stored (huego cannot send them)")
+	listed, err := c.Scenes(ctx)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(listed).To(Equal([]Scene{{ID: id, Name: "Evening", LightIDs: []string{"1", "2"}, AppData: "tether-x"}}))
+
+	states["3"] = StateBody{On: ptr.To(true), Bri: ptr.To(7)}
+	g.Expect(c.UpdateScene(ctx, id, SceneSpec{Name: "Night", States: states})).To(Succeed())
+	g.Expect(c.RecallScene(ctx, id, zone, ptr.To(0))).To(Succeed())
+	for lightID, bri := range map[string]int{"2": 50, "3": 7} {
+		l, _ := sim.Light(lightID)
+		g.Expect(l.State.On && l.State.Bri == bri).To(BeTrue(), "light %s: %+v", lightID, l.State)
+	}
+	l1, _ := sim.Light("1")
+	g.Expect(l1.State.On).To(BeFalse(), "light 1 is in the scene, not in the zone")
+
+	g.Expect(c.DeleteScene(ctx, id)).To(Succeed())
+	g.Expect(c.DeleteScene(ctx, id)).To(Succeed(), "a scene already gone is deleted")
+	_, err = c.Scene(ctx, id)
+	g.Expect(ErrorType(err)).To(Equal(TypeNotAvailable))
+	g.Expect(ErrorType(c.RecallScene(ctx, id, "0", nil))).To(Equal(TypeInvalidValue))
+}

@@ -1,0 +1,51 @@
+package wire
+
+// What a bulb's state shows of a command, and what it becomes once the
+// bridge accepted one: the cache's reads and acceptances meet here.
+
+// Reported lists the attributes a state reports.
+func Reported(st LightState) []string {
+	out := []string{"on"}
+	for p, v := range map[string]bool{"bri": st.Bri != nil, "hue": st.Hue != nil, "sat": st.Sat != nil,
+		"xy": st.XY != nil, "ct": st.CT != nil} {
+		if v {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Shows reports whether the state shows every attribute of body it
+// reports, at the bridge's precision (hue/sat as the colour they make on a
+// bulb of gamut g, hsxy.go).
+func (s LightState) Shows(body StateBody, g *Gamut) bool {
+	match := func(got, want *int) bool { return want == nil || got == nil || *got == *want }
+	hs := match(s.Hue, body.Hue) && match(s.Sat, body.Sat)
+	if body.Hue != nil && body.Sat != nil && (s.Hue != nil || s.XY != nil) {
+		hs = showsHueSat(*body.Hue, *body.Sat, s, g)
+	}
+	return (body.On == nil || *body.On == s.On) && match(s.Bri, body.Bri) && hs &&
+		match(s.CT, body.CT) && (body.XY == nil || s.XY == nil || near(*s.XY, *body.XY))
+}
+
+// Applied returns the state as it is after the bridge accepted body.
+func (s LightState) Applied(body StateBody) LightState {
+	if body.On != nil {
+		s.On = *body.On
+	}
+	if body.Bri != nil {
+		s.Bri = body.Bri
+	}
+	switch {
+	case body.XY != nil:
+		s.XY, s.ColorMode = body.XY, "xy"
+	case body.CT != nil:
+		s.CT, s.ColorMode = body.CT, "ct"
+	case body.Hue != nil:
+		s.Hue, s.ColorMode = body.Hue, "hs"
+		if body.Sat != nil {
+			s.Sat = body.Sat
+		}
+	}
+	return s
+}

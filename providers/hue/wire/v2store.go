@@ -1,0 +1,382 @@
+package wire
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"time"
+)
+
+// v2Store is a bridge's CLIP v2 resources as Tether knows them: the last
+// full read with every event since merged in, field by field, as aiohue
+// merges partial updates (an update carries only what changed). It keeps
+// only what its views read (v2Kept, decoded into v2Resource: fields
+// nobody reads are never held), an update only of a resource it holds, and
+// at most maxAnswerBytes of resources as JSON, as much as one full read may
+// bring (bounds.go). lights() is the view of lights. It also keeps, per
+// resource, when it last changed, so a view can say how recent each light
+// is.
+type v2Store struct {
+	mu        sync.Mutex
+	resources map[string]*v2Resource // id ->
+	changedAt map[string]time.Time   // id -> last full read or event that touched it
+	size      int                    // the resources' JSON bytes
+	// byV1 maps a light's v1 id to its light resource id (refreshed by
+	// every view of the lights).
+	byV1 map[string]string
+	// lastID is the event stream's last message id.
+	lastID string
+}
+
+// v2Kept are the resource types the store's views read.
+var v2Kept = map[string]bool{"light": true, "device": true, "zigbee_connectivity": true, "bridge_home": true}
+
+// v2Resource is a kept resource: the fields of each kept type that a view
+// reads (aiohue models), the light's in v2Light.
+type v2Resource struct {
+	v2Light
+	Type        string `json:"type"`
+	ProductData struct {
+		ModelID string `json:"model_id"`
+	} `json:"product_data"` // device
+	Services []v2Ref `json:"services"` // device, bridge_home
+	Status   string  `json:"status"`   // zigbee_connectivity
+	size     int     // its JSON bytes, counted in the store's size
+}
+
+func newV2Store() *v2Store {
+	return &v2Store{resources: map[string]*v2Resource{}, changedAt: map[string]time.Time{}, byV1: map[string]string{}}
+}
+
+// decodeKept decodes a resource the store keeps; ok is false for another
+// type, or one that does not decode.
+func decodeKept(raw json.RawMessage) (*v2Resource, bool) {
+	var head struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(raw, &head) != nil || !v2Kept[head.Type] {
+		return nil, false
+	}
+	r := &v2Resource{}
+	if json.Unmarshal(raw, r) != nil || r.ID == "" {
+		return nil, false
+	}
+	r.size = len(raw)
+	return r, true
+}
+
+// replace takes a full read started at at.
+func (s *v2Store) replace(list []json.RawMessage, at time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.resources = map[string]*v2Resource{}
+	s.changedAt = map[string]time.Time{}
+	s.size = 0
+	for _, raw := range list {
+		if r, ok := decodeKept(raw); ok {
+			s.resources[r.ID], s.changedAt[r.ID] = r, at
+			s.size += r.size
+		}
+	}
+}
+
+// v2Event is one container of the event stream.
+type v2Event struct {
+	Type string            `json:"type"`
+	Data []json.RawMessage `json:"data"`
+}
+
+// apply merges event containers received at at, and reports whether any
+// touched a resource a light view reads (light, device,
+// zigbee_connectivity). It fails when the store would pass maxAnswerBytes:
+// no bridge has that much, and the stream's next connect reads everything
+// again.
+func (s *v2Store) apply(events []v2Event, at time.Time) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	touched := false
+	for _, e := range events {
+		for _, raw := range e.Data {
+			var head struct {
+				ID   string `json:"id"`
+				Type string `json:"type"`
+			}
+			if json.Unmarshal(raw, &head) != nil || head.ID == "" || !v2Kept[head.Type] {
+				continue
+			}
+			switch e.Type {
+			case "add":
+				r, ok := decodeKept(raw)
+				if !ok {
+					continue
+				}
+				s.put(r)
+			case "delete":
+				if old, ok := s.resources[head.ID]; ok {
+					s.size -= old.size
+					delete(s.resources, head.ID)
+				}
+			case "update":
+				r, ok := s.resources[head.ID]
+				if !ok {
+					continue // not a resource the bridge has: the next full read shows what is
+				}
+				_ = json.Unmarshal(raw, r) // what decodes is merged, as a map merge would
+				s.put(r)
+			default:
+				continue
+			}
+			if s.size > maxAnswerBytes {
+				return touched, &ProtocolError{Detail: fmt.Sprintf("the event stream brought more than %d MiB of resources, more than a full read may hold", maxAnswerBytes>>20)}
+			}
+			s.changedAt[head.ID] = at
+			if head.Type != "bridge_home" {
+				touched = true
+			}
+		}
+	}
+	return touched, nil
+}
+
+// put stores r (new, or the one held with an update merged in), counting
+// its JSON bytes.
+func (s *v2Store) put(r *v2Resource) {
+	if old, ok := s.resources[r.ID]; ok {
+		s.size -= old.size
+	}
+	if data, err := json.Marshal(r); err == nil {
+		r.size = len(data)
+	}
+	s.resources[r.ID] = r
+	s.size += r.size
+}
+
+// The parts of the resources the light view reads (aiohue models).
+type (
+	v2Ref struct {
+		RID   string `json:"rid"`
+		RType string `json:"rtype"`
+	}
+	v2XY struct {
+		X float64 `json:"x"`
+		Y float64 `json:"y"`
+	}
+	v2Light struct {
+		ID       string `json:"id"`
+		IDV1     string `json:"id_v1"`
+		Owner    v2Ref  `json:"owner"`
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+		On *struct {
+			On bool `json:"on"`
+		} `json:"on"`
+		Dimming *struct {
+			Brightness float64 `json:"brightness"`
+		} `json:"dimming"`
+		ColorTemperature *struct {
+			Mirek       *int `json:"mirek"`
+			MirekValid  bool `json:"mirek_valid"`
+			MirekSchema *struct {
+				Min int `json:"mirek_minimum"`
+				Max int `json:"mirek_maximum"`
+			} `json:"mirek_schema"`
+		} `json:"color_temperature"`
+		Color *struct {
+			XY    *v2XY `json:"xy"`
+			Gamut *struct {
+				Red   v2XY `json:"red"`
+				Green v2XY `json:"green"`
+				Blue  v2XY `json:"blue"`
+			} `json:"gamut"`
+			GamutType string `json:"gamut_type"`
+		} `json:"color"`
+	}
+)
+
+// read is the lights as the store has them, as one read at at, each
+// light's own time being when the store last heard of it.
+func (s *v2Store) read(at time.Time) Read {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := Read{At: at, LightAt: map[string]time.Time{}}
+	byV1 := map[string]string{}
+	for id, res := range s.resources {
+		if res.Type != "light" {
+			continue
+		}
+		light, changed := s.lightLocked(id, res.v2Light)
+		r.Lights = append(r.Lights, light)
+		r.LightAt[light.ID] = changed
+		byV1[light.ID] = id
+	}
+	s.byV1 = byV1
+	return r
+}
+
+// lightLocked is one light in Tether's types, and when any resource it is
+// read from last changed.
+func (s *v2Store) lightLocked(id string, l v2Light) (Light, time.Time) {
+	changed := s.changedAt[id]
+	dev, hasDevice := s.resources[l.Owner.RID]
+	if !hasDevice {
+		dev = &v2Resource{}
+	} else {
+		changed = later(changed, s.changedAt[l.Owner.RID])
+	}
+	reachable := true
+	for _, svc := range dev.Services {
+		if svc.RType == "zigbee_connectivity" {
+			if conn, ok := s.resources[svc.RID]; ok {
+				reachable = conn.Status == "connected"
+				changed = later(changed, s.changedAt[svc.RID])
+			}
+		}
+	}
+	out := Light{
+		ID:      v1ID(l.IDV1, id),
+		Name:    or(dev.Metadata.Name, l.Metadata.Name),
+		ModelID: dev.ProductData.ModelID,
+	}
+	out.Capabilities = l.capabilities()
+	out.Type = typeOf(out.Capabilities)
+	out.State = l.state(reachable)
+	return out, changed
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// v1ID is the light's v1 id ("/lights/7" -> "7"); a light without one
+// (newer than v1) is known by its v2 id.
+func v1ID(idV1, id string) string {
+	if n, ok := strings.CutPrefix(idV1, "/lights/"); ok && n != "" {
+		return n
+	}
+	return id
+}
+
+// capabilities reads what the light can show from the features it has
+// (Home Assistant's v2 light does the same: color -> xy, color_temperature
+// -> colour temperature, dimming -> brightness).
+func (l v2Light) capabilities() Capabilities {
+	c := Capabilities{Dimmable: l.Dimming != nil, Color: l.Color != nil}
+	if ct := l.ColorTemperature; ct != nil {
+		r := MiredRange{Min: minMireds, Max: maxMireds}
+		// aiohue maps a schema minimum of 0 to 153 and a maximum of 65535
+		// to 500; Tether's spec reaches 153-500 only.
+		if s := ct.MirekSchema; s != nil && s.Min > 0 && s.Max < 65535 && s.Min < s.Max {
+			r = MiredRange{Min: max(s.Min, minMireds), Max: min(s.Max, maxMireds)}
+		}
+		c.ColorTemperature = &r
+	}
+	if col := l.Color; col != nil {
+		if g := col.Gamut; g != nil {
+			gamut := Gamut{Type: col.GamutType, Red: [2]float64{g.Red.X, g.Red.Y}, Green: [2]float64{g.Green.X, g.Green.Y},
+				Blue: [2]float64{g.Blue.X, g.Blue.Y}}
+			if gamut.area() > 1e-4 {
+				c.Gamut = &gamut
+			}
+		}
+		if g, ok := v1Gamuts[col.GamutType]; ok && c.Gamut == nil {
+			c.Gamut = &g // some bulbs omit the triangle (aiohue)
+		}
+	}
+	return c
+}
+
+// typeOf names the light's type as the v1 API would, from what it can do,
+// so that status.capabilities.type reads the same on both APIs.
+func typeOf(c Capabilities) string {
+	switch {
+	case c.Color && c.ColorTemperature != nil:
+		return "Extended color light"
+	case c.Color:
+		return "Color light"
+	case c.ColorTemperature != nil:
+		return "Color temperature light"
+	case c.Dimmable:
+		return "Dimmable light"
+	}
+	return "On/Off plug-in unit"
+}
+
+// state is what the light reports, in Tether's units. In xy mode a colour
+// light reports mirek null and mirek_valid false: its colour temperature
+// is then unknown, not a value.
+func (l v2Light) state(reachable bool) LightState {
+	st := LightState{Reachable: reachable}
+	if l.On != nil {
+		st.On = l.On.On
+	}
+	if l.Dimming != nil {
+		bri := briOf(l.Dimming.Brightness)
+		st.Bri = &bri
+	}
+	if col := l.Color; col != nil && col.XY != nil {
+		xy := [2]float64{round4(col.XY.X), round4(col.XY.Y)}
+		st.XY, st.ColorMode = &xy, "xy"
+	}
+	if ct := l.ColorTemperature; ct != nil && ct.MirekValid && ct.Mirek != nil {
+		v := *ct.Mirek
+		st.CT, st.ColorMode = &v, "ct"
+	}
+	return st
+}
+
+// lightByV1 returns the light resource id of a v1 id, and its gamut.
+func (s *v2Store) lightByV1(id string) (string, *Gamut, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rid, ok := s.byV1[id]
+	if !ok {
+		return "", nil, false
+	}
+	l, ok := s.resources[rid]
+	if !ok {
+		return "", nil, false
+	}
+	return rid, l.capabilities().Gamut, true
+}
+
+// homeGroupedLight is the id of bridge_home's grouped_light (v1 group 0).
+func (s *v2Store) homeGroupedLight() (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.resources {
+		if r.Type != "bridge_home" {
+			continue
+		}
+		for _, svc := range r.Services {
+			if svc.RType == "grouped_light" {
+				return svc.RID, true
+			}
+		}
+	}
+	return "", false
+}
+
+func or(s, fallback string) string {
+	if s == "" {
+		return fallback
+	}
+	return s
+}
+
+// briOf is a v2 brightness as bri.
+func briOf(brightness float64) int {
+	return min(max(int(math.Round(brightness/100*253))+1, 1), 254)
+}
+
+// brightnessOf is bri (1-254) as v2 brightness (0-100 %). Real bridges'
+// values fit (bri-1)/253*100 at two decimals (hue-bulbs-facts.md; derived,
+// not documented); that keeps every bri through a round trip.
+func brightnessOf(bri int) float64 {
+	return math.Round(float64(min(max(bri, 1), 254)-1)/253*100*100) / 100
+}

@@ -1,0 +1,46 @@
+package wiretest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/providers/hue/wire"
+)
+
+// User is the username the simulated bridges know.
+const User = "tether-sender-test"
+
+// StartSim serves a simulated bridge that knows User, with a bulb of every
+// model when opts names no lights.
+func StartSim(t *testing.T, opts huesim.Options) *huesim.Server {
+	t.Helper()
+	opts.Usernames = append(opts.Usernames, User)
+	if len(opts.Lights) == 0 {
+		opts.Models = map[string]string{}
+		for _, m := range huesim.ModelIDs() {
+			opts.Lights = append(opts.Lights, "bulb "+m)
+			opts.Models["bulb "+m] = m
+		}
+	}
+	sim, err := huesim.Start(opts, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sim.Close)
+	return sim
+}
+
+// V2For is a CLIP v2 client of the simulated bridge as user, trusting the
+// simulator's CA unless trust says otherwise.
+func V2For(t *testing.T, sim *huesim.Server, user string, trust wire.Trust) wire.Client {
+	t.Helper()
+	if trust.CABundle == nil && !trust.InsecureSkipVerify {
+		trust.CABundle = sim.CACertPEM()
+	}
+	c, err := wire.NewClientV2(sim.TLSAddr(), user, 2*time.Second, trust)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
