@@ -112,11 +112,16 @@ func (b *Bridge) subscribeEvents() (*streamClient, bool) {
 	}
 	h.clients[c] = struct{}{}
 	if !h.running {
+		// Subscribed to changes before the view is taken, here and not in
+		// runEvents: a change made before runEvents got to run would
+		// otherwise be in neither the view nor a notification, and reach
+		// no stream until another change came.
+		changed, unsubscribe := b.Subscribe()
 		h.running, h.stop = true, make(chan struct{})
 		b.mu.Lock()
 		h.last = indexResources(b.v2Resources())
 		b.mu.Unlock()
-		go b.runEvents(h.stop)
+		go b.runEvents(h.stop, changed, unsubscribe)
 	}
 	return c, true
 }
@@ -134,8 +139,7 @@ func (b *Bridge) unsubscribeEvents(c *streamClient) {
 
 // runEvents turns the bridge's changes into messages, batched, until the
 // last stream goes.
-func (b *Bridge) runEvents(stop chan struct{}) {
-	changed, unsubscribe := b.Subscribe()
+func (b *Bridge) runEvents(stop chan struct{}, changed <-chan struct{}, unsubscribe func()) {
 	defer unsubscribe()
 	var (
 		last  time.Time
