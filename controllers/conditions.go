@@ -13,8 +13,6 @@ import (
 const (
 	ReasonSuccess        = "Success"
 	ReasonAvailable      = "Available"
-	ReasonCreating       = "Creating"
-	ReasonUpdating       = "Updating"
 	ReasonPaused         = "Paused"
 	ReasonCreated        = "Created"
 	ReasonUpdated        = "Updated"

@@ -86,7 +86,7 @@ func (r *ManagedReconciler[O]) sync(ctx context.Context, req ctrl.Request, obj O
 			return r.handleError(ctx, req, obj, phaseCreate, err)
 		}
 		r.event(obj, corev1.EventTypeNormal, ReasonCreated, "Create", "created the external resource")
-		markWritten(obj, ReasonCreating, "created; waiting to observe it")
+		markWritten(obj, providers.ReasonCreating, "created; waiting to observe it")
 		return r.succeeded(req, obj, r.opts.AfterWrite)
 
 	case obs.Wait && obs.Brief:
@@ -168,7 +168,7 @@ func (r *ManagedReconciler[O]) update(ctx context.Context, req ctrl.Request, obj
 		driftCorrections.WithLabelValues(r.kind).Inc()
 	}
 	r.event(obj, corev1.EventTypeNormal, reason, "Update", "%s: %s", verb, diff)
-	markWritten(obj, ReasonUpdating, "sent: "+diff)
+	markWritten(obj, providers.ReasonUpdating, "sent: "+diff)
 	return r.succeeded(req, obj, r.opts.AfterWrite)
 }
 
@@ -196,8 +196,8 @@ func (r *ManagedReconciler[O]) brief(req ctrl.Request, after time.Duration) (ctr
 func (r *ManagedReconciler[O]) stalled(ctx context.Context, req ctrl.Request, obj O, diff string, times int) (ctrl.Result, error) {
 	msg := fmt.Sprintf("sent %q %d times for generation %d with no visible effect: not sent again until the spec changes "+
 		"or it is changed from outside", diff, times, obj.GetGeneration())
-	if changed := markStalled(obj, ReasonStalled, msg); changed {
-		r.event(obj, corev1.EventTypeWarning, ReasonStalled, "Update", "%s", msg)
+	if changed := markStalled(obj, providers.ReasonStalled, msg); changed {
+		r.event(obj, corev1.EventTypeWarning, providers.ReasonStalled, "Update", "%s", msg)
 		log.FromContext(ctx).Info("write stalled: not sent again", "diff", diff, "times", times)
 	}
 	next, _ := r.pollInterval(obj)

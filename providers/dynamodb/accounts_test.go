@@ -172,8 +172,8 @@ func TestTwoAccountsSeeTwoSetsOfTables(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := f.pass(twin); !isRetryReason(err, ReasonConflict) || !strings.Contains(err.Error(), "AWSAccount team-a") {
-		t.Errorf("same name in one account: %v, want %s", err, ReasonConflict)
+	if _, err := f.pass(twin); !isRetryReason(err, providers.ReasonConflict) || !strings.Contains(err.Error(), "AWSAccount team-a") {
+		t.Errorf("same name in one account: %v, want %s", err, providers.ReasonConflict)
 	}
 	if _, err := f.pass(b); err != nil {
 		t.Errorf("same name in another account: %v, want no conflict", err)

@@ -51,7 +51,7 @@ func TestConflictGoesToTheObjectThatHasTheTableThenTheOlder(t *testing.T) {
 		objects  []*awsv1alpha1.DynamoDBTable
 		subject  *awsv1alpha1.DynamoDBTable
 		conflict bool
-		reason   string // ReasonConflict when empty
+		reason   string // providers.ReasonConflict when empty
 	}{
 		{"the older one proceeds", []*awsv1alpha1.DynamoDBTable{older, newer}, older, false, ""},
 		{"the newer one waits", []*awsv1alpha1.DynamoDBTable{older, newer}, newer, true, ""},
@@ -72,7 +72,7 @@ func TestConflictGoesToTheObjectThatHasTheTableThenTheOlder(t *testing.T) {
 			ra, isConflict := providers.AsRetryAfter(err)
 			reason := c.reason
 			if reason == "" {
-				reason = ReasonConflict
+				reason = providers.ReasonConflict
 			}
 			if isConflict != c.conflict || (isConflict && ra.Reason != reason) {
 				t.Errorf("err = %v, want conflict %v (%s)", err, c.conflict, reason)
@@ -107,7 +107,7 @@ func TestRegionIsResolvedBeforeKeying(t *testing.T) {
 		WithObjects(implicit.DeepCopy(), explicit.DeepCopy()).Build()
 	p := New(Options{Reader: reader})
 	ep := endpointOf(t, p, explicit)
-	if ra, ok := providers.AsRetryAfter(p.checkConflict(ctx, ep, explicit)); !ok || ra.Reason != ReasonConflict {
+	if ra, ok := providers.AsRetryAfter(p.checkConflict(ctx, ep, explicit)); !ok || ra.Reason != providers.ReasonConflict {
 		t.Errorf("region us-east-1 and no region (resolved to us-east-1) were not seen as one table")
 	}
 	if implicitEP := endpointOf(t, p, implicit); implicitEP != ep {

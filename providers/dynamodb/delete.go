@@ -29,7 +29,7 @@ func (p *Provider) Delete(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) e
 		return withReleaseHint(err)
 	}
 	if err := p.checkConflict(ctx, ep, obj); err != nil {
-		if ra, ok := providers.AsRetryAfter(err); ok && ra.Reason == ReasonConflict {
+		if ra, ok := providers.AsRetryAfter(err); ok && ra.Reason == providers.ReasonConflict {
 			p.forget(obj) // another object manages the table: let go of it
 			return nil
 		}
@@ -137,7 +137,7 @@ func deleteCalls(obj *awsv1alpha1.DynamoDBTable) int {
 // event (providers.DeleteDescriber).
 func (p *Provider) DescribeDelete(obj *awsv1alpha1.DynamoDBTable) string {
 	name := obj.ResolvedTableName()
-	if ready := meta.FindStatusCondition(obj.Status.Conditions, commonv1alpha1.Ready); ready != nil && ready.Reason == ReasonConflict {
+	if ready := meta.FindStatusCondition(obj.Status.Conditions, commonv1alpha1.Ready); ready != nil && ready.Reason == providers.ReasonConflict {
 		return fmt.Sprintf("let go of table %s; another DynamoDBTable manages it", name)
 	}
 	if obj.Spec.DeletionPolicy == awsv1alpha1.DeletionPolicyRetain {

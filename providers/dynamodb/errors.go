@@ -13,19 +13,14 @@ import (
 
 // Condition reasons this adapter reports.
 const (
-	ReasonThrottled         = "Throttled"
 	ReasonLimitExceeded     = "LimitExceeded"
 	ReasonEndpointError     = "EndpointError"
 	ReasonAccessDenied      = "AccessDenied"
 	ReasonInvalidSpec       = "InvalidSpec"
 	ReasonTableBusy         = "TableBusy"
-	ReasonUpdating          = "Updating"
-	ReasonCreating          = "Creating"
 	ReasonDeleting          = "Deleting"
-	ReasonStalled           = "Stalled"
 	ReasonIndexReplacement  = "IndexReplacementNotAllowed"
 	ReasonNotOwned          = "NotOwned"
-	ReasonConflict          = "Conflict"
 	ReasonHolderUnresolved  = "HolderUnresolved"
 	ReasonDeletionProtected = "DeletionProtected"
 	ReasonTableExists       = "TableExists"
@@ -83,7 +78,7 @@ func classify(err error) error {
 		// same way, so stop and show AWS's own words.
 		return providers.Terminal(ReasonInvalidSpec, err)
 	case "ThrottlingException", "RequestLimitExceeded", "ProvisionedThroughputExceededException":
-		return providers.RetryAfter(throttledDelay, ReasonThrottled, err)
+		return providers.RetryAfter(throttledDelay, providers.ReasonThrottled, err)
 	case "LimitExceededException":
 		return providers.RetryAfter(throttledDelay, ReasonLimitExceeded, err)
 	case "ResourceInUseException":

@@ -30,8 +30,8 @@ func TestClassify(t *testing.T) {
 		why  string
 	}{
 		{api("ValidationException"), "terminal", ReasonInvalidSpec},
-		{api("ThrottlingException"), "retry", ReasonThrottled},
-		{api("RequestLimitExceeded"), "retry", ReasonThrottled},
+		{api("ThrottlingException"), "retry", providers.ReasonThrottled},
+		{api("RequestLimitExceeded"), "retry", providers.ReasonThrottled},
 		{api("LimitExceededException"), "retry", ReasonLimitExceeded},
 		{api("ResourceInUseException"), "pending", ReasonTableBusy},
 		{api("AccessDeniedException"), "retry", ReasonAccessDenied},

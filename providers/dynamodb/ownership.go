@@ -269,7 +269,7 @@ func (p *Provider) checkConflict(ctx context.Context, ep *endpoint, obj *awsv1al
 		}
 		// Not terminal: the check costs no AWS call (it reads the cache),
 		// and once the other object is gone this one may take over.
-		return providers.RetryAfter(conflictDelay, ReasonConflict, fmt.Errorf(
+		return providers.RetryAfter(conflictDelay, providers.ReasonConflict, fmt.Errorf(
 			"table %s in %s, region %s, is already managed by DynamoDBTable %s/%s; this object touches nothing while that one exists",
 			obj.ResolvedTableName(), accountLabel(ep.Identity), ep.Region, other.Namespace, other.Name))
 	}

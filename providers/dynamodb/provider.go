@@ -86,7 +86,7 @@ var _ providers.External[*awsv1alpha1.DynamoDBTable] = (*Provider)(nil)
 // New returns the adapter.
 func New(opts Options) *Provider {
 	if opts.StallAfter <= 0 {
-		opts.StallAfter = 3
+		opts.StallAfter = providers.DefaultStallAfter
 	}
 	if opts.TransitionPoll <= 0 {
 		opts.TransitionPoll = busyDelay
@@ -155,7 +155,7 @@ func (p *Provider) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 
 	switch desc.TableStatus {
 	case types.TableStatusCreating:
-		return p.transient(ReasonCreating, "DynamoDB is creating the table"), nil
+		return p.transient(providers.ReasonCreating, "DynamoDB is creating the table"), nil
 	case types.TableStatusDeleting:
 		return p.transient(ReasonDeleting, "the table is being deleted (not by Tether); it will be re-created once it is gone"), nil
 	case types.TableStatusActive, types.TableStatusUpdating:
@@ -223,7 +223,7 @@ func (p *Provider) compare(ctx context.Context, ep *endpoint, obj *awsv1alpha1.D
 		return providers.Observation{Exists: true, UpToDate: true, Available: true, Message: joinNotes(unsupportedNote(obj), p.overriddenTags(ep, obj), p.stretchNote(obj))}, nil
 	}
 	if pl.Empty() {
-		return providers.Observation{Exists: true, UpToDate: true, Reason: ReasonUpdating,
+		return providers.Observation{Exists: true, UpToDate: true, Reason: providers.ReasonUpdating,
 			Message: "DynamoDB is still applying the last change: " + pl.busy, RecheckAfter: p.opts.TransitionPoll}, nil
 	}
 	return providers.Observation{Exists: true, Diff: pl, Available: available}, nil
@@ -283,7 +283,7 @@ func (p *Provider) Update(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, d
 	step := pl.Steps[0]
 	mem := p.memoryOf(obj)
 	if n := mem.timesSent(step, obj.Generation); n >= p.opts.StallAfter {
-		return providers.Terminalf(ReasonStalled, "sent %q %d times and DynamoDB still does not show the change; "+
+		return providers.Terminalf(providers.ReasonStalled, "sent %q %d times and DynamoDB still does not show the change; "+
 			"stopped until the spec or annotations change (the endpoint may not support it)", step.Description, n)
 	}
 	ep, err := p.endpointFor(ctx, obj)

@@ -409,8 +409,8 @@ func TestStallBreakerStopsARepeatedStep(t *testing.T) {
 		}
 	}
 	te, ok := providers.AsTerminal(err)
-	if !ok || te.Reason != ReasonStalled {
-		t.Fatalf("err = %v, want terminal %s", err, ReasonStalled)
+	if !ok || te.Reason != providers.ReasonStalled {
+		t.Fatalf("err = %v, want terminal %s", err, providers.ReasonStalled)
 	}
 	if got := f.proxy.Calls()["UpdateTable"]; got != 3 {
 		t.Errorf("UpdateTable calls = %d, want exactly 3 before the breaker", got)
@@ -436,7 +436,7 @@ func TestWaitsWhileTheTableIsBusy(t *testing.T) {
 		t.Fatalf("first pass: %+v %v", obs, err)
 	}
 	obs, err = f.pass(obj)
-	if err != nil || obs.Available || obs.Reason != ReasonCreating || obs.RecheckAfter == 0 {
+	if err != nil || obs.Available || obs.Reason != providers.ReasonCreating || obs.RecheckAfter == 0 {
 		t.Fatalf("while CREATING: %+v %v", obs, err)
 	}
 	f.converge(obj)

@@ -184,7 +184,7 @@ func (c *groupConn) Observe(ctx context.Context, g *huev1alpha1.HueGroup) (provi
 		memberIDs = ids
 	}
 	if msg := c.conflicts(g, memberIDs); msg != "" {
-		return c.wait(ReasonConflict, msg), nil
+		return c.wait(providers.ReasonConflict, msg), nil
 	}
 	plan, wait, err := c.plan(ctx, g, memberIDs)
 	if err != nil || wait != nil {
@@ -255,7 +255,7 @@ func (c *groupConn) compare(g *huev1alpha1.HueGroup, p groupPlan) providers.Obse
 	}
 	g.Status.ActiveScene = ""
 	if eta, queued := c.session.GroupPending(c.key, fullKey); queued && d.lightIDs == nil {
-		return c.wait(ReasonThrottled, fmt.Sprintf("queued for bridge %s (one group command a second): about %s", c.bridge.Name, eta.Round(100*time.Millisecond)))
+		return c.wait(providers.ReasonThrottled, fmt.Sprintf("queued for bridge %s (one group command a second): about %s", c.bridge.Name, eta.Round(100*time.Millisecond)))
 	}
 	return providers.Observation{Exists: true, Diff: d, Available: true}
 }
@@ -394,7 +394,7 @@ func (c *groupConn) send(ctx context.Context, p groupPlan) error {
 		return wire.ClassifyRooms(c.bridge.Name, err)
 	}
 	eta, _ := c.session.GroupPending(c.key, fullKey)
-	return providers.Queued(eta, ReasonThrottled, "queued for bridge %s (one group command a second): about %s",
+	return providers.Queued(eta, providers.ReasonThrottled, "queued for bridge %s (one group command a second): about %s",
 		c.bridge.Name, eta.Round(100*time.Millisecond))
 }
 

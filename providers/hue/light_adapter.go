@@ -157,7 +157,7 @@ func (c *lightConn) observe(ctx context.Context, l *huev1alpha1.HueLight) (obs p
 		// Not watched: the holder's changes are not this one's drift. The
 		// holder's deletion wakes it (Session.Release).
 		s.Unwatch(c.key)
-		return c.wait(ReasonConflict, fmt.Sprintf(
+		return c.wait(providers.ReasonConflict, fmt.Sprintf(
 			"light %q on bridge %s is already managed by HueLight %s; this one sends nothing while that one exists",
 			c.light.Name, c.bridge.Name, holder), 0), false, nil
 	}
@@ -175,7 +175,7 @@ func (c *lightConn) observe(ctx context.Context, l *huev1alpha1.HueLight) (obs p
 		if waited < quietQueue {
 			return providers.Observation{Exists: true, Wait: true, Brief: true, RecheckAfter: quietQueue - waited}, false, nil
 		}
-		return c.wait(ReasonThrottled, queuedNote(c.bridge.Name, eta), eta), false, nil
+		return c.wait(providers.ReasonThrottled, queuedNote(c.bridge.Name, eta), eta), false, nil
 	}
 	if d := wire.Compare(want, v.State); d != nil {
 		return providers.Observation{Exists: true, Diff: &LightDiff{Diff: *d, full: full, confirmed: v.Confirmed}, Available: true}, false, nil
@@ -229,9 +229,9 @@ func (c *lightConn) Update(ctx context.Context, _ *huev1alpha1.HueLight, diff pr
 	}
 	eta, waited, _ := c.session.Pending(c.key, d.full)
 	if waited < quietQueue {
-		return providers.QueuedBriefly(quietQueue-waited, ReasonThrottled, "queued for bridge %s", c.bridge.Name)
+		return providers.QueuedBriefly(quietQueue-waited, providers.ReasonThrottled, "queued for bridge %s", c.bridge.Name)
 	}
-	return providers.Queued(eta, ReasonThrottled, "%s", queuedNote(c.bridge.Name, eta))
+	return providers.Queued(eta, providers.ReasonThrottled, "%s", queuedNote(c.bridge.Name, eta))
 }
 
 // queuedNote says why a HueLight's command waits in the sender's line, and
@@ -279,7 +279,7 @@ func (c *lightConn) Delete(ctx context.Context, l *huev1alpha1.HueLight) error {
 		}
 		if !sent {
 			eta, _, _ := s.Pending(c.key, off)
-			return providers.Pending(eta, ReasonThrottled,
+			return providers.Pending(eta, providers.ReasonThrottled,
 				"switching off: queued for bridge %s, whose command budget is shared by all namespaces in turn", c.bridge.Name)
 		}
 	}

@@ -110,7 +110,7 @@ func TestLaterClaimGetsConflictAndSendsNothing(t *testing.T) {
 		}
 	}
 	obs, err := observe(ctx, e, late)
-	if err != nil || obs.Available || obs.Reason != ReasonConflict || !obs.Wait || !strings.Contains(obs.Message, "b-room/desk") {
+	if err != nil || obs.Available || obs.Reason != providers.ReasonConflict || !obs.Wait || !strings.Contains(obs.Message, "b-room/desk") {
 		t.Fatalf("later claim: %+v, %v", obs, err)
 	}
 	if err := remove(ctx, e, late); err != nil {
@@ -260,7 +260,7 @@ func TestMovingToAnotherBridgeReleasesTheBulb(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if obs, _ := observe(ctx, e, late); obs.Reason != ReasonConflict {
+	if obs, _ := observe(ctx, e, late); obs.Reason != providers.ReasonConflict {
 		t.Fatalf("before the move the later HueLight should be in conflict: %+v", obs)
 	}
 	early.Spec.BridgeRef.Name = "office"
@@ -268,7 +268,7 @@ func TestMovingToAnotherBridgeReleasesTheBulb(t *testing.T) {
 		t.Fatal(err)
 	}
 	obs, err := observe(ctx, e, late)
-	if err != nil || obs.Reason == ReasonConflict || !obs.Available {
+	if err != nil || obs.Reason == providers.ReasonConflict || !obs.Available {
 		t.Fatalf("after the holder moved to another bridge: %+v, %v", obs, err)
 	}
 }
@@ -397,10 +397,10 @@ func TestACommandInLineShowsOnlyOnceItLasts(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		obs, err := observe(ctx, e, l)
 		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(obs.Wait && !obs.Brief && obs.Reason == ReasonThrottled).To(BeTrue(), "a plain Throttled wait: %+v", obs)
+		g.Expect(obs.Wait && !obs.Brief && obs.Reason == providers.ReasonThrottled).To(BeTrue(), "a plain Throttled wait: %+v", obs)
 	}, quietQueue+5*time.Second, 100*time.Millisecond).Should(Succeed(), "look once the command waited %s", quietQueue)
 	err = update(ctx, e, l, diff)
-	if p, ok := providers.AsPending(err); !ok || p.Brief || p.Reason != ReasonThrottled {
+	if p, ok := providers.AsPending(err); !ok || p.Brief || p.Reason != providers.ReasonThrottled {
 		t.Fatalf("update once the command waited %s: %+v; want it reported plainly", quietQueue, p)
 	}
 }
