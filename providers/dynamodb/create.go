@@ -47,7 +47,7 @@ func (p *Provider) Create(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) e
 		// table, which the next Observe says (NotOwned) unless the user
 		// asks to adopt it.
 		p.memoryOf(obj).createRefused = true
-		return providers.Pending(time.Second, ReasonTableExists, "table %s appeared before Tether could create it; checking who owns it", name)
+		return providers.Waitf(time.Second, ReasonTableExists, "table %s appeared before Tether could create it; checking who owns it", name)
 	}
 	if isTyped(err) {
 		return err
@@ -118,7 +118,7 @@ func createTableInput(name string, spec *awsv1alpha1.DynamoDBTableSpec, tags map
 
 // isTyped says whether err already says what the reconciler should do.
 func isTyped(err error) bool {
-	_, pending := providers.AsPending(err)
+	_, pending := providers.AsWait(err)
 	_, retry := providers.AsRetryAfter(err)
 	_, terminal := providers.AsTerminal(err)
 	return pending || retry || terminal

@@ -64,9 +64,9 @@ func (p *Provider) Delete(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) e
 	}
 	switch d.TableStatus {
 	case types.TableStatusDeleting:
-		return providers.Pending(p.opts.TransitionPoll, ReasonDeleting, "DynamoDB is deleting table %s", name)
+		return providers.Waitf(p.opts.TransitionPoll, ReasonDeleting, "DynamoDB is deleting table %s", name)
 	case types.TableStatusCreating, types.TableStatusUpdating:
-		return providers.Pending(p.opts.TransitionPoll, ReasonTableBusy, "waiting for table %s to leave %s before deleting it", name, d.TableStatus)
+		return providers.Waitf(p.opts.TransitionPoll, ReasonTableBusy, "waiting for table %s to leave %s before deleting it", name, d.TableStatus)
 	}
 	if aws.ToBool(d.DeletionProtectionEnabled) {
 		return p.lowerDeletionProtection(ctx, ep, obj)
@@ -80,7 +80,7 @@ func (p *Provider) Delete(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) e
 	if _, err := ep.API.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)}); err != nil && !isNotFound(err) {
 		return classify(err)
 	}
-	return providers.Pending(time.Second, ReasonDeleting, "deleting table %s", name)
+	return providers.Waitf(time.Second, ReasonDeleting, "deleting table %s", name)
 }
 
 // lowerDeletionProtection turns protection off only when the spec says so
@@ -97,7 +97,7 @@ func (p *Provider) lowerDeletionProtection(ctx context.Context, ep *endpoint, ob
 	if err != nil {
 		return classify(err)
 	}
-	return providers.Pending(time.Second, ReasonDeleting, "turned deletion protection off on table %s, as the spec says, to delete it", name)
+	return providers.Waitf(time.Second, ReasonDeleting, "turned deletion protection off on table %s, as the spec says, to delete it", name)
 }
 
 func (p *Provider) released(ep *endpoint, obj *awsv1alpha1.DynamoDBTable) {

@@ -18,6 +18,7 @@ const (
 	ReasonAccessDenied      = "AccessDenied"
 	ReasonInvalidSpec       = "InvalidSpec"
 	ReasonTableBusy         = "TableBusy"
+	ReasonInaccessible      = "Inaccessible"
 	ReasonDeleting          = "Deleting"
 	ReasonIndexReplacement  = "IndexReplacementNotAllowed"
 	ReasonNotOwned          = "NotOwned"
@@ -44,6 +45,9 @@ const (
 	accessDeniedDelay      = 2 * time.Minute
 	busyDelay              = 5 * time.Second
 	deletionProtectedDelay = 2 * time.Minute
+	// inaccessibleDelay: a table AWS cannot reach (its KMS key disabled)
+	// stays so until someone acts in AWS.
+	inaccessibleDelay = time.Minute
 )
 
 func errorCode(err error) string {
@@ -82,7 +86,7 @@ func classify(err error) error {
 	case "LimitExceededException":
 		return providers.RetryAfter(throttledDelay, ReasonLimitExceeded, err)
 	case "ResourceInUseException":
-		return providers.Pending(busyDelay, ReasonTableBusy, "DynamoDB is busy with the table: %v", err)
+		return providers.Waitf(busyDelay, ReasonTableBusy, "DynamoDB is busy with the table: %v", err)
 	case "AccessDeniedException", "UnrecognizedClientException", "InvalidSignatureException", "ExpiredTokenException":
 		// Fixed by IAM, not by the spec: retry, but slowly.
 		return providers.RetryAfter(accessDeniedDelay, ReasonAccessDenied, err)

@@ -137,9 +137,9 @@ func (f *fixture) pass(obj *awsv1alpha1.DynamoDBTable) (providers.Observation, e
 	switch {
 	case err != nil:
 		return obs, err
-	case !obs.Exists:
+	case obs.Outcome == providers.OutcomeCreate:
 		return obs, f.p.Create(ctx, obj)
-	case !obs.UpToDate:
+	case obs.Outcome == providers.OutcomeUpdate:
 		return obs, f.p.Update(ctx, obj, obs.Diff)
 	}
 	return obs, nil
@@ -152,11 +152,11 @@ func (f *fixture) converge(obj *awsv1alpha1.DynamoDBTable) int {
 	deadline := time.Now().Add(30 * time.Second)
 	for n := 1; ; n++ {
 		obs, err := f.pass(obj)
-		if err == nil && obs.Exists && obs.UpToDate && obs.Available {
+		if err == nil && obs.Outcome == providers.OutcomeUpToDate && obs.Available {
 			return n
 		}
 		if err != nil {
-			if _, waiting := providers.AsPending(err); !waiting {
+			if _, waiting := providers.AsWait(err); !waiting {
 				f.t.Fatalf("pass %d: %v", n, err)
 			}
 		}
@@ -177,7 +177,7 @@ func (f *fixture) deleteFully(obj *awsv1alpha1.DynamoDBTable) {
 		if err == nil {
 			return
 		}
-		if _, waiting := providers.AsPending(err); !waiting {
+		if _, waiting := providers.AsWait(err); !waiting {
 			f.t.Fatalf("delete: %v", err)
 		}
 		time.Sleep(20 * time.Millisecond)

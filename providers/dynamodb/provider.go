@@ -139,7 +139,7 @@ func (p *Provider) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 	desc, err := describeTable(ctx, ep.API, name)
 	if isNotFound(err) {
 		p.noteMissing(obj)
-		return providers.Observation{Exists: false}, nil
+		return providers.Absent(), nil
 	}
 	if err != nil {
 		p.clients.invalidateCredentials(ep, err)
@@ -161,9 +161,9 @@ func (p *Provider) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 	case types.TableStatusActive, types.TableStatusUpdating:
 		return p.compare(ctx, ep, obj, desc)
 	default:
-		return providers.Observation{Exists: true, UpToDate: true, Reason: "Inaccessible",
-			Message:      fmt.Sprintf("the table is %s; Tether cannot change it until AWS makes it ACTIVE", desc.TableStatus),
-			RecheckAfter: time.Minute}, nil
+		return providers.Waiting(providers.Wait{Reason: ReasonInaccessible,
+			Message: fmt.Sprintf("the table is %s; Tether cannot change it until AWS makes it ACTIVE", desc.TableStatus),
+			For:     inaccessibleDelay}), nil
 	}
 }
 
@@ -212,21 +212,20 @@ func (p *Provider) compare(ctx context.Context, ep *endpoint, obj *awsv1alpha1.D
 	available := desc.TableStatus == types.TableStatusActive && pl.busy == ""
 	outputsErr := p.writeOutputs(ctx, ep, obj)
 	if broken := replicasNotWorking(want.Replicas, have.Replicas); pl.Empty() && available && broken != "" {
-		return providers.Observation{Exists: true, UpToDate: true, Reason: ReasonReplicaNotWorking,
-			Message: broken + ": Tether cannot fix this by itself (see the replica's Region in AWS)", RecheckAfter: time.Minute}, nil
+		return notAvailable(ReasonReplicaNotWorking, broken+": Tether cannot fix this by itself (see the replica's Region in AWS)", time.Minute), nil
 	}
 	if pl.Empty() && available && outputsErr != nil {
-		return providers.Observation{Exists: true, UpToDate: true, Reason: ReasonOutputsNotWritten,
-			Message: outputsErr.Error(), RecheckAfter: conflictDelay}, nil
+		return notAvailable(ReasonOutputsNotWritten, outputsErr.Error(), conflictDelay), nil
 	}
 	if pl.Empty() && available {
-		return providers.Observation{Exists: true, UpToDate: true, Available: true, Message: joinNotes(unsupportedNote(obj), p.overriddenTags(ep, obj), p.stretchNote(obj))}, nil
+		obs := providers.Matches()
+		obs.Message = joinNotes(unsupportedNote(obj), p.overriddenTags(ep, obj), p.stretchNote(obj))
+		return obs, nil
 	}
 	if pl.Empty() {
-		return providers.Observation{Exists: true, UpToDate: true, Reason: providers.ReasonUpdating,
-			Message: "DynamoDB is still applying the last change: " + pl.busy, RecheckAfter: p.opts.TransitionPoll}, nil
+		return p.transient(providers.ReasonUpdating, "DynamoDB is still applying the last change: "+pl.busy), nil
 	}
-	return providers.Observation{Exists: true, Diff: pl, Available: available}, nil
+	return providers.Differs(pl), nil
 }
 
 // unsupportedNote tells, in the Ready condition, which parts of the spec
@@ -243,8 +242,18 @@ func unsupportedNote(obj *awsv1alpha1.DynamoDBTable) string {
 	return "the DynamoDB endpoint does not support " + strings.Join(parts, ", ") + ": left out, the rest of the table is managed"
 }
 
+// transient is a wait for a transition AWS finishes by itself (CREATING,
+// UPDATING, DELETING): nothing is sent meanwhile.
 func (p *Provider) transient(reason, message string) providers.Observation {
-	return providers.Observation{Exists: true, UpToDate: true, Reason: reason, Message: message, RecheckAfter: p.opts.TransitionPoll}
+	return providers.Waiting(providers.Wait{Reason: reason, Message: message, For: p.opts.TransitionPoll})
+}
+
+// notAvailable is a table that matches the spec and cannot be used as it
+// should, for a reason Tether cannot fix by a write.
+func notAvailable(reason, message string, recheck time.Duration) providers.Observation {
+	obs := providers.Matches()
+	obs.Available, obs.Reason, obs.Message, obs.RecheckAfter = false, reason, message, recheck
+	return obs
 }
 
 // recordPlan shows the pending plan in the status and tells the stall
@@ -278,7 +287,7 @@ func (p *Provider) Update(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, d
 		return nil
 	}
 	if pl.busy != "" {
-		return providers.Pending(p.opts.TransitionPoll, ReasonTableBusy, "waiting: %s; pending: %s", pl.busy, pl)
+		return providers.Waitf(p.opts.TransitionPoll, ReasonTableBusy, "waiting: %s; pending: %s", pl.busy, pl)
 	}
 	step := pl.Steps[0]
 	mem := p.memoryOf(obj)
@@ -294,7 +303,7 @@ func (p *Provider) Update(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, d
 		p.clients.invalidateCredentials(ep, err)
 		if feature, lacks := endpointLacks(step, err); lacks {
 			p.markUnsupported(ep, obj, feature, err)
-			return providers.Pending(time.Second, "FeatureUnsupported", "the endpoint does not support %s: %v", feature, stable(err))
+			return providers.Waitf(time.Second, "FeatureUnsupported", "the endpoint does not support %s: %v", feature, stable(err))
 		}
 		return classify(err)
 	}

@@ -53,7 +53,7 @@ func TestCreateWithIndexesStreamAndTTL(t *testing.T) {
 	}
 	// Converged means converged: another pass sends nothing.
 	f.proxy.ResetCounts()
-	if obs, err := f.pass(obj); err != nil || !obs.UpToDate {
+	if obs, err := f.pass(obj); err != nil || obs.Outcome != providers.OutcomeUpToDate {
 		t.Fatalf("second pass: %+v %v", obs, err)
 	}
 	if calls := f.proxy.Calls(); calls["UpdateTable"]+calls["UpdateTimeToLive"]+calls["CreateTable"] != 0 {
@@ -315,7 +315,7 @@ func TestUnsupportedFeaturesAreReportedNotRetried(t *testing.T) {
 	}
 	f.proxy.ResetCounts()
 	for range 3 {
-		if obs, err := f.pass(obj); err != nil || !obs.UpToDate {
+		if obs, err := f.pass(obj); err != nil || obs.Outcome != providers.OutcomeUpToDate {
 			t.Fatalf("pass: %+v %v", obs, err)
 		}
 	}
@@ -365,7 +365,7 @@ func TestThrottlingIsAbsorbed(t *testing.T) {
 	for _, obj := range objs {
 		for n := 0; ; n++ {
 			obs, err := f.pass(obj)
-			if err == nil && obs.UpToDate && obs.Available {
+			if err == nil && obs.Outcome == providers.OutcomeUpToDate && obs.Available {
 				break
 			}
 			if err != nil {
@@ -423,7 +423,7 @@ func TestStallBreakerStopsARepeatedStep(t *testing.T) {
 }
 
 // With real transition delays, updates wait while the table is UPDATING
-// (Pending, no call) and Delete returns nil only once the table is gone.
+// (a Wait, no call) and Delete returns nil only once the table is gone.
 func TestWaitsWhileTheTableIsBusy(t *testing.T) {
 	server := ddbtest.Dynalite(t, ddbtest.DynaliteOptions{CreateTableMs: 300, UpdateTableMs: 300, DeleteTableMs: 300})
 	f := newFixture(t, server.URL, Options{})
@@ -432,11 +432,11 @@ func TestWaitsWhileTheTableIsBusy(t *testing.T) {
 		o.Spec.ProvisionedThroughput = capacity(1, 1)
 	})
 	obs, err := f.pass(obj) // creates
-	if err != nil || obs.Exists {
+	if err != nil || obs.Outcome != providers.OutcomeCreate {
 		t.Fatalf("first pass: %+v %v", obs, err)
 	}
 	obs, err = f.pass(obj)
-	if err != nil || obs.Available || obs.Reason != providers.ReasonCreating || obs.RecheckAfter == 0 {
+	if err != nil || obs.Outcome != providers.OutcomeWait || obs.Wait.Reason != providers.ReasonCreating || obs.Wait.For == 0 {
 		t.Fatalf("while CREATING: %+v %v", obs, err)
 	}
 	f.converge(obj)
@@ -450,7 +450,7 @@ func TestWaitsWhileTheTableIsBusy(t *testing.T) {
 	obj.Generation++
 	f.proxy.ResetCounts()
 	_, err = f.pass(obj)
-	if pe, ok := providers.AsPending(err); !ok || pe.Reason != ReasonTableBusy {
+	if pe, ok := providers.AsWait(err); !ok || pe.Reason != ReasonTableBusy {
 		t.Fatalf("while UPDATING: err = %v, want pending %s", err, ReasonTableBusy)
 	}
 	if f.proxy.Calls()["UpdateTable"] != 0 {
@@ -462,11 +462,11 @@ func TestWaitsWhileTheTableIsBusy(t *testing.T) {
 	}
 
 	err = f.p.Delete(context.Background(), obj)
-	if _, ok := providers.AsPending(err); !ok {
+	if _, ok := providers.AsWait(err); !ok {
 		t.Fatalf("first delete: %v, want pending", err)
 	}
 	err = f.p.Delete(context.Background(), obj)
-	if pe, ok := providers.AsPending(err); !ok || pe.Reason != ReasonDeleting {
+	if pe, ok := providers.AsWait(err); !ok || pe.Reason != ReasonDeleting {
 		t.Fatalf("while DELETING: %v, want pending %s", err, ReasonDeleting)
 	}
 	f.deleteFully(obj)
@@ -593,7 +593,7 @@ func TestNoUpdateWhileAnIndexIsCreating(t *testing.T) {
 	p := New(Options{Clients: ClientOptions{DefaultRegion: "us-east-1"}})
 	p.clients.endpoints[operatorAccount+"|us-east-1"] = &endpoint{API: noCalls{t}, Region: "us-east-1", Account: operatorAccount, Key: "fake"}
 	err := p.Update(context.Background(), newTable(), pl)
-	if pe, ok := providers.AsPending(err); !ok || pe.Reason != ReasonTableBusy || pe.Delay != busyDelay {
+	if pe, ok := providers.AsWait(err); !ok || pe.Reason != ReasonTableBusy || pe.For != busyDelay {
 		t.Fatalf("err = %v, want pending %s after %s", err, ReasonTableBusy, busyDelay)
 	}
 	if want := "index a1x is CREATING"; !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "create index b1x") {
@@ -658,7 +658,7 @@ func TestOwnershipSurvivesARestartWithoutTags(t *testing.T) {
 	obj := newTable()
 	f.converge(obj)
 	restarted := newFixture(t, dynamoDBLocal(t).URL, Options{})
-	if obs, err := restarted.pass(obj); err != nil || !obs.UpToDate {
+	if obs, err := restarted.pass(obj); err != nil || obs.Outcome != providers.OutcomeUpToDate {
 		t.Fatalf("after restart: %+v %v", obs, err)
 	}
 	restarted.deleteFully(obj)
@@ -781,5 +781,26 @@ func TestParseDefaultTagsRefusesWhatCannotWork(t *testing.T) {
 	}
 	if _, err := ParseDefaultTags(map[string]string{"owner": "{{.Namespace}}/{{.Name}} in {{.Account}}"}); err != nil {
 		t.Errorf("a good template refused: %v", err)
+	}
+}
+
+// TestATableAnotherPartyDeletesIsAWait: while someone else deletes the
+// table, Observe reports a wait (Deleting), never a match, and nothing is
+// sent until the table is gone.
+func TestATableAnotherPartyDeletesIsAWait(t *testing.T) {
+	server := ddbtest.Dynalite(t, ddbtest.DynaliteOptions{DeleteTableMs: 2000})
+	f := newFixture(t, server.URL, Options{})
+	obj := newTable()
+	f.converge(obj)
+	if _, err := f.raw.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(obj.Name)}); err != nil {
+		t.Fatal(err)
+	}
+	f.proxy.ResetCounts()
+	obs, err := f.pass(obj)
+	if err != nil || obs.Outcome != providers.OutcomeWait || obs.Wait.Reason != ReasonDeleting || obs.Wait.For <= 0 {
+		t.Fatalf("while another party deletes the table: %+v, %v; want a wait (%s)", obs, err, ReasonDeleting)
+	}
+	if calls := f.proxy.Calls(); calls["CreateTable"]+calls["UpdateTable"] != 0 {
+		t.Errorf("sent %v while the table was DELETING", calls)
 	}
 }

@@ -49,7 +49,7 @@ func (f *fixture) deleteUntilStopped(obj *awsv1alpha1.DynamoDBTable) ([]string, 
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		err := f.p.Delete(context.Background(), obj)
-		p, waiting := providers.AsPending(err)
+		p, waiting := providers.AsWait(err)
 		if !waiting {
 			return waits, err
 		}
