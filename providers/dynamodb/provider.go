@@ -23,9 +23,6 @@ import (
 // Options tune the adapter.
 type Options struct {
 	Clients ClientOptions
-	// StallAfter is how many times the same step may be sent with no visible
-	// change before the adapter gives up with reason Stalled. Default 3.
-	StallAfter int
 	// SecondaryReadInterval is how long the answers of DescribeTimeToLive,
 	// DescribeContinuousBackups, ListTagsOfResource and the newer features'
 	// reads (features.go) are reused between polls. They are read only for features the spec uses, and again right
@@ -85,9 +82,6 @@ var _ providers.External[*awsv1alpha1.DynamoDBTable] = (*Provider)(nil)
 
 // New returns the adapter.
 func New(opts Options) *Provider {
-	if opts.StallAfter <= 0 {
-		opts.StallAfter = providers.DefaultStallAfter
-	}
 	if opts.TransitionPoll <= 0 {
 		opts.TransitionPoll = busyDelay
 	}
@@ -256,15 +250,13 @@ func notAvailable(reason, message string, recheck time.Duration) providers.Obser
 	return obs
 }
 
-// recordPlan shows the pending plan in the status and tells the stall
-// breaker whether the table caught up.
+// recordPlan shows the pending plan in the status.
 func (p *Provider) recordPlan(obj *awsv1alpha1.DynamoDBTable, pl *Plan) {
 	pending := pl.Descriptions()
 	if pl.Blocked != "" {
 		pending = append(pending, "blocked: "+pl.Blocked)
 	}
 	if pl.Empty() {
-		p.memoryOf(obj).resetStall()
 		if len(obj.Status.PendingPlan) > 0 || obj.Status.LastSyncTime == nil {
 			now := metaNow()
 			obj.Status.LastSyncTime = &now
@@ -290,11 +282,6 @@ func (p *Provider) Update(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, d
 		return providers.Waitf(p.opts.TransitionPoll, ReasonTableBusy, "waiting: %s; pending: %s", pl.busy, pl)
 	}
 	step := pl.Steps[0]
-	mem := p.memoryOf(obj)
-	if n := mem.timesSent(step, obj.Generation); n >= p.opts.StallAfter {
-		return providers.Terminalf(providers.ReasonStalled, "sent %q %d times and DynamoDB still does not show the change; "+
-			"stopped until the spec or annotations change (the endpoint may not support it)", step.Description, n)
-	}
 	ep, err := p.endpointFor(ctx, obj)
 	if err != nil {
 		return err
@@ -307,8 +294,7 @@ func (p *Provider) Update(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, d
 		}
 		return classify(err)
 	}
-	mem.sent(step, obj.Generation)
-	mem.afterSent(step)
+	p.memoryOf(obj).afterSent(step)
 	recordAddedReplica(obj, step)
 	return nil
 }
