@@ -193,8 +193,7 @@ var errQuiet = errors.New("quiet wait: the status is left as it was")
 // the outcome, or the wait if it lasted. The backoff starts over, as for
 // any wait.
 func (r *ManagedReconciler[O]) quiet(req ctrl.Request, after time.Duration) (ctrl.Result, error) {
-	r.retryBackoff.Forget(req)
-	r.backoffs.set(req, 0)
+	r.resetBackoff(req)
 	if after <= 0 {
 		after = r.opts.AfterWrite
 	}
@@ -235,8 +234,7 @@ func (r *ManagedReconciler[O]) handleError(ctx context.Context, req ctrl.Request
 
 	if waits {
 		markFailed(obj, w.Reason, w.Message)
-		r.retryBackoff.Forget(req)
-		r.backoffs.set(req, 0)
+		r.resetBackoff(req)
 		logger.V(1).Info("waiting", "reason", w.Reason, "after", w.For)
 		return ctrl.Result{RequeueAfter: w.For}, nil
 	}
@@ -252,8 +250,7 @@ func (r *ManagedReconciler[O]) handleError(ctx context.Context, req ctrl.Request
 
 	if terminal {
 		r.terminal.record(req, obj)
-		r.retryBackoff.Forget(req)
-		r.backoffs.set(req, 0)
+		r.resetBackoff(req)
 		logger.Info("not retrying until the spec changes", "reason", t.Reason, "error", err.Error())
 		return ctrl.Result{}, nil
 	}
@@ -399,10 +396,18 @@ func (r *ManagedReconciler[O]) writeStatus(ctx context.Context, orig, obj O) err
 	return err
 }
 
+// forget ends what a pass that went as planned leaves behind: the backoff
+// and the terminal gate.
 func (r *ManagedReconciler[O]) forget(req ctrl.Request) {
+	r.resetBackoff(req)
+	r.terminal.clear(req)
+}
+
+// resetBackoff starts the object's backoff over: after a success, a wait
+// (nothing is wrong) or a terminal error (nothing is retried).
+func (r *ManagedReconciler[O]) resetBackoff(req ctrl.Request) {
 	r.retryBackoff.Forget(req)
 	r.backoffs.set(req, 0)
-	r.terminal.clear(req)
 }
 
 func (r *ManagedReconciler[O]) event(obj O, eventType, reason, action, note string, args ...any) {
