@@ -32,7 +32,7 @@ func TestDynamoDBStallIsTheGenericBreakers(t *testing.T) {
 	ddbtest.UseEndpoint(t, proxy.URL())
 	r := NewManagedReconciler[*awsv1alpha1.DynamoDBTable](nil, nil, "DynamoDBTable",
 		func() *awsv1alpha1.DynamoDBTable { return &awsv1alpha1.DynamoDBTable{} },
-		providers.Connected[*awsv1alpha1.DynamoDBTable](dynamodb.New(dynamodb.Options{SecondaryReadInterval: -1})),
+		dynamodb.New(dynamodb.Options{SecondaryReadInterval: -1}),
 		Options{PollInterval: time.Minute})
 	obj := &awsv1alpha1.DynamoDBTable{
 		ObjectMeta: metav1.ObjectMeta{Name: ddbName("stall"), Namespace: "default", UID: types.UID(ddbName("uid")), Generation: 1},

@@ -93,7 +93,7 @@ func TestAChangeReportedOutsideIsReadAtTheNextLook(t *testing.T) {
 		t.Fatalf("a look without a reported change: %+v, %v; want the TTL answer reused", obs, err)
 	}
 	f.p.ChangedOutside(obj.UID)
-	obs, err := f.p.Observe(ctx, obj)
+	obs, err := f.observe(obj)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -152,7 +152,7 @@ func TestDeleteWaitsWhileAnUnresolvedHolderMayHoldTheTable(t *testing.T) {
 	if err := f.reader.Create(context.Background(), holder); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.p.Delete(context.Background(), obj); !isRetryReason(err, ReasonHolderUnresolved) || !strings.Contains(err.Error(), "team-x/") {
+	if err := f.delete(obj); !isRetryReason(err, ReasonHolderUnresolved) || !strings.Contains(err.Error(), "team-x/") {
 		t.Fatalf("delete: %v, want %s naming the holder", err, ReasonHolderUnresolved)
 	}
 	if !f.exists(obj.Name) {

@@ -16,26 +16,13 @@ import (
 	"github.com/tether-dev/tether/providers"
 )
 
-// Delete follows the deletion policy. It deletes only a table this object
-// owns, returns nil only once DescribeTable no longer finds it, and never
-// hangs silently: deletion protection is reported as DeletionProtected.
-func (p *Provider) Delete(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) error {
-	if obj.Spec.DeletionPolicy == awsv1alpha1.DeletionPolicyRetain {
-		p.forget(obj)
-		return nil
-	}
-	ep, err := p.endpointFor(ctx, obj)
-	if err != nil {
-		return withReleaseHint(err)
-	}
-	if err := p.checkConflict(ctx, ep, obj); err != nil {
-		if ra, ok := providers.AsRetryAfter(err); ok && ra.Reason == providers.ReasonConflict {
-			p.forget(obj) // another object manages the table: let go of it
-			return nil
-		}
-		return err
-	}
-	ctx, err = p.clients.takeTurn(ctx, ep, obj.UID, deleteCalls(obj))
+// Delete deletes only a table this object owns (Connect has let go of a
+// retained one and of one another object manages), returns nil only once
+// DescribeTable no longer finds it, and never hangs silently: deletion
+// protection is reported as DeletionProtected.
+func (c *tableConn) Delete(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) error {
+	p, ep := c.p, c.ep
+	ctx, err := p.clients.takeTurn(ctx, ep, obj.UID, deleteCalls(obj))
 	if err != nil {
 		return err
 	}

@@ -62,7 +62,8 @@ type Options struct {
 	ChangeFeeds ChangeFeeds
 }
 
-// Provider implements providers.External for DynamoDBTable.
+// Provider is the DynamoDBTable adapter: its connect stage (Connect) and
+// what it remembers between passes.
 type Provider struct {
 	clients     *Clients
 	opts        Options
@@ -77,8 +78,6 @@ type Provider struct {
 	// since their last look (changefeeds.go).
 	changedOutside map[apitypes.UID]struct{}
 }
-
-var _ providers.External[*awsv1alpha1.DynamoDBTable] = (*Provider)(nil)
 
 // New returns the adapter.
 func New(opts Options) *Provider {
@@ -110,17 +109,11 @@ func New(opts Options) *Provider {
 
 // Observe reads the table (one DescribeTable, plus the secondary reads the
 // spec needs when they are due) and plans what would make it match.
-func (p *Provider) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) (providers.Observation, error) {
-	ep, err := p.endpointFor(ctx, obj)
-	if err != nil {
-		return providers.Observation{}, err
-	}
-	if err := p.checkConflict(ctx, ep, obj); err != nil {
-		return providers.Observation{}, err
-	}
+func (c *tableConn) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) (providers.Observation, error) {
+	p, ep := c.p, c.ep
 	shown := obj.Status.EffectivePollInterval
 	p.noteDemand(ep, obj)
-	ctx, err = p.clients.takeTurn(ctx, ep, obj.UID, observeCalls(obj))
+	ctx, err := p.clients.takeTurn(ctx, ep, obj.UID, observeCalls(obj))
 	if err != nil {
 		// A pass that waits for its turn writes nothing to the API server:
 		// the status shows the new interval from the next pass that runs.
@@ -267,7 +260,8 @@ func (p *Provider) recordPlan(obj *awsv1alpha1.DynamoDBTable, pl *Plan) {
 
 // Update sends the first step of the plan Observe made, and only that one:
 // the next pass plans again from what AWS then reports.
-func (p *Provider) Update(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, diff providers.Difference) error {
+func (c *tableConn) Update(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, diff providers.Difference) error {
+	p, ep := c.p, c.ep
 	pl, ok := diff.(*Plan)
 	if !ok {
 		return fmt.Errorf("dynamodb: unexpected difference %T", diff)
@@ -282,10 +276,6 @@ func (p *Provider) Update(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, d
 		return providers.Waitf(p.opts.TransitionPoll, ReasonTableBusy, "waiting: %s; pending: %s", pl.busy, pl)
 	}
 	step := pl.Steps[0]
-	ep, err := p.endpointFor(ctx, obj)
-	if err != nil {
-		return err
-	}
 	if err := p.send(ctx, ep, obj, step); err != nil {
 		p.clients.invalidateCredentials(ep, err)
 		if feature, lacks := endpointLacks(step, err); lacks {

@@ -270,7 +270,7 @@ func TestDeletionProtectionBlocksDelete(t *testing.T) {
 	f := localFixture(t)
 	obj := newTable(func(o *awsv1alpha1.DynamoDBTable) { o.Spec.DeletionProtectionEnabled = aws.Bool(true) })
 	f.converge(obj)
-	err := f.p.Delete(context.Background(), obj)
+	err := f.delete(obj)
 	if ra, ok := providers.AsRetryAfter(err); !ok || ra.Reason != ReasonDeletionProtected {
 		t.Fatalf("err = %v, want retry-after %s", err, ReasonDeletionProtected)
 	}
@@ -463,11 +463,11 @@ func TestWaitsWhileTheTableIsBusy(t *testing.T) {
 		t.Errorf("read capacity = %d, want 3", got)
 	}
 
-	err = f.p.Delete(context.Background(), obj)
+	err = f.delete(obj)
 	if _, ok := providers.AsWait(err); !ok {
 		t.Fatalf("first delete: %v, want pending", err)
 	}
-	err = f.p.Delete(context.Background(), obj)
+	err = f.delete(obj)
 	if pe, ok := providers.AsWait(err); !ok || pe.Reason != ReasonDeleting {
 		t.Fatalf("while DELETING: %v, want pending %s", err, ReasonDeleting)
 	}
@@ -593,8 +593,8 @@ func TestNoUpdateWhileAnIndexIsCreating(t *testing.T) {
 	pl := plan("t", want, have, planOptions{})
 	pl.busy = have.busy()
 	p := New(Options{Clients: ClientOptions{DefaultRegion: "us-east-1"}})
-	p.clients.endpoints[operatorAccount+"|us-east-1"] = &endpoint{API: noCalls{t}, Region: "us-east-1", Account: operatorAccount, Key: "fake"}
-	err := p.Update(context.Background(), newTable(), pl)
+	ep := &endpoint{API: noCalls{t}, Region: "us-east-1", Account: operatorAccount, Key: "fake"}
+	err := (&tableConn{p: p, ep: ep}).Update(context.Background(), newTable(), pl)
 	if pe, ok := providers.AsWait(err); !ok || pe.Reason != ReasonTableBusy || pe.For != busyDelay {
 		t.Fatalf("err = %v, want pending %s after %s", err, ReasonTableBusy, busyDelay)
 	}
