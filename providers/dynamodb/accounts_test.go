@@ -172,8 +172,9 @@ func TestTwoAccountsSeeTwoSetsOfTables(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := f.pass(twin); !isRetryReason(err, providers.ReasonConflict) || !strings.Contains(err.Error(), "AWSAccount team-a") {
-		t.Errorf("same name in one account: %v, want %s", err, providers.ReasonConflict)
+	if obs, err := f.pass(twin); err != nil || obs.Outcome != providers.OutcomeWait || obs.Wait.Reason != providers.ReasonConflict ||
+		!strings.Contains(obs.Wait.Message, "AWSAccount team-a") {
+		t.Errorf("same name in one account: %+v, %v; want a %s wait", obs, err, providers.ReasonConflict)
 	}
 	if _, err := f.pass(b); err != nil {
 		t.Errorf("same name in another account: %v, want no conflict", err)

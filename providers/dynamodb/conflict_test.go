@@ -69,12 +69,17 @@ func TestConflictGoesToTheObjectThatHasTheTableThenTheOlder(t *testing.T) {
 			p := New(Options{Reader: b.Build(), Clients: ClientOptions{DefaultRegion: "us-east-1"}})
 			ep := endpointOf(t, p, c.subject)
 			err := p.checkConflict(context.Background(), ep, c.subject)
-			ra, isConflict := providers.AsRetryAfter(err)
+			var got string
+			if w, ok := providers.AsWait(err); ok {
+				got = w.Reason
+			} else if ra, ok := providers.AsRetryAfter(err); ok {
+				got = ra.Reason
+			}
 			reason := c.reason
 			if reason == "" {
 				reason = providers.ReasonConflict
 			}
-			if isConflict != c.conflict || (isConflict && ra.Reason != reason) {
+			if isConflict := got != ""; isConflict != c.conflict || (isConflict && got != reason) {
 				t.Errorf("err = %v, want conflict %v (%s)", err, c.conflict, reason)
 			}
 		})
@@ -107,7 +112,7 @@ func TestRegionIsResolvedBeforeKeying(t *testing.T) {
 		WithObjects(implicit.DeepCopy(), explicit.DeepCopy()).Build()
 	p := New(Options{Reader: reader})
 	ep := endpointOf(t, p, explicit)
-	if ra, ok := providers.AsRetryAfter(p.checkConflict(ctx, ep, explicit)); !ok || ra.Reason != providers.ReasonConflict {
+	if w, ok := providers.AsWait(p.checkConflict(ctx, ep, explicit)); !ok || w.Reason != providers.ReasonConflict {
 		t.Errorf("region us-east-1 and no region (resolved to us-east-1) were not seen as one table")
 	}
 	if implicitEP := endpointOf(t, p, implicit); implicitEP != ep {

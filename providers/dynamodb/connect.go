@@ -38,14 +38,31 @@ func (p *Provider) Connect(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 		return nil, err
 	}
 	if err := p.checkConflict(ctx, ep, obj); err != nil {
-		if ra, ok := providers.AsRetryAfter(err); ok && deleting && ra.Reason == providers.ReasonConflict {
+		w, conflict := providers.AsWait(err)
+		switch {
+		case conflict && deleting:
 			p.forget(obj) // another object manages the table: let go of it
 			return released{}, nil
+		case conflict:
+			return conflicted{*w}, nil
 		}
 		return nil, err
 	}
 	return &tableConn{p: p, ep: ep}, nil
 }
+
+// conflicted is a DynamoDBTable naming a table another object manages: it
+// observes the conflict as its wait, and sends nothing.
+type conflicted struct{ providers.Wait }
+
+func (c conflicted) Observe(context.Context, *awsv1alpha1.DynamoDBTable) (providers.Observation, error) {
+	return providers.Waiting(c.Wait), nil
+}
+func (conflicted) Create(context.Context, *awsv1alpha1.DynamoDBTable) error { return nil }
+func (conflicted) Update(context.Context, *awsv1alpha1.DynamoDBTable, providers.Difference) error {
+	return nil
+}
+func (conflicted) Delete(context.Context, *awsv1alpha1.DynamoDBTable) error { return nil }
 
 // released is a DynamoDBTable being deleted that lets go of its table
 // without a call: Connect has forgotten it.

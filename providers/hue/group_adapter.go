@@ -184,7 +184,7 @@ func (c *groupConn) Observe(ctx context.Context, g *huev1alpha1.HueGroup) (provi
 		memberIDs = ids
 	}
 	if msg := c.conflicts(g, memberIDs); msg != "" {
-		return c.wait(providers.ReasonConflict, msg), nil
+		return providers.Waiting(providers.Conflict(c.session.Interval(), "%s", msg)), nil
 	}
 	plan, wait, err := c.plan(ctx, g, memberIDs)
 	if err != nil || wait != nil {

@@ -157,9 +157,9 @@ func (c *lightConn) observe(ctx context.Context, l *huev1alpha1.HueLight) (obs p
 		// Not watched: the holder's changes are not this one's drift. The
 		// holder's deletion wakes it (Session.Release).
 		s.Unwatch(c.key)
-		return c.wait(providers.ReasonConflict, fmt.Sprintf(
+		return providers.Waiting(providers.Conflict(s.Interval(),
 			"light %q on bridge %s is already managed by HueLight %s; this one sends nothing while that one exists",
-			c.light.Name, c.bridge.Name, holder), 0), false, nil
+			c.light.Name, c.bridge.Name, holder)), false, nil
 	}
 	v := c.view()
 	p := wire.Project(wire.DesiredFrom(l.Spec), v.Light)

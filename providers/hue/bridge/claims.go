@@ -3,6 +3,7 @@ package bridge
 import (
 	"sync"
 
+	"github.com/tether-dev/tether/providers"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -87,17 +88,17 @@ func (c *claims) release(key types.NamespacedName) []types.NamespacedName {
 	return others
 }
 
-// earliest is the claimant that holds a bulb: the earliest by
-// creationTimestamp, then by namespace/name. HueLights' claims and
-// HueGroups' (rooms.go) follow it.
+// earliest is the claimant that holds a bulb, by the one ownership rule
+// (providers.Claim.Precedes; a bulb's claims say nothing of holding it, so
+// the earliest by creationTimestamp, then by namespace/name). HueLights'
+// claims and HueGroups' (rooms.go) follow it.
 func earliest(claimants map[types.NamespacedName]metav1.Time) types.NamespacedName {
-	var best types.NamespacedName
-	var bestTime metav1.Time
+	var best providers.Claim
 	first := true
 	for k, t := range claimants {
-		if first || t.Before(&bestTime) || (t.Equal(&bestTime) && k.String() < best.String()) {
-			best, bestTime, first = k, t, false
+		if c := (providers.Claim{Key: k, Created: t}); first || c.Precedes(best) {
+			best, first = c, false
 		}
 	}
-	return best
+	return best.Key
 }
