@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/tether-dev/tether/providers"
@@ -8,11 +9,12 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// claims records which HueLights want which bulb of one bridge. Two
-// HueLights on one bulb would fight on every poll; the earlier one holds
-// it (earliest) and the others wait. Claims belong to the bridge session,
-// so HueLights reaching one bridge through two HueBridge objects still see
-// each other.
+// claims records which objects want which bulb of one bridge: HueLights
+// (one bulb each) in the session's claims, HueGroups (their members) in
+// rooms'. Two objects on one bulb would fight on every poll; the earlier
+// one holds it (earliest) and the others wait. Claims belong to the bridge
+// session, so objects reaching one bridge through two HueBridge objects
+// still see each other.
 type claims struct {
 	mu sync.Mutex
 	m  map[string]map[types.NamespacedName]metav1.Time // light id -> claimants
@@ -24,21 +26,44 @@ func newClaims() *claims {
 
 // claim moves key's claim to lightID and returns the holder of lightID.
 func (c *claims) claim(key types.NamespacedName, lightID string, created metav1.Time) types.NamespacedName {
+	return c.claimAll(key, []string{lightID}, created)[lightID]
+}
+
+// claimAll records that key wants the bulbs lightIDs and no others, and
+// returns the holder of each.
+func (c *claims) claimAll(key types.NamespacedName, lightIDs []string, created metav1.Time) map[string]types.NamespacedName {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for id, holders := range c.m {
-		if id != lightID {
+		if !slices.Contains(lightIDs, id) {
 			delete(holders, key)
 			if len(holders) == 0 {
 				delete(c.m, id)
 			}
 		}
 	}
-	if c.m[lightID] == nil {
-		c.m[lightID] = map[types.NamespacedName]metav1.Time{}
+	out := make(map[string]types.NamespacedName, len(lightIDs))
+	for _, id := range lightIDs {
+		if c.m[id] == nil {
+			c.m[id] = map[types.NamespacedName]metav1.Time{}
+		}
+		c.m[id][key] = created
+		out[id] = earliest(c.m[id])
 	}
-	c.m[lightID][key] = created
-	return earliest(c.m[lightID])
+	return out
+}
+
+// claimants lists the objects that want one of the bulbs.
+func (c *claims) claimants(lightIDs []string) []types.NamespacedName {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []types.NamespacedName
+	for _, id := range lightIDs {
+		for k := range c.m[id] {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // holders returns the HueLight holding each of the bulbs one holds.
