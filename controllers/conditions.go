@@ -13,8 +13,6 @@ import (
 const (
 	ReasonSuccess        = "Success"
 	ReasonAvailable      = "Available"
-	ReasonCreating       = "Creating"
-	ReasonUpdating       = "Updating"
 	ReasonPaused         = "Paused"
 	ReasonCreated        = "Created"
 	ReasonUpdated        = "Updated"
@@ -77,9 +75,9 @@ func markObserved(obj Managed, obs providers.Observation) bool {
 
 // markWaiting records a pass that chose not to write: it went well, and the
 // external side is not known to match the spec.
-func markWaiting(obj Managed, obs providers.Observation) {
+func markWaiting(obj Managed, w providers.Wait) {
 	setSynced(obj, true, ReasonSuccess, "")
-	setReady(obj, false, obs.Reason, obs.Message)
+	setReady(obj, false, w.Reason, w.Message)
 	clearStalled(obj)
 }
 

@@ -18,7 +18,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
-	"github.com/tether-dev/tether/providers"
 	"github.com/tether-dev/tether/providers/dynamodb"
 	"github.com/tether-dev/tether/providers/dynamodb/changefeed"
 )
@@ -119,7 +118,7 @@ func SetupDynamoDB(mgr ctrl.Manager, pollInterval time.Duration, feeds changefee
 	}
 	tables := mgr.GetClient()
 	r := NewManagedReconciler(mgr.GetClient(), recorder, "dynamodbtable",
-		func() *awsv1alpha1.DynamoDBTable { return &awsv1alpha1.DynamoDBTable{} }, providers.Connected(providers.External[*awsv1alpha1.DynamoDBTable](external)),
+		func() *awsv1alpha1.DynamoDBTable { return &awsv1alpha1.DynamoDBTable{} }, external,
 		Options{PollInterval: pollInterval, MaxConcurrentReconciles: dynamoDBWorkers, RecordCreateStart: true,
 			Customize: func(b *builder.Builder) *builder.Builder {
 				return b.

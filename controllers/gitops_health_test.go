@@ -46,7 +46,7 @@ import (
 // them is Failed for kstatus and Degraded for Argo CD; with any other it is
 // InProgress / Progressing until Ready.
 var stoppedReasons = map[string]bool{
-	ReasonStalled:                            true,
+	providers.ReasonStalled:                  true,
 	dynamodb.ReasonInvalidSpec:               true,
 	dynamodb.ReasonNotOwned:                  true,
 	dynamodb.ReasonImmutableMismatch:         true,
@@ -157,7 +157,7 @@ func TestGitOpsHealthOfEveryOutcome(t *testing.T) {
 			ready: "True/Limited", health: current},
 		{name: "waiting", setup: func(n string) { widgets.mode(n, false, "Conflict", [2]string{}) },
 			ready: "False/Conflict", health: inProgress},
-		{name: "pending", setup: func(n string) { widgets.fail(n, "Observe", providers.Pending(time.Hour, "TableBusy", "busy")) },
+		{name: "pending", setup: func(n string) { widgets.fail(n, "Observe", providers.Waitf(time.Hour, "TableBusy", "busy")) },
 			ready: "False/TableBusy", health: inProgress},
 		{name: "retrying-a-fault", setup: func(n string) {
 			widgets.fail(n, "Observe", providers.RetryAfter(time.Hour, "BridgeUnreachable", errors.New("no answer")))
@@ -170,7 +170,7 @@ func TestGitOpsHealthOfEveryOutcome(t *testing.T) {
 			waitReady(t, n)
 			widgets.mode(n, true, "", [2]string{})
 			update(t, n, func(w *testv1alpha1.Widget) { w.Spec.Size = 9 })
-		}, ready: "False/" + ReasonStalled, health: failed},
+		}, ready: "False/" + providers.ReasonStalled, health: failed},
 		{name: "paused-before-the-first-pass", setup: func(string) {}, ready: "", health: gitOpsHealth{status.InProgressStatus, argohealth.Suspended}},
 		{name: "paused-after-an-edit", after: func(t *testing.T, n string) {
 			waitReady(t, n)
@@ -308,8 +308,8 @@ func TestGitOpsHealthOfEveryKind(t *testing.T) {
 		{&huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: foreign.bridge}}, "False/" + hue.ReasonCredentialsNamespaceNotAllowed, failed},
 		{lamp, "True/Available", current},
 		{missing, "False/" + hue.ReasonLightNotFound, inProgress},
-		{second, "False/" + hue.ReasonConflict, inProgress},
-		{stalled, "False/" + ReasonStalled, failed},
+		{second, "False/" + providers.ReasonConflict, inProgress},
+		{stalled, "False/" + providers.ReasonStalled, failed},
 		{pausedLight, "", suspended},
 		{room, "True/Available", current},
 		{strayGroup, "False/" + hue.ReasonLightNotFound, inProgress},
@@ -317,7 +317,7 @@ func TestGitOpsHealthOfEveryKind(t *testing.T) {
 		{orphanScene, "False/" + hue.ReasonGroupNotFound, inProgress},
 		{table, "True/Available", current},
 		{notOwned, "False/" + dynamodb.ReasonNotOwned, failed},
-		{loser, "False/" + dynamodb.ReasonConflict, inProgress},
+		{loser, "False/" + providers.ReasonConflict, inProgress},
 		{noAccount, "False/" + dynamodb.ReasonAccountNotFound, inProgress},
 		{pausedTable, "", suspended},
 		{unwatched, "", inProgress},

@@ -17,6 +17,7 @@ import (
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/providers"
 	"github.com/tether-dev/tether/providers/hue"
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
@@ -155,7 +156,7 @@ func TestHueGroupCreatesARoomAndAZone(t *testing.T) {
 		zone.Spec.Type, zone.Spec.Lights = huev1alpha1.GroupZone, []string{"white", "strip"}
 		zone.Spec.Brightness, zone.Spec.OnDelete = ptr.To[int32](30), huev1alpha1.DeletionKeep
 		h.create(zone)
-		gr = h.eventuallyGroupReady("entrance", "downstairs", "False/"+hue.ReasonConflict)
+		gr = h.eventuallyGroupReady("entrance", "downstairs", "False/"+providers.ReasonConflict)
 		g.Expect(fmt.Sprint(gr.Status.Conditions)).To(ContainSubstring(`"white" by HueGroup entrance/kitchen`))
 		downstairs, ok := h.groupNamed("Downstairs")
 		g.Expect(ok).To(BeTrue(), "a zone may hold a light of a room")
@@ -240,7 +241,7 @@ func TestHueLightAndHueGroupOnOneBulb(t *testing.T) {
 		study := h.newGroup("entrance", "study", "Study")
 		study.Spec.Brightness = ptr.To[int32](220)
 		h.create(study)
-		gr := h.eventuallyGroupReady("entrance", "study", "False/"+hue.ReasonConflict)
+		gr := h.eventuallyGroupReady("entrance", "study", "False/"+providers.ReasonConflict)
 		g.Expect(fmt.Sprint(gr.Status.Conditions)).To(ContainSubstring(`"lamp" by HueLight entrance/reading`))
 		g.Consistently(func() []string { return h.commandsTo("PUT", "/groups/"+id+"/action") }, 3*huePollInterval, huePoll).Should(BeEmpty())
 		g.Expect(h.bulb(g, "lamp").Bri).To(Equal(50))
@@ -490,11 +491,11 @@ func TestHueGroupStallBreaker(t *testing.T) {
 			g.Eventually(func(g Gomega) string {
 				synced := meta.FindStatusCondition(h.group(g, "entrance", "porch").Status.Conditions, commonv1alpha1.Synced)
 				g.Expect(synced).NotTo(BeNil())
-				g.Expect(synced.Reason).To(Equal(ReasonStalled))
+				g.Expect(synced.Reason).To(Equal(providers.ReasonStalled))
 				return synced.Message
 			}, hueTimeout, huePoll).Should(ContainSubstring("495 -> 500"))
-			h.eventuallyGroupReady("entrance", "porch", "False/"+ReasonStalled)
-			g.Expect(action()).To(Equal(defaultStallAfter+1), "the first command changed the bulb; the next ones did nothing visible")
+			h.eventuallyGroupReady("entrance", "porch", "False/"+providers.ReasonStalled)
+			g.Expect(action()).To(Equal(providers.DefaultStallAfter+1), "the first command changed the bulb; the next ones did nothing visible")
 		} else {
 			h.eventuallyGroupReady("entrance", "porch", "True/"+hue.ReasonLimited)
 			g.Expect(action()).To(Equal(1), "the spec projected onto the reported range is sent once")

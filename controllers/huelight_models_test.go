@@ -21,6 +21,7 @@ import (
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/providers"
 	"github.com/tether-dev/tether/providers/hue"
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
@@ -235,10 +236,10 @@ func TestHueStallBreaker(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		synced := meta.FindStatusCondition(h.light(g, "entrance", "strip").Status.Conditions, commonv1alpha1.Synced)
 		g.Expect(synced).NotTo(BeNil())
-		g.Expect(synced.Reason).To(Equal(ReasonStalled))
+		g.Expect(synced.Reason).To(Equal(providers.ReasonStalled))
 		g.Expect(synced.Message).To(ContainSubstring("colorTemperature: ct 495 -> 500"))
 	}, hueTimeout, huePoll).Should(Succeed())
-	h.eventuallyLightReady("entrance", "strip", "False/"+ReasonStalled)
+	h.eventuallyLightReady("entrance", "strip", "False/"+providers.ReasonStalled)
 	sent := h.lightCommands("1")
 	// The first command changed the bulb (366 -> 495); the next three did
 	// nothing visible.

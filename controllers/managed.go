@@ -83,7 +83,7 @@ func (o Options) withDefaults() Options {
 		o.MaxConcurrentReconciles = 4
 	}
 	if o.StallAfter == 0 {
-		o.StallAfter = defaultStallAfter
+		o.StallAfter = providers.DefaultStallAfter
 	}
 	return o
 }

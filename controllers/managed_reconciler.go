@@ -53,7 +53,7 @@ func (r *ManagedReconciler[O]) Reconcile(ctx context.Context, req ctrl.Request) 
 
 	orig := obj.DeepCopyObject().(O)
 	result, syncErr := r.sync(ctx, req, obj)
-	if errors.Is(syncErr, errBrief) {
+	if errors.Is(syncErr, errQuiet) {
 		return result, nil
 	}
 	if err := r.writeStatus(ctx, orig, obj); err != nil {
@@ -75,8 +75,8 @@ func (r *ManagedReconciler[O]) sync(ctx context.Context, req ctrl.Request, obj O
 		return r.handleError(ctx, req, obj, phaseObserve, err)
 	}
 
-	switch {
-	case !obs.Exists:
+	switch obs.Outcome {
+	case providers.OutcomeCreate:
 		if err := r.recordCreateStart(ctx, obj); err != nil {
 			return ctrl.Result{}, err
 		}
@@ -86,24 +86,16 @@ func (r *ManagedReconciler[O]) sync(ctx context.Context, req ctrl.Request, obj O
 			return r.handleError(ctx, req, obj, phaseCreate, err)
 		}
 		r.event(obj, corev1.EventTypeNormal, ReasonCreated, "Create", "created the external resource")
-		markWritten(obj, ReasonCreating, "created; waiting to observe it")
+		markWritten(obj, providers.ReasonCreating, "created; waiting to observe it")
 		return r.succeeded(req, obj, r.opts.AfterWrite)
 
-	case obs.Wait && obs.Brief:
-		return r.brief(req, obs.RecheckAfter)
+	case providers.OutcomeWait:
+		return r.wait(req, obj, obs.Wait)
 
-	case obs.Wait:
-		markWaiting(obj, obs)
-		next := obs.RecheckAfter
-		if next <= 0 {
-			next, _ = r.pollInterval(obj)
-		}
-		return r.succeeded(req, obj, next)
-
-	case !obs.UpToDate:
+	case providers.OutcomeUpdate:
 		return r.update(ctx, req, obj, external, obs)
 
-	default:
+	case providers.OutcomeUpToDate:
 		if !obs.Unconfirmed {
 			r.stalls.settled(req)
 		}
@@ -113,7 +105,25 @@ func (r *ManagedReconciler[O]) sync(ctx context.Context, req ctrl.Request, obj O
 			log.FromContext(ctx).Info("ready, with a note", "reason", obs.Reason, "note", obs.Message)
 		}
 		return r.succeeded(req, obj, r.nextLook(obj, obs))
+
+	default:
+		return r.handleError(ctx, req, obj, phaseObserve, fmt.Errorf("the provider's observation has no outcome (%d)", obs.Outcome))
 	}
+}
+
+// wait ends a pass whose Observe chose not to write: Ready says why, and the
+// next look is when the wait says (the poll interval by default). A quiet
+// wait leaves the status as it was.
+func (r *ManagedReconciler[O]) wait(req ctrl.Request, obj O, w providers.Wait) (ctrl.Result, error) {
+	if w.Quiet {
+		return r.quiet(req, w.For)
+	}
+	markWaiting(obj, w)
+	next := w.For
+	if next <= 0 {
+		next, _ = r.pollInterval(obj)
+	}
+	return r.succeeded(req, obj, next)
 }
 
 // nextLook is when to observe a matching object again: at its resync
@@ -154,10 +164,10 @@ func (r *ManagedReconciler[O]) update(ctx context.Context, req ctrl.Request, obj
 	}
 	err := external.Update(ctx, obj, obs.Diff)
 	countCall(r.kind, phaseUpdate, err)
-	if p, ok := providers.AsPending(err); ok && p.Queued {
+	if w, ok := providers.AsWait(err); ok && w.Sent {
 		r.stalls.record(req, obj.GetGeneration(), key)
-		if p.Brief {
-			return r.brief(req, p.Delay)
+		if w.Quiet {
+			return r.quiet(req, w.For)
 		}
 	}
 	if err != nil {
@@ -168,26 +178,26 @@ func (r *ManagedReconciler[O]) update(ctx context.Context, req ctrl.Request, obj
 		driftCorrections.WithLabelValues(r.kind).Inc()
 	}
 	r.event(obj, corev1.EventTypeNormal, reason, "Update", "%s: %s", verb, diff)
-	markWritten(obj, ReasonUpdating, "sent: "+diff)
+	markWritten(obj, providers.ReasonUpdating, "sent: "+diff)
 	return r.succeeded(req, obj, r.opts.AfterWrite)
 }
 
-// errBrief marks a pass whose outcome is known within a moment (a write
+// errQuiet marks a pass whose outcome is known within a moment (a write
 // about to go out): Reconcile writes no status for it.
-var errBrief = errors.New("brief wait: the status is left as it was")
+var errQuiet = errors.New("quiet wait: the status is left as it was")
 
-// brief ends a pass that waits a moment for a write the adapter will wake
-// the object for (PendingError.Brief, Observation.Brief). Writing "waiting"
-// for that moment would double the object's status writes when many change
-// at once; the next pass reports the outcome, or the wait if it lasted. The
-// backoff starts over, as for any wait.
-func (r *ManagedReconciler[O]) brief(req ctrl.Request, after time.Duration) (ctrl.Result, error) {
-	r.retryBackoff.Forget(req)
-	r.backoffs.set(req, 0)
+// quiet ends a pass that waits a moment for a write the adapter will wake
+// the object for (a quiet Wait from Observe, or from Update for a write it
+// handed over). Writing "waiting" for that moment would double the
+// object's status writes when many change at once; the next pass reports
+// the outcome, or the wait if it lasted. The backoff starts over, as for
+// any wait.
+func (r *ManagedReconciler[O]) quiet(req ctrl.Request, after time.Duration) (ctrl.Result, error) {
+	r.resetBackoff(req)
 	if after <= 0 {
 		after = r.opts.AfterWrite
 	}
-	return ctrl.Result{RequeueAfter: after}, errBrief
+	return ctrl.Result{RequeueAfter: after}, errQuiet
 }
 
 // stalled records a write the stall breaker stopped. Nothing is sent until
@@ -196,8 +206,8 @@ func (r *ManagedReconciler[O]) brief(req ctrl.Request, after time.Duration) (ctr
 func (r *ManagedReconciler[O]) stalled(ctx context.Context, req ctrl.Request, obj O, diff string, times int) (ctrl.Result, error) {
 	msg := fmt.Sprintf("sent %q %d times for generation %d with no visible effect: not sent again until the spec changes "+
 		"or it is changed from outside", diff, times, obj.GetGeneration())
-	if changed := markStalled(obj, ReasonStalled, msg); changed {
-		r.event(obj, corev1.EventTypeWarning, ReasonStalled, "Update", "%s", msg)
+	if changed := markStalled(obj, providers.ReasonStalled, msg); changed {
+		r.event(obj, corev1.EventTypeWarning, providers.ReasonStalled, "Update", "%s", msg)
 		log.FromContext(ctx).Info("write stalled: not sent again", "diff", diff, "times", times)
 	}
 	next, _ := r.pollInterval(obj)
@@ -216,17 +226,17 @@ func (r *ManagedReconciler[O]) succeeded(req ctrl.Request, obj O, after time.Dur
 // and the next step: a hinted wait, backoff, or no retry at all.
 func (r *ManagedReconciler[O]) handleError(ctx context.Context, req ctrl.Request, obj O, phase phase, err error) (ctrl.Result, error) {
 	logger := log.FromContext(ctx).WithValues("phase", phase)
-	if d, ok := providers.AsDeferred(err); ok {
-		return r.deferred(logger, d), nil
+	w, waits := providers.AsWait(err)
+	if waits && w.Quiet {
+		return r.deferred(logger, w), nil
 	}
 	obj.Managed().ObservedGeneration = obj.GetGeneration()
 
-	if p, ok := providers.AsPending(err); ok {
-		markFailed(obj, p.Reason, p.Message)
-		r.retryBackoff.Forget(req)
-		r.backoffs.set(req, 0)
-		logger.V(1).Info("waiting", "reason", p.Reason, "after", p.Delay)
-		return ctrl.Result{RequeueAfter: p.Delay}, nil
+	if waits {
+		markFailed(obj, w.Reason, w.Message)
+		r.resetBackoff(req)
+		logger.V(1).Info("waiting", "reason", w.Reason, "after", w.For)
+		return ctrl.Result{RequeueAfter: w.For}, nil
 	}
 
 	t, terminal := providers.AsTerminal(err)
@@ -240,8 +250,7 @@ func (r *ManagedReconciler[O]) handleError(ctx context.Context, req ctrl.Request
 
 	if terminal {
 		r.terminal.record(req, obj)
-		r.retryBackoff.Forget(req)
-		r.backoffs.set(req, 0)
+		r.resetBackoff(req)
 		logger.Info("not retrying until the spec changes", "reason", t.Reason, "error", err.Error())
 		return ctrl.Result{}, nil
 	}
@@ -257,14 +266,15 @@ func (r *ManagedReconciler[O]) handleError(ctx context.Context, req ctrl.Request
 	return ctrl.Result{}, fmt.Errorf("%s %s: %w", phase, r.kind, err)
 }
 
-// deferred gives the worker back to run the pass again when its turn comes.
-// Conditions, backoff and the terminal gate stay as they were: a deferral
-// says nothing about the external side, only that its shared budget is
-// spent for now (the provider reports what that does to the poll interval).
-func (r *ManagedReconciler[O]) deferred(logger logr.Logger, d *providers.DeferredError) ctrl.Result {
-	deferrals.WithLabelValues(r.kind, d.Reason).Inc()
-	logger.V(2).Info("deferred", "reason", d.Reason, "after", d.Delay)
-	return ctrl.Result{RequeueAfter: d.Delay}
+// deferred gives the worker back to run the pass again when its turn comes
+// (a quiet wait before the pass got to write). Conditions, backoff and the
+// terminal gate stay as they were: a deferral says nothing about the
+// external side, only that its shared budget is spent for now (the
+// provider reports what that does to the poll interval).
+func (r *ManagedReconciler[O]) deferred(logger logr.Logger, w *providers.Wait) ctrl.Result {
+	deferrals.WithLabelValues(r.kind, w.Reason).Inc()
+	logger.V(2).Info("deferred", "reason", w.Reason, "after", w.For)
+	return ctrl.Result{RequeueAfter: w.For}
 }
 
 // finalize deletes the external side, then lets the object go.
@@ -386,10 +396,18 @@ func (r *ManagedReconciler[O]) writeStatus(ctx context.Context, orig, obj O) err
 	return err
 }
 
+// forget ends what a pass that went as planned leaves behind: the backoff
+// and the terminal gate.
 func (r *ManagedReconciler[O]) forget(req ctrl.Request) {
+	r.resetBackoff(req)
+	r.terminal.clear(req)
+}
+
+// resetBackoff starts the object's backoff over: after a success, a wait
+// (nothing is wrong) or a terminal error (nothing is retried).
+func (r *ManagedReconciler[O]) resetBackoff(req ctrl.Request) {
 	r.retryBackoff.Forget(req)
 	r.backoffs.set(req, 0)
-	r.terminal.clear(req)
 }
 
 func (r *ManagedReconciler[O]) event(obj O, eventType, reason, action, note string, args ...any) {

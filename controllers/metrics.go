@@ -81,11 +81,11 @@ func resultOf(err error) string {
 	if err == nil {
 		return "ok"
 	}
-	if _, ok := providers.AsPending(err); ok {
+	if w, ok := providers.AsWait(err); ok {
+		if w.Quiet && !w.Sent {
+			return "deferred"
+		}
 		return "pending"
-	}
-	if _, ok := providers.AsDeferred(err); ok {
-		return "deferred"
 	}
 	if _, ok := providers.AsRetryAfter(err); ok {
 		return "retry"

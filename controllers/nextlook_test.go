@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,7 +36,7 @@ func TestNextLookAfterAMatch(t *testing.T) {
 		resync     = 5 * time.Minute
 		afterWrite = 2 * time.Second
 	)
-	match := providers.Observation{Exists: true, UpToDate: true, Available: true}
+	match := providers.Matches()
 	with := func(change func(*providers.Observation)) providers.Observation {
 		o := match
 		change(&o)
@@ -75,5 +76,19 @@ func TestNextLookAfterAMatch(t *testing.T) {
 				t.Fatalf("looked at again after %s, want %s (+%.0f%% jitter)", res.RequeueAfter, tc.want, jitterFactor*100)
 			}
 		})
+	}
+}
+
+// TestAnObservationWithoutAnOutcomeIsAnError: an adapter that fills in no
+// outcome has a bug; the pass fails (and backs off) instead of reading
+// the zero value as one of the four outcomes, such as a create.
+func TestAnObservationWithoutAnOutcomeIsAnError(t *testing.T) {
+	r := NewManagedReconciler[*testv1alpha1.Widget](nil, nil, "widget",
+		func() *testv1alpha1.Widget { return &testv1alpha1.Widget{} },
+		providers.Connected[*testv1alpha1.Widget](observed{providers.Observation{}}), Options{})
+	w := newWidget("w", 1, nil)
+	_, err := r.sync(context.Background(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(w)}, w)
+	if err == nil || !strings.Contains(err.Error(), "no outcome") {
+		t.Fatalf("err = %v, want the pass to fail for want of an outcome", err)
 	}
 }

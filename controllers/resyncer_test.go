@@ -30,7 +30,7 @@ func (p pushed) ResyncInterval(*testv1alpha1.Widget) (time.Duration, bool) {
 // it does not, after the poll interval.
 func TestResyncerSetsTheIntervalOfCoveredObjects(t *testing.T) {
 	const resync, safety = 5 * time.Minute, 30 * time.Minute
-	match := observed{providers.Observation{Exists: true, UpToDate: true, Available: true}}
+	match := observed{providers.Matches()}
 	for _, tc := range []struct {
 		name    string
 		covered bool

@@ -6,14 +6,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 )
 
-// ReasonStalled is the reason of both conditions when the stall breaker has
-// stopped a write that does not stick.
-const ReasonStalled = "Stalled"
-
-// defaultStallAfter is how many times the same write may be sent for one
-// generation with no visible effect before the breaker stops it.
-const defaultStallAfter = 3
-
 // stallBreaker stops a write that the backend accepts and never shows: a
 // bulb that clamps a value Tether does not know it clamps, an endpoint that
 // ignores a field. Without it such a write is sent again at every look, for

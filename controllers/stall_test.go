@@ -29,7 +29,7 @@ func TestStallBreakerStopsAWriteThatDoesNotStick(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		w := fetch(g, "stall")
 		for _, c := range []string{commonv1alpha1.Synced, commonv1alpha1.Ready} {
-			g.Expect(condition(w, c).Reason).To(Equal(ReasonStalled))
+			g.Expect(condition(w, c).Reason).To(Equal(providers.ReasonStalled))
 			g.Expect(condition(w, c).Status).To(Equal(metav1.ConditionFalse))
 		}
 		g.Expect(condition(w, commonv1alpha1.Synced).Message).To(ContainSubstring("size 1 -> 7"))
@@ -40,7 +40,7 @@ func TestStallBreakerStopsAWriteThatDoesNotStick(t *testing.T) {
 	observes := widgets.count("stall", "Observe")
 	g.Consistently(func() int { return len(widgets.updates("stall")) }, 4*time.Second, 200*time.Millisecond).Should(Equal(3))
 	g.Expect(widgets.count("stall", "Observe")).To(BeNumerically(">", observes), "still observed while stalled")
-	g.Eventually(func(g Gomega) []string { return eventReasons(g, "stall") }, timeout, poll).Should(ContainElement(ReasonStalled))
+	g.Eventually(func(g Gomega) []string { return eventReasons(g, "stall") }, timeout, poll).Should(ContainElement(providers.ReasonStalled))
 
 	// Changed from outside: the difference reads differently, so it is
 	// sent again (and stalls again after three).

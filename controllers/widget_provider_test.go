@@ -30,7 +30,7 @@ type widgetProvider struct {
 	waiting map[string]string
 	// notes makes Observe of a matching widget carry this reason and note.
 	notes map[string][2]string
-	// inLine makes Update hand its write to a line instead (QueuedBriefly),
+	// inLine makes Update hand its write to a line instead (a quiet Wait, Sent),
 	// where it stays for that many more looks (a Brief wait each) before it
 	// is done: a bridge's sender.
 	inLine map[string]int
@@ -138,14 +138,14 @@ func (p *widgetProvider) Observe(_ context.Context, w *testv1alpha1.Widget) (pro
 	if d, ok := p.lined[w.Name]; ok {
 		if p.inLine[w.Name] > 0 {
 			p.inLine[w.Name]--
-			return providers.Observation{Exists: true, Wait: true, Brief: true, RecheckAfter: lineLook}, nil
+			return providers.Waiting(providers.Wait{Quiet: true, For: lineLook}), nil
 		}
 		delete(p.lined, w.Name)
 		p.applyLocked(w.Name, d)
 	}
 	ext, ok := p.external[w.Name]
 	if !ok {
-		return providers.Observation{}, nil
+		return providers.Absent(), nil
 	}
 	var d widgetDiff
 	if ext.Size != w.Spec.Size {
@@ -155,13 +155,18 @@ func (p *widgetProvider) Observe(_ context.Context, w *testv1alpha1.Widget) (pro
 		d.Color = &[2]string{ext.Color, w.Spec.Color}
 	}
 	if reason := p.waiting[w.Name]; reason != "" {
-		return providers.Observation{Exists: true, Wait: true, Reason: reason, Message: "waiting: " + reason}, nil
+		return providers.Waiting(providers.Wait{Reason: reason, Message: "waiting: " + reason}), nil
 	}
 	upToDate := d.Size == nil && d.Color == nil
 	if note := p.notes[w.Name]; upToDate && note[0] != "" {
-		return providers.Observation{Exists: true, UpToDate: true, Available: true, Reason: note[0], Message: note[1]}, nil
+		obs := providers.Matches()
+		obs.Reason, obs.Message = note[0], note[1]
+		return obs, nil
 	}
-	return providers.Observation{Exists: true, UpToDate: upToDate, Diff: d, Available: true}, nil
+	if upToDate {
+		return providers.Matches(), nil
+	}
+	return providers.Differs(d), nil
 }
 
 func (p *widgetProvider) Create(_ context.Context, w *testv1alpha1.Widget) error {
@@ -187,7 +192,7 @@ func (p *widgetProvider) Update(_ context.Context, w *testv1alpha1.Widget, diff 
 	}
 	if p.inLine[w.Name] > 0 {
 		p.lined[w.Name] = d
-		return providers.QueuedBriefly(lineLook, "Throttled", "in line")
+		return &providers.Wait{For: lineLook, Reason: "Throttled", Message: "in line", Sent: true, Quiet: true}
 	}
 	p.applyLocked(w.Name, d)
 	if p.wakeAfterWrite[w.Name] {

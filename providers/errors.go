@@ -24,64 +24,43 @@ func RetryAfter(delay time.Duration, reason string, err error) error {
 	return &RetryAfterError{Delay: delay, Reason: reason, Err: err}
 }
 
-// PendingError is not a fault: the external side is busy with something that
-// finishes by itself (a table CREATING, a delete in progress). The reconciler
-// looks again after exactly Delay, without backoff.
-type PendingError struct {
-	Delay   time.Duration
+// Wait is Tether's one word for "not now": nothing is wrong, what the pass
+// needs comes by itself (a table leaves CREATING, a command leaves the
+// bridge's line, a shared budget refills), and the reconciler looks again
+// after For, without backoff. Observe reports it as its outcome (Waiting);
+// Connect, Create, Update and Delete return it as an error, and then Synced
+// says the pass could not finish yet.
+type Wait struct {
+	// Reason and Message say what the object waits for.
 	Reason  string
 	Message string
-	// Queued is set when Update handed the write over to be sent later (a
+	// For is when to look again; 0 from Observe is the object's poll
+	// interval.
+	For time.Duration
+	// Sent is set when Update handed the write over to be sent later (a
 	// bridge's command line): it counts as sent for the stall breaker.
-	Queued bool
-	// Brief says the write goes out within Delay and the adapter wakes the
-	// object then: the reconciler leaves the status as it was for this pass
-	// (its observedGeneration still says the generation is not reported
-	// on) instead of writing a wait that lasts a moment, and looks again
-	// after Delay. An adapter reports Brief only for a short while: a write
-	// still waiting after that is reported plainly, so a backend that does
-	// not answer still shows it.
-	Brief bool
+	Sent bool
+	// Quiet leaves the status as it was for this pass: the wait ends within
+	// For and the adapter wakes the object then (a write about to go out,
+	// whose outcome the next pass reports), or the pass has not started (a
+	// budget it shares with other objects, an AWS account's calls per
+	// second, is spent for now: the worker is given back for objects on
+	// other budgets). An adapter reports a quiet wait for a write only for
+	// a short while: a write still waiting after that is reported plainly,
+	// so a backend that does not answer still shows it.
+	Quiet bool
 }
 
-func (e *PendingError) Error() string { return e.Message }
-
-// Pending asks for another look after delay.
-func Pending(delay time.Duration, reason, format string, args ...any) error {
-	return &PendingError{Delay: delay, Reason: reason, Message: fmt.Sprintf(format, args...)}
+func (w *Wait) Error() string {
+	if w.Message != "" {
+		return w.Message
+	}
+	return fmt.Sprintf("waiting %s: %s", w.For.Round(time.Millisecond), w.Reason)
 }
 
-// Queued says that Update handed the write over and it goes out later; the
-// reconciler looks again after delay.
-func Queued(delay time.Duration, reason, format string, args ...any) error {
-	return &PendingError{Delay: delay, Reason: reason, Message: fmt.Sprintf(format, args...), Queued: true}
-}
-
-// QueuedBriefly is Queued for a write that goes out within delay (see
-// PendingError.Brief).
-func QueuedBriefly(delay time.Duration, reason, format string, args ...any) error {
-	return &PendingError{Delay: delay, Reason: reason, Message: fmt.Sprintf(format, args...), Queued: true, Brief: true}
-}
-
-// DeferredError is neither a fault nor news about the external side: the
-// pass did not start because a budget it shares with other objects (an AWS
-// account's calls per second) is spent for now, and waiting for it would
-// hold a worker that objects on other budgets could use. The reconciler
-// gives the worker back and runs the pass again after Delay, leaving the
-// conditions as they were: nothing went wrong.
-type DeferredError struct {
-	Delay  time.Duration
-	Reason string
-}
-
-func (e *DeferredError) Error() string {
-	return fmt.Sprintf("deferred for %s: %s", e.Delay.Round(time.Millisecond), e.Reason)
-}
-
-// Deferred asks for the pass to run again after delay, when its turn comes;
-// reason is a CamelCase word for the metric (AccountBudget).
-func Deferred(delay time.Duration, reason string) error {
-	return &DeferredError{Delay: delay, Reason: reason}
+// Waitf asks for another look after delay, with reason and a message.
+func Waitf(delay time.Duration, reason, format string, args ...any) error {
+	return &Wait{For: delay, Reason: reason, Message: fmt.Sprintf(format, args...)}
 }
 
 // TerminalError means the spec cannot work as written (the backend rejected
@@ -105,20 +84,15 @@ func Terminalf(reason, format string, args ...any) error {
 	return &TerminalError{Reason: reason, Err: fmt.Errorf(format, args...)}
 }
 
-// AsRetryAfter, AsPending, AsDeferred and AsTerminal unwrap the typed errors.
+// AsRetryAfter, AsWait and AsTerminal unwrap the typed errors.
 func AsRetryAfter(err error) (*RetryAfterError, bool) {
 	var e *RetryAfterError
 	return e, errors.As(err, &e)
 }
 
-func AsPending(err error) (*PendingError, bool) {
-	var e *PendingError
-	return e, errors.As(err, &e)
-}
-
-func AsDeferred(err error) (*DeferredError, bool) {
-	var e *DeferredError
-	return e, errors.As(err, &e)
+func AsWait(err error) (*Wait, bool) {
+	var w *Wait
+	return w, errors.As(err, &w)
 }
 
 func AsTerminal(err error) (*TerminalError, bool) {

@@ -80,7 +80,7 @@ type External[O client.Object] interface {
 	Update(ctx context.Context, obj O, diff Difference) error
 	// Delete removes the external thing (or lets go of it, as the object's
 	// deletion policy says). It returns nil only once the external side is
-	// confirmed gone; while it is going, a Pending error.
+	// confirmed gone; while it is going, a Wait error.
 	Delete(ctx context.Context, obj O) error
 }
 
@@ -118,51 +118,71 @@ type StallKeyer interface {
 	StallKey() string
 }
 
-// Observation is the result of Observe. Exactly one of four outcomes:
-//   - !Exists: the external thing is not there; Create is next.
-//   - Wait: nothing may be written now, whatever differs (the bulb is held
-//     by another object or unreachable, a command is already on its way).
-//     Ready is False with Reason and Message; the reconciler looks again
-//     after RecheckAfter.
-//   - !UpToDate: Diff is what differs; Update is next.
-//   - UpToDate: the external thing matches the spec. Ready is True when it
-//     is also Available, otherwise False with Reason and Message (a table
-//     still CREATING).
+// Outcome is what Observe found: exactly one of four.
+type Outcome int
+
+const (
+	// OutcomeCreate: the external thing is not there; Create is next.
+	OutcomeCreate Outcome = iota + 1
+	// OutcomeUpdate: the external thing differs from the spec by
+	// Observation.Diff; Update is next, and receives that Diff.
+	OutcomeUpdate
+	// OutcomeUpToDate: the external thing matches the spec. Ready is True
+	// when it is also Available, otherwise False with Reason and Message.
+	OutcomeUpToDate
+	// OutcomeWait: nothing may be written now, whatever differs (the bulb
+	// is held by another object or unreachable, a command is already on its
+	// way, a table is CREATING or UPDATING): Observation.Wait says why and
+	// until when. It never means "matches the spec".
+	OutcomeWait
+)
+
+// Observation is the result of Observe: its Outcome, and what that outcome
+// carries. Build it with Absent, Differs, Matches or Waiting.
 type Observation struct {
-	// Exists is false when the external thing is not there (Create is next).
-	Exists bool
-	// Wait says that nothing should be written in this pass, and why
-	// (Reason, Message). It never means "matches the spec".
-	Wait bool
-	// Brief qualifies Wait: what it waits for ends within RecheckAfter and
-	// the adapter wakes the object then, so the reconciler leaves the
-	// status as it was for this pass (as PendingError.Brief).
-	Brief bool
-	// UpToDate is true when the external thing matches the spec.
-	UpToDate bool
-	// Unconfirmed qualifies UpToDate: the match rests on the adapter's
-	// record of a write the backend accepted, not yet on a read of the
-	// backend (a Hue bridge shows a change at its next poll). Ready is
-	// reported as for any match; the stall breaker forgets the write only
-	// once a read confirms it. The reconciler looks again after
-	// RecheckAfter (default: its AfterWrite) until a read does, so that the
-	// status ends with what was read.
-	Unconfirmed bool
-	// Diff is what differs when UpToDate is false.
+	Outcome Outcome
+	// Diff is what differs (OutcomeUpdate).
 	Diff Difference
-	// Available is true when the external thing can be used (a table ACTIVE,
-	// a light reachable). Ready is True only when it exists, is up to date
-	// and is available.
+	// Wait is why nothing is written now and when to look again
+	// (OutcomeWait).
+	Wait Wait
+
+	// The rest describes a match (OutcomeUpToDate).
+
+	// Available is true when the external thing can be used (a table
+	// ACTIVE, a light reachable). Ready is True only when it is up to date
+	// and available.
 	Available bool
-	// Reason and Message explain why it is not available, or why the pass
-	// waits. When it is up to date and available, Message may still carry a
-	// note for the Ready condition (a part of the spec the backend cannot
-	// apply), and Reason, when set, replaces "Available" as Ready's reason:
-	// the reconciler then emits one Warning event when the note appears.
+	// Reason and Message explain why it is not available. When it is
+	// available, Message may still carry a note for the Ready condition (a
+	// part of the spec the backend cannot apply), and Reason, when set,
+	// replaces "Available" as Ready's reason: the reconciler then emits one
+	// Warning event when the note appears.
 	Reason  string
 	Message string
-	// RecheckAfter asks for an earlier look than the resync interval, for
-	// transitions that finish by themselves (a table CREATING); for an
-	// Unconfirmed match, it is when a read can have confirmed the write.
+	// RecheckAfter asks for an earlier look than the resync interval while
+	// it is not available; for an Unconfirmed match, it is when a read can
+	// have confirmed the write.
 	RecheckAfter time.Duration
+	// Unconfirmed: the match rests on the adapter's record of a write the
+	// backend accepted, not yet on a read of the backend (a Hue bridge
+	// shows a change at its next poll). Ready is reported as for any
+	// match; the stall breaker forgets the write only once a read confirms
+	// it. The reconciler looks again after RecheckAfter (default: its
+	// AfterWrite) until a read does, so that the status ends with what was
+	// read.
+	Unconfirmed bool
 }
+
+// Absent is the observation of an external thing that is not there.
+func Absent() Observation { return Observation{Outcome: OutcomeCreate} }
+
+// Differs is the observation of an external thing that differs by diff.
+func Differs(diff Difference) Observation { return Observation{Outcome: OutcomeUpdate, Diff: diff} }
+
+// Matches is the observation of an external thing that matches the spec and
+// can be used; set Available false, a note or Unconfirmed on it as needed.
+func Matches() Observation { return Observation{Outcome: OutcomeUpToDate, Available: true} }
+
+// Waiting is the observation of a pass that writes nothing now, and why.
+func Waiting(w Wait) Observation { return Observation{Outcome: OutcomeWait, Wait: w} }

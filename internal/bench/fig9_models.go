@@ -17,6 +17,7 @@ import (
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/providers"
 )
 
 // Figure 9 (issue 11): lights of every bulb model, with specs the bulb can
@@ -265,7 +266,7 @@ func (r *run) waitSettled(ctx context.Context, bulbs []modelBulb, timeout time.D
 				kind, status = commonv1alpha1.Synced, metav1.ConditionFalse
 			}
 			c := meta.FindStatusCondition(l.Status.Conditions, kind)
-			if c != nil && c.Status == status && c.ObservedGeneration == l.Generation && (!b.stalls() || c.Reason == "Stalled") {
+			if c != nil && c.Status == status && c.ObservedGeneration == l.Generation && (!b.stalls() || c.Reason == providers.ReasonStalled) {
 				left--
 			}
 		}

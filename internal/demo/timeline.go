@@ -17,6 +17,7 @@ import (
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/controllers"
+	"github.com/tether-dev/tether/providers"
 )
 
 // timelineLength is how many entries the page keeps: a talk's worth.
@@ -177,7 +178,7 @@ const sentPrefix = "sent: "
 func writeEntry(was, now managed, subject string) (entry, bool) {
 	before := meta.FindStatusCondition(was.Managed().Conditions, commonv1alpha1.Ready)
 	after := meta.FindStatusCondition(now.Managed().Conditions, commonv1alpha1.Ready)
-	if after == nil || after.Reason != controllers.ReasonUpdating || !strings.HasPrefix(after.Message, sentPrefix) {
+	if after == nil || after.Reason != providers.ReasonUpdating || !strings.HasPrefix(after.Message, sentPrefix) {
 		return entry{}, false
 	}
 	if before != nil && before.Reason == after.Reason && before.Message == after.Message {

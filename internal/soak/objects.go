@@ -30,6 +30,7 @@ import (
 	"github.com/tether-dev/tether/internal/repo"
 	"github.com/tether-dev/tether/internal/ststest"
 	"github.com/tether-dev/tether/internal/tcpproxy"
+	"github.com/tether-dev/tether/providers"
 )
 
 const (
@@ -474,11 +475,8 @@ func readyNow(s *commonv1alpha1.ManagedStatus, generation int64) bool {
 // Stalled for its generation.
 func stalledNow(s *commonv1alpha1.ManagedStatus, generation int64) bool {
 	c := meta.FindStatusCondition(s.Conditions, commonv1alpha1.Ready)
-	return c != nil && c.Reason == reasonStalled && c.ObservedGeneration == generation
+	return c != nil && c.Reason == providers.ReasonStalled && c.ObservedGeneration == generation
 }
-
-// reasonStalled is the reason the stall breaker sets (controllers).
-const reasonStalled = "Stalled"
 
 // notReadyKeys names the objects whose Ready condition is not True for
 // their current generation (Stalled for the stalling model light), reading

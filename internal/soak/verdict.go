@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/internal/bench"
+	"github.com/tether-dev/tether/providers"
 )
 
 // Verdict is one pass/fail judgement with its evidence.
@@ -287,10 +288,9 @@ func samplerVerdict(failures int, lastErr string, samples int) Verdict {
 	return v
 }
 
-// stallAfter is the stall breaker's count (controllers' defaultStallAfter):
-// how many times a write with no visible effect is sent per generation, and
-// again after each restart.
-const stallAfter = 3
+// stallAfter is the stall breaker's count: how many times a write with no
+// visible effect is sent per generation, and again after each restart.
+const stallAfter = providers.DefaultStallAfter
 
 // faultGrace is how long after a fault ends an error line may still be its:
 // the polls that find the bridge back, the DynamoDB polls that find the

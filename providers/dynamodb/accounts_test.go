@@ -172,8 +172,9 @@ func TestTwoAccountsSeeTwoSetsOfTables(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := f.pass(twin); !isRetryReason(err, ReasonConflict) || !strings.Contains(err.Error(), "AWSAccount team-a") {
-		t.Errorf("same name in one account: %v, want %s", err, ReasonConflict)
+	if obs, err := f.pass(twin); err != nil || obs.Outcome != providers.OutcomeWait || obs.Wait.Reason != providers.ReasonConflict ||
+		!strings.Contains(obs.Wait.Message, "AWSAccount team-a") {
+		t.Errorf("same name in one account: %+v, %v; want a %s wait", obs, err, providers.ReasonConflict)
 	}
 	if _, err := f.pass(b); err != nil {
 		t.Errorf("same name in another account: %v, want no conflict", err)
@@ -206,7 +207,7 @@ func TestTablesAnAccountDoesNotAdmitMakeNoAWSCall(t *testing.T) {
 		if !isRetryReason(err, c.reason) {
 			t.Errorf("%s: %v, want %s", c.name, err, c.reason)
 		}
-		if err := f.p.Delete(context.Background(), c.obj); !isRetryReason(err, c.reason) || !strings.Contains(err.Error(), "tether.dev/reconcile: paused") {
+		if err := f.delete(c.obj); !isRetryReason(err, c.reason) || !strings.Contains(err.Error(), "tether.dev/reconcile: paused") {
 			t.Errorf("%s: delete %v, want %s with the way to let go", c.name, err, c.reason)
 		}
 	}
@@ -238,7 +239,7 @@ func TestTablesAnAccountDoesNotAdmitMakeNoAWSCall(t *testing.T) {
 	if _, err := f.pass(obj); !isRetryReason(err, ReasonAccountNotAllowed) {
 		t.Fatalf("after the namespace left the selector: %v", err)
 	}
-	if err := f.p.Delete(context.Background(), obj); err == nil {
+	if err := f.delete(obj); err == nil {
 		t.Fatal("delete went on for a namespace the account no longer admits")
 	}
 	if f.proxy.Total() != 0 {
@@ -375,7 +376,7 @@ func TestATableDoesNotMoveWithItsNamespaceDefault(t *testing.T) {
 	if _, err := f.pass(obj); !isRetryReason(err, ReasonAccountChanged) {
 		t.Fatalf("err = %v, want %s", err, ReasonAccountChanged)
 	}
-	if err := f.p.Delete(context.Background(), obj); !isRetryReason(err, ReasonAccountChanged) {
+	if err := f.delete(obj); !isRetryReason(err, ReasonAccountChanged) {
 		t.Fatalf("delete: %v, want %s", err, ReasonAccountChanged)
 	}
 	if f.proxy.Total() != 0 {

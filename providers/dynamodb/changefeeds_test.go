@@ -17,6 +17,7 @@ import (
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
+	"github.com/tether-dev/tether/providers"
 )
 
 // feeds covers the tables of the identities it names.
@@ -88,15 +89,15 @@ func TestAChangeReportedOutsideIsReadAtTheNextLook(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.proxy.ResetCounts()
-	if obs, err := f.pass(obj); err != nil || !obs.UpToDate {
+	if obs, err := f.pass(obj); err != nil || obs.Outcome != providers.OutcomeUpToDate {
 		t.Fatalf("a look without a reported change: %+v, %v; want the TTL answer reused", obs, err)
 	}
 	f.p.ChangedOutside(obj.UID)
-	obs, err := f.p.Observe(ctx, obj)
+	obs, err := f.observe(obj)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if obs.UpToDate || !strings.Contains(obs.Diff.String(), "TTL") {
+	if obs.Outcome != providers.OutcomeUpdate || !strings.Contains(obs.Diff.String(), "TTL") {
 		t.Fatalf("the look after a reported change: %+v, want the TTL put back", obs)
 	}
 	if got := f.proxy.Calls()["DescribeTimeToLive"]; got != 1 {

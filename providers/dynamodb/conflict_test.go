@@ -51,7 +51,7 @@ func TestConflictGoesToTheObjectThatHasTheTableThenTheOlder(t *testing.T) {
 		objects  []*awsv1alpha1.DynamoDBTable
 		subject  *awsv1alpha1.DynamoDBTable
 		conflict bool
-		reason   string // ReasonConflict when empty
+		reason   string // providers.ReasonConflict when empty
 	}{
 		{"the older one proceeds", []*awsv1alpha1.DynamoDBTable{older, newer}, older, false, ""},
 		{"the newer one waits", []*awsv1alpha1.DynamoDBTable{older, newer}, newer, true, ""},
@@ -69,12 +69,17 @@ func TestConflictGoesToTheObjectThatHasTheTableThenTheOlder(t *testing.T) {
 			p := New(Options{Reader: b.Build(), Clients: ClientOptions{DefaultRegion: "us-east-1"}})
 			ep := endpointOf(t, p, c.subject)
 			err := p.checkConflict(context.Background(), ep, c.subject)
-			ra, isConflict := providers.AsRetryAfter(err)
+			var got string
+			if w, ok := providers.AsWait(err); ok {
+				got = w.Reason
+			} else if ra, ok := providers.AsRetryAfter(err); ok {
+				got = ra.Reason
+			}
 			reason := c.reason
 			if reason == "" {
-				reason = ReasonConflict
+				reason = providers.ReasonConflict
 			}
-			if isConflict != c.conflict || (isConflict && ra.Reason != reason) {
+			if isConflict := got != ""; isConflict != c.conflict || (isConflict && got != reason) {
 				t.Errorf("err = %v, want conflict %v (%s)", err, c.conflict, reason)
 			}
 		})
@@ -107,7 +112,7 @@ func TestRegionIsResolvedBeforeKeying(t *testing.T) {
 		WithObjects(implicit.DeepCopy(), explicit.DeepCopy()).Build()
 	p := New(Options{Reader: reader})
 	ep := endpointOf(t, p, explicit)
-	if ra, ok := providers.AsRetryAfter(p.checkConflict(ctx, ep, explicit)); !ok || ra.Reason != ReasonConflict {
+	if w, ok := providers.AsWait(p.checkConflict(ctx, ep, explicit)); !ok || w.Reason != providers.ReasonConflict {
 		t.Errorf("region us-east-1 and no region (resolved to us-east-1) were not seen as one table")
 	}
 	if implicitEP := endpointOf(t, p, implicit); implicitEP != ep {
@@ -152,7 +157,7 @@ func TestDeleteWaitsWhileAnUnresolvedHolderMayHoldTheTable(t *testing.T) {
 	if err := f.reader.Create(context.Background(), holder); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.p.Delete(context.Background(), obj); !isRetryReason(err, ReasonHolderUnresolved) || !strings.Contains(err.Error(), "team-x/") {
+	if err := f.delete(obj); !isRetryReason(err, ReasonHolderUnresolved) || !strings.Contains(err.Error(), "team-x/") {
 		t.Fatalf("delete: %v, want %s naming the holder", err, ReasonHolderUnresolved)
 	}
 	if !f.exists(obj.Name) {

@@ -18,21 +18,18 @@ import (
 // Create makes the table with everything CreateTable accepts (or, with
 // spec.restoreFrom, by a restore); TTL, point-in-time recovery and the rest
 // have their own APIs and follow as update steps.
-func (p *Provider) Create(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) error {
-	ep, err := p.endpointFor(ctx, obj)
-	if err != nil {
-		return err
-	}
-	if err := p.checkConflict(ctx, ep, obj); err != nil {
-		return err
-	}
+func (c *tableConn) Create(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) error {
+	p, ep := c.p, c.ep
 	if pol, err := specPolicy(obj.Spec.ResourcePolicy); err == nil {
 		if err := checkPolicyPrincipals(ep, obj, pol); err != nil {
 			return err
 		}
 	}
 	name := obj.ResolvedTableName()
-	var desc *types.TableDescription
+	var (
+		desc *types.TableDescription
+		err  error
+	)
 	if obj.Spec.RestoreFrom != nil {
 		desc, err = p.createByRestore(ctx, ep, obj)
 	} else {
@@ -47,7 +44,7 @@ func (p *Provider) Create(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) e
 		// table, which the next Observe says (NotOwned) unless the user
 		// asks to adopt it.
 		p.memoryOf(obj).createRefused = true
-		return providers.Pending(time.Second, ReasonTableExists, "table %s appeared before Tether could create it; checking who owns it", name)
+		return providers.Waitf(time.Second, ReasonTableExists, "table %s appeared before Tether could create it; checking who owns it", name)
 	}
 	if isTyped(err) {
 		return err
@@ -118,7 +115,7 @@ func createTableInput(name string, spec *awsv1alpha1.DynamoDBTableSpec, tags map
 
 // isTyped says whether err already says what the reconciler should do.
 func isTyped(err error) bool {
-	_, pending := providers.AsPending(err)
+	_, pending := providers.AsWait(err)
 	_, retry := providers.AsRetryAfter(err)
 	_, terminal := providers.AsTerminal(err)
 	return pending || retry || terminal

@@ -16,26 +16,13 @@ import (
 	"github.com/tether-dev/tether/providers"
 )
 
-// Delete follows the deletion policy. It deletes only a table this object
-// owns, returns nil only once DescribeTable no longer finds it, and never
-// hangs silently: deletion protection is reported as DeletionProtected.
-func (p *Provider) Delete(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) error {
-	if obj.Spec.DeletionPolicy == awsv1alpha1.DeletionPolicyRetain {
-		p.forget(obj)
-		return nil
-	}
-	ep, err := p.endpointFor(ctx, obj)
-	if err != nil {
-		return withReleaseHint(err)
-	}
-	if err := p.checkConflict(ctx, ep, obj); err != nil {
-		if ra, ok := providers.AsRetryAfter(err); ok && ra.Reason == ReasonConflict {
-			p.forget(obj) // another object manages the table: let go of it
-			return nil
-		}
-		return err
-	}
-	ctx, err = p.clients.takeTurn(ctx, ep, obj.UID, deleteCalls(obj))
+// Delete deletes only a table this object owns (Connect has let go of a
+// retained one and of one another object manages), returns nil only once
+// DescribeTable no longer finds it, and never hangs silently: deletion
+// protection is reported as DeletionProtected.
+func (c *tableConn) Delete(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) error {
+	p, ep := c.p, c.ep
+	ctx, err := p.clients.takeTurn(ctx, ep, obj.UID, deleteCalls(obj))
 	if err != nil {
 		return err
 	}
@@ -64,9 +51,9 @@ func (p *Provider) Delete(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) e
 	}
 	switch d.TableStatus {
 	case types.TableStatusDeleting:
-		return providers.Pending(p.opts.TransitionPoll, ReasonDeleting, "DynamoDB is deleting table %s", name)
+		return providers.Waitf(p.opts.TransitionPoll, ReasonDeleting, "DynamoDB is deleting table %s", name)
 	case types.TableStatusCreating, types.TableStatusUpdating:
-		return providers.Pending(p.opts.TransitionPoll, ReasonTableBusy, "waiting for table %s to leave %s before deleting it", name, d.TableStatus)
+		return providers.Waitf(p.opts.TransitionPoll, ReasonTableBusy, "waiting for table %s to leave %s before deleting it", name, d.TableStatus)
 	}
 	if aws.ToBool(d.DeletionProtectionEnabled) {
 		return p.lowerDeletionProtection(ctx, ep, obj)
@@ -80,7 +67,7 @@ func (p *Provider) Delete(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) e
 	if _, err := ep.API.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)}); err != nil && !isNotFound(err) {
 		return classify(err)
 	}
-	return providers.Pending(time.Second, ReasonDeleting, "deleting table %s", name)
+	return providers.Waitf(time.Second, ReasonDeleting, "deleting table %s", name)
 }
 
 // lowerDeletionProtection turns protection off only when the spec says so
@@ -97,7 +84,7 @@ func (p *Provider) lowerDeletionProtection(ctx context.Context, ep *endpoint, ob
 	if err != nil {
 		return classify(err)
 	}
-	return providers.Pending(time.Second, ReasonDeleting, "turned deletion protection off on table %s, as the spec says, to delete it", name)
+	return providers.Waitf(time.Second, ReasonDeleting, "turned deletion protection off on table %s, as the spec says, to delete it", name)
 }
 
 func (p *Provider) released(ep *endpoint, obj *awsv1alpha1.DynamoDBTable) {
@@ -137,7 +124,7 @@ func deleteCalls(obj *awsv1alpha1.DynamoDBTable) int {
 // event (providers.DeleteDescriber).
 func (p *Provider) DescribeDelete(obj *awsv1alpha1.DynamoDBTable) string {
 	name := obj.ResolvedTableName()
-	if ready := meta.FindStatusCondition(obj.Status.Conditions, commonv1alpha1.Ready); ready != nil && ready.Reason == ReasonConflict {
+	if ready := meta.FindStatusCondition(obj.Status.Conditions, commonv1alpha1.Ready); ready != nil && ready.Reason == providers.ReasonConflict {
 		return fmt.Sprintf("let go of table %s; another DynamoDBTable manages it", name)
 	}
 	if obj.Spec.DeletionPolicy == awsv1alpha1.DeletionPolicyRetain {

@@ -7,6 +7,7 @@ import (
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
+	"github.com/tether-dev/tether/providers"
 )
 
 // TestDeleteIsDescribedAsItHappened: the Deleted event says whether the
@@ -27,7 +28,7 @@ func TestDeleteIsDescribedAsItHappened(t *testing.T) {
 	}{
 		{table(awsv1alpha1.DeletionPolicyDelete, ""), "deleted table orders"},
 		{table(awsv1alpha1.DeletionPolicyRetain, ""), "let go of table orders; it stays in DynamoDB (deletionPolicy: Retain)"},
-		{table(awsv1alpha1.DeletionPolicyDelete, ReasonConflict), "let go of table orders; another DynamoDBTable manages it"},
+		{table(awsv1alpha1.DeletionPolicyDelete, providers.ReasonConflict), "let go of table orders; another DynamoDBTable manages it"},
 	} {
 		if got := p.DescribeDelete(c.obj); got != c.want {
 			t.Errorf("%q, want %q", got, c.want)

@@ -13,19 +13,15 @@ import (
 
 // Condition reasons this adapter reports.
 const (
-	ReasonThrottled         = "Throttled"
 	ReasonLimitExceeded     = "LimitExceeded"
 	ReasonEndpointError     = "EndpointError"
 	ReasonAccessDenied      = "AccessDenied"
 	ReasonInvalidSpec       = "InvalidSpec"
 	ReasonTableBusy         = "TableBusy"
-	ReasonUpdating          = "Updating"
-	ReasonCreating          = "Creating"
+	ReasonInaccessible      = "Inaccessible"
 	ReasonDeleting          = "Deleting"
-	ReasonStalled           = "Stalled"
 	ReasonIndexReplacement  = "IndexReplacementNotAllowed"
 	ReasonNotOwned          = "NotOwned"
-	ReasonConflict          = "Conflict"
 	ReasonHolderUnresolved  = "HolderUnresolved"
 	ReasonDeletionProtected = "DeletionProtected"
 	ReasonTableExists       = "TableExists"
@@ -49,6 +45,9 @@ const (
 	accessDeniedDelay      = 2 * time.Minute
 	busyDelay              = 5 * time.Second
 	deletionProtectedDelay = 2 * time.Minute
+	// inaccessibleDelay: a table AWS cannot reach (its KMS key disabled)
+	// stays so until someone acts in AWS.
+	inaccessibleDelay = time.Minute
 )
 
 func errorCode(err error) string {
@@ -83,11 +82,11 @@ func classify(err error) error {
 		// same way, so stop and show AWS's own words.
 		return providers.Terminal(ReasonInvalidSpec, err)
 	case "ThrottlingException", "RequestLimitExceeded", "ProvisionedThroughputExceededException":
-		return providers.RetryAfter(throttledDelay, ReasonThrottled, err)
+		return providers.RetryAfter(throttledDelay, providers.ReasonThrottled, err)
 	case "LimitExceededException":
 		return providers.RetryAfter(throttledDelay, ReasonLimitExceeded, err)
 	case "ResourceInUseException":
-		return providers.Pending(busyDelay, ReasonTableBusy, "DynamoDB is busy with the table: %v", err)
+		return providers.Waitf(busyDelay, ReasonTableBusy, "DynamoDB is busy with the table: %v", err)
 	case "AccessDeniedException", "UnrecognizedClientException", "InvalidSignatureException", "ExpiredTokenException":
 		// Fixed by IAM, not by the spec: retry, but slowly.
 		return providers.RetryAfter(accessDeniedDelay, ReasonAccessDenied, err)

@@ -30,8 +30,8 @@ func TestClassify(t *testing.T) {
 		why  string
 	}{
 		{api("ValidationException"), "terminal", ReasonInvalidSpec},
-		{api("ThrottlingException"), "retry", ReasonThrottled},
-		{api("RequestLimitExceeded"), "retry", ReasonThrottled},
+		{api("ThrottlingException"), "retry", providers.ReasonThrottled},
+		{api("RequestLimitExceeded"), "retry", providers.ReasonThrottled},
 		{api("LimitExceededException"), "retry", ReasonLimitExceeded},
 		{api("ResourceInUseException"), "pending", ReasonTableBusy},
 		{api("AccessDeniedException"), "retry", ReasonAccessDenied},
@@ -46,7 +46,7 @@ func TestClassify(t *testing.T) {
 			kind, why = "terminal", te.Reason
 		} else if ra, ok := providers.AsRetryAfter(got); ok {
 			kind, why = "retry", ra.Reason
-		} else if pe, ok := providers.AsPending(got); ok {
+		} else if pe, ok := providers.AsWait(got); ok {
 			kind, why = "pending", pe.Reason
 		}
 		if kind != c.kind || why != c.why {

@@ -133,16 +133,43 @@ func capacity(r, w int64) *awsv1alpha1.ProvisionedThroughput {
 // most one write. It returns the observation and the error of the pass.
 func (f *fixture) pass(obj *awsv1alpha1.DynamoDBTable) (providers.Observation, error) {
 	ctx := context.Background()
-	obs, err := f.p.Observe(ctx, obj)
+	ext, err := f.p.Connect(ctx, obj)
+	if err != nil {
+		return providers.Observation{}, err
+	}
+	obs, err := ext.Observe(ctx, obj)
 	switch {
 	case err != nil:
 		return obs, err
-	case !obs.Exists:
-		return obs, f.p.Create(ctx, obj)
-	case !obs.UpToDate:
-		return obs, f.p.Update(ctx, obj, obs.Diff)
+	case obs.Outcome == providers.OutcomeCreate:
+		return obs, ext.Create(ctx, obj)
+	case obs.Outcome == providers.OutcomeUpdate:
+		return obs, ext.Update(ctx, obj, obs.Diff)
 	}
 	return obs, nil
+}
+
+// observe connects and observes, as the start of a pass does.
+func (f *fixture) observe(obj *awsv1alpha1.DynamoDBTable) (providers.Observation, error) {
+	ext, err := f.p.Connect(context.Background(), obj)
+	if err != nil {
+		return providers.Observation{}, err
+	}
+	return ext.Observe(context.Background(), obj)
+}
+
+// delete connects and deletes, as a pass for an object being deleted does
+// (it marks obj deleted when it is not yet).
+func (f *fixture) delete(obj *awsv1alpha1.DynamoDBTable) error {
+	if obj.DeletionTimestamp == nil {
+		now := metav1.Now()
+		obj.DeletionTimestamp = &now
+	}
+	ext, err := f.p.Connect(context.Background(), obj)
+	if err != nil {
+		return err
+	}
+	return ext.Delete(context.Background(), obj)
 }
 
 // converge runs passes until the table is Ready (exists, matches, usable),
@@ -152,11 +179,11 @@ func (f *fixture) converge(obj *awsv1alpha1.DynamoDBTable) int {
 	deadline := time.Now().Add(30 * time.Second)
 	for n := 1; ; n++ {
 		obs, err := f.pass(obj)
-		if err == nil && obs.Exists && obs.UpToDate && obs.Available {
+		if err == nil && obs.Outcome == providers.OutcomeUpToDate && obs.Available {
 			return n
 		}
 		if err != nil {
-			if _, waiting := providers.AsPending(err); !waiting {
+			if _, waiting := providers.AsWait(err); !waiting {
 				f.t.Fatalf("pass %d: %v", n, err)
 			}
 		}
@@ -173,11 +200,11 @@ func (f *fixture) converge(obj *awsv1alpha1.DynamoDBTable) int {
 func (f *fixture) deleteFully(obj *awsv1alpha1.DynamoDBTable) {
 	f.t.Helper()
 	for n := 0; n < 50; n++ {
-		err := f.p.Delete(context.Background(), obj)
+		err := f.delete(obj)
 		if err == nil {
 			return
 		}
-		if _, waiting := providers.AsPending(err); !waiting {
+		if _, waiting := providers.AsWait(err); !waiting {
 			f.t.Fatalf("delete: %v", err)
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -21,7 +21,7 @@ func TestIndexKeyTypeChangeIsAReplacement(t *testing.T) {
 	obj.Generation++
 
 	obs, err := f.pass(obj)
-	if obs.UpToDate {
+	if obs.Outcome == providers.OutcomeUpToDate {
 		t.Fatal("a table whose index key type differs from the spec was reported up to date")
 	}
 	if !isTerminalReason(err, ReasonIndexReplacement) || !strings.Contains(err.Error(), "g1x changed its key attribute type") {

@@ -230,8 +230,9 @@ func TableNameOf(obj client.Object) []string {
 
 // checkConflict makes the later of two objects naming the same table (the
 // same name in the same account and region, from any namespaces) touch
-// nothing. The one that already has the table wins, then the older one, so
-// the answer does not depend on which one is reconciled first.
+// nothing, by the one ownership rule (providers.Claim.Precedes: the one
+// that already has the table wins, then the older one). The later one's
+// error is a providers.Conflict wait.
 func (p *Provider) checkConflict(ctx context.Context, ep *endpoint, obj *awsv1alpha1.DynamoDBTable) error {
 	if p.opts.Reader == nil {
 		return nil
@@ -267,22 +268,23 @@ func (p *Provider) checkConflict(ctx context.Context, ep *endpoint, obj *awsv1al
 		if account, _ := p.clients.accountOf(t.account); account != ep.Account {
 			continue
 		}
-		// Not terminal: the check costs no AWS call (it reads the cache),
-		// and once the other object is gone this one may take over.
-		return providers.RetryAfter(conflictDelay, ReasonConflict, fmt.Errorf(
+		// A wait: the check costs no AWS call (it reads the cache), and
+		// once the other object is gone this one may take over.
+		w := providers.Conflict(conflictDelay,
 			"table %s in %s, region %s, is already managed by DynamoDBTable %s/%s; this object touches nothing while that one exists",
-			obj.ResolvedTableName(), accountLabel(ep.Identity), ep.Region, other.Namespace, other.Name))
+			obj.ResolvedTableName(), accountLabel(ep.Identity), ep.Region, other.Namespace, other.Name)
+		return &w
 	}
 	return nil
 }
 
 // precedes says whether a has the better claim to a table than b.
 func precedes(a, b *awsv1alpha1.DynamoDBTable) bool {
-	if aHas, bHas := a.Status.TableID != "", b.Status.TableID != ""; aHas != bHas {
-		return aHas
-	}
-	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
-		return a.CreationTimestamp.Before(&b.CreationTimestamp)
-	}
-	return a.UID < b.UID
+	return claimOf(a).Precedes(claimOf(b))
+}
+
+// claimOf is obj's claim on its table: it holds one once it has found or
+// made it (status.tableID).
+func claimOf(obj *awsv1alpha1.DynamoDBTable) providers.Claim {
+	return providers.Claim{Key: client.ObjectKeyFromObject(obj), Created: obj.CreationTimestamp, Holds: obj.Status.TableID != ""}
 }

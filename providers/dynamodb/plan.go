@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	"github.com/tether-dev/tether/providers"
 )
 
 // StepKind names what one update step changes.
@@ -88,6 +89,18 @@ func (p *Plan) String() string {
 	}
 	return b.String()
 }
+
+// StallKey is the step sent next: the generic stall breaker counts how often
+// the same step was sent for a generation with the table never showing it,
+// whatever the steps after it say.
+func (p *Plan) StallKey() string {
+	if len(p.Steps) > 0 {
+		return p.Steps[0].Description
+	}
+	return p.String()
+}
+
+var _ providers.StallKeyer = (*Plan)(nil)
 
 // Descriptions lists the steps, for status.pendingPlan.
 func (p *Plan) Descriptions() []string {

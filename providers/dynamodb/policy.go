@@ -198,7 +198,7 @@ func (p *Provider) sendPolicy(ctx context.Context, ep *endpoint, obj *awsv1alpha
 	}
 	if errorCode(err) == "PolicyNotFoundException" {
 		delete(mem.secondaryAt, featurePolicy)
-		return providers.Pending(busyDelay, ReasonPolicyChanged,
+		return providers.Waitf(busyDelay, ReasonPolicyChanged,
 			"the resource policy changed since Tether read it (%v); reading it again before changing it", stable(err))
 	}
 	if err != nil {

@@ -25,10 +25,10 @@ func (f *fixture) convergeAll(objs []*awsv1alpha1.DynamoDBTable) {
 			deadline := time.Now().Add(30 * time.Second)
 			for time.Now().Before(deadline) {
 				obs, err := f.pass(obj)
-				if err == nil && obs.Exists && obs.UpToDate && obs.Available {
+				if err == nil && obs.Outcome == providers.OutcomeUpToDate && obs.Available {
 					return
 				}
-				if _, waiting := providers.AsPending(err); err != nil && !waiting {
+				if _, waiting := providers.AsWait(err); err != nil && !waiting {
 					errs <- fmt.Errorf("%s: %w", obj.Name, err)
 					return
 				}

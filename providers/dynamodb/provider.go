@@ -23,9 +23,6 @@ import (
 // Options tune the adapter.
 type Options struct {
 	Clients ClientOptions
-	// StallAfter is how many times the same step may be sent with no visible
-	// change before the adapter gives up with reason Stalled. Default 3.
-	StallAfter int
 	// SecondaryReadInterval is how long the answers of DescribeTimeToLive,
 	// DescribeContinuousBackups, ListTagsOfResource and the newer features'
 	// reads (features.go) are reused between polls. They are read only for features the spec uses, and again right
@@ -65,7 +62,8 @@ type Options struct {
 	ChangeFeeds ChangeFeeds
 }
 
-// Provider implements providers.External for DynamoDBTable.
+// Provider is the DynamoDBTable adapter: its connect stage (Connect) and
+// what it remembers between passes.
 type Provider struct {
 	clients     *Clients
 	opts        Options
@@ -81,13 +79,8 @@ type Provider struct {
 	changedOutside map[apitypes.UID]struct{}
 }
 
-var _ providers.External[*awsv1alpha1.DynamoDBTable] = (*Provider)(nil)
-
 // New returns the adapter.
 func New(opts Options) *Provider {
-	if opts.StallAfter <= 0 {
-		opts.StallAfter = 3
-	}
 	if opts.TransitionPoll <= 0 {
 		opts.TransitionPoll = busyDelay
 	}
@@ -116,17 +109,11 @@ func New(opts Options) *Provider {
 
 // Observe reads the table (one DescribeTable, plus the secondary reads the
 // spec needs when they are due) and plans what would make it match.
-func (p *Provider) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) (providers.Observation, error) {
-	ep, err := p.endpointFor(ctx, obj)
-	if err != nil {
-		return providers.Observation{}, err
-	}
-	if err := p.checkConflict(ctx, ep, obj); err != nil {
-		return providers.Observation{}, err
-	}
+func (c *tableConn) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) (providers.Observation, error) {
+	p, ep := c.p, c.ep
 	shown := obj.Status.EffectivePollInterval
 	p.noteDemand(ep, obj)
-	ctx, err = p.clients.takeTurn(ctx, ep, obj.UID, observeCalls(obj))
+	ctx, err := p.clients.takeTurn(ctx, ep, obj.UID, observeCalls(obj))
 	if err != nil {
 		// A pass that waits for its turn writes nothing to the API server:
 		// the status shows the new interval from the next pass that runs.
@@ -139,7 +126,7 @@ func (p *Provider) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 	desc, err := describeTable(ctx, ep.API, name)
 	if isNotFound(err) {
 		p.noteMissing(obj)
-		return providers.Observation{Exists: false}, nil
+		return providers.Absent(), nil
 	}
 	if err != nil {
 		p.clients.invalidateCredentials(ep, err)
@@ -155,15 +142,15 @@ func (p *Provider) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 
 	switch desc.TableStatus {
 	case types.TableStatusCreating:
-		return p.transient(ReasonCreating, "DynamoDB is creating the table"), nil
+		return p.transient(providers.ReasonCreating, "DynamoDB is creating the table"), nil
 	case types.TableStatusDeleting:
 		return p.transient(ReasonDeleting, "the table is being deleted (not by Tether); it will be re-created once it is gone"), nil
 	case types.TableStatusActive, types.TableStatusUpdating:
 		return p.compare(ctx, ep, obj, desc)
 	default:
-		return providers.Observation{Exists: true, UpToDate: true, Reason: "Inaccessible",
-			Message:      fmt.Sprintf("the table is %s; Tether cannot change it until AWS makes it ACTIVE", desc.TableStatus),
-			RecheckAfter: time.Minute}, nil
+		return providers.Waiting(providers.Wait{Reason: ReasonInaccessible,
+			Message: fmt.Sprintf("the table is %s; Tether cannot change it until AWS makes it ACTIVE", desc.TableStatus),
+			For:     inaccessibleDelay}), nil
 	}
 }
 
@@ -212,21 +199,20 @@ func (p *Provider) compare(ctx context.Context, ep *endpoint, obj *awsv1alpha1.D
 	available := desc.TableStatus == types.TableStatusActive && pl.busy == ""
 	outputsErr := p.writeOutputs(ctx, ep, obj)
 	if broken := replicasNotWorking(want.Replicas, have.Replicas); pl.Empty() && available && broken != "" {
-		return providers.Observation{Exists: true, UpToDate: true, Reason: ReasonReplicaNotWorking,
-			Message: broken + ": Tether cannot fix this by itself (see the replica's Region in AWS)", RecheckAfter: time.Minute}, nil
+		return notAvailable(ReasonReplicaNotWorking, broken+": Tether cannot fix this by itself (see the replica's Region in AWS)", time.Minute), nil
 	}
 	if pl.Empty() && available && outputsErr != nil {
-		return providers.Observation{Exists: true, UpToDate: true, Reason: ReasonOutputsNotWritten,
-			Message: outputsErr.Error(), RecheckAfter: conflictDelay}, nil
+		return notAvailable(ReasonOutputsNotWritten, outputsErr.Error(), conflictDelay), nil
 	}
 	if pl.Empty() && available {
-		return providers.Observation{Exists: true, UpToDate: true, Available: true, Message: joinNotes(unsupportedNote(obj), p.overriddenTags(ep, obj), p.stretchNote(obj))}, nil
+		obs := providers.Matches()
+		obs.Message = joinNotes(unsupportedNote(obj), p.overriddenTags(ep, obj), p.stretchNote(obj))
+		return obs, nil
 	}
 	if pl.Empty() {
-		return providers.Observation{Exists: true, UpToDate: true, Reason: ReasonUpdating,
-			Message: "DynamoDB is still applying the last change: " + pl.busy, RecheckAfter: p.opts.TransitionPoll}, nil
+		return p.transient(providers.ReasonUpdating, "DynamoDB is still applying the last change: "+pl.busy), nil
 	}
-	return providers.Observation{Exists: true, Diff: pl, Available: available}, nil
+	return providers.Differs(pl), nil
 }
 
 // unsupportedNote tells, in the Ready condition, which parts of the spec
@@ -243,19 +229,27 @@ func unsupportedNote(obj *awsv1alpha1.DynamoDBTable) string {
 	return "the DynamoDB endpoint does not support " + strings.Join(parts, ", ") + ": left out, the rest of the table is managed"
 }
 
+// transient is a wait for a transition AWS finishes by itself (CREATING,
+// UPDATING, DELETING): nothing is sent meanwhile.
 func (p *Provider) transient(reason, message string) providers.Observation {
-	return providers.Observation{Exists: true, UpToDate: true, Reason: reason, Message: message, RecheckAfter: p.opts.TransitionPoll}
+	return providers.Waiting(providers.Wait{Reason: reason, Message: message, For: p.opts.TransitionPoll})
 }
 
-// recordPlan shows the pending plan in the status and tells the stall
-// breaker whether the table caught up.
+// notAvailable is a table that matches the spec and cannot be used as it
+// should, for a reason Tether cannot fix by a write.
+func notAvailable(reason, message string, recheck time.Duration) providers.Observation {
+	obs := providers.Matches()
+	obs.Available, obs.Reason, obs.Message, obs.RecheckAfter = false, reason, message, recheck
+	return obs
+}
+
+// recordPlan shows the pending plan in the status.
 func (p *Provider) recordPlan(obj *awsv1alpha1.DynamoDBTable, pl *Plan) {
 	pending := pl.Descriptions()
 	if pl.Blocked != "" {
 		pending = append(pending, "blocked: "+pl.Blocked)
 	}
 	if pl.Empty() {
-		p.memoryOf(obj).resetStall()
 		if len(obj.Status.PendingPlan) > 0 || obj.Status.LastSyncTime == nil {
 			now := metaNow()
 			obj.Status.LastSyncTime = &now
@@ -266,7 +260,8 @@ func (p *Provider) recordPlan(obj *awsv1alpha1.DynamoDBTable, pl *Plan) {
 
 // Update sends the first step of the plan Observe made, and only that one:
 // the next pass plans again from what AWS then reports.
-func (p *Provider) Update(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, diff providers.Difference) error {
+func (c *tableConn) Update(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, diff providers.Difference) error {
+	p, ep := c.p, c.ep
 	pl, ok := diff.(*Plan)
 	if !ok {
 		return fmt.Errorf("dynamodb: unexpected difference %T", diff)
@@ -278,28 +273,18 @@ func (p *Provider) Update(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, d
 		return nil
 	}
 	if pl.busy != "" {
-		return providers.Pending(p.opts.TransitionPoll, ReasonTableBusy, "waiting: %s; pending: %s", pl.busy, pl)
+		return providers.Waitf(p.opts.TransitionPoll, ReasonTableBusy, "waiting: %s; pending: %s", pl.busy, pl)
 	}
 	step := pl.Steps[0]
-	mem := p.memoryOf(obj)
-	if n := mem.timesSent(step, obj.Generation); n >= p.opts.StallAfter {
-		return providers.Terminalf(ReasonStalled, "sent %q %d times and DynamoDB still does not show the change; "+
-			"stopped until the spec or annotations change (the endpoint may not support it)", step.Description, n)
-	}
-	ep, err := p.endpointFor(ctx, obj)
-	if err != nil {
-		return err
-	}
 	if err := p.send(ctx, ep, obj, step); err != nil {
 		p.clients.invalidateCredentials(ep, err)
 		if feature, lacks := endpointLacks(step, err); lacks {
 			p.markUnsupported(ep, obj, feature, err)
-			return providers.Pending(time.Second, "FeatureUnsupported", "the endpoint does not support %s: %v", feature, stable(err))
+			return providers.Waitf(time.Second, "FeatureUnsupported", "the endpoint does not support %s: %v", feature, stable(err))
 		}
 		return classify(err)
 	}
-	mem.sent(step, obj.Generation)
-	mem.afterSent(step)
+	p.memoryOf(obj).afterSent(step)
 	recordAddedReplica(obj, step)
 	return nil
 }

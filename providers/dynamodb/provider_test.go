@@ -53,7 +53,7 @@ func TestCreateWithIndexesStreamAndTTL(t *testing.T) {
 	}
 	// Converged means converged: another pass sends nothing.
 	f.proxy.ResetCounts()
-	if obs, err := f.pass(obj); err != nil || !obs.UpToDate {
+	if obs, err := f.pass(obj); err != nil || obs.Outcome != providers.OutcomeUpToDate {
 		t.Fatalf("second pass: %+v %v", obs, err)
 	}
 	if calls := f.proxy.Calls(); calls["UpdateTable"]+calls["UpdateTimeToLive"]+calls["CreateTable"] != 0 {
@@ -270,7 +270,7 @@ func TestDeletionProtectionBlocksDelete(t *testing.T) {
 	f := localFixture(t)
 	obj := newTable(func(o *awsv1alpha1.DynamoDBTable) { o.Spec.DeletionProtectionEnabled = aws.Bool(true) })
 	f.converge(obj)
-	err := f.p.Delete(context.Background(), obj)
+	err := f.delete(obj)
 	if ra, ok := providers.AsRetryAfter(err); !ok || ra.Reason != ReasonDeletionProtected {
 		t.Fatalf("err = %v, want retry-after %s", err, ReasonDeletionProtected)
 	}
@@ -315,7 +315,7 @@ func TestUnsupportedFeaturesAreReportedNotRetried(t *testing.T) {
 	}
 	f.proxy.ResetCounts()
 	for range 3 {
-		if obs, err := f.pass(obj); err != nil || !obs.UpToDate {
+		if obs, err := f.pass(obj); err != nil || obs.Outcome != providers.OutcomeUpToDate {
 			t.Fatalf("pass: %+v %v", obs, err)
 		}
 	}
@@ -365,7 +365,7 @@ func TestThrottlingIsAbsorbed(t *testing.T) {
 	for _, obj := range objs {
 		for n := 0; ; n++ {
 			obs, err := f.pass(obj)
-			if err == nil && obs.UpToDate && obs.Available {
+			if err == nil && obs.Outcome == providers.OutcomeUpToDate && obs.Available {
 				break
 			}
 			if err != nil {
@@ -389,10 +389,13 @@ func TestThrottlingIsAbsorbed(t *testing.T) {
 }
 
 // dynalite answers 200 to an index create and then does nothing: the same
-// step would be sent forever. The stall breaker stops after StallAfter sends.
-func TestStallBreakerStopsARepeatedStep(t *testing.T) {
+// step would be sent forever. The adapter has no breaker of its own (the
+// generic reconciler's stops it: controllers'
+// TestDynamoDBStallIsTheGenericBreakers); what it owes that breaker is the
+// same stall key at every pass that plans the step again.
+func TestARepeatedStepKeepsItsStallKey(t *testing.T) {
 	server := ddbtest.Dynalite(t, ddbtest.DynaliteOptions{})
-	f := newFixture(t, server.URL, Options{StallAfter: 3})
+	f := newFixture(t, server.URL, Options{})
 	obj := newTable(func(o *awsv1alpha1.DynamoDBTable) {
 		// dynalite wants index throughput even on demand; PROVISIONED has it.
 		o.Spec.BillingMode = awsv1alpha1.BillingModeProvisioned
@@ -402,28 +405,27 @@ func TestStallBreakerStopsARepeatedStep(t *testing.T) {
 	withGSI("g1x", "a", capacity(1, 1))(obj)
 	obj.Generation++
 
-	var err error
-	for range 10 {
-		if _, err = f.pass(obj); err != nil {
-			break
+	f.proxy.ResetCounts()
+	var keys []string
+	for range 4 {
+		obs, err := f.pass(obj)
+		if err != nil || obs.Outcome != providers.OutcomeUpdate {
+			t.Fatalf("pass: %+v, %v; want the index create sent", obs, err)
 		}
+		keys = append(keys, obs.Diff.(providers.StallKeyer).StallKey())
 	}
-	te, ok := providers.AsTerminal(err)
-	if !ok || te.Reason != ReasonStalled {
-		t.Fatalf("err = %v, want terminal %s", err, ReasonStalled)
+	if got := f.proxy.Calls()["UpdateTable"]; got != 4 {
+		t.Errorf("UpdateTable calls = %d, want one per pass (the generic breaker decides when to stop)", got)
 	}
-	if got := f.proxy.Calls()["UpdateTable"]; got != 3 {
-		t.Errorf("UpdateTable calls = %d, want exactly 3 before the breaker", got)
-	}
-	// A new generation starts over.
-	obj.Generation++
-	if _, err := f.pass(obj); err != nil {
-		t.Errorf("after a spec change: %v", err)
+	for _, k := range keys[1:] {
+		if k != keys[0] || !strings.Contains(k, "g1x") {
+			t.Fatalf("stall keys %q: want the same key, naming the index, at every pass", keys)
+		}
 	}
 }
 
 // With real transition delays, updates wait while the table is UPDATING
-// (Pending, no call) and Delete returns nil only once the table is gone.
+// (a Wait, no call) and Delete returns nil only once the table is gone.
 func TestWaitsWhileTheTableIsBusy(t *testing.T) {
 	server := ddbtest.Dynalite(t, ddbtest.DynaliteOptions{CreateTableMs: 300, UpdateTableMs: 300, DeleteTableMs: 300})
 	f := newFixture(t, server.URL, Options{})
@@ -432,11 +434,11 @@ func TestWaitsWhileTheTableIsBusy(t *testing.T) {
 		o.Spec.ProvisionedThroughput = capacity(1, 1)
 	})
 	obs, err := f.pass(obj) // creates
-	if err != nil || obs.Exists {
+	if err != nil || obs.Outcome != providers.OutcomeCreate {
 		t.Fatalf("first pass: %+v %v", obs, err)
 	}
 	obs, err = f.pass(obj)
-	if err != nil || obs.Available || obs.Reason != ReasonCreating || obs.RecheckAfter == 0 {
+	if err != nil || obs.Outcome != providers.OutcomeWait || obs.Wait.Reason != providers.ReasonCreating || obs.Wait.For == 0 {
 		t.Fatalf("while CREATING: %+v %v", obs, err)
 	}
 	f.converge(obj)
@@ -450,7 +452,7 @@ func TestWaitsWhileTheTableIsBusy(t *testing.T) {
 	obj.Generation++
 	f.proxy.ResetCounts()
 	_, err = f.pass(obj)
-	if pe, ok := providers.AsPending(err); !ok || pe.Reason != ReasonTableBusy {
+	if pe, ok := providers.AsWait(err); !ok || pe.Reason != ReasonTableBusy {
 		t.Fatalf("while UPDATING: err = %v, want pending %s", err, ReasonTableBusy)
 	}
 	if f.proxy.Calls()["UpdateTable"] != 0 {
@@ -461,12 +463,12 @@ func TestWaitsWhileTheTableIsBusy(t *testing.T) {
 		t.Errorf("read capacity = %d, want 3", got)
 	}
 
-	err = f.p.Delete(context.Background(), obj)
-	if _, ok := providers.AsPending(err); !ok {
+	err = f.delete(obj)
+	if _, ok := providers.AsWait(err); !ok {
 		t.Fatalf("first delete: %v, want pending", err)
 	}
-	err = f.p.Delete(context.Background(), obj)
-	if pe, ok := providers.AsPending(err); !ok || pe.Reason != ReasonDeleting {
+	err = f.delete(obj)
+	if pe, ok := providers.AsWait(err); !ok || pe.Reason != ReasonDeleting {
 		t.Fatalf("while DELETING: %v, want pending %s", err, ReasonDeleting)
 	}
 	f.deleteFully(obj)
@@ -591,9 +593,9 @@ func TestNoUpdateWhileAnIndexIsCreating(t *testing.T) {
 	pl := plan("t", want, have, planOptions{})
 	pl.busy = have.busy()
 	p := New(Options{Clients: ClientOptions{DefaultRegion: "us-east-1"}})
-	p.clients.endpoints[operatorAccount+"|us-east-1"] = &endpoint{API: noCalls{t}, Region: "us-east-1", Account: operatorAccount, Key: "fake"}
-	err := p.Update(context.Background(), newTable(), pl)
-	if pe, ok := providers.AsPending(err); !ok || pe.Reason != ReasonTableBusy || pe.Delay != busyDelay {
+	ep := &endpoint{API: noCalls{t}, Region: "us-east-1", Account: operatorAccount, Key: "fake"}
+	err := (&tableConn{p: p, ep: ep}).Update(context.Background(), newTable(), pl)
+	if pe, ok := providers.AsWait(err); !ok || pe.Reason != ReasonTableBusy || pe.For != busyDelay {
 		t.Fatalf("err = %v, want pending %s after %s", err, ReasonTableBusy, busyDelay)
 	}
 	if want := "index a1x is CREATING"; !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "create index b1x") {
@@ -658,7 +660,7 @@ func TestOwnershipSurvivesARestartWithoutTags(t *testing.T) {
 	obj := newTable()
 	f.converge(obj)
 	restarted := newFixture(t, dynamoDBLocal(t).URL, Options{})
-	if obs, err := restarted.pass(obj); err != nil || !obs.UpToDate {
+	if obs, err := restarted.pass(obj); err != nil || obs.Outcome != providers.OutcomeUpToDate {
 		t.Fatalf("after restart: %+v %v", obs, err)
 	}
 	restarted.deleteFully(obj)
@@ -781,5 +783,26 @@ func TestParseDefaultTagsRefusesWhatCannotWork(t *testing.T) {
 	}
 	if _, err := ParseDefaultTags(map[string]string{"owner": "{{.Namespace}}/{{.Name}} in {{.Account}}"}); err != nil {
 		t.Errorf("a good template refused: %v", err)
+	}
+}
+
+// TestATableAnotherPartyDeletesIsAWait: while someone else deletes the
+// table, Observe reports a wait (Deleting), never a match, and nothing is
+// sent until the table is gone.
+func TestATableAnotherPartyDeletesIsAWait(t *testing.T) {
+	server := ddbtest.Dynalite(t, ddbtest.DynaliteOptions{DeleteTableMs: 2000})
+	f := newFixture(t, server.URL, Options{})
+	obj := newTable()
+	f.converge(obj)
+	if _, err := f.raw.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(obj.Name)}); err != nil {
+		t.Fatal(err)
+	}
+	f.proxy.ResetCounts()
+	obs, err := f.pass(obj)
+	if err != nil || obs.Outcome != providers.OutcomeWait || obs.Wait.Reason != ReasonDeleting || obs.Wait.For <= 0 {
+		t.Fatalf("while another party deletes the table: %+v, %v; want a wait (%s)", obs, err, ReasonDeleting)
+	}
+	if calls := f.proxy.Calls(); calls["CreateTable"]+calls["UpdateTable"] != 0 {
+		t.Errorf("sent %v while the table was DELETING", calls)
 	}
 }

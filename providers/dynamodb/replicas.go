@@ -306,7 +306,7 @@ func (p *Provider) removeReplicasFirst(ctx context.Context, ep *endpoint, obj *a
 	}
 	name := aws.ToString(d.TableName)
 	if busy := replicasBusy(reps); busy != "" {
-		return false, providers.Pending(p.opts.TransitionPoll, ReasonDeleting, "removing the replicas of table %s before deleting it: %s", name, busy)
+		return false, providers.Waitf(p.opts.TransitionPoll, ReasonDeleting, "removing the replicas of table %s before deleting it: %s", name, busy)
 	}
 	var ours, others []string
 	for _, region := range slices.Sorted(maps.Keys(reps)) {
@@ -328,7 +328,7 @@ func (p *Provider) removeReplicasFirst(ctx context.Context, ep *endpoint, obj *a
 	if err != nil {
 		return false, classify(err)
 	}
-	return false, providers.Pending(time.Second, ReasonDeleting, "removing replica %s of table %s before deleting the table (%d of Tether's left)",
+	return false, providers.Waitf(time.Second, ReasonDeleting, "removing replica %s of table %s before deleting the table (%d of Tether's left)",
 		region, name, len(ours))
 }
 

@@ -48,8 +48,8 @@ func (f *fixture) deleteUntilStopped(obj *awsv1alpha1.DynamoDBTable) ([]string, 
 	var waits []string
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		err := f.p.Delete(context.Background(), obj)
-		p, waiting := providers.AsPending(err)
+		err := f.delete(obj)
+		p, waiting := providers.AsWait(err)
 		if !waiting {
 			return waits, err
 		}
@@ -81,7 +81,7 @@ func TestGlobalTableReplicasOnTheModel(t *testing.T) {
 		{RegionName: "ap-southeast-2", TableClassOverride: "STANDARD_INFREQUENT_ACCESS"},
 	}
 	obj.Generation++
-	if _, err := f.p.Observe(context.Background(), obj); err != nil {
+	if _, err := f.observe(obj); err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{"enable stream NEW_AND_OLD_IMAGES", "add replica ap-southeast-2", "add replica eu-west-1"}; !slices.Equal(obj.Status.PendingPlan, want) {
@@ -124,7 +124,7 @@ func TestGlobalTableReplicasOnTheModel(t *testing.T) {
 	obj.Spec.Replicas = obj.Spec.Replicas[:1]
 	obj.Spec.Replicas[0].OnDemandThroughputOverride.MaxReadRequestUnits = 80
 	obj.Generation++
-	if _, err := f.p.Observe(context.Background(), obj); err != nil {
+	if _, err := f.observe(obj); err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{"remove replica ap-southeast-2", "change replica eu-west-1 (read request limit)"}; !slices.Equal(obj.Status.PendingPlan, want) {

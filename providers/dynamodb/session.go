@@ -161,7 +161,7 @@ func classifySTS(roleARN string, err error) error {
 	case "AccessDenied", "ValidationError", "RegionDisabledException", "MalformedPolicyDocument", "PackedPolicyTooLarge", "InvalidClientTokenId", "ExpiredToken":
 		return providers.RetryAfter(deniedDelay, ReasonAccessDenied, e)
 	case "Throttling", "ThrottlingException":
-		return providers.RetryAfter(throttledDelay, ReasonThrottled, e)
+		return providers.RetryAfter(throttledDelay, providers.ReasonThrottled, e)
 	}
 	return providers.RetryAfter(endpointErrorDelay, ReasonEndpointError, e)
 }

@@ -14,6 +14,7 @@ import (
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/internal/ddbgap"
+	"github.com/tether-dev/tether/providers"
 )
 
 func recovery(on bool, days *int32) *awsv1alpha1.PointInTimeRecoverySpecification {
@@ -304,7 +305,7 @@ func TestNewerFeatureReadsAreScheduledLikeTTL(t *testing.T) {
 	f.converge(full)
 	f.proxy.ResetCounts()
 	for range 3 {
-		if obs, err := f.pass(full); err != nil || !obs.UpToDate {
+		if obs, err := f.pass(full); err != nil || obs.Outcome != providers.OutcomeUpToDate {
 			t.Fatalf("pass: %+v %v", obs, err)
 		}
 	}

@@ -246,7 +246,7 @@ func TestEnforcedTagsWinOverTheSpec(t *testing.T) {
 		o.Spec.Tags = map[string]string{"cost-center": "free", "abac-team": "payments", "contact": "me@example.com", "owner": "me"}
 	})
 	f.converge(obj)
-	obs, err := f.p.Observe(context.Background(), obj)
+	obs, err := f.observe(obj)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/internal/ddbgap"
+	"github.com/tether-dev/tether/providers"
 )
 
 func caps(read, write *int64) *awsv1alpha1.OnDemandThroughput {
@@ -19,7 +20,7 @@ func (f *fixture) steady(obj *awsv1alpha1.DynamoDBTable, n int) {
 	f.t.Helper()
 	f.proxy.ResetCounts()
 	for range n {
-		if obs, err := f.pass(obj); err != nil || !obs.UpToDate || !obs.Available {
+		if obs, err := f.pass(obj); err != nil || obs.Outcome != providers.OutcomeUpToDate || !obs.Available {
 			f.t.Fatalf("steady pass: %+v %v (pending %v)", obs, err, obj.Status.PendingPlan)
 		}
 	}

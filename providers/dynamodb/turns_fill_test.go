@@ -169,10 +169,10 @@ func simulateTurns(t *testing.T, tables [2]int, arrive [2]time.Duration, spread 
 		tb, b := it.table, it.table.budget
 		res.passes++
 		started, err := b.take(ctx, tb.obj.UID, observeCalls(tb.obj), now)
-		if d, ok := providers.AsDeferred(err); ok {
+		if d, ok := providers.AsWait(err); ok && d.Quiet {
 			res.deferrals++
 			free[w] = now.Add(deferCost)
-			push(now.Add(d.Delay), tb)
+			push(now.Add(d.For), tb)
 			continue
 		} else if err != nil {
 			t.Fatal(err)

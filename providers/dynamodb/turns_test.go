@@ -70,12 +70,12 @@ func TestTakeTurnQueuesPassesBeyondTheLimiter(t *testing.T) {
 	var waits []time.Duration
 	for i := range 7 {
 		_, err := ep.budget.take(ctx, types.UID(rune('a'+i)), 1, now)
-		d, deferred := providers.AsDeferred(err)
+		d, deferred := providers.AsWait(err)
 		switch {
 		case err == nil:
 			waits = append(waits, 0)
-		case deferred && d.Reason == ReasonAccountBudget:
-			waits = append(waits, d.Delay)
+		case deferred && d.Quiet && d.Reason == ReasonAccountBudget:
+			waits = append(waits, d.For)
 		default:
 			t.Fatalf("pass %d: %v", i, err)
 		}
@@ -151,9 +151,9 @@ func TestTurnsAreSpacedByTheCallsPassesMake(t *testing.T) {
 	var waits []time.Duration
 	for i := range 5 {
 		_, err := b.take(ctx, types.UID(fmt.Sprint("x", i)), 1, at)
-		d, _ := providers.AsDeferred(err)
+		d, _ := providers.AsWait(err)
 		if d != nil {
-			waits = append(waits, d.Delay)
+			waits = append(waits, d.For)
 		}
 	}
 	if len(waits) != 2 || waits[1]-waits[0] != 200*time.Millisecond {
@@ -199,11 +199,11 @@ func TestTurnsAreAsLongAsTheirPass(t *testing.T) {
 			var waits []time.Duration
 			for i, calls := range tc.calls {
 				_, err := b.take(ctx, types.UID(fmt.Sprint("x", i)), calls, at)
-				d, ok := providers.AsDeferred(err)
-				if !ok {
+				d, ok := providers.AsWait(err)
+				if !ok || !d.Quiet {
 					t.Fatalf("pass %d not deferred: %v", i, err)
 				}
-				waits = append(waits, d.Delay)
+				waits = append(waits, d.For)
 			}
 			for i, want := range tc.wantGaps {
 				if gap := waits[i+1] - waits[i]; gap != want {

@@ -65,7 +65,7 @@ func (e *BridgeExternal) Connect(ctx context.Context, b *huev1alpha1.HueBridge) 
 func (c *bridgeConn) Observe(ctx context.Context, b *huev1alpha1.HueBridge) (providers.Observation, error) {
 	if c.session == nil {
 		setPaired(b, false, ReasonNotPaired, "no credentials yet: "+linkButtonMessage)
-		return providers.Observation{}, nil
+		return providers.Absent(), nil
 	}
 	cfg, err := c.session.Config(ctx)
 	if err != nil {
@@ -89,7 +89,7 @@ func (c *bridgeConn) Observe(ctx context.Context, b *huev1alpha1.HueBridge) (pro
 	b.Status.LastContactTime = ptrTime(metav1.NewTime(h.LastContact))
 	b.Status.LightCount = int32(h.LightCount)
 	setPaired(b, true, ReasonPaired, "")
-	obs := providers.Observation{Exists: true, UpToDate: true, Available: true}
+	obs := providers.Matches()
 	if bd, ok := c.e.Registry.BindingOf(ctx, b); ok {
 		recordBinding(b, bd)
 		if bd.API == wire.APIV2 && bd.Certificate.Check == wire.CertificateVerified {
@@ -155,7 +155,7 @@ func (c *bridgeConn) Create(ctx context.Context, b *huev1alpha1.HueBridge) error
 	cred, err := rc.probe.Pair(ctx, "tether#"+truncateName(b.Name, 19))
 	if wire.ErrorType(err) == wire.TypeLinkButton {
 		setPaired(b, false, ReasonLinkButton, linkButtonMessage)
-		return providers.Pending(pairingDelay(b, time.Now()), ReasonLinkButton, linkButtonMessage)
+		return providers.Waitf(pairingDelay(b, time.Now()), ReasonLinkButton, linkButtonMessage)
 	}
 	if err != nil {
 		return wire.Classify(b.Name, err)

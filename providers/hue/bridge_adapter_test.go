@@ -128,7 +128,7 @@ func TestCredentialsThatArriveWhilePairingAreUsed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if obs, err := ext.Observe(ctx, b); err != nil || obs.Exists {
+	if obs, err := ext.Observe(ctx, b); err != nil || obs.Outcome != providers.OutcomeCreate {
 		t.Fatalf("without a Secret: %+v, %v; want not paired", obs, err)
 	}
 	user := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "s", Name: "hue"},
@@ -138,7 +138,7 @@ func TestCredentialsThatArriveWhilePairingAreUsed(t *testing.T) {
 	}
 
 	err = ext.Create(ctx, b)
-	p, ok := providers.AsPending(err)
+	p, ok := providers.AsWait(err)
 	if !ok || p.Reason != ReasonNotPaired {
 		t.Fatalf("Create with the username arrived: %v; want a pending %s", err, ReasonNotPaired)
 	}
@@ -153,7 +153,7 @@ func TestCredentialsThatArriveWhilePairingAreUsed(t *testing.T) {
 		t.Fatalf("the user's Secret was changed: %v, labels %v", s.Data, s.Labels)
 	}
 	obs, err := observe(ctx, e, b)
-	if err != nil || !obs.Exists || !obs.Available {
+	if err != nil || obs.Outcome == providers.OutcomeCreate || !obs.Available {
 		t.Fatalf("next pass: %+v, %v; want bound with the Secret's username", obs, err)
 	}
 }

@@ -68,7 +68,7 @@ func (e *SceneExternal) DescribeDelete(sc *huev1alpha1.HueScene) string {
 // conflicted: Ready said another object drives the same lights, so deleting
 // this one sent nothing to them.
 func conflicted(conditions []metav1.Condition) bool {
-	return readyReasonIn(conditions, ReasonConflict)
+	return readyReasonIn(conditions, providers.ReasonConflict)
 }
 
 // readyReasonIn: Ready's reason is one of reasons.

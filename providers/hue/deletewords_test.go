@@ -7,6 +7,7 @@ import (
 
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/providers"
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
@@ -37,7 +38,7 @@ func TestDeleteIsDescribedAsItHappened(t *testing.T) {
 		{"a bulb switched off", (&LightExternal{}).DescribeDelete(light("1", "", nil)), `switched bulb "hallway" off and let go of it`},
 		{"a bulb kept", (&LightExternal{}).DescribeDelete(light("1", huev1alpha1.DeletionKeep, nil)),
 			`let go of bulb "hallway", left as it was (onDelete: Keep)`},
-		{"a bulb another HueLight drives", (&LightExternal{}).DescribeDelete(light("1", "", readyReason(ReasonConflict))),
+		{"a bulb another HueLight drives", (&LightExternal{}).DescribeDelete(light("1", "", readyReason(providers.ReasonConflict))),
 			`let go; bulb "hallway" is driven by another HueLight`},
 		{"no bulb", (&LightExternal{}).DescribeDelete(light("", "", nil)), `let go; it never drove a bulb ("hallway")`},
 		{"a bulb gone from the bridge", (&LightExternal{}).DescribeDelete(light("1", "", readyReason(ReasonLightNotFound))),

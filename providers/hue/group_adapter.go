@@ -157,7 +157,7 @@ func (c *groupConn) Observe(ctx context.Context, g *huev1alpha1.HueGroup) (provi
 	if c.group == nil {
 		c.session.ForgetGroup(c.key)
 		if len(g.Spec.Lights) > 0 {
-			return providers.Observation{}, nil // Create is next
+			return providers.Absent(), nil
 		}
 		return c.wait(ReasonGroupNotFound, fmt.Sprintf(
 			"bridge %s has no room or zone named %q (it has: %s): set spec.lights and spec.type to create one",
@@ -184,7 +184,7 @@ func (c *groupConn) Observe(ctx context.Context, g *huev1alpha1.HueGroup) (provi
 		memberIDs = ids
 	}
 	if msg := c.conflicts(g, memberIDs); msg != "" {
-		return c.wait(ReasonConflict, msg), nil
+		return providers.Waiting(providers.Conflict(c.session.Interval(), "%s", msg)), nil
 	}
 	plan, wait, err := c.plan(ctx, g, memberIDs)
 	if err != nil || wait != nil {
@@ -237,7 +237,8 @@ func (c *groupConn) compare(g *huev1alpha1.HueGroup, p groupPlan) providers.Obse
 			return c.wait(ReasonLightUnreachable, fmt.Sprintf("bridge %s cannot reach any light of %q; retried on the next poll", c.bridge.Name, c.group.Name))
 		}
 		g.Status.ActiveScene = g.Spec.Scene
-		obs := providers.Observation{Exists: true, UpToDate: true, Available: true, Unconfirmed: unconfirmed}
+		obs := providers.Matches()
+		obs.Unconfirmed = unconfirmed
 		if unconfirmed {
 			// status.members shows the last read, from before the command:
 			// the look after the next read records what it showed.
@@ -255,9 +256,9 @@ func (c *groupConn) compare(g *huev1alpha1.HueGroup, p groupPlan) providers.Obse
 	}
 	g.Status.ActiveScene = ""
 	if eta, queued := c.session.GroupPending(c.key, fullKey); queued && d.lightIDs == nil {
-		return c.wait(ReasonThrottled, fmt.Sprintf("queued for bridge %s (one group command a second): about %s", c.bridge.Name, eta.Round(100*time.Millisecond)))
+		return c.wait(providers.ReasonThrottled, fmt.Sprintf("queued for bridge %s (one group command a second): about %s", c.bridge.Name, eta.Round(100*time.Millisecond)))
 	}
-	return providers.Observation{Exists: true, Diff: d, Available: true}
+	return providers.Differs(d)
 }
 
 // plan is the group's wanted state: one state for all its lights, or the
@@ -394,8 +395,8 @@ func (c *groupConn) send(ctx context.Context, p groupPlan) error {
 		return wire.ClassifyRooms(c.bridge.Name, err)
 	}
 	eta, _ := c.session.GroupPending(c.key, fullKey)
-	return providers.Queued(eta, ReasonThrottled, "queued for bridge %s (one group command a second): about %s",
-		c.bridge.Name, eta.Round(100*time.Millisecond))
+	return &providers.Wait{For: eta, Reason: providers.ReasonThrottled, Sent: true, Message: fmt.Sprintf(
+		"queued for bridge %s (one group command a second): about %s", c.bridge.Name, eta.Round(100*time.Millisecond))}
 }
 
 // Delete switches the lights off (onDelete TurnOff) and removes a group
@@ -414,8 +415,8 @@ func (c *groupConn) Delete(ctx context.Context, g *huev1alpha1.HueGroup) error {
 			states[id] = off
 		}
 		if err := c.send(ctx, groupPlan{body: off, states: states}); err != nil {
-			if p, ok := providers.AsPending(err); ok {
-				return providers.Pending(p.Delay, p.Reason, "switching off: %s", p.Message)
+			if p, ok := providers.AsWait(err); ok {
+				return providers.Waitf(p.For, p.Reason, "switching off: %s", p.Message)
 			}
 			return err
 		}
@@ -446,7 +447,7 @@ func (c *groupConn) anyOn() bool {
 }
 
 func (c *groupConn) wait(reason, message string) providers.Observation {
-	return providers.Observation{Exists: true, Wait: true, Reason: reason, Message: message, RecheckAfter: c.session.Interval()}
+	return providers.Waiting(providers.Wait{Reason: reason, Message: message, For: c.session.Interval()})
 }
 
 // recordStatus writes the group and its members into the status.
@@ -545,7 +546,7 @@ func (d *GroupDiff) StallKey() string { return fmt.Sprintf("%s #%d", d.String(),
 type releasedGroup struct{}
 
 func (releasedGroup) Observe(context.Context, *huev1alpha1.HueGroup) (providers.Observation, error) {
-	return providers.Observation{}, nil
+	return providers.Matches(), nil
 }
 func (releasedGroup) Create(context.Context, *huev1alpha1.HueGroup) error { return nil }
 func (releasedGroup) Update(context.Context, *huev1alpha1.HueGroup, providers.Difference) error {

@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/providers"
 	"github.com/tether-dev/tether/providers/hue/wire"
 	"github.com/tether-dev/tether/providers/hue/wire/wiretest"
 )
@@ -103,7 +104,7 @@ func TestAGroupMatchNotYetReadBackAsksForALookAfterTheNextRead(t *testing.T) {
 	}
 
 	obs, err := observe(ctx, e, g)
-	if err != nil || obs.UpToDate || obs.Diff == nil {
+	if err != nil || obs.Outcome == providers.OutcomeUpToDate || obs.Diff == nil {
 		t.Fatalf("before the command: %+v, %v; want a difference", obs, err)
 	}
 	if err := update(ctx, e, g, obs.Diff); err != nil {
@@ -113,7 +114,7 @@ func TestAGroupMatchNotYetReadBackAsksForALookAfterTheNextRead(t *testing.T) {
 		t.Fatalf("group commands %+v, want one to group 4", sent)
 	}
 	obs, err = observe(ctx, e, g)
-	if err != nil || !obs.UpToDate || !obs.Unconfirmed {
+	if err != nil || obs.Outcome != providers.OutcomeUpToDate || !obs.Unconfirmed {
 		t.Fatalf("after the command, before a read: %+v, %v; want an unconfirmed match", obs, err)
 	}
 	if obs.RecheckAfter != time.Hour {
@@ -128,7 +129,7 @@ func TestAGroupMatchNotYetReadBackAsksForALookAfterTheNextRead(t *testing.T) {
 	}
 	readNow(ctx, t, reg, "home")
 	obs, err = observe(ctx, e, g)
-	if err != nil || !obs.UpToDate || obs.Unconfirmed || obs.RecheckAfter != 0 {
+	if err != nil || obs.Outcome != providers.OutcomeUpToDate || obs.Unconfirmed || obs.RecheckAfter != 0 {
 		t.Fatalf("after a read: %+v, %v; want a confirmed match at the resync interval", obs, err)
 	}
 	if on := membersOn(); !slices.Equal(on, []bool{true, true, true}) {

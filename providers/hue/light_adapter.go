@@ -140,7 +140,7 @@ func (c *lightConn) Observe(ctx context.Context, l *huev1alpha1.HueLight) (provi
 	switch {
 	case matched:
 		c.session.Matched(c.key, l.Generation)
-	case err != nil || obs.Wait || obs.UpToDate:
+	case err != nil || obs.Outcome == providers.OutcomeWait || obs.Outcome == providers.OutcomeUpToDate:
 		c.session.Settled(c.key, l.Generation)
 	}
 	return obs, err
@@ -157,9 +157,9 @@ func (c *lightConn) observe(ctx context.Context, l *huev1alpha1.HueLight) (obs p
 		// Not watched: the holder's changes are not this one's drift. The
 		// holder's deletion wakes it (Session.Release).
 		s.Unwatch(c.key)
-		return c.wait(ReasonConflict, fmt.Sprintf(
+		return providers.Waiting(providers.Conflict(s.Interval(),
 			"light %q on bridge %s is already managed by HueLight %s; this one sends nothing while that one exists",
-			c.light.Name, c.bridge.Name, holder), 0), false, nil
+			c.light.Name, c.bridge.Name, holder)), false, nil
 	}
 	v := c.view()
 	p := wire.Project(wire.DesiredFrom(l.Spec), v.Light)
@@ -173,18 +173,19 @@ func (c *lightConn) observe(ctx context.Context, l *huev1alpha1.HueLight) (obs p
 	full := wire.FullBody(want)
 	if eta, waited, queued := s.Pending(c.key, full); queued {
 		if waited < quietQueue {
-			return providers.Observation{Exists: true, Wait: true, Brief: true, RecheckAfter: quietQueue - waited}, false, nil
+			return providers.Waiting(providers.Wait{Quiet: true, For: quietQueue - waited}), false, nil
 		}
-		return c.wait(ReasonThrottled, queuedNote(c.bridge.Name, eta), eta), false, nil
+		return c.wait(providers.ReasonThrottled, queuedNote(c.bridge.Name, eta), eta), false, nil
 	}
 	if d := wire.Compare(want, v.State); d != nil {
-		return providers.Observation{Exists: true, Diff: &LightDiff{Diff: *d, full: full, confirmed: v.Confirmed}, Available: true}, false, nil
+		return providers.Differs(&LightDiff{Diff: *d, full: full, confirmed: v.Confirmed}), false, nil
 	}
 	notes := append(p.Notes, v.AssumedNotes(want)...)
 	if len(refused) > 0 {
 		return c.wait(ReasonAttributeRefused, strings.Join(append(refused, notes...), "; "), 0), true, nil
 	}
-	obs = providers.Observation{Exists: true, UpToDate: true, Available: true, Unconfirmed: v.Unconfirmed}
+	obs = providers.Matches()
+	obs.Unconfirmed = v.Unconfirmed
 	if v.Unconfirmed {
 		// The session reads the bridge once per interval: the look after
 		// that read records what it showed in status.observed.
@@ -211,7 +212,7 @@ func (c *lightConn) wait(reason, message string, recheck time.Duration) provider
 	if recheck <= 0 {
 		recheck = c.session.Interval()
 	}
-	return providers.Observation{Exists: true, Wait: true, Reason: reason, Message: message, RecheckAfter: recheck}
+	return providers.Waiting(providers.Wait{Reason: reason, Message: message, For: recheck})
 }
 
 // Create is never needed: a bulb cannot be created, and Connect reports a
@@ -229,9 +230,10 @@ func (c *lightConn) Update(ctx context.Context, _ *huev1alpha1.HueLight, diff pr
 	}
 	eta, waited, _ := c.session.Pending(c.key, d.full)
 	if waited < quietQueue {
-		return providers.QueuedBriefly(quietQueue-waited, ReasonThrottled, "queued for bridge %s", c.bridge.Name)
+		return &providers.Wait{For: quietQueue - waited, Reason: providers.ReasonThrottled, Sent: true, Quiet: true,
+			Message: "queued for bridge " + c.bridge.Name}
 	}
-	return providers.Queued(eta, ReasonThrottled, "%s", queuedNote(c.bridge.Name, eta))
+	return &providers.Wait{For: eta, Reason: providers.ReasonThrottled, Sent: true, Message: queuedNote(c.bridge.Name, eta)}
 }
 
 // queuedNote says why a HueLight's command waits in the sender's line, and
@@ -279,7 +281,7 @@ func (c *lightConn) Delete(ctx context.Context, l *huev1alpha1.HueLight) error {
 		}
 		if !sent {
 			eta, _, _ := s.Pending(c.key, off)
-			return providers.Pending(eta, ReasonThrottled,
+			return providers.Waitf(eta, providers.ReasonThrottled,
 				"switching off: queued for bridge %s, whose command budget is shared by all namespaces in turn", c.bridge.Name)
 		}
 	}
@@ -292,7 +294,7 @@ func (c *lightConn) Delete(ctx context.Context, l *huev1alpha1.HueLight) error {
 type released struct{}
 
 func (released) Observe(context.Context, *huev1alpha1.HueLight) (providers.Observation, error) {
-	return providers.Observation{}, nil
+	return providers.Matches(), nil
 }
 func (released) Create(context.Context, *huev1alpha1.HueLight) error { return nil }
 func (released) Update(context.Context, *huev1alpha1.HueLight, providers.Difference) error {

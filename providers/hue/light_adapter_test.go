@@ -81,7 +81,7 @@ func TestObserveTheTalkManifest(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, ok := obs.Diff.(*LightDiff)
-	if !obs.Exists || obs.UpToDate || !ok || *d.Body.On != true || *d.Body.Bri != 254 {
+	if obs.Outcome != providers.OutcomeUpdate || !ok || *d.Body.On != true || *d.Body.Bri != 254 {
 		t.Fatalf("observation %+v", obs)
 	}
 	if l.Status.LightID != "1" || l.Status.Observed == nil || l.Status.Observed.On {
@@ -90,7 +90,7 @@ func TestObserveTheTalkManifest(t *testing.T) {
 	if err := update(context.Background(), e, l, obs.Diff); err != nil {
 		t.Fatal(err)
 	}
-	if obs, _ := observe(context.Background(), e, l); !obs.UpToDate || !obs.Available {
+	if obs, _ := observe(context.Background(), e, l); obs.Outcome != providers.OutcomeUpToDate || !obs.Available {
 		t.Fatalf("after Update the cache still differs: %+v", obs)
 	}
 	if gets, puts := f.Calls(); gets != 1 || len(puts) != 1 {
@@ -110,7 +110,7 @@ func TestLaterClaimGetsConflictAndSendsNothing(t *testing.T) {
 		}
 	}
 	obs, err := observe(ctx, e, late)
-	if err != nil || obs.Available || obs.Reason != ReasonConflict || !obs.Wait || !strings.Contains(obs.Message, "b-room/desk") {
+	if err != nil || obs.Wait.Reason != providers.ReasonConflict || obs.Outcome != providers.OutcomeWait || !strings.Contains(obs.Wait.Message, "b-room/desk") {
 		t.Fatalf("later claim: %+v, %v", obs, err)
 	}
 	if err := remove(ctx, e, late); err != nil {
@@ -260,7 +260,7 @@ func TestMovingToAnotherBridgeReleasesTheBulb(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if obs, _ := observe(ctx, e, late); obs.Reason != ReasonConflict {
+	if obs, _ := observe(ctx, e, late); obs.Wait.Reason != providers.ReasonConflict {
 		t.Fatalf("before the move the later HueLight should be in conflict: %+v", obs)
 	}
 	early.Spec.BridgeRef.Name = "office"
@@ -268,7 +268,7 @@ func TestMovingToAnotherBridgeReleasesTheBulb(t *testing.T) {
 		t.Fatal(err)
 	}
 	obs, err := observe(ctx, e, late)
-	if err != nil || obs.Reason == ReasonConflict || !obs.Available {
+	if err != nil || obs.Outcome == providers.OutcomeWait {
 		t.Fatalf("after the holder moved to another bridge: %+v, %v", obs, err)
 	}
 }
@@ -334,7 +334,7 @@ func TestAMatchNotYetReadBackAsksForALookAfterTheNextRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	obs, err = observe(ctx, e, l)
-	if err != nil || !obs.UpToDate || !obs.Unconfirmed {
+	if err != nil || obs.Outcome != providers.OutcomeUpToDate || !obs.Unconfirmed {
 		t.Fatalf("after the command, before a read: %+v, %v; want an unconfirmed match", obs, err)
 	}
 	if obs.RecheckAfter != time.Hour {
@@ -347,7 +347,7 @@ func TestAMatchNotYetReadBackAsksForALookAfterTheNextRead(t *testing.T) {
 	f.Set("1", func(st *wire.LightState) { st.On, st.Bri = true, ptr.To(254) }) // the bulb shows the command
 	readNow(ctx, t, e.Registry, "home")
 	obs, err = observe(ctx, e, l)
-	if err != nil || !obs.UpToDate || obs.Unconfirmed || obs.RecheckAfter != 0 {
+	if err != nil || obs.Outcome != providers.OutcomeUpToDate || obs.Unconfirmed || obs.RecheckAfter != 0 {
 		t.Fatalf("after a read: %+v, %v; want a confirmed match at the resync interval", obs, err)
 	}
 	if !l.Status.Observed.On || l.Status.Observed.Brightness != 254 {
@@ -383,12 +383,12 @@ func TestACommandInLineShowsOnlyOnceItLasts(t *testing.T) {
 	}
 	diff := obs.Diff
 	err = update(ctx, e, l, diff)
-	p, ok := providers.AsPending(err)
-	if !ok || !p.Queued || !p.Brief || p.Delay <= 0 || p.Delay > quietQueue {
+	p, ok := providers.AsWait(err)
+	if !ok || !p.Sent || !p.Quiet || p.For <= 0 || p.For > quietQueue {
 		t.Fatalf("update with the line held: %v (%+v); want queued briefly, looked at again within %s", err, p, quietQueue)
 	}
 	obs, err = observe(ctx, e, l)
-	if err != nil || !obs.Wait || !obs.Brief || obs.RecheckAfter <= 0 || obs.RecheckAfter > quietQueue {
+	if err != nil || obs.Outcome != providers.OutcomeWait || !obs.Wait.Quiet || obs.Wait.For <= 0 || obs.Wait.For > quietQueue {
 		t.Fatalf("look while queued for a moment: %+v, %v; want a brief wait", obs, err)
 	}
 
@@ -397,10 +397,10 @@ func TestACommandInLineShowsOnlyOnceItLasts(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		obs, err := observe(ctx, e, l)
 		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(obs.Wait && !obs.Brief && obs.Reason == ReasonThrottled).To(BeTrue(), "a plain Throttled wait: %+v", obs)
+		g.Expect(obs.Outcome == providers.OutcomeWait && !obs.Wait.Quiet && obs.Wait.Reason == providers.ReasonThrottled).To(BeTrue(), "a plain Throttled wait: %+v", obs)
 	}, quietQueue+5*time.Second, 100*time.Millisecond).Should(Succeed(), "look once the command waited %s", quietQueue)
 	err = update(ctx, e, l, diff)
-	if p, ok := providers.AsPending(err); !ok || p.Brief || p.Reason != ReasonThrottled {
+	if p, ok := providers.AsWait(err); !ok || p.Quiet || p.Reason != providers.ReasonThrottled {
 		t.Fatalf("update once the command waited %s: %+v; want it reported plainly", quietQueue, p)
 	}
 }

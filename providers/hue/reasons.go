@@ -8,8 +8,6 @@ const (
 	ReasonPaired              = "Paired"
 	ReasonLightUnreachable    = "LightUnreachable"
 	ReasonLightNotFound       = "LightNotFound"
-	ReasonConflict            = "Conflict"
-	ReasonThrottled           = "Throttled"
 	ReasonBridgeNotFound      = "BridgeNotFound"
 	ReasonBridgeAmbiguous     = "BridgeAmbiguous"
 	ReasonNamespaceNotAllowed = "NamespaceNotAllowed"

@@ -79,8 +79,8 @@ func TestTwoHueBridgesOnOneBridgeShareASession(t *testing.T) {
 	g.Expect(other).To(BeIdenticalTo(home), "one session for one bridge id")
 	obs, err := observe(ctx, e, late)
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(obs.Reason).To(Equal(ReasonConflict), "the claim made through the other HueBridge counts")
-	g.Expect(obs.Message).To(ContainSubstring("b-room/desk"))
+	g.Expect(obs.Wait.Reason).To(Equal(providers.ReasonConflict), "the claim made through the other HueBridge counts")
+	g.Expect(obs.Wait.Message).To(ContainSubstring("b-room/desk"))
 
 	e.Registry.Drop("home")
 	still, ok := e.Registry.Running("alias")
@@ -205,7 +205,7 @@ func TestDisallowedNamespaceLetsGoOfTheBulb(t *testing.T) {
 		g.Expect(err).NotTo(HaveOccurred())
 	}
 	obs, _ := observe(ctx, e, late)
-	g.Expect(obs.Reason).To(Equal(ReasonConflict))
+	g.Expect(obs.Wait.Reason).To(Equal(providers.ReasonConflict))
 
 	var b huev1alpha1.HueBridge
 	g.Expect(e.Reader.Get(ctx, types.NamespacedName{Name: "home"}, &b)).To(Succeed())
@@ -219,7 +219,7 @@ func TestDisallowedNamespaceLetsGoOfTheBulb(t *testing.T) {
 	g.Expect(ra.Reason).To(Equal(ReasonNamespaceNotAllowed))
 	obs, err = observe(ctx, e, late)
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(obs.Wait).To(BeFalse(), "the allowed HueLight holds the bulb now: %+v", obs)
+	g.Expect(obs.Outcome == providers.OutcomeWait).To(BeFalse(), "the allowed HueLight holds the bulb now: %+v", obs)
 	g.Expect(obs.Diff).NotTo(BeNil())
 }
 

@@ -147,7 +147,7 @@ func sceneName(sc *huev1alpha1.HueScene) string {
 }
 
 // wanted is the scene to store: each light's state projected onto its bulb.
-func (c *sceneConn) wanted(sc *huev1alpha1.HueScene) (wire.SceneSpec, []string, *providers.Observation) {
+func (c *sceneConn) wanted(sc *huev1alpha1.HueScene) (wire.SceneSpec, []string, *providers.Wait) {
 	spec := wire.SceneSpec{Name: sceneName(sc), GroupID: c.group.Status.GroupID, AppData: sceneMark(sc), States: map[string]wire.StateBody{}}
 	var notes, missing, outside []string
 	for _, l := range sc.Spec.Lights {
@@ -166,8 +166,8 @@ func (c *sceneConn) wanted(sc *huev1alpha1.HueScene) (wire.SceneSpec, []string, 
 			notes = append(notes, fmt.Sprintf("%s: %s", l.Name, n))
 		}
 	}
-	wait := func(reason, msg string) *providers.Observation {
-		return &providers.Observation{Exists: true, Wait: true, Reason: reason, Message: msg, RecheckAfter: c.session.Interval()}
+	wait := func(reason, msg string) *providers.Wait {
+		return &providers.Wait{Reason: reason, Message: msg, For: c.session.Interval()}
 	}
 	switch {
 	case len(missing) > 0:
@@ -191,23 +191,23 @@ func containsID(ids []string, id string) bool {
 // Observe compares the stored scene with the spec.
 func (c *sceneConn) Observe(_ context.Context, sc *huev1alpha1.HueScene) (providers.Observation, error) {
 	if c.group == nil { // deleting, through the bridge it was stored on
-		return providers.Observation{Exists: true, UpToDate: true, Available: true}, nil
+		return providers.Matches(), nil
 	}
 	sc.Status.Bridge, sc.Status.GroupID = c.bridge, c.group.Status.GroupID
 	sc.Status.LightCount = int32(len(sc.Spec.Lights))
 	spec, notes, wait := c.wanted(sc)
 	if wait != nil {
-		return *wait, nil
+		return providers.Waiting(*wait), nil
 	}
 	if c.stored == nil {
 		sc.Status.SceneID = ""
-		return providers.Observation{}, nil
+		return providers.Absent(), nil
 	}
 	sc.Status.SceneID = c.stored.ID
 	if d := compareScene(spec, *c.stored, c.lights); d != nil {
-		return providers.Observation{Exists: true, Diff: d, Available: true}, nil
+		return providers.Differs(d), nil
 	}
-	obs := providers.Observation{Exists: true, UpToDate: true, Available: true}
+	obs := providers.Matches()
 	if len(notes) > 0 {
 		obs.Reason, obs.Message = ReasonLimited, strings.Join(notes, "; ")
 	}
@@ -241,7 +241,7 @@ func compareScene(want wire.SceneSpec, got wire.Scene, lights bridge.Lights) *Sc
 func (c *sceneConn) Create(ctx context.Context, sc *huev1alpha1.HueScene) error {
 	spec, _, wait := c.wanted(sc)
 	if wait != nil {
-		return providers.Pending(wait.RecheckAfter, wait.Reason, "%s", wait.Message)
+		return wait
 	}
 	id, err := c.session.CreateScene(ctx, spec)
 	if err != nil {
@@ -284,7 +284,7 @@ func (d *SceneDiff) String() string { return strings.Join(d.Changes, ", ") }
 type releasedScene struct{}
 
 func (releasedScene) Observe(context.Context, *huev1alpha1.HueScene) (providers.Observation, error) {
-	return providers.Observation{}, nil
+	return providers.Matches(), nil
 }
 func (releasedScene) Create(context.Context, *huev1alpha1.HueScene) error { return nil }
 func (releasedScene) Update(context.Context, *huev1alpha1.HueScene, providers.Difference) error {

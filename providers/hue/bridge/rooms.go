@@ -3,7 +3,6 @@ package bridge
 import (
 	"context"
 	"maps"
-	"slices"
 	"sync"
 	"time"
 
@@ -26,8 +25,8 @@ type rooms struct {
 	groupErr error
 	readAt   time.Time
 	watchers map[types.NamespacedName]GroupWant
-	// claims are the HueGroups that want each bulb, by light id.
-	claims map[string]map[types.NamespacedName]metav1.Time
+	// claims are the HueGroups that want each bulb.
+	claims *claims
 	scenes sceneReads
 }
 
@@ -56,8 +55,7 @@ type sceneRead struct {
 }
 
 func newRooms() *rooms {
-	return &rooms{watchers: map[types.NamespacedName]GroupWant{},
-		claims: map[string]map[types.NamespacedName]metav1.Time{}}
+	return &rooms{watchers: map[types.NamespacedName]GroupWant{}, claims: newClaims()}
 }
 
 // read returns the bridge's groups as last read, reading them through c
@@ -122,62 +120,21 @@ func (r *rooms) unwatch(key types.NamespacedName) {
 // forget stops watching a HueGroup, drops its claims and returns the
 // HueGroups that wanted the same bulbs.
 func (r *rooms) forget(key types.NamespacedName) []types.NamespacedName {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.watchers, key)
-	var others []types.NamespacedName
-	for id, holders := range r.claims {
-		if _, held := holders[key]; !held {
-			continue
-		}
-		delete(holders, key)
-		for k := range holders {
-			others = append(others, k)
-		}
-		if len(holders) == 0 {
-			delete(r.claims, id)
-		}
-	}
-	return others
+	r.unwatch(key)
+	return r.claims.release(key)
 }
 
 // claim records that a HueGroup wants the bulbs lightIDs (and no others)
 // and returns, for each bulb an earlier HueGroup holds, that HueGroup.
 func (r *rooms) claim(key types.NamespacedName, lightIDs []string, created metav1.Time) map[string]types.NamespacedName {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for id, holders := range r.claims {
-		if !slices.Contains(lightIDs, id) {
-			delete(holders, key)
-			if len(holders) == 0 {
-				delete(r.claims, id)
-			}
-		}
-	}
-	held := map[string]types.NamespacedName{}
-	for _, id := range lightIDs {
-		if r.claims[id] == nil {
-			r.claims[id] = map[types.NamespacedName]metav1.Time{}
-		}
-		r.claims[id][key] = created
-		if h := earliest(r.claims[id]); h != key {
-			held[id] = h
-		}
-	}
+	held := r.claims.claimAll(key, lightIDs, created)
+	maps.DeleteFunc(held, func(_ string, h types.NamespacedName) bool { return h == key })
 	return held
 }
 
 // claimantsOf lists the HueGroups that want one of the bulbs.
 func (r *rooms) claimantsOf(lightIDs []string) []types.NamespacedName {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []types.NamespacedName
-	for _, id := range lightIDs {
-		for k := range r.claims[id] {
-			out = append(out, k)
-		}
-	}
-	return out
+	return r.claims.claimants(lightIDs)
 }
 
 // drifted lists the HueGroups one of whose members differs from what the

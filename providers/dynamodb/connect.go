@@ -1,0 +1,78 @@
+package dynamodb
+
+import (
+	"context"
+
+	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	"github.com/tether-dev/tether/providers"
+)
+
+var (
+	_ providers.Connector[*awsv1alpha1.DynamoDBTable] = (*Provider)(nil)
+	_ providers.External[*awsv1alpha1.DynamoDBTable]  = (*tableConn)(nil)
+)
+
+// tableConn is a DynamoDBTable connected to its account and region's
+// endpoint for one pass, with no earlier object naming the same table.
+type tableConn struct {
+	p  *Provider
+	ep *endpoint
+}
+
+// Connect resolves the table's account, region and client and checks that
+// no earlier object names the same table, once per pass: Observe, Create,
+// Update and Delete use what it found. A table being deleted lets go instead
+// when its deletion policy retains it or another object manages it; when
+// its account cannot be reached, the error says how to let go of it.
+func (p *Provider) Connect(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) (providers.External[*awsv1alpha1.DynamoDBTable], error) {
+	deleting := !obj.DeletionTimestamp.IsZero()
+	if deleting && obj.Spec.DeletionPolicy == awsv1alpha1.DeletionPolicyRetain {
+		p.forget(obj)
+		return released{}, nil
+	}
+	ep, err := p.endpointFor(ctx, obj)
+	if err != nil {
+		if deleting {
+			return nil, withReleaseHint(err)
+		}
+		return nil, err
+	}
+	if err := p.checkConflict(ctx, ep, obj); err != nil {
+		w, conflict := providers.AsWait(err)
+		switch {
+		case conflict && deleting:
+			p.forget(obj) // another object manages the table: let go of it
+			return released{}, nil
+		case conflict:
+			return conflicted{*w}, nil
+		}
+		return nil, err
+	}
+	return &tableConn{p: p, ep: ep}, nil
+}
+
+// conflicted is a DynamoDBTable naming a table another object manages: it
+// observes the conflict as its wait, and sends nothing.
+type conflicted struct{ providers.Wait }
+
+func (c conflicted) Observe(context.Context, *awsv1alpha1.DynamoDBTable) (providers.Observation, error) {
+	return providers.Waiting(c.Wait), nil
+}
+func (conflicted) Create(context.Context, *awsv1alpha1.DynamoDBTable) error { return nil }
+func (conflicted) Update(context.Context, *awsv1alpha1.DynamoDBTable, providers.Difference) error {
+	return nil
+}
+func (conflicted) Delete(context.Context, *awsv1alpha1.DynamoDBTable) error { return nil }
+
+// released is a DynamoDBTable being deleted that lets go of its table
+// without a call: Connect has forgotten it.
+type released struct{}
+
+func (released) Observe(context.Context, *awsv1alpha1.DynamoDBTable) (providers.Observation, error) {
+	return providers.Matches(), nil
+}
+func (released) Create(context.Context, *awsv1alpha1.DynamoDBTable) error { return nil }
+func (released) Update(context.Context, *awsv1alpha1.DynamoDBTable, providers.Difference) error {
+	return nil
+}
+func (released) Delete(context.Context, *awsv1alpha1.DynamoDBTable) error { return nil }
