@@ -54,7 +54,7 @@ TETHER_ARTIFACTS_DIR ?= $(LOCALBIN)/test-artifacts
 .PHONY: test
 test: verify-generated fmt-check check-sizes vet envtest-assets npm-deps browser-deps ## Run unit and integration tests (real API server, Hue simulator, DynamoDB Local, Chromium).
 	@mkdir -p $(TETHER_ARTIFACTS_DIR)
-	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" TETHER_ARTIFACTS_DIR=$(TETHER_ARTIFACTS_DIR) go test $(GO_TEST_FLAGS) ./...
+	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" TETHER_ARTIFACTS_DIR=$(TETHER_ARTIFACTS_DIR) go test $(GO_TEST_FLAGS) ./... 2>&1 | tee $(TETHER_ARTIFACTS_DIR)/go-test.log || { hack/test-failures.sh $(TETHER_ARTIFACTS_DIR)/go-test.log; exit 1; }
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(TEST_FUZZTIME)
 
 .PHONY: check-sizes
