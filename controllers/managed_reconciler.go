@@ -164,20 +164,22 @@ func (r *ManagedReconciler[O]) update(ctx context.Context, req ctrl.Request, obj
 	}
 	err := external.Update(ctx, obj, obs.Diff)
 	countCall(r.kind, phaseUpdate, err)
-	if w, ok := providers.AsWait(err); ok && w.Sent {
+	w, waits := providers.AsWait(err)
+	if err == nil || (waits && w.Sent) {
+		// Handed over: the event says so now, whether or not the status
+		// does (a quiet wait leaves it for the pass that sees the write).
 		r.stalls.record(req, obj.GetGeneration(), key)
-		if w.Quiet {
-			return r.quiet(req, w.For)
+		if reason == ReasonDriftCorrected {
+			driftCorrections.WithLabelValues(r.kind).Inc()
 		}
+		r.event(obj, corev1.EventTypeNormal, reason, "Update", "%s: %s", verb, diff)
+	}
+	if waits && w.Sent && w.Quiet {
+		return r.quiet(req, w.For)
 	}
 	if err != nil {
 		return r.handleError(ctx, req, obj, phaseUpdate, err)
 	}
-	r.stalls.record(req, obj.GetGeneration(), key)
-	if reason == ReasonDriftCorrected {
-		driftCorrections.WithLabelValues(r.kind).Inc()
-	}
-	r.event(obj, corev1.EventTypeNormal, reason, "Update", "%s: %s", verb, diff)
 	markWritten(obj, providers.ReasonUpdating, "sent: "+diff)
 	return r.succeeded(req, obj, r.opts.AfterWrite)
 }

@@ -37,8 +37,9 @@ type Wait struct {
 	// For is when to look again; 0 from Observe is the object's poll
 	// interval.
 	For time.Duration
-	// Sent is set when Update handed the write over to be sent later (a
-	// bridge's command line): it counts as sent for the stall breaker.
+	// Sent is set when Update handed the write over (to a bridge's command
+	// line, or to the bridge, which accepted it and has yet to show it): it
+	// counts as sent for the stall breaker and its event.
 	Sent bool
 	// Quiet leaves the status as it was for this pass: the wait ends within
 	// For and the adapter wakes the object then (a write about to go out,

@@ -165,9 +165,10 @@ type Observation struct {
 	// have confirmed the write.
 	RecheckAfter time.Duration
 	// Unconfirmed: the match rests on the adapter's record of a write the
-	// backend accepted, not yet on a read of the backend (a Hue bridge
-	// shows a change at its next poll). Ready is reported as for any
-	// match; the stall breaker forgets the write only once a read confirms
+	// backend accepted, not yet on a read of the backend (the read that
+	// should show it did not come in time; an adapter waits for that read
+	// quietly first, so that one status write reports both). Ready is
+	// reported as for any match; the stall breaker forgets the write only once a read confirms
 	// it. The reconciler looks again after RecheckAfter (default: its
 	// AfterWrite) until a read does, so that the status ends with what was
 	// read.

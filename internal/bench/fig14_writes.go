@@ -3,12 +3,14 @@ package bench
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"strings"
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	toolscache "k8s.io/client-go/tools/cache"
@@ -122,7 +124,7 @@ func (r *run) statusWrites(ctx context.Context, bin string) error {
 		}
 		f.add(fmt.Sprintf("%s_%s", k.kind, k.bridge), fmt.Sprintf("status writes per %s change on %s (%d changes)", k.kind, k.api, k.changes[k.bridge]),
 			"writes", per, &goal{Op: "<=", Limit: writesGoal, Text: "1.00"})
-		f.why("what the %d writes changed: %s", n.status, formatCounts(n.fields))
+		f.why("what the %d writes changed: %s; the Ready they left: %s", n.status, formatCounts(n.fields), formatCounts(n.ready))
 	}
 	for _, k := range []string{"HueLight", "HueGroup"} {
 		n := writes.forKind(k)
@@ -245,6 +247,9 @@ type writeCounter struct {
 type writeCount struct {
 	status, metadata int
 	fields           map[string]int
+	// ready counts the Ready condition each status write left ("True
+	// Available", "False Updating"): which writes a change cost.
+	ready map[string]int
 }
 
 func newWriteCounter() *writeCounter { return &writeCounter{by: map[string]*writeCount{}} }
@@ -263,7 +268,7 @@ func (c *writeCounter) handler() toolscache.ResourceEventHandler {
 		defer c.mu.Unlock()
 		n := c.by[kind+"/"+bridge]
 		if n == nil {
-			n = &writeCount{fields: map[string]int{}}
+			n = &writeCount{fields: map[string]int{}, ready: map[string]int{}}
 			c.by[kind+"/"+bridge] = n
 		}
 		fields := []string{"unknown"}
@@ -278,7 +283,26 @@ func (c *writeCounter) handler() toolscache.ResourceEventHandler {
 		for _, f := range fields {
 			n.fields[f]++
 		}
+		n.ready[readyOf(after)]++
 	}}
+}
+
+// readyOf words an object's Ready condition: "True Available".
+func readyOf(o client.Object) string {
+	var st *commonv1alpha1.ManagedStatus
+	switch v := o.(type) {
+	case *huev1alpha1.HueLight:
+		st = &v.Status.ManagedStatus
+	case *huev1alpha1.HueGroup:
+		st = &v.Status.ManagedStatus
+	default:
+		return "unknown"
+	}
+	c := meta.FindStatusCondition(st.Conditions, commonv1alpha1.Ready)
+	if c == nil {
+		return "none"
+	}
+	return string(c.Status) + " " + c.Reason
 }
 
 func kindAndBridge(o client.Object) (kind, bridge string) {
@@ -311,11 +335,7 @@ func (c *writeCounter) snapshot() writeCounts {
 	defer c.mu.Unlock()
 	out := writeCounts{}
 	for k, v := range c.by {
-		fields := map[string]int{}
-		for f, n := range v.fields {
-			fields[f] = n
-		}
-		out[k] = writeCount{status: v.status, metadata: v.metadata, fields: fields}
+		out[k] = writeCount{status: v.status, metadata: v.metadata, fields: maps.Clone(v.fields), ready: maps.Clone(v.ready)}
 	}
 	return out
 }
@@ -323,7 +343,7 @@ func (c *writeCounter) snapshot() writeCounts {
 func (w writeCounts) forBridge(kind, bridge string) writeCount {
 	n := w[kind+"/"+bridge]
 	if n.fields == nil {
-		n.fields = map[string]int{}
+		n.fields, n.ready = map[string]int{}, map[string]int{}
 	}
 	return n
 }

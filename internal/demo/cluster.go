@@ -129,11 +129,13 @@ func (v *clusterView) remember(obj any) {
 // a scene a HueGroup now shows; a table's pending plan is ticked off in its
 // checklist.
 //
-// Writes are read from the status, not from their Updated and
+// A table's writes are read from its status, not from their Updated and
 // DriftCorrected events: the events API folds repeats of a reason into one
 // series that keeps the first note and is flushed every 30 minutes, so the
-// second dimming of a light would read as the first, and the third would
-// not show at all.
+// second change of a table would read as the first, and the third would
+// not show at all. A HueLight or HueGroup writes its status once per
+// change, when the bridge shows it, with nothing of the write in it: its
+// writes come from the events (eventSeen), a repeat worded as one.
 func (v *clusterView) objectUpdated(oldObj, newObj any) {
 	defer v.changed.notify()
 	v.remember(newObj)
@@ -142,8 +144,10 @@ func (v *clusterView) objectUpdated(oldObj, newObj any) {
 	if !ok1 || !ok2 {
 		return
 	}
-	if e, ok := writeEntry(was, now, subjectOf(now)); ok {
-		v.timeline.add(e)
+	if _, table := newObj.(*awsv1alpha1.DynamoDBTable); table {
+		if e, ok := writeEntry(was, now, subjectOf(now)); ok {
+			v.timeline.add(e)
+		}
 	}
 	oldG, ok1 := oldObj.(*huev1alpha1.HueGroup)
 	newG, ok2 := newObj.(*huev1alpha1.HueGroup)
@@ -155,19 +159,27 @@ func (v *clusterView) objectUpdated(oldObj, newObj any) {
 }
 
 // eventSeen adds an event of a Tether object to the timeline: a new one,
-// or one more of a series. Updated and DriftCorrected are left to
+// or one more of a series. A table's Updated and DriftCorrected are left to
 // objectUpdated (see there).
 func (v *clusterView) eventSeen(oldObj, newObj any) {
 	ev, ok := newObj.(*eventsv1.Event)
-	if !ok || !isTetherKind(ev.Regarding.APIVersion) || writeReasons[ev.Reason] {
+	if !ok || !isTetherKind(ev.Regarding.APIVersion) || (writeReasons[ev.Reason] && ev.Regarding.Kind == kindTable) {
 		return
 	}
 	count := seriesCount(ev)
 	if old, ok := oldObj.(*eventsv1.Event); ok && seriesCount(old) >= count {
 		return // a rewrite of the same occurrence
 	}
+	if writeReasons[ev.Reason] && count == 1 {
+		v.timeline.add(writeEventEntry(ev, v.subjectOfEvent(ev)))
+		return
+	}
 	v.timeline.add(eventEntry(ev, count, v.subjectOfEvent(ev)))
 }
+
+// kindTable is the kind whose writes the timeline takes from the status.
+const kindTable = "DynamoDBTable"
+
 
 // writeReasons are the events of writes, which the timeline takes from
 // the status.

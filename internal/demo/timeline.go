@@ -195,6 +195,25 @@ func writeEntry(was, now managed, subject string) (entry, bool) {
 	return e, true
 }
 
+// writeEventEntry words the event of a write ("updated: brightness: 254 ->
+// 40", or "corrected drift: on: false -> true") as writeEntry words one
+// read from the status.
+func writeEventEntry(ev *eventsv1.Event, subject string) entry {
+	e := entry{Time: eventTime(ev), Source: "tether", Type: ev.Type, Reason: ev.Reason,
+		Object: objectRef(ev.Regarding.Kind, ev.Regarding.Namespace, ev.Regarding.Name)}
+	_, diff, ok := strings.Cut(ev.Note, ": ")
+	if !ok {
+		e.Text = subject + ": " + ev.Note
+		return e
+	}
+	change := plainChanges(diff)
+	if ev.Reason == controllers.ReasonDriftCorrected {
+		change = "put back: " + change
+	}
+	e.Text = subject + ": " + change
+	return e
+}
+
 // plainChanges words a write's difference as the audience reads it: "on:
 // false -> true, brightness: 127 -> 254, xy: ct 366 -> [0.68, 0.31]"
 // becomes "switched on, brightness 127 → 254, colour ct 366 → xy [0.68,

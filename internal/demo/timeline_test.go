@@ -154,3 +154,23 @@ func TestAPlanIsTickedOff(t *testing.T) {
 	table.Generation = 4
 	want(steps("switch billing to PROVISIONED"), planStep{"switch billing to PROVISIONED", false})
 }
+
+// TestWriteEventEntry: a HueLight's write, which its status no longer
+// records (one status write per change, when the bridge shows it), is
+// worded from its event as writeEntry words a table's from its status.
+func TestWriteEventEntry(t *testing.T) {
+	regarding := corev1.ObjectReference{Kind: "HueLight", Namespace: "entrance", Name: "hallway-light"}
+	cases := []struct{ reason, note, want string }{
+		{"Updated", "updated: on: false -> true, brightness: 127 -> 254", "hallway: switched on, brightness 127 → 254"},
+		{"DriftCorrected", "corrected drift: on: false -> true", "hallway: put back: switched on"},
+	}
+	for _, c := range cases {
+		t.Run(c.reason, func(t *testing.T) {
+			ev := &eventsv1.Event{Reason: c.reason, Note: c.note, Type: corev1.EventTypeNormal, Regarding: regarding}
+			e := writeEventEntry(ev, "hallway")
+			if e.Text != c.want || e.Reason != c.reason || e.Object != "HueLight entrance/hallway-light" {
+				t.Errorf("got %s %q on %s, want %s %q", e.Reason, e.Text, e.Object, c.reason, c.want)
+			}
+		})
+	}
+}

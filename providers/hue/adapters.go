@@ -13,6 +13,7 @@ import (
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/bridge"
 )
 
 // What the adapters share: finding the HueBridge an object names,
@@ -78,3 +79,41 @@ func isGone(err error) bool {
 // second pass. Under load nobody waits, so workers keep queueing (which
 // lets same-state commands be grouped) instead of idling.
 const sendWait = 200 * time.Millisecond
+
+// A HueLight or HueGroup whose write the bridge accepted writes its status
+// once, when a read shows the write (an event on a bridge that pushes its
+// changes, the session's read-back otherwise): Ready and status.observed
+// then agree in the same write. Until then its passes are quiet waits.
+
+// afterSend is how an Update whose command the bridge answered ends: a
+// quiet wait (Sent) for the read that shows what it accepted, or, when a
+// read already did (an event came before the answer) or the bridge refused
+// it, for the look right after, which reports it. Either way the status is
+// written once, by the pass that sees the outcome.
+func afterSend(s *bridge.Session, unconfirmed bool, acceptedAt time.Time) error {
+	w := providers.Wait{Quiet: true, For: lookAgain}
+	if unconfirmed {
+		if wait, ok := awaitReadBack(s, acceptedAt); ok {
+			w = wait
+		}
+	}
+	w.Sent = true
+	return &w
+}
+
+// lookAgain is how soon the pass after a write whose outcome is known
+// looks.
+const lookAgain = 10 * time.Millisecond
+
+// awaitReadBack is the quiet wait for the read that shows a write the
+// bridge accepted at acceptedAt; false once that wait has lasted a poll
+// interval (the bridge stopped answering, or the read-back was lost): the
+// status then says Ready from what the bridge accepted, and the look after
+// the next read records what it showed.
+func awaitReadBack(s *bridge.Session, acceptedAt time.Time) (providers.Wait, bool) {
+	left := s.Interval() - time.Since(acceptedAt)
+	if left <= 0 {
+		return providers.Wait{}, false
+	}
+	return providers.Wait{Quiet: true, For: left}, true
+}

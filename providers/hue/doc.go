@@ -42,15 +42,18 @@
 //     known from what the bridge accepted, named in the message.
 //   - An attribute the bridge refused is not sent again with the same
 //     value: Ready=False, reason AttributeRefused, naming it.
-//   - A match that rests on a write not yet read back is Unconfirmed, and
-//     looked at again one poll interval later so that status.observed (or
-//     a HueGroup's status.members) shows the read; the generic stall
+//   - A write the bridge accepted is read back (an event, or the session's
+//     read-back once its transition is over), and the HueLight or HueGroup
+//     waits quietly for that read: its status is written once, when Ready,
+//     with status.observed (or status.members) as read. A match still
+//     unconfirmed after a poll interval is reported as Unconfirmed and
+//     looked at again one poll interval later; the generic stall
 //     breaker stops a write a bulb never shows, and LightDiff.StallKey
 //     counts the writes reads did show, so the same drift put back again
 //     is not a stall.
 //   - A command waiting in the session's line is said nothing of for
-//     quietQueue (the session wakes the HueLight when it goes), then
-//     Throttled.
+//     quietQueue while the bridge answers (the session wakes the HueLight
+//     or HueGroup when it goes), then Throttled.
 //   - Two HueLights on one bulb: the earlier holds it and the other waits
 //     (Conflict) until the holder is deleted, moves, or its namespace stops
 //     being allowed. A bulb a HueLight holds is not a HueGroup's: the group

@@ -207,10 +207,14 @@ func (c *groupConn) compare(g *huev1alpha1.HueGroup, p groupPlan) providers.Obse
 	}
 	var unreachable []string
 	reachableAny, unconfirmed := false, false
+	var acceptedAt time.Time
 	for _, id := range c.group.LightIDs {
 		v, _ := c.session.View(id)
 		w.Reachable[id] = v.State.Reachable
-		unconfirmed = unconfirmed || v.Unconfirmed
+		if v.Unconfirmed {
+			unconfirmed = true
+			acceptedAt = later(acceptedAt, v.AcceptedAt)
+		}
 		if !v.State.Reachable {
 			unreachable = append(unreachable, strconv.Quote(c.lights[id].Name))
 			continue
@@ -236,6 +240,11 @@ func (c *groupConn) compare(g *huev1alpha1.HueGroup, p groupPlan) providers.Obse
 		if len(c.group.LightIDs) > 0 && !reachableAny {
 			return c.wait(ReasonLightUnreachable, fmt.Sprintf("bridge %s cannot reach any light of %q; retried on the next poll", c.bridge.Name, c.group.Name))
 		}
+		if unconfirmed {
+			if wait, ok := awaitReadBack(c.session, acceptedAt); ok {
+				return providers.Waiting(wait)
+			}
+		}
 		g.Status.ActiveScene = g.Spec.Scene
 		obs := providers.Matches()
 		obs.Unconfirmed = unconfirmed
@@ -256,6 +265,9 @@ func (c *groupConn) compare(g *huev1alpha1.HueGroup, p groupPlan) providers.Obse
 	}
 	g.Status.ActiveScene = ""
 	if eta, queued := c.session.GroupPending(c.key, fullKey); queued && d.lightIDs == nil {
+		if quietInLine(c.session, eta) {
+			return providers.Waiting(providers.Wait{Quiet: true, For: eta + lookAgain})
+		}
 		return c.wait(providers.ReasonThrottled, fmt.Sprintf("queued for bridge %s (one group command a second): about %s", c.bridge.Name, eta.Round(100*time.Millisecond)))
 	}
 	return providers.Differs(d)
@@ -382,7 +394,10 @@ func (c *groupConn) Update(ctx context.Context, g *huev1alpha1.HueGroup, diff pr
 	if d.lightIDs != nil {
 		return wire.ClassifyRooms(c.bridge.Name, c.session.SetGroupLights(ctx, c.group.ID, d.lightIDs))
 	}
-	return c.send(ctx, d.plan)
+	if err := c.send(ctx, d.plan); err != nil {
+		return err
+	}
+	return c.sent(d.plan)
 }
 
 // send hands the group command to the sender and waits for it when the
@@ -395,8 +410,28 @@ func (c *groupConn) send(ctx context.Context, p groupPlan) error {
 		return wire.ClassifyRooms(c.bridge.Name, err)
 	}
 	eta, _ := c.session.GroupPending(c.key, fullKey)
-	return &providers.Wait{For: eta, Reason: providers.ReasonThrottled, Sent: true, Message: fmt.Sprintf(
+	// A wait in line is quiet, as a HueLight's (quietInLine): the sender
+	// wakes the HueGroup once the command went.
+	return &providers.Wait{For: eta, Reason: providers.ReasonThrottled, Sent: true, Quiet: quietInLine(c.session, eta), Message: fmt.Sprintf(
 		"queued for bridge %s (one group command a second): about %s", c.bridge.Name, eta.Round(100*time.Millisecond))}
+}
+
+// sent ends an Update whose group command the bridge answered (afterSend).
+func (c *groupConn) sent(p groupPlan) error {
+	var acceptedAt time.Time
+	for id := range p.states {
+		if v, ok := c.session.View(id); ok && v.Unconfirmed {
+			acceptedAt = later(acceptedAt, v.AcceptedAt)
+		}
+	}
+	return afterSend(c.session, !acceptedAt.IsZero(), acceptedAt)
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // Delete switches the lights off (onDelete TurnOff) and removes a group

@@ -77,15 +77,13 @@ func (f *fakeRoomsBridge) RecallScene(context.Context, string, string, *int) err
 	return f.errNotFaked
 }
 
-// TestAGroupMatchNotYetReadBackAsksForALookAfterTheNextRead: right after a
-// group command the members match only by what the bridge accepted, while
+// TestAGroupMatchNotYetReadBackWaitsQuietlyForTheRead: right after a group
+// command the members match only by what the bridge accepted, while
 // status.members still shows the read from before the command (all off).
-// The observation says so (Unconfirmed) and asks to be looked at again
-// after one poll interval: the read that confirms the command shows no
-// drift and wakes nobody, so without that look the members would show off
-// until the resync, as a HueLight's status.observed did
-// (TestAMatchNotYetReadBackAsksForALookAfterTheNextRead).
-func TestAGroupMatchNotYetReadBackAsksForALookAfterTheNextRead(t *testing.T) {
+// As a HueLight's (TestAMatchNotYetReadBackWaitsQuietlyForTheRead), the
+// HueGroup waits quietly for the read that shows the command; the look
+// after it is a confirmed match with the members as read.
+func TestAGroupMatchNotYetReadBackWaitsQuietlyForTheRead(t *testing.T) {
 	ctx := context.Background()
 	f := newFakeRoomsBridge(wiretest.NewFakeBridge("sofa", "desk", "shelf"),
 		wire.Group{ID: "4", Name: "Living room", Type: wire.GroupRoom, LightIDs: []string{"1", "2", "3"}})
@@ -107,18 +105,16 @@ func TestAGroupMatchNotYetReadBackAsksForALookAfterTheNextRead(t *testing.T) {
 	if err != nil || obs.Outcome == providers.OutcomeUpToDate || obs.Diff == nil {
 		t.Fatalf("before the command: %+v, %v; want a difference", obs, err)
 	}
-	if err := update(ctx, e, g, obs.Diff); err != nil {
-		t.Fatal(err)
+	if err := updateAndWait(ctx, e, g, obs.Diff); !awaitsReadBack(err) {
+		t.Fatalf("update: %v; want a quiet wait for the read back", err)
 	}
 	if sent := f.groupCommands(); len(sent) != 1 || sent[0].ID != "4" {
 		t.Fatalf("group commands %+v, want one to group 4", sent)
 	}
 	obs, err = observe(ctx, e, g)
-	if err != nil || obs.Outcome != providers.OutcomeUpToDate || !obs.Unconfirmed {
-		t.Fatalf("after the command, before a read: %+v, %v; want an unconfirmed match", obs, err)
-	}
-	if obs.RecheckAfter != time.Hour {
-		t.Fatalf("an unconfirmed match asks for a look after %s, want the poll interval (1h)", obs.RecheckAfter)
+	if err != nil || obs.Outcome != providers.OutcomeWait || !obs.Wait.Quiet || obs.Wait.Reason != "" ||
+		obs.Wait.For <= 0 || obs.Wait.For > time.Hour {
+		t.Fatalf("after the command, before a read: %+v, %v; want a quiet wait of at most the poll interval (1h)", obs, err)
 	}
 	if on := membersOn(); !slices.Equal(on, []bool{false, false, false}) {
 		t.Fatalf("status.members on = %v before a read, want the last read (all off)", on)

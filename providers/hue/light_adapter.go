@@ -172,7 +172,7 @@ func (c *lightConn) observe(ctx context.Context, l *huev1alpha1.HueLight) (obs p
 	}
 	full := wire.FullBody(want)
 	if eta, waited, queued := s.Pending(c.key, full); queued {
-		if waited < quietQueue {
+		if quietInLine(s, waited) {
 			return providers.Waiting(providers.Wait{Quiet: true, For: quietQueue - waited}), false, nil
 		}
 		return c.wait(providers.ReasonThrottled, queuedNote(c.bridge.Name, eta), eta), false, nil
@@ -183,6 +183,11 @@ func (c *lightConn) observe(ctx context.Context, l *huev1alpha1.HueLight) (obs p
 	notes := append(p.Notes, v.AssumedNotes(want)...)
 	if len(refused) > 0 {
 		return c.wait(ReasonAttributeRefused, strings.Join(append(refused, notes...), "; "), 0), true, nil
+	}
+	if v.Unconfirmed {
+		if w, ok := awaitReadBack(s, v.AcceptedAt); ok {
+			return providers.Waiting(w), true, nil
+		}
 	}
 	obs = providers.Matches()
 	obs.Unconfirmed = v.Unconfirmed
@@ -225,15 +230,23 @@ func (c *lightConn) Update(ctx context.Context, _ *huev1alpha1.HueLight, diff pr
 	if !ok || d == nil {
 		return nil
 	}
-	if sent, err := c.send(ctx, d.Body, d.full); sent || err != nil {
+	if sent, err := c.send(ctx, d.Body, d.full); err != nil {
 		return err
+	} else if sent {
+		return c.sent()
 	}
 	eta, waited, _ := c.session.Pending(c.key, d.full)
-	if waited < quietQueue {
+	if quietInLine(c.session, waited) {
 		return &providers.Wait{For: quietQueue - waited, Reason: providers.ReasonThrottled, Sent: true, Quiet: true,
 			Message: "queued for bridge " + c.bridge.Name}
 	}
 	return &providers.Wait{For: eta, Reason: providers.ReasonThrottled, Sent: true, Message: queuedNote(c.bridge.Name, eta)}
+}
+
+// sent ends an Update whose command the bridge answered (afterSend).
+func (c *lightConn) sent() error {
+	v := c.view()
+	return afterSend(c.session, v.Unconfirmed, v.AcceptedAt)
 }
 
 // queuedNote says why a HueLight's command waits in the sender's line, and
@@ -243,15 +256,23 @@ func queuedNote(bridgeName string, eta time.Duration) string {
 		bridgeName, eta.Round(100*time.Millisecond))
 }
 
-// quietQueue is how long a HueLight's command may wait in the sender's line
-// before its status says so (Throttled). Most waits are shorter: a burst
-// gathered into a temporary scene or a group command goes within a group
-// slot or two, and the sender wakes the HueLight then, whose next pass
-// writes the outcome. Reporting every such wait would double the status
-// writes of a burst, one more per HueLight. A wait that lasts (a long
-// line, a bridge that does not answer) still shows, from the look at the
-// end of quietQueue.
-const quietQueue = 2 * bridge.GroupSlot
+// quietQueue is how long a HueLight's or HueGroup's command may wait in the
+// session's line, while the bridge answers, before its status says so
+// (Throttled). A line at the bridge's budget is not a fault: a burst of
+// changes to 20 HueGroups takes 20 group slots (one a second), and the
+// HueLights' batches wait behind them; the sender wakes each object when
+// its command goes, and the pass after the read that shows it writes its
+// status once (issue 28: one status write per change). A line that does
+// not move for that long still shows, and one on a bridge that stopped
+// answering shows at once.
+const quietQueue = 30 * bridge.GroupSlot
+
+// quietInLine reports whether a command in line is still said nothing of:
+// d is how long it has waited (a HueLight's, whose line moves by the
+// light budget) or is due to wait (a HueGroup's, one group slot each).
+func quietInLine(s *bridge.Session, d time.Duration) bool {
+	return d < quietQueue && s.Answering()
+}
 
 // send hands body over to the bridge's sender. It reports whether the
 // command went out (then err is the bridge's answer); one still in line is

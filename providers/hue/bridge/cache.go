@@ -25,6 +25,9 @@ type cache struct {
 	mu        sync.Mutex
 	lights    Lights // the last read; replaced, never changed in place
 	records   map[string]*lightRecord
+	// lightAt is when each light was last read (a poll's start, or the
+	// event that last told of it).
+	lightAt map[string]time.Time
 	err       error
 	readAt    time.Time // last read, answered or not
 	contactAt time.Time // last read the bridge answered
@@ -38,6 +41,11 @@ type cache struct {
 	// holds its commands.
 	noAnswer bool
 	back     chan struct{}
+	// readBack is when a read should show what the bridge last accepted
+	// (zero: none asked for); readBackKick tells the session's read-back
+	// loop that it moved.
+	readBack     time.Time
+	readBackKick chan struct{}
 }
 
 // Want is what a HueLight wants of its bulb, to tell drift: the spec
@@ -83,6 +91,9 @@ type LightView struct {
 	Assumed []string
 	// Confirmed counts the writes a read showed (see lightRecord).
 	Confirmed uint64
+	// AcceptedAt is when the bridge accepted the write an Unconfirmed view
+	// rests on.
+	AcceptedAt time.Time
 	refused   map[string]refusal
 }
 
@@ -111,6 +122,12 @@ func (v LightView) AssumedNotes(want wire.Desired) []string {
 // readOutcome is what a read changed.
 type readOutcome struct {
 	wake []types.NamespacedName
+	// readBack are the HueLights whose bulb this read is the first to show
+	// since the bridge accepted a write to it: their write is confirmed
+	// (or contradicted), and their status can say so in one write.
+	readBack []types.NamespacedName
+	// readBackLights are the ids of those bulbs, for the HueGroups.
+	readBackLights map[string]bool
 	// health is true when the bridge started or stopped answering (or
 	// answers with another error), count when its number of lights changed:
 	// both wake the HueBridge.
@@ -119,7 +136,7 @@ type readOutcome struct {
 }
 
 func newCache() *cache {
-	return &cache{watchers: map[types.NamespacedName]Want{}, records: map[string]*lightRecord{}}
+	return &cache{watchers: map[types.NamespacedName]Want{}, records: map[string]*lightRecord{}, lightAt: map[string]time.Time{}, readBackKick: make(chan struct{}, 1)}
 }
 
 // apply takes a read and returns the HueLights to wake: all of them when the
@@ -144,12 +161,25 @@ func (c *cache) apply(r wire.Read, err error) readOutcome {
 		c.configRead = false // back: its config may have changed meanwhile
 	}
 	c.lights = indexLights(r.Lights)
-	c.reconcileRecordsLocked(r)
+	readBack := c.reconcileRecordsLocked(r)
 	out.count = len(r.Lights) != count
 	if wasErr != nil || first {
 		out.wake = c.allWatchersLocked()
 	} else {
 		out.wake = c.driftedLocked()
+		out.readBack, out.readBackLights = c.watchersOfLocked(readBack, out.wake), readBack
+	}
+	return out
+}
+
+// watchersOfLocked returns the HueLights watching the lights ids, but for
+// those in skip (already woken).
+func (c *cache) watchersOfLocked(ids map[string]bool, skip []types.NamespacedName) []types.NamespacedName {
+	var out []types.NamespacedName
+	for k, w := range c.watchers {
+		if ids[w.LightID] && !slices.Contains(skip, k) {
+			out = append(out, k)
+		}
 	}
 	return out
 }
@@ -157,8 +187,10 @@ func (c *cache) apply(r wire.Read, err error) readOutcome {
 // reconcileRecordsLocked takes a read into the lights' records:
 // it replaces the accepted attributes the bridge reports, forgets a bulb's
 // refusals when it is another model now, and refusals of a bulb that was
-// off (error 201) once it is on.
-func (c *cache) reconcileRecordsLocked(rd wire.Read) {
+// off (error 201) once it is on. It returns the lights this read is the
+// first to show since a write was accepted.
+func (c *cache) reconcileRecordsLocked(rd wire.Read) map[string]bool {
+	readBack := map[string]bool{}
 	for id, r := range c.records {
 		l, ok := c.lights[id]
 		if !ok {
@@ -169,13 +201,9 @@ func (c *cache) reconcileRecordsLocked(rd wire.Read) {
 		if t, ok := rd.LightAt[id]; ok {
 			at = t
 		}
-		if at.After(r.acceptedAt) {
-			r.readSince = true
-			shown := wire.Reported(l.State)
-			if seen := r.accepted.Only(shown...); len(seen.Params()) > 0 && l.State.Shows(seen, l.Capabilities.Gamut) {
-				r.confirmed++
-			}
-			r.accepted = r.accepted.Without(shown...)
+		c.lightAt[id] = at
+		if at.After(r.acceptedAt) && r.read(l) {
+			readBack[id] = true
 		}
 		for p, ref := range r.refused {
 			if ref.model != l.ModelID || (ref.Type == wire.TypeDeviceOff && l.State.On) {
@@ -183,6 +211,22 @@ func (c *cache) reconcileRecordsLocked(rd wire.Read) {
 			}
 		}
 	}
+	return readBack
+}
+
+// read takes a read of the light, made after the last write to it was
+// accepted, into the record: the accepted attributes the bridge reports
+// are replaced by what it shows, and counted as confirmed when they show.
+// It reports whether this was the first read since that write.
+func (r *lightRecord) read(l wire.Light) (first bool) {
+	first = !r.readSince && len(r.accepted.Params()) > 0
+	r.readSince = true
+	shown := wire.Reported(l.State)
+	if seen := r.accepted.Only(shown...); len(seen.Params()) > 0 && l.State.Shows(seen, l.Capabilities.Gamut) {
+		r.confirmed++
+	}
+	r.accepted = r.accepted.Without(shown...)
+	return first
 }
 
 // current returns the lights and the last read's error, and whether that
@@ -236,19 +280,20 @@ func (c *cache) health() Health {
 }
 
 // answered records the bridge's answer to a command (one light command, or
-// a group command to lightIDs): what it accepted counts until a read shows
-// the bulb, what it refused is remembered with the value sent.
-func (c *cache) answered(sent wire.StateBody, res wire.Result, lightIDs ...string) {
+// a group command to lightIDs) sent at sentAt: what it accepted counts
+// until a read shows the bulb, what it refused is remembered with the
+// value sent. A read counts from sentAt on: a CLIP v2 bridge's event for
+// the change can arrive before its answer to the command.
+func (c *cache) answered(sentAt time.Time, sent wire.StateBody, res wire.Result, lightIDs ...string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	now := time.Now()
 	for _, id := range lightIDs {
 		r := c.records[id]
 		if r == nil {
 			r = &lightRecord{refused: map[string]refusal{}}
 			c.records[id] = r
 		}
-		r.accepted, r.acceptedAt = r.accepted.Merged(res.Accepted.Without("transitiontime")), now
+		r.accepted, r.acceptedAt = r.accepted.Merged(res.Accepted.Without("transitiontime")), sentAt
 		r.readSince = false
 		for _, p := range res.Accepted.Params() {
 			delete(r.refused, p)
@@ -256,7 +301,46 @@ func (c *cache) answered(sent wire.StateBody, res wire.Result, lightIDs ...strin
 		for _, ref := range res.Refused {
 			r.refused[ref.Param] = refusal{Refusal: ref, value: sent.Value(ref.Param), model: c.lights[id].ModelID}
 		}
+		if l, ok := c.lights[id]; ok && c.lightAt[id].After(sentAt) {
+			// An event of the change came before the answer: it is the
+			// read back.
+			r.read(l)
+		}
 	}
+	if len(res.Accepted.Params()) > 0 && len(lightIDs) > 0 {
+		c.askReadBackLocked(time.Now().Add(readBackAfter(sent)))
+	}
+}
+
+// askReadBackLocked asks for a read by due: the earliest asked for wins.
+func (c *cache) askReadBackLocked(due time.Time) {
+	if !c.readBack.IsZero() && !due.Before(c.readBack) {
+		return
+	}
+	c.readBack = due
+	select {
+	case c.readBackKick <- struct{}{}:
+	default:
+	}
+}
+
+// readBackDue is when a read-back is asked for, if one is.
+func (c *cache) readBackDue() (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.readBack, !c.readBack.IsZero()
+}
+
+// takeReadBack clears the read-back asked for when it is due by now, and
+// reports whether it did: a write accepted after that is asked for anew.
+func (c *cache) takeReadBack(now time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.readBack.IsZero() || c.readBack.After(now) {
+		return false
+	}
+	c.readBack = time.Time{}
+	return true
 }
 
 // view is a light as Tether knows it now.
@@ -285,7 +369,7 @@ func (c *cache) viewLocked(id string) (LightView, bool) {
 		switch {
 		case p == "transitiontime":
 		case shown[p] || !r.readSince:
-			v.Unconfirmed = true
+			v.Unconfirmed, v.AcceptedAt = true, r.acceptedAt
 		default:
 			v.Assumed = append(v.Assumed, p)
 		}

@@ -37,6 +37,13 @@ func (s *Session) Settings() Settings { return s.settings }
 // Interval is the session's poll interval: how often it reads the bridge.
 func (s *Session) Interval() time.Duration { return s.settings.Interval }
 
+// Answering reports whether the bridge answers, as far as the session
+// knows (the last read or command).
+func (s *Session) Answering() bool {
+	ok, _ := s.cache.answering()
+	return ok
+}
+
 // Stream is the session's event stream, for the HueBridge's status.
 func (s *Session) Stream() StreamStatus { return s.stream.status() }
 

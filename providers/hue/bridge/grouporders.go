@@ -69,7 +69,7 @@ func (s *sender) groupSlotSoon(d time.Duration) bool {
 // records what each light will show.
 func (s *sender) sendGroupOrder(ctx context.Context, o *groupOrder) {
 	var err error
-	c := s.client.get()
+	c, sentAt := s.client.get(), time.Now()
 	if o.SceneID != "" {
 		rc, ok := wire.RoomsOf(c)
 		if !ok {
@@ -87,7 +87,7 @@ func (s *sender) sendGroupOrder(ctx context.Context, o *groupOrder) {
 	s.cache.unanswered(err)
 	if err == nil {
 		for id, st := range o.States {
-			s.cache.answered(st, wire.Result{Accepted: st}, id)
+			s.cache.answered(sentAt, st, wire.Result{Accepted: st}, id)
 		}
 	}
 	s.mu.Lock()

@@ -26,13 +26,14 @@ func (s *sender) runLights(ctx context.Context) {
 		if o == nil {
 			continue // a group command took them
 		}
+		sentAt := time.Now()
 		res, err := s.client.get().SetLightState(ctx, o.lightID, o.body)
 		s.cache.unanswered(err)
 		if err == nil {
 			// What it accepted counts; what it refused is remembered and
 			// named in the HueLight's conditions, not an error of the
 			// command.
-			s.cache.answered(o.body, res, o.lightID)
+			s.cache.answered(sentAt, o.body, res, o.lightID)
 			if len(res.Refused) > 0 {
 				s.log.Info("the bridge refused part of a command", "light", o.lightID, "hueLight", o.key.String(),
 					"refused", fmt.Sprint(res.Refused))

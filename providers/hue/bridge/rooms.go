@@ -139,14 +139,19 @@ func (r *rooms) claimantsOf(lightIDs []string) []types.NamespacedName {
 
 // drifted lists the HueGroups one of whose members differs from what the
 // group wants of it, or became reachable or unreachable, as the lights the
-// cache read last show them.
-func (r *rooms) drifted(c *cache) []types.NamespacedName {
+// cache read last show them, and those with a member that read is the
+// first to show since a write (readBack): their write is confirmed.
+func (r *rooms) drifted(c *cache, readBack map[string]bool) []types.NamespacedName {
 	r.mu.Lock()
 	watchers := maps.Clone(r.watchers)
 	r.mu.Unlock()
 	var out []types.NamespacedName
 	for k, w := range watchers {
 		for _, id := range w.LightIDs {
+			if readBack[id] {
+				out = append(out, k)
+				break
+			}
 			v, ok := c.view(id)
 			if !ok || v.State.Reachable != w.Reachable[id] {
 				out = append(out, k)

@@ -94,6 +94,7 @@ func (s *Session) start(ctx context.Context) {
 	st := &streamer{bridgeID: s.bridgeID, client: s.client, health: s.stream, settings: s.settings.Stream,
 		interval: s.settings.Interval, wakes: s.wakes, log: s.log, deliver: s.applyStreamRead}
 	go st.run(ctx)
+	go s.readBacks(ctx)
 	go s.run(ctx)
 }
 
@@ -171,7 +172,8 @@ func (s *Session) readLocked(ctx context.Context) error {
 func (s *Session) afterRead(out readOutcome) {
 	s.sender.expect(out.wake)
 	s.wakes.lights(out.wake)
-	s.wakes.groups(s.rooms.drifted(s.cache))
+	s.wakes.lights(out.readBack)
+	s.wakes.groups(s.rooms.drifted(s.cache, out.readBackLights))
 	if !out.first && (out.health || out.count) {
 		s.wakes.bridge(s.bridgeID)
 	}

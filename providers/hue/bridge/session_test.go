@@ -128,7 +128,7 @@ func TestLightsReadTheCache(t *testing.T) {
 		t.Fatalf("50 observations made %d GETs, want 1", gets)
 	}
 	body := wire.StateBody{On: ptr.To(true), Bri: ptr.To(9)}
-	p.cache.answered(body, wire.Result{Accepted: body}, "1")
+	p.cache.answered(time.Now(), body, wire.Result{Accepted: body}, "1")
 	if v, _ := p.cache.view("1"); !v.State.On || *v.State.Bri != 9 || !v.Unconfirmed {
 		t.Fatalf("cache after an accepted command: %+v", v)
 	}
@@ -152,7 +152,7 @@ func TestReadsConfirmOrContradictWrites(t *testing.T) {
 	f.Set("1", func(s *wire.LightState) { s.CT = nil }) // the bridge leaves ct out from now on
 
 	sent := wire.StateBody{On: ptr.To(true), Bri: ptr.To(50), CT: ptr.To(300)}
-	p.cache.answered(sent, wire.Result{Accepted: sent}, "1")
+	p.cache.answered(time.Now(), sent, wire.Result{Accepted: sent}, "1")
 	v, _ := p.cache.view("1")
 	if !v.Unconfirmed || *v.State.Bri != 50 {
 		t.Fatalf("before a read: %+v", v)
@@ -165,7 +165,7 @@ func TestReadsConfirmOrContradictWrites(t *testing.T) {
 	}
 
 	again := wire.StateBody{On: ptr.To(true), Bri: ptr.To(60)}
-	p.cache.answered(again, wire.Result{Accepted: again}, "1")
+	p.cache.answered(time.Now(), again, wire.Result{Accepted: again}, "1")
 	_ = p.Poll(ctx) // the bulb still shows 50
 	if v, _ = p.cache.view("1"); v.Confirmed != 1 || *v.State.Bri != 50 {
 		t.Fatalf("after a read that contradicts it: %+v", v)
@@ -187,9 +187,9 @@ func TestALaterColourReplacesAnEarlierOneNotYetReadBack(t *testing.T) {
 	_ = p.Poll(ctx)
 
 	ct := wire.StateBody{CT: ptr.To(250)}
-	p.cache.answered(ct, wire.Result{Accepted: ct}, "1")
+	p.cache.answered(time.Now(), ct, wire.Result{Accepted: ct}, "1")
 	white := wire.StateBody{XY: &[2]float64{0.3227, 0.329}}
-	p.cache.answered(white, wire.Result{Accepted: white}, "1")
+	p.cache.answered(time.Now(), white, wire.Result{Accepted: white}, "1")
 	f.Set("1", func(s *wire.LightState) {
 		s.XY, s.ColorMode, s.CT, s.Hue, s.Sat = white.XY, "xy", nil, nil, nil
 	})
@@ -215,7 +215,7 @@ func TestAColourTemperatureNotYetReadBackIsUnconfirmed(t *testing.T) {
 	_ = p.Poll(ctx)
 
 	ct := wire.StateBody{On: ptr.To(true), CT: ptr.To(500)}
-	p.cache.answered(ct, wire.Result{Accepted: ct}, "1")
+	p.cache.answered(time.Now(), ct, wire.Result{Accepted: ct}, "1")
 	if v, _ := p.cache.view("1"); !v.Unconfirmed || len(v.Assumed) != 0 {
 		t.Fatalf("before a read: unconfirmed %v, assumed %v; want unconfirmed and nothing assumed", v.Unconfirmed, v.Assumed)
 	}
@@ -226,7 +226,7 @@ func TestAColourTemperatureNotYetReadBackIsUnconfirmed(t *testing.T) {
 	}
 
 	f.Set("1", func(s *wire.LightState) { s.CT, s.ColorMode = nil, "" }) // a bridge that never reports ct
-	p.cache.answered(ct, wire.Result{Accepted: ct}, "1")
+	p.cache.answered(time.Now(), ct, wire.Result{Accepted: ct}, "1")
 	_ = p.Poll(ctx)
 	if v, _ := p.cache.view("1"); len(v.Assumed) != 1 || v.Assumed[0] != "ct" {
 		t.Fatalf("after a read without ct: assumed %v, want ct", v.Assumed)

@@ -52,9 +52,10 @@ func (s *sender) groupZeroIsSafe(full wire.StateBody, batch map[string]bool) boo
 func (s *sender) sendGroupBatch(ctx context.Context, b *batch) {
 	c := s.client.get()
 	if b.groupZero {
+		sentAt := time.Now()
 		res, err := c.SetGroupState(ctx, "0", b.full)
 		s.cache.unanswered(err)
-		s.afterGroupAction(b, s.cache.lightIDs(), res, err)
+		s.afterGroupAction(b, s.cache.lightIDs(), sentAt, res, err)
 		return
 	}
 	ids := make([]string, 0, len(b.orders))
@@ -82,16 +83,17 @@ func (s *sender) sendGroupBatch(ctx context.Context, b *batch) {
 		s.giveBack(b.orders) // held until the bridge answers again
 		return
 	}
+	sentAt := time.Now()
 	res, err := c.SetGroupState(ctx, id, b.full)
 	s.cache.unanswered(err)
-	s.afterGroupAction(b, ids, res, err)
+	s.afterGroupAction(b, ids, sentAt, res, err)
 }
 
 // afterGroupAction records the state of every light of the group, and
 // wakes the HueLights that did not wait. A group command the bridge refused
 // in whole or in part goes back to light commands, which say per light
 // what the bridge refuses.
-func (s *sender) afterGroupAction(b *batch, lightIDs []string, res wire.Result, err error) {
+func (s *sender) afterGroupAction(b *batch, lightIDs []string, sentAt time.Time, res wire.Result, err error) {
 	if err == nil {
 		err = refusedError(res)
 	}
@@ -103,7 +105,7 @@ func (s *sender) afterGroupAction(b *batch, lightIDs []string, res wire.Result, 
 		s.giveBack(b.orders)
 		return
 	}
-	s.cache.answered(b.full, res, lightIDs...)
+	s.cache.answered(sentAt, b.full, res, lightIDs...)
 	s.finish(b.orders, nil)
 }
 

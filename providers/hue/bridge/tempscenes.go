@@ -79,6 +79,7 @@ func (s *sender) sendScene(ctx context.Context, b *batch) {
 	// Deleted even if the session stops meanwhile: nothing else would.
 	defer s.deleteScene(context.WithoutCancel(ctx), id)
 	// The recall takes the group slot runGroups waited for.
+	sentAt := time.Now()
 	if err := rc.RecallScene(ctx, id, "0", nil); err != nil {
 		s.cache.unanswered(err)
 		s.pauseScenes("the bridge refused to recall a temporary scene; sending light commands", err)
@@ -86,7 +87,7 @@ func (s *sender) sendScene(ctx context.Context, b *batch) {
 		return
 	}
 	for _, o := range b.orders {
-		s.cache.answered(o.full, wire.Result{Accepted: o.full}, o.lightID)
+		s.cache.answered(sentAt, o.full, wire.Result{Accepted: o.full}, o.lightID)
 	}
 	s.finish(b.orders, nil)
 }

@@ -1,0 +1,81 @@
+package bridge
+
+import (
+	"context"
+	"time"
+
+	"github.com/tether-dev/tether/providers/hue/wire"
+)
+
+// Read-back: a bridge without a live event stream (v1, or v2 while its
+// stream is down) shows what it accepted only when Tether reads it. Rather
+// than leave a commanded bulb unconfirmed until the next poll (its HueLight
+// would then write its status twice, once at Ready and once more when the
+// read shows the bulb), the session reads the lights back once, in one GET
+// for the whole bridge, shortly after it commands them; the read wakes the
+// HueLights and HueGroups it confirms, whose next pass writes their status
+// once.
+
+// defaultTransition is the transition a bridge applies when a command sets
+// none: 4, in tenths of a second (hue-v1-facts.md; "watch that transition
+// time", developers.meethue.com).
+const defaultTransition = 4
+
+// readBackMargin is how long after its transition a command is read back.
+const readBackMargin = 100 * time.Millisecond
+
+// ReadBackSpacing is the least time between two read-backs of one bridge:
+// a burst of commands is read back together, at most once a second, so
+// that read-backs cost the bridge far less than the commands they confirm
+// (at most 10 a second, hue-v1-facts.md).
+const ReadBackSpacing = time.Second
+
+// readBackAfter is how long after a command the bridge can show it: once
+// its transition is over. Reports disagree on what a bridge shows during a
+// transition (the end value at once in home-assistant/core#108234, values
+// on the way in Foddy/node-red-contrib-huemagic#25); after it, both show
+// the end value. A read that still does not show it is treated as any
+// read: the write is sent again, up to the stall breaker.
+func readBackAfter(sent wire.StateBody) time.Duration {
+	t := defaultTransition
+	if sent.TransitionTime != nil {
+		t = *sent.TransitionTime
+	}
+	return time.Duration(t)*100*time.Millisecond + readBackMargin
+}
+
+// readBacks reads the lights back when a command asks for it (the cache's
+// read-back), until ctx ends. A live event stream shows the change
+// itself: then nothing is read.
+func (s *Session) readBacks(ctx context.Context) {
+	var last time.Time
+	for {
+		var timer <-chan time.Time
+		if due, ok := s.cache.readBackDue(); ok {
+			due = later(due, last.Add(ReadBackSpacing))
+			timer = time.After(time.Until(due))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.cache.readBackKick:
+			continue
+		case <-timer:
+		}
+		now := time.Now()
+		if !s.cache.takeReadBack(now) || s.stream.live() {
+			continue
+		}
+		last = now
+		s.readMu.Lock()
+		_ = s.readLocked(ctx)
+		s.readMu.Unlock()
+	}
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
