@@ -147,4 +147,3 @@ func (w *statusWrites) of(kind string) []string {
 	defer w.mu.Unlock()
 	return append([]string(nil), w.by[kind]...)
 }
-

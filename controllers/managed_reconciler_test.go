@@ -160,10 +160,10 @@ func TestRetryAfterRequeuesAtTheHintedDelayWithTheReason(t *testing.T) {
 	waitReady(t, "retry")
 }
 
-// A pass the provider defers (its shared budget is spent) is not a
+// A pass the provider puts off with a quiet wait (its shared budget is spent) is not a
 // failure: the conditions stay as they were, no warning is recorded, no
 // backoff grows, and the pass runs again after the provider's delay.
-func TestDeferredPassKeepsConditionsAndRunsAgainAtItsTurn(t *testing.T) {
+func TestQuietPassKeepsConditionsAndRunsAgainAtItsTurn(t *testing.T) {
 	g := NewWithT(t)
 	const turn = 2 * time.Second
 	create(t, newWidget("deferred", 1, nil))
@@ -312,12 +312,12 @@ func TestStatusIsNotRewrittenWhenNothingChanged(t *testing.T) {
 	g.Expect(fetch(g, "quiet").ResourceVersion).To(Equal(version), "a resync with nothing new wrote the object")
 }
 
-// A write the provider queues for a moment (Brief) writes no interim
+// A write the provider queues for a moment (a quiet wait) writes no interim
 // status: the status keeps saying the last generation it reported on until
 // the pass that sees the write done reports Ready for the new one. Every
 // status the API server stores is watched, so an interim write cannot hide
 // between two looks.
-func TestBriefWaitForAQueuedWriteWritesNoInterimStatus(t *testing.T) {
+func TestQuietWaitForAQueuedWriteWritesNoInterimStatus(t *testing.T) {
 	g := NewWithT(t)
 	create(t, newWidget("brief", 1, nil))
 	waitReady(t, "brief")

@@ -31,7 +31,7 @@ type widgetProvider struct {
 	// notes makes Observe of a matching widget carry this reason and note.
 	notes map[string][2]string
 	// inLine makes Update hand its write to a line instead (a quiet Wait, Sent),
-	// where it stays for that many more looks (a Brief wait each) before it
+	// where it stays for that many more looks (a quiet wait each) before it
 	// is done: a bridge's sender.
 	inLine map[string]int
 	lined  map[string]widgetDiff

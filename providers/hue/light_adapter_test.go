@@ -370,7 +370,7 @@ func TestAMatchNotYetReadBackWaitsQuietlyForTheRead(t *testing.T) {
 }
 
 // TestACommandInLineShowsOnlyOnceItLasts: a HueLight whose command waits
-// in the sender's line says nothing for quietQueue (Brief: the reconciler
+// in the sender's line says nothing for quietQueue (a quiet wait: the reconciler
 // leaves its status as it was, and the sender wakes it once the command
 // goes), then says Throttled, so that a line that does not move (a bridge
 // that does not answer, a long queue) still shows in the status.

@@ -22,12 +22,12 @@ import (
 // stream can feed the same apply), and it answers with the HueLights to
 // wake.
 type cache struct {
-	mu        sync.Mutex
-	lights    Lights // the last read; replaced, never changed in place
-	records   map[string]*lightRecord
+	mu      sync.Mutex
+	lights  Lights // the last read; replaced, never changed in place
+	records map[string]*lightRecord
 	// lightAt is when each light was last read (a poll's start, or the
 	// event that last told of it).
-	lightAt map[string]time.Time
+	lightAt   map[string]time.Time
 	err       error
 	readAt    time.Time // last read, answered or not
 	contactAt time.Time // last read the bridge answered
@@ -94,7 +94,7 @@ type LightView struct {
 	// AcceptedAt is when the bridge accepted the write an Unconfirmed view
 	// rests on.
 	AcceptedAt time.Time
-	refused   map[string]refusal
+	refused    map[string]refusal
 }
 
 // WithoutRefused leaves out of want the attributes the bridge refused for
