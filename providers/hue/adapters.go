@@ -51,6 +51,42 @@ func findBridge(ctx context.Context, reader client.Reader, ref *huev1alpha1.Brid
 		"%d HueBridges exist (%s): set spec.bridgeRef.name", len(names), strings.Join(names, ", ")))
 }
 
+// sessionFor is the connect stage's common part: the HueBridge ref names
+// and its session, once the namespace ns may use them (the HueBridge's
+// allowedNamespaces, and those of every HueBridge sharing its session).
+// letGo drops what the object holds on a session (claims, watches, a
+// queued command): on the bridge it was on (old) when ref names another,
+// and on this one when its namespace may not use it, so that an object the
+// bridge does accept can take its bulbs. A nil letGo holds nothing.
+func sessionFor(ctx context.Context, reader client.Reader, reg *Registry, ref *huev1alpha1.BridgeReference, ns, old string,
+	letGo func(*bridge.Session)) (*huev1alpha1.HueBridge, *bridge.Session, error) {
+	if letGo == nil {
+		letGo = func(*bridge.Session) {}
+	}
+	b, err := findBridge(ctx, reader, ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	if s, ok := reg.Running(old); ok && old != b.Name {
+		letGo(s)
+	}
+	if err := allowedNS(b, ns); err != nil {
+		if s, ok := reg.Running(b.Name); ok {
+			letGo(s)
+		}
+		return nil, nil, err
+	}
+	s, err := reg.For(ctx, b)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := reg.AllowedBySharers(ctx, b, s, ns); err != nil {
+		letGo(s)
+		return nil, nil, err
+	}
+	return b, s, nil
+}
+
 // allowedNS refuses namespaces the bridge's allowedNamespaces leave out. It
 // is a retry, not terminal: the bridge's owner may add the namespace.
 func allowedNS(b *huev1alpha1.HueBridge, ns string) error {

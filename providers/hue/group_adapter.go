@@ -68,24 +68,9 @@ func (e *GroupExternal) Connect(ctx context.Context, g *huev1alpha1.HueGroup) (p
 }
 
 func (e *GroupExternal) connect(ctx context.Context, g *huev1alpha1.HueGroup, key types.NamespacedName) (*groupConn, error) {
-	b, err := findBridge(ctx, e.Reader, g.Spec.BridgeRef)
+	b, s, err := sessionFor(ctx, e.Reader, e.Registry, g.Spec.BridgeRef, g.Namespace, g.Status.Bridge,
+		func(s *bridge.Session) { s.ForgetGroup(key) })
 	if err != nil {
-		return nil, err
-	}
-	if old := g.Status.Bridge; old != "" && old != b.Name {
-		if s, ok := e.Registry.Running(old); ok {
-			s.ForgetGroup(key)
-		}
-	}
-	if err := allowedNS(b, g.Namespace); err != nil {
-		return nil, err
-	}
-	s, err := e.Registry.For(ctx, b)
-	if err != nil {
-		return nil, err
-	}
-	if err := e.Registry.AllowedBySharers(ctx, b, s, g.Namespace); err != nil {
-		s.ForgetGroup(key)
 		return nil, err
 	}
 	lights, groups, err := s.Rooms(ctx)

@@ -66,27 +66,11 @@ func (e *LightExternal) Connect(ctx context.Context, l *huev1alpha1.HueLight) (p
 }
 
 func (e *LightExternal) connect(ctx context.Context, l *huev1alpha1.HueLight, key types.NamespacedName) (*lightConn, error) {
-	b, err := e.bridge(ctx, l)
+	// A session the HueLight leaves must not keep its bulb claimed,
+	// wanted (group 0) or watched for drift.
+	b, s, err := sessionFor(ctx, e.Reader, e.Registry, l.Spec.BridgeRef, l.Namespace, l.Status.Bridge,
+		func(s *bridge.Session) { s.Release(key) })
 	if err != nil {
-		return nil, err
-	}
-	if old := l.Status.Bridge; old != "" && old != b.Name {
-		// bridgeRef changed: the old bridge's session must not keep the
-		// bulb claimed, wanted (group 0) or watched for drift.
-		e.forgetOn(old, key)
-	}
-	if err := allowedNS(b, l.Namespace); err != nil {
-		// Let go of the bulb, so that a HueLight the bridge does accept
-		// can take it.
-		e.forgetOn(b.Name, key)
-		return nil, err
-	}
-	s, err := e.Registry.For(ctx, b)
-	if err != nil {
-		return nil, err
-	}
-	if err := e.Registry.AllowedBySharers(ctx, b, s, l.Namespace); err != nil {
-		s.Release(key)
 		return nil, err
 	}
 	lights, err := s.Lights(ctx)

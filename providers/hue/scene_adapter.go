@@ -77,20 +77,11 @@ func (e *SceneExternal) connect(ctx context.Context, sc *huev1alpha1.HueScene) (
 	if g.Status.GroupID == "" || g.Status.Bridge == "" {
 		return nil, providers.RetryAfter(30*time.Second, ReasonGroupNotFound, fmt.Errorf("HueGroup %s has no room or zone on a bridge yet", g.Name))
 	}
-	b, err := findBridge(ctx, e.Reader, &huev1alpha1.BridgeReference{Name: g.Status.Bridge})
+	// The namespace is checked here, as for HueLights and HueGroups: the
+	// HueGroup's status says which bridge, not that this namespace may
+	// use it (any more).
+	b, s, err := sessionFor(ctx, e.Reader, e.Registry, &huev1alpha1.BridgeReference{Name: g.Status.Bridge}, sc.Namespace, "", nil)
 	if err != nil {
-		return nil, err
-	}
-	// Checked here, as for HueLights and HueGroups: the HueGroup's status
-	// says which bridge, not that this namespace may use it (any more).
-	if err := allowedNS(b, sc.Namespace); err != nil {
-		return nil, err
-	}
-	s, err := e.Registry.For(ctx, b)
-	if err != nil {
-		return nil, err
-	}
-	if err := e.Registry.AllowedBySharers(ctx, b, s, sc.Namespace); err != nil {
 		return nil, err
 	}
 	lights, groups, err := s.Rooms(ctx)

@@ -30,10 +30,7 @@ type GroupChange struct {
 // loop.
 type groupOrder struct {
 	GroupChange
-	waiting bool
-	sent    bool
-	err     error
-	done    chan struct{}
+	handover
 }
 
 // groupLine holds the HueGroups' commands, first come first sent, those
@@ -63,7 +60,7 @@ func (g *groupLine) add(c GroupChange) (*groupOrder, bool) {
 			return o, false
 		}
 	}
-	o := &groupOrder{GroupChange: c, waiting: true, done: make(chan struct{})}
+	o := &groupOrder{GroupChange: c, handover: newHandover()}
 	g.orders = append(g.orders, o)
 	return o, true
 }

@@ -31,25 +31,7 @@ func (s *sender) sendGroup(ctx context.Context, c GroupChange, maxWait time.Dura
 	if s.groupSlotSoon(maxWait) {
 		wait = maxWait
 	}
-	return s.awaitGroup(ctx, o, wait)
-}
-
-// awaitGroup waits up to max for o to be sent, as await does for lights.
-func (s *sender) awaitGroup(ctx context.Context, o *groupOrder, max time.Duration) (bool, error) {
-	t := time.NewTimer(max)
-	defer t.Stop()
-	select {
-	case <-o.done:
-	case <-t.C:
-	case <-ctx.Done():
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if o.sent {
-		return true, o.err
-	}
-	o.waiting = false
-	return false, nil
+	return s.await(ctx, &o.handover, wait)
 }
 
 // groupSlotSoon reports whether at most one group command is in line and

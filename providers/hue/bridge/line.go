@@ -16,16 +16,24 @@ type order struct {
 	body    wire.StateBody // what differs: the light command
 	full    wire.StateBody // the whole wanted state: the group command
 	fullKey string         // full.Key(), to find orders that want one state
-	// waiting is true while a pass waits for the result itself; the
-	// sender wakes the HueLight only when nobody waits.
-	waiting bool
 	// queuedAt is when the order joined the line: gathering holds no
 	// order for longer than gatherMax.
 	queuedAt time.Time
-	sent     bool
-	err      error
-	done     chan struct{} // closed once sent (or refused)
+	handover
 }
+
+// handover is a command handed to the sender, as the pass that handed it
+// over sees it: a HueLight's order or a HueGroup's.
+type handover struct {
+	// waiting is true while a pass waits for the result itself; the
+	// sender wakes the object only when nobody waits.
+	waiting bool
+	sent    bool
+	err     error
+	done    chan struct{} // closed once sent (or refused)
+}
+
+func newHandover() handover { return handover{waiting: true, done: make(chan struct{})} }
 
 // line holds the HueLights' commands waiting for the bridge's light
 // budget: a queue per namespace, served in turn, so that HueLights in one

@@ -42,7 +42,7 @@ func (s *sender) send(ctx context.Context, c Change, maxWait time.Duration) (boo
 	if s.alone(o, maxWait) {
 		wait = maxWait
 	}
-	return s.await(ctx, o, wait)
+	return s.await(ctx, &o.handover, wait)
 }
 
 // enqueue hands a command over. A newer body for a HueLight already in the
@@ -61,16 +61,17 @@ func (s *sender) enqueue(c Change) *order {
 		return o
 	}
 	o := &order{key: c.Key, lightID: c.LightID, body: c.Body, full: c.Full, fullKey: c.Full.Key(),
-		waiting: true, queuedAt: time.Now(), done: make(chan struct{})}
+		queuedAt: time.Now(), handover: newHandover()}
 	s.line.push(o, false)
 	kick(s.lightKick)
 	kick(s.groupKick)
 	return o
 }
 
-// await waits up to max (and ctx) for o to be sent. When it was not, the
-// caller leaves: the sender then wakes its HueLight once it is sent.
-func (s *sender) await(ctx context.Context, o *order, max time.Duration) (sent bool, err error) {
+// await waits up to max (and ctx) for o (a HueLight's order or a
+// HueGroup's) to be sent. When it was not, the caller leaves: the sender
+// then wakes its object once it is sent.
+func (s *sender) await(ctx context.Context, o *handover, max time.Duration) (sent bool, err error) {
 	t := time.NewTimer(max)
 	defer t.Stop()
 	select {

@@ -64,7 +64,7 @@ func (s *simPoller) queue(ns, name, lightID string, want wire.Desired) *order {
 	s.p.Watch(key, Want{LightID: lightID, Desired: want, Reachable: true})
 	full := wire.FullBody(want)
 	o := s.p.sender.enqueue(Change{Key: key, LightID: lightID, Body: full, Full: full})
-	_, _ = s.p.sender.await(s.ctx, o, 0)
+	_, _ = s.p.sender.await(s.ctx, &o.handover, 0)
 	return o
 }
 

@@ -274,7 +274,7 @@ func testCommandsWaitWhileTheBridgeDoesNotAnswer(t *testing.T, api string) {
 		bri := 10 + i
 		body := wire.StateBody{On: ptr.To(true), Bri: &bri}
 		o := s.sender.enqueue(Change{Key: types.NamespacedName{Namespace: "ns", Name: names[i]}, LightID: strconv.Itoa(i + 1), Body: body, Full: body})
-		_, _ = s.sender.await(context.Background(), o, 0)
+		_, _ = s.sender.await(context.Background(), &o.handover, 0)
 		orders = append(orders, o)
 	}
 	proxy.SetOffline(true)

@@ -114,33 +114,13 @@ func (s *sender) afterGroupAction(b *batch, lightIDs []string, sentAt time.Time,
 // the bridge answers again when it does not now. The call is bounded by
 // the client's own deadline.
 func (s *sender) deleteGroup(ctx context.Context, id string) {
-	if s.groups.Wait(ctx) != nil {
-		return
-	}
-	if ok, _ := s.cache.answering(); !ok {
-		s.keepLeftoverGroup(id)
-		return
-	}
-	err := s.client.get().DeleteGroup(ctx, id)
-	s.cache.unanswered(err)
-	if err != nil {
-		s.log.Info("cannot delete a temporary group; will retry", "group", id, "error", err.Error())
-		s.keepLeftoverGroup(id)
-	}
-}
-
-func (s *sender) keepLeftoverGroup(id string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.tempGroups.leftovers = append(s.tempGroups.leftovers, id)
+	s.deleteTemporary(ctx, "group", s.groups, &s.tempGroups.leftovers, id, func(ctx context.Context, id string) error {
+		return s.client.get().DeleteGroup(ctx, id) // the client in use once the budget allows
+	})
 }
 
 func (s *sender) deleteLeftoverGroups(ctx context.Context) {
-	s.mu.Lock()
-	ids := s.tempGroups.leftovers
-	s.tempGroups.leftovers = nil
-	s.mu.Unlock()
-	for _, id := range ids {
+	for _, id := range s.takeLeftovers(&s.tempGroups.leftovers) {
 		s.deleteGroup(ctx, id)
 	}
 }

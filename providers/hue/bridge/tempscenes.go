@@ -109,33 +109,11 @@ func (s *sender) deleteScene(ctx context.Context, id string) {
 	if !ok {
 		return
 	}
-	if s.lights.Wait(ctx) != nil {
-		return
-	}
-	if answering, _ := s.cache.answering(); !answering {
-		s.keepLeftoverScene(id)
-		return
-	}
-	err := rc.DeleteScene(ctx, id)
-	s.cache.unanswered(err)
-	if err != nil {
-		s.log.Info("cannot delete a temporary scene; will retry", "scene", id, "error", err.Error())
-		s.keepLeftoverScene(id)
-	}
-}
-
-func (s *sender) keepLeftoverScene(id string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.scenes.leftovers = append(s.scenes.leftovers, id)
+	s.deleteTemporary(ctx, "scene", s.lights, &s.scenes.leftovers, id, rc.DeleteScene)
 }
 
 func (s *sender) deleteLeftoverScenes(ctx context.Context) {
-	s.mu.Lock()
-	ids := s.scenes.leftovers
-	s.scenes.leftovers = nil
-	s.mu.Unlock()
-	for _, id := range ids {
+	for _, id := range s.takeLeftovers(&s.scenes.leftovers) {
 		s.deleteScene(ctx, id)
 	}
 }
