@@ -24,11 +24,11 @@ const defaultTransition = 4
 // readBackMargin is how long after its transition a command is read back.
 const readBackMargin = 100 * time.Millisecond
 
-// ReadBackSpacing is the least time between two read-backs of one bridge:
+// readBackSpacing is the least time between two read-backs of one bridge:
 // a burst of commands is read back together, at most once a second, so
 // that read-backs cost the bridge far less than the commands they confirm
 // (at most 10 a second, hue-v1-facts.md).
-const ReadBackSpacing = time.Second
+const readBackSpacing = time.Second
 
 // readBackAfter is how long after a command the bridge can show it: once
 // its transition is over. Reports disagree on what a bridge shows during a
@@ -52,7 +52,7 @@ func (s *Session) readBacks(ctx context.Context) {
 	for {
 		var timer <-chan time.Time
 		if due, ok := s.cache.readBackDue(); ok {
-			due = later(due, last.Add(ReadBackSpacing))
+			due = later(due, last.Add(readBackSpacing))
 			timer = time.After(time.Until(due))
 		}
 		select {
