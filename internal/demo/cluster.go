@@ -180,7 +180,6 @@ func (v *clusterView) eventSeen(oldObj, newObj any) {
 // kindTable is the kind whose writes the timeline takes from the status.
 const kindTable = "DynamoDBTable"
 
-
 // writeReasons are the events of writes, which the timeline takes from
 // the status.
 var writeReasons = map[string]bool{controllers.ReasonUpdated: true, controllers.ReasonDriftCorrected: true}
