@@ -91,7 +91,8 @@ const (
 	// OutcomeCovered: every object holding the table was queued after the
 	// change was made; the look that follows sees it.
 	OutcomeCovered = "covered"
-	// OutcomeOwn: Tether's own call, which its pass already knows of.
+	// OutcomeOwn: Tether's own call, which its pass already knows of; its
+	// event meets the echo its feed expected (echo.go).
 	OutcomeOwn = "own"
 	// OutcomeIgnored: a DynamoDB call that changed no table (read-only,
 	// failed, about no table).
