@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"sync"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/tether-dev/tether/internal/faultproxy"
 	"github.com/tether-dev/tether/internal/sqstest"
 	"github.com/tether-dev/tether/internal/ststest"
+	"github.com/tether-dev/tether/providers/dynamodb"
 	"github.com/tether-dev/tether/providers/dynamodb/changefeed"
 )
 
@@ -34,12 +36,33 @@ const (
 )
 
 // feedWorld is a world of DynamoDBTables in AWSAccounts whose change feeds
-// are queues in goaws, behind a proxy that counts the SQS calls.
+// are queues in goaws, behind a proxy that counts the SQS calls. Tether's
+// own writes come back into their account's queue as AWS would send them,
+// through a model of CloudTrail and the EventBridge rule (sqstest.Rule):
+// without them each feed would fail its echo check.
 type feedWorld struct {
 	queues *sqstest.Server
 	sqs    *faultproxy.Proxy
 	// raw acts in each account behind Tether's back, by account name.
 	raw map[string]*awsdynamodb.Client
+
+	mu sync.Mutex
+	// rules deliver the calls signed with each access key to its
+	// account's queue.
+	rules map[string]*sqstest.Rule
+}
+
+// echo puts the event of a call DynamoDB answered into the queue of the
+// account that made it, off the call's path, as CloudTrail and EventBridge
+// do.
+func (w *feedWorld) echo(ctx context.Context, c faultproxy.Answered) {
+	w.mu.Lock()
+	rule := w.rules[c.AccessKeyID]
+	w.mu.Unlock()
+	if rule == nil || c.Status != http.StatusOK || c.Table == "" || !rule.Matches(c.Operation) {
+		return
+	}
+	go rule.Deliver(ctx, c.Operation, c.Table)
 }
 
 // startFeedWorld starts DynamoDB Local, the STS model for benchAccounts,
@@ -75,7 +98,8 @@ func (r *run) startFeedWorld(ctx context.Context, bin string, flags ...string) (
 	if err := r.startTablesWorld(ctx, bin, srv.URL, map[string]string{"AWS_ENDPOINT_URL_STS": sts.URL}, flags...); err != nil {
 		return nil, err
 	}
-	w := &feedWorld{queues: queues, sqs: counting, raw: map[string]*awsdynamodb.Client{}}
+	w := &feedWorld{queues: queues, sqs: counting, raw: map[string]*awsdynamodb.Client{}, rules: map[string]*sqstest.Rule{}}
+	r.proxy.OnAnswered(func(c faultproxy.Answered) { w.echo(ctx, c) })
 	for _, a := range benchAccounts {
 		cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion("us-east-1"),
 			config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(a.accessKey, "secret", "token")))
@@ -106,6 +130,10 @@ func (r *run) declareFeedAccount(ctx context.Context, w *feedWorld, a benchAccou
 		}
 		acct.Spec.ChangeEvents = &awsv1alpha1.ChangeEvents{Queue: url, Region: "us-east-1", Endpoint: w.sqs.URL(),
 			SafetyInterval: &metav1.Duration{Duration: safety}}
+		w.mu.Lock()
+		w.rules[a.accessKey] = sqstest.NewRule(w.queues.Client(), url,
+			sqstest.Call{Account: a.id, Region: "us-east-1", Role: "tether", Session: dynamodb.SessionName(acct)})
+		w.mu.Unlock()
 	}
 	return url, r.c.Create(ctx, acct)
 }
@@ -222,7 +250,7 @@ func (r *run) feed(ctx context.Context, bin string) error {
 		(feedAtDefaults+sqsPerTable)/pollAtDefaults, &goal{Op: "<=", Limit: 0.2, Text: "<= 0.2 of polling's"})
 	f.why("%s", breakEven(sqsCalls/hours, pollAtDefaults, feedAtDefaults))
 	f.note("%d PROVISIONED tables in an account whose change feed is healthy and %d in one without a feed, --dynamodbtable-poll-interval=%s, safetyInterval %s; "+
-		"%d drifts (capacity 5/5 -> 9/9 straight at DynamoDB Local, then its UpdateTable event, shaped as AWS documents it, put into the queue: the event producer is a model); "+
+		"%d drifts (capacity 5/5 -> 9/9 straight at DynamoDB Local, then its UpdateTable event, shaped as AWS documents it, put into the queue: the event producer is a model, which sends Tether's own calls back too, as AWS does); "+
 		"steady state over %s: DynamoDB calls %s; SQS calls %d.",
 		half, half, sc.FeedPoll, sc.FeedSafety, len(latencies), sc.FeedWindow.Round(time.Second), formatCounts(r.proxy.Calls()), int(sqsCalls))
 	return nil

@@ -73,6 +73,18 @@ type Proxy struct {
 	server  *http.Server
 	baseURL string
 	hooks   []hook
+	// answered, when set, is told of each call the target answered.
+	answered func(Answered)
+}
+
+// Answered is a call the target answered, as OnAnswered reports it.
+type Answered struct {
+	Operation, Table string
+	// AccessKeyID is the key the call was signed with (the Credential of
+	// its Authorization header): whose call it was.
+	AccessKeyID string
+	// Status is the target's HTTP status code.
+	Status int
 }
 
 // Span is when the first and the last call of an operation about a table
@@ -210,6 +222,16 @@ func (p *Proxy) takeHook(op, table string) func() {
 	return nil
 }
 
+// OnAnswered has fn told of each call the target answered, after it
+// answered (not of a call the proxy failed itself): a test models with it
+// what the outside world does with a call, such as CloudTrail recording
+// it.
+func (p *Proxy) OnAnswered(fn func(Answered)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.answered = fn
+}
+
 // ServeHTTP counts the call, then answers a fault or forwards it.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	op := Operation(r)
@@ -222,7 +244,41 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if act := p.takeHook(op, table); act != nil {
 		act()
 	}
-	p.target.ServeHTTP(w, r)
+	p.mu.Lock()
+	answered := p.answered
+	p.mu.Unlock()
+	if answered == nil {
+		p.target.ServeHTTP(w, r)
+		return
+	}
+	status := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+	p.target.ServeHTTP(status, r)
+	answered(Answered{Operation: op, Table: table, AccessKeyID: accessKeyID(r), Status: status.status})
+}
+
+// statusWriter remembers the status code written through it.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap lets the reverse proxy flush through it.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// accessKeyID reads the key of a SigV4 Authorization header
+// ("AWS4-HMAC-SHA256 Credential=<key>/<date>/<region>/<service>/aws4_request, ...").
+func accessKeyID(r *http.Request) string {
+	_, credential, found := strings.Cut(r.Header.Get("Authorization"), "Credential=")
+	if !found {
+		return ""
+	}
+	key, _, _ := strings.Cut(credential, "/")
+	return key
 }
 
 // decide records the call and picks the fault of the first rule that fires.

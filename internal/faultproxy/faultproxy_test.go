@@ -3,6 +3,7 @@ package faultproxy_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -139,5 +140,43 @@ func TestSpanForTimesATablesCalls(t *testing.T) {
 	proxy.ResetCounts()
 	if s := proxy.SpanFor("timed", "DescribeTable"); s.Calls != 0 {
 		t.Errorf("after reset: %+v", s)
+	}
+}
+
+// OnAnswered tells of each call the target answered, with its status and
+// the key that signed it, and not of a call the proxy failed itself.
+func TestOnAnsweredTellsOfTheCallsTheTargetAnswered(t *testing.T) {
+	server := ddbtest.DynamoDBLocal(t, ddbtest.LocalOptions{})
+	proxy := ddbtest.FaultProxy(t, server.URL, 1)
+	db := clientFor(t, proxy.URL(), 1)
+	ctx := context.Background()
+	var (
+		mu  sync.Mutex
+		got []faultproxy.Answered
+	)
+	proxy.OnAnswered(func(a faultproxy.Answered) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, a)
+	})
+	proxy.SetRules(faultproxy.Rule{Operation: "ListTables", Share: 1, Fault: faultproxy.Throttling})
+	_, _ = db.ListTables(ctx, &dynamodb.ListTablesInput{})
+	_, _ = db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("nothing-here")})
+	_, _ = db.UntagResource(ctx, &dynamodb.UntagResourceInput{ResourceArn: aws.String("arn:aws:dynamodb:ddblocal:000000000000:table/nothing-here"),
+		TagKeys: []string{"k"}})
+	creds, err := db.Options().Credentials.Retrieve(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 2 {
+		t.Fatalf("told of %+v, want the two calls DynamoDB Local answered", got)
+	}
+	for i, op := range []string{"DescribeTable", "UntagResource"} {
+		a := got[i]
+		if a.Operation != op || a.Table != "nothing-here" || a.Status != 400 || a.AccessKeyID != creds.AccessKeyID {
+			t.Errorf("call %d: %+v, want %s of nothing-here, 400, signed by %s", i, a, op, creds.AccessKeyID)
+		}
 	}
 }

@@ -22,6 +22,11 @@ type ChangeFeeds interface {
 	// feed is healthy, and remembers key so as to wake it should the feed
 	// fail; false while no healthy feed covers identity.
 	Cover(identity string, key types.NamespacedName) (time.Duration, bool)
+	// Sent tells the feed of identity that AWS accepted Tether's call
+	// (UpdateTable, TagResource, ...) about a table (account id, "" when
+	// not known, region, name), begun at began: its event should come back
+	// through the feed, which shows that events reach the queue.
+	Sent(identity, call, account, region, table string, began time.Time)
 }
 
 var _ providers.Resyncer[*awsv1alpha1.DynamoDBTable] = (*Provider)(nil)

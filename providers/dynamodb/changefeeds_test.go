@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +19,7 @@ import (
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
+	"github.com/tether-dev/tether/internal/faultproxy"
 	"github.com/tether-dev/tether/providers"
 )
 
@@ -27,6 +30,8 @@ func (f feeds) Cover(identity string, _ apitypes.NamespacedName) (time.Duration,
 	d, ok := f[identity]
 	return d, ok
 }
+
+func (feeds) Sent(string, string, string, string, string, time.Time) {}
 
 // While a healthy change feed covers an account's tables, they are looked
 // at every safety interval: 5,000 tables every 30 minutes ask their
@@ -102,5 +107,98 @@ func TestAChangeReportedOutsideIsReadAtTheNextLook(t *testing.T) {
 	}
 	if got := f.proxy.Calls()["DescribeTimeToLive"]; got != 1 {
 		t.Errorf("DescribeTimeToLive %d times, want once: at the look after the change", got)
+	}
+}
+
+// sentLog is a ChangeFeeds that covers nothing and keeps what it was told
+// was sent.
+type sentLog struct {
+	mu   sync.Mutex
+	sent []sentCall
+}
+
+type sentCall struct {
+	identity, call, account, region, table string
+	began                                  time.Time
+}
+
+func (*sentLog) Cover(string, apitypes.NamespacedName) (time.Duration, bool) { return 0, false }
+
+func (l *sentLog) Sent(identity, call, account, region, table string, began time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.sent = append(l.sent, sentCall{identity, call, account, region, table, began})
+}
+
+func (l *sentLog) take() []sentCall {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.sent
+	l.sent = nil
+	return out
+}
+
+// The change feeds are told of each write about a table that AWS accepted,
+// once per call with the table's account, region and name and when the
+// call began (their echo check expects its event back), and of nothing
+// else: not of reads, nor of a write AWS refused.
+func TestTheFeedsAreToldOfEachWriteAWSAccepted(t *testing.T) {
+	log := &sentLog{}
+	f := newFixture(t, dynamoDBLocal(t).URL, Options{ChangeFeeds: log, Clients: ClientOptions{AccountID: "444455556666", MaxAttempts: 2}})
+	obj := newTable(func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.BillingMode = awsv1alpha1.BillingModeProvisioned
+		o.Spec.ProvisionedThroughput = capacity(5, 5)
+		o.Spec.TimeToLiveSpecification = &awsv1alpha1.TimeToLiveSpecification{AttributeName: "exp", Enabled: true}
+	})
+	began := time.Now()
+	f.converge(obj)
+	name := obj.Status.TableName
+	var calls []string
+	for _, s := range log.take() {
+		if s.identity != "" || s.account != "444455556666" || s.region != obj.Status.Region || s.table != name || s.began.Before(began) || s.began.After(time.Now()) {
+			t.Errorf("told of %+v, want the operator's own call about %s in 444455556666 %s", s, name, obj.Status.Region)
+		}
+		calls = append(calls, s.call)
+	}
+	if want := []string{"CreateTable", "UpdateTimeToLive"}; !slices.Equal(calls, want) {
+		t.Errorf("told of %v, want %v (reads are not told)", calls, want)
+	}
+
+	// A write AWS refuses, here a 500 and its retry, is not told; the
+	// same write accepted on the next pass is.
+	obj.Spec.ProvisionedThroughput = capacity(6, 5)
+	f.proxy.SetRules(faultproxy.Rule{Operation: "UpdateTable", Share: 1, Limit: 2, Fault: faultproxy.InternalServerError})
+	if _, err := f.pass(obj); err == nil {
+		t.Fatal("an UpdateTable answered 500 twice succeeded")
+	}
+	if got := log.take(); len(got) != 0 {
+		t.Errorf("told of a write AWS refused: %+v", got)
+	}
+	f.converge(obj)
+	if got := log.take(); len(got) != 1 || got[0].call != "UpdateTable" || got[0].table != name {
+		t.Errorf("told of %+v, want the one UpdateTable", got)
+	}
+}
+
+// writeOf finds the table of each write, by name or by ARN.
+func TestWriteOf(t *testing.T) {
+	arn := "arn:aws:dynamodb:eu-west-1:111122223333:table/orders"
+	cases := []struct {
+		in          any
+		call, table string
+	}{
+		{&dynamodb.UpdateTableInput{TableName: aws.String("orders")}, "UpdateTable", "orders"},
+		{&dynamodb.UpdateTableInput{TableName: aws.String(arn)}, "UpdateTable", "orders"},
+		{&dynamodb.TagResourceInput{ResourceArn: aws.String(arn)}, "TagResource", "orders"},
+		{&dynamodb.PutResourcePolicyInput{ResourceArn: aws.String(arn + "/stream/2026-01-01T00:00:00.000")}, "PutResourcePolicy", "orders"},
+		{&dynamodb.RestoreTableToPointInTimeInput{SourceTableName: aws.String("old"), TargetTableName: aws.String("orders")}, "RestoreTableToPointInTime", "orders"},
+		{&dynamodb.TagResourceInput{ResourceArn: aws.String("arn:aws:dynamodb:eu-west-1:111122223333:backup/x")}, "TagResource", ""},
+		{&dynamodb.DescribeTableInput{TableName: aws.String("orders")}, "", ""},
+		{&dynamodb.DeleteTableInput{}, "DeleteTable", ""},
+	}
+	for _, c := range cases {
+		if call, table := writeOf(c.in); call != c.call || table != c.table {
+			t.Errorf("%T: %q %q, want %q %q", c.in, call, table, c.call, c.table)
+		}
 	}
 }

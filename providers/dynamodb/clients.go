@@ -114,6 +114,8 @@ type Clients struct {
 	budgets   map[string]*budget        // account|region
 	sessions  map[string]*session       // AWSAccount name
 	demand    map[string]*accountDemand // account|region
+	// feeds, when set, are told of each write AWS accepted (echoes.go).
+	feeds ChangeFeeds
 }
 
 // NewClients returns a client factory.
@@ -206,6 +208,9 @@ func (c *Clients) For(ctx context.Context, t target) (*endpoint, error) {
 		}
 		o.Retryer = c.retryer()
 		o.APIOptions = append(o.APIOptions, limitEveryAttempt(b), countEveryAttempt("dynamodb", account, t.Region))
+		if c.feeds != nil {
+			o.APIOptions = append(o.APIOptions, tellFeedsOfWrites(c.feeds, t.Account, accountID, t.Region))
+		}
 	})
 	ep := &endpoint{API: api, Region: t.Region, Identity: t.Account, Account: account, AccountID: accountID, URL: url,
 		Key: t.Region + "|" + url, budget: b, session: sess, Scaling: c.newScalingAPI(cfg, accountEndpoint, account, b)}

@@ -95,8 +95,10 @@ func New(opts Options) *Provider {
 		// The manager validates its flags with ParseDefaultTags first.
 		panic(err)
 	}
+	clients := NewClients(opts.Clients)
+	clients.feeds = opts.ChangeFeeds
 	return &Provider{
-		clients:     NewClients(opts.Clients),
+		clients:     clients,
 		opts:        opts,
 		defaultTags: tags,
 		objects:     map[string]*memory{},

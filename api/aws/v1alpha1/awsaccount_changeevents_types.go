@@ -42,16 +42,32 @@ type ChangeEvents struct {
 	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(h|m|s)|[0-9]+ms)+$`
 	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1m') && duration(self) <= duration('24h')",message="safetyInterval must be between 1m and 24h"
 	SafetyInterval *metav1.Duration `json:"safetyInterval,omitempty"`
+
+	// EchoWindow is how long one of Tether's own calls to a table of the
+	// account (UpdateTable, TagResource, ...) may take to come back through
+	// the queue as its event. One that does not shows that events do not
+	// reach the queue (a rule deleted, disabled or no longer matching, a
+	// queue policy that refuses it, no trail logging): the tables are then
+	// polled, with the reason NoEcho. AWS documents no bound on how long
+	// events take; CloudTrail says about 5 minutes on average for its
+	// trails. Default 15m; 5s (how often Tether checks) to 24h.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=20
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(h|m|s)|[0-9]+ms)+$`
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('5s') && duration(self) <= duration('24h')",message="echoWindow must be between 5s and 24h"
+	EchoWindow *metav1.Duration `json:"echoWindow,omitempty"`
 }
 
 // Change-feed modes, as status.changeEvents.mode names them.
 const (
-	// ChangeEventsModeEvents: the queue is read without trouble; the
-	// account's tables are read every safetyInterval and at once on an
-	// event.
+	// ChangeEventsModeEvents: the queue is read without trouble and
+	// Tether's own calls come back through it; the account's tables are
+	// read every safetyInterval and at once on an event.
 	ChangeEventsModeEvents = "Events"
-	// ChangeEventsModePolling: no queue, or it cannot be read; the
-	// account's tables are read every poll interval.
+	// ChangeEventsModePolling: no queue, it cannot be read, or Tether's
+	// own calls do not come back through it; the account's tables are
+	// read every poll interval.
 	ChangeEventsModePolling = "Polling"
 )
 
@@ -84,7 +100,8 @@ type ChangeEventsStatus struct {
 	// interval).
 	Mode string `json:"mode"`
 	// Reason says why, in a word: NotConfigured, Starting, Receiving,
-	// QueueNotFound, AccessDenied, EndpointError, NoAnswer.
+	// QueueNotFound, AccessDenied, EndpointError, NoAnswer, BadQueue,
+	// NoEcho.
 	Reason string `json:"reason"`
 	// Message says why in a sentence.
 	// +optional

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// A change feed's queue, endpoint and safety interval are checked by the
+// A change feed's queue, endpoint, safety interval and echo window are checked by the
 // API server, so a typo is refused at apply time instead of leaving the
 // account polling with a reason nobody reads.
 func TestAWSAccountChangeEventsValidation(t *testing.T) {
@@ -22,6 +22,8 @@ func TestAWSAccountChangeEventsValidation(t *testing.T) {
 	good := []map[string]any{
 		{"queue": "https://sqs.eu-west-1.amazonaws.com/111122223333/tether-changes"},
 		{"queue": "arn:aws:sqs:eu-west-1:111122223333:tether-changes", "safetyInterval": "1h"},
+		{"queue": "arn:aws:sqs:eu-west-1:111122223333:tether-changes", "echoWindow": "5s"},
+		{"queue": "arn:aws:sqs:eu-west-1:111122223333:tether-changes", "echoWindow": "24h"},
 		{"queue": "arn:aws-cn:sqs:cn-north-1:111122223333:tether-changes.fifo"},
 		{"queue": "http://127.0.0.1:4100/111122223333/changes", "region": "us-east-1", "endpoint": "http://127.0.0.1:4100"},
 	}
@@ -43,6 +45,10 @@ func TestAWSAccountChangeEventsValidation(t *testing.T) {
 		{"safety interval too short", map[string]any{"queue": "arn:aws:sqs:eu-west-1:111122223333:q", "safetyInterval": "10s"}, "safetyInterval must be between 1m and 24h"},
 		{"safety interval too long", map[string]any{"queue": "arn:aws:sqs:eu-west-1:111122223333:q", "safetyInterval": "48h"}, "safetyInterval must be between 1m and 24h"},
 		{"safety interval not a duration", map[string]any{"queue": "arn:aws:sqs:eu-west-1:111122223333:q", "safetyInterval": "half an hour"}, "spec.changeEvents.safetyInterval"},
+		{"echo window shorter than the check", map[string]any{"queue": "arn:aws:sqs:eu-west-1:111122223333:q", "echoWindow": "4s"}, "echoWindow must be between 5s and 24h"},
+		{"echo window of nothing", map[string]any{"queue": "arn:aws:sqs:eu-west-1:111122223333:q", "echoWindow": "0s"}, "echoWindow must be between 5s and 24h"},
+		{"echo window too long", map[string]any{"queue": "arn:aws:sqs:eu-west-1:111122223333:q", "echoWindow": "25h"}, "echoWindow must be between 5s and 24h"},
+		{"echo window not a duration", map[string]any{"queue": "arn:aws:sqs:eu-west-1:111122223333:q", "echoWindow": "a while"}, "spec.changeEvents.echoWindow"},
 	}
 	for i, c := range bad {
 		t.Run(c.name, func(t *testing.T) {

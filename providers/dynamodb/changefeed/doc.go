@@ -19,4 +19,10 @@
 // it fails, every table given the longer interval is woken at once and
 // goes back to the poll interval, and the AWSAccount's status says which
 // mode it is in and why.
+//
+// A queue that answers is not yet a queue that events reach: the DynamoDB
+// client tells the registry of each of Tether's writes AWS accepted
+// (Registry.Sent), whose event the rule delivers like anyone's, and a feed
+// whose calls do not come back within its echo window fails with NoEcho
+// (echo.go, health.go) until an event from the account arrives.
 package changefeed

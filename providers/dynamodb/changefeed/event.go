@@ -91,7 +91,8 @@ const (
 	// OutcomeCovered: every object holding the table was queued after the
 	// change was made; the look that follows sees it.
 	OutcomeCovered = "covered"
-	// OutcomeOwn: Tether's own call, which its pass already knows of.
+	// OutcomeOwn: Tether's own call, which its pass already knows of; its
+	// event meets the echo its feed expected (echo.go).
 	OutcomeOwn = "own"
 	// OutcomeIgnored: a DynamoDB call that changed no table (read-only,
 	// failed, about no table).
@@ -111,8 +112,9 @@ const (
 )
 
 // parseEvent reads one message body. It returns the change and "" when the
-// event reports a change to a table, otherwise no change and the outcome
-// that drops it.
+// event reports a change to a table; the call it reports and
+// OutcomeIgnored when the call changed nothing (read only, failed, about
+// no table); otherwise no change and the outcome that drops it.
 func parseEvent(body string) (change, string) {
 	if len(body) > MaxEventBytes {
 		return change{}, OutcomeMalformed
@@ -125,9 +127,6 @@ func parseEvent(body string) (change, string) {
 	if e.Source != eventSource || e.DetailType != eventDetailType || r.EventSource != recordSource {
 		return change{}, OutcomeForeign
 	}
-	if r.ReadOnly || r.ErrorCode != "" {
-		return change{}, OutcomeIgnored
-	}
 	c := change{ID: first(r.EventID, e.ID), Account: first(r.RecipientAccountID, e.Account), Region: first(r.AWSRegion, e.Region),
 		Call: r.EventName, At: r.EventTime, By: r.UserIdentity.ARN}
 	if c.At.IsZero() {
@@ -137,8 +136,10 @@ func parseEvent(body string) (change, string) {
 		return change{}, OutcomeMalformed
 	}
 	c.Table = tableOf(r, &c)
-	if c.Table == "" {
-		return change{}, OutcomeIgnored
+	if r.ReadOnly || r.ErrorCode != "" || c.Table == "" {
+		// No table changed; the change says whose call it was all the
+		// same (a call of Tether's that failed still comes back).
+		return c, OutcomeIgnored
 	}
 	return c, ""
 }

@@ -89,7 +89,7 @@ func TestAMessageIsDeletedOnlyAfterItsTableWasQueued(t *testing.T) {
 				SessionName: func(*awsv1alpha1.AWSAccount) string { return "tether" }})
 			q := &queueWatch{read: count}
 			r.tables = q
-			f := newFeed("team", "fp", nil, url, "eu-west-1", "", time.Hour)
+			f := newFeed("team", "fp", nil, url, "eu-west-1", "", time.Hour, 0)
 			f.cancel = func() {}
 			r.feeds["team"] = f
 			if _, err := c.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String(event)}); err != nil {

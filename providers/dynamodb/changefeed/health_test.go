@@ -17,7 +17,7 @@ import (
 // once.
 func TestHealth(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	h := startingHealth(t0)
+	h := startingHealth(t0, 0)
 	steps := []struct {
 		name       string
 		do         func(*health) bool
@@ -56,7 +56,7 @@ func TestAFeedThatFailsWakesTheTablesItCovered(t *testing.T) {
 	if err := r.Tables().Start(context.Background(), q); err != nil {
 		t.Fatal(err)
 	}
-	f := newFeed("team-a", "fp", nil, "arn:aws:sqs:eu-west-1:111122223333:changes", "", "", 10*time.Minute)
+	f := newFeed("team-a", "fp", nil, "arn:aws:sqs:eu-west-1:111122223333:changes", "", "", 10*time.Minute, 0)
 	r.feeds["team-a"] = f
 	f.cancel = func() {}
 	one, two := types.NamespacedName{Namespace: "a", Name: "one"}, types.NamespacedName{Namespace: "a", Name: "two"}

@@ -12,7 +12,7 @@ var (
 	}, []string{"feed", "outcome"})
 	feedHealthy = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "tether_dynamodb_change_feed_healthy",
-		Help: "1 while a DynamoDB change feed is read without trouble (its tables are read every safety interval), 0 while its tables are polled.",
+		Help: "1 while a DynamoDB change feed is read without trouble and Tether's own calls come back through it (its tables are read every safety interval), 0 while its tables are polled.",
 	}, []string{"feed"})
 	eventDelay = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "tether_dynamodb_change_event_delay_seconds",

@@ -35,7 +35,9 @@ const DefaultSafetyInterval = 30 * time.Minute
 const remembered = 100_000
 
 // checkEvery is how often the registry looks for feeds SQS stopped
-// answering.
+// answering or whose calls did not come back. The smallest echo window
+// the API accepts (spec.changeEvents.echoWindow, 5s) is this period: a
+// shorter one could not be checked.
 const checkEvery = 5 * time.Second
 
 // lastEventRefresh is how often at most an account's status is rewritten
@@ -75,6 +77,8 @@ type OperatorFeed struct {
 	Queue, Region string
 	// SafetyInterval defaults to DefaultSafetyInterval.
 	SafetyInterval time.Duration
+	// EchoWindow defaults to DefaultEchoWindow.
+	EchoWindow time.Duration
 }
 
 // Registry runs the feeds and answers, for each table, whether a healthy
@@ -125,6 +129,7 @@ type feed struct {
 	queue       queue
 	endpoint    string
 	safety      time.Duration
+	echoWindow  time.Duration
 	// err is why the feed cannot even start (a queue reference that does
 	// not parse).
 	err    error
@@ -168,7 +173,7 @@ func (r *Registry) Accounts() source.Source {
 func (r *Registry) Start(ctx context.Context) error {
 	if op := r.opts.Operator; op != nil && op.Queue != "" {
 		r.mu.Lock()
-		r.startLocked(newFeed(OperatorIdentity, "operator", nil, op.Queue, op.Region, "", op.SafetyInterval))
+		r.startLocked(newFeed(OperatorIdentity, "operator", nil, op.Queue, op.Region, "", op.SafetyInterval, op.EchoWindow))
 		r.mu.Unlock()
 	}
 	tick := r.clock.NewTicker(checkEvery)
@@ -206,11 +211,14 @@ func (r *Registry) Ensure(a *awsv1alpha1.AWSAccount) {
 		return
 	}
 	r.stopLocked(a.Name)
-	safety := DefaultSafetyInterval
+	var safety, echoWindow time.Duration
 	if events.SafetyInterval != nil {
 		safety = events.SafetyInterval.Duration
 	}
-	r.startLocked(newFeed(a.Name, fp, a.DeepCopy(), events.Queue, first(events.Region, a.Spec.Region), events.Endpoint, safety))
+	if events.EchoWindow != nil {
+		echoWindow = events.EchoWindow.Duration
+	}
+	r.startLocked(newFeed(a.Name, fp, a.DeepCopy(), events.Queue, first(events.Region, a.Spec.Region), events.Endpoint, safety, echoWindow))
 }
 
 // Stop stops an AWSAccount's feed (the AWSAccount is gone).
@@ -220,12 +228,15 @@ func (r *Registry) Stop(identity string) {
 	r.stopLocked(identity)
 }
 
-func newFeed(identity, fingerprint string, a *awsv1alpha1.AWSAccount, ref, region, endpoint string, safety time.Duration) *feed {
+func newFeed(identity, fingerprint string, a *awsv1alpha1.AWSAccount, ref, region, endpoint string, safety, echoWindow time.Duration) *feed {
 	if safety <= 0 {
 		safety = DefaultSafetyInterval
 	}
-	f := &feed{identity: identity, fingerprint: fingerprint, account: a, endpoint: endpoint, safety: safety,
-		covered: map[types.NamespacedName]struct{}{}}
+	if echoWindow <= 0 {
+		echoWindow = DefaultEchoWindow
+	}
+	f := &feed{identity: identity, fingerprint: fingerprint, account: a, endpoint: endpoint, safety: safety, echoWindow: echoWindow,
+		health: startingHealth(time.Time{}, echoWindow), covered: map[types.NamespacedName]struct{}{}}
 	f.queue, f.err = parseQueue(ref, region)
 	return f
 }
@@ -233,7 +244,7 @@ func newFeed(identity, fingerprint string, a *awsv1alpha1.AWSAccount, ref, regio
 func (r *Registry) startLocked(f *feed) {
 	ctx, cancel := context.WithCancel(context.Background())
 	f.cancel = cancel
-	f.health = startingHealth(r.clock.Now())
+	f.health = startingHealth(r.clock.Now(), f.echoWindow)
 	if f.err != nil {
 		f.health.failed(r.clock.Now(), ReasonBadQueue, f.err.Error())
 	}
@@ -287,7 +298,8 @@ func (r *Registry) Status(identity string) (awsv1alpha1.ChangeEventsStatus, bool
 	s := awsv1alpha1.ChangeEventsStatus{Mode: h.mode, Reason: h.reason, Message: h.message, SafetyInterval: f.safety.String()}
 	if h.healthy() {
 		s.Message = fmt.Sprintf("reading %s: a table changed outside Tether is looked at when its event arrives, "+
-			"and each table is read every %s besides (AWS delivers events best effort)", f.queue.URL, f.safety)
+			"and each table is read every %s besides (AWS delivers events best effort); "+
+			"Tether's own calls come back within the echo window (%s), which shows that events reach the queue", f.queue.URL, f.safety, f.echoWindow)
 	}
 	if !h.since.IsZero() {
 		s.Since = &metav1.Time{Time: h.since.Truncate(time.Second)}
@@ -329,7 +341,41 @@ func (r *Registry) update(f *feed, change func(*health, time.Time) bool) {
 	r.log.Info("change feed "+h.mode, "feed", label(f.identity), "queue", f.queue.URL, "reason", h.reason, "message", h.message)
 }
 
-// checkAll fails the feeds SQS stopped answering.
+// Sent tells the feed of identity (an AWSAccount's name, OperatorIdentity
+// for the operator's own) that AWS accepted Tether's call about a table
+// (account id, "" when not known, region, name), begun at began. When the
+// feed's rule sends that call's events, its event must come back within
+// the feed's echo window, or the feed is not healthy (echo.go).
+func (r *Registry) Sent(identity, call, account, region, table string, began time.Time) {
+	if !echoedCalls[call] {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if f, ok := r.feeds[identity]; ok {
+		f.health.expect(echo{call: call, account: account, region: region, table: table, at: began})
+	}
+}
+
+// hear tells every feed reading f's queue of an event of a DynamoDB call:
+// it meets their calls expected of its table, and shows that events of its
+// account reach the queue.
+func (r *Registry) hear(f *feed, c change) {
+	r.mu.Lock()
+	var readers []*feed
+	for _, g := range r.feeds {
+		if g.queue.key() == f.queue.key() {
+			readers = append(readers, g)
+		}
+	}
+	r.mu.Unlock()
+	for _, g := range readers {
+		r.update(g, func(h *health, now time.Time) bool { return h.hear(now, c.Account, c.Region, c.Table) })
+	}
+}
+
+// checkAll fails the feeds SQS stopped answering or whose calls did not
+// come back.
 func (r *Registry) checkAll() {
 	r.mu.Lock()
 	feeds := slices.Collect(maps.Values(r.feeds))

@@ -22,6 +22,11 @@ const coverMargin = 2 * time.Second
 // the outcome.
 func (r *Registry) route(ctx context.Context, f *feed, body string) string {
 	c, outcome := parseEvent(body)
+	if c.Account != "" {
+		// Whatever became of it, the event shows that the account's
+		// events reach the queue.
+		r.hear(f, c)
+	}
 	if outcome != "" {
 		return outcome
 	}

@@ -69,6 +69,7 @@ type suite struct {
 	env         *testenv.Env
 	c           client.Client
 	ddb         *faultproxy.Proxy // in front of DynamoDB Local: counts Tether's calls
+	local       string            // DynamoDB Local's URL
 	raw         *awsdynamodb.Client
 	rawOperator *awsdynamodb.Client
 	sqs         *sqstest.Server
@@ -160,7 +161,7 @@ func run(m *testing.M) int {
 	if err != nil {
 		return fail(err)
 	}
-	s = &suite{env: env, c: env.Client, ddb: proxy, sqs: queues, queue: queues.Client(), operatorQueue: operatorQueue,
+	s = &suite{env: env, c: env.Client, ddb: proxy, local: local.URL, sqs: queues, queue: queues.Client(), operatorQueue: operatorQueue,
 		// Act in the account, and in the operator's own, behind Tether's
 		// back, around the proxy.
 		raw:         awsdynamodb.NewFromConfig(cfg, func(o *awsdynamodb.Options) { o.BaseEndpoint = aws.String(local.URL) }),
@@ -177,9 +178,9 @@ func name(prefix string) string {
 
 // account is an AWSAccount with a queue of its own, read through endpoint
 // (goaws, or a fault proxy in front of it), admitting one new namespace
-// whose default account it is. It returns the account, the namespace and
-// the queue's URL.
-func (s *suite) account(t *testing.T, endpoint string) (*awsv1alpha1.AWSAccount, string, string) {
+// whose default account it is, changed by mutate before it is created. It
+// returns the account, the namespace and the queue's URL.
+func (s *suite) account(t *testing.T, endpoint string, mutate ...func(*awsv1alpha1.AWSAccount)) (*awsv1alpha1.AWSAccount, string, string) {
 	t.Helper()
 	ctx := context.Background()
 	acct, ns := name("account"), name("team")
@@ -196,6 +197,9 @@ func (s *suite) account(t *testing.T, endpoint string) (*awsv1alpha1.AWSAccount,
 		ChangeEvents: &awsv1alpha1.ChangeEvents{Queue: url, Region: region, Endpoint: endpoint,
 			SafetyInterval: &metav1.Duration{Duration: safetyInterval}},
 	}}
+	for _, m := range mutate {
+		m(a)
+	}
 	if err := s.c.Create(ctx, a); err != nil {
 		t.Fatal(err)
 	}
@@ -266,12 +270,18 @@ func (s *suite) mode(t *testing.T, a *awsv1alpha1.AWSAccount, mode, reason strin
 // 2 s poll intervals.
 func (s *suite) covered(t *testing.T, a *awsv1alpha1.AWSAccount, tables ...*awsv1alpha1.DynamoDBTable) {
 	t.Helper()
+	s.coveredThrough(t, s.ddb, a, tables...)
+}
+
+// coveredThrough is covered for an account whose calls go through proxy.
+func (s *suite) coveredThrough(t *testing.T, proxy *faultproxy.Proxy, a *awsv1alpha1.AWSAccount, tables ...*awsv1alpha1.DynamoDBTable) {
+	t.Helper()
 	s.mode(t, a, awsv1alpha1.ChangeEventsModeEvents, "Receiving")
 	g := NewWithT(t)
 	steady := func() []int {
 		var out []int
 		for _, obj := range tables {
-			out = append(out, s.describes(obj))
+			out = append(out, proxy.CallsFor(obj.Status.TableName)["DescribeTable"])
 		}
 		return out
 	}
