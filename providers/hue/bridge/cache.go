@@ -161,7 +161,15 @@ func (c *cache) apply(r wire.Read, err error) readOutcome {
 		c.configRead = false // back: its config may have changed meanwhile
 	}
 	c.lights = indexLights(r.Lights)
-	readBack := c.reconcileRecordsLocked(r)
+	c.lightAt = make(map[string]time.Time, len(c.lights))
+	for id := range c.lights {
+		at := r.At
+		if t, ok := r.LightAt[id]; ok {
+			at = t
+		}
+		c.lightAt[id] = at
+	}
+	readBack := c.reconcileRecordsLocked()
 	out.count = len(r.Lights) != count
 	if wasErr != nil || first {
 		out.wake = c.allWatchersLocked()
@@ -189,7 +197,7 @@ func (c *cache) watchersOfLocked(ids map[string]bool, skip []types.NamespacedNam
 // refusals when it is another model now, and refusals of a bulb that was
 // off (error 201) once it is on. It returns the lights this read is the
 // first to show since a write was accepted.
-func (c *cache) reconcileRecordsLocked(rd wire.Read) map[string]bool {
+func (c *cache) reconcileRecordsLocked() map[string]bool {
 	readBack := map[string]bool{}
 	for id, r := range c.records {
 		l, ok := c.lights[id]
@@ -197,12 +205,7 @@ func (c *cache) reconcileRecordsLocked(rd wire.Read) map[string]bool {
 			delete(c.records, id)
 			continue
 		}
-		at := rd.At
-		if t, ok := rd.LightAt[id]; ok {
-			at = t
-		}
-		c.lightAt[id] = at
-		if at.After(r.acceptedAt) && r.read(l) {
+		if c.lightAt[id].After(r.acceptedAt) && r.read(l) {
 			readBack[id] = true
 		}
 		for p, ref := range r.refused {
@@ -212,6 +215,13 @@ func (c *cache) reconcileRecordsLocked(rd wire.Read) map[string]bool {
 		}
 	}
 	return readBack
+}
+
+// shownBy reports whether the light, as read, shows every accepted
+// attribute it reports (at least one).
+func (r *lightRecord) shownBy(l wire.Light) bool {
+	seen := r.accepted.Only(wire.Reported(l.State)...)
+	return len(seen.Params()) > 0 && l.State.Shows(seen, l.Capabilities.Gamut)
 }
 
 // read takes a read of the light, made after the last write to it was
@@ -281,9 +291,11 @@ func (c *cache) health() Health {
 
 // answered records the bridge's answer to a command (one light command, or
 // a group command to lightIDs) sent at sentAt: what it accepted counts
-// until a read shows the bulb, what it refused is remembered with the
-// value sent. A read counts from sentAt on: a CLIP v2 bridge's event for
-// the change can arrive before its answer to the command.
+// until a read made after the answer shows the bulb, what it refused is
+// remembered with the value sent. A read between sentAt and the answer (a
+// CLIP v2 bridge's event for the change can arrive before its answer) may
+// show the bulb before or after the command: it confirms the write when it
+// shows it, and contradicts nothing.
 func (c *cache) answered(sentAt time.Time, sent wire.StateBody, res wire.Result, lightIDs ...string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -293,7 +305,7 @@ func (c *cache) answered(sentAt time.Time, sent wire.StateBody, res wire.Result,
 			r = &lightRecord{refused: map[string]refusal{}}
 			c.records[id] = r
 		}
-		r.accepted, r.acceptedAt = r.accepted.Merged(res.Accepted.Without("transitiontime")), sentAt
+		r.accepted, r.acceptedAt = r.accepted.Merged(res.Accepted.Without("transitiontime")), time.Now()
 		r.readSince = false
 		for _, p := range res.Accepted.Params() {
 			delete(r.refused, p)
@@ -301,9 +313,7 @@ func (c *cache) answered(sentAt time.Time, sent wire.StateBody, res wire.Result,
 		for _, ref := range res.Refused {
 			r.refused[ref.Param] = refusal{Refusal: ref, value: sent.Value(ref.Param), model: c.lights[id].ModelID}
 		}
-		if l, ok := c.lights[id]; ok && c.lightAt[id].After(sentAt) {
-			// An event of the change came before the answer: it is the
-			// read back.
+		if l, ok := c.lights[id]; ok && c.lightAt[id].After(sentAt) && r.shownBy(l) {
 			r.read(l)
 		}
 	}

@@ -65,3 +65,39 @@ func TestAReadBackWakesWhatItConfirms(t *testing.T) {
 	_, ok = s.cache.readBackDue()
 	g.Expect(ok).To(BeFalse(), "a command the bridge refused asks for no read back")
 }
+
+// TestAReadWhileACommandIsOnItsWayOnlyConfirms: a read made after a
+// command was sent and before its answer may show the bulb before the
+// command (a poll's GET served first) or after it (a CLIP v2 event that
+// beat the answer). The first must not count as a read back that
+// contradicts the write (the command would be sent again: figure 9's
+// second command to a settled bulb); the second confirms it at once.
+func TestAReadWhileACommandIsOnItsWayOnlyConfirms(t *testing.T) {
+	cases := []struct {
+		name          string
+		readShows     int
+		wantConfirmed bool
+	}{
+		{"the read shows the bulb before the command", 10, false},
+		{"the read shows the command", 200, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := wiretest.NewFakeBridge("hallway")
+			s, _, _ := newTestSession(f, 10)
+			f.Set("1", func(st *wire.LightState) { st.On, st.Bri = true, ptr.To(10) })
+			g := NewWithT(t)
+			g.Expect(s.Poll(context.Background())).To(Succeed())
+
+			sentAt := time.Now()
+			f.Set("1", func(st *wire.LightState) { st.Bri = ptr.To(c.readShows) })
+			g.Expect(s.Poll(context.Background())).To(Succeed()) // started after sentAt, before the answer
+			body := wire.StateBody{Bri: ptr.To(200)}
+			s.cache.answered(sentAt, body, wire.Result{Accepted: body}, "1")
+
+			v, _ := s.View("1")
+			g.Expect(*v.State.Bri).To(Equal(200), "the view shows what the bridge accepted")
+			g.Expect(v.Unconfirmed).To(Equal(!c.wantConfirmed))
+		})
+	}
+}
