@@ -66,6 +66,9 @@ type lightRecord struct {
 	// those it never reports stay, as the best knowledge there is.
 	accepted   wire.StateBody
 	acceptedAt time.Time
+	// settledAt is when the write's transition is over (settleTime): a
+	// read before it that does not show the write contradicts nothing.
+	settledAt time.Time
 	// readSince: a read of the light came after the last acceptance. Until
 	// then an accepted attribute the last read did not show is unconfirmed,
 	// not unreported: a CLIP v2 bridge reports no colour temperature for a
@@ -170,6 +173,7 @@ func (c *cache) apply(r wire.Read, err error) readOutcome {
 		c.lightAt[id] = at
 	}
 	readBack := c.reconcileRecordsLocked()
+	c.askReadBackOfUnsettledLocked()
 	out.count = len(r.Lights) != count
 	if wasErr != nil || first {
 		out.wake = c.allWatchersLocked()
@@ -205,7 +209,7 @@ func (c *cache) reconcileRecordsLocked() map[string]bool {
 			delete(c.records, id)
 			continue
 		}
-		if c.lightAt[id].After(r.acceptedAt) && r.read(l) {
+		if at := c.lightAt[id]; at.After(r.acceptedAt) && (!at.Before(r.settledAt) || r.shownBy(l)) && r.read(l) {
 			readBack[id] = true
 		}
 		for p, ref := range r.refused {
@@ -305,8 +309,9 @@ func (c *cache) answered(sentAt time.Time, sent wire.StateBody, res wire.Result,
 			r = &lightRecord{refused: map[string]refusal{}}
 			c.records[id] = r
 		}
-		r.accepted, r.acceptedAt = r.accepted.Merged(res.Accepted.Without("transitiontime")), time.Now()
-		r.readSince = false
+		now := time.Now()
+		r.accepted, r.acceptedAt = r.accepted.Merged(res.Accepted.Without("transitiontime")), now
+		r.settledAt, r.readSince = now.Add(settleTime(sent)), false
 		for _, p := range res.Accepted.Params() {
 			delete(r.refused, p)
 		}
@@ -318,7 +323,22 @@ func (c *cache) answered(sentAt time.Time, sent wire.StateBody, res wire.Result,
 		}
 	}
 	if len(res.Accepted.Params()) > 0 && len(lightIDs) > 0 {
-		c.askReadBackLocked(time.Now().Add(readBackAfter(sent)))
+		c.askReadBackLocked(time.Now().Add(readBackMargin))
+	}
+}
+
+// askReadBackOfUnsettledLocked asks for a read once the transition of the
+// earliest write no read has shown yet is over: a read during a transition
+// that did not show the write decides nothing.
+func (c *cache) askReadBackOfUnsettledLocked() {
+	var due time.Time
+	for _, r := range c.records {
+		if !r.readSince && len(r.accepted.Params()) > 0 && (due.IsZero() || r.settledAt.Before(due)) {
+			due = r.settledAt
+		}
+	}
+	if !due.IsZero() {
+		c.askReadBackLocked(due.Add(readBackMargin))
 	}
 }
 

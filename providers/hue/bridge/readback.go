@@ -11,8 +11,9 @@ import (
 // stream is down) shows what it accepted only when Tether reads it. Rather
 // than leave a commanded bulb unconfirmed until the next poll (its HueLight
 // would then write its status twice, once at Ready and once more when the
-// read shows the bulb), the session reads the lights back once, in one GET
-// for the whole bridge, shortly after it commands them; the read wakes the
+// read shows the bulb), the session reads the lights back, in one GET for
+// the whole bridge, shortly after it commands them, and once more after the
+// command's transition when that read did not show it; the read wakes the
 // HueLights and HueGroups it confirms, whose next pass writes their status
 // once.
 
@@ -21,7 +22,8 @@ import (
 // time", developers.meethue.com).
 const defaultTransition = 4
 
-// readBackMargin is how long after its transition a command is read back.
+// readBackMargin is how long after a command it is first read back, and
+// after its transition (when that read did not show it) again.
 const readBackMargin = 100 * time.Millisecond
 
 // readBackSpacing is the least time between two read-backs of one bridge:
@@ -30,18 +32,20 @@ const readBackMargin = 100 * time.Millisecond
 // (at most 10 a second, hue-v1-facts.md).
 const readBackSpacing = time.Second
 
-// readBackAfter is how long after a command the bridge can show it: once
-// its transition is over. Reports disagree on what a bridge shows during a
-// transition (the end value at once in home-assistant/core#108234, values
-// on the way in Foddy/node-red-contrib-huemagic#25); after it, both show
-// the end value. A read that still does not show it is treated as any
-// read: the write is sent again, up to the stall breaker.
-func readBackAfter(sent wire.StateBody) time.Duration {
+// settleTime is how long after a command the bridge surely shows it:
+// once its transition is over. Reports disagree on what a bridge shows
+// during a transition (the end value at once in home-assistant/core#108234,
+// values on the way in Foddy/node-red-contrib-huemagic#25); after it, both
+// show the end value. So a read during the transition confirms a write it
+// shows and contradicts nothing; a read after it that still does not show
+// the write is treated as any read: the write is sent again, up to the
+// stall breaker.
+func settleTime(sent wire.StateBody) time.Duration {
 	t := defaultTransition
 	if sent.TransitionTime != nil {
 		t = *sent.TransitionTime
 	}
-	return time.Duration(t)*100*time.Millisecond + readBackMargin
+	return time.Duration(t) * 100 * time.Millisecond
 }
 
 // readBacks reads the lights back when a command asks for it (the cache's

@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"context"
-	"slices"
 	"testing"
 	"time"
 
@@ -15,55 +14,70 @@ import (
 )
 
 // TestAReadBackWakesWhatItConfirms: on a bridge without an event stream
-// (v1), a command the bridge accepted is read back once its transition is
-// over, in one read of the lights, though the poll interval (an hour here)
-// is far off; the read wakes the HueLight whose write it shows, which then
-// writes its status once (issue 28 item 1). A command the bridge
-// refused entirely asks for no read.
+// (v1), a command the bridge accepted is read back in one read of the
+// lights, though the poll interval (an hour here) is far off; the read
+// that shows it wakes the HueLight, which then writes its status once
+// (issue 28 item 1). A bridge that shows values on the way during the
+// transition (Foddy/node-red-contrib-huemagic#25) is read again once the
+// transition is over: the read during it contradicts nothing, the one
+// after it decides. A command the bridge refused entirely asks for no read.
 func TestAReadBackWakesWhatItConfirms(t *testing.T) {
-	g := NewWithT(t)
-	f := wiretest.NewFakeBridge("hallway", "porch")
-	s, lights, _ := newTestSession(f, 10)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	g.Expect(s.Poll(ctx)).To(Succeed())
-	s.start(ctx) // its first poll finds the read above fresh: no read
-	hall := types.NamespacedName{Namespace: "entrance", Name: "hall"}
-	want := wire.Desired{On: true, Bri: ptr.To(200)}
-	s.Watch(hall, Want{LightID: "1", Desired: want, Reachable: true})
-	drain(lights)
-	gets, _ := f.Calls()
+	cases := []struct {
+		name string
+		// during is what the bulb shows during the transition, after what
+		// it shows once the first read-back was made.
+		during, after int
+		wantReads     int
+		wantBri       int
+		wantConfirmed bool
+	}{
+		{"the bridge shows the end value at once", 200, 200, 1, 200, true},
+		{"values on the way, then the end value", 120, 200, 2, 200, true},
+		{"still not shown after the transition", 120, 120, 2, 120, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			g := NewWithT(t)
+			f := wiretest.NewFakeBridge("hallway", "porch")
+			s, lights, _ := newTestSession(f, 10)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			g.Expect(s.Poll(ctx)).To(Succeed())
+			s.start(ctx) // its first poll finds the read above fresh: no read
+			hall := types.NamespacedName{Namespace: "entrance", Name: "hall"}
+			s.Watch(hall, Want{LightID: "1", Desired: wire.Desired{On: true, Bri: ptr.To(200)}, Reachable: true})
+			gets, _ := f.Calls()
 
-	// A transition of 0.5 s: the read back comes after it.
-	body := wire.StateBody{On: ptr.To(true), Bri: ptr.To(200), TransitionTime: ptr.To(5)}
-	sentAt := time.Now()
-	sent, err := s.Send(ctx, Change{Key: hall, LightID: "1", Body: body, Full: body, Generation: 1}, time.Second)
-	g.Expect(sent, err).To(BeTrue())
-	f.Set("1", func(st *wire.LightState) { st.On, st.Bri = true, ptr.To(200) }) // the bulb shows it
-	v, _ := s.View("1")
-	g.Expect(v.Unconfirmed).To(BeTrue(), "before a read, the write rests on the bridge's answer")
-	drain(lights) // the sender's wake-up for the command it sent
+			body := wire.StateBody{On: ptr.To(true), Bri: ptr.To(200), TransitionTime: ptr.To(5)} // 0.5 s
+			sent, err := s.Send(ctx, Change{Key: hall, LightID: "1", Body: body, Full: body, Generation: 1}, time.Second)
+			g.Expect(sent, err).To(BeTrue())
+			f.Set("1", func(st *wire.LightState) { st.On, st.Bri = true, ptr.To(c.during) })
+			drain(lights) // the sender's wake-up for the command it sent
+			g.Eventually(func() int { n, _ := f.Calls(); return n - gets }, 5*time.Second, 10*time.Millisecond).
+				Should(BeNumerically(">=", 1), "a read back, long before the poll")
+			f.Set("1", func(st *wire.LightState) { st.Bri = ptr.To(c.after) })
+			if c.wantReads > 1 {
+				v, _ := s.View("1")
+				g.Expect(v.Unconfirmed).To(BeTrue(), "a read during the transition decides nothing")
+				g.Expect(*v.State.Bri).To(Equal(200), "a read during the transition contradicts nothing")
+			}
 
-	var wokenAt time.Time
-	g.Eventually(func() bool {
-		if slices.Contains(drain(lights), hall.String()) {
-			wokenAt = time.Now()
-			return true
-		}
-		return false
-	}, 5*time.Second, 10*time.Millisecond).Should(BeTrue(), "the read back wakes the HueLight it confirms")
-	g.Expect(wokenAt.Sub(sentAt)).To(BeNumerically(">=", 500*time.Millisecond), "read back only after the transition")
-	now, _ := f.Calls()
-	g.Expect(now-gets).To(Equal(1), "one read of the lights for the read back")
-	v, _ = s.View("1")
-	g.Expect(v.Unconfirmed).To(BeFalse(), "the read confirmed the write")
+			g.Eventually(func() []string { return drain(lights) }, 5*time.Second, 10*time.Millisecond).
+				Should(ContainElement(hall.String()), "the read that decides wakes the HueLight")
+			n, _ := f.Calls()
+			g.Expect(n - gets).To(Equal(c.wantReads))
+			v, _ := s.View("1")
+			g.Expect(*v.State.Bri).To(Equal(c.wantBri))
+			g.Expect(v.Unconfirmed).To(BeFalse())
+			g.Expect(v.Confirmed > 0).To(Equal(c.wantConfirmed))
 
-	// Refused entirely: nothing to read back.
-	_, ok := s.cache.readBackDue()
-	g.Expect(ok).To(BeFalse())
-	s.cache.answered(time.Now(), body, wire.Result{Refused: []wire.Refusal{{Param: "bri"}, {Param: "on"}}}, "2")
-	_, ok = s.cache.readBackDue()
-	g.Expect(ok).To(BeFalse(), "a command the bridge refused asks for no read back")
+			// Refused entirely: nothing to read back.
+			g.Eventually(func() bool { _, ok := s.cache.readBackDue(); return ok }, 5*time.Second, 10*time.Millisecond).Should(BeFalse())
+			s.cache.answered(time.Now(), body, wire.Result{Refused: []wire.Refusal{{Param: "bri"}, {Param: "on"}}}, "2")
+			_, ok := s.cache.readBackDue()
+			g.Expect(ok).To(BeFalse(), "a command the bridge refused asks for no read back")
+		})
+	}
 }
 
 // TestAReadWhileACommandIsOnItsWayOnlyConfirms: a read made after a

@@ -164,7 +164,9 @@ func TestReadsConfirmOrContradictWrites(t *testing.T) {
 		t.Fatalf("after a read that shows it: %+v", v)
 	}
 
-	again := wire.StateBody{On: ptr.To(true), Bri: ptr.To(60)}
+	// No transition: a read at once decides (TestAReadBackWakesWhatItConfirms
+	// has reads during a transition).
+	again := wire.StateBody{On: ptr.To(true), Bri: ptr.To(60), TransitionTime: ptr.To(0)}
 	p.cache.answered(time.Now(), again, wire.Result{Accepted: again}, "1")
 	_ = p.Poll(ctx) // the bulb still shows 50
 	if v, _ = p.cache.view("1"); v.Confirmed != 1 || *v.State.Bri != 50 {
@@ -214,7 +216,8 @@ func TestAColourTemperatureNotYetReadBackIsUnconfirmed(t *testing.T) {
 	f.Set("1", func(s *wire.LightState) { s.XY, s.ColorMode, s.CT = &[2]float64{0.675, 0.322}, "xy", nil })
 	_ = p.Poll(ctx)
 
-	ct := wire.StateBody{On: ptr.To(true), CT: ptr.To(500)}
+	// No transition: each read below decides.
+	ct := wire.StateBody{On: ptr.To(true), CT: ptr.To(500), TransitionTime: ptr.To(0)}
 	p.cache.answered(time.Now(), ct, wire.Result{Accepted: ct}, "1")
 	if v, _ := p.cache.view("1"); !v.Unconfirmed || len(v.Assumed) != 0 {
 		t.Fatalf("before a read: unconfirmed %v, assumed %v; want unconfirmed and nothing assumed", v.Unconfirmed, v.Assumed)
