@@ -265,6 +265,14 @@ func TestHueTwoHueBridgesOnOneBridge(t *testing.T) {
 	h := newHueEnv(t, "front", true, "desk")
 	g := NewWithT(t)
 	ctx := context.Background()
+	// front binds with the Secret first: it names no bridge id, and a
+	// Secret another HueBridge is bound with goes only to one that names
+	// it (CredentialsSecretInUse), which back, created after, does.
+	g.Eventually(func(g Gomega) string {
+		var b huev1alpha1.HueBridge
+		g.Expect(h.c.Get(ctx, client.ObjectKey{Name: h.bridge}, &b)).To(Succeed())
+		return readyReason(b.Status.Conditions, "Ready")
+	}, hueTimeout, huePoll).Should(HavePrefix("True/"), "HueBridge front Ready")
 	back := &huev1alpha1.HueBridge{
 		ObjectMeta: metav1.ObjectMeta{Name: "back"},
 		Spec: huev1alpha1.HueBridgeSpec{
