@@ -101,6 +101,7 @@ type SummaryRow struct {
 	Goroutines float64 `json:"goroutines"`
 	RSSMB      float64 `json:"rssMB"`
 	HeapMB     float64 `json:"heapMB"`
+	HeapGoalMB float64 `json:"heapGoalMB"`
 	Reconciles float64 `json:"reconcilesPerMin"`
 	Errors     int     `json:"errorLines"`
 }
@@ -150,8 +151,8 @@ func (s *soak) report(m *mischief, sm *sampler, final check, settled bool, settl
 	}
 	vg, g := flatPerProcess("Goroutines flat", fmt.Sprintf("growth <= max(+%.0f%%, +%.0f) from the first third to the last (medians, after warm-up)", o.Limits.GoroutinePct, o.Limits.GoroutineAbs),
 		processSeries(rep.Series, o.WarmUp, func(x Sample) float64 { return x.Goroutines }), func(xs []float64) (Verdict, Growth) { return flatGoroutines(xs, o.Limits) })
-	vh, h := flatPerProcess("Heap flat", fmt.Sprintf("growth <= +%.0f%% from the first third to the last (medians of go_memstats_heap_alloc_bytes, after warm-up)", o.Limits.HeapPct),
-		processSeries(rep.Series, o.WarmUp, func(x Sample) float64 { return x.HeapBytes }), func(xs []float64) (Verdict, Growth) { return flatHeap(xs, o.Limits) })
+	vh, h := flatPerProcess("Heap flat", heapThreshold(o.Limits),
+		processSeries(rep.Series, o.WarmUp, func(x Sample) float64 { return x.HeapGoal }), func(xs []float64) (Verdict, Growth) { return flatHeap(xs, o.Limits) })
 	rep.Goroutines, rep.Heap = g, h
 	rep.RSS, _ = growthOf(rss)
 	rep.ErrorsPerMin = s.log.perMinute(start, mischiefEnd)
@@ -227,11 +228,12 @@ func summarize(series []Sample, n int) []SummaryRow {
 		if len(cur) == 0 {
 			return
 		}
-		var g, r, h []float64
+		var g, r, h, hg []float64
 		for _, x := range cur {
 			g = append(g, x.Goroutines)
 			r = append(r, float64(x.RSSBytes)/1e6)
 			h = append(h, x.HeapBytes/1e6)
+			hg = append(hg, x.HeapGoal/1e6)
 		}
 		first, last := cur[0], cur[len(cur)-1]
 		// Rates run to the next stretch's first sample, so no interval is lost.
@@ -239,7 +241,7 @@ func summarize(series []Sample, n int) []SummaryRow {
 			last = *next
 		}
 		row := SummaryRow{From: first.At, To: last.At, Phase: cur[0].Phase,
-			Goroutines: bench.Median(g), RSSMB: round1(bench.Median(r)), HeapMB: round1(bench.Median(h)),
+			Goroutines: bench.Median(g), RSSMB: round1(bench.Median(r)), HeapMB: round1(bench.Median(h)), HeapGoalMB: round1(bench.Median(hg)),
 			Errors: last.ErrorLines - first.ErrorLines}
 		if dt := last.At - first.At; dt > 0 {
 			span := append(append([]Sample(nil), cur...), last)
@@ -362,11 +364,11 @@ func (r *Report) Markdown() string {
 		"every %s the first v2 bridge's connections were cut (its event stream among them), every %s both DynamoDB endpoints throttled half the calls for %s, and every %s the manager was restarted (SIGTERM and SIGKILL in turn). ",
 		r.Settings.BurstEvery, r.Settings.BurstLights, r.Settings.GroupEditEvery, r.Settings.StreamCutEvery, r.Settings.ThrottleEvery, r.Settings.ThrottleFor, r.Settings.RestartEvery)
 	w("Then nothing more was changed, the bridges were online, and the settle waited (up to %s) for every object to be Ready and to match: %s.\n", r.Settings.SettleTimeout, settledText(r))
-	w("\n## Time series\n\nSampled every %s from the manager: `go_goroutines` and `go_memstats_heap_alloc_bytes` from its metrics endpoint, RSS from /proc, `controller_runtime_reconcile_total`, and error-level lines of its JSON log. Medians per stretch; the first %s of each manager process is warm-up and left out of the flatness verdicts, which compare each process's own thirds. The full series is in report.json.\n\n",
+	w("\n## Time series\n\nSampled every %s from the manager: `go_goroutines`, `go_memstats_heap_alloc_bytes` and the GC's heap goal `go_memstats_next_gc_bytes` from its metrics endpoint, RSS from /proc, `controller_runtime_reconcile_total`, and error-level lines of its JSON log. Medians per stretch; the first %s of each manager process is warm-up and left out of the flatness verdicts, which compare each process's own thirds. The full series is in report.json.\n\n",
 		r.Settings.SampleEvery, r.Settings.WarmUp)
-	w("| From (s) | To (s) | Phase | Goroutines | RSS (MB) | Heap (MB) | Reconciles/min | Error lines |\n|---|---|---|---|---|---|---|---|\n")
+	w("| From (s) | To (s) | Phase | Goroutines | RSS (MB) | Heap (MB) | Heap goal (MB) | Reconciles/min | Error lines |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, row := range r.Summary {
-		w("| %.0f | %.0f | %s | %.0f | %.1f | %.1f | %.1f | %d |\n", row.From, row.To, row.Phase, row.Goroutines, row.RSSMB, row.HeapMB, row.Reconciles, row.Errors)
+		w("| %.0f | %.0f | %s | %.0f | %.1f | %.1f | %.1f | %.1f | %d |\n", row.From, row.To, row.Phase, row.Goroutines, row.RSSMB, row.HeapMB, row.HeapGoalMB, row.Reconciles, row.Errors)
 	}
 	w("\nError lines per minute of the mischief: %v. The manager's log lines by level over the whole run: %s.\n", r.ErrorsPerMin, formatCounts(r.LogLines))
 	if len(r.TopErrors) > 0 {

@@ -22,7 +22,13 @@ type Sample struct {
 	Phase      string  `json:"phase"`
 	Goroutines float64 `json:"goroutines"`
 	HeapBytes  float64 `json:"heapAllocBytes"`
-	RSSBytes   int64   `json:"rssBytes"`
+	// HeapGoal is go_memstats_next_gc_bytes: the heap size at which the
+	// next collection starts, set by the last one to the heap it found
+	// live times (1+GOGC/100). Unlike HeapBytes it does not follow the
+	// garbage piling up between two collections, so its growth is the
+	// live heap's (GOGC stays at its default and no memory limit is set).
+	HeapGoal float64 `json:"heapGoalBytes"`
+	RSSBytes int64   `json:"rssBytes"`
 	// Reconciles is the manager's reconcile count so far, all controllers.
 	Reconciles float64 `json:"reconciles"`
 	// Drift is tether_drift_corrections_total so far, by kind.
@@ -55,7 +61,7 @@ func (s *soak) sampleOnce(sm *sampler, start time.Time, phase string, m *mischie
 	if err := s.log.read(now); err != nil {
 		sm.fail(err)
 	}
-	g, err := op.Gauges("go_goroutines", "go_memstats_heap_alloc_bytes")
+	g, err := op.Gauges("go_goroutines", "go_memstats_heap_alloc_bytes", "go_memstats_next_gc_bytes")
 	if err != nil {
 		sm.fail(err)
 		return
@@ -83,7 +89,7 @@ func (s *soak) sampleOnce(sm *sampler, start time.Time, phase string, m *mischie
 	defer sm.mu.Unlock()
 	sm.samples = append(sm.samples, Sample{
 		At: now.Sub(start).Round(time.Second).Seconds(), Phase: phase,
-		Goroutines: g["go_goroutines"], HeapBytes: g["go_memstats_heap_alloc_bytes"], RSSBytes: u.RSS,
+		Goroutines: g["go_goroutines"], HeapBytes: g["go_memstats_heap_alloc_bytes"], HeapGoal: g["go_memstats_next_gc_bytes"], RSSBytes: u.RSS,
 		Reconciles: total, Drift: drift, ErrorLines: s.log.count(), Offline: m.isOffline(),
 		Process: proc.n, Since: now.Sub(proc.started).Round(time.Second).Seconds(),
 	})

@@ -142,17 +142,17 @@ func TestFlatnessPerProcess(t *testing.T) {
 	var series []Sample
 	add := func(process int, heaps ...float64) {
 		for i, h := range heaps {
-			series = append(series, Sample{Phase: phaseMischief, Process: process, Since: float64(60 + 20*i), HeapBytes: h})
+			series = append(series, Sample{Phase: phaseMischief, Process: process, Since: float64(60 + 20*i), HeapGoal: h})
 		}
 	}
 	add(1, 20e6, 20e6, 21e6, 20e6, 20e6, 21e6, 20e6, 21e6, 20e6)
 	add(2, 8e6, 8e6, 8e6, 9e6, 8e6, 8e6, 8e6, 9e6, 8e6) // a restart: lower, then flat
 	judge := func(xs []float64) (Verdict, Growth) { return flatHeap(xs, l) }
-	if v, _ := flatPerProcess("Heap flat", "growth", processSeries(series, 30*time.Second, func(x Sample) float64 { return x.HeapBytes }), judge); !v.Passed {
+	if v, _ := flatPerProcess("Heap flat", "growth", processSeries(series, 30*time.Second, func(x Sample) float64 { return x.HeapGoal }), judge); !v.Passed {
 		t.Errorf("two flat processes failed: %+v", v)
 	}
 	add(3, 8e6, 8e6, 8e6, 12e6, 12e6, 12e6, 16e6, 16e6, 16e6)
-	if v, _ := flatPerProcess("Heap flat", "growth", processSeries(series, 30*time.Second, func(x Sample) float64 { return x.HeapBytes }), judge); v.Passed {
+	if v, _ := flatPerProcess("Heap flat", "growth", processSeries(series, 30*time.Second, func(x Sample) float64 { return x.HeapGoal }), judge); v.Passed {
 		t.Errorf("a leak in process 3 passed: %+v", v)
 	}
 }
