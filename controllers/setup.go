@@ -32,8 +32,9 @@ type Config struct {
 	AWSRequireAccount bool
 	// OperatorNamespace is the namespace the manager runs in.
 	OperatorNamespace string
-	// DynamoDBDefaultTags are tags every table gets under its spec's, as Go
-	// templates (see dynamodb.TagData).
+	// DynamoDBDefaultTags are tags every table gets under its spec's, their
+	// values with placeholders such as {{.Namespace}} (see
+	// dynamodb.ParseDefaultTags).
 	DynamoDBDefaultTags map[string]string
 	// DynamoDBRequestsPerSecond bounds the calls to one AWS account in one
 	// region, shared by every table there.

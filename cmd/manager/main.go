@@ -40,12 +40,12 @@ func main() {
 			"the operator's own identity, trusted with every table of its account, is then used only for its own namespace. "+
 			"false lets every namespace use it (one team per cluster).")
 	defaultTags := map[string]string{}
-	flag.Func("dynamodb-default-tag", "A tag every DynamoDBTable gets under its spec's tags, as key=template "+
-		"(Go template of .Namespace, .Name, .Account, .AccountID, .Region), e.g. owner={{.Namespace}}/{{.Name}}; repeat for more.",
+	flag.Func("dynamodb-default-tag", "A tag every DynamoDBTable gets under its spec's tags, as key=value, "+
+		"the value's placeholders {{.Namespace}}, {{.Name}}, {{.Account}}, {{.AccountID}}, {{.Region}} filled in per table, e.g. owner={{.Namespace}}/{{.Name}}; repeat for more.",
 		func(v string) error {
 			k, tmpl, ok := strings.Cut(v, "=")
 			if !ok {
-				return fmt.Errorf("want key=template, got %q", v)
+				return fmt.Errorf("want key=value, got %q", v)
 			}
 			defaultTags[k] = tmpl
 			return nil

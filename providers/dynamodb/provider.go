@@ -50,8 +50,9 @@ type Options struct {
 	// OperatorNamespace is the namespace the operator runs in.
 	OperatorNamespace string
 	// DefaultTags are tags every table gets, under its spec's tags; the
-	// values are Go templates of .Namespace, .Name, .Account (the AWSAccount's
-	// name), .AccountID and .Region (see ParseDefaultTags).
+	// values may hold the placeholders {{.Namespace}}, {{.Name}},
+	// {{.Account}} (the AWSAccount's name), {{.AccountID}} and {{.Region}}
+	// (see ParseDefaultTags).
 	DefaultTags map[string]string
 	// PollInterval is the kind's default poll interval (the
 	// tether.dev/poll-interval annotation overrides it per object), to know

@@ -773,7 +773,11 @@ func TestDefaultTagsAreRenderedUnderTheSpecsTags(t *testing.T) {
 func TestParseDefaultTagsRefusesWhatCannotWork(t *testing.T) {
 	for name, tags := range map[string]map[string]string{
 		"unknown field":   {"owner": "{{.Owner}}"},
-		"bad template":    {"owner": "{{.Namespace"},
+		"unclosed":        {"owner": "{{.Namespace"},
+		"no dot":          {"owner": "{{Namespace}}"},
+		"a function":      {"owner": `{{printf "%s" .Name}}`},
+		"a pipeline":      {"owner": "{{.Name | lower}}"},
+		"empty":           {"owner": "team-{{}}"},
 		"AWS's prefix":    {"aws:owner": "x"},
 		"Tether's prefix": {"tether.dev/owner": "x"},
 	} {
@@ -781,8 +785,26 @@ func TestParseDefaultTagsRefusesWhatCannotWork(t *testing.T) {
 			t.Errorf("%s: accepted %v", name, tags)
 		}
 	}
-	if _, err := ParseDefaultTags(map[string]string{"owner": "{{.Namespace}}/{{.Name}} in {{.Account}}"}); err != nil {
-		t.Errorf("a good template refused: %v", err)
+}
+
+func TestDefaultTagValues(t *testing.T) {
+	data := TagData{Namespace: "shop", Name: "orders", Account: "team-a", AccountID: "111122223333", Region: "eu-west-1"}
+	for value, want := range map[string]string{
+		"{{.Namespace}}/{{.Name}} in {{.Account}}": "shop/orders in team-a",
+		"{{ .AccountID }}:{{.Region}}":             "111122223333:eu-west-1",
+		"cost-centre-42":                           "cost-centre-42",
+		"{{.Name}}{{.Name}}":                       "ordersorders",
+		"a } and a { stay":                         "a } and a { stay",
+		"":                                         "",
+	} {
+		tags, err := ParseDefaultTags(map[string]string{"k": value})
+		if err != nil {
+			t.Errorf("%q refused: %v", value, err)
+			continue
+		}
+		if got := tags["k"].render(data); got != want {
+			t.Errorf("%q rendered %q, want %q", value, got, want)
+		}
 	}
 }
 
