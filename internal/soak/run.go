@@ -26,7 +26,7 @@ type Sample struct {
 	// next collection starts, set by the last one to the heap it found
 	// live times (1+GOGC/100). Unlike HeapBytes it does not follow the
 	// garbage piling up between two collections, so its growth is the
-	// live heap's (GOGC stays at its default and no memory limit is set).
+	// live heap's (GOGC stays fixed and no memory limit is set).
 	HeapGoal float64 `json:"heapGoalBytes"`
 	RSSBytes int64   `json:"rssBytes"`
 	// Reconciles is the manager's reconcile count so far, all controllers.
