@@ -2,20 +2,60 @@ package sqstest
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 )
 
-// ruleCalls are the calls the rule in docs/accounts.md matches (its
-// eventName list).
-var ruleCalls = map[string]bool{
-	"CreateTable": true, "UpdateTable": true, "DeleteTable": true, "UpdateTimeToLive": true,
-	"UpdateContinuousBackups": true, "TagResource": true, "UntagResource": true, "PutResourcePolicy": true,
-	"DeleteResourcePolicy": true, "UpdateContributorInsights": true, "UpdateKinesisStreamingDestination": true,
-	"UpdateTableReplicaAutoScaling": true, "RestoreTableFromBackup": true, "RestoreTableToPointInTime": true,
-	"ImportTable": true,
+// ruleCalls are the calls the rule in docs/accounts.md matches: its
+// eventName list, read from that page so that the model matches what users
+// are told to create (DocumentedEventNames).
+var ruleCalls = sync.OnceValue(func() map[string]bool {
+	names, err := DocumentedEventNames()
+	if err != nil {
+		panic(err)
+	}
+	out := map[string]bool{}
+	for _, n := range names {
+		out[n] = true
+	}
+	return out
+})
+
+// DocumentedEventNames is the eventName list of the EventBridge rule
+// pattern in docs/accounts.md, the JSON block that has one.
+func DocumentedEventNames() ([]string, error) {
+	_, self, _, _ := runtime.Caller(0)
+	page := filepath.Join(filepath.Dir(self), "..", "..", "docs", "accounts.md")
+	raw, err := os.ReadFile(page)
+	if err != nil {
+		return nil, err
+	}
+	blocks := strings.Split(string(raw), "```json")
+	for _, b := range blocks[1:] {
+		block, _, _ := strings.Cut(b, "```")
+		if !strings.Contains(block, `"eventName"`) {
+			continue
+		}
+		var pattern struct {
+			Detail struct {
+				EventName []string `json:"eventName"`
+			} `json:"detail"`
+		}
+		if err := json.Unmarshal([]byte(block), &pattern); err != nil {
+			return nil, fmt.Errorf("%s: the rule pattern: %w", page, err)
+		}
+		return pattern.Detail.EventName, nil
+	}
+	return nil, fmt.Errorf("%s: no rule pattern with an eventName list", page)
 }
 
 // Rule is a MODEL of the path from a DynamoDB call to a queue: CloudTrail
@@ -47,7 +87,7 @@ func NewRule(client *sqs.Client, queue string, caller Call) *Rule {
 func (r *Rule) SetEnabled(on bool) { r.disabled.Store(!on) }
 
 // Matches says whether the rule sends the events of a call.
-func (r *Rule) Matches(call string) bool { return ruleCalls[call] }
+func (r *Rule) Matches(call string) bool { return ruleCalls()[call] }
 
 // Deliver puts the event of a call about table into the queue when the
 // rule is enabled and its pattern matches the call. It reports whether it

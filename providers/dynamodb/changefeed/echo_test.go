@@ -3,6 +3,8 @@ package changefeed
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -263,5 +265,21 @@ func TestAMissingEchoPutsTheTablesBackOnPolling(t *testing.T) {
 	r.route(context.Background(), b, event("UpdateTimeToLive", "anything", func(c *sqstest.Call) { c.Role, c.Session = "Admin", "console-user" }))
 	if mode("team-a") != ReasonReceiving {
 		t.Fatalf("after an event from the account: %s", mode("team-a"))
+	}
+}
+
+// TestEchoedCallsAreTheDocumentedRules: the calls whose echo Tether waits
+// for are exactly the eventName list of the rule docs/accounts.md tells
+// users to create. A call the rule does not send would be waited for in
+// vain (NoEcho on a healthy feed); a call it sends that Tether does not
+// expect would go unchecked.
+func TestEchoedCallsAreTheDocumentedRules(t *testing.T) {
+	documented, err := sqstest.DocumentedEventNames()
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(documented)
+	if got := slices.Sorted(maps.Keys(echoedCalls)); !slices.Equal(got, documented) {
+		t.Errorf("echoedCalls %v, the documented rule's eventName list %v", got, documented)
 	}
 }
