@@ -11,9 +11,9 @@ import (
 // function it links looks methods up by name through reflection
 // (text/template, reflect.Value.MethodByName with a name not known at
 // build time): the linker then keeps every exported method of every type
-// in the binary, which made the manager a third larger and its start-up 5
-// MiB heavier in memory (bench figure 16). The linker marks such
-// functions <ReflectMethod> in its -dumpdep output.
+// in the binary, which makes the manager larger and its start-up heavier in
+// memory (bench figure 16). The linker marks such functions
+// <ReflectMethod> in its -dumpdep output.
 func TestTheLinkerCanDropUnusedMethods(t *testing.T) {
 	if testing.Short() {
 		t.Skip("links the manager")

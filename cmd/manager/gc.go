@@ -7,12 +7,10 @@ import (
 
 // defaultGCPercent is the manager's GOGC unless its environment sets one.
 // Go's default, 100, lets the heap grow to twice what the last collection
-// found live before it collects again. A manager of a few tables holds a
-// few MiB live, so that headroom was a fifth of its RSS (bench figure 16:
-// 50 tables, 51.5 MiB at 100, 50.5 at 50 with the start-up floor 4.7 MiB
-// higher in that run); at 50 the heap grows by half before each collection,
-// which costs a collection twice as often, measured in the CPU figures of
-// bench figures 4 and 16. GOGC in the environment still decides.
+// found live before it collects again: for a manager of a few tables that
+// headroom is a large part of its RSS (bench figure 16). At 50 the heap
+// grows by half, for a collection twice as often (the CPU rows of bench
+// figures 4 and 16 show the cost). GOGC in the environment still decides.
 const defaultGCPercent = 50
 
 // setGCPercent applies defaultGCPercent where GOGC is not set and returns

@@ -28,8 +28,8 @@ type TagData struct {
 // tagFields are the placeholders a default tag's value may hold, written
 // {{.Namespace}} as in a Go template, and what each stands for. Not
 // text/template itself: its reflection on method names turns off the
-// linker's removal of unused methods across the whole binary, which made
-// the manager a third larger and its start-up 5 MiB heavier in memory.
+// linker's removal of unused methods across the whole binary, and with it a
+// large part of the manager's size and start-up memory.
 var tagFields = map[string]func(TagData) string{
 	"Namespace": func(d TagData) string { return d.Namespace },
 	"Name":      func(d TagData) string { return d.Name },
@@ -63,12 +63,21 @@ func parseTagValue(s string) (tagValue, error) {
 		}
 		field, isField := strings.CutPrefix(strings.TrimSpace(inner), ".")
 		if _, known := tagFields[field]; !isField || !known {
-			return nil, fmt.Errorf("{{%s}}: want one of {{.Namespace}}, {{.Name}}, {{.Account}}, {{.AccountID}}, {{.Region}}", inner)
+			return nil, fmt.Errorf("{{%s}}: want one of %s", inner, placeholders())
 		}
 		out = append(out, tagPart{field: field})
 		s = rest
 	}
 	return out, nil
+}
+
+// placeholders lists tagFields as a value writes them.
+func placeholders() string {
+	var out []string
+	for _, f := range slices.Sorted(maps.Keys(tagFields)) {
+		out = append(out, "{{."+f+"}}")
+	}
+	return strings.Join(out, ", ")
 }
 
 func (v tagValue) render(d TagData) string {
