@@ -27,10 +27,15 @@ const defaultTransition = 4
 const readBackMargin = 100 * time.Millisecond
 
 // readBackSpacing is the least time between two read-backs of one bridge:
-// a burst of commands is read back together, at most once a second, so
-// that read-backs cost the bridge far less than the commands they confirm
-// (at most 10 a second, hue-v1-facts.md).
-const readBackSpacing = time.Second
+// commands that keep coming are read back together, one read per spacing
+// at most. It is the spacing of Home Assistant's Hue v1 integration, which
+// reads all lights again after commands at most once per 0.3 s
+// (REQUEST_REFRESH_DELAY in home-assistant/core
+// homeassistant/components/hue/const.py, the refresh debouncer of its
+// light coordinator in hue/v1/light.py); the bridge's documented budget,
+// 10 a second to /lights (hue-v1-facts.md), is for commands, and a burst's
+// commands, paced by it, still outnumber its reads.
+const readBackSpacing = 300 * time.Millisecond
 
 // settleTime is how long after a command the bridge surely shows it:
 // once its transition is over. Reports disagree on what a bridge shows

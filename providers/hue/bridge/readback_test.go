@@ -2,6 +2,8 @@ package bridge
 
 import (
 	"context"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -113,5 +115,59 @@ func TestAReadWhileACommandIsOnItsWayOnlyConfirms(t *testing.T) {
 			g.Expect(*v.State.Bri).To(Equal(200), "the view shows what the bridge accepted")
 			g.Expect(v.Unconfirmed).To(Equal(!c.wantConfirmed))
 		})
+	}
+}
+
+// timedReads records when the lights were read.
+type timedReads struct {
+	wire.Client
+	mu sync.Mutex
+	at []time.Time
+}
+
+func (c *timedReads) Lights(ctx context.Context) ([]wire.Light, error) {
+	c.mu.Lock()
+	c.at = append(c.at, time.Now())
+	c.mu.Unlock()
+	return c.Client.Lights(ctx)
+}
+
+func (c *timedReads) times() []time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.at)
+}
+
+// TestReadBacksOfCommandsThatKeepComingAreSpaced: commands accepted every
+// 20 ms for a second and a half (faster than a bridge takes them) each ask
+// for a read back 100 ms later; the bridge is read back all along, but
+// never twice within readBackSpacing, so reads stay fewer than the
+// commands they confirm.
+func TestReadBacksOfCommandsThatKeepComingAreSpaced(t *testing.T) {
+	g := NewWithT(t)
+	reads := &timedReads{Client: wiretest.NewFakeBridge("hallway")}
+	s, _, _ := newTestSession(reads, 10)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	g.Expect(s.Poll(ctx)).To(Succeed())
+	s.start(ctx) // its first poll finds the read above fresh: no read
+	before := len(reads.times())
+
+	body := wire.StateBody{On: ptr.To(true), Bri: ptr.To(100)}
+	const burst = 1500 * time.Millisecond
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for end := time.Now().Add(burst); time.Now().Before(end); <-tick.C {
+		s.cache.answered(time.Now(), body, wire.Result{Accepted: body}, "1")
+	}
+	g.Eventually(func() bool { _, ok := s.cache.readBackDue(); return ok }, 5*time.Second, 10*time.Millisecond).
+		Should(BeFalse(), "the last command is read back too")
+
+	at := reads.times()[before:]
+	g.Expect(len(at)).To(BeNumerically(">=", 3), "read back while the commands keep coming, not only after them")
+	g.Expect(len(at)).To(BeNumerically("<=", int(burst/readBackSpacing)+2))
+	const slack = 15 * time.Millisecond // between the loop's clock and the read
+	for i := 1; i < len(at); i++ {
+		g.Expect(at[i].Sub(at[i-1])).To(BeNumerically(">=", readBackSpacing-slack), "read %d", i)
 	}
 }
