@@ -142,14 +142,27 @@ func afterSend(s *bridge.Session, unconfirmed bool, acceptedAt time.Time) error 
 const lookAgain = 10 * time.Millisecond
 
 // awaitReadBack is the quiet wait for the read that shows a write the
-// bridge accepted at acceptedAt; false once that wait has lasted a poll
-// interval (the bridge stopped answering, or the read-back was lost): the
-// status then says Ready from what the bridge accepted, and the look after
-// the next read records what it showed.
+// bridge accepted at acceptedAt; false once that wait is over (the bridge
+// stopped answering, or the read-back was lost): the status then says
+// Ready from what the bridge accepted, and the look after the next read
+// records what it showed.
 func awaitReadBack(s *bridge.Session, acceptedAt time.Time) (providers.Wait, bool) {
-	left := s.Interval() - time.Since(acceptedAt)
+	left := readBackWaitLeft(s.Interval(), time.Since(acceptedAt))
 	if left <= 0 {
 		return providers.Wait{}, false
 	}
 	return providers.Wait{Quiet: true, For: left}, true
+}
+
+// eventBatch is how long a CLIP v2 bridge may hold an event back: it sends
+// at most one event message a second (hue-v2-facts.md, from Hue's migration
+// guide).
+const eventBatch = time.Second
+
+// readBackWaitLeft is what is left, elapsed after the bridge accepted a
+// write, of the wait for the read that shows it: a poll interval and the
+// event stream's batching, so that with a poll interval as short as that
+// batching the event that shows the write still comes within the wait.
+func readBackWaitLeft(interval, elapsed time.Duration) time.Duration {
+	return interval + eventBatch - elapsed
 }

@@ -351,8 +351,8 @@ func TestAMatchNotYetReadBackWaitsQuietlyForTheRead(t *testing.T) {
 	}
 	obs, err = observe(ctx, e, l)
 	if err != nil || obs.Outcome != providers.OutcomeWait || !obs.Wait.Quiet || obs.Wait.Reason != "" ||
-		obs.Wait.For <= 0 || obs.Wait.For > time.Hour {
-		t.Fatalf("after the command, before a read: %+v, %v; want a quiet wait of at most the poll interval (1h)", obs, err)
+		obs.Wait.For <= 0 || obs.Wait.For > time.Hour+eventBatch {
+		t.Fatalf("after the command, before a read: %+v, %v; want a quiet wait of at most the poll interval (1h) and the event batching", obs, err)
 	}
 	if l.Status.Observed.On || l.Status.Observed.Brightness != 127 {
 		t.Fatalf("status.observed %+v before a read, want the last read (off, 127)", *l.Status.Observed)
@@ -416,5 +416,30 @@ func TestACommandInLineShowsOnlyOnceItLasts(t *testing.T) {
 	err = update(ctx, e, l, diff)
 	if p, ok := providers.AsWait(err); !ok || p.Quiet || p.Reason != providers.ReasonThrottled {
 		t.Fatalf("update once the command waited %s: %+v; want it reported plainly", quietQueue, p)
+	}
+}
+
+// TestTheReadBackWaitCoversTheEventBatching: the quiet wait for the read
+// that shows an accepted write lasts a poll interval and a CLIP v2
+// bridge's event batching (at most one message a second), so that with a
+// one-second poll interval an event held back by the batching still comes
+// within it; past both, the status says what the bridge accepted.
+func TestTheReadBackWaitCoversTheEventBatching(t *testing.T) {
+	cases := []struct {
+		name              string
+		interval, elapsed time.Duration
+		waiting           bool
+	}{
+		{"just accepted", time.Second, 0, true},
+		{"a poll interval of 1 s gone, the batched event still due", time.Second, 1500 * time.Millisecond, true},
+		{"past the interval and the batching", time.Second, 2100 * time.Millisecond, false},
+		{"the default interval, its read long due", 5 * time.Second, 7 * time.Second, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := readBackWaitLeft(c.interval, c.elapsed) > 0; got != c.waiting {
+				t.Fatalf("waiting %v after %v with a %v interval, want %v", got, c.elapsed, c.interval, c.waiting)
+			}
+		})
 	}
 }
