@@ -20,7 +20,7 @@ func TestDynamoDBTableDefaultTagsLeftOutAreReported(t *testing.T) {
 	g := NewWithT(t)
 	ctx, stop := context.WithCancel(context.Background())
 	t.Cleanup(stop)
-	mgr, err := env.NewManager(tablesOfManager(true))
+	mgr, err := newManager(tablesOfManager(true))
 	g.Expect(err).NotTo(HaveOccurred())
 	_, err = SetupDynamoDBTable(mgr, ddbTestPollInterval, dynamodb.Options{
 		DefaultTags:           map[string]string{"team": "{{.Namespace}}"},

@@ -47,7 +47,7 @@ func backlogDoesNotHoldAnotherAccountBack(t *testing.T, perSecond float64, burst
 	g := NewWithT(t)
 	ctx, stop := context.WithCancel(context.Background())
 	t.Cleanup(stop)
-	mgr, err := env.NewManager(tablesOfManager(true))
+	mgr, err := newManager(tablesOfManager(true))
 	g.Expect(err).NotTo(HaveOccurred())
 	_, err = SetupDynamoDBTable(mgr, ddbTestPollInterval, dynamodb.Options{
 		Clients:               dynamodb.ClientOptions{RequestsPerSecond: perSecond, Burst: burst},

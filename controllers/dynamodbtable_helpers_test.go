@@ -112,7 +112,7 @@ func startDynamoDBSuite() (*ddbSuite, error) {
 			return nil, err
 		}
 	}
-	mgr, err := env.NewManager(tablesOfManager(false))
+	mgr, err := newManager(tablesOfManager(false))
 	if err != nil {
 		return nil, err
 	}

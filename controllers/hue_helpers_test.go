@@ -55,7 +55,7 @@ func startHue(t *testing.T) client.Client {
 }
 
 func startHueManager() (client.Client, error) {
-	mgr, err := env.NewManager()
+	mgr, err := newManager()
 	if err != nil {
 		return nil, err
 	}

@@ -90,8 +90,13 @@ func DefaultConfig() Config {
 	}
 }
 
-// SetupAll registers every kind's controller with the manager.
+// SetupAll registers every kind's controller with the manager, their
+// events sent one at a time (events.go).
 func SetupAll(mgr ctrl.Manager, cfg Config) error {
+	mgr, err := withEventsOneAtATime(mgr)
+	if err != nil {
+		return err
+	}
 	for _, setup := range kindSetups {
 		if err := setup(mgr, cfg); err != nil {
 			return err

@@ -47,7 +47,7 @@ func runSuite(m *testing.M) int {
 	}
 	defer func() { _ = env.Stop() }()
 
-	mgr, err := env.NewManager()
+	mgr, err := newManager()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -75,4 +75,14 @@ func runSuite(m *testing.M) int {
 		}
 	}()
 	return m.Run()
+}
+
+// newManager is a manager of the test API server whose recorders send one
+// event at a time, as SetupAll's do.
+func newManager(tune ...func(*ctrl.Options)) (ctrl.Manager, error) {
+	mgr, err := env.NewManager(tune...)
+	if err != nil {
+		return nil, err
+	}
+	return withEventsOneAtATime(mgr)
 }
