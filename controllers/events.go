@@ -47,15 +47,15 @@ func (s *oneEventAtATime) Patch(ctx context.Context, e *eventsv1.Event, data []b
 	return s.sink.Patch(ctx, e, data)
 }
 
-// eventsOneAtATime is the manager the kinds are set up with: its event
+// eventsManager is the manager the kinds are set up with: its event
 // recorders share one broadcaster whose sink is oneEventAtATime.
-type eventsOneAtATime struct {
+type eventsManager struct {
 	manager.Manager
 	broadcaster events.EventBroadcaster
 }
 
 // GetEventRecorder returns a recorder reporting as name.
-func (m eventsOneAtATime) GetEventRecorder(name string) recorder.EventRecorder {
+func (m eventsManager) GetEventRecorder(name string) recorder.EventRecorder {
 	// client-go's recorders implement both interfaces, as
 	// controller-runtime's own recorder relies on.
 	return m.broadcaster.NewRecorder(m.GetScheme(), name).(recorder.EventRecorder)
@@ -85,7 +85,7 @@ func withEventsOneAtATime(mgr ctrl.Manager) (ctrl.Manager, error) {
 		stop()
 		return nil, err
 	}
-	return eventsOneAtATime{Manager: mgr, broadcaster: b}, nil
+	return eventsManager{Manager: mgr, broadcaster: b}, nil
 }
 
 // eventsShutdown shuts the broadcaster down when the manager stops. It
