@@ -61,11 +61,13 @@ func (m eventsManager) GetEventRecorder(name string) recorder.EventRecorder {
 	return m.broadcaster.NewRecorder(m.GetScheme(), name).(recorder.EventRecorder)
 }
 
-// withEventsOneAtATime returns mgr with recorders that send one event at a
-// time. The broadcaster records from now on and shuts down (its events
+// WithEventsOneAtATime returns mgr with recorders that send one event at a
+// time: SetupAll uses it, and so must whatever sets the kinds up one by one
+// (the test suites), so that they send events as the binary does. The
+// broadcaster records from now on and shuts down (its events
 // still queued are dropped, as controller-runtime's are) once the manager
 // has stopped its controllers.
-func withEventsOneAtATime(mgr ctrl.Manager) (ctrl.Manager, error) {
+func WithEventsOneAtATime(mgr ctrl.Manager) (ctrl.Manager, error) {
 	c, err := eventsv1client.NewForConfigAndClient(mgr.GetConfig(), mgr.GetHTTPClient())
 	if err != nil {
 		return nil, fmt.Errorf("creating the events client: %w", err)

@@ -93,7 +93,7 @@ func DefaultConfig() Config {
 // SetupAll registers every kind's controller with the manager, their
 // events sent one at a time (events.go).
 func SetupAll(mgr ctrl.Manager, cfg Config) error {
-	mgr, err := withEventsOneAtATime(mgr)
+	mgr, err := WithEventsOneAtATime(mgr)
 	if err != nil {
 		return err
 	}

@@ -84,5 +84,5 @@ func newManager(tune ...func(*ctrl.Options)) (ctrl.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	return withEventsOneAtATime(mgr)
+	return WithEventsOneAtATime(mgr)
 }
