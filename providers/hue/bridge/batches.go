@@ -127,14 +127,26 @@ func (s *sender) expectLocked(key types.NamespacedName, gen int64) {
 	if !s.scenesUsableLocked(now) {
 		return
 	}
-	s.gather.expect(key, gen, now, s.gatheringLocked(now))
+	s.gatheringLocked(now) // forgets a gathering that is over
+	s.gather.expect(key, gen, now)
+}
+
+// joinLocked counts a new command in line for generation gen toward the
+// burst, when no expectation announced it.
+func (s *sender) joinLocked(key types.NamespacedName, gen int64) {
+	now := time.Now()
+	if s.gather.isExpected(key, gen) || !s.scenesUsableLocked(now) {
+		return
+	}
+	s.gatheringLocked(now) // forgets a gathering that is over
+	s.gather.joined(key, now)
 }
 
 // gatheringLocked reports whether the line is held for expected HueLights.
 // Gatherings may follow one another, but none holds an order queued more
 // than gatherMax ago: the line moves whatever keeps being expected.
 func (s *sender) gatheringLocked(now time.Time) bool {
-	return s.gather.holds(now, s.gatherEndLocked(), s.scenesUsableLocked(now))
+	return s.gather.holds(now, s.gatherEndLocked(), s.scenesUsableLocked(now), s.cache.bulbs())
 }
 
 func (s *sender) gatherLeftLocked(now time.Time) time.Duration {

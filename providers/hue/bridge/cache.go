@@ -427,6 +427,13 @@ func (c *cache) watch(key types.NamespacedName, w Want) {
 	c.watchers[key] = w
 }
 
+// bulbs is how many lights the bridge had at the last read.
+func (c *cache) bulbs() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.lights)
+}
+
 // unwatch stops waking a HueLight on drift.
 func (c *cache) unwatch(key types.NamespacedName) {
 	c.mu.Lock()

@@ -15,15 +15,29 @@ import (
 // line waits for them and they go as one temporary scene. An expected
 // HueLight that needs nothing (or waits for something else) counts as
 // arrived; one whose reconcile of that generation came first (informer
-// handlers run apart) is not expected. When the last expected HueLight of
-// a burst (two or more) has arrived, the line waits gatherLinger more for
-// the rest of the burst to be seen. Arrivals that stop for gatherIdle, or
-// a gathering longer than gatherMax, end the wait: a lost expectation
-// costs at most that. A change alone (nothing else expected) goes at once.
+// handlers run apart) is not expected, but its command joins the burst.
+// When the last expected HueLight of a burst (two or more) has arrived,
+// the line lingers for the rest of the burst to be seen. Arrivals that
+// stop for gatherIdle, or a gathering longer than gatherMax, end the wait:
+// a lost expectation costs at most that. A change alone (nothing else
+// expected) goes at once; one more within the linger makes a burst.
 const (
-	gatherIdle   = time.Second
-	gatherLinger = 100 * time.Millisecond
-	gatherMax    = 5 * time.Second
+	gatherIdle = time.Second
+	gatherMax  = 5 * time.Second
+)
+
+// The linger follows the pace the burst is seen at: gatherLinger, or
+// lingerPerGap times the longest gap between two of its HueLights being
+// seen (expected or joined), up to gatherLingerMax. An API server that is
+// busy (or a client applying over a slow link) delivers a burst in
+// chunks; a linger shorter than the gap between two splits the burst into
+// two scenes, and the second waits a whole group slot (a second) for its
+// recall. On an idle cluster a burst is seen within milliseconds and the
+// linger stays gatherLinger.
+const (
+	gatherLinger    = 100 * time.Millisecond
+	gatherLingerMax = 500 * time.Millisecond
+	lingerPerGap    = 3
 )
 
 // gathering is the HueLights the line waits for. It only keeps count: the
@@ -34,24 +48,60 @@ type gathering struct {
 	// arrived with.
 	expected   map[types.NamespacedName]int64
 	arrivedGen map[types.NamespacedName]int64
-	// since is when the current gathering began, progress the last
-	// expectation or arrival, burst how many it expected.
-	since, progress time.Time
-	burst           int
+	// since is when the current gathering began, progress its last
+	// expectation, arrival or join, seen its last expectation or join,
+	// burst how many HueLights it counted (0: none is going on) and
+	// widestGap the longest time between two of them being seen.
+	since, progress, seen time.Time
+	burst                 int
+	widestGap             time.Duration
+	// members are the HueLights the burst counted.
+	members map[types.NamespacedName]bool
 }
 
-// expect records a HueLight about to send for generation gen; ongoing
-// says whether a gathering holds the line now (else this one begins one).
-func (g *gathering) expect(key types.NamespacedName, gen int64, now time.Time, ongoing bool) {
+// expect records a HueLight about to send for generation gen.
+func (g *gathering) expect(key types.NamespacedName, gen int64, now time.Time) {
 	if g.expected == nil {
 		g.expected = map[types.NamespacedName]int64{}
 	}
-	if !ongoing {
-		g.since, g.burst = now, 0
-	}
 	g.expected[key] = gen
+	g.count(key, now)
+}
+
+// joined records a HueLight that handed a new command over unexpected:
+// its reconcile ran before the informer's handler told the session (they
+// run apart). It counts toward the burst as an expected HueLight that
+// arrived at once would.
+func (g *gathering) joined(key types.NamespacedName, now time.Time) { g.count(key, now) }
+
+// count adds a HueLight seen now to the burst, beginning one when none is
+// going on.
+func (g *gathering) count(key types.NamespacedName, now time.Time) {
+	if g.burst == 0 {
+		g.since, g.widestGap = now, 0
+		clear(g.members)
+	} else {
+		g.widestGap = max(g.widestGap, now.Sub(g.seen))
+	}
+	if g.members == nil {
+		g.members = map[types.NamespacedName]bool{}
+	}
+	g.members[key] = true
 	g.burst++
-	g.progress = now
+	g.progress, g.seen = now, now
+}
+
+// linger is how long the line waits after the last expected HueLight of
+// the burst arrived: longer when the burst is seen in chunks.
+func (g *gathering) linger() time.Duration {
+	return min(max(gatherLinger, lingerPerGap*g.widestGap), gatherLingerMax)
+}
+
+// isExpected reports whether the HueLight is expected with generation gen
+// or an earlier one.
+func (g *gathering) isExpected(key types.NamespacedName, gen int64) bool {
+	want, ok := g.expected[key]
+	return ok && want <= gen
 }
 
 // arrivedWith reports whether the HueLight already arrived with
@@ -67,8 +117,7 @@ func (g *gathering) arrived(key types.NamespacedName, gen int64, now time.Time) 
 		g.arrivedGen = map[types.NamespacedName]int64{}
 	}
 	g.arrivedGen[key] = max(g.arrivedGen[key], gen)
-	want, ok := g.expected[key]
-	if !ok || want > gen {
+	if !g.isExpected(key, gen) {
 		return false
 	}
 	delete(g.expected, key)
@@ -85,13 +134,17 @@ func (g *gathering) forget(key types.NamespacedName) {
 // holds reports whether the line waits for expected HueLights now: while
 // they keep arriving, or lingering after a burst, until end (gatherMax
 // after the gathering or the oldest order in line began) and only while
-// temporary scenes may be used. It forgets the expectations once it does
-// not hold.
-func (g *gathering) holds(now, end time.Time, usable bool) bool {
-	waiting := len(g.expected) > 0 && now.Sub(g.progress) < gatherIdle
-	lingering := len(g.expected) == 0 && g.burst > 1 && now.Sub(g.progress) < gatherLinger
+// temporary scenes may be used. A change alone is not held, but the
+// gathering it began goes on for the linger: a second change within it
+// makes the two a burst. A burst that counted as many HueLights as the
+// bridge has bulbs (0: none read yet) lingers no more: no other can join
+// it. Once the gathering is over it forgets it.
+func (g *gathering) holds(now, end time.Time, usable bool, bulbs int) bool {
+	quiet := now.Sub(g.progress)
+	waiting := len(g.expected) > 0 && quiet < gatherIdle
+	lingering := len(g.expected) == 0 && g.burst > 0 && quiet < g.linger()
 	if (waiting || lingering) && now.Before(end) && usable {
-		return true
+		return waiting || (g.burst > 1 && (bulbs == 0 || len(g.members) < bulbs))
 	}
 	g.reset()
 	g.burst = 0
@@ -103,7 +156,7 @@ func (g *gathering) holds(now, end time.Time, usable bool) bool {
 func (g *gathering) left(now, end time.Time) time.Duration {
 	idle := gatherIdle
 	if len(g.expected) == 0 {
-		idle = gatherLinger
+		idle = g.linger()
 	}
 	return min(g.progress.Add(idle).Sub(now), end.Sub(now))
 }

@@ -63,6 +63,7 @@ func (s *sender) enqueue(c Change) *order {
 	o := &order{key: c.Key, lightID: c.LightID, body: c.Body, full: c.Full, fullKey: c.Full.Key(),
 		queuedAt: time.Now(), handover: newHandover()}
 	s.line.push(o, false)
+	s.joinLocked(c.Key, c.Generation)
 	kick(s.lightKick)
 	kick(s.groupKick)
 	return o

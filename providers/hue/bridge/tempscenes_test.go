@@ -147,6 +147,29 @@ func TestGatheringWaitsForExpectedLights(t *testing.T) {
 	g.Expect(time.Since(start)).To(BeNumerically("<", adapterWait), "nothing held a change nobody else was expected with")
 }
 
+// TestUnexpectedCommandsJoinTheBurst: HueLights whose reconciles ran
+// before the informer's handler could expect them hand their commands over
+// unexpected, 60 ms apart (a busy API server's pace). The first goes at
+// once, alone; the next makes a burst, which lingers for lingerPerGap
+// times its gap, so the other five go as one temporary scene instead of
+// one light command each.
+func TestUnexpectedCommandsJoinTheBurst(t *testing.T) {
+	const n = 6
+	s := newSimPoller(t, n, 10)
+	s.p.sender.setTemporaryScenes(true)
+	s.start()
+	g := NewWithT(t)
+	for i := 1; i <= n; i++ {
+		if i > 1 {
+			time.Sleep(60 * time.Millisecond) // the pace commands arrive at, the condition under test
+		}
+		s.queue("a", "light-"+strconv.Itoa(i), strconv.Itoa(i), bri(10+i))
+	}
+	s.wokenAll(g, n, 10*time.Second)
+	g.Expect(s.lightCommands()).To(Equal([]string{"1"}), "only the first, alone, as a light command")
+	g.Expect(s.groupCommands()).To(Equal([]string{"PUT /groups/0/action"}), "the other five as one scene")
+}
+
 // TestGatheringGivesUpOnALostExpectation: one of two expected HueLights
 // never comes (its reconcile failed before Observe): after gatherIdle the
 // other goes anyway, as a light command.
@@ -186,6 +209,8 @@ func TestReadsDoNotHoldTheLineForQueuedLights(t *testing.T) {
 		s.queue("a", "light-"+id, id, bri(10+i))
 	}
 	g := NewWithT(t)
+	// The commands joined one burst; its linger ends before the read.
+	g.Eventually(s.gathering, time.Second, 10*time.Millisecond).Should(BeFalse(), "the queued commands' burst lingers, then lets go")
 	g.Expect(s.p.Poll(s.ctx)).To(Succeed())
 	g.Expect(s.woken()).To(HaveLen(n), "the read saw every queued bulb drift")
 	g.Expect(s.gathering()).To(BeFalse(), "a read of queued lights started a gathering")
