@@ -19,6 +19,9 @@ const (
 	ReasonDriftCorrected = "DriftCorrected"
 	ReasonDeleted        = "Deleted"
 	ReasonReleased       = "Released"
+	// ReasonRecovered: the external side matches the spec after a
+	// terminal failure (recheck).
+	ReasonRecovered = "Recovered"
 )
 
 // phase names the step of a pass that failed.

@@ -47,8 +47,7 @@ func (r *ManagedReconciler[O]) Reconcile(ctx context.Context, req ctrl.Request) 
 		return ctrl.Result{}, err
 	}
 	if r.terminal.blocks(req, obj) {
-		log.FromContext(ctx).V(1).Info("not retrying: the last attempt failed terminally and nothing has changed since")
-		return ctrl.Result{}, nil
+		return r.recheck(ctx, req, obj)
 	}
 
 	orig := obj.DeepCopyObject().(O)
@@ -149,6 +148,41 @@ func (r *ManagedReconciler[O]) nextLook(obj O, obs providers.Observation) time.D
 		next = min(next, confirm)
 	}
 	return next
+}
+
+// recheck reads the external side of an object whose last attempt failed
+// terminally and whose spec and annotations have not changed since,
+// writing nothing outside. A read that shows it matching the spec ends the
+// failure: what the error said was wrong is not (a change AWS refused as
+// already made, after a late read). Any other read leaves the status as
+// the failure wrote it, and looks again at the poll interval: a terminal
+// condition never sticks on an object that matches its spec.
+func (r *ManagedReconciler[O]) recheck(ctx context.Context, req ctrl.Request, obj O) (ctrl.Result, error) {
+	next, _ := r.pollInterval(obj)
+	orig := obj.DeepCopyObject().(O)
+	obs, err := r.observeOnly(ctx, obj)
+	if err != nil || obs.Outcome != providers.OutcomeUpToDate || obs.Unconfirmed {
+		log.FromContext(ctx).V(1).Info("not retrying: the last attempt failed terminally, nothing has changed since, and the external side does not match the spec")
+		return ctrl.Result{RequeueAfter: jitter(next)}, nil
+	}
+	r.terminal.clear(req)
+	r.stalls.settled(req)
+	markObserved(obj, obs)
+	r.event(obj, corev1.EventTypeNormal, ReasonRecovered, "Observe", "the external resource matches the spec: the last failure is over")
+	log.FromContext(ctx).Info("recovered: the external side matches the spec after a terminal failure")
+	result, _ := r.succeeded(req, obj, r.nextLook(obj, obs))
+	return result, r.writeStatus(ctx, orig, obj)
+}
+
+// observeOnly connects and observes.
+func (r *ManagedReconciler[O]) observeOnly(ctx context.Context, obj O) (providers.Observation, error) {
+	external, err := r.connector.Connect(ctx, obj)
+	if err != nil {
+		return providers.Observation{}, err
+	}
+	obs, err := external.Observe(ctx, obj)
+	countCall(r.kind, phaseObserve, err)
+	return obs, err
 }
 
 // update sends the difference, unless the same difference was already sent
@@ -254,7 +288,8 @@ func (r *ManagedReconciler[O]) handleError(ctx context.Context, req ctrl.Request
 		r.terminal.record(req, obj)
 		r.resetBackoff(req)
 		logger.Info("not retrying until the spec changes", "reason", t.Reason, "error", err.Error())
-		return ctrl.Result{}, nil
+		next, _ := r.pollInterval(obj)
+		return ctrl.Result{RequeueAfter: jitter(next)}, nil
 	}
 	if ra, ok := providers.AsRetryAfter(err); ok {
 		delay := max(ra.Delay, r.retryBackoff.When(req))

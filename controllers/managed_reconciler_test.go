@@ -199,15 +199,46 @@ func TestTerminalErrorStopsCallsUntilTheSpecChanges(t *testing.T) {
 		g.Expect(synced.Reason).To(Equal("InvalidSpec"))
 		g.Expect(synced.Message).To(ContainSubstring("size 5 is not allowed"))
 	}, timeout, poll).Should(Succeed())
-	calls := widgets.count("terminal", "")
-	// A 1 s poll interval would have called several times in 4 s.
-	g.Consistently(func() int { return widgets.count("terminal", "") }, 4*time.Second, 200*time.Millisecond).Should(Equal(calls))
+	creates, looks := widgets.count("terminal", "Create"), widgets.count("terminal", "Observe")
+	// A 1 s poll interval would have created several times in 4 s; it
+	// only reads, to see whether what failed is done after all (recheck).
+	g.Consistently(func() int { return widgets.count("terminal", "Create") }, 4*time.Second, 200*time.Millisecond).Should(Equal(creates))
+	g.Expect(widgets.count("terminal", "Observe")).To(BeNumerically(">", looks), "the poll interval's reads go on")
+	g.Expect(condition(fetch(g, "terminal"), commonv1alpha1.Stalled).Reason).To(Equal("InvalidSpec"), "a read that does not match leaves it stalled")
 	g.Eventually(func(g Gomega) []string { return eventReasons(g, "terminal") }, timeout, poll).Should(ContainElement("InvalidSpec"))
 
 	widgets.fail("terminal", "Create", nil)
 	update(t, "terminal", func(w *testv1alpha1.Widget) { w.Spec.Size = 4 })
 	waitReady(t, "terminal")
 	g.Expect(widgets.count("terminal", "Create")).To(Equal(2))
+}
+
+// A terminal failure never sticks on an object whose external side matches
+// its spec: AWS refused a change as already made (a late read planned it
+// again), and the next read shows it done. Nothing more is written, Ready
+// comes back at the same generation, Stalled goes, with a Recovered event.
+func TestTerminalFailureEndsWhenAReadShowsTheSpecMet(t *testing.T) {
+	g := NewWithT(t)
+	create(t, newWidget("recovers", 1, map[string]string{commonv1alpha1.AnnotationPollInterval: "1s"}))
+	waitReady(t, "recovers")
+	widgets.fail("recovers", "Update", providers.Terminalf("InvalidSpec", "the requested value equals the current value"))
+	update(t, "recovers", func(w *testv1alpha1.Widget) { w.Spec.Size = 2 })
+	g.Eventually(func(g Gomega) {
+		g.Expect(condition(fetch(g, "recovers"), commonv1alpha1.Stalled).Status).To(Equal(metav1.ConditionTrue))
+	}, timeout, poll).Should(Succeed())
+	updates := widgets.count("recovers", "Update")
+
+	// AWS had applied it: the outside shows the spec.
+	widgets.set("recovers", testv1alpha1.WidgetSpec{Size: 2, Color: "blue"})
+	g.Eventually(func(g Gomega) {
+		w := fetch(g, "recovers")
+		ready := condition(w, commonv1alpha1.Ready)
+		g.Expect(ready.Status).To(Equal(metav1.ConditionTrue))
+		g.Expect(ready.ObservedGeneration).To(Equal(w.Generation))
+		g.Expect(condition(w, commonv1alpha1.Stalled).Status).To(BeEmpty())
+	}, timeout, poll).Should(Succeed())
+	g.Eventually(func(g Gomega) []string { return eventReasons(g, "recovers") }, timeout, poll).Should(ContainElement(ReasonRecovered))
+	g.Expect(widgets.count("recovers", "Update")).To(Equal(updates), "nothing was sent again")
 }
 
 func TestDeletionDeletesExternallyThenRemovesTheFinalizer(t *testing.T) {

@@ -68,7 +68,14 @@ func newWorldWith(t *testing.T, opts ddbgap.Options) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &world{t: t, gap: gap, ddb: dynamodb.NewFromConfig(cfg),
+	ddb := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+		if opts.Pace != (ddbgap.Pace{}) {
+			// The SDK retries ResourceInUse and LimitExceeded refusals:
+			// the pace tests want each answer as the model gave it.
+			o.RetryMaxAttempts = 1
+		}
+	})
+	return &world{t: t, gap: gap, ddb: ddb,
 		scale: applicationautoscaling.NewFromConfig(cfg, func(o *applicationautoscaling.Options) { o.BaseEndpoint = aws.String(url) })}
 }
 

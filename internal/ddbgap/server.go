@@ -14,7 +14,10 @@
 // table is UPDATING, warm throughput that only goes up, on-demand limits
 // dropped by a switch to PROVISIONED, a GetResourcePolicy that answers the
 // previous policy for a while after a change, and autoscaling that moves
-// the capacity itself. Tests that use it say so.
+// the capacity itself; with Options.Pace, AWS's pace too: tables CREATING,
+// UPDATING and DELETING for a while, indexes backfilling, a new table not
+// found for a moment and reads that still show the table before the last
+// change. Tests that use it say so.
 package ddbgap
 
 import (
@@ -43,6 +46,9 @@ type Options struct {
 	// (DynamoDB Local has none); without it they go to DynamoDB Local,
 	// which answers UnknownOperationException.
 	Tagging bool
+	// Pace makes tables as slow to change and reads as late as AWS says
+	// they may be (pace.go); its zero value answers at once.
+	Pace Pace
 }
 
 // Server is the model endpoint.
@@ -170,6 +176,7 @@ func (s *Server) dynamoDBHandler(op string) func(*call) (any, error) {
 		"CreateTable":                 s.createTable,
 		"UpdateTable":                 s.updateTable,
 		"DeleteTable":                 s.deleteTable,
+		"UpdateTimeToLive":            s.updateTimeToLive,
 		"DescribeContinuousBackups":   s.describeContinuousBackups,
 		"UpdateContinuousBackups":     s.updateContinuousBackups,
 		"GetResourcePolicy":           s.getResourcePolicy,

@@ -35,6 +35,8 @@ type tableState struct {
 	restoreSummary map[string]any
 
 	tags map[string]string // with Options.Tagging
+
+	pace paced // with Options.Pace
 }
 
 // limits are on-demand request unit caps; 0 is no cap.
@@ -125,6 +127,9 @@ func billingOf(t map[string]any) string {
 
 func (s *Server) describeTable(c *call) (any, error) {
 	name := str(c.body, "TableName")
+	if view, err := s.pacedView(c, name); view != nil || err != nil {
+		return view, err
+	}
 	out, err := s.local(c.r, "DescribeTable", map[string]any{"TableName": name})
 	if err != nil {
 		return nil, err
@@ -143,6 +148,7 @@ func (s *Server) overlay(st *tableState, t map[string]any, own string) {
 	now := time.Now()
 	st.advance(now)
 	billing := billingOf(t)
+	st.pace.report(t, now, s.opts.Pace)
 	if now.Before(st.restoringUntil) {
 		t["TableStatus"] = "CREATING"
 	} else if st.busy(now) != "" && str(t, "TableStatus") == "ACTIVE" {
@@ -252,12 +258,16 @@ func (s *Server) createTable(c *call) (any, error) {
 			st.warm[x.name] = w
 		}
 	}
+	if err := s.stillDeleting(c, name); err != nil {
+		return nil, err
+	}
 	out, err := s.local(c.r, "CreateTable", c.body)
 	if err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	st.pace.createdAt = time.Now()
 	if doc := str(c.body, "ResourcePolicy"); doc != "" {
 		// "CreateTable ResourcePolicy attaches at creation" (API CreateTable).
 		st.policy = &policyState{doc: doc, revision: s.nextRevision()}
@@ -286,6 +296,18 @@ func (s *Server) deleteTable(c *call) (any, error) {
 	st := s.state(c.r, name)
 	now := time.Now()
 	st.advance(now)
+	if st.pace.deleting != nil && !st.pace.gone(now) {
+		// "If table is already in the DELETING state, no error is
+		// returned" (API DeleteTable).
+		defer s.mu.Unlock()
+		return map[string]any{"TableDescription": clone(st.pace.deleting)}, nil
+	}
+	if why := st.pace.busy(now, s.opts.Pace); why != "" {
+		s.mu.Unlock()
+		// "If a table is in CREATING or UPDATING states, then DynamoDB
+		// returns a ResourceInUseException" (API DeleteTable).
+		return nil, inUse("Attempt to change a resource which is still in use: %s: %s", why, name)
+	}
 	if why := st.busy(now); why != "" {
 		s.mu.Unlock()
 		// "If a table is in CREATING or UPDATING states, then DynamoDB
@@ -307,9 +329,54 @@ func (s *Server) deleteTable(c *call) (any, error) {
 		return nil, err
 	}
 	s.mu.Lock()
-	delete(s.tables, tableKey(c.r, name))
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	if s.opts.Pace.Delete <= 0 {
+		delete(s.tables, tableKey(c.r, name))
+		return out, nil
+	}
+	desc := obj(out, "TableDescription")
+	s.overlay(st, desc, region(c.r))
+	desc["TableStatus"] = "DELETING"
+	st.pace = paced{deleting: clone(desc), deletingUntil: now.Add(s.opts.Pace.Delete)}
 	return out, nil
+}
+
+// pacedView is DescribeTable's answer where Options.Pace says it is not
+// the truth yet (a table just created, one being deleted, a read within the
+// stale window); nil and nil when DynamoDB Local's answer stands.
+func (s *Server) pacedView(c *call, name string) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := tableKey(c.r, name)
+	st, ok := s.tables[key]
+	if !ok {
+		return nil, nil
+	}
+	now := time.Now()
+	switch {
+	case st.pace.gone(now):
+		delete(s.tables, key)
+	case st.pace.deleting != nil:
+		return map[string]any{"Table": clone(st.pace.deleting)}, nil
+	case st.pace.unseen(now, s.opts.Pace):
+		return nil, notFound("ResourceNotFoundException", "Requested resource not found: Table: %s not found", name)
+	}
+	if view := st.pace.staleView(now); view != nil {
+		return map[string]any{"Table": view}, nil
+	}
+	return nil, nil
+}
+
+// stillDeleting refuses a CreateTable of a table that is still DELETING:
+// its name is still taken.
+func (s *Server) stillDeleting(c *call, name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.tables[tableKey(c.r, name)]
+	if ok && st.pace.deleting != nil && !st.pace.gone(time.Now()) {
+		return inUse("Table already exists: %s", name)
+	}
+	return nil
 }
 
 // updateTable applies what DynamoDB Local lacks (replicas, on-demand and
@@ -326,10 +393,21 @@ func (s *Server) updateTable(c *call) (any, error) {
 	st := s.state(c.r, name)
 	now := time.Now()
 	st.advance(now)
+	if why := st.pace.busy(now, s.opts.Pace); why != "" {
+		s.mu.Unlock()
+		return nil, inUse("Attempt to change a resource which is still in use: %s: %s", why, name)
+	}
 	if why := st.busy(now); why != "" {
 		s.mu.Unlock()
 		return nil, inUse("Attempt to change a resource which is still in use: %s", why)
 	}
+	if index := st.pace.indexInFlux(now); index != "" && changesIndexes(c.body, index) {
+		s.mu.Unlock()
+		return nil, &apiError{status: 400, code: "LimitExceededException",
+			msg: "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table"}
+	}
+	before := clone(t)
+	s.overlay(st, before, region(c.r))
 	billing := billingOf(t)
 	newBilling := billing
 	if b := str(c.body, "BillingMode"); b != "" {
@@ -431,6 +509,7 @@ func (s *Server) updateTable(c *call) (any, error) {
 	for _, f := range apply {
 		f()
 	}
+	st.pace.accepted(before, list(c.body, "GlobalSecondaryIndexUpdates"), now, s.opts.Pace)
 	s.mu.Unlock()
 	out, err := s.local(c.r, "DescribeTable", map[string]any{"TableName": name})
 	if err != nil {

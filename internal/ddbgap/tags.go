@@ -3,6 +3,7 @@ package ddbgap
 import (
 	"maps"
 	"slices"
+	"time"
 )
 
 // Tagging (Options.Tagging), for tests that need a table's tags where a
@@ -38,28 +39,43 @@ func (s *Server) tagged(c *call, change func(tags map[string]string) any) (any, 
 	return change(st.tags), nil
 }
 
-func (s *Server) tagResource(c *call) (any, error) {
+// retagged is tagged for a call that changes the tags: within Pace.Stale
+// after it, ListTagsOfResource answers the tags before (pace.go).
+func (s *Server) retagged(c *call, change func(tags map[string]string)) (any, error) {
 	return s.tagged(c, func(tags map[string]string) any {
-		for _, t := range list(c.body, "Tags") {
-			tag, _ := t.(map[string]any)
-			tags[str(tag, "Key")] = str(tag, "Value")
+		st := s.state(c.r, tableFromArn(str(c.body, "ResourceArn")))
+		if s.opts.Pace.Stale > 0 {
+			st.pace.staleTags, st.pace.staleTagsUntil = maps.Clone(tags), time.Now().Add(s.opts.Pace.Stale)
 		}
+		change(tags)
 		return map[string]any{}
 	})
 }
 
+func (s *Server) tagResource(c *call) (any, error) {
+	return s.retagged(c, func(tags map[string]string) {
+		for _, t := range list(c.body, "Tags") {
+			tag, _ := t.(map[string]any)
+			tags[str(tag, "Key")] = str(tag, "Value")
+		}
+	})
+}
+
 func (s *Server) untagResource(c *call) (any, error) {
-	return s.tagged(c, func(tags map[string]string) any {
+	return s.retagged(c, func(tags map[string]string) {
 		for _, k := range list(c.body, "TagKeys") {
 			key, _ := k.(string)
 			delete(tags, key)
 		}
-		return map[string]any{}
 	})
 }
 
 func (s *Server) listTagsOfResource(c *call) (any, error) {
 	return s.tagged(c, func(tags map[string]string) any {
+		st := s.state(c.r, tableFromArn(str(c.body, "ResourceArn")))
+		if p := st.pace; p.staleTags != nil && time.Now().Before(p.staleTagsUntil) {
+			tags = p.staleTags
+		}
 		out := []any{}
 		for _, k := range slices.Sorted(maps.Keys(tags)) {
 			out = append(out, map[string]any{"Key": k, "Value": tags[k]})

@@ -57,6 +57,7 @@ func (c *tableConn) Create(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 	if obj.Spec.ResourcePolicy != nil && obj.Spec.RestoreFrom == nil {
 		mem.policyChange = &policyChange{anyDoc: true, at: time.Now()}
 	}
+	p.accepted(ep, name, p.tableFlight(callCreateTable, time.Now()))
 	p.markCreated(ep, name, creation{UID: string(obj.UID), TableID: tableIdentity(desc)})
 	obj.Status.TableID = tableIdentity(desc)
 	recordStatus(obj, desc)

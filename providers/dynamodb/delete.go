@@ -29,6 +29,7 @@ func (c *tableConn) Delete(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 	name := obj.ResolvedTableName()
 	d, err := describeTable(ctx, ep.API, name)
 	if isNotFound(err) {
+		p.forgetFlights(ep, name)
 		p.released(ep, obj)
 		return nil
 	}
@@ -49,6 +50,10 @@ func (c *tableConn) Delete(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 		p.released(ep, obj)
 		return nil
 	}
+	if f, ok := p.inFlight(ep, name, callDeleteTable, time.Now()); ok && d.TableStatus != types.TableStatusDeleting {
+		w := p.notYetSeen(f, ReasonDeleting, "the DeleteTable of table "+name, time.Now())
+		return &providers.Wait{Reason: w.reason, Message: w.message, For: p.opts.TransitionPoll}
+	}
 	switch d.TableStatus {
 	case types.TableStatusDeleting:
 		return providers.Waitf(p.opts.TransitionPoll, ReasonDeleting, "DynamoDB is deleting table %s", name)
@@ -67,6 +72,7 @@ func (c *tableConn) Delete(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 	if _, err := ep.API.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)}); err != nil && !isNotFound(err) {
 		return classify(err)
 	}
+	p.accepted(ep, name, p.tableFlight(callDeleteTable, time.Now()))
 	return providers.Waitf(time.Second, ReasonDeleting, "deleting table %s", name)
 }
 

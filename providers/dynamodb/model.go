@@ -78,6 +78,9 @@ type index struct {
 	Projection projection
 	Throughput *throughput
 	Status     string // observed only
+	// Backfilling: observed, an index UpdateTable created that is CREATING
+	// and being filled from the table (API GlobalSecondaryIndexDescription).
+	Backfilling bool
 	// Reported is the capacity AWS reports even on PAY_PER_REQUEST
 	// (observed only): DynamoDB Local keeps the old values there.
 	Reported *throughput
@@ -195,7 +198,8 @@ func observedTable(d *types.TableDescription) *table {
 	scalars := awsAttributeTypes(d.AttributeDefinitions)
 	for _, g := range d.GlobalSecondaryIndexes {
 		ix := index{Name: aws.ToString(g.IndexName), Keys: withScalars(awsKeys(g.KeySchema), scalars),
-			Projection: awsProjection(g.Projection), Status: string(g.IndexStatus), Reported: awsThroughput(g.ProvisionedThroughput),
+			Projection: awsProjection(g.Projection), Status: string(g.IndexStatus), Backfilling: aws.ToBool(g.Backfilling),
+			Reported: awsThroughput(g.ProvisionedThroughput),
 			OnDemand: awsOnDemand(g.OnDemandThroughput), Warm: awsIndexWarm(g.WarmThroughput)}
 		if provisioned {
 			ix.Throughput = awsThroughput(g.ProvisionedThroughput)

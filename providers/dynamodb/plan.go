@@ -66,9 +66,11 @@ type Plan struct {
 	// Blocked explains a change the adapter will not make on its own (an
 	// index replacement without the annotation); "" when there is none.
 	Blocked string
-	// busy is what AWS is still doing to the table ("" when idle); no step
-	// is sent until it is done.
+	// busy is what AWS is still doing to the table ("" when idle): the
+	// table is not Ready until it is done. gate is what of it holds which
+	// steps.
 	busy string
+	gate stepGate
 }
 
 // String is the pending plan in one line, for conditions and events: the

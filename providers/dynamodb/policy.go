@@ -39,13 +39,6 @@ type policy struct {
 // whitespaces" (API PutResourcePolicy); Tether sends the compact form.
 const maxPolicyBytes = 20 * 1024
 
-// policySettle is how long after its own change Tether takes a
-// GetResourcePolicy answer that does not show it for the eventual
-// consistency AWS documents ("Wait for a few seconds, and then try the
-// GetResourcePolicy request again", API GetResourcePolicy), rather than for
-// a change by someone else.
-const policySettle = time.Minute
-
 // policyChange is Tether's last change of the policy.
 type policyChange struct {
 	revision string // "" after a delete
@@ -88,21 +81,21 @@ func parsedPolicy(text, revision string) *policy {
 // policy", and after a CreateTable with a policy "might return a
 // ResourceNotFoundException or a PolicyNotFoundException" (API
 // GetResourcePolicy). An answer that does not show Tether's own change yet,
-// within policySettle, is errNotYet.
+// within settleWindow, is errNotYet.
 func (p *Provider) readPolicy(ctx context.Context, ep *endpoint, arn string, mem *memory) error {
 	out, err := ep.API.GetResourcePolicy(ctx, &dynamodb.GetResourcePolicyInput{ResourceArn: aws.String(arn)})
 	var got *policy
 	switch {
 	case errorCode(err) == "PolicyNotFoundException":
 		got = &policy{Absent: true}
-	case isNotFound(err) && mem.policyChange != nil && time.Since(mem.policyChange.at) < policySettle:
+	case isNotFound(err) && mem.policyChange != nil && time.Since(mem.policyChange.at) < settleWindow:
 		return errNotYet
 	case err != nil:
 		return err
 	default:
 		got = parsedPolicy(aws.ToString(out.Policy), aws.ToString(out.RevisionId))
 	}
-	if c := mem.policyChange; c != nil && time.Since(c.at) < policySettle {
+	if c := mem.policyChange; c != nil && time.Since(c.at) < settleWindow {
 		consistent := got.Revision == c.revision || (c.anyDoc && !got.Absent)
 		if !consistent {
 			return errNotYet

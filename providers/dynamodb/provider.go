@@ -29,6 +29,10 @@ type Options struct {
 	// after the adapter changed them. Default 10 minutes; 0 keeps the
 	// default, a negative value reads them on every poll.
 	SecondaryReadInterval time.Duration
+	// SettleWindow is how long a call AWS accepted may go unseen by reads
+	// before a read that does not show it decides (inflight.go). Default
+	// one minute; negative: every read decides at once.
+	SettleWindow time.Duration
 	// TransitionPoll is how often a table in CREATING, UPDATING or DELETING
 	// (or with an index in flux) is looked at again. Default 5 seconds.
 	TransitionPoll time.Duration
@@ -73,6 +77,7 @@ type Provider struct {
 	mu          sync.Mutex
 	objects     map[string]*memory         // by object UID
 	created     map[string]creation        // account|region|table -> the object Tether created it for, and its identity
+	flights     map[string]flights         // account|region|table -> the calls AWS accepted (inflight.go)
 	unsupported map[string]map[string]bool // endpoint -> features it lacks
 	probes      probes
 	// changedOutside are the objects whose table AWS reported changed
@@ -84,6 +89,9 @@ type Provider struct {
 func New(opts Options) *Provider {
 	if opts.TransitionPoll <= 0 {
 		opts.TransitionPoll = busyDelay
+	}
+	if opts.SettleWindow == 0 {
+		opts.SettleWindow = settleWindow
 	}
 	if opts.SecondaryReadInterval == 0 {
 		opts.SecondaryReadInterval = 10 * time.Minute
@@ -104,6 +112,7 @@ func New(opts Options) *Provider {
 		defaultTags: tags,
 		objects:     map[string]*memory{},
 		created:     map[string]creation{},
+		flights:     map[string]flights{},
 		unsupported: map[string]map[string]bool{},
 
 		changedOutside: map[apitypes.UID]struct{}{},
@@ -128,6 +137,9 @@ func (c *tableConn) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable)
 	p.readAgainIfChangedOutside(obj)
 	desc, err := describeTable(ctx, ep.API, name)
 	if isNotFound(err) {
+		if f, ok := p.inFlight(ep, name, callCreateTable, time.Now()); ok {
+			return p.waitFor(p.notYetSeen(f, providers.ReasonCreating, "the CreateTable of table "+name, time.Now())), nil
+		}
 		p.noteMissing(obj)
 		return providers.Absent(), nil
 	}
@@ -193,9 +205,13 @@ func (p *Provider) compare(ctx context.Context, ep *endpoint, obj *awsv1alpha1.D
 	}
 	pl := plan(aws.ToString(desc.TableName), want, have,
 		planOptions{AllowIndexReplacement: obj.Annotations[awsv1alpha1.AnnotationAllowIndexReplacement] == "true"})
-	pl.busy = have.busy()
+	pl.busy, pl.gate = have.busy(), have.gate()
 	p.recordPlan(obj, pl)
 	recordPolicy(obj, want.Policy, have.Policy)
+	p.seenIn(ep, obj.ResolvedTableName(), pl)
+	if w, held := p.heldByFlight(ep, obj, pl, time.Now()); held {
+		return p.waitFor(w), nil
+	}
 
 	// A table whose index is still being built works, but is not yet what
 	// the spec asks for: Ready waits for it.
@@ -275,18 +291,31 @@ func (c *tableConn) Update(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, 
 		}
 		return nil
 	}
-	if pl.busy != "" {
-		return providers.Waitf(p.opts.TransitionPoll, ReasonTableBusy, "waiting: %s; pending: %s", pl.busy, pl)
-	}
 	step := pl.Steps[0]
+	if hold := pl.gate.holds(step); hold != "" {
+		return providers.Waitf(p.opts.TransitionPoll, ReasonTableBusy, "waiting: %s; pending: %s", hold, pl)
+	}
+	name := obj.ResolvedTableName()
 	if err := p.send(ctx, ep, obj, step); err != nil {
 		p.clients.invalidateCredentials(ep, err)
 		if feature, lacks := endpointLacks(step, err); lacks {
 			p.markUnsupported(ep, obj, feature, err)
 			return providers.Waitf(time.Second, "FeatureUnsupported", "the endpoint does not support %s: %v", feature, stable(err))
 		}
+		if w, refused := p.ttlRefused(ep, name, step, err, time.Now()); refused {
+			return w
+		}
+		if alreadyDone(step, err) && p.sentBefore(ep, name, step.Description) {
+			// The read that planned it was late: the step counts as sent
+			// (the stall breaker bounds how often), and the next pass
+			// reads again.
+			p.memoryOf(obj).afterSent(step)
+			return &providers.Wait{Sent: true, For: p.opts.TransitionPoll, Reason: providers.ReasonUpdating,
+				Message: fmt.Sprintf("DynamoDB answered that %s is done already (%v): reading the table again", step.Description, stable(err))}
+		}
 		return classify(err)
 	}
+	p.accepted(ep, name, p.stepFlight(step, time.Now()))
 	p.memoryOf(obj).afterSent(step)
 	recordAddedReplica(obj, step)
 	return nil

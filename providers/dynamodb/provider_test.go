@@ -395,7 +395,9 @@ func TestThrottlingIsAbsorbed(t *testing.T) {
 // same stall key at every pass that plans the step again.
 func TestARepeatedStepKeepsItsStallKey(t *testing.T) {
 	server := ddbtest.Dynalite(t, ddbtest.DynaliteOptions{})
-	f := newFixture(t, server.URL, Options{})
+	// No settle window: each pass's read decides, as it does once the
+	// window is over (TestAStepInFlightIsNotSentAgain has the window).
+	f := newFixture(t, server.URL, Options{SettleWindow: -1})
 	obj := newTable(func(o *awsv1alpha1.DynamoDBTable) {
 		// dynalite wants index throughput even on demand; PROVISIONED has it.
 		o.Spec.BillingMode = awsv1alpha1.BillingModeProvisioned
@@ -591,7 +593,7 @@ func TestNoUpdateWhileAnIndexIsCreating(t *testing.T) {
 	have.GSIs[0].Status = "CREATING"
 	want := spec(ppr, nil, gsi("a1x", "a", nil), gsi("b1x", "b", nil))
 	pl := plan("t", want, have, planOptions{})
-	pl.busy = have.busy()
+	pl.busy, pl.gate = have.busy(), have.gate()
 	p := New(Options{Clients: ClientOptions{DefaultRegion: "us-east-1"}})
 	ep := &endpoint{API: noCalls{t}, Region: "us-east-1", Account: operatorAccount, Key: "fake"}
 	err := (&tableConn{p: p, ep: ep}).Update(context.Background(), newTable(), pl)
