@@ -32,7 +32,10 @@ func TestDynamoDBStallIsTheGenericBreakers(t *testing.T) {
 	ddbtest.UseEndpoint(t, proxy.URL())
 	r := NewManagedReconciler[*awsv1alpha1.DynamoDBTable](nil, nil, "DynamoDBTable",
 		func() *awsv1alpha1.DynamoDBTable { return &awsv1alpha1.DynamoDBTable{} },
-		dynamodb.New(dynamodb.Options{SecondaryReadInterval: -1}),
+		// No settle window: each pass's read decides, as it does a minute
+		// after a call AWS accepted (before that, a step no read shows is
+		// in flight, not sent again).
+		dynamodb.New(dynamodb.Options{SecondaryReadInterval: -1, SettleWindow: -1}),
 		Options{PollInterval: time.Minute})
 	obj := &awsv1alpha1.DynamoDBTable{
 		ObjectMeta: metav1.ObjectMeta{Name: ddbName("stall"), Namespace: "default", UID: types.UID(ddbName("uid")), Generation: 1},

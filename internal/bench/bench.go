@@ -26,6 +26,8 @@ import (
 
 	"github.com/go-logr/logr"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/tether-dev/tether/internal/ddbgap"
 )
 
 // Scale is how big and how long each figure is.
@@ -104,6 +106,10 @@ type Scale struct {
 	MemWindow    time.Duration `json:"memWindow"`
 	SmallPoll    time.Duration `json:"smallPoll"`
 	SmallWindows int           `json:"smallWindows"`
+	// PaceTables tables are created, changed and deleted while DynamoDB
+	// keeps AWS's Pace (fig. 17).
+	PaceTables int         `json:"paceTables"`
+	Pace       ddbgap.Pace `json:"-"`
 }
 
 // MarshalJSON writes the durations as Go duration strings ("45s").
@@ -124,8 +130,10 @@ func (s Scale) MarshalJSON() ([]byte, error) {
 		AccountFeed     string `json:"accountFeedSafety"`
 		SmallPoll       string `json:"smallPoll"`
 		MemWindow       string `json:"memWindow"`
+		Pace            string `json:"pace"`
 	}{plain(s), s.Outage.String(), s.Throttle.String(), s.HuePoll.String(), s.DDBPoll.String(), s.TagReadInterval.String(),
-		s.AccountPoll.String(), s.SteadyWindow.String(), s.FeedPoll.String(), s.FeedSafety.String(), s.FeedWindow.String(), s.AccountFeedSafety.String(), s.SmallPoll.String(), s.MemWindow.String()})
+		s.AccountPoll.String(), s.SteadyWindow.String(), s.FeedPoll.String(), s.FeedSafety.String(), s.FeedWindow.String(), s.AccountFeedSafety.String(), s.SmallPoll.String(), s.MemWindow.String(),
+		fmt.Sprintf("%+v", s.Pace)})
 }
 
 // FullScale is issue 6 as written. The DynamoDB poll interval is 45 s
@@ -188,6 +196,13 @@ func FullScale() Scale {
 		MemLights:  2000,
 		MemBridges: 40,
 		MemWindow:  2 * time.Minute,
+		// Issue 37: the times the issue's proxy imposed on DynamoDB Local,
+		// from AWS's documentation: creates that take 15 s, a 2 s
+		// not-found window, UPDATING for 6 s, DELETING for 10 s, reads up
+		// to 10 s stale; an index backfills for 10 s.
+		PaceTables: 50,
+		Pace: ddbgap.Pace{Create: 15 * time.Second, Unseen: 2 * time.Second, Update: 6 * time.Second, Backfill: 10 * time.Second,
+			Delete: 10 * time.Second, Stale: 10 * time.Second, TTLCooldown: time.Hour},
 	}
 }
 
@@ -238,6 +253,9 @@ func QuickScale() Scale {
 		MemLights:         20,
 		MemBridges:        2,
 		MemWindow:         5 * time.Second,
+		PaceTables:        6,
+		Pace: ddbgap.Pace{Create: 2 * time.Second, Unseen: time.Second, Update: time.Second, Backfill: time.Second,
+			Delete: time.Second, Stale: 2 * time.Second, TTLCooldown: time.Hour},
 	}
 }
 
@@ -266,6 +284,7 @@ func (s Scale) Resize(f float64) Scale {
 	s.MemTables = max(2, n(s.MemTables))
 	s.MemLights = n(s.MemLights)
 	s.MemBridges = n(s.MemBridges)
+	s.PaceTables = max(2, n(s.PaceTables))
 	return s
 }
 

@@ -85,6 +85,10 @@ type Answered struct {
 	AccessKeyID string
 	// Status is the target's HTTP status code.
 	Status int
+	// Body is the request's body (up to maxBodyPeek), and At when the
+	// target answered: a test tells the same call sent again by them.
+	Body []byte
+	At   time.Time
 }
 
 // Span is when the first and the last call of an operation about a table
@@ -235,7 +239,7 @@ func (p *Proxy) OnAnswered(fn func(Answered)) {
 // ServeHTTP counts the call, then answers a fault or forwards it.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	op := Operation(r)
-	table := p.readTableName(r)
+	table, body := p.readTableName(r)
 	if fault, ok := p.decide(op, table); ok {
 		_, _ = io.Copy(io.Discard, r.Body)
 		writeFault(w, fault)
@@ -253,7 +257,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	status := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 	p.target.ServeHTTP(status, r)
-	answered(Answered{Operation: op, Table: table, AccessKeyID: accessKeyID(r), Status: status.status})
+	answered(Answered{Operation: op, Table: table, AccessKeyID: accessKeyID(r), Status: status.status, Body: body, At: time.Now()})
 }
 
 // statusWriter remembers the status code written through it.
@@ -374,17 +378,23 @@ func (p *Proxy) Close() error {
 const maxBodyPeek = 1 << 20
 
 // readTableName finds the table a call is about (TableName, or the table in
-// ResourceArn for tagging calls) and puts the body back for forwarding.
-func (p *Proxy) readTableName(r *http.Request) string {
+// ResourceArn for tagging calls) and puts the body back for forwarding; it
+// returns the body too.
+func (p *Proxy) readTableName(r *http.Request) (string, []byte) {
 	if r.Body == nil {
-		return ""
+		return "", nil
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBodyPeek))
 	r.Body.Close()
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	if err != nil {
-		return ""
+		return "", body
 	}
+	return tableNamed(body), body
+}
+
+// tableNamed is the table a call's body names.
+func tableNamed(body []byte) string {
 	var fields struct{ TableName, ResourceArn string }
 	if json.Unmarshal(body, &fields) != nil {
 		return ""

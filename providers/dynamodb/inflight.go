@@ -125,6 +125,19 @@ func (p *Provider) lastOf(ep *endpoint, name, subject string) (flight, bool) {
 	return flight{}, false
 }
 
+// unseen says whether a call of subject is in flight: accepted within its
+// settle window, and not shown by a read yet.
+func (p *Provider) unseen(ep *endpoint, name, subject string, now time.Time) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, f := range p.flights[ep.tableKey(name)] {
+		if f.subject == subject && !f.seen && now.Sub(f.at) < f.settle {
+			return true
+		}
+	}
+	return false
+}
+
 // sentBefore says whether Tether made call for the table within the last
 // forgetAfter.
 func (p *Provider) sentBefore(ep *endpoint, name, call string) bool {
@@ -159,19 +172,30 @@ func (p *Provider) tableFlight(call string, now time.Time) flight {
 	return flight{call: call, subject: callCreateTable, at: now, settle: p.opts.SettleWindow}
 }
 
-// stepSubject is what a step changes: its kind, and the index for a step
-// on one index.
+// stepSubject is what a step changes: its kind, and the index or replica
+// for a step on one.
 func stepSubject(step Step) string {
 	subject := string(step.Kind)
-	if index := stepIndex(step); index != "" {
-		subject += ":" + index
+	if part := stepPart(step); part != "" {
+		subject += ":" + part
 	}
 	return subject
 }
 
-// stepIndex is the index a step changes, "" for the table.
-func stepIndex(step Step) string {
+// stepPart is the index or replica Region a step changes, "" for the
+// table.
+func stepPart(step Step) string {
 	if step.Table != nil {
+		for _, u := range step.Table.ReplicaUpdates {
+			switch {
+			case u.Create != nil:
+				return aws.ToString(u.Create.RegionName)
+			case u.Delete != nil:
+				return aws.ToString(u.Delete.RegionName)
+			case u.Update != nil:
+				return aws.ToString(u.Update.RegionName)
+			}
+		}
 		for _, u := range step.Table.GlobalSecondaryIndexUpdates {
 			switch {
 			case u.Create != nil:

@@ -152,7 +152,7 @@ func (c *tableConn) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable)
 	}
 	recordStatus(obj, desc)
 	recordReplicas(obj, desc)
-	forgetGoneReplicas(obj, desc)
+	p.forgetGoneReplicas(ep, obj, desc)
 	recordTarget(obj, ep)
 
 	switch desc.TableStatus {

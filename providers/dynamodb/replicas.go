@@ -308,13 +308,20 @@ func (p *Provider) removeReplicasFirst(ctx context.Context, ep *endpoint, obj *a
 	if busy := replicasBusy(reps); busy != "" {
 		return false, providers.Waitf(p.opts.TransitionPoll, ReasonDeleting, "removing the replicas of table %s before deleting it: %s", name, busy)
 	}
-	var ours, others []string
+	var ours, others, going []string
 	for _, region := range slices.Sorted(maps.Keys(reps)) {
-		if slices.Contains(obj.Status.AddedReplicaRegions, region) {
+		switch {
+		case p.unseen(ep, name, string(StepDeleteReplica)+":"+region, time.Now()):
+			going = append(going, region) // a late read: its removal is in flight
+		case slices.Contains(obj.Status.AddedReplicaRegions, region):
 			ours = append(ours, region)
-		} else {
+		default:
 			others = append(others, region)
 		}
+	}
+	if len(ours) == 0 && len(going) > 0 {
+		return false, providers.Waitf(p.opts.TransitionPoll, ReasonDeleting, "DynamoDB accepted the removal of replica %s of table %s "+
+			"and its reads do not show it yet (they are eventually consistent)", strings.Join(going, ", "), name)
 	}
 	if len(ours) == 0 {
 		return false, providers.RetryAfter(conflictDelay, ReasonForeignReplicas, fmt.Errorf(
@@ -328,6 +335,8 @@ func (p *Provider) removeReplicasFirst(ctx context.Context, ep *endpoint, obj *a
 	if err != nil {
 		return false, classify(err)
 	}
+	p.accepted(ep, name, flight{call: "remove replica " + region, subject: string(StepDeleteReplica) + ":" + region,
+		at: time.Now(), settle: p.opts.SettleWindow})
 	return false, providers.Waitf(time.Second, ReasonDeleting, "removing replica %s of table %s before deleting the table (%d of Tether's left)",
 		region, name, len(ours))
 }
@@ -346,17 +355,17 @@ func recordAddedReplica(obj *awsv1alpha1.DynamoDBTable, step Step) {
 
 // forgetGoneReplicas drops from status.addedReplicaRegions the replicas an
 // idle table no longer has (removed by Tether or by someone else): one
-// added later by someone else is not Tether's. A replica just added shows
-// in DescribeTable (CREATING, the table UPDATING) before the table is idle
-// again, so it is never dropped by mistake.
-func forgetGoneReplicas(obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) {
+// added later by someone else is not Tether's. A replica Tether just added
+// may not show yet (DescribeTable is eventually consistent): it is kept
+// while its add is in flight (inflight.go).
+func (p *Provider) forgetGoneReplicas(ep *endpoint, obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) {
 	if d.TableStatus != types.TableStatusActive || len(obj.Status.AddedReplicaRegions) == 0 {
 		return
 	}
-	have := awsReplicas(d)
+	have, now := awsReplicas(d), time.Now()
 	obj.Status.AddedReplicaRegions = slices.DeleteFunc(slices.Clone(obj.Status.AddedReplicaRegions), func(region string) bool {
 		_, ok := have[region]
-		return !ok
+		return !ok && !p.unseen(ep, obj.ResolvedTableName(), string(StepCreateReplica)+":"+region, now)
 	})
 	if len(obj.Status.AddedReplicaRegions) == 0 {
 		obj.Status.AddedReplicaRegions = nil

@@ -85,6 +85,9 @@ func TestAFeedThatFailsFallsBackToPollingAndSaysSo(t *testing.T) {
 		reason string
 		fail   func(t *testing.T, url string, proxy *faultproxy.Proxy)
 		heal   func(t *testing.T, url string, proxy *faultproxy.Proxy)
+		// then is the reason after heal, when it is another failure: the
+		// status follows the latest answer's cause, not the first one.
+		then string
 	}{
 		{name: "queue deleted", reason: changefeed.ReasonQueueNotFound,
 			fail: func(t *testing.T, url string, _ *faultproxy.Proxy) {
@@ -99,6 +102,17 @@ func TestAFeedThatFailsFallsBackToPollingAndSaysSo(t *testing.T) {
 				s.send(t, url, "wake up")
 			},
 			heal: func(t *testing.T, _ string, proxy *faultproxy.Proxy) { proxy.SetRules() }},
+		{name: "access denied, then the queue deleted", reason: changefeed.ReasonAccessDenied,
+			fail: func(t *testing.T, url string, proxy *faultproxy.Proxy) {
+				proxy.SetRules(faultproxy.Rule{Share: 1, Fault: denied})
+				s.send(t, url, "wake up")
+			},
+			heal: func(t *testing.T, url string, proxy *faultproxy.Proxy) {
+				_, err := s.queue.DeleteQueue(context.Background(), &sqs.DeleteQueueInput{QueueUrl: aws.String(url)})
+				NewWithT(t).Expect(err).NotTo(HaveOccurred())
+				proxy.SetRules()
+			},
+			then: changefeed.ReasonQueueNotFound},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -127,6 +141,15 @@ func TestAFeedThatFailsFallsBackToPollingAndSaysSo(t *testing.T) {
 				return
 			}
 			tc.heal(t, url, proxy)
+			if tc.then != "" {
+				// At the feed's next attempts, though the mode stays
+				// Polling: before, the status kept the first cause.
+				failedAgain := s.mode(t, a, awsv1alpha1.ChangeEventsModePolling, tc.then)
+				g.Expect(meta.FindStatusCondition(failedAgain.Status.Conditions, awsv1alpha1.ConditionChangeEvents)).To(
+					HaveField("Reason", tc.then))
+				g.Expect(failedAgain.Status.ChangeEvents.Message).To(ContainSubstring("does not exist"))
+				return
+			}
 			s.mode(t, a, awsv1alpha1.ChangeEventsModeEvents, changefeed.ReasonReceiving)
 			g.Eventually(func(g Gomega) []string { return s.eventReasons(g, a) }, timeout, tick).Should(ContainElement(controllers.ReasonChangeEventsReceiving))
 		})

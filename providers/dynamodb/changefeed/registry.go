@@ -102,7 +102,7 @@ type Registry struct {
 	operator *principal
 
 	seen  *lru.Cache // event id -> struct{}
-	woken *lru.Cache // types.NamespacedName -> time.Time
+	woken *lru.Cache // types.NamespacedName -> when the look last queued for it runs
 }
 
 // NewRegistry returns a registry; Start runs it.
@@ -312,7 +312,9 @@ func (r *Registry) Status(identity string) (awsv1alpha1.ChangeEventsStatus, bool
 
 // update applies a change to a feed's health, unless the feed was stopped
 // or replaced since. When the feed stops covering its tables, they are
-// woken.
+// woken; when its mode, reason or message changed, its AWSAccount is, so
+// that the status says the latest answer's cause (access denied, then the
+// queue deleted, is two causes in one mode).
 func (r *Registry) update(f *feed, change func(*health, time.Time) bool) {
 	r.mu.Lock()
 	if r.feeds[f.identity] != f {
@@ -320,13 +322,15 @@ func (r *Registry) update(f *feed, change func(*health, time.Time) bool) {
 		return
 	}
 	now := r.clock.Now()
-	changed := change(&f.health, now)
+	before := f.health
+	modeChanged := change(&f.health, now)
 	h := f.health
+	changed := modeChanged || h.reason != before.reason || h.message != before.message
+	if modeChanged && !h.healthy() {
+		r.wakeLocked(slices.Collect(maps.Keys(f.covered)))
+		clear(f.covered)
+	}
 	if changed {
-		if !h.healthy() {
-			r.wakeLocked(slices.Collect(maps.Keys(f.covered)))
-			clear(f.covered)
-		}
 		r.wakeAccountLocked(f.identity)
 	}
 	r.mu.Unlock()

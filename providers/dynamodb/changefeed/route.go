@@ -17,6 +17,14 @@ import (
 // node's may differ by a little.
 const coverMargin = 2 * time.Second
 
+// lookSpacing is the least time between two looks that events queue for
+// one table. Events about a change still going on arrive within
+// coverMargin of it, so no look yet queued covers them: without a spacing
+// a burst of them (AWS applying a change, or messages anyone who may send
+// to the queue forged) costs a full read each. With it, a burst costs one
+// look per spacing and table, the last one after the burst.
+const lookSpacing = 3 * time.Second
+
 // route handles one message: the tables its event is about are queued for
 // a look, unless a look already queued will see the change. It returns
 // the outcome.
@@ -92,25 +100,46 @@ func (r *Registry) holders(ctx context.Context, f *feed, c change) ([]holder, er
 }
 
 // wake queues each object for a look that reads its table afresh, unless
-// one was queued after the change was made, and returns how many it
-// queued. The queue is the DynamoDBTable controller's own: once Add
-// returns, the look will happen.
+// one is queued to run after the change was made, and returns how many it
+// queued. A look goes at once, or lookSpacing after the last one queued
+// for the object. An event's time is AWS's word for when the change was
+// made, and no later than now: a time in the future is taken as now, so
+// that it cannot ask for looks that do not happen yet. The queue is the
+// DynamoDBTable controller's own: once Add returns, the look will happen.
 func (r *Registry) wake(objs []holder, at time.Time) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now, n := r.clock.Now(), 0
+	if at.After(now) {
+		at = now
+	}
 	for _, o := range objs {
-		if last, ok := r.woken.Get(o.key); ok && at.Add(coverMargin).Before(last.(time.Time)) {
-			continue
+		next := now
+		if last, ok := r.woken.Get(o.key); ok {
+			if at.Add(coverMargin).Before(last.(time.Time)) {
+				continue // the look queued last runs after the change
+			}
+			next = later(now, last.(time.Time).Add(lookSpacing))
 		}
-		r.woken.Add(o.key, now)
+		r.woken.Add(o.key, next)
 		if r.opts.Changed != nil {
 			r.opts.Changed(o.uid)
 		}
-		r.tables.Add(reconcile.Request{NamespacedName: o.key})
+		if req := (reconcile.Request{NamespacedName: o.key}); next.Equal(now) {
+			r.tables.Add(req)
+		} else {
+			r.tables.AddAfter(req, next.Sub(now))
+		}
 		n++
 	}
 	return n
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // isTether says whether the caller is Tether itself: its session in an
