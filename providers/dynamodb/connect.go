@@ -28,7 +28,7 @@ func (p *Provider) Connect(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 	deleting := !obj.DeletionTimestamp.IsZero()
 	if deleting && obj.Spec.DeletionPolicy == awsv1alpha1.DeletionPolicyRetain {
 		p.forget(obj)
-		return released{}, nil
+		return providers.Released[*awsv1alpha1.DynamoDBTable](), nil
 	}
 	ep, err := p.endpointFor(ctx, obj)
 	if err != nil {
@@ -42,7 +42,7 @@ func (p *Provider) Connect(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 		switch {
 		case conflict && deleting:
 			p.forget(obj) // another object manages the table: let go of it
-			return released{}, nil
+			return providers.Released[*awsv1alpha1.DynamoDBTable](), nil
 		case conflict:
 			return conflicted{*w}, nil
 		}
@@ -63,16 +63,3 @@ func (conflicted) Update(context.Context, *awsv1alpha1.DynamoDBTable, providers.
 	return nil
 }
 func (conflicted) Delete(context.Context, *awsv1alpha1.DynamoDBTable) error { return nil }
-
-// released is a DynamoDBTable being deleted that lets go of its table
-// without a call: Connect has forgotten it.
-type released struct{}
-
-func (released) Observe(context.Context, *awsv1alpha1.DynamoDBTable) (providers.Observation, error) {
-	return providers.Matches(), nil
-}
-func (released) Create(context.Context, *awsv1alpha1.DynamoDBTable) error { return nil }
-func (released) Update(context.Context, *awsv1alpha1.DynamoDBTable, providers.Difference) error {
-	return nil
-}
-func (released) Delete(context.Context, *awsv1alpha1.DynamoDBTable) error { return nil }

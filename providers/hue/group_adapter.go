@@ -60,7 +60,7 @@ func (e *GroupExternal) Connect(ctx context.Context, g *huev1alpha1.HueGroup) (p
 	if err != nil {
 		if !g.DeletionTimestamp.IsZero() && isGone(err) {
 			e.forget(ctx, g, key)
-			return releasedGroup{}, nil
+			return providers.Released[*huev1alpha1.HueGroup](), nil
 		}
 		return nil, err
 	}
@@ -561,15 +561,3 @@ func (d *GroupDiff) String() string { return strings.Join(d.Changes, ", ") }
 
 // StallKey counts the members' writes reads did show, as LightDiff's does.
 func (d *GroupDiff) StallKey() string { return fmt.Sprintf("%s #%d", d.String(), d.confirmed) }
-
-// releasedGroup is a HueGroup being deleted with nothing left to do.
-type releasedGroup struct{}
-
-func (releasedGroup) Observe(context.Context, *huev1alpha1.HueGroup) (providers.Observation, error) {
-	return providers.Matches(), nil
-}
-func (releasedGroup) Create(context.Context, *huev1alpha1.HueGroup) error { return nil }
-func (releasedGroup) Update(context.Context, *huev1alpha1.HueGroup, providers.Difference) error {
-	return nil
-}
-func (releasedGroup) Delete(context.Context, *huev1alpha1.HueGroup) error { return nil }

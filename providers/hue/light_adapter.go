@@ -52,13 +52,13 @@ func (e *LightExternal) Connect(ctx context.Context, l *huev1alpha1.HueLight) (p
 	deleting := !l.DeletionTimestamp.IsZero()
 	if deleting && l.Spec.OnDelete == huev1alpha1.DeletionKeep {
 		e.forget(ctx, l, key)
-		return released{}, nil
+		return providers.Released[*huev1alpha1.HueLight](), nil
 	}
 	c, err := e.connect(ctx, l, key)
 	if err != nil {
 		if deleting && (isGone(err) || neverHeldABulb(l, err)) {
 			e.forget(ctx, l, key)
-			return released{}, nil
+			return providers.Released[*huev1alpha1.HueLight](), nil
 		}
 		return nil, err
 	}
@@ -293,19 +293,6 @@ func (c *lightConn) Delete(ctx context.Context, l *huev1alpha1.HueLight) error {
 	s.Release(c.key)
 	return nil
 }
-
-// released is a HueLight being deleted with nothing left to switch off; its
-// watch and claim were dropped when it connected.
-type released struct{}
-
-func (released) Observe(context.Context, *huev1alpha1.HueLight) (providers.Observation, error) {
-	return providers.Matches(), nil
-}
-func (released) Create(context.Context, *huev1alpha1.HueLight) error { return nil }
-func (released) Update(context.Context, *huev1alpha1.HueLight, providers.Difference) error {
-	return nil
-}
-func (released) Delete(context.Context, *huev1alpha1.HueLight) error { return nil }
 
 // bridge is spec.bridgeRef, or the only HueBridge when it is left out.
 func (e *LightExternal) bridge(ctx context.Context, l *huev1alpha1.HueLight) (*huev1alpha1.HueBridge, error) {

@@ -59,7 +59,7 @@ func (e *SceneExternal) Connect(ctx context.Context, sc *huev1alpha1.HueScene) (
 			return &sceneConn{bridge: sc.Status.Bridge, session: s}, nil
 		}
 		if isGone(err) || sc.Status.SceneID == "" {
-			return releasedScene{}, nil
+			return providers.Released[*huev1alpha1.HueScene](), nil
 		}
 	}
 	return c, err
@@ -270,18 +270,6 @@ type SceneDiff struct {
 }
 
 func (d *SceneDiff) String() string { return strings.Join(d.Changes, ", ") }
-
-// releasedScene is a HueScene being deleted with nothing left to delete.
-type releasedScene struct{}
-
-func (releasedScene) Observe(context.Context, *huev1alpha1.HueScene) (providers.Observation, error) {
-	return providers.Matches(), nil
-}
-func (releasedScene) Create(context.Context, *huev1alpha1.HueScene) error { return nil }
-func (releasedScene) Update(context.Context, *huev1alpha1.HueScene, providers.Difference) error {
-	return nil
-}
-func (releasedScene) Delete(context.Context, *huev1alpha1.HueScene) error { return nil }
 
 // sceneLightDesired is one scene light's state in the bridge's units.
 func sceneLightDesired(l huev1alpha1.SceneLight, transition *metav1.Duration) wire.Desired {
