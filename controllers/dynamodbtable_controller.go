@@ -20,6 +20,7 @@ import (
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/providers/dynamodb"
 	"github.com/tether-dev/tether/providers/dynamodb/changefeed"
+	"github.com/tether-dev/tether/reconciler"
 )
 
 // +kubebuilder:rbac:groups=aws.tether.dev,resources=dynamodbtables,verbs=list;watch;patch
@@ -117,9 +118,9 @@ func SetupDynamoDB(mgr ctrl.Manager, pollInterval time.Duration, feeds changefee
 		return nil, err
 	}
 	tables := mgr.GetClient()
-	r := NewManagedReconciler(mgr.GetClient(), recorder, "dynamodbtable",
+	r := reconciler.New(mgr.GetClient(), recorder, "dynamodbtable",
 		func() *awsv1alpha1.DynamoDBTable { return &awsv1alpha1.DynamoDBTable{} }, external,
-		Options{PollInterval: pollInterval, MaxConcurrentReconciles: dynamoDBWorkers, RecordCreateStart: true,
+		reconciler.Options{PollInterval: pollInterval, MaxConcurrentReconciles: dynamoDBWorkers, RecordCreateStart: true,
 			Customize: func(b *builder.Builder) *builder.Builder {
 				return b.
 					WatchesRawSource(registry.Tables()).

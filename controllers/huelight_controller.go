@@ -20,6 +20,7 @@ import (
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers/hue"
 	"github.com/tether-dev/tether/providers/hue/bridge"
+	"github.com/tether-dev/tether/reconciler"
 )
 
 // +kubebuilder:rbac:groups=hue.tether.dev,resources=huelights,verbs=list;watch;patch
@@ -70,9 +71,9 @@ func setupHueControllers(mgr ctrl.Manager, cfg Config) error {
 // by its bridge's readiness.
 func SetupHueLight(mgr ctrl.Manager, registry *hue.Registry) error {
 	connector := &hue.LightExternal{Reader: mgr.GetClient(), Registry: registry}
-	r := NewManagedReconciler(mgr.GetClient(), mgr.GetEventRecorder("tether-huelight"), "huelight",
+	r := reconciler.New(mgr.GetClient(), mgr.GetEventRecorder("tether-huelight"), "huelight",
 		func() *huev1alpha1.HueLight { return &huev1alpha1.HueLight{} }, connector,
-		Options{
+		reconciler.Options{
 			PollInterval:            hueLightResync,
 			MaxConcurrentReconciles: hueLightWorkers,
 			Customize: func(b *builder.Builder) *builder.Builder {

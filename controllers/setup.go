@@ -9,6 +9,7 @@ import (
 	"github.com/tether-dev/tether/providers/dynamodb/changefeed"
 	"github.com/tether-dev/tether/providers/hue"
 	"github.com/tether-dev/tether/providers/hue/bridge"
+	"github.com/tether-dev/tether/reconciler"
 )
 
 // Config is what the manager binary's flags set for the kinds.
@@ -93,7 +94,7 @@ func DefaultConfig() Config {
 // SetupAll registers every kind's controller with the manager, their
 // events sent one at a time (events.go).
 func SetupAll(mgr ctrl.Manager, cfg Config) error {
-	mgr, err := WithEventsOneAtATime(mgr)
+	mgr, err := reconciler.WithEventsOneAtATime(mgr)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/tether-dev/tether/controllers"
 	"github.com/tether-dev/tether/internal/serving"
 	"github.com/tether-dev/tether/providers/dynamodb"
+	"github.com/tether-dev/tether/reconciler"
 )
 
 func main() {
@@ -119,7 +120,7 @@ func main() {
 		log.Error(err, "setting up controllers")
 		os.Exit(1)
 	}
-	if err := controllers.RegisterObjectMetrics(mgr); err != nil {
+	if err := reconciler.RegisterObjectMetrics(mgr); err != nil {
 		log.Error(err, "registering the object metrics")
 		os.Exit(1)
 	}

@@ -42,6 +42,7 @@ import (
 	"github.com/tether-dev/tether/internal/ststest"
 	"github.com/tether-dev/tether/internal/testenv"
 	"github.com/tether-dev/tether/providers/hue"
+	"github.com/tether-dev/tether/reconciler"
 )
 
 const (
@@ -615,7 +616,7 @@ func startManager(t *testing.T, cfg *rest.Config, s *runtime.Scheme, metricsAddr
 	return stop
 }
 
-func eventuallyReady(t *testing.T, c client.Client, obj controllers.Managed) {
+func eventuallyReady(t *testing.T, c client.Client, obj reconciler.Managed) {
 	t.Helper()
 	NewWithT(t).Eventually(func(g Gomega) {
 		g.Expect(c.Get(context.Background(), client.ObjectKeyFromObject(obj), obj)).To(Succeed())

@@ -1,4 +1,4 @@
-package controllers
+package reconciler
 
 import (
 	"k8s.io/apimachinery/pkg/api/meta"

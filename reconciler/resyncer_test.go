@@ -1,4 +1,4 @@
-package controllers
+package reconciler
 
 import (
 	"context"
@@ -40,7 +40,7 @@ func TestResyncerSetsTheIntervalOfCoveredObjects(t *testing.T) {
 		{"not covered: the poll interval", false, resync},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := NewManagedReconciler[*testv1alpha1.Widget](nil, nil, "widget",
+			r := New[*testv1alpha1.Widget](nil, nil, "widget",
 				func() *testv1alpha1.Widget { return &testv1alpha1.Widget{} },
 				providers.Connected[*testv1alpha1.Widget](pushed{observed: match, covered: tc.covered, interval: safety}),
 				Options{PollInterval: resync})

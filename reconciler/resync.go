@@ -1,4 +1,4 @@
-package controllers
+package reconciler
 
 import (
 	"maps"
@@ -22,7 +22,7 @@ const jitterFactor = 0.1
 // when it is a valid duration, otherwise the kind's default. A bad
 // annotation is reported back as a warning for the Synced condition's
 // message.
-func (r *ManagedReconciler[O]) pollInterval(obj O) (time.Duration, string) {
+func (r *Reconciler[O]) pollInterval(obj O) (time.Duration, string) {
 	d, warning := commonv1alpha1.PollInterval(obj.GetAnnotations(), r.opts.PollInterval)
 	if rs, ok := r.connector.(providers.Resyncer[O]); ok {
 		if pushed, covered := rs.ResyncInterval(obj); covered {

@@ -1,4 +1,4 @@
-package controllers
+package reconciler
 
 import (
 	"testing"
@@ -15,7 +15,7 @@ import (
 )
 
 func TestPollInterval(t *testing.T) {
-	r := &ManagedReconciler[*testv1alpha1.Widget]{opts: Options{PollInterval: 2 * time.Minute}}
+	r := &Reconciler[*testv1alpha1.Widget]{opts: Options{PollInterval: 2 * time.Minute}}
 	tests := []struct {
 		name        string
 		annotation  *string

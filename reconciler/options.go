@@ -1,6 +1,6 @@
 // Package controllers holds the one generic managed-resource reconciler and a
 // thin controller per kind that plugs its provider into it.
-package controllers
+package reconciler
 
 import (
 	"time"
@@ -88,11 +88,11 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// ManagedReconciler drives a provider through the whole lifecycle of one kind:
+// Reconciler drives a provider through the whole lifecycle of one kind:
 // finalizer, connect, observe, create/update/delete, conditions, events,
 // resync, backoff and the stall breaker. Kinds differ only in their provider
 // and options.
-type ManagedReconciler[O Managed] struct {
+type Reconciler[O Managed] struct {
 	client    client.Client
 	recorder  events.EventRecorder
 	kind      string
@@ -113,15 +113,15 @@ type ManagedReconciler[O Managed] struct {
 	notes        *announcedNotes
 }
 
-// NewManagedReconciler wires a provider for kind into the generic reconciler
+// New wires a provider for kind into the generic reconciler
 // (providers.Connected wraps an adapter without a connect stage).
-func NewManagedReconciler[O Managed](c client.Client, recorder events.EventRecorder, kind string,
-	newObj func() O, connector providers.Connector[O], opts Options) *ManagedReconciler[O] {
+func New[O Managed](c client.Client, recorder events.EventRecorder, kind string,
+	newObj func() O, connector providers.Connector[O], opts Options) *Reconciler[O] {
 	opts = opts.withDefaults()
 	// A counter is served from its first sample; at 0 from the start, an
 	// alert or panel over it works before the first drift.
 	driftCorrections.WithLabelValues(kind)
-	return &ManagedReconciler[O]{
+	return &Reconciler[O]{
 		client:       c,
 		recorder:     recorder,
 		kind:         kind,
@@ -141,7 +141,7 @@ func NewManagedReconciler[O Managed](c client.Client, recorder events.EventRecor
 // SetupWithManager registers the controller. It reacts to spec, annotation and
 // deletion changes only: its own status writes do not wake it, so the external
 // side is read once per resync, not once per write.
-func (r *ManagedReconciler[O]) SetupWithManager(mgr ctrl.Manager) error {
+func (r *Reconciler[O]) SetupWithManager(mgr ctrl.Manager) error {
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(r.kind).
 		For(r.newObj(), builder.WithPredicates(predicate.Or(

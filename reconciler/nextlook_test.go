@@ -1,4 +1,4 @@
-package controllers
+package reconciler
 
 import (
 	"context"
@@ -62,7 +62,7 @@ func TestNextLookAfterAMatch(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := NewManagedReconciler[*testv1alpha1.Widget](nil, nil, "widget",
+			r := New[*testv1alpha1.Widget](nil, nil, "widget",
 				func() *testv1alpha1.Widget { return &testv1alpha1.Widget{} },
 				providers.Connected[*testv1alpha1.Widget](observed{tc.obs}),
 				Options{PollInterval: resync, AfterWrite: afterWrite})
@@ -83,7 +83,7 @@ func TestNextLookAfterAMatch(t *testing.T) {
 // outcome has a bug; the pass fails (and backs off) instead of reading
 // the zero value as one of the four outcomes, such as a create.
 func TestAnObservationWithoutAnOutcomeIsAnError(t *testing.T) {
-	r := NewManagedReconciler[*testv1alpha1.Widget](nil, nil, "widget",
+	r := New[*testv1alpha1.Widget](nil, nil, "widget",
 		func() *testv1alpha1.Widget { return &testv1alpha1.Widget{} },
 		providers.Connected[*testv1alpha1.Widget](observed{providers.Observation{}}), Options{})
 	w := newWidget("w", 1, nil)

@@ -1,7 +1,8 @@
-package controllers
+package reconciler
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -30,7 +31,7 @@ func TestDynamoDBStallIsTheGenericBreakers(t *testing.T) {
 	server := ddbtest.Dynalite(t, ddbtest.DynaliteOptions{})
 	proxy := ddbtest.FaultProxy(t, server.URL, 1)
 	ddbtest.UseEndpoint(t, proxy.URL())
-	r := NewManagedReconciler[*awsv1alpha1.DynamoDBTable](nil, nil, "DynamoDBTable",
+	r := New[*awsv1alpha1.DynamoDBTable](nil, nil, "DynamoDBTable",
 		func() *awsv1alpha1.DynamoDBTable { return &awsv1alpha1.DynamoDBTable{} },
 		// No settle window: each pass's read decides, as it does a minute
 		// after a call AWS accepted (before that, a step no read shows is
@@ -38,13 +39,13 @@ func TestDynamoDBStallIsTheGenericBreakers(t *testing.T) {
 		dynamodb.New(dynamodb.Options{SecondaryReadInterval: -1, SettleWindow: -1}),
 		Options{PollInterval: time.Minute})
 	obj := &awsv1alpha1.DynamoDBTable{
-		ObjectMeta: metav1.ObjectMeta{Name: ddbName("stall"), Namespace: "default", UID: types.UID(ddbName("uid")), Generation: 1},
+		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("stall-%d", time.Now().UnixNano()), Namespace: "default", UID: types.UID(fmt.Sprint("uid-", time.Now().UnixNano())), Generation: 1},
 		Spec: awsv1alpha1.DynamoDBTableSpec{
 			AttributeDefinitions: []awsv1alpha1.AttributeDefinition{{AttributeName: "pk", AttributeType: "S"}},
 			KeySchema:            awsv1alpha1.KeySchema{{AttributeName: "pk", KeyType: "HASH"}},
 			// dynalite wants index throughput even on demand; PROVISIONED has it.
 			BillingMode:           awsv1alpha1.BillingModeProvisioned,
-			ProvisionedThroughput: ddbCapacity(1, 1),
+			ProvisionedThroughput: &awsv1alpha1.ProvisionedThroughput{ReadCapacityUnits: 1, WriteCapacityUnits: 1},
 			DeletionPolicy:        awsv1alpha1.DeletionPolicyDelete,
 		},
 	}
@@ -64,8 +65,11 @@ func TestDynamoDBStallIsTheGenericBreakers(t *testing.T) {
 		return meta.IsStatusConditionTrue(obj.Status.Conditions, commonv1alpha1.Ready)
 	}, 30*time.Second, 50*time.Millisecond).Should(BeTrue(), "the table becomes Ready")
 
-	ddbGSI("g1x", "a", ddbCapacity(1, 1))(obj)
-	obj.Spec.GlobalSecondaryIndexes[0].Projection = awsv1alpha1.Projection{ProjectionType: "ALL"}
+	obj.Spec.AttributeDefinitions = append(obj.Spec.AttributeDefinitions, awsv1alpha1.AttributeDefinition{AttributeName: "a", AttributeType: "S"})
+	obj.Spec.GlobalSecondaryIndexes = []awsv1alpha1.GlobalSecondaryIndex{{IndexName: "g1x",
+		KeySchema:             awsv1alpha1.KeySchema{{AttributeName: "a", KeyType: "HASH"}},
+		Projection:            awsv1alpha1.Projection{ProjectionType: "ALL"},
+		ProvisionedThroughput: &awsv1alpha1.ProvisionedThroughput{ReadCapacityUnits: 1, WriteCapacityUnits: 1}}}
 	obj.Generation++
 	proxy.ResetCounts()
 	for range 6 {

@@ -1,4 +1,4 @@
-package controllers
+package reconciler
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 )
 
 // Reconcile runs one pass of the lifecycle for one object.
-func (r *ManagedReconciler[O]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+func (r *Reconciler[O]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	obj := r.newObj()
 	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
 		r.forget(req)
@@ -63,7 +63,7 @@ func (r *ManagedReconciler[O]) Reconcile(ctx context.Context, req ctrl.Request) 
 
 // sync connects, observes the external side and does at most one write to
 // it.
-func (r *ManagedReconciler[O]) sync(ctx context.Context, req ctrl.Request, obj O) (ctrl.Result, error) {
+func (r *Reconciler[O]) sync(ctx context.Context, req ctrl.Request, obj O) (ctrl.Result, error) {
 	external, err := r.connector.Connect(ctx, obj)
 	if err != nil {
 		return r.handleError(ctx, req, obj, phaseConnect, err)
@@ -113,7 +113,7 @@ func (r *ManagedReconciler[O]) sync(ctx context.Context, req ctrl.Request, obj O
 // wait ends a pass whose Observe chose not to write: Ready says why, and the
 // next look is when the wait says (the poll interval by default). A quiet
 // wait leaves the status as it was.
-func (r *ManagedReconciler[O]) wait(req ctrl.Request, obj O, w providers.Wait) (ctrl.Result, error) {
+func (r *Reconciler[O]) wait(req ctrl.Request, obj O, w providers.Wait) (ctrl.Result, error) {
 	if w.Quiet {
 		return r.quiet(req, w.For)
 	}
@@ -131,7 +131,7 @@ func (r *ManagedReconciler[O]) wait(req ctrl.Request, obj O, w providers.Wait) (
 // yet read back (Unconfirmed). Nothing else wakes the latter: the read that
 // confirms the write shows no drift. Without this look its status would
 // report the read before the write, until the resync.
-func (r *ManagedReconciler[O]) nextLook(obj O, obs providers.Observation) time.Duration {
+func (r *Reconciler[O]) nextLook(obj O, obs providers.Observation) time.Duration {
 	next := obs.RecheckAfter
 	if next <= 0 || obs.Available {
 		var warning string
@@ -157,7 +157,7 @@ func (r *ManagedReconciler[O]) nextLook(obj O, obs providers.Observation) time.D
 // already made, after a late read). Any other read leaves the status as
 // the failure wrote it, and looks again at the poll interval: a terminal
 // condition never sticks on an object that matches its spec.
-func (r *ManagedReconciler[O]) recheck(ctx context.Context, req ctrl.Request, obj O) (ctrl.Result, error) {
+func (r *Reconciler[O]) recheck(ctx context.Context, req ctrl.Request, obj O) (ctrl.Result, error) {
 	next, _ := r.pollInterval(obj)
 	orig := obj.DeepCopyObject().(O)
 	obs, err := r.observeOnly(ctx, obj)
@@ -175,7 +175,7 @@ func (r *ManagedReconciler[O]) recheck(ctx context.Context, req ctrl.Request, ob
 }
 
 // observeOnly connects and observes.
-func (r *ManagedReconciler[O]) observeOnly(ctx context.Context, obj O) (providers.Observation, error) {
+func (r *Reconciler[O]) observeOnly(ctx context.Context, obj O) (providers.Observation, error) {
 	external, err := r.connector.Connect(ctx, obj)
 	if err != nil {
 		return providers.Observation{}, err
@@ -187,7 +187,7 @@ func (r *ManagedReconciler[O]) observeOnly(ctx context.Context, obj O) (provider
 
 // update sends the difference, unless the same difference was already sent
 // StallAfter times for this generation without the external side showing it.
-func (r *ManagedReconciler[O]) update(ctx context.Context, req ctrl.Request, obj O, external providers.External[O], obs providers.Observation) (ctrl.Result, error) {
+func (r *Reconciler[O]) update(ctx context.Context, req ctrl.Request, obj O, external providers.External[O], obs providers.Observation) (ctrl.Result, error) {
 	diff, key := describe(obs.Diff), stallKey(obs.Diff)
 	if times, stop := r.stalls.stalled(req, obj.GetGeneration(), key); stop {
 		return r.stalled(ctx, req, obj, diff, times)
@@ -228,7 +228,7 @@ var errQuiet = errors.New("quiet wait: the status is left as it was")
 // object's status writes when many change at once; the next pass reports
 // the outcome, or the wait if it lasted. The backoff starts over, as for
 // any wait.
-func (r *ManagedReconciler[O]) quiet(req ctrl.Request, after time.Duration) (ctrl.Result, error) {
+func (r *Reconciler[O]) quiet(req ctrl.Request, after time.Duration) (ctrl.Result, error) {
 	r.resetBackoff(req)
 	if after <= 0 {
 		after = r.opts.AfterWrite
@@ -239,7 +239,7 @@ func (r *ManagedReconciler[O]) quiet(req ctrl.Request, after time.Duration) (ctr
 // stalled records a write the stall breaker stopped. Nothing is sent until
 // the spec changes or the external side does (the difference then reads
 // differently); the object is still observed at its resync interval.
-func (r *ManagedReconciler[O]) stalled(ctx context.Context, req ctrl.Request, obj O, diff string, times int) (ctrl.Result, error) {
+func (r *Reconciler[O]) stalled(ctx context.Context, req ctrl.Request, obj O, diff string, times int) (ctrl.Result, error) {
 	msg := fmt.Sprintf("sent %q %d times for generation %d with no visible effect: not sent again until the spec changes "+
 		"or it is changed from outside", diff, times, obj.GetGeneration())
 	if changed := markStalled(obj, providers.ReasonStalled, msg); changed {
@@ -252,7 +252,7 @@ func (r *ManagedReconciler[O]) stalled(ctx context.Context, req ctrl.Request, ob
 
 // succeeded ends a pass that went as planned: the backoff starts over and the
 // terminal gate opens.
-func (r *ManagedReconciler[O]) succeeded(req ctrl.Request, obj O, after time.Duration) (ctrl.Result, error) {
+func (r *Reconciler[O]) succeeded(req ctrl.Request, obj O, after time.Duration) (ctrl.Result, error) {
 	r.forget(req)
 	obj.Managed().ObservedGeneration = obj.GetGeneration()
 	return ctrl.Result{RequeueAfter: jitter(after)}, nil
@@ -260,7 +260,7 @@ func (r *ManagedReconciler[O]) succeeded(req ctrl.Request, obj O, after time.Dur
 
 // handleError turns a provider error into conditions, an event on transition
 // and the next step: a hinted wait, backoff, or no retry at all.
-func (r *ManagedReconciler[O]) handleError(ctx context.Context, req ctrl.Request, obj O, phase phase, err error) (ctrl.Result, error) {
+func (r *Reconciler[O]) handleError(ctx context.Context, req ctrl.Request, obj O, phase phase, err error) (ctrl.Result, error) {
 	logger := log.FromContext(ctx).WithValues("phase", phase)
 	w, waits := providers.AsWait(err)
 	if waits && w.Quiet {
@@ -308,14 +308,14 @@ func (r *ManagedReconciler[O]) handleError(ctx context.Context, req ctrl.Request
 // terminal gate stay as they were: a deferral says nothing about the
 // external side, only that its shared budget is spent for now (the
 // provider reports what that does to the poll interval).
-func (r *ManagedReconciler[O]) deferred(logger logr.Logger, w *providers.Wait) ctrl.Result {
+func (r *Reconciler[O]) deferred(logger logr.Logger, w *providers.Wait) ctrl.Result {
 	deferrals.WithLabelValues(r.kind, w.Reason).Inc()
 	logger.V(2).Info("deferred", "reason", w.Reason, "after", w.For)
 	return ctrl.Result{RequeueAfter: w.For}
 }
 
 // finalize deletes the external side, then lets the object go.
-func (r *ManagedReconciler[O]) finalize(ctx context.Context, req ctrl.Request, obj O) (ctrl.Result, error) {
+func (r *Reconciler[O]) finalize(ctx context.Context, req ctrl.Request, obj O) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(obj, Finalizer) {
 		return ctrl.Result{}, nil
 	}
@@ -341,7 +341,7 @@ func (r *ManagedReconciler[O]) finalize(ctx context.Context, req ctrl.Request, o
 
 // describeDelete words what the deletion did outside: the provider's words
 // (providers.DeleteDescriber), or the generic ones.
-func (r *ManagedReconciler[O]) describeDelete(obj O) string {
+func (r *Reconciler[O]) describeDelete(obj O) string {
 	if d, ok := r.connector.(providers.DeleteDescriber[O]); ok {
 		if words := d.DescribeDelete(obj); words != "" {
 			return words
@@ -351,7 +351,7 @@ func (r *ManagedReconciler[O]) describeDelete(obj O) string {
 }
 
 // deleteExternal connects and deletes.
-func (r *ManagedReconciler[O]) deleteExternal(ctx context.Context, obj O) error {
+func (r *Reconciler[O]) deleteExternal(ctx context.Context, obj O) error {
 	external, err := r.connector.Connect(ctx, obj)
 	if err != nil {
 		return err
@@ -363,7 +363,7 @@ func (r *ManagedReconciler[O]) deleteExternal(ctx context.Context, obj O) error 
 
 // ensureFinalizer adds the finalizer before anything is created outside, so
 // an external thing never exists without an object that will clean it up.
-func (r *ManagedReconciler[O]) ensureFinalizer(ctx context.Context, obj O) error {
+func (r *Reconciler[O]) ensureFinalizer(ctx context.Context, obj O) error {
 	if controllerutil.ContainsFinalizer(obj, Finalizer) {
 		return nil
 	}
@@ -379,7 +379,7 @@ func (r *ManagedReconciler[O]) ensureFinalizer(ctx context.Context, obj O) error
 
 // recordCreateStart notes on the object, before the create, that Tether is
 // about to create the external thing (see Options.RecordCreateStart).
-func (r *ManagedReconciler[O]) recordCreateStart(ctx context.Context, obj O) error {
+func (r *Reconciler[O]) recordCreateStart(ctx context.Context, obj O) error {
 	if !r.opts.RecordCreateStart {
 		return nil
 	}
@@ -393,7 +393,7 @@ func (r *ManagedReconciler[O]) recordCreateStart(ctx context.Context, obj O) err
 	return r.client.Patch(ctx, obj, patch)
 }
 
-func (r *ManagedReconciler[O]) removeFinalizer(ctx context.Context, obj O) error {
+func (r *Reconciler[O]) removeFinalizer(ctx context.Context, obj O) error {
 	before := obj.GetResourceVersion()
 	patch := client.MergeFromWithOptions(obj.DeepCopyObject().(O), client.MergeFromWithOptimisticLock{})
 	controllerutil.RemoveFinalizer(obj, Finalizer)
@@ -410,7 +410,7 @@ func (r *ManagedReconciler[O]) removeFinalizer(ctx context.Context, obj O) error
 }
 
 // writeStatusAfter applies change to the object's status and writes it.
-func (r *ManagedReconciler[O]) writeStatusAfter(ctx context.Context, obj O, change func()) error {
+func (r *Reconciler[O]) writeStatusAfter(ctx context.Context, obj O, change func()) error {
 	orig := obj.DeepCopyObject().(O)
 	change()
 	return r.writeStatus(ctx, orig, obj)
@@ -418,7 +418,7 @@ func (r *ManagedReconciler[O]) writeStatusAfter(ctx context.Context, obj O, chan
 
 // writeStatus writes the status only when this pass changed it: a resync that
 // finds everything as it was costs the API server nothing.
-func (r *ManagedReconciler[O]) writeStatus(ctx context.Context, orig, obj O) error {
+func (r *Reconciler[O]) writeStatus(ctx context.Context, orig, obj O) error {
 	if equality.Semantic.DeepEqual(orig, obj) {
 		return nil
 	}
@@ -435,19 +435,19 @@ func (r *ManagedReconciler[O]) writeStatus(ctx context.Context, orig, obj O) err
 
 // forget ends what a pass that went as planned leaves behind: the backoff
 // and the terminal gate.
-func (r *ManagedReconciler[O]) forget(req ctrl.Request) {
+func (r *Reconciler[O]) forget(req ctrl.Request) {
 	r.resetBackoff(req)
 	r.terminal.clear(req)
 }
 
 // resetBackoff starts the object's backoff over: after a success, a wait
 // (nothing is wrong) or a terminal error (nothing is retried).
-func (r *ManagedReconciler[O]) resetBackoff(req ctrl.Request) {
+func (r *Reconciler[O]) resetBackoff(req ctrl.Request) {
 	r.retryBackoff.Forget(req)
 	r.backoffs.set(req, 0)
 }
 
-func (r *ManagedReconciler[O]) event(obj O, eventType, reason, action, note string, args ...any) {
+func (r *Reconciler[O]) event(obj O, eventType, reason, action, note string, args ...any) {
 	if r.recorder == nil {
 		return
 	}
