@@ -12,8 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/tether-dev/tether/api"
+	"github.com/tether-dev/tether/cmd/manager/serving"
 	"github.com/tether-dev/tether/controllers"
-	"github.com/tether-dev/tether/internal/serving"
 	"github.com/tether-dev/tether/providers/dynamodb"
 	"github.com/tether-dev/tether/reconciler"
 )
