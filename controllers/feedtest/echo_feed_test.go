@@ -1,4 +1,4 @@
-package changefeed_test
+package feedtest
 
 import (
 	"context"
