@@ -24,20 +24,9 @@ const (
 	ReasonRecovered = "Recovered"
 )
 
-// phase names the step of a pass that failed.
-type phase string
-
-const (
-	phaseConnect phase = "Connect"
-	phaseObserve phase = "Observe"
-	phaseCreate  phase = "Create"
-	phaseUpdate  phase = "Update"
-	phaseDelete  phase = "Delete"
-)
-
 // reasonFor is the condition reason for err: the provider's own word when it
 // gave one, otherwise "<Phase>Failed".
-func reasonFor(p phase, err error) string {
+func reasonFor(p stage, err error) string {
 	if t, ok := providers.AsTerminal(err); ok && t.Reason != "" {
 		return t.Reason
 	}

@@ -73,7 +73,7 @@ func (b *backoffs) set(req reconcile.Request, d time.Duration) {
 }
 
 // countCall records one provider call and its outcome.
-func countCall(kind string, p phase, err error) {
+func countCall(kind string, p stage, err error) {
 	providerCalls.WithLabelValues(kind, string(p), resultOf(err)).Inc()
 }
 

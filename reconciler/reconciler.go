@@ -2,7 +2,6 @@ package reconciler
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -51,103 +50,56 @@ func (r *Reconciler[O]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	}
 
 	orig := obj.DeepCopyObject().(O)
-	result, syncErr := r.sync(ctx, req, obj)
-	if errors.Is(syncErr, errQuiet) {
-		return result, nil
+	d := r.pass(ctx, req, obj)
+	result, err := r.apply(ctx, req, obj, d)
+	if d.Status == statusKept {
+		return result, err
 	}
-	if err := r.writeStatus(ctx, orig, obj); err != nil {
-		return ctrl.Result{}, err
+	if werr := r.writeStatus(ctx, orig, obj); werr != nil {
+		return ctrl.Result{}, werr
 	}
-	return result, syncErr
+	return result, err
 }
 
-// sync connects, observes the external side and does at most one write to
-// it.
-func (r *Reconciler[O]) sync(ctx context.Context, req ctrl.Request, obj O) (ctrl.Result, error) {
+// pass connects, observes the external side and does at most one write to
+// it, and decides what comes of it.
+func (r *Reconciler[O]) pass(ctx context.Context, req ctrl.Request, obj O) decision {
+	p := r.facts(req, obj)
 	external, err := r.connector.Connect(ctx, obj)
 	if err != nil {
-		return r.handleError(ctx, req, obj, phaseConnect, err)
+		p.Stage, p.Err = stageConnect, err
+		return decide(p)
 	}
-	obs, err := external.Observe(ctx, obj)
-	countCall(r.kind, phaseObserve, err)
-	if err != nil {
-		return r.handleError(ctx, req, obj, phaseObserve, err)
+	p.Stage = stageObserve
+	p.Obs, p.Err = external.Observe(ctx, obj)
+	countCall(r.kind, stageObserve, p.Err)
+	if p.Err != nil {
+		return decide(p)
 	}
-
-	switch obs.Outcome {
+	switch p.Obs.Outcome {
 	case providers.OutcomeCreate:
 		if err := r.recordCreateStart(ctx, obj); err != nil {
-			return ctrl.Result{}, err
+			p.Err = err
+			return decide(p)
 		}
-		err := external.Create(ctx, obj)
-		countCall(r.kind, phaseCreate, err)
-		if err != nil {
-			return r.handleError(ctx, req, obj, phaseCreate, err)
-		}
-		r.event(obj, corev1.EventTypeNormal, ReasonCreated, "Create", "created the external resource")
-		markWritten(obj, providers.ReasonCreating, "created; waiting to observe it")
-		return r.succeeded(req, obj, r.opts.AfterWrite)
-
-	case providers.OutcomeWait:
-		return r.wait(req, obj, obs.Wait)
-
+		p.Stage, p.Err = stageCreate, external.Create(ctx, obj)
+		countCall(r.kind, stageCreate, p.Err)
 	case providers.OutcomeUpdate:
-		return r.update(ctx, req, obj, external, obs)
-
-	case providers.OutcomeUpToDate:
-		if !obs.Unconfirmed {
-			r.stalls.settled(req)
+		p.Diff, p.StallKey = describe(p.Obs.Diff), stallKey(p.Obs.Diff)
+		if times, stop := r.stalls.stalled(req, obj.GetGeneration(), p.StallKey); stop {
+			p.SentTimes = times
+			return decide(p)
 		}
-		changed := markObserved(obj, obs)
-		if obs.Available && obs.Reason != "" && r.notes.announce(req, obj.GetGeneration(), obs.Reason, obs.Message, changed) {
-			r.event(obj, corev1.EventTypeWarning, obs.Reason, "Observe", "%s", obs.Message)
-			log.FromContext(ctx).Info("ready, with a note", "reason", obs.Reason, "note", obs.Message)
-		}
-		return r.succeeded(req, obj, r.nextLook(obj, obs))
-
-	default:
-		return r.handleError(ctx, req, obj, phaseObserve, fmt.Errorf("the provider's observation has no outcome (%d)", obs.Outcome))
+		p.Stage, p.Err = stageUpdate, external.Update(ctx, obj, p.Obs.Diff)
+		countCall(r.kind, stageUpdate, p.Err)
 	}
+	return decide(p)
 }
 
-// wait ends a pass whose Observe chose not to write: Ready says why, and the
-// next look is when the wait says (the poll interval by default). A quiet
-// wait leaves the status as it was.
-func (r *Reconciler[O]) wait(req ctrl.Request, obj O, w providers.Wait) (ctrl.Result, error) {
-	if w.Quiet {
-		return r.quiet(req, w.For)
-	}
-	markWaiting(obj, w)
-	next := w.For
-	if next <= 0 {
-		next, _ = r.pollInterval(obj)
-	}
-	return r.succeeded(req, obj, next)
-}
-
-// nextLook is when to observe a matching object again: at its resync
-// interval, sooner for a transition that finishes by itself (RecheckAfter
-// while not available), and sooner for a match that rests on a write not
-// yet read back (Unconfirmed). Nothing else wakes the latter: the read that
-// confirms the write shows no drift. Without this look its status would
-// report the read before the write, until the resync.
-func (r *Reconciler[O]) nextLook(obj O, obs providers.Observation) time.Duration {
-	next := obs.RecheckAfter
-	if next <= 0 || obs.Available {
-		var warning string
-		next, warning = r.pollInterval(obj)
-		if warning != "" {
-			setSynced(obj, true, ReasonSuccess, warning)
-		}
-	}
-	if obs.Unconfirmed {
-		confirm := obs.RecheckAfter
-		if confirm <= 0 {
-			confirm = r.opts.AfterWrite
-		}
-		next = min(next, confirm)
-	}
-	return next
+// facts are what the reconciler knows of obj before a pass.
+func (r *Reconciler[O]) facts(req ctrl.Request, obj O) pass {
+	poll, _ := r.pollInterval(obj)
+	return pass{Generation: obj.GetGeneration(), WasReady: wasReadyAtThisGeneration(obj), Poll: poll, AfterWrite: r.opts.AfterWrite}
 }
 
 // recheck reads the external side of an object whose last attempt failed
@@ -158,160 +110,116 @@ func (r *Reconciler[O]) nextLook(obj O, obs providers.Observation) time.Duration
 // the failure wrote it, and looks again at the poll interval: a terminal
 // condition never sticks on an object that matches its spec.
 func (r *Reconciler[O]) recheck(ctx context.Context, req ctrl.Request, obj O) (ctrl.Result, error) {
-	next, _ := r.pollInterval(obj)
+	p := r.facts(req, obj)
+	p.Stage = stageRecheck
 	orig := obj.DeepCopyObject().(O)
-	obs, err := r.observeOnly(ctx, obj)
-	if err != nil || obs.Outcome != providers.OutcomeUpToDate || obs.Unconfirmed {
-		log.FromContext(ctx).V(1).Info("not retrying: the last attempt failed terminally, nothing has changed since, and the external side does not match the spec")
-		return ctrl.Result{RequeueAfter: jitter(next)}, nil
+	external, err := r.connector.Connect(ctx, obj)
+	if err == nil {
+		p.Obs, err = external.Observe(ctx, obj)
+		countCall(r.kind, stageObserve, err)
 	}
-	r.terminal.clear(req)
-	r.stalls.settled(req)
-	markObserved(obj, obs)
-	r.event(obj, corev1.EventTypeNormal, ReasonRecovered, "Observe", "the external resource matches the spec: the last failure is over")
-	log.FromContext(ctx).Info("recovered: the external side matches the spec after a terminal failure")
-	result, _ := r.succeeded(req, obj, r.nextLook(obj, obs))
+	p.Err = err
+	d := decide(p)
+	result, _ := r.apply(ctx, req, obj, d)
+	if d.Status == statusKept {
+		return result, nil
+	}
 	return result, r.writeStatus(ctx, orig, obj)
 }
 
-// observeOnly connects and observes.
-func (r *Reconciler[O]) observeOnly(ctx context.Context, obj O) (providers.Observation, error) {
-	external, err := r.connector.Connect(ctx, obj)
-	if err != nil {
-		return providers.Observation{}, err
+// apply does what a decision says: conditions, the event, the stall
+// breaker, the terminal gate, the backoff, and the result for
+// controller-runtime.
+func (r *Reconciler[O]) apply(ctx context.Context, req ctrl.Request, obj O, d decision) (ctrl.Result, error) {
+	logger := log.FromContext(ctx).WithValues("behaviour", d.Behaviour)
+	changed := r.mark(req, obj, d)
+	if d.Status != statusKept {
+		obj.Managed().ObservedGeneration = obj.GetGeneration()
 	}
-	obs, err := external.Observe(ctx, obj)
-	countCall(r.kind, phaseObserve, err)
-	return obs, err
-}
-
-// update sends the difference, unless the same difference was already sent
-// StallAfter times for this generation without the external side showing it.
-func (r *Reconciler[O]) update(ctx context.Context, req ctrl.Request, obj O, external providers.External[O], obs providers.Observation) (ctrl.Result, error) {
-	diff, key := describe(obs.Diff), stallKey(obs.Diff)
-	if times, stop := r.stalls.stalled(req, obj.GetGeneration(), key); stop {
-		return r.stalled(ctx, req, obj, diff, times)
+	if e := d.Event; e != nil && (!e.OnChange || changed) {
+		r.event(obj, e.Type, e.Reason, e.Action, "%s", e.Note)
 	}
-	reason, verb := ReasonUpdated, "updated"
-	if wasReadyAtThisGeneration(obj) {
-		reason, verb = ReasonDriftCorrected, "corrected drift"
+	switch d.Stall {
+	case stallRecord:
+		r.stalls.record(req, obj.GetGeneration(), d.StallKey)
+	case stallSettle:
+		r.stalls.settled(req)
 	}
-	err := external.Update(ctx, obj, obs.Diff)
-	countCall(r.kind, phaseUpdate, err)
-	w, waits := providers.AsWait(err)
-	if err == nil || (waits && w.Sent) {
-		// Handed over: the event says so now, whether or not the status
-		// does (a quiet wait leaves it for the pass that sees the write).
-		r.stalls.record(req, obj.GetGeneration(), key)
-		if reason == ReasonDriftCorrected {
-			driftCorrections.WithLabelValues(r.kind).Inc()
-		}
-		r.event(obj, corev1.EventTypeNormal, reason, "Update", "%s: %s", verb, diff)
-	}
-	if waits && w.Sent && w.Quiet {
-		return r.quiet(req, w.For)
-	}
-	if err != nil {
-		return r.handleError(ctx, req, obj, phaseUpdate, err)
-	}
-	markWritten(obj, providers.ReasonUpdating, "sent: "+diff)
-	return r.succeeded(req, obj, r.opts.AfterWrite)
-}
-
-// errQuiet marks a pass whose outcome is known within a moment (a write
-// about to go out): Reconcile writes no status for it.
-var errQuiet = errors.New("quiet wait: the status is left as it was")
-
-// quiet ends a pass that waits a moment for a write the adapter will wake
-// the object for (a quiet Wait from Observe, or from Update for a write it
-// handed over). Writing "waiting" for that moment would double the
-// object's status writes when many change at once; the next pass reports
-// the outcome, or the wait if it lasted. The backoff starts over, as for
-// any wait.
-func (r *Reconciler[O]) quiet(req ctrl.Request, after time.Duration) (ctrl.Result, error) {
-	r.resetBackoff(req)
-	if after <= 0 {
-		after = r.opts.AfterWrite
-	}
-	return ctrl.Result{RequeueAfter: after}, errQuiet
-}
-
-// stalled records a write the stall breaker stopped. Nothing is sent until
-// the spec changes or the external side does (the difference then reads
-// differently); the object is still observed at its resync interval.
-func (r *Reconciler[O]) stalled(ctx context.Context, req ctrl.Request, obj O, diff string, times int) (ctrl.Result, error) {
-	msg := fmt.Sprintf("sent %q %d times for generation %d with no visible effect: not sent again until the spec changes "+
-		"or it is changed from outside", diff, times, obj.GetGeneration())
-	if changed := markStalled(obj, providers.ReasonStalled, msg); changed {
-		r.event(obj, corev1.EventTypeWarning, providers.ReasonStalled, "Update", "%s", msg)
-		log.FromContext(ctx).Info("write stalled: not sent again", "diff", diff, "times", times)
-	}
-	next, _ := r.pollInterval(obj)
-	return r.succeeded(req, obj, next)
-}
-
-// succeeded ends a pass that went as planned: the backoff starts over and the
-// terminal gate opens.
-func (r *Reconciler[O]) succeeded(req ctrl.Request, obj O, after time.Duration) (ctrl.Result, error) {
-	r.forget(req)
-	obj.Managed().ObservedGeneration = obj.GetGeneration()
-	return ctrl.Result{RequeueAfter: jitter(after)}, nil
-}
-
-// handleError turns a provider error into conditions, an event on transition
-// and the next step: a hinted wait, backoff, or no retry at all.
-func (r *Reconciler[O]) handleError(ctx context.Context, req ctrl.Request, obj O, phase phase, err error) (ctrl.Result, error) {
-	logger := log.FromContext(ctx).WithValues("phase", phase)
-	w, waits := providers.AsWait(err)
-	if waits && w.Quiet {
-		return r.deferred(logger, w), nil
-	}
-	obj.Managed().ObservedGeneration = obj.GetGeneration()
-
-	if waits {
-		markFailed(obj, w.Reason, w.Message)
-		r.resetBackoff(req)
-		logger.V(1).Info("waiting", "reason", w.Reason, "after", w.For)
-		return ctrl.Result{RequeueAfter: w.For}, nil
-	}
-
-	t, terminal := providers.AsTerminal(err)
-	mark := markFailed
-	if terminal {
-		mark = markStalled
-	}
-	if changed := mark(obj, reasonFor(phase, err), err.Error()); changed {
-		r.event(obj, corev1.EventTypeWarning, reasonFor(phase, err), string(phase), "%s failed: %v", phase, err)
-	}
-
-	if terminal {
+	switch d.Gate {
+	case gateOpen:
+		r.terminal.clear(req)
+	case gateClose:
 		r.terminal.record(req, obj)
+	}
+	if d.Drift {
+		driftCorrections.WithLabelValues(r.kind).Inc()
+	}
+	after := d.After
+	switch d.Backoff {
+	case backoffReset:
 		r.resetBackoff(req)
-		logger.Info("not retrying until the spec changes", "reason", t.Reason, "error", err.Error())
-		next, _ := r.pollInterval(obj)
-		return ctrl.Result{RequeueAfter: jitter(next)}, nil
+	case backoffHint:
+		after = max(d.After, r.retryBackoff.When(req))
+		retries.WithLabelValues(r.kind, d.Reason).Inc()
+		r.backoffs.set(req, after)
+	case backoffQueue:
+		r.backoffs.set(req, nextBackoff(r.opts, r.errorBackoff.NumRequeues(req)))
 	}
-	if ra, ok := providers.AsRetryAfter(err); ok {
-		delay := max(ra.Delay, r.retryBackoff.When(req))
-		retries.WithLabelValues(r.kind, reasonFor(phase, err)).Inc()
-		r.backoffs.set(req, delay)
-		logger.Info("will retry", "reason", ra.Reason, "after", delay, "error", err.Error())
-		return ctrl.Result{RequeueAfter: delay}, nil
+	r.log(logger, obj, d, after)
+	if d.Err != nil {
+		return ctrl.Result{}, fmt.Errorf("%s: %w", r.kind, d.Err)
 	}
-	// Anything else: the workqueue's per-object exponential backoff.
-	r.backoffs.set(req, nextBackoff(r.opts, r.errorBackoff.NumRequeues(req)))
-	return ctrl.Result{}, fmt.Errorf("%s %s: %w", phase, r.kind, err)
+	if d.Jitter {
+		after = jitter(after)
+	}
+	return ctrl.Result{RequeueAfter: after}, nil
 }
 
-// deferred gives the worker back to run the pass again when its turn comes
-// (a quiet wait before the pass got to write). Conditions, backoff and the
-// terminal gate stay as they were: a deferral says nothing about the
-// external side, only that its shared budget is spent for now (the
-// provider reports what that does to the poll interval).
-func (r *Reconciler[O]) deferred(logger logr.Logger, w *providers.Wait) ctrl.Result {
-	deferrals.WithLabelValues(r.kind, w.Reason).Inc()
-	logger.V(2).Info("deferred", "reason", w.Reason, "after", w.For)
-	return ctrl.Result{RequeueAfter: w.For}
+// mark writes a decision's conditions, and reports whether Synced (or, for
+// a match, Ready) changed. A match announces its note once per generation.
+func (r *Reconciler[O]) mark(req ctrl.Request, obj O, d decision) bool {
+	switch d.Status {
+	case statusObserved:
+		obs := d.Obs
+		changed := markObserved(obj, obs)
+		if _, warning := r.pollInterval(obj); warning != "" {
+			setSynced(obj, true, ReasonSuccess, warning)
+		}
+		if obs.Available && obs.Reason != "" && r.notes.announce(req, obj.GetGeneration(), obs.Reason, obs.Message, changed) {
+			r.event(obj, corev1.EventTypeWarning, obs.Reason, "Observe", "%s", obs.Message)
+		}
+		return changed
+	case statusWaiting:
+		markWaiting(obj, providers.Wait{Reason: d.Reason, Message: d.Message})
+	case statusWritten:
+		markWritten(obj, d.Reason, d.Message)
+	case statusFailed:
+		return markFailed(obj, d.Reason, d.Message)
+	case statusStalled:
+		return markStalled(obj, d.Reason, d.Message)
+	}
+	return false
+}
+
+// log says what a pass ended in, at the level its behaviour deserves.
+func (r *Reconciler[O]) log(logger logr.Logger, obj O, d decision, after time.Duration) {
+	switch d.Behaviour {
+	case Stopped:
+		logger.Info("not retrying until the spec changes", "reason", d.Reason, "error", d.Message)
+	case Retrying:
+		logger.Info("will retry", "reason", d.Reason, "after", after, "error", d.Message)
+	case StallBroken:
+		logger.Info("write stalled: not sent again", "reason", d.Reason, "message", d.Message)
+	case Recovered:
+		logger.Info("recovered: the external side matches the spec after a terminal failure")
+	case Deferred:
+		deferrals.WithLabelValues(r.kind, d.Reason).Inc()
+		logger.V(2).Info("deferred", "after", after)
+	case Matched, Created, Updated, HandedQuietly, Held:
+		logger.V(2).Info("pass", "after", after)
+	default:
+		logger.V(1).Info("pass", "reason", d.Reason, "after", after)
+	}
 }
 
 // finalize deletes the external side, then lets the object go.
@@ -325,13 +233,14 @@ func (r *Reconciler[O]) finalize(ctx context.Context, req ctrl.Request, obj O) (
 	}
 
 	orig := obj.DeepCopyObject().(O)
-	err := r.deleteExternal(ctx, obj)
-	if err != nil {
-		result, handled := r.handleError(ctx, req, obj, phaseDelete, err)
+	if err := r.deleteExternal(ctx, obj); err != nil {
+		p := r.facts(req, obj)
+		p.Stage, p.Err = stageDelete, err
+		result, failed := r.apply(ctx, req, obj, decide(p))
 		if err := r.writeStatus(ctx, orig, obj); err != nil {
 			return ctrl.Result{}, err
 		}
-		return result, handled
+		return result, failed
 	}
 	r.event(obj, corev1.EventTypeNormal, ReasonDeleted, "Delete", "%s", r.describeDelete(obj))
 	r.forget(req)
@@ -357,7 +266,7 @@ func (r *Reconciler[O]) deleteExternal(ctx context.Context, obj O) error {
 		return err
 	}
 	err = external.Delete(ctx, obj)
-	countCall(r.kind, phaseDelete, err)
+	countCall(r.kind, stageDelete, err)
 	return err
 }
 

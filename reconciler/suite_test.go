@@ -78,3 +78,10 @@ func newManager(tune ...func(*ctrl.Options)) (ctrl.Manager, error) {
 	}
 	return WithEventsOneAtATime(mgr)
 }
+
+// sync runs one pass over obj and applies what it decided, as Reconcile
+// does but without reading or writing the object: tests drive the pass
+// on an object in memory.
+func (r *Reconciler[O]) sync(ctx context.Context, req ctrl.Request, obj O) (ctrl.Result, error) {
+	return r.apply(ctx, req, obj, r.pass(ctx, req, obj))
+}
