@@ -48,7 +48,9 @@ func TestDecide(t *testing.T) {
 		}), decision{Behaviour: Waiting, Status: statusWaiting, Reason: "Conflict", Message: "held by another", After: time.Minute, Jitter: true, Backoff: backoffReset, Gate: gateOpen}},
 		{"a wait for the poll", with(func(p *pass) { p.Stage, p.Obs = stageObserve, providers.Waiting(providers.Wait{Reason: "Creating"}) }),
 			decision{Behaviour: Waiting, Status: statusWaiting, Reason: "Creating", After: poll, Jitter: true, Backoff: backoffReset, Gate: gateOpen}},
-		{"a quiet wait", with(func(p *pass) { p.Stage, p.Obs = stageObserve, providers.Waiting(providers.Wait{Quiet: true, For: 300 * time.Millisecond}) }),
+		{"a quiet wait", with(func(p *pass) {
+			p.Stage, p.Obs = stageObserve, providers.Waiting(providers.Wait{Quiet: true, For: 300 * time.Millisecond})
+		}),
 			decision{Behaviour: Held, After: 300 * time.Millisecond, Backoff: backoffReset}},
 		{"a budget spent", with(func(p *pass) {
 			p.Stage, p.Err = stageObserve, &providers.Wait{Quiet: true, For: 2 * time.Second, Reason: "AccountBudget"}
@@ -71,7 +73,9 @@ func TestDecide(t *testing.T) {
 		{"handed, known in a moment", with(func(p *pass) {
 			p.Stage, p.Err = stageUpdate, &providers.Wait{Sent: true, Quiet: true, For: 200 * time.Millisecond}
 		}), decision{Behaviour: HandedQuietly, Event: updated, After: 200 * time.Millisecond, Backoff: backoffReset, Stall: stallRecord, StallKey: "size 1 -> 2"}},
-		{"pending", with(func(p *pass) { p.Stage, p.Err = stageDelete, providers.Waitf(5*time.Second, "Deleting", "deleting table t") }),
+		{"pending", with(func(p *pass) {
+			p.Stage, p.Err = stageDelete, providers.Waitf(5*time.Second, "Deleting", "deleting table t")
+		}),
 			decision{Behaviour: Pending, Status: statusFailed, Reason: "Deleting", Message: "deleting table t", After: 5 * time.Second, Backoff: backoffReset}},
 		{"a fault", with(func(p *pass) {
 			p.Stage, p.Err = stageObserve, providers.RetryAfter(10*time.Second, "Throttled", errors.New("slow down"))
@@ -90,7 +94,7 @@ func TestDecide(t *testing.T) {
 				After: poll, Jitter: true, Backoff: backoffReset, Gate: gateOpen}},
 		{"any other error", with(func(p *pass) { p.Stage, p.Err = stageConnect, errors.New("boom") }),
 			decision{Behaviour: Failed, Status: statusFailed, Reason: "ConnectFailed", Message: "boom",
-				Event: &note{Type: corev1.EventTypeWarning, Reason: "ConnectFailed", Action: "Connect", Note: "Connect failed: boom", OnChange: true},
+				Event:   &note{Type: corev1.EventTypeWarning, Reason: "ConnectFailed", Action: "Connect", Note: "Connect failed: boom", OnChange: true},
 				Backoff: backoffQueue, Err: errors.New("boom")}},
 		{"a stopped object that matches", with(func(p *pass) { p.Stage, p.Obs = stageRecheck, match }),
 			decision{Behaviour: Recovered, Status: statusObserved, Obs: match, After: poll, Jitter: true, Backoff: backoffReset, Stall: stallSettle, Gate: gateOpen,
