@@ -83,15 +83,16 @@ const (
 	stageCreate  stage = "Create"
 	stageUpdate  stage = "Update"
 	stageDelete  stage = "Delete"
-	// stageRecheck is the read of a Stopped object.
-	stageRecheck stage = "Recheck"
 )
 
 // pass is what one stage of a pass saw, and what the reconciler knows of
 // the object besides: all decide needs.
 type pass struct {
 	Stage stage
-	// Obs is what Observe saw (stageObserve and stageRecheck, Err nil).
+	// Stopped: the object's last attempt failed terminally and nothing
+	// has changed since: the pass only read it (stageObserve).
+	Stopped bool
+	// Obs is what Observe saw (stageObserve, Err nil).
 	Obs providers.Observation
 	Err error
 	// Diff is the difference an update sent or would send, and StallKey
@@ -196,12 +197,10 @@ type decision struct {
 // It is pure: it reads only p.
 func decide(p pass) decision {
 	switch {
-	case p.Err != nil && p.Stage == stageRecheck:
-		return decision{Behaviour: StillStopped, After: p.Poll, Jitter: true}
+	case p.Stopped:
+		return decideRecheck(p)
 	case p.Err != nil:
 		return decideError(p)
-	case p.Stage == stageRecheck:
-		return decideRecheck(p)
 	case p.Stage == stageCreate:
 		return decision{Behaviour: Created, Status: statusWritten, Reason: providers.ReasonCreating, Message: "created; waiting to observe it",
 			Event: &note{Type: corev1.EventTypeNormal, Reason: ReasonCreated, Action: "Create", Note: "created the external resource"},
@@ -256,7 +255,7 @@ func decideWait(p pass) decision {
 
 // decideRecheck decides the read of a Stopped object.
 func decideRecheck(p pass) decision {
-	if p.Obs.Outcome != providers.OutcomeUpToDate || p.Obs.Unconfirmed {
+	if p.Err != nil || p.Obs.Outcome != providers.OutcomeUpToDate || p.Obs.Unconfirmed {
 		return decision{Behaviour: StillStopped, After: p.Poll, Jitter: true}
 	}
 	return decision{Behaviour: Recovered, Status: statusObserved, Obs: p.Obs, After: nextLook(p), Jitter: true, Backoff: backoffReset,

@@ -96,12 +96,12 @@ func TestDecide(t *testing.T) {
 			decision{Behaviour: Failed, Status: statusFailed, Reason: "ConnectFailed", Message: "boom",
 				Event:   &note{Type: corev1.EventTypeWarning, Reason: "ConnectFailed", Action: "Connect", Note: "Connect failed: boom", OnChange: true},
 				Backoff: backoffQueue, Err: errors.New("boom")}},
-		{"a stopped object that matches", with(func(p *pass) { p.Stage, p.Obs = stageRecheck, match }),
+		{"a stopped object that matches", with(func(p *pass) { p.Stage, p.Stopped, p.Obs = stageObserve, true, match }),
 			decision{Behaviour: Recovered, Status: statusObserved, Obs: match, After: poll, Jitter: true, Backoff: backoffReset, Stall: stallSettle, Gate: gateOpen,
 				Event: &note{Type: corev1.EventTypeNormal, Reason: ReasonRecovered, Action: "Observe", Note: "the external resource matches the spec: the last failure is over"}}},
-		{"a stopped object that does not", with(func(p *pass) { p.Stage, p.Obs = stageRecheck, providers.Differs(nil) }),
+		{"a stopped object that does not", with(func(p *pass) { p.Stage, p.Stopped, p.Obs = stageObserve, true, providers.Differs(nil) }),
 			decision{Behaviour: StillStopped, After: poll, Jitter: true}},
-		{"a stopped object not read", with(func(p *pass) { p.Stage, p.Err = stageRecheck, errors.New("offline") }),
+		{"a stopped object not read", with(func(p *pass) { p.Stage, p.Stopped, p.Err = stageObserve, true, errors.New("offline") }),
 			decision{Behaviour: StillStopped, After: poll, Jitter: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

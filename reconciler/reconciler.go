@@ -111,7 +111,7 @@ func (r *Reconciler[O]) facts(req ctrl.Request, obj O) pass {
 // condition never sticks on an object that matches its spec.
 func (r *Reconciler[O]) recheck(ctx context.Context, req ctrl.Request, obj O) (ctrl.Result, error) {
 	p := r.facts(req, obj)
-	p.Stage = stageRecheck
+	p.Stage, p.Stopped = stageObserve, true
 	orig := obj.DeepCopyObject().(O)
 	external, err := r.connector.Connect(ctx, obj)
 	if err == nil {
