@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tether-dev/tether/providers/hue/model"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -129,11 +131,11 @@ func (e *GroupExternal) forget(ctx context.Context, g *huev1alpha1.HueGroup, key
 
 // groupPlan is what the HueGroup wants of its group this pass.
 type groupPlan struct {
-	memberIDs []string                  // the lights the group should have
-	want      map[string]wire.Desired   // projected state of each light it sets
-	states    map[string]wire.StateBody // what each of those shows once sent
-	body      wire.StateBody            // the group command (a state)
-	sceneID   string                    // or the scene to recall
+	memberIDs []string                   // the lights the group should have
+	want      map[string]model.Desired   // projected state of each light it sets
+	states    map[string]model.StateBody // what each of those shows once sent
+	body      model.StateBody            // the group command (a state)
+	sceneID   string                     // or the scene to recall
 	notes     []string
 }
 
@@ -209,7 +211,7 @@ func (c *groupConn) compare(g *huev1alpha1.HueGroup, p groupPlan) providers.Obse
 		if !set {
 			continue
 		}
-		if ld := wire.Compare(want, v.State); ld != nil {
+		if ld := model.Compare(want, v.State); ld != nil {
 			d.members = append(d.members, fmt.Sprintf("%s (%s)", c.lights[id].Name, ld))
 			d.confirmed += v.Confirmed
 		}
@@ -261,12 +263,12 @@ func (c *groupConn) compare(g *huev1alpha1.HueGroup, p groupPlan) providers.Obse
 // plan is the group's wanted state: one state for all its lights, or the
 // scene's state for each of its lights, projected onto each bulb.
 func (c *groupConn) plan(ctx context.Context, g *huev1alpha1.HueGroup, memberIDs []string) (groupPlan, *providers.Observation, error) {
-	p := groupPlan{memberIDs: memberIDs, want: map[string]wire.Desired{}, states: map[string]wire.StateBody{}}
-	transition := wire.TransitionOf(g.Spec.TransitionTime)
+	p := groupPlan{memberIDs: memberIDs, want: map[string]model.Desired{}, states: map[string]model.StateBody{}}
+	transition := transitionOf(g.Spec.TransitionTime)
 	if g.Spec.Scene == "" {
-		want := wire.DesiredFrom(huev1alpha1.HueLightSpec{On: g.Spec.On, Brightness: g.Spec.Brightness, Color: g.Spec.Color,
+		want := desiredFrom(huev1alpha1.HueLightSpec{On: g.Spec.On, Brightness: g.Spec.Brightness, Color: g.Spec.Color,
 			TransitionTime: g.Spec.TransitionTime})
-		p.body = wire.FullBody(want)
+		p.body = model.FullBody(want)
 		for _, id := range memberIDs {
 			p.project(id, c.lights[id], want)
 		}
@@ -288,7 +290,7 @@ func (c *groupConn) plan(ctx context.Context, g *huev1alpha1.HueGroup, memberIDs
 		return p, &w, nil
 	}
 	p.sceneID = sc.Status.SceneID
-	p.body = wire.StateBody{TransitionTime: transition}
+	p.body = model.StateBody{TransitionTime: transition}
 	for _, l := range sc.Spec.Lights {
 		light, ok := c.lights.ByName(l.Name)
 		if !ok || !slices.Contains(memberIDs, light.ID) {
@@ -305,10 +307,10 @@ func (c *groupConn) plan(ctx context.Context, g *huev1alpha1.HueGroup, memberIDs
 }
 
 // project records what a light wants, fitted to it, and the note.
-func (p *groupPlan) project(id string, l wire.Light, want wire.Desired) {
-	pr := wire.Project(want, l)
+func (p *groupPlan) project(id string, l model.Light, want model.Desired) {
+	pr := model.Project(want, l)
 	p.want[id] = pr.Want
-	p.states[id] = wire.FullBody(pr.Want)
+	p.states[id] = model.FullBody(pr.Want)
 	for _, n := range pr.Notes {
 		p.notes = append(p.notes, fmt.Sprintf("%s: %s", l.Name, n))
 	}
@@ -429,8 +431,8 @@ func (c *groupConn) Delete(ctx context.Context, g *huev1alpha1.HueGroup) error {
 	held := c.conflicts(g, c.group.LightIDs) != ""
 	if g.Spec.OnDelete != huev1alpha1.DeletionKeep && !held && c.anyOn() {
 		c.session.PauseGroup(c.key)
-		off := wire.StateBody{On: ptr.To(false), TransitionTime: wire.TransitionOf(g.Spec.TransitionTime)}
-		states := map[string]wire.StateBody{}
+		off := model.StateBody{On: ptr.To(false), TransitionTime: transitionOf(g.Spec.TransitionTime)}
+		states := map[string]model.StateBody{}
 		for _, id := range c.group.LightIDs {
 			states[id] = off
 		}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/providers/hue/model"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -39,7 +41,7 @@ func (f *fakeRoomsBridge) ListGroups(context.Context) ([]wire.Group, error) {
 	return slices.Clone(f.groups), f.Err()
 }
 
-func (f *fakeRoomsBridge) SetGroupState(_ context.Context, id string, body wire.StateBody) (wire.Result, error) {
+func (f *fakeRoomsBridge) SetGroupState(_ context.Context, id string, body model.StateBody) (wire.Result, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.Err(); err != nil {
@@ -121,7 +123,7 @@ func TestAGroupMatchNotYetReadBackWaitsQuietlyForTheRead(t *testing.T) {
 	}
 
 	for _, id := range []string{"1", "2", "3"} { // the bulbs show the command
-		f.Set(id, func(st *wire.LightState) { st.On, st.Bri = true, ptr.To(254) })
+		f.Set(id, func(st *model.LightState) { st.On, st.Bri = true, ptr.To(254) })
 	}
 	readNow(ctx, t, reg, "home")
 	obs, err = observe(ctx, e, g)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tether-dev/tether/providers/hue/model"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -37,7 +39,7 @@ type lightConn struct {
 	reader  client.Reader
 	bridge  *huev1alpha1.HueBridge
 	session *bridge.Session
-	light   wire.Light
+	light   model.Light
 	key     types.NamespacedName
 	// generation is the HueLight's, for the sender's gathering.
 	generation int64
@@ -146,7 +148,7 @@ func (c *lightConn) observe(ctx context.Context, l *huev1alpha1.HueLight) (obs p
 			c.light.Name, c.bridge.Name, holder)), false, nil
 	}
 	v := c.view()
-	p := wire.Project(wire.DesiredFrom(l.Spec), v.Light)
+	p := model.Project(desiredFrom(l.Spec), v.Light)
 	want, refused := v.WithoutRefused(p.Want)
 	s.Watch(c.key, bridge.Want{Name: l.Spec.Name, LightID: c.light.ID, Desired: p.Want, Reachable: v.State.Reachable})
 	if !v.State.Reachable {
@@ -154,14 +156,14 @@ func (c *lightConn) observe(ctx context.Context, l *huev1alpha1.HueLight) (obs p
 			"bridge %s cannot reach light %q (switched off at the wall or out of range); retried on the next poll",
 			c.bridge.Name, c.light.Name), 0), false, nil
 	}
-	full := wire.FullBody(want)
+	full := model.FullBody(want)
 	if eta, waited, queued := s.Pending(c.key, full); queued {
 		if quietInLine(s, waited) {
 			return providers.Waiting(providers.Wait{Quiet: true, For: quietQueue - waited}), false, nil
 		}
 		return c.wait(providers.ReasonThrottled, queuedNote(c.bridge.Name, eta), eta), false, nil
 	}
-	if d := wire.Compare(want, v.State); d != nil {
+	if d := model.Compare(want, v.State); d != nil {
 		return providers.Differs(&LightDiff{Diff: *d, full: full, confirmed: v.Confirmed}), false, nil
 	}
 	notes := append(p.Notes, v.AssumedNotes(want)...)
@@ -262,7 +264,7 @@ func quietInLine(s *bridge.Session, d time.Duration) bool {
 // command went out (then err is the bridge's answer); one still in line is
 // sent later, and its HueLight woken then. An error from a command the
 // HueLight did not wait for is returned here, at its next pass.
-func (c *lightConn) send(ctx context.Context, body, full wire.StateBody) (bool, error) {
+func (c *lightConn) send(ctx context.Context, body, full model.StateBody) (bool, error) {
 	sent, err := c.session.Send(ctx, bridge.Change{Key: c.key, LightID: c.light.ID, Body: body, Full: full, Generation: c.generation}, sendWait)
 	return sent, wire.Classify(c.bridge.Name, err)
 }
@@ -279,7 +281,7 @@ func (c *lightConn) Delete(ctx context.Context, l *huev1alpha1.HueLight) error {
 		// Not wanting the spec's state any more: group 0 must not switch
 		// the bulb back on between "off" and the finalizer's removal.
 		s.Unwatch(c.key)
-		off := wire.StateBody{On: ptr.To(false), TransitionTime: wire.DesiredFrom(l.Spec).Transition}
+		off := model.StateBody{On: ptr.To(false), TransitionTime: desiredFrom(l.Spec).Transition}
 		sent, err := c.send(ctx, off, off)
 		if err != nil {
 			return err
@@ -320,12 +322,12 @@ func neverHeldABulb(l *huev1alpha1.HueLight, err error) bool {
 }
 
 // findLight resolves spec.id, or spec.name (exact) via the cached id.
-func findLight(lights bridge.Lights, l *huev1alpha1.HueLight, bridgeName string) (wire.Light, error) {
+func findLight(lights bridge.Lights, l *huev1alpha1.HueLight, bridgeName string) (model.Light, error) {
 	if id := l.Spec.ID; id != "" {
 		if light, ok := lights[id]; ok {
 			return light, nil
 		}
-		return wire.Light{}, providers.RetryAfter(30*time.Second, ReasonLightNotFound,
+		return model.Light{}, providers.RetryAfter(30*time.Second, ReasonLightNotFound,
 			fmt.Errorf("bridge %s has no light with id %s", bridgeName, id))
 	}
 	if light, ok := lights[l.Status.LightID]; ok && light.Name == l.Spec.Name {
@@ -334,7 +336,7 @@ func findLight(lights bridge.Lights, l *huev1alpha1.HueLight, bridgeName string)
 	if light, ok := lights.ByName(l.Spec.Name); ok {
 		return light, nil
 	}
-	return wire.Light{}, providers.RetryAfter(30*time.Second, ReasonLightNotFound, fmt.Errorf(
+	return model.Light{}, providers.RetryAfter(30*time.Second, ReasonLightNotFound, fmt.Errorf(
 		"bridge %s has no light named %q; it has: %s", bridgeName, l.Spec.Name, strings.Join(lights.Names(), ", ")))
 }
 
@@ -367,7 +369,7 @@ func recordObserved(l *huev1alpha1.HueLight, c *lightConn) {
 	if st.Bri != nil {
 		l.Status.Observed.Brightness = int32(*st.Bri)
 	}
-	l.Status.Capabilities = wire.CapabilitiesStatus(c.light)
+	l.Status.Capabilities = capabilitiesStatus(c.light)
 }
 
 // LightDiff is what differs between a HueLight's spec and its bulb: what
@@ -375,8 +377,8 @@ func recordObserved(l *huev1alpha1.HueLight, c *lightConn) {
 // or a temporary scene would send for it), and how many of the bulb's
 // earlier writes a read showed.
 type LightDiff struct {
-	wire.Diff
-	full wire.StateBody
+	model.Diff
+	full model.StateBody
 	// confirmed: the same difference after one more write did show is new
 	// drift, not a write that does not stick.
 	confirmed uint64

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/providers/hue/model"
+
 	"github.com/go-logr/logr"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -135,7 +137,7 @@ func TestDelete(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			f := wiretest.NewFakeBridge("hallway")
-			f.Set("1", func(s *wire.LightState) { s.On = tc.on })
+			f.Set("1", func(s *model.LightState) { s.On = tc.on })
 			l := hueLight("entrance", "hallway-light", "hallway", time.Now())
 			l.Spec.OnDelete = tc.policy
 			e := newTestLights(t, f, l.DeepCopy())
@@ -358,7 +360,7 @@ func TestAMatchNotYetReadBackWaitsQuietlyForTheRead(t *testing.T) {
 		t.Fatalf("status.observed %+v before a read, want the last read (off, 127)", *l.Status.Observed)
 	}
 
-	f.Set("1", func(st *wire.LightState) { st.On, st.Bri = true, ptr.To(254) }) // the bulb shows the command
+	f.Set("1", func(st *model.LightState) { st.On, st.Bri = true, ptr.To(254) }) // the bulb shows the command
 	readNow(ctx, t, e.Registry, "home")
 	obs, err = observe(ctx, e, l)
 	if err != nil || obs.Outcome != providers.OutcomeUpToDate || obs.Unconfirmed || obs.RecheckAfter != 0 {

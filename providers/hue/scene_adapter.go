@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tether-dev/tether/providers/hue/model"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -139,7 +141,7 @@ func sceneName(sc *huev1alpha1.HueScene) string {
 
 // wanted is the scene to store: each light's state projected onto its bulb.
 func (c *sceneConn) wanted(sc *huev1alpha1.HueScene) (wire.SceneSpec, []string, *providers.Wait) {
-	spec := wire.SceneSpec{Name: sceneName(sc), GroupID: c.group.Status.GroupID, AppData: sceneMark(sc), States: map[string]wire.StateBody{}}
+	spec := wire.SceneSpec{Name: sceneName(sc), GroupID: c.group.Status.GroupID, AppData: sceneMark(sc), States: map[string]model.StateBody{}}
 	var notes, missing, outside []string
 	for _, l := range sc.Spec.Lights {
 		light, ok := c.lights.ByName(l.Name)
@@ -151,8 +153,8 @@ func (c *sceneConn) wanted(sc *huev1alpha1.HueScene) (wire.SceneSpec, []string, 
 			outside = append(outside, fmt.Sprintf("%q", l.Name))
 			continue
 		}
-		p := wire.Project(sceneLightDesired(l, sc.Spec.TransitionTime), light)
-		spec.States[light.ID] = wire.FullBody(p.Want)
+		p := model.Project(sceneLightDesired(l, sc.Spec.TransitionTime), light)
+		spec.States[light.ID] = model.FullBody(p.Want)
 		for _, n := range p.Notes {
 			notes = append(notes, fmt.Sprintf("%s: %s", l.Name, n))
 		}
@@ -213,7 +215,7 @@ func compareScene(want wire.SceneSpec, got wire.Scene, lights bridge.Lights) *Sc
 		d.Changes = append(d.Changes, fmt.Sprintf("name: %q -> %q", got.Name, want.Name))
 	}
 	for id, st := range want.States {
-		if stored, ok := got.States[id]; !ok || !wire.SameState(st, stored) {
+		if stored, ok := got.States[id]; !ok || !model.SameState(st, stored) {
 			d.Changes = append(d.Changes, fmt.Sprintf("%s: %s -> %s", lights[id].Name, got.States[id].Key(), st.Key()))
 		}
 	}
@@ -272,6 +274,6 @@ type SceneDiff struct {
 func (d *SceneDiff) String() string { return strings.Join(d.Changes, ", ") }
 
 // sceneLightDesired is one scene light's state in the bridge's units.
-func sceneLightDesired(l huev1alpha1.SceneLight, transition *metav1.Duration) wire.Desired {
-	return wire.DesiredFrom(huev1alpha1.HueLightSpec{On: l.On, Brightness: l.Brightness, Color: l.Color, TransitionTime: transition})
+func sceneLightDesired(l huev1alpha1.SceneLight, transition *metav1.Duration) model.Desired {
+	return desiredFrom(huev1alpha1.HueLightSpec{On: l.On, Brightness: l.Brightness, Color: l.Color, TransitionTime: transition})
 }

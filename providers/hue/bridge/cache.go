@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tether-dev/tether/providers/hue/model"
+
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/tether-dev/tether/providers/hue/wire"
@@ -55,7 +57,7 @@ type cache struct {
 type Want struct {
 	Name      string
 	LightID   string
-	Desired   wire.Desired
+	Desired   model.Desired
 	Reachable bool
 }
 
@@ -64,7 +66,7 @@ type lightRecord struct {
 	// accepted holds the attributes the bridge accepted that no read has
 	// shown since. A read after the command replaces those it reports;
 	// those it never reports stay, as the best knowledge there is.
-	accepted   wire.StateBody
+	accepted   model.StateBody
 	acceptedAt time.Time
 	// settledAt is when the write's transition is over (settleTime): a
 	// read before it that does not show the write contradicts nothing.
@@ -85,7 +87,7 @@ type lightRecord struct {
 // LightView is a light as Tether knows it: the last read with what the
 // bridge accepted since.
 type LightView struct {
-	wire.Light
+	model.Light
 	// Unconfirmed: an accepted attribute the bridge reports has not been
 	// read back yet.
 	Unconfirmed bool
@@ -103,15 +105,15 @@ type LightView struct {
 // WithoutRefused leaves out of want the attributes the bridge refused for
 // the light with the very value want has, and says so: they are not sent
 // again unchanged.
-func (v LightView) WithoutRefused(want wire.Desired) (wire.Desired, []string) {
+func (v LightView) WithoutRefused(want model.Desired) (model.Desired, []string) {
 	return withoutRefused(want, v.refused)
 }
 
 // AssumedNotes names the attributes want sets that the bridge does not
 // report for the bulb: Tether knows them only from what the bridge
 // accepted, and cannot see them change.
-func (v LightView) AssumedNotes(want wire.Desired) []string {
-	full := wire.FullBody(want)
+func (v LightView) AssumedNotes(want model.Desired) []string {
+	full := model.FullBody(want)
 	var notes []string
 	for _, p := range v.Assumed {
 		if value := full.Value(p); value != "" {
@@ -223,8 +225,8 @@ func (c *cache) reconcileRecordsLocked() map[string]bool {
 
 // shownBy reports whether the light, as read, shows every accepted
 // attribute it reports (at least one).
-func (r *lightRecord) shownBy(l wire.Light) bool {
-	seen := r.accepted.Only(wire.Reported(l.State)...)
+func (r *lightRecord) shownBy(l model.Light) bool {
+	seen := r.accepted.Only(model.Reported(l.State)...)
 	return len(seen.Params()) > 0 && l.State.Shows(seen, l.Capabilities.Gamut)
 }
 
@@ -232,10 +234,10 @@ func (r *lightRecord) shownBy(l wire.Light) bool {
 // accepted, into the record: the accepted attributes the bridge reports
 // are replaced by what it shows, and counted as confirmed when they show.
 // It reports whether this was the first read since that write.
-func (r *lightRecord) read(l wire.Light) (first bool) {
+func (r *lightRecord) read(l model.Light) (first bool) {
 	first = !r.readSince && len(r.accepted.Params()) > 0
 	r.readSince = true
-	shown := wire.Reported(l.State)
+	shown := model.Reported(l.State)
 	if seen := r.accepted.Only(shown...); len(seen.Params()) > 0 && l.State.Shows(seen, l.Capabilities.Gamut) {
 		r.confirmed++
 	}
@@ -300,7 +302,7 @@ func (c *cache) health() Health {
 // CLIP v2 bridge's event for the change can arrive before its answer) may
 // show the bulb before or after the command: it confirms the write when it
 // shows it, and contradicts nothing.
-func (c *cache) answered(sentAt time.Time, sent wire.StateBody, res wire.Result, lightIDs ...string) {
+func (c *cache) answered(sentAt time.Time, sent model.StateBody, res wire.Result, lightIDs ...string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, id := range lightIDs {
@@ -392,7 +394,7 @@ func (c *cache) viewLocked(id string) (LightView, bool) {
 	}
 	v.refused, v.Confirmed = r.refused, r.confirmed
 	shown := map[string]bool{}
-	for _, p := range wire.Reported(l.State) {
+	for _, p := range model.Reported(l.State) {
 		shown[p] = true
 	}
 	for _, p := range r.accepted.Params() {
@@ -449,7 +451,7 @@ func (c *cache) wantedBodies() map[string]string {
 	out := make(map[string]string, len(c.watchers))
 	for _, w := range c.watchers {
 		if w.LightID != "" {
-			out[w.LightID] = wire.FullBody(c.withoutRefusedLocked(w.LightID, w.Desired)).Key()
+			out[w.LightID] = model.FullBody(c.withoutRefusedLocked(w.LightID, w.Desired)).Key()
 		}
 	}
 	return out
@@ -478,7 +480,7 @@ func (c *cache) driftedLocked() []types.NamespacedName {
 		}
 		v, ok := c.viewLocked(w.LightID)
 		if !ok || v.State.Reachable != w.Reachable ||
-			(v.State.Reachable && wire.Compare(c.withoutRefusedLocked(w.LightID, w.Desired), v.State) != nil) {
+			(v.State.Reachable && model.Compare(c.withoutRefusedLocked(w.LightID, w.Desired), v.State) != nil) {
 			out = append(out, k)
 		}
 	}
@@ -488,7 +490,7 @@ func (c *cache) driftedLocked() []types.NamespacedName {
 // withoutRefusedLocked leaves out of want the attributes the bridge refused
 // for the light with the very value want has: they are not sent again
 // unchanged.
-func (c *cache) withoutRefusedLocked(id string, want wire.Desired) wire.Desired {
+func (c *cache) withoutRefusedLocked(id string, want model.Desired) model.Desired {
 	if r := c.records[id]; r != nil {
 		want, _ = withoutRefused(want, r.refused)
 	}
@@ -506,9 +508,9 @@ type Health struct {
 }
 
 // Lights indexes a read.
-type Lights map[string]wire.Light
+type Lights map[string]model.Light
 
-func indexLights(lights []wire.Light) Lights {
+func indexLights(lights []model.Light) Lights {
 	out := make(Lights, len(lights))
 	for _, l := range lights {
 		out[l.ID] = l
@@ -517,13 +519,13 @@ func indexLights(lights []wire.Light) Lights {
 }
 
 // ByName finds the bulb whose name is exactly name.
-func (m Lights) ByName(name string) (wire.Light, bool) {
+func (m Lights) ByName(name string) (model.Light, bool) {
 	for _, l := range m {
 		if l.Name == name {
 			return l, true
 		}
 	}
-	return wire.Light{}, false
+	return model.Light{}, false
 }
 
 // Names lists the bulbs' names, sorted, for "not found" messages.

@@ -5,6 +5,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/tether-dev/tether/providers/hue/model"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -129,7 +131,7 @@ func (s *Session) Matched(key types.NamespacedName, gen int64) { s.sender.drop(k
 
 // Pending reports whether the HueLight has a command in line or being sent
 // for the state full, when it should go out, and how long it has waited.
-func (s *Session) Pending(key types.NamespacedName, full wire.StateBody) (eta, waited time.Duration, ok bool) {
+func (s *Session) Pending(key types.NamespacedName, full model.StateBody) (eta, waited time.Duration, ok bool) {
 	return s.sender.pending(key, full.Key())
 }
 

@@ -3,9 +3,9 @@ package bridge
 import (
 	"time"
 
-	"k8s.io/apimachinery/pkg/types"
+	"github.com/tether-dev/tether/providers/hue/model"
 
-	"github.com/tether-dev/tether/providers/hue/wire"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // The HueGroups' line: their commands, first come first sent, one group
@@ -16,12 +16,12 @@ import (
 type GroupChange struct {
 	Key        types.NamespacedName
 	GroupID    string
-	Body       wire.StateBody // the state, when SceneID is ""
+	Body       model.StateBody // the state, when SceneID is ""
 	SceneID    string
 	Transition *int
 	// States are what each light will show once sent: recorded as
 	// accepted.
-	States map[string]wire.StateBody
+	States map[string]model.StateBody
 	// FullKey tells one command from another for the same HueGroup.
 	FullKey string
 }

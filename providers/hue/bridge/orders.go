@@ -4,9 +4,9 @@ import (
 	"context"
 	"time"
 
-	"k8s.io/apimachinery/pkg/types"
+	"github.com/tether-dev/tether/providers/hue/model"
 
-	"github.com/tether-dev/tether/providers/hue/wire"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // A HueLight's command, from the pass that hands it over to the bridge's
@@ -20,8 +20,8 @@ import (
 type Change struct {
 	Key        types.NamespacedName
 	LightID    string
-	Body       wire.StateBody
-	Full       wire.StateBody
+	Body       model.StateBody
+	Full       model.StateBody
 	Generation int64
 }
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/tether-dev/tether/providers/hue/wire"
+	"github.com/tether-dev/tether/providers/hue/model"
 )
 
 // Read-back: a bridge without a live event stream (v1, or v2 while its
@@ -45,7 +45,7 @@ const readBackSpacing = 300 * time.Millisecond
 // shows and contradicts nothing; a read after it that still does not show
 // the write is treated as any read: the write is sent again, up to the
 // stall breaker.
-func settleTime(sent wire.StateBody) time.Duration {
+func settleTime(sent model.StateBody) time.Duration {
 	t := defaultTransition
 	if sent.TransitionTime != nil {
 		t = *sent.TransitionTime

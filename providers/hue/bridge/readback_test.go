@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/providers/hue/model"
+
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -47,17 +49,17 @@ func TestAReadBackWakesWhatItConfirms(t *testing.T) {
 			g.Expect(s.Poll(ctx)).To(Succeed())
 			s.start(ctx) // its first poll finds the read above fresh: no read
 			hall := types.NamespacedName{Namespace: "entrance", Name: "hall"}
-			s.Watch(hall, Want{LightID: "1", Desired: wire.Desired{On: true, Bri: ptr.To(200)}, Reachable: true})
+			s.Watch(hall, Want{LightID: "1", Desired: model.Desired{On: true, Bri: ptr.To(200)}, Reachable: true})
 			gets, _ := f.Calls()
 
-			body := wire.StateBody{On: ptr.To(true), Bri: ptr.To(200), TransitionTime: ptr.To(5)} // 0.5 s
+			body := model.StateBody{On: ptr.To(true), Bri: ptr.To(200), TransitionTime: ptr.To(5)} // 0.5 s
 			sent, err := s.Send(ctx, Change{Key: hall, LightID: "1", Body: body, Full: body, Generation: 1}, time.Second)
 			g.Expect(sent, err).To(BeTrue())
-			f.Set("1", func(st *wire.LightState) { st.On, st.Bri = true, ptr.To(c.during) })
+			f.Set("1", func(st *model.LightState) { st.On, st.Bri = true, ptr.To(c.during) })
 			drain(lights) // the sender's wake-up for the command it sent
 			g.Eventually(func() int { n, _ := f.Calls(); return n - gets }, 5*time.Second, 10*time.Millisecond).
 				Should(BeNumerically(">=", 1), "a read back, long before the poll")
-			f.Set("1", func(st *wire.LightState) { st.Bri = ptr.To(c.after) })
+			f.Set("1", func(st *model.LightState) { st.Bri = ptr.To(c.after) })
 			if c.wantReads > 1 {
 				v, _ := s.View("1")
 				g.Expect(v.Unconfirmed).To(BeTrue(), "a read during the transition decides nothing")
@@ -101,14 +103,14 @@ func TestAReadWhileACommandIsOnItsWayOnlyConfirms(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			f := wiretest.NewFakeBridge("hallway")
 			s, _, _ := newTestSession(f, 10)
-			f.Set("1", func(st *wire.LightState) { st.On, st.Bri = true, ptr.To(10) })
+			f.Set("1", func(st *model.LightState) { st.On, st.Bri = true, ptr.To(10) })
 			g := NewWithT(t)
 			g.Expect(s.Poll(context.Background())).To(Succeed())
 
 			sentAt := time.Now()
-			f.Set("1", func(st *wire.LightState) { st.Bri = ptr.To(c.readShows) })
+			f.Set("1", func(st *model.LightState) { st.Bri = ptr.To(c.readShows) })
 			g.Expect(s.Poll(context.Background())).To(Succeed()) // started after sentAt, before the answer
-			body := wire.StateBody{Bri: ptr.To(200)}
+			body := model.StateBody{Bri: ptr.To(200)}
 			s.cache.answered(sentAt, body, wire.Result{Accepted: body}, "1")
 
 			v, _ := s.View("1")
@@ -125,7 +127,7 @@ type timedReads struct {
 	at []time.Time
 }
 
-func (c *timedReads) Lights(ctx context.Context) ([]wire.Light, error) {
+func (c *timedReads) Lights(ctx context.Context) ([]model.Light, error) {
 	c.mu.Lock()
 	c.at = append(c.at, time.Now())
 	c.mu.Unlock()
@@ -153,7 +155,7 @@ func TestReadBacksOfCommandsThatKeepComingAreSpaced(t *testing.T) {
 	s.start(ctx) // its first poll finds the read above fresh: no read
 	before := len(reads.times())
 
-	body := wire.StateBody{On: ptr.To(true), Bri: ptr.To(100)}
+	body := model.StateBody{On: ptr.To(true), Bri: ptr.To(100)}
 	const burst = 1500 * time.Millisecond
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()

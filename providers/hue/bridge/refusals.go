@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/tether-dev/tether/providers/hue/model"
+
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
@@ -24,11 +26,11 @@ type refusal struct {
 
 // withoutRefused leaves out of want the attributes refused with the very
 // value want has, and says so.
-func withoutRefused(want wire.Desired, refused map[string]refusal) (wire.Desired, []string) {
+func withoutRefused(want model.Desired, refused map[string]refusal) (model.Desired, []string) {
 	if len(refused) == 0 || !want.On {
 		return want, nil
 	}
-	full := wire.FullBody(want)
+	full := model.FullBody(want)
 	params := make([]string, 0, len(refused))
 	for p := range refused {
 		params = append(params, p)

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tether-dev/tether/providers/hue/model"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -36,7 +38,7 @@ type rooms struct {
 type GroupWant struct {
 	GroupID   string
 	LightIDs  []string
-	Desired   map[string]wire.Desired
+	Desired   map[string]model.Desired
 	Reachable map[string]bool
 }
 
@@ -157,7 +159,7 @@ func (r *rooms) drifted(c *cache, readBack map[string]bool) []types.NamespacedNa
 				out = append(out, k)
 				break
 			}
-			if want, set := w.Desired[id]; set && v.State.Reachable && wire.Compare(want, v.State) != nil {
+			if want, set := w.Desired[id]; set && v.State.Reachable && model.Compare(want, v.State) != nil {
 				out = append(out, k)
 				break
 			}

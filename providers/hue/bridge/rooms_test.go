@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/providers/hue/model"
+
 	. "github.com/onsi/gomega"
 	"k8s.io/utils/ptr"
 
@@ -21,7 +23,7 @@ func TestAStoredSceneIsReadOncePerInterval(t *testing.T) {
 	s, _, _ := newTestSession(wire.NewClient(sim.Addr(), wiretest.User, 2*time.Second), 10)
 	ctx := context.Background()
 	g := NewWithT(t)
-	dim := wire.SceneSpec{Name: "evening", States: map[string]wire.StateBody{"1": {On: ptr.To(true), Bri: ptr.To(50)}}}
+	dim := wire.SceneSpec{Name: "evening", States: map[string]model.StateBody{"1": {On: ptr.To(true), Bri: ptr.To(50)}}}
 	id, err := s.CreateScene(ctx, dim)
 	g.Expect(err).NotTo(HaveOccurred())
 
@@ -36,7 +38,7 @@ func TestAStoredSceneIsReadOncePerInterval(t *testing.T) {
 	g.Expect(sim.GetCounts()["/scenes/"+id]).To(Equal(1), "five looks at the scene, one read")
 	g.Expect(sim.GetCounts()["/scenes"]).To(Equal(1), "five listings, one read")
 
-	bright := wire.SceneSpec{Name: "evening", States: map[string]wire.StateBody{"1": {On: ptr.To(true), Bri: ptr.To(200)}}}
+	bright := wire.SceneSpec{Name: "evening", States: map[string]model.StateBody{"1": {On: ptr.To(true), Bri: ptr.To(200)}}}
 	g.Expect(s.UpdateScene(ctx, id, bright)).To(Succeed())
 	sc, err := s.Scene(ctx, id)
 	g.Expect(err).NotTo(HaveOccurred())
@@ -57,7 +59,7 @@ func TestRoomAndSceneWritesTakeTheBridgesBudget(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 
-	_, err := s.CreateScene(ctx, wire.SceneSpec{Name: "evening", States: map[string]wire.StateBody{"1": {On: ptr.To(true), Bri: ptr.To(50)}}})
+	_, err := s.CreateScene(ctx, wire.SceneSpec{Name: "evening", States: map[string]model.StateBody{"1": {On: ptr.To(true), Bri: ptr.To(50)}}})
 	g.Expect(err).To(HaveOccurred(), "a scene stored without a light slot")
 	_, err = s.CreateRoom(ctx, wire.GroupSpec{Name: "Study", Type: wire.GroupRoom, LightIDs: []string{"2"}})
 	g.Expect(err).To(HaveOccurred(), "a room created without a group slot")

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/providers/hue/model"
+
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -59,10 +61,10 @@ func newSimPoller(t *testing.T, lights int, perSecond float64) *simPoller {
 func (s *simPoller) start() { go s.p.sender.run(s.ctx) }
 
 // queue hands a command over for a HueLight that does not wait for it.
-func (s *simPoller) queue(ns, name, lightID string, want wire.Desired) *order {
+func (s *simPoller) queue(ns, name, lightID string, want model.Desired) *order {
 	key := types.NamespacedName{Namespace: ns, Name: name}
 	s.p.Watch(key, Want{LightID: lightID, Desired: want, Reachable: true})
-	full := wire.FullBody(want)
+	full := model.FullBody(want)
 	o := s.p.sender.enqueue(Change{Key: key, LightID: lightID, Body: full, Full: full})
 	_, _ = s.p.sender.await(s.ctx, &o.handover, 0)
 	return o
@@ -97,7 +99,7 @@ const adapterWait = 200 * time.Millisecond
 
 // send sends for a HueLight that waits for its command, as the HueLight
 // adapter's Update does: the error classified for HueBridge "home".
-func (s *simPoller) send(ns, name, lightID string, body, full wire.StateBody) error {
+func (s *simPoller) send(ns, name, lightID string, body, full model.StateBody) error {
 	_, err := s.p.Send(s.ctx, Change{Key: types.NamespacedName{Namespace: ns, Name: name}, LightID: lightID, Body: body, Full: full}, adapterWait)
 	return wire.Classify("home", err)
 }
@@ -105,7 +107,7 @@ func (s *simPoller) send(ns, name, lightID string, body, full wire.StateBody) er
 // woken returns the HueLights woken so far, as namespace/name.
 func (s *simPoller) woken() []string { return drain(s.events) }
 
-func bri(v int) wire.Desired { return wire.Desired{On: true, Bri: ptr.To(v)} }
+func bri(v int) model.Desired { return model.Desired{On: true, Bri: ptr.To(v)} }
 
 // TestSenderTakesNamespacesInTurn: a room with 6 lights queued first and a
 // room with 2 share the budget in turn, instead of the second waiting for
@@ -195,7 +197,7 @@ func TestQueuedSendErrorReachesTheHueLight(t *testing.T) {
 	s.start()
 	g := NewWithT(t)
 	g.Eventually(s.woken, 5*time.Second, 20*time.Millisecond).Should(Equal([]string{"a/lamp"}))
-	err := s.send("a", "lamp", "1", wire.FullBody(bri(99)), wire.FullBody(bri(99)))
+	err := s.send("a", "lamp", "1", model.FullBody(bri(99)), model.FullBody(bri(99)))
 	ra, ok := providers.AsRetryAfter(err)
 	g.Expect(ok).To(BeTrue(), "got %v", err)
 	g.Expect(ra.Reason).To(Equal(wire.ReasonBridgeBusy))
@@ -208,7 +210,7 @@ func TestQueuedSendErrorReachesTheHueLight(t *testing.T) {
 // is not sent again, while another value is.
 func TestRefusedAttributeIsRememberedNotAnError(t *testing.T) {
 	s := newSimPoller(t, 1, 10)
-	bad := wire.Desired{On: true, Bri: ptr.To(40), XY: &[2]float64{0.3, 1.7}}
+	bad := model.Desired{On: true, Bri: ptr.To(40), XY: &[2]float64{0.3, 1.7}}
 	s.queue("a", "lamp", "1", bad)
 	s.start()
 	g := NewWithT(t)
@@ -218,13 +220,13 @@ func TestRefusedAttributeIsRememberedNotAnError(t *testing.T) {
 	g.Expect(v.refused["xy"].Type).To(Equal(wire.TypeInvalidValue))
 	g.Expect(*v.State.Bri).To(Equal(40), "what the bridge accepted counts")
 	want, notes := withoutRefused(bad, v.refused)
-	g.Expect(wire.Compare(want, v.State)).To(BeNil(), "nothing left to send unchanged")
+	g.Expect(model.Compare(want, v.State)).To(BeNil(), "nothing left to send unchanged")
 	g.Expect(notes).To(ConsistOf(ContainSubstring("color.xy [0.3,1.7] (error 7")))
 
-	fixed := wire.Desired{On: true, Bri: ptr.To(40), XY: &[2]float64{0.3, 0.3}}
+	fixed := model.Desired{On: true, Bri: ptr.To(40), XY: &[2]float64{0.3, 0.3}}
 	want, notes = withoutRefused(fixed, v.refused)
 	g.Expect(notes).To(BeEmpty())
-	g.Expect(wire.Compare(want, v.State)).NotTo(BeNil(), "a new value is sent")
+	g.Expect(model.Compare(want, v.State)).NotTo(BeNil(), "a new value is sent")
 }
 
 // TestIdleBridgeAnswersInTheSameReconcile: with nothing queued, send
@@ -232,7 +234,7 @@ func TestRefusedAttributeIsRememberedNotAnError(t *testing.T) {
 func TestIdleBridgeAnswersInTheSameReconcile(t *testing.T) {
 	s := newSimPoller(t, 1, 10)
 	s.start()
-	body := wire.FullBody(bri(200))
+	body := model.FullBody(bri(200))
 	g := NewWithT(t)
 	g.Expect(s.send("a", "lamp", "1", body, body)).To(Succeed())
 	g.Expect(s.lightCommands()).To(Equal([]string{"1"}))
@@ -248,7 +250,7 @@ func TestARefusalGoesOnlyToTheReconcileThatWaited(t *testing.T) {
 	s := newSimPoller(t, 1, 10)
 	s.start()
 	s.sim.SetRate(1e-6, 0)
-	body := wire.FullBody(bri(200))
+	body := model.FullBody(bri(200))
 	g := NewWithT(t)
 	g.Expect(s.send("a", "lamp", "1", body, body)).NotTo(Succeed())
 	g.Expect(s.woken()).To(BeEmpty())

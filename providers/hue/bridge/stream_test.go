@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/providers/hue/model"
+
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -87,7 +89,7 @@ func TestStreamPushesDrift(t *testing.T) {
 	s := startStreamSession(t, sim, StreamSettings{})
 	hall := types.NamespacedName{Namespace: "home", Name: "hall"}
 	eventually(t, "the stream is live", 5*time.Second, s.stream.live)
-	s.Watch(hall, Want{Name: "hall", LightID: "1", Desired: wire.Desired{On: false}, Reachable: true})
+	s.Watch(hall, Want{Name: "hall", LightID: "1", Desired: model.Desired{On: false}, Reachable: true})
 	sim.ResetGetCounts()
 	before := s.wakes(hall)
 
@@ -272,7 +274,7 @@ func testCommandsWaitWhileTheBridgeDoesNotAnswer(t *testing.T, api string) {
 	var orders []*order
 	for i := range lights {
 		bri := 10 + i
-		body := wire.StateBody{On: ptr.To(true), Bri: &bri}
+		body := model.StateBody{On: ptr.To(true), Bri: &bri}
 		o := s.sender.enqueue(Change{Key: types.NamespacedName{Namespace: "ns", Name: names[i]}, LightID: strconv.Itoa(i + 1), Body: body, Full: body})
 		_, _ = s.sender.await(context.Background(), &o.handover, 0)
 		orders = append(orders, o)
@@ -340,7 +342,7 @@ func TestStreamEndsWhenTheClientChanges(t *testing.T) {
 }
 
 // light is one bulb as the last read has it.
-func (s *Session) light(id string) (wire.Light, bool) {
+func (s *Session) light(id string) (model.Light, bool) {
 	lights, _, _ := s.cache.current(0)
 	l, ok := lights[id]
 	return l, ok

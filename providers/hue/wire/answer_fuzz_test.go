@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/providers/hue/model"
+
 	"k8s.io/utils/ptr"
 
 	"github.com/tether-dev/tether/providers"
@@ -80,7 +82,7 @@ func FuzzDecodeAnswer(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, status int, body []byte) {
 		status = fuzzStatus(status)
-		_, err := decodeAnswer(status, body, StateBody{})
+		_, err := decodeAnswer(status, body, model.StateBody{})
 		var perr *ProtocolError
 		var bridgeErr *BridgeError
 		if err != nil && !errors.As(err, &perr) && !errors.As(err, &bridgeErr) {
@@ -162,7 +164,7 @@ func FuzzBridgeAnswer(f *testing.F) {
 		_, err = c.Pair(ctx, "tether#fuzz")
 		checkTyped(t, "Pair", Classify("fuzz", err))
 
-		for _, body := range []StateBody{
+		for _, body := range []model.StateBody{
 			{On: ptr.To(true), Bri: ptr.To(10)},
 			{On: ptr.To(true), Hue: ptr.To(0), Sat: ptr.To(0)},
 		} {

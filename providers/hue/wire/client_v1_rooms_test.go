@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/providers/hue/model"
+
 	. "github.com/onsi/gomega"
 	"k8s.io/utils/ptr"
 
@@ -60,7 +62,7 @@ func roomsAndScenes(t *testing.T, sim *huesim.Server, c RoomsClient) {
 		{ID: zone, Name: "Downstairs", Type: GroupZone, Class: "Other", LightIDs: []string{"2", "3"}},
 	}))
 
-	states := map[string]StateBody{
+	states := map[string]model.StateBody{
 		"1": {On: ptr.To(true), Bri: ptr.To(0 + 100), CT: ptr.To(300)},
 		"2": {On: ptr.To(true), Bri: ptr.To(50), Hue: ptr.To(0), Sat: ptr.To(0), TransitionTime: ptr.To(0)},
 	}
@@ -74,7 +76,7 @@ func roomsAndScenes(t *testing.T, sim *huesim.Server, c RoomsClient) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(listed).To(Equal([]Scene{{ID: id, Name: "Evening", LightIDs: []string{"1", "2"}, AppData: "tether-x"}}))
 
-	states["3"] = StateBody{On: ptr.To(true), Bri: ptr.To(7)}
+	states["3"] = model.StateBody{On: ptr.To(true), Bri: ptr.To(7)}
 	g.Expect(c.UpdateScene(ctx, id, SceneSpec{Name: "Night", States: states})).To(Succeed())
 	g.Expect(c.RecallScene(ctx, id, zone, ptr.To(0))).To(Succeed())
 	for lightID, bri := range map[string]int{"2": 50, "3": 7} {

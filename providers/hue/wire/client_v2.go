@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tether-dev/tether/providers/hue/model"
+
 	"github.com/tether-dev/tether/providers"
 )
 
@@ -256,7 +258,7 @@ func statusError(status int, ans v2Answer) error {
 }
 
 // Lights reads every resource and returns the lights.
-func (c *v2Client) Lights(ctx context.Context) ([]Light, error) {
+func (c *v2Client) Lights(ctx context.Context) ([]model.Light, error) {
 	r, err := c.readAll(ctx)
 	return r.Lights, err
 }
@@ -379,7 +381,7 @@ func (c *v2Client) v1(ctx context.Context, operation, method, path string, body 
 		return nil
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
-		if _, aerr := decodeAnswer(res.StatusCode, raw, StateBody{}); aerr != nil {
+		if _, aerr := decodeAnswer(res.StatusCode, raw, model.StateBody{}); aerr != nil {
 			return redact(aerr, c.user)
 		}
 		return &ProtocolError{Detail: fmt.Sprintf("HTTP %d: %.200s", res.StatusCode, raw)}
@@ -399,7 +401,7 @@ func (c *v2Client) Pair(ctx context.Context, deviceType string) (Credentials, er
 }
 
 // SetLightState sends a LightPut to the light's v2 resource.
-func (c *v2Client) SetLightState(ctx context.Context, id string, body StateBody) (Result, error) {
+func (c *v2Client) SetLightState(ctx context.Context, id string, body model.StateBody) (Result, error) {
 	rid, gamut, ok := c.store.lightByV1(id)
 	if !ok {
 		if _, err := c.readAll(ctx); err != nil {
@@ -417,7 +419,7 @@ func (c *v2Client) SetLightState(ctx context.Context, id string, body StateBody)
 // confirmed (an unreachable light, openhab-addons #15511): accepted, its
 // errors logged by the caller through the result's refusals being empty;
 // 400 names what it refused where its description says.
-func (c *v2Client) put(ctx context.Context, operation, path string, body StateBody, g *Gamut) (Result, error) {
+func (c *v2Client) put(ctx context.Context, operation, path string, body model.StateBody, g *model.Gamut) (Result, error) {
 	status, ans, err := c.call(ctx, operation, http.MethodPut, path, lightPut(body, g))
 	if err != nil {
 		return Result{}, err
@@ -434,7 +436,7 @@ func (c *v2Client) put(ctx context.Context, operation, path string, body StateBo
 }
 
 // lightPut is a command in v2's form.
-func lightPut(b StateBody, g *Gamut) map[string]any {
+func lightPut(b model.StateBody, g *model.Gamut) map[string]any {
 	put := map[string]any{}
 	if b.On != nil {
 		put["on"] = map[string]bool{"on": *b.On}
@@ -444,7 +446,7 @@ func lightPut(b StateBody, g *Gamut) map[string]any {
 	}
 	xy := b.XY
 	if xy == nil && b.Hue != nil && b.Sat != nil {
-		v := hsToXY(*b.Hue, *b.Sat, g) // v2 has no hue/sat
+		v := model.HueSatToXY(*b.Hue, *b.Sat, g) // v2 has no hue/sat
 		xy = &v
 	}
 	if xy != nil {
@@ -471,7 +473,7 @@ var v2Params = []struct{ word, param string }{
 // error 7, like v1's per-attribute errors, and nothing else was applied
 // (the bridge refused the command). ok is false when no description names
 // a sent attribute: then the request as a whole was refused.
-func refusalsOf(sent StateBody, ans v2Answer) (Result, bool) {
+func refusalsOf(sent model.StateBody, ans v2Answer) (Result, bool) {
 	var res Result
 	seen := map[string]bool{}
 	for _, desc := range ans.descriptions() {
@@ -508,7 +510,7 @@ func (c *v2Client) CreateGroup(ctx context.Context, name string, lightIDs []stri
 
 // SetGroupState sets group 0 through bridge_home's grouped_light, and a
 // temporary group through v1.
-func (c *v2Client) SetGroupState(ctx context.Context, id string, body StateBody) (Result, error) {
+func (c *v2Client) SetGroupState(ctx context.Context, id string, body model.StateBody) (Result, error) {
 	if id == "0" {
 		rid, ok := c.store.homeGroupedLight()
 		if !ok {
@@ -534,7 +536,7 @@ func (c *v2Client) DeleteGroup(ctx context.Context, id string) error {
 	if err := c.v1(ctx, "DeleteGroup", http.MethodDelete, "/api/"+c.user+"/groups/"+id, nil, &raw); err != nil {
 		return err
 	}
-	if _, err := decodeAnswer(http.StatusOK, raw, StateBody{}); ErrorType(err) != TypeNotAvailable {
+	if _, err := decodeAnswer(http.StatusOK, raw, model.StateBody{}); ErrorType(err) != TypeNotAvailable {
 		return err
 	}
 	return nil

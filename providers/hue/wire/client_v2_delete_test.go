@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/tether-dev/tether/providers/hue/model"
+
 	"k8s.io/utils/ptr"
 
 	"github.com/tether-dev/tether/internal/huesim"
@@ -28,7 +30,7 @@ func TestV2ClientDeletesRoomsZonesAndScenes(t *testing.T) {
 		t.Fatal(err)
 	}
 	scene, err := rooms.CreateScene(ctx, SceneSpec{Name: "Evening", GroupID: zone,
-		States: map[string]StateBody{"1": {On: ptr.To(true), Bri: ptr.To(120)}}})
+		States: map[string]model.StateBody{"1": {On: ptr.To(true), Bri: ptr.To(120)}}})
 	if err != nil {
 		t.Fatal(err)
 	}

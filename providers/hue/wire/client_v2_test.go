@@ -3,11 +3,14 @@ package wire
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tether-dev/tether/providers/hue/model"
 
 	"k8s.io/utils/ptr"
 
@@ -49,8 +52,8 @@ func v2For(t *testing.T, sim *huesim.Server, user string, trust Trust) Client {
 	return c
 }
 
-func byID(lights []Light) map[string]Light {
-	out := map[string]Light{}
+func byID(lights []model.Light) map[string]model.Light {
+	out := map[string]model.Light{}
 	for _, l := range lights {
 		out[l.ID] = l
 	}
@@ -99,7 +102,7 @@ func TestV2ClientReadsWhatV1Reads(t *testing.T) {
 }
 
 // compareLights names the first difference between two lights.
-func compareLights(a, b Light) string {
+func compareLights(a, b model.Light) string {
 	switch {
 	case a.Name != b.Name || a.ModelID != b.ModelID || a.Type != b.Type:
 		return "identity " + a.Name + "/" + a.ModelID + "/" + a.Type + " vs " + b.Name + "/" + b.ModelID + "/" + b.Type
@@ -119,6 +122,14 @@ func compareLights(a, b Light) string {
 	return ""
 }
 
+// show prints a reported value, or "unknown" for one the bridge left out.
+func show(v *int) string {
+	if v == nil {
+		return "unknown"
+	}
+	return fmt.Sprint(*v)
+}
+
 func ptrTo(b bool) *int {
 	if b {
 		return ptr.To(1)
@@ -135,17 +146,17 @@ func TestV2ClientCommands(t *testing.T) {
 	ctx := context.Background()
 	steps := []struct {
 		id    string
-		body  StateBody
+		body  model.StateBody
 		check func(huesim.LightState) bool
 	}{
-		{"1", StateBody{On: ptr.To(true), Bri: ptr.To(1), TransitionTime: ptr.To(0)}, func(s huesim.LightState) bool { return s.On && s.Bri == 1 }},
-		{"1", StateBody{On: ptr.To(true), Bri: ptr.To(127), XY: &[2]float64{0.2, 0.3}, TransitionTime: ptr.To(15)},
+		{"1", model.StateBody{On: ptr.To(true), Bri: ptr.To(1), TransitionTime: ptr.To(0)}, func(s huesim.LightState) bool { return s.On && s.Bri == 1 }},
+		{"1", model.StateBody{On: ptr.To(true), Bri: ptr.To(127), XY: &[2]float64{0.2, 0.3}, TransitionTime: ptr.To(15)},
 			func(s huesim.LightState) bool {
-				return s.Bri == 127 && s.ColorMode == "xy" && near(s.XY, [2]float64{0.2, 0.3})
+				return s.Bri == 127 && s.ColorMode == "xy" && model.NearXY(s.XY, [2]float64{0.2, 0.3})
 			}},
-		{"1", StateBody{On: ptr.To(true), Hue: ptr.To(0), Sat: ptr.To(254)},
+		{"1", model.StateBody{On: ptr.To(true), Hue: ptr.To(0), Sat: ptr.To(254)},
 			func(s huesim.LightState) bool { return s.ColorMode == "xy" && s.XY[0] > 0.6 }},
-		{"2", StateBody{On: ptr.To(true), Bri: ptr.To(254), CT: ptr.To(454)}, func(s huesim.LightState) bool { return s.Bri == 254 && s.CT == 454 }},
+		{"2", model.StateBody{On: ptr.To(true), Bri: ptr.To(254), CT: ptr.To(454)}, func(s huesim.LightState) bool { return s.Bri == 254 && s.CT == 454 }},
 	}
 	for i, st := range steps {
 		res, err := c.SetLightState(ctx, st.id, st.body)
@@ -159,7 +170,7 @@ func TestV2ClientCommands(t *testing.T) {
 	}
 	// A mirek beyond the bulb's schema: v2 answers 400, named as a refused
 	// colour temperature.
-	res, err := c.SetLightState(ctx, "2", StateBody{On: ptr.To(true), CT: ptr.To(500)})
+	res, err := c.SetLightState(ctx, "2", model.StateBody{On: ptr.To(true), CT: ptr.To(500)})
 	if err != nil || len(res.Refused) != 1 || res.Refused[0].Param != "ct" || res.Refused[0].Type != TypeInvalidValue {
 		t.Fatalf("mirek 500 on a 153-454 bulb: %v %+v", err, res)
 	}
@@ -271,7 +282,7 @@ func TestV2ClientBacksOffWhenBusy(t *testing.T) {
 	sim.SetRate(2, 1)
 	var refusals int
 	for range 3 {
-		if _, err := c.SetLightState(ctx, "1", StateBody{On: ptr.To(true)}); err != nil {
+		if _, err := c.SetLightState(ctx, "1", model.StateBody{On: ptr.To(true)}); err != nil {
 			t.Fatalf("a command the bridge takes after a short wait failed: %v", err)
 		}
 	}
@@ -280,9 +291,9 @@ func TestV2ClientBacksOffWhenBusy(t *testing.T) {
 		t.Fatal("the bridge never said 429: the test shows nothing")
 	}
 	sim.SetRate(0.01, 1)
-	_, _ = c.SetLightState(ctx, "1", StateBody{On: ptr.To(true)}) // takes the token, if one is left
+	_, _ = c.SetLightState(ctx, "1", model.StateBody{On: ptr.To(true)}) // takes the token, if one is left
 	refusals = sim.TooManyRequests()
-	_, err := c.SetLightState(ctx, "1", StateBody{On: ptr.To(true)})
+	_, err := c.SetLightState(ctx, "1", model.StateBody{On: ptr.To(true)})
 	if ErrorType(err) != TypeInternal {
 		t.Fatalf("a bridge that stays busy: %v", err)
 	}

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-dev/tether/providers/hue/model"
+
 	"k8s.io/utils/ptr"
 
 	"github.com/tether-dev/tether/providers"
@@ -39,7 +41,7 @@ func TestDecodeAnswer(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := decodeAnswer(tc.status, []byte(tc.body), StateBody{})
+			_, err := decodeAnswer(tc.status, []byte(tc.body), model.StateBody{})
 			var perr *ProtocolError
 			switch {
 			case tc.wantType == 0 && err != nil:
@@ -157,7 +159,7 @@ func TestForeignAnswersDoNotLeakTheUsername(t *testing.T) {
 	}))
 	defer srv.Close()
 	c := NewClient(strings.TrimPrefix(srv.URL, "http://"), user, 2*time.Second)
-	bodies := []StateBody{
+	bodies := []model.StateBody{
 		{On: ptr.To(true), Bri: ptr.To(100)},
 		{On: ptr.To(true), Hue: ptr.To(0)},
 		{On: ptr.To(true), TransitionTime: ptr.To(0)},

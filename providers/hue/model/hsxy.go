@@ -1,4 +1,4 @@
-package wire
+package model
 
 import "math"
 
@@ -34,9 +34,9 @@ var wideRGBD65 = [3][3]float64{
 	{0.000088, 0.072310, 0.986039},
 }
 
-// hsToXY converts hue (0-65535) and sat (0-254) to the xy a bulb of gamut
+// HueSatToXY converts hue (0-65535) and sat (0-254) to the xy a bulb of gamut
 // g shows (any colour when g is nil), at the four decimals bridges report.
-func hsToXY(hue, sat int, g *Gamut) [2]float64 {
+func HueSatToXY(hue, sat int, g *Gamut) [2]float64 {
 	h := float64(((hue%65536)+65536)%65536) / 65536
 	s := math.Max(0, math.Min(254, float64(sat))) / 254
 	r, gr, b := hsvToRGB(h, s)
@@ -53,7 +53,7 @@ func hsToXY(hue, sat int, g *Gamut) [2]float64 {
 	if g != nil {
 		xy = g.nearest(xy)
 	}
-	return [2]float64{round4(xy[0]), round4(xy[1])}
+	return [2]float64{RoundXY(xy[0]), RoundXY(xy[1])}
 }
 
 // expandGamma undoes sRGB's gamma (Philips' step 2).
@@ -95,17 +95,17 @@ func showsHueSat(hue, sat int, got LightState, g *Gamut) bool {
 	if got.Hue != nil && got.Sat != nil && *got.Hue == hue && *got.Sat == sat {
 		return true
 	}
-	want := hsToXY(hue, sat, g)
+	want := HueSatToXY(hue, sat, g)
 	if got.XY != nil && (got.ColorMode == "hs" || got.ColorMode == "xy") && xyDistance(*got.XY, want) <= hsTolerance {
 		return true
 	}
 	if got.Hue != nil && got.Sat != nil && (got.ColorMode == "hs" || got.ColorMode == "") {
-		return xyDistance(hsToXY(*got.Hue, *got.Sat, g), want) <= hsTolerance
+		return xyDistance(HueSatToXY(*got.Hue, *got.Sat, g), want) <= hsTolerance
 	}
 	return false
 }
 
 func xyDistance(a, b [2]float64) float64 { return math.Hypot(a[0]-b[0], a[1]-b[1]) }
 
-// round4 rounds to the four decimals a bridge reports xy with.
-func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
+// RoundXY rounds to the four decimals a bridge reports xy with.
+func RoundXY(v float64) float64 { return math.Round(v*1e4) / 1e4 }

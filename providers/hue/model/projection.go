@@ -1,4 +1,4 @@
-package wire
+package model
 
 import (
 	"fmt"
@@ -45,7 +45,7 @@ func Project(want Desired, l Light) Projection {
 	case want.XY != nil && c.Gamut != nil:
 		shown := c.Gamut.nearest(*want.XY)
 		if !c.Gamut.contains(*want.XY) {
-			shown = [2]float64{round4(shown[0]), round4(shown[1])}
+			shown = [2]float64{RoundXY(shown[0]), RoundXY(shown[1])}
 			p.Want.XY = &shown
 			p.note("color.xy [%g, %g] is outside this bulb's gamut %s; it shows the nearest it can, [%g, %g]",
 				want.XY[0], want.XY[1], gamutName(c.Gamut), shown[0], shown[1])
@@ -69,7 +69,7 @@ func Project(want Desired, l Light) Projection {
 	case want.Hue != nil && want.Sat != nil && !c.HueSat:
 		// The bridge takes only xy (CLIP v2): the same colour as xy, in
 		// the bulb's gamut. Not a note: the bulb shows what was asked.
-		xy := hsToXY(*want.Hue, *want.Sat, c.Gamut)
+		xy := HueSatToXY(*want.Hue, *want.Sat, c.Gamut)
 		p.Want.XY, p.Want.Hue, p.Want.Sat = &xy, nil, nil
 	}
 	return p

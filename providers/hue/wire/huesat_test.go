@@ -9,6 +9,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/providers/hue/model"
 )
 
 // TestHueSatAfterTheBridgesConversion sends hue/sat to colour bulbs of
@@ -28,10 +29,10 @@ func TestHueSatAfterTheBridgesConversion(t *testing.T) {
 	c := NewClient(sim.Addr(), simUser, 2*time.Second)
 	ctx := context.Background()
 	roundTripsDiffer := 0
-	for i, model := range models {
+	for i, m := range models {
 		id := fmt.Sprint(i + 1)
 		for _, hs := range [][2]int{{0, 254}, {10000, 200}, {25500, 254}, {46920, 254}, {49333, 209}, {56100, 120}, {65535, 60}, {12000, 0}} {
-			if _, err := c.SetLightState(ctx, id, StateBody{On: ptr.To(true), Hue: ptr.To(hs[0]), Sat: ptr.To(hs[1])}); err != nil {
+			if _, err := c.SetLightState(ctx, id, model.StateBody{On: ptr.To(true), Hue: ptr.To(hs[0]), Sat: ptr.To(hs[1])}); err != nil {
 				t.Fatal(err)
 			}
 			lights, err := c.Lights(ctx)
@@ -42,49 +43,24 @@ func TestHueSatAfterTheBridgesConversion(t *testing.T) {
 			if *l.State.Hue != hs[0] || *l.State.Sat != hs[1] {
 				roundTripsDiffer++
 			}
-			want := Project(Desired{On: true, Hue: ptr.To(hs[0]), Sat: ptr.To(hs[1])}, l).Want
-			if d := Compare(want, l.State); d != nil {
-				t.Errorf("%s hue/sat %v, reported %d/%d xy %v: %s", model, hs, *l.State.Hue, *l.State.Sat, *l.State.XY, d)
+			want := model.Project(model.Desired{On: true, Hue: ptr.To(hs[0]), Sat: ptr.To(hs[1])}, l).Want
+			if d := model.Compare(want, l.State); d != nil {
+				t.Errorf("%s hue/sat %v, reported %d/%d xy %v: %s", m, hs, *l.State.Hue, *l.State.Sat, *l.State.XY, d)
 			}
-			if !l.State.Shows(StateBody{Hue: ptr.To(hs[0]), Sat: ptr.To(hs[1])}, l.Capabilities.Gamut) {
-				t.Errorf("%s hue/sat %v: a read after the command does not show it (the stall breaker would count it)", model, hs)
+			if !l.State.Shows(model.StateBody{Hue: ptr.To(hs[0]), Sat: ptr.To(hs[1])}, l.Capabilities.Gamut) {
+				t.Errorf("%s hue/sat %v: a read after the command does not show it (the stall breaker would count it)", m, hs)
 			}
 		}
 		// Changed from outside to another colour: that is drift.
 		_ = sim.ChangeLight(id, func(s *huesim.LightState) { s.XY, s.ColorMode = [2]float64{0.2, 0.5}, "xy" })
 		lights, _ := c.Lights(ctx)
 		l := byID(lights)[id]
-		want := Project(Desired{On: true, Hue: ptr.To(0), Sat: ptr.To(254)}, l).Want
-		if Compare(want, l.State) == nil {
-			t.Errorf("%s: green reads as the red asked for", model)
+		want := model.Project(model.Desired{On: true, Hue: ptr.To(0), Sat: ptr.To(254)}, l).Want
+		if model.Compare(want, l.State) == nil {
+			t.Errorf("%s: green reads as the red asked for", m)
 		}
 	}
 	if roundTripsDiffer == 0 {
 		t.Fatal("every round trip returned what was sent: the test shows nothing")
-	}
-}
-
-// TestHueSatToXY: the conversion against Philips' formulas' known points
-// and the bulbs' gamuts.
-func TestHueSatToXY(t *testing.T) {
-	c := v1Gamuts["C"]
-	cases := []struct {
-		name     string
-		hue, sat int
-		g        *Gamut
-		want     [2]float64
-		tol      float64
-	}{
-		// sRGB red through the Wide RGB D65 matrix (Philips' example code).
-		{"red, any colour", 0, 254, nil, [2]float64{0.7006, 0.2993}, 1e-4},
-		{"white is D65-ish", 0, 0, nil, [2]float64{0.3227, 0.3290}, 2e-4},
-		{"red on gamut C: its nearest point", 0, 254, &c, c.nearest([2]float64{0.7006, 0.2993}), 1e-4},
-		{"the wheel wraps", 65536, 254, nil, [2]float64{0.7006, 0.2993}, 1e-4},
-	}
-	for _, tc := range cases {
-		got := hsToXY(tc.hue, tc.sat, tc.g)
-		if xyDistance(got, tc.want) > tc.tol {
-			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
-		}
 	}
 }

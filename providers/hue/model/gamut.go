@@ -1,4 +1,4 @@
-package wire
+package model
 
 import "math"
 
@@ -7,8 +7,8 @@ import "math"
 // produce" (Hue core concepts); the nearest point of the triangle is how
 // Philips' SDK and Home Assistant compute it (HA PR #2095).
 
-// area is the triangle's area.
-func (g Gamut) area() float64 {
+// Area is the triangle's area: a reported triangle with none is no gamut.
+func (g Gamut) Area() float64 {
 	return math.Abs(cross(sub(g.Green, g.Red), sub(g.Blue, g.Red))) / 2
 }
 

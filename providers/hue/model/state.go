@@ -1,4 +1,4 @@
-package wire
+package model
 
 // What a bulb's state shows of a command, and what it becomes once the
 // bridge accepted one: the cache's reads and acceptances meet here.
@@ -25,7 +25,7 @@ func (s LightState) Shows(body StateBody, g *Gamut) bool {
 		hs = showsHueSat(*body.Hue, *body.Sat, s, g)
 	}
 	return (body.On == nil || *body.On == s.On) && match(s.Bri, body.Bri) && hs &&
-		match(s.CT, body.CT) && (body.XY == nil || s.XY == nil || near(*s.XY, *body.XY))
+		match(s.CT, body.CT) && (body.XY == nil || s.XY == nil || NearXY(*s.XY, *body.XY))
 }
 
 // Applied returns the state as it is after the bridge accepted body.
