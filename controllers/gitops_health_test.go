@@ -32,7 +32,6 @@ import (
 	"github.com/tether-dev/tether/providers"
 	"github.com/tether-dev/tether/providers/dynamodb"
 	"github.com/tether-dev/tether/providers/hue"
-	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // What GitOps tools make of Tether's objects: kstatus (Flux, kubectl-based
@@ -52,7 +51,7 @@ var stoppedReasons = map[string]bool{
 	dynamodb.ReasonImmutableMismatch:         true,
 	dynamodb.ReasonIndexReplacement:          true,
 	dynamodb.ReasonRestoreFailed:             true,
-	wire.ReasonInvalidValue:                  true,
+	hue.ReasonInvalidValue:                   true,
 	hue.ReasonCredentialsNamespaceNotAllowed: true,
 }
 

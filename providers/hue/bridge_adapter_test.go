@@ -49,7 +49,7 @@ func TestBridgeHealthComesFromThePoller(t *testing.T) {
 		// username sent), then /config with the username.
 		{"first contact reads /config", nil, "", 2, 1},
 		{"steady: no /config, no GET /lights of its own", nil, "", 2, 1},
-		{"bridge offline: unreachable from the poll", wiretest.NetErr{}, wire.ReasonBridgeUnreachable, 2, 2},
+		{"bridge offline: unreachable from the poll", wiretest.NetErr{}, ReasonBridgeUnreachable, 2, 2},
 		{"back: /config read again", nil, "", 3, 3},
 		{"steady again", nil, "", 3, 3},
 	}
@@ -164,7 +164,7 @@ func TestCredentialsThatArriveWhilePairingAreUsed(t *testing.T) {
 func TestStatusMessagesAreBounded(t *testing.T) {
 	huge := strings.Repeat("x", 1<<20)
 	b := &huev1alpha1.HueBridge{}
-	setPaired(b, false, wire.ReasonUnauthorized, huge)
+	setPaired(b, false, ReasonUnauthorized, huge)
 	recordBinding(b, Binding{API: wire.APIV2, Stream: bridge.StreamStatus{State: bridge.StreamPolling, Message: huge}})
 	if n := len(meta.FindStatusCondition(b.Status.Conditions, huev1alpha1.ConditionPaired).Message); n > providers.MaxMessageBytes {
 		t.Errorf("the Paired condition's message is %d bytes", n)

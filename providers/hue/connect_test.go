@@ -82,8 +82,8 @@ func TestDialChoosesTheAPI(t *testing.T) {
 				err = checkSpecBridgeID(b, cfg)
 			}
 			if tc.reason != "" {
-				reason, _ := asRetry(wire.Classify("home", err))
-				if te, ok := providers.AsTerminal(wire.Classify("home", err)); ok {
+				reason, _ := asRetry(Classify("home", err))
+				if te, ok := providers.AsTerminal(Classify("home", err)); ok {
 					reason = te.Reason
 				}
 				if reason != tc.reason {

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tether-dev/tether/providers/hue/model"
-
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -20,6 +18,7 @@ import (
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
 	"github.com/tether-dev/tether/providers/hue/bridge"
+	"github.com/tether-dev/tether/providers/hue/model"
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
@@ -77,7 +76,7 @@ func (e *GroupExternal) connect(ctx context.Context, g *huev1alpha1.HueGroup, ke
 	}
 	lights, groups, err := s.Rooms(ctx)
 	if err != nil {
-		return nil, wire.ClassifyRooms(b.Name, err)
+		return nil, ClassifyRooms(b.Name, err)
 	}
 	c := &groupConn{reader: e.Reader, bridge: b, session: s, lights: lights, groups: groups, key: key}
 	c.group, err = findGroup(groups, g)
@@ -165,7 +164,7 @@ func (c *groupConn) Observe(ctx context.Context, g *huev1alpha1.HueGroup) (provi
 		}
 		if c.group.Type == wire.GroupRoom {
 			if msg := inOtherRooms(c.groups, c.group.ID, ids, c.lights); msg != "" {
-				return c.wait(wire.ReasonLightInAnotherRoom, msg), nil
+				return c.wait(ReasonLightInAnotherRoom, msg), nil
 			}
 		}
 		memberIDs = ids
@@ -361,12 +360,12 @@ func (c *groupConn) Create(ctx context.Context, g *huev1alpha1.HueGroup) error {
 	}
 	if g.Spec.Type == huev1alpha1.GroupRoom {
 		if msg := inOtherRooms(c.groups, "", ids, c.lights); msg != "" {
-			return providers.RetryAfter(time.Minute, wire.ReasonLightInAnotherRoom, errors.New(msg))
+			return providers.RetryAfter(time.Minute, ReasonLightInAnotherRoom, errors.New(msg))
 		}
 	}
 	id, err := c.session.CreateRoom(ctx, wire.GroupSpec{Name: g.Spec.Name, Type: string(g.Spec.Type), LightIDs: ids})
 	if err != nil {
-		return wire.ClassifyRooms(c.bridge.Name, err)
+		return ClassifyRooms(c.bridge.Name, err)
 	}
 	g.Status.GroupID, g.Status.Created, g.Status.Bridge = id, true, c.bridge.Name
 	return nil
@@ -379,7 +378,7 @@ func (c *groupConn) Update(ctx context.Context, g *huev1alpha1.HueGroup, diff pr
 		return nil
 	}
 	if d.lightIDs != nil {
-		return wire.ClassifyRooms(c.bridge.Name, c.session.SetGroupLights(ctx, c.group.ID, d.lightIDs))
+		return ClassifyRooms(c.bridge.Name, c.session.SetGroupLights(ctx, c.group.ID, d.lightIDs))
 	}
 	if err := c.send(ctx, d.plan); err != nil {
 		return err
@@ -394,7 +393,7 @@ func (c *groupConn) send(ctx context.Context, p groupPlan) error {
 	sent, err := c.session.SendGroup(ctx, bridge.GroupChange{Key: c.key, GroupID: c.group.ID, Body: p.body, SceneID: p.sceneID,
 		Transition: p.body.TransitionTime, States: p.states, FullKey: fullKey}, sendWait)
 	if sent || err != nil {
-		return wire.ClassifyRooms(c.bridge.Name, err)
+		return ClassifyRooms(c.bridge.Name, err)
 	}
 	eta, _ := c.session.GroupPending(c.key, fullKey)
 	// A wait in line is quiet, as a HueLight's (quietInLine): the sender
@@ -445,7 +444,7 @@ func (c *groupConn) Delete(ctx context.Context, g *huev1alpha1.HueGroup) error {
 	}
 	if created(g) {
 		if err := c.session.DeleteGroup(ctx, c.group.ID); err != nil {
-			return wire.ClassifyRooms(c.bridge.Name, err)
+			return ClassifyRooms(c.bridge.Name, err)
 		}
 	}
 	c.session.ForgetGroup(c.key)

@@ -8,13 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tether-dev/tether/providers/hue/model"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/model"
 	"github.com/tether-dev/tether/providers/hue/wire"
 	"github.com/tether-dev/tether/providers/hue/wire/wiretest"
 )

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tether-dev/tether/providers/hue/model"
-
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -16,6 +14,7 @@ import (
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
 	"github.com/tether-dev/tether/providers/hue/bridge"
+	"github.com/tether-dev/tether/providers/hue/model"
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
@@ -77,7 +76,7 @@ func (e *LightExternal) connect(ctx context.Context, l *huev1alpha1.HueLight, ke
 	}
 	lights, err := s.Lights(ctx)
 	if err != nil {
-		return nil, wire.Classify(b.Name, err)
+		return nil, Classify(b.Name, err)
 	}
 	light, err := findLight(lights, l, b.Name)
 	if err != nil {
@@ -266,7 +265,7 @@ func quietInLine(s *bridge.Session, d time.Duration) bool {
 // HueLight did not wait for is returned here, at its next pass.
 func (c *lightConn) send(ctx context.Context, body, full model.StateBody) (bool, error) {
 	sent, err := c.session.Send(ctx, bridge.Change{Key: c.key, LightID: c.light.ID, Body: body, Full: full, Generation: c.generation}, sendWait)
-	return sent, wire.Classify(c.bridge.Name, err)
+	return sent, Classify(c.bridge.Name, err)
 }
 
 // Delete turns the bulb off (onDelete TurnOff). A HueLight that never held
@@ -314,7 +313,7 @@ func neverHeldABulb(l *huev1alpha1.HueLight, err error) bool {
 		return false
 	}
 	switch ra.Reason {
-	case wire.ReasonUnauthorized, wire.ReasonCertificateMismatch, wire.ReasonCertificateUntrusted, ReasonBridgeIdentityConflict,
+	case ReasonUnauthorized, wire.ReasonCertificateMismatch, wire.ReasonCertificateUntrusted, ReasonBridgeIdentityConflict,
 		ReasonDowngradeRefused, ReasonCredentialsBridgeIDMissing, ReasonCredentialsForAnotherBridge, ReasonCredentialsSecretInUse:
 		return true
 	}

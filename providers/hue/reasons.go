@@ -1,7 +1,7 @@
 package hue
 
 // Condition reasons of the Hue kinds that the adapters and the connect
-// stage give (those of a bridge's answers are beside wire.Classify).
+// stage give (those of a bridge's answers are beside Classify, in retry.go).
 const (
 	ReasonNotPaired           = "NotPaired"
 	ReasonLinkButton          = "LinkButtonNotPressed"

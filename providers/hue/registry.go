@@ -211,7 +211,7 @@ func (r *Registry) bind(ctx context.Context, b *huev1alpha1.HueBridge) (*bridge.
 		if b.Spec.Address == "" {
 			r.dialer.found.forget(b.Spec.BridgeID) // look for it again next time
 		}
-		bn.fingerprint, bn.err, bn.failedAt = fp, wire.Classify(b.Name, err), time.Now()
+		bn.fingerprint, bn.err, bn.failedAt = fp, Classify(b.Name, err), time.Now()
 		return nil, bn.err
 	}
 	bn.fingerprint, bn.err = "", nil

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tether-dev/tether/providers/hue/model"
-
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -16,6 +14,7 @@ import (
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
 	"github.com/tether-dev/tether/providers/hue/bridge"
+	"github.com/tether-dev/tether/providers/hue/model"
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
@@ -88,7 +87,7 @@ func (e *SceneExternal) connect(ctx context.Context, sc *huev1alpha1.HueScene) (
 	}
 	lights, groups, err := s.Rooms(ctx)
 	if err != nil {
-		return nil, wire.ClassifyRooms(b.Name, err)
+		return nil, ClassifyRooms(b.Name, err)
 	}
 	c := &sceneConn{bridge: b.Name, session: s, group: &g, lights: lights}
 	for _, gr := range groups {
@@ -97,7 +96,7 @@ func (e *SceneExternal) connect(ctx context.Context, sc *huev1alpha1.HueScene) (
 		}
 	}
 	c.stored, err = c.find(ctx, sc)
-	return c, wire.Classify(b.Name, err)
+	return c, Classify(b.Name, err)
 }
 
 // find reads the HueScene's scene: by the id it recorded, else by its mark.
@@ -238,7 +237,7 @@ func (c *sceneConn) Create(ctx context.Context, sc *huev1alpha1.HueScene) error 
 	}
 	id, err := c.session.CreateScene(ctx, spec)
 	if err != nil {
-		return wire.ClassifyRooms(c.bridge, err)
+		return ClassifyRooms(c.bridge, err)
 	}
 	sc.Status.SceneID = id
 	return nil
@@ -250,7 +249,7 @@ func (c *sceneConn) Update(ctx context.Context, sc *huev1alpha1.HueScene, diff p
 	if !ok || d == nil {
 		return nil
 	}
-	return wire.ClassifyRooms(c.bridge, c.session.UpdateScene(ctx, c.stored.ID, d.spec))
+	return ClassifyRooms(c.bridge, c.session.UpdateScene(ctx, c.stored.ID, d.spec))
 }
 
 // Delete deletes the scene from the bridge.
@@ -262,7 +261,7 @@ func (c *sceneConn) Delete(ctx context.Context, sc *huev1alpha1.HueScene) error 
 	if id == "" {
 		return nil
 	}
-	return wire.ClassifyRooms(c.bridge, c.session.DeleteScene(ctx, id))
+	return ClassifyRooms(c.bridge, c.session.DeleteScene(ctx, id))
 }
 
 // SceneDiff is what differs between a HueScene's spec and its scene.

@@ -9,10 +9,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tether-dev/tether/providers/hue/model"
-
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/tether-dev/tether/providers/hue/model"
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
 

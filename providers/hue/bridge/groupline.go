@@ -3,9 +3,9 @@ package bridge
 import (
 	"time"
 
-	"github.com/tether-dev/tether/providers/hue/model"
-
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/tether-dev/tether/providers/hue/model"
 )
 
 // The HueGroups' line: their commands, first come first sent, one group

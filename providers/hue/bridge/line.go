@@ -4,9 +4,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/tether-dev/tether/providers/hue/model"
-
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/tether-dev/tether/providers/hue/model"
 )
 
 // order is one HueLight's command waiting for, or going through, the sender.

@@ -4,9 +4,9 @@ import (
 	"context"
 	"time"
 
-	"github.com/tether-dev/tether/providers/hue/model"
-
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/tether-dev/tether/providers/hue/model"
 )
 
 // A HueLight's command, from the pass that hands it over to the bridge's

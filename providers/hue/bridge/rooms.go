@@ -6,11 +6,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tether-dev/tether/providers/hue/model"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/tether-dev/tether/providers/hue/model"
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
 

@@ -5,12 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tether-dev/tether/providers/hue/model"
-
 	. "github.com/onsi/gomega"
 	"k8s.io/utils/ptr"
 
 	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/providers/hue/model"
 	"github.com/tether-dev/tether/providers/hue/wire"
 	"github.com/tether-dev/tether/providers/hue/wire/wiretest"
 )

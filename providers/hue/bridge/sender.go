@@ -5,11 +5,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tether-dev/tether/providers/hue/model"
-
 	"github.com/go-logr/logr"
 	"golang.org/x/time/rate"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/tether-dev/tether/providers/hue/model"
 )
 
 // sender is the only part that writes to one bridge, within its two

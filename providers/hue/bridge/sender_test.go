@@ -10,14 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tether-dev/tether/providers/hue/model"
-
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	"github.com/tether-dev/tether/internal/huesim"
-	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/model"
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
@@ -98,10 +96,11 @@ func (s *simPoller) groupCommands() []string {
 const adapterWait = 200 * time.Millisecond
 
 // send sends for a HueLight that waits for its command, as the HueLight
-// adapter's Update does: the error classified for HueBridge "home".
+// adapter's Update does: the error as the adapter gets it (and classifies
+// it, providers/hue's Classify).
 func (s *simPoller) send(ns, name, lightID string, body, full model.StateBody) error {
 	_, err := s.p.Send(s.ctx, Change{Key: types.NamespacedName{Namespace: ns, Name: name}, LightID: lightID, Body: body, Full: full}, adapterWait)
-	return wire.Classify("home", err)
+	return err
 }
 
 // woken returns the HueLights woken so far, as namespace/name.
@@ -198,9 +197,9 @@ func TestQueuedSendErrorReachesTheHueLight(t *testing.T) {
 	g := NewWithT(t)
 	g.Eventually(s.woken, 5*time.Second, 20*time.Millisecond).Should(Equal([]string{"a/lamp"}))
 	err := s.send("a", "lamp", "1", model.FullBody(bri(99)), model.FullBody(bri(99)))
-	ra, ok := providers.AsRetryAfter(err)
-	g.Expect(ok).To(BeTrue(), "got %v", err)
-	g.Expect(ra.Reason).To(Equal(wire.ReasonBridgeBusy))
+	// Error 901, which the adapter's Classify names BridgeBusy (its
+	// TestClassify, "overloaded").
+	g.Expect(wire.ErrorType(err)).To(Equal(wire.TypeInternal), "got %v", err)
 	g.Expect(s.lightCommands()).To(HaveLen(1), "the error was reported, not a new command sent")
 }
 

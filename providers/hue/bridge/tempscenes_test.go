@@ -7,12 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tether-dev/tether/providers/hue/model"
-
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/providers/hue/model"
 )
 
 // sceneCommands returns "METHOD path" of the scene writes received, with

@@ -14,8 +14,6 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/providers/hue/model"
-
-	"github.com/tether-dev/tether/providers"
 )
 
 // The v1 implementation of the Client port, the only file that knows the
@@ -64,11 +62,11 @@ func NewClient(address, user string, timeout time.Duration) Client {
 }
 
 // bounded runs f with the call deadline, hides the username in its error,
-// and counts the call in tether_external_calls_total.
+// and tells CountCall of the call.
 func (c *v1Client) bounded(ctx context.Context, operation string, f func(context.Context) error) (err error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	defer func() { providers.CountExternalCall("hue", operation, callResult(err)) }()
+	defer func() { CountCall(operation, err) }()
 	return redact(f(ctx), c.user)
 }
 
@@ -578,17 +576,4 @@ func accept(body model.StateBody, param string, value json.RawMessage, sent mode
 		}
 	}
 	return body
-}
-
-// callResult names a call's outcome for the external-calls metric: an
-// overloaded bridge (error 901, HTTP 503) is pushing back, like a throttle.
-func callResult(err error) string {
-	switch {
-	case err == nil:
-		return providers.ResultOK
-	case ErrorType(err) == TypeInternal:
-		return providers.ResultThrottled
-	default:
-		return providers.ResultError
-	}
 }

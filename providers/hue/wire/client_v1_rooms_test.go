@@ -6,12 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tether-dev/tether/providers/hue/model"
-
 	. "github.com/onsi/gomega"
 	"k8s.io/utils/ptr"
 
 	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/providers/hue/model"
 )
 
 // TestRoomsAndScenes drives each backend's RoomsClient against the

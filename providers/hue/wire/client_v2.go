@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/tether-dev/tether/providers/hue/model"
-
-	"github.com/tether-dev/tether/providers"
 )
 
 // The CLIP v2 implementation of the Client port (hue-v2-facts.md):
@@ -170,11 +168,11 @@ func (a v2Answer) descriptions() []string {
 
 // call sends one request (path below the base, with the key) within the
 // call deadline and a request slot, retries 429 and 503 with backoff, and
-// counts it in tether_external_calls_total.
+// tells CountCall of it.
 func (c *v2Client) call(ctx context.Context, operation, method, path string, body any) (status int, ans v2Answer, err error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	defer func() { providers.CountExternalCall("hue", operation, callResult(err)) }()
+	defer func() { CountCall(operation, err) }()
 	var data []byte
 	if body != nil {
 		if data, err = json.Marshal(body); err != nil {
@@ -348,7 +346,7 @@ func (c *v2Client) publicConfig(ctx context.Context) (BridgeConfig, error) {
 func (c *v2Client) v1(ctx context.Context, operation, method, path string, body any, out any) (err error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	defer func() { providers.CountExternalCall("hue", operation, callResult(err)) }()
+	defer func() { CountCall(operation, err) }()
 	var data []byte
 	if body != nil {
 		data, _ = json.Marshal(body)

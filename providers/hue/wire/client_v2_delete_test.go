@@ -5,11 +5,10 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/tether-dev/tether/providers/hue/model"
-
 	"k8s.io/utils/ptr"
 
 	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/providers/hue/model"
 )
 
 // TestV2ClientDeletesRoomsZonesAndScenes: on a CLIP v2 bridge the zones

@@ -98,3 +98,9 @@ type BridgeError struct {
 func (e *BridgeError) Error() string {
 	return fmt.Sprintf("ERROR %d [%.100s]: %.200q", e.Type, e.Address, e.Description)
 }
+
+// CountCall is told of every request a client sends: its operation
+// ("GetLights", "SetLightState", ...) and its error, nil on success. The
+// adapter layer counts them in tether_external_calls_total; wire itself
+// keeps no metrics, so by default it does nothing.
+var CountCall = func(operation string, err error) {}

@@ -6,10 +6,9 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/tether-dev/tether/providers/hue/model"
-
 	"k8s.io/utils/ptr"
 
+	"github.com/tether-dev/tether/providers/hue/model"
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
