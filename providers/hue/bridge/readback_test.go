@@ -11,9 +11,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
+	"github.com/tether-dev/tether/internal/huetest/fakebridge"
 	"github.com/tether-dev/tether/providers/hue/model"
 	"github.com/tether-dev/tether/providers/hue/wire"
-	"github.com/tether-dev/tether/providers/hue/wire/wiretest"
 )
 
 // TestAReadBackWakesWhatItConfirms: on a bridge without an event stream
@@ -41,7 +41,7 @@ func TestAReadBackWakesWhatItConfirms(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			g := NewWithT(t)
-			f := wiretest.NewFakeBridge("hallway", "porch")
+			f := fakebridge.NewFakeBridge("hallway", "porch")
 			s, lights, _ := newTestSession(f, 10)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
@@ -100,7 +100,7 @@ func TestAReadWhileACommandIsOnItsWayOnlyConfirms(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			f := wiretest.NewFakeBridge("hallway")
+			f := fakebridge.NewFakeBridge("hallway")
 			s, _, _ := newTestSession(f, 10)
 			f.Set("1", func(st *model.LightState) { st.On, st.Bri = true, ptr.To(10) })
 			g := NewWithT(t)
@@ -146,7 +146,7 @@ func (c *timedReads) times() []time.Time {
 // commands they confirm.
 func TestReadBacksOfCommandsThatKeepComingAreSpaced(t *testing.T) {
 	g := NewWithT(t)
-	reads := &timedReads{Client: wiretest.NewFakeBridge("hallway")}
+	reads := &timedReads{Client: fakebridge.NewFakeBridge("hallway")}
 	s, _, _ := newTestSession(reads, 10)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

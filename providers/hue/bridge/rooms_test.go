@@ -9,17 +9,17 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/internal/huetest"
 	"github.com/tether-dev/tether/providers/hue/model"
 	"github.com/tether-dev/tether/providers/hue/wire"
-	"github.com/tether-dev/tether/providers/hue/wire/wiretest"
 )
 
 // TestAStoredSceneIsReadOncePerInterval: however often HueScenes look at
 // their scene, the session reads it from the bridge at most once per poll
 // interval (the test's is an hour), and again after it wrote a scene.
 func TestAStoredSceneIsReadOncePerInterval(t *testing.T) {
-	sim := wiretest.StartSim(t, huesim.Options{Lights: []string{"desk", "shelf"}})
-	s, _, _ := newTestSession(wire.NewClient(sim.Addr(), wiretest.User, 2*time.Second), 10)
+	sim := huetest.StartSim(t, huesim.Options{Lights: []string{"desk", "shelf"}})
+	s, _, _ := newTestSession(wire.NewClient(sim.Addr(), huetest.User, 2*time.Second), 10)
 	ctx := context.Background()
 	g := NewWithT(t)
 	dim := wire.SceneSpec{Name: "evening", States: map[string]model.StateBody{"1": {On: ptr.To(true), Bri: ptr.To(50)}}}
@@ -50,8 +50,8 @@ func TestAStoredSceneIsReadOncePerInterval(t *testing.T) {
 // light), and creating a room for a group slot: with the budget spent,
 // nothing is written.
 func TestRoomAndSceneWritesTakeTheBridgesBudget(t *testing.T) {
-	sim := wiretest.StartSim(t, huesim.Options{Lights: []string{"desk", "shelf"}})
-	s, _, _ := newTestSession(wire.NewClient(sim.Addr(), wiretest.User, 2*time.Second), 1.0/3600) // a light slot an hour
+	sim := huetest.StartSim(t, huesim.Options{Lights: []string{"desk", "shelf"}})
+	s, _, _ := newTestSession(wire.NewClient(sim.Addr(), huetest.User, 2*time.Second), 1.0/3600) // a light slot an hour
 	g := NewWithT(t)
 	s.sender.lights.Allow() // the slot there is went to a light command
 	s.sender.groups.Allow() // and the group slot to a group command

@@ -9,9 +9,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
+	"github.com/tether-dev/tether/internal/huetest/fakebridge"
 	"github.com/tether-dev/tether/providers/hue/model"
 	"github.com/tether-dev/tether/providers/hue/wire"
-	"github.com/tether-dev/tether/providers/hue/wire/wiretest"
 )
 
 // newTestSession is a session of client c whose loops are not started
@@ -50,7 +50,7 @@ func drain(ch chan Wake) []string {
 }
 
 func TestSessionWakesOnlyDriftedLights(t *testing.T) {
-	f := wiretest.NewFakeBridge("hallway", "kitchen")
+	f := fakebridge.NewFakeBridge("hallway", "kitchen")
 	f.Set("1", func(s *model.LightState) { s.On, s.Bri = true, ptr.To(254) })
 	f.Set("2", func(s *model.LightState) { s.On = true })
 	p, lights, _ := newTestSession(f, 10)
@@ -88,14 +88,14 @@ func TestSessionWakesOnlyDriftedLights(t *testing.T) {
 }
 
 func TestSessionWakesEveryoneWhenTheBridgeComesAndGoes(t *testing.T) {
-	f := wiretest.NewFakeBridge("hallway")
+	f := fakebridge.NewFakeBridge("hallway")
 	p, lights, bridges := newTestSession(f, 10)
 	ctx := context.Background()
 	_ = p.Poll(ctx)
 	p.Watch(types.NamespacedName{Namespace: "a", Name: "x"}, Want{LightID: "1", Desired: model.Desired{On: false}, Reachable: true})
 	drain(lights)
 
-	f.Fail(wiretest.NetErr{})
+	f.Fail(fakebridge.NetErr{})
 	_ = p.Poll(ctx)
 	_ = p.Poll(ctx)
 	if got := drain(lights); len(got) != 1 {
@@ -118,7 +118,7 @@ func TestSessionWakesEveryoneWhenTheBridgeComesAndGoes(t *testing.T) {
 }
 
 func TestLightsReadTheCache(t *testing.T) {
-	f := wiretest.NewFakeBridge("hallway")
+	f := fakebridge.NewFakeBridge("hallway")
 	p, _, _ := newTestSession(f, 10)
 	for range 50 {
 		if _, err := p.Lights(context.Background()); err != nil {
@@ -146,7 +146,7 @@ func (neterr) Temporary() bool { return true }
 // breaker over) or not (the stall key stays), and attributes the bridge
 // never reports stay known from what it accepted.
 func TestReadsConfirmOrContradictWrites(t *testing.T) {
-	f := wiretest.NewFakeBridge("strip")
+	f := fakebridge.NewFakeBridge("strip")
 	p, _, _ := newTestSession(f, 10)
 	ctx := context.Background()
 	_ = p.Poll(ctx)
@@ -184,7 +184,7 @@ func TestReadsConfirmOrContradictWrites(t *testing.T) {
 // temperature (mirek null), so no read ever clears the ct; kept, it read as
 // the light's state ("ct 250") and every later command sent the colour again.
 func TestALaterColourReplacesAnEarlierOneNotYetReadBack(t *testing.T) {
-	f := wiretest.NewFakeBridge("hallway")
+	f := fakebridge.NewFakeBridge("hallway")
 	p, _, _ := newTestSession(f, 10)
 	ctx := context.Background()
 	_ = p.Poll(ctx)
@@ -211,7 +211,7 @@ func TestALaterColourReplacesAnEarlierOneNotYetReadBack(t *testing.T) {
 // which shows it (the bulb has switched); only a read after the command
 // that still leaves it out makes it one the bridge does not report.
 func TestAColourTemperatureNotYetReadBackIsUnconfirmed(t *testing.T) {
-	f := wiretest.NewFakeBridge("hallway")
+	f := fakebridge.NewFakeBridge("hallway")
 	p, _, _ := newTestSession(f, 10)
 	ctx := context.Background()
 	f.Set("1", func(s *model.LightState) { s.XY, s.ColorMode, s.CT = &[2]float64{0.675, 0.322}, "xy", nil })

@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/internal/huetest"
 	"github.com/tether-dev/tether/providers/hue/model"
 )
 
@@ -21,15 +22,15 @@ import (
 func TestRoomsAndScenes(t *testing.T) {
 	for _, api := range []string{APIV1, APIV2} {
 		t.Run(api, func(t *testing.T) {
-			sim, err := huesim.Start(huesim.Options{Lights: []string{"a", "b", "c"}, Usernames: []string{simUser}}, "127.0.0.1:0")
+			sim, err := huesim.Start(huesim.Options{Lights: []string{"a", "b", "c"}, Usernames: []string{huetest.User}}, "127.0.0.1:0")
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(sim.Close)
 			sim.SetGroupRate(math.Inf(1), 1) // the group budget is not under test
-			client := NewClient(sim.Addr(), simUser, 2*time.Second)
+			client := NewClient(sim.Addr(), huetest.User, 2*time.Second)
 			if api == APIV2 {
-				client = v2For(t, sim, simUser, Trust{})
+				client = v2For(t, sim, huetest.User, Trust{})
 			}
 			c, ok := RoomsOf(client)
 			if !ok {

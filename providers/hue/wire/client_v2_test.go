@@ -13,30 +13,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/internal/huetest"
 	"github.com/tether-dev/tether/providers/hue/model"
 )
-
-// simUser is the username the simulated bridges know.
-const simUser = "tether-sender-test"
-
-// startSim serves a simulated bridge with a bulb of every model, paired.
-func startSim(t *testing.T, opts huesim.Options) *huesim.Server {
-	t.Helper()
-	opts.Usernames = append(opts.Usernames, simUser)
-	if len(opts.Lights) == 0 {
-		opts.Models = map[string]string{}
-		for _, m := range huesim.ModelIDs() {
-			opts.Lights = append(opts.Lights, "bulb "+m)
-			opts.Models["bulb "+m] = m
-		}
-	}
-	sim, err := huesim.Start(opts, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sim.Close)
-	return sim
-}
 
 func v2For(t *testing.T, sim *huesim.Server, user string, trust Trust) Client {
 	t.Helper()
@@ -63,16 +42,16 @@ func byID(lights []model.Light) map[string]model.Light {
 // id_v1), names, models, types, capabilities and state, but for what v2
 // does not have (hue/sat).
 func TestV2ClientReadsWhatV1Reads(t *testing.T) {
-	sim := startSim(t, huesim.Options{})
+	sim := huetest.StartSim(t, huesim.Options{})
 	// Ids follow the sorted model ids: 2 is an LCT001, 6 an LTW001.
 	_ = sim.SetReachable("6", false)
 	_ = sim.ChangeLight("2", func(s *huesim.LightState) { s.On, s.Bri, s.ColorMode, s.XY = true, 200, "xy", [2]float64{0.3, 0.4} })
 	ctx := context.Background()
-	v1, err := NewClient(sim.Addr(), simUser, 2*time.Second).Lights(ctx)
+	v1, err := NewClient(sim.Addr(), huetest.User, 2*time.Second).Lights(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v2, err := v2For(t, sim, simUser, Trust{}).Lights(ctx)
+	v2, err := v2For(t, sim, huetest.User, Trust{}).Lights(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,8 +118,8 @@ func ptrTo(b bool) *int {
 // back in v2's: brightness, xy, colour temperature, a transition, and
 // hue/sat sent as xy.
 func TestV2ClientCommands(t *testing.T) {
-	sim := startSim(t, huesim.Options{Lights: []string{"colour", "ambiance"}, Models: map[string]string{"ambiance": "LTW001"}})
-	c := v2For(t, sim, simUser, Trust{})
+	sim := huetest.StartSim(t, huesim.Options{Lights: []string{"colour", "ambiance"}, Models: map[string]string{"ambiance": "LTW001"}})
+	c := v2For(t, sim, huetest.User, Trust{})
 	ctx := context.Background()
 	steps := []struct {
 		id    string
@@ -190,8 +169,8 @@ func TestV2ClientCommands(t *testing.T) {
 // TestV2ClientTrust: the certificate is checked against the Hue roots and
 // caBundle, and its name against the bridge id; skipping is explicit.
 func TestV2ClientTrust(t *testing.T) {
-	sim := startSim(t, huesim.Options{Lights: []string{"a"}, BridgeID: "001788FFFE0000AA"})
-	other := startSim(t, huesim.Options{Lights: []string{"a"}, BridgeID: "001788FFFE0000BB", CertificateName: "001788fffe0000cc"})
+	sim := huetest.StartSim(t, huesim.Options{Lights: []string{"a"}, BridgeID: "001788FFFE0000AA"})
+	other := huetest.StartSim(t, huesim.Options{Lights: []string{"a"}, BridgeID: "001788FFFE0000BB", CertificateName: "001788fffe0000cc"})
 	ctx := context.Background()
 	cases := []struct {
 		name   string
@@ -214,7 +193,7 @@ func TestV2ClientTrust(t *testing.T) {
 			if trust.CABundle != nil && len(trust.CABundle) == 0 {
 				trust.CABundle = nil
 			}
-			c, err := NewClientV2(tc.sim.TLSAddr(), simUser, 2*time.Second, trust)
+			c, err := NewClientV2(tc.sim.TLSAddr(), huetest.User, 2*time.Second, trust)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -238,9 +217,9 @@ func TestV2ClientTrust(t *testing.T) {
 // TestV2ClientKeepsToThreeRequests: however many callers, the client has
 // at most 3 requests open at the bridge, which answers a fourth with 429.
 func TestV2ClientKeepsToThreeRequests(t *testing.T) {
-	sim := startSim(t, huesim.Options{})
+	sim := huetest.StartSim(t, huesim.Options{})
 	sim.SetDelay(50 * time.Millisecond)
-	c := v2For(t, sim, simUser, Trust{})
+	c := v2For(t, sim, huetest.User, Trust{})
 	var wg sync.WaitGroup
 	errs := make(chan error, 20)
 	for range 20 {
@@ -266,8 +245,8 @@ func TestV2ClientKeepsToThreeRequests(t *testing.T) {
 // 429; the client waits and tries again, then gives up with error 901,
 // which the adapter turns into BridgeBusy with a delay.
 func TestV2ClientBacksOffWhenBusy(t *testing.T) {
-	sim := startSim(t, huesim.Options{Lights: []string{"a"}})
-	c := v2For(t, sim, simUser, Trust{})
+	sim := huetest.StartSim(t, huesim.Options{Lights: []string{"a"}})
+	c := v2For(t, sim, huetest.User, Trust{})
 	ctx := context.Background()
 	if _, err := c.Lights(ctx); err != nil {
 		t.Fatal(err)
@@ -297,7 +276,7 @@ func TestV2ClientBacksOffWhenBusy(t *testing.T) {
 
 // TestV2Pairing asks a v2 bridge for a username and client key over HTTPS.
 func TestV2Pairing(t *testing.T) {
-	sim := startSim(t, huesim.Options{Lights: []string{"a"}})
+	sim := huetest.StartSim(t, huesim.Options{Lights: []string{"a"}})
 	c := v2For(t, sim, "", Trust{})
 	ctx := context.Background()
 	if _, err := c.Pair(ctx, "tether#test"); ErrorType(err) != TypeLinkButton {

@@ -9,6 +9,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/internal/huetest"
 	"github.com/tether-dev/tether/providers/hue/model"
 )
 
@@ -25,8 +26,8 @@ func TestHueSatAfterTheBridgesConversion(t *testing.T) {
 		opts.Lights = append(opts.Lights, m)
 		opts.Models[m] = m
 	}
-	sim := startSim(t, opts)
-	c := NewClient(sim.Addr(), simUser, 2*time.Second)
+	sim := huetest.StartSim(t, opts)
+	c := NewClient(sim.Addr(), huetest.User, 2*time.Second)
 	ctx := context.Background()
 	roundTripsDiffer := 0
 	for i, m := range models {

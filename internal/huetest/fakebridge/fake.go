@@ -1,4 +1,8 @@
-package wiretest
+// Package fakebridge is a bridge in memory for unit tests of one function
+// above wire: it counts calls and returns what a test set. Behaviour that
+// depends on how a bridge answers is tested against the simulator
+// (huetest.StartSim).
+package fakebridge
 
 import (
 	"context"
