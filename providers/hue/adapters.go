@@ -154,9 +154,9 @@ func awaitReadBack(s *bridge.Session, acceptedAt time.Time) (providers.Wait, boo
 	return providers.Wait{Quiet: true, For: left}, true
 }
 
-// eventBatch is how long a CLIP v2 bridge may hold an event back: it sends
-// at most one event message a second (hue-v2-facts.md, from Hue's migration
-// guide).
+// eventBatch is how long a CLIP v2 bridge may hold an event back: it sends at
+// most one event message a second (Hue's CLIP v2 migration guide, "Event
+// stream"; docs/hue-facts.md).
 const eventBatch = time.Second
 
 // readBackWaitLeft is what is left, elapsed after the bridge accepted a

@@ -18,8 +18,8 @@ import (
 // once.
 
 // defaultTransition is the transition a bridge applies when a command sets
-// none: 4, in tenths of a second (hue-v1-facts.md; "watch that transition
-// time", developers.meethue.com).
+// none: 4, in tenths of a second (Hue developer documentation, v1 Lights API,
+// "Set light state"; docs/hue-facts.md, "Transition time").
 const defaultTransition = 4
 
 // readBackMargin is how long after a command it is first read back, and
@@ -27,14 +27,14 @@ const defaultTransition = 4
 const readBackMargin = 100 * time.Millisecond
 
 // readBackSpacing is the least time between two read-backs of one bridge:
-// commands that keep coming are read back together, one read per spacing
-// at most. It is the spacing of Home Assistant's Hue v1 integration, which
-// reads all lights again after commands at most once per 0.3 s
+// commands that keep coming are read back together, one read per spacing at
+// most. It is the spacing of Home Assistant's Hue v1 integration, which reads
+// all lights again after commands at most once per 0.3 s
 // (REQUEST_REFRESH_DELAY in home-assistant/core
-// homeassistant/components/hue/const.py, the refresh debouncer of its
-// light coordinator in hue/v1/light.py); the bridge's documented budget,
-// 10 a second to /lights (hue-v1-facts.md), is for commands, and a burst's
-// commands, paced by it, still outnumber its reads.
+// homeassistant/components/hue/const.py, the refresh debouncer of its light
+// coordinator in hue/v1/light.py); the bridge's documented budget, 10 a
+// second to /lights (docs/hue-facts.md, "Rate"), is for commands, and a
+// burst's commands, paced by it, still outnumber its reads.
 const readBackSpacing = 300 * time.Millisecond
 
 // settleTime is how long after a command the bridge surely shows it:

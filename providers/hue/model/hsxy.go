@@ -4,12 +4,12 @@ import "math"
 
 // Hue/saturation as a bulb shows it. A colour bulb holds one colour, as CIE
 // xy; a v1 bridge reports hue, sat AND xy derived from it, so hue/sat sent
-// come back after the bridge's conversion, not as sent (hue-bulbs-facts.md:
-// hue 49333/sat 209 read back as xy [0.247, 0.1318]; round trips do not
-// return the original, HA PR #14113), and CLIP v2 has no hue/sat at all,
-// only xy. So Tether converts a spec's hue/sat to xy itself: to send it to
-// a v2 bridge, and to compare what a v1 bridge reports with the precision
-// that conversion allows.
+// come back after the bridge's conversion, not as sent (hue 49333/sat 209
+// read back as xy [0.247, 0.1318], ioBroker.hue-extended issue 11; round
+// trips do not return the original, HA PR #14113; docs/hue-facts.md), and
+// CLIP v2 has no hue/sat at all, only xy. So Tether converts a spec's hue/sat
+// to xy itself: to send it to a v2 bridge, and to compare what a v1 bridge
+// reports with the precision that conversion allows.
 //
 // The conversion is the one Philips publishes for applications, "Color
 // conversion formulas RGB to xy and back" (Hue developer site, application

@@ -15,16 +15,17 @@ import (
 	"github.com/tether-dev/tether/providers/hue/model"
 )
 
-// The CLIP v2 implementation of the Client port (hue-v2-facts.md):
-// https://<bridge>/clip/v2/resource/... with the hue-application-key
-// header, over HTTPS checked as trust.go says. The bridge's resources are
-// kept in a store (v2store.go) filled by full reads and by the event
-// stream (stream.go), and lights are read from it in Tether's own
-// types: a light service with its device (name, model) and the device's
-// zigbee_connectivity (reachable). Units are translated at this border:
-// brightness 0-100 % <-> bri 1-254, dynamics.duration ms <-> transitiontime.
-// HueLights keep naming lights by name, and Light.ID stays the v1 id (from
-// id_v1), so spec.id and status.lightID mean the same on both APIs.
+// The CLIP v2 implementation of the Client port (openhue-api's OpenAPI
+// specification; docs/hue-facts.md, "CLIP v2"):
+// https://<bridge>/clip/v2/resource/... with the hue-application-key header,
+// over HTTPS checked as trust.go says. The bridge's resources are kept in a
+// store (v2store.go) filled by full reads and by the event stream
+// (stream.go), and lights are read from it in Tether's own types: a light
+// service with its device (name, model) and the device's zigbee_connectivity
+// (reachable). Units are translated at this border: brightness 0-100 % <->
+// bri 1-254, dynamics.duration ms <-> transitiontime. HueLights keep naming
+// lights by name, and Light.ID stays the v1 id (from id_v1), so spec.id and
+// status.lightID mean the same on both APIs.
 //
 // Groups: group 0 is bridge_home's grouped_light. Temporary groups stay v1
 // LightGroups (over the same HTTPS connection: a v2 bridge serves v1 too),

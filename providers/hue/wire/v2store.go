@@ -377,8 +377,10 @@ func briOf(brightness float64) int {
 }
 
 // brightnessOf is bri (1-254) as v2 brightness (0-100 %). Real bridges'
-// values fit (bri-1)/253*100 at two decimals (hue-bulbs-facts.md; derived,
-// not documented); that keeps every bri through a round trip.
+// values fit (bri-1)/253*100 at two decimals (aiohue's real-bridge fixture,
+// openhue-api's eventstream.yaml; derived, not documented: docs/hue-facts.md,
+// "Brightness and colour temperature"); that keeps every bri through a round
+// trip.
 func brightnessOf(bri int) float64 {
 	return math.Round(float64(min(max(bri, 1), 254)-1)/253*100*100) / 100
 }
