@@ -21,13 +21,21 @@ import (
 // there is nothing left on the bridge for the object to let go of, and how
 // long a pass waits for a command alone in line.
 
+// notFoundDelay is how soon an object looks again for a HueBridge, bulb or
+// HueGroup it names that does not exist (yet). It is only the fallback: the
+// controllers wake the objects of a HueBridge when it changes (a HueScene's
+// when its HueGroup does), and the session wakes a HueLight when a read
+// shows a bulb of its name (its watch by name). So the look need not be
+// quick, and at 30 s a namespace of misnamed objects costs little.
+const notFoundDelay = 30 * time.Second
+
 // findBridge is the HueBridge ref names, or the only one when ref is nil.
 func findBridge(ctx context.Context, reader client.Reader, ref *huev1alpha1.BridgeReference) (*huev1alpha1.HueBridge, error) {
 	if ref != nil {
 		var b huev1alpha1.HueBridge
 		err := reader.Get(ctx, types.NamespacedName{Name: ref.Name}, &b)
 		if apierrors.IsNotFound(err) {
-			return nil, providers.RetryAfter(30*time.Second, ReasonBridgeNotFound, fmt.Errorf("HueBridge %q does not exist", ref.Name))
+			return nil, providers.RetryAfter(notFoundDelay, ReasonBridgeNotFound, fmt.Errorf("HueBridge %q does not exist", ref.Name))
 		}
 		return &b, err
 	}
@@ -37,7 +45,7 @@ func findBridge(ctx context.Context, reader client.Reader, ref *huev1alpha1.Brid
 	}
 	switch len(list.Items) {
 	case 0:
-		return nil, providers.RetryAfter(30*time.Second, ReasonBridgeNotFound, fmt.Errorf("no HueBridge exists: create one"))
+		return nil, providers.RetryAfter(notFoundDelay, ReasonBridgeNotFound, fmt.Errorf("no HueBridge exists: create one"))
 	case 1:
 		return &list.Items[0], nil
 	}

@@ -497,7 +497,7 @@ func (c *groupConn) lightIDsOf(names []string) ([]string, error) {
 		ids = append(ids, l.ID)
 	}
 	if len(missing) > 0 {
-		return nil, providers.RetryAfter(30*time.Second, ReasonLightNotFound, fmt.Errorf(
+		return nil, providers.RetryAfter(notFoundDelay, ReasonLightNotFound, fmt.Errorf(
 			"bridge %s has no light named %s; it has: %s", c.bridge.Name, strings.Join(missing, ", "), strings.Join(c.lights.Names(), ", ")))
 	}
 	return ids, nil

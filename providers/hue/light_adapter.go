@@ -326,7 +326,7 @@ func findLight(lights bridge.Lights, l *huev1alpha1.HueLight, bridgeName string)
 		if light, ok := lights[id]; ok {
 			return light, nil
 		}
-		return model.Light{}, providers.RetryAfter(30*time.Second, ReasonLightNotFound,
+		return model.Light{}, providers.RetryAfter(notFoundDelay, ReasonLightNotFound,
 			fmt.Errorf("bridge %s has no light with id %s", bridgeName, id))
 	}
 	if light, ok := lights[l.Status.LightID]; ok && light.Name == l.Spec.Name {
@@ -335,7 +335,7 @@ func findLight(lights bridge.Lights, l *huev1alpha1.HueLight, bridgeName string)
 	if light, ok := lights.ByName(l.Spec.Name); ok {
 		return light, nil
 	}
-	return model.Light{}, providers.RetryAfter(30*time.Second, ReasonLightNotFound, fmt.Errorf(
+	return model.Light{}, providers.RetryAfter(notFoundDelay, ReasonLightNotFound, fmt.Errorf(
 		"bridge %s has no light named %q; it has: %s", bridgeName, l.Spec.Name, strings.Join(lights.Names(), ", ")))
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -70,13 +69,13 @@ func (e *SceneExternal) connect(ctx context.Context, sc *huev1alpha1.HueScene) (
 	var g huev1alpha1.HueGroup
 	err := e.Reader.Get(ctx, types.NamespacedName{Namespace: sc.Namespace, Name: sc.Spec.GroupRef.Name}, &g)
 	if apierrors.IsNotFound(err) {
-		return nil, providers.RetryAfter(30*time.Second, ReasonGroupNotFound, fmt.Errorf("HueGroup %s/%s does not exist", sc.Namespace, sc.Spec.GroupRef.Name))
+		return nil, providers.RetryAfter(notFoundDelay, ReasonGroupNotFound, fmt.Errorf("HueGroup %s/%s does not exist", sc.Namespace, sc.Spec.GroupRef.Name))
 	}
 	if err != nil {
 		return nil, err
 	}
 	if g.Status.GroupID == "" || g.Status.Bridge == "" {
-		return nil, providers.RetryAfter(30*time.Second, ReasonGroupNotFound, fmt.Errorf("HueGroup %s has no room or zone on a bridge yet", g.Name))
+		return nil, providers.RetryAfter(notFoundDelay, ReasonGroupNotFound, fmt.Errorf("HueGroup %s has no room or zone on a bridge yet", g.Name))
 	}
 	// The namespace is checked here, as for HueLights and HueGroups: the
 	// HueGroup's status says which bridge, not that this namespace may
