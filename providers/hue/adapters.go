@@ -134,10 +134,10 @@ const sendWait = 200 * time.Millisecond
 // read already did (an event came before the answer) or the bridge refused
 // it, for the look right after, which reports it. Either way the status is
 // written once, by the pass that sees the outcome.
-func afterSend(s *bridge.Session, unconfirmed bool, acceptedAt time.Time) error {
+func afterSend(interval time.Duration, unconfirmed bool, acceptedAt time.Time) error {
 	w := providers.Wait{Quiet: true, For: lookAgain}
 	if unconfirmed {
-		if wait, ok := awaitReadBack(s, acceptedAt); ok {
+		if wait, ok := awaitReadBack(interval, acceptedAt); ok {
 			w = wait
 		}
 	}
@@ -149,13 +149,14 @@ func afterSend(s *bridge.Session, unconfirmed bool, acceptedAt time.Time) error 
 // looks.
 const lookAgain = 10 * time.Millisecond
 
-// awaitReadBack is the quiet wait for the read that shows a write the
-// bridge accepted at acceptedAt; false once that wait is over (the bridge
-// stopped answering, or the read-back was lost): the status then says
-// Ready from what the bridge accepted, and the look after the next read
-// records what it showed.
-func awaitReadBack(s *bridge.Session, acceptedAt time.Time) (providers.Wait, bool) {
-	left := readBackWaitLeft(s.Interval(), time.Since(acceptedAt))
+// awaitReadBack is the quiet wait, on a session that reads every
+// interval, for the read that shows a write the bridge accepted at
+// acceptedAt; false once that wait is over (the bridge stopped answering,
+// or the read-back was lost): the status then says Ready from what the
+// bridge accepted, and the look after the next read records what it
+// showed.
+func awaitReadBack(interval time.Duration, acceptedAt time.Time) (providers.Wait, bool) {
+	left := readBackWaitLeft(interval, time.Since(acceptedAt))
 	if left <= 0 {
 		return providers.Wait{}, false
 	}

@@ -47,6 +47,7 @@ type groupConn struct {
 	reader  client.Reader
 	bridge  *huev1alpha1.HueBridge
 	session *bridge.Session
+	rooms   bridge.Rooms // the session's rooms part
 	lights  bridge.Lights
 	groups  []wire.Group
 	group   *wire.Group // nil: the bridge has no such group
@@ -70,15 +71,15 @@ func (e *GroupExternal) Connect(ctx context.Context, g *huev1alpha1.HueGroup) (p
 
 func (e *GroupExternal) connect(ctx context.Context, g *huev1alpha1.HueGroup, key types.NamespacedName) (*groupConn, error) {
 	b, s, err := sessionFor(ctx, e.Reader, e.Registry, g.Spec.BridgeRef, g.Namespace, g.Status.Bridge,
-		func(s *bridge.Session) { s.ForgetGroup(key) })
+		func(s *bridge.Session) { s.Rooms().Forget(key) })
 	if err != nil {
 		return nil, err
 	}
-	lights, groups, err := s.Rooms(ctx)
+	lights, groups, err := s.Rooms().Read(ctx)
 	if err != nil {
 		return nil, ClassifyRooms(b.Name, err)
 	}
-	c := &groupConn{reader: e.Reader, bridge: b, session: s, lights: lights, groups: groups, key: key}
+	c := &groupConn{reader: e.Reader, bridge: b, session: s, rooms: s.Rooms(), lights: lights, groups: groups, key: key}
 	c.group, err = findGroup(groups, g)
 	return c, err
 }
@@ -115,7 +116,7 @@ func isRoomOrZone(t string) bool { return t == wire.GroupRoom || t == wire.Group
 func (e *GroupExternal) Paused(ctx context.Context, g *huev1alpha1.HueGroup) {
 	if b, err := findBridge(ctx, e.Reader, g.Spec.BridgeRef); err == nil {
 		if s, ok := e.Registry.Running(b.Name); ok {
-			s.PauseGroup(client.ObjectKeyFromObject(g))
+			s.Rooms().Settle(client.ObjectKeyFromObject(g), nil, true)
 		}
 	}
 }
@@ -123,7 +124,7 @@ func (e *GroupExternal) Paused(ctx context.Context, g *huev1alpha1.HueGroup) {
 func (e *GroupExternal) forget(ctx context.Context, g *huev1alpha1.HueGroup, key types.NamespacedName) {
 	if b, err := findBridge(ctx, e.Reader, g.Spec.BridgeRef); err == nil {
 		if s, ok := e.Registry.Running(b.Name); ok {
-			s.ForgetGroup(key)
+			s.Rooms().Forget(key)
 		}
 	}
 }
@@ -141,7 +142,7 @@ type groupPlan struct {
 // Observe compares the group's lights and their states with the spec.
 func (c *groupConn) Observe(ctx context.Context, g *huev1alpha1.HueGroup) (providers.Observation, error) {
 	if c.group == nil {
-		c.session.ForgetGroup(c.key)
+		c.rooms.Forget(c.key)
 		if len(g.Spec.Lights) > 0 {
 			return providers.Absent(), nil
 		}
@@ -170,11 +171,11 @@ func (c *groupConn) Observe(ctx context.Context, g *huev1alpha1.HueGroup) (provi
 		memberIDs = ids
 	}
 	if msg := c.conflicts(g, memberIDs); msg != "" {
-		return providers.Waiting(providers.Conflict(c.session.Interval(), "%s", msg)), nil
+		return providers.Waiting(providers.Conflict(c.session.Settings().Interval, "%s", msg)), nil
 	}
 	plan, wait, err := c.plan(ctx, g, memberIDs)
 	if err != nil || wait != nil {
-		c.session.PauseGroup(c.key)
+		c.rooms.Settle(c.key, nil, true)
 		if wait != nil {
 			return *wait, nil
 		}
@@ -195,7 +196,7 @@ func (c *groupConn) compare(g *huev1alpha1.HueGroup, p groupPlan) providers.Obse
 	reachableAny, unconfirmed := false, false
 	var acceptedAt time.Time
 	for _, id := range c.group.LightIDs {
-		v, _ := c.session.View(id)
+		v, _ := c.rooms.View(id)
 		w.Reachable[id] = v.State.Reachable
 		if v.Unconfirmed {
 			unconfirmed = true
@@ -215,19 +216,20 @@ func (c *groupConn) compare(g *huev1alpha1.HueGroup, p groupPlan) providers.Obse
 			d.confirmed += v.Confirmed
 		}
 	}
-	c.session.WatchGroup(c.key, w)
 	if len(d.members) > 0 {
 		d.Changes = append(d.Changes, strings.Join(d.members, "; "))
 		d.plan = p
 	}
+	// Matched: a command in line for the group, or the error of one
+	// nobody waited for, is moot.
+	c.rooms.Settle(c.key, &w, len(d.Changes) == 0)
 	fullKey := p.fullKey()
 	if len(d.Changes) == 0 {
-		c.session.GroupMatched(c.key)
 		if len(c.group.LightIDs) > 0 && !reachableAny {
 			return c.wait(ReasonLightUnreachable, fmt.Sprintf("bridge %s cannot reach any light of %q; retried on the next poll", c.bridge.Name, c.group.Name))
 		}
 		if unconfirmed {
-			if wait, ok := awaitReadBack(c.session, acceptedAt); ok {
+			if wait, ok := awaitReadBack(c.session.Settings().Interval, acceptedAt); ok {
 				return providers.Waiting(wait)
 			}
 		}
@@ -237,7 +239,7 @@ func (c *groupConn) compare(g *huev1alpha1.HueGroup, p groupPlan) providers.Obse
 		if unconfirmed {
 			// status.members shows the last read, from before the command:
 			// the look after the next read records what it showed.
-			obs.RecheckAfter = c.session.Interval()
+			obs.RecheckAfter = c.session.Settings().Interval
 		}
 		notes := p.notes
 		if len(unreachable) > 0 {
@@ -250,8 +252,8 @@ func (c *groupConn) compare(g *huev1alpha1.HueGroup, p groupPlan) providers.Obse
 		return obs
 	}
 	g.Status.ActiveScene = ""
-	if eta, queued := c.session.GroupPending(c.key, fullKey); queued && d.lightIDs == nil {
-		if quietInLine(c.session, eta) {
+	if eta, queued := c.rooms.Pending(c.key, fullKey); queued && d.lightIDs == nil {
+		if quietInLine(c.session.Status().Answering, eta) {
 			return providers.Waiting(providers.Wait{Quiet: true, For: eta + lookAgain})
 		}
 		return c.wait(providers.ReasonThrottled, fmt.Sprintf("queued for bridge %s (one group command a second): about %s", c.bridge.Name, eta.Round(100*time.Millisecond)))
@@ -334,8 +336,7 @@ func sceneReady(sc *huev1alpha1.HueScene) bool {
 // conflicts names the holders of members that are not this HueGroup's: a
 // HueLight's bulb, or one an earlier HueGroup wants.
 func (c *groupConn) conflicts(g *huev1alpha1.HueGroup, memberIDs []string) string {
-	byLight := c.session.LightHolders(memberIDs)
-	byGroup := c.session.ClaimGroup(c.key, memberIDs, g.CreationTimestamp)
+	byLight, byGroup := c.rooms.Claim(c.key, memberIDs, g.CreationTimestamp)
 	var held []string
 	for _, id := range memberIDs {
 		switch {
@@ -363,7 +364,7 @@ func (c *groupConn) Create(ctx context.Context, g *huev1alpha1.HueGroup) error {
 			return providers.RetryAfter(time.Minute, ReasonLightInAnotherRoom, errors.New(msg))
 		}
 	}
-	id, err := c.session.CreateRoom(ctx, wire.GroupSpec{Name: g.Spec.Name, Type: string(g.Spec.Type), LightIDs: ids})
+	id, err := c.rooms.CreateRoom(ctx, wire.GroupSpec{Name: g.Spec.Name, Type: string(g.Spec.Type), LightIDs: ids})
 	if err != nil {
 		return ClassifyRooms(c.bridge.Name, err)
 	}
@@ -378,7 +379,7 @@ func (c *groupConn) Update(ctx context.Context, g *huev1alpha1.HueGroup, diff pr
 		return nil
 	}
 	if d.lightIDs != nil {
-		return ClassifyRooms(c.bridge.Name, c.session.SetGroupLights(ctx, c.group.ID, d.lightIDs))
+		return ClassifyRooms(c.bridge.Name, c.rooms.SetGroupLights(ctx, c.group.ID, d.lightIDs))
 	}
 	if err := c.send(ctx, d.plan); err != nil {
 		return err
@@ -390,15 +391,15 @@ func (c *groupConn) Update(ctx context.Context, g *huev1alpha1.HueGroup, diff pr
 // group slot comes soon.
 func (c *groupConn) send(ctx context.Context, p groupPlan) error {
 	fullKey := p.fullKey()
-	sent, err := c.session.SendGroup(ctx, bridge.GroupChange{Key: c.key, GroupID: c.group.ID, Body: p.body, SceneID: p.sceneID,
+	sent, err := c.rooms.Send(ctx, bridge.GroupChange{Key: c.key, GroupID: c.group.ID, Body: p.body, SceneID: p.sceneID,
 		Transition: p.body.TransitionTime, States: p.states, FullKey: fullKey}, sendWait)
 	if sent || err != nil {
 		return ClassifyRooms(c.bridge.Name, err)
 	}
-	eta, _ := c.session.GroupPending(c.key, fullKey)
+	eta, _ := c.rooms.Pending(c.key, fullKey)
 	// A wait in line is quiet, as a HueLight's (quietInLine): the sender
 	// wakes the HueGroup once the command went.
-	return &providers.Wait{For: eta, Reason: providers.ReasonThrottled, Sent: true, Quiet: quietInLine(c.session, eta), Message: fmt.Sprintf(
+	return &providers.Wait{For: eta, Reason: providers.ReasonThrottled, Sent: true, Quiet: quietInLine(c.session.Status().Answering, eta), Message: fmt.Sprintf(
 		"queued for bridge %s (one group command a second): about %s", c.bridge.Name, eta.Round(100*time.Millisecond))}
 }
 
@@ -406,11 +407,11 @@ func (c *groupConn) send(ctx context.Context, p groupPlan) error {
 func (c *groupConn) sent(p groupPlan) error {
 	var acceptedAt time.Time
 	for id := range p.states {
-		if v, ok := c.session.View(id); ok && v.Unconfirmed {
+		if v, ok := c.rooms.View(id); ok && v.Unconfirmed {
 			acceptedAt = later(acceptedAt, v.AcceptedAt)
 		}
 	}
-	return afterSend(c.session, !acceptedAt.IsZero(), acceptedAt)
+	return afterSend(c.session.Settings().Interval, !acceptedAt.IsZero(), acceptedAt)
 }
 
 func later(a, b time.Time) time.Time {
@@ -424,12 +425,12 @@ func later(a, b time.Time) time.Time {
 // Tether created; an adopted one is left on the bridge.
 func (c *groupConn) Delete(ctx context.Context, g *huev1alpha1.HueGroup) error {
 	if c.group == nil {
-		c.session.ForgetGroup(c.key)
+		c.rooms.Forget(c.key)
 		return nil
 	}
 	held := c.conflicts(g, c.group.LightIDs) != ""
 	if g.Spec.OnDelete != huev1alpha1.DeletionKeep && !held && c.anyOn() {
-		c.session.PauseGroup(c.key)
+		c.rooms.Settle(c.key, nil, true)
 		off := model.StateBody{On: ptr.To(false), TransitionTime: transitionOf(g.Spec.TransitionTime)}
 		states := map[string]model.StateBody{}
 		for _, id := range c.group.LightIDs {
@@ -443,11 +444,11 @@ func (c *groupConn) Delete(ctx context.Context, g *huev1alpha1.HueGroup) error {
 		}
 	}
 	if created(g) {
-		if err := c.session.DeleteGroup(ctx, c.group.ID); err != nil {
+		if err := c.rooms.DeleteGroup(ctx, c.group.ID); err != nil {
 			return ClassifyRooms(c.bridge.Name, err)
 		}
 	}
-	c.session.ForgetGroup(c.key)
+	c.rooms.Forget(c.key)
 	return nil
 }
 
@@ -460,7 +461,7 @@ func created(g *huev1alpha1.HueGroup) bool {
 
 func (c *groupConn) anyOn() bool {
 	for _, id := range c.group.LightIDs {
-		if v, ok := c.session.View(id); ok && v.State.On {
+		if v, ok := c.rooms.View(id); ok && v.State.On {
 			return true
 		}
 	}
@@ -468,7 +469,7 @@ func (c *groupConn) anyOn() bool {
 }
 
 func (c *groupConn) wait(reason, message string) providers.Observation {
-	return providers.Waiting(providers.Wait{Reason: reason, Message: message, For: c.session.Interval()})
+	return providers.Waiting(providers.Wait{Reason: reason, Message: message, For: c.session.Settings().Interval})
 }
 
 // recordStatus writes the group and its members into the status.

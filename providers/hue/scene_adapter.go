@@ -43,6 +43,7 @@ var (
 type sceneConn struct {
 	bridge  string
 	session *bridge.Session
+	rooms   bridge.Rooms // the session's rooms part
 	group   *huev1alpha1.HueGroup
 	members []string // the group's lights on the bridge
 	lights  bridge.Lights
@@ -55,7 +56,7 @@ func (e *SceneExternal) Connect(ctx context.Context, sc *huev1alpha1.HueScene) (
 	if err != nil && !sc.DeletionTimestamp.IsZero() {
 		// Deleting: the scene is deleted through the bridge it was stored
 		// on, even if its HueGroup is gone.
-		if s, ok := e.Registry.Running(sc.Status.Bridge); ok && sc.Status.SceneID != "" && s.HasRooms() {
+		if s, ok := e.Registry.Running(sc.Status.Bridge); ok && sc.Status.SceneID != "" && s.Rooms().Has() {
 			return &sceneConn{bridge: sc.Status.Bridge, session: s}, nil
 		}
 		if isGone(err) || sc.Status.SceneID == "" {
@@ -84,11 +85,11 @@ func (e *SceneExternal) connect(ctx context.Context, sc *huev1alpha1.HueScene) (
 	if err != nil {
 		return nil, err
 	}
-	lights, groups, err := s.Rooms(ctx)
+	lights, groups, err := s.Rooms().Read(ctx)
 	if err != nil {
 		return nil, ClassifyRooms(b.Name, err)
 	}
-	c := &sceneConn{bridge: b.Name, session: s, group: &g, lights: lights}
+	c := &sceneConn{bridge: b.Name, session: s, rooms: s.Rooms(), group: &g, lights: lights}
 	for _, gr := range groups {
 		if gr.ID == g.Status.GroupID {
 			c.members = gr.LightIDs
@@ -101,7 +102,7 @@ func (e *SceneExternal) connect(ctx context.Context, sc *huev1alpha1.HueScene) (
 // find reads the HueScene's scene: by the id it recorded, else by its mark.
 func (c *sceneConn) find(ctx context.Context, sc *huev1alpha1.HueScene) (*wire.Scene, error) {
 	if id := sc.Status.SceneID; id != "" {
-		stored, err := c.session.Scene(ctx, id)
+		stored, err := c.rooms.Scene(ctx, id)
 		if err == nil {
 			return &stored, nil
 		}
@@ -109,13 +110,13 @@ func (c *sceneConn) find(ctx context.Context, sc *huev1alpha1.HueScene) (*wire.S
 			return nil, err
 		}
 	}
-	scenes, err := c.session.Scenes(ctx)
+	scenes, err := c.rooms.Scenes(ctx)
 	if err != nil {
 		return nil, err
 	}
 	for _, s := range scenes {
 		if s.AppData == sceneMark(sc) {
-			stored, err := c.session.Scene(ctx, s.ID)
+			stored, err := c.rooms.Scene(ctx, s.ID)
 			return &stored, err
 		}
 	}
@@ -158,7 +159,7 @@ func (c *sceneConn) wanted(sc *huev1alpha1.HueScene) (wire.SceneSpec, []string, 
 		}
 	}
 	wait := func(reason, msg string) *providers.Wait {
-		return &providers.Wait{Reason: reason, Message: msg, For: c.session.Interval()}
+		return &providers.Wait{Reason: reason, Message: msg, For: c.session.Settings().Interval}
 	}
 	switch {
 	case len(missing) > 0:
@@ -234,7 +235,7 @@ func (c *sceneConn) Create(ctx context.Context, sc *huev1alpha1.HueScene) error 
 	if wait != nil {
 		return wait
 	}
-	id, err := c.session.CreateScene(ctx, spec)
+	id, err := c.rooms.CreateScene(ctx, spec)
 	if err != nil {
 		return ClassifyRooms(c.bridge, err)
 	}
@@ -248,7 +249,7 @@ func (c *sceneConn) Update(ctx context.Context, sc *huev1alpha1.HueScene, diff p
 	if !ok || d == nil {
 		return nil
 	}
-	return ClassifyRooms(c.bridge, c.session.UpdateScene(ctx, c.stored.ID, d.spec))
+	return ClassifyRooms(c.bridge, c.rooms.UpdateScene(ctx, c.stored.ID, d.spec))
 }
 
 // Delete deletes the scene from the bridge.
@@ -260,7 +261,7 @@ func (c *sceneConn) Delete(ctx context.Context, sc *huev1alpha1.HueScene) error 
 	if id == "" {
 		return nil
 	}
-	return ClassifyRooms(c.bridge, c.session.DeleteScene(ctx, id))
+	return ClassifyRooms(c.bridge, c.rooms.DeleteScene(ctx, id))
 }
 
 // SceneDiff is what differs between a HueScene's spec and its scene.

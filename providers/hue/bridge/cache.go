@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"sort"
@@ -84,44 +83,26 @@ type lightRecord struct {
 	refused map[string]refusal
 }
 
+// refusal is an attribute a bridge refused, with the value sent, for the
+// bulb model it was refused for: another bulb under the id may take it.
+type refusal struct {
+	model.Refused
+	model string
+}
+
 // LightView is a light as Tether knows it: the last read with what the
-// bridge accepted since.
+// bridge accepted since, what it refused and what it does not report
+// (model.Known), and how far reads confirmed what it accepted.
 type LightView struct {
-	model.Light
+	model.Known
 	// Unconfirmed: an accepted attribute the bridge reports has not been
 	// read back yet.
 	Unconfirmed bool
-	// Assumed are attributes the bridge does not report for this bulb,
-	// known only from what it accepted.
-	Assumed []string
 	// Confirmed counts the writes a read showed (see lightRecord).
 	Confirmed uint64
 	// AcceptedAt is when the bridge accepted the write an Unconfirmed view
 	// rests on.
 	AcceptedAt time.Time
-	refused    map[string]refusal
-}
-
-// WithoutRefused leaves out of want the attributes the bridge refused for
-// the light with the very value want has, and says so: they are not sent
-// again unchanged.
-func (v LightView) WithoutRefused(want model.Desired) (model.Desired, []string) {
-	return withoutRefused(want, v.refused)
-}
-
-// AssumedNotes names the attributes want sets that the bridge does not
-// report for the bulb: Tether knows them only from what the bridge
-// accepted, and cannot see them change.
-func (v LightView) AssumedNotes(want model.Desired) []string {
-	full := model.FullBody(want)
-	var notes []string
-	for _, p := range v.Assumed {
-		if value := full.Value(p); value != "" {
-			notes = append(notes, fmt.Sprintf("the bridge does not report %s for this bulb: it accepted %s, which Tether takes as shown",
-				specField(p), value))
-		}
-	}
-	return notes
 }
 
 // readOutcome is what a read changed.
@@ -318,7 +299,8 @@ func (c *cache) answered(sentAt time.Time, sent model.StateBody, res wire.Result
 			delete(r.refused, p)
 		}
 		for _, ref := range res.Refused {
-			r.refused[ref.Param] = refusal{Refusal: ref, value: sent.Value(ref.Param), model: c.lights[id].ModelID}
+			r.refused[ref.Param] = refusal{Refused: model.Refused{Type: ref.Type, Description: ref.Description, Value: sent.Value(ref.Param)},
+				model: c.lights[id].ModelID}
 		}
 		if l, ok := c.lights[id]; ok && c.lightAt[id].After(sentAt) && r.shownBy(l) {
 			r.read(l)
@@ -387,12 +369,12 @@ func (c *cache) viewLocked(id string) (LightView, bool) {
 	if !ok {
 		return LightView{}, false
 	}
-	v := LightView{Light: l}
+	v := LightView{Known: model.Known{Light: l}}
 	r := c.records[id]
 	if r == nil {
 		return v, true
 	}
-	v.refused, v.Confirmed = r.refused, r.confirmed
+	v.Refused, v.Confirmed = r.refusedByParam(), r.confirmed
 	shown := map[string]bool{}
 	for _, p := range model.Reported(l.State) {
 		shown[p] = true
@@ -492,9 +474,18 @@ func (c *cache) driftedLocked() []types.NamespacedName {
 // unchanged.
 func (c *cache) withoutRefusedLocked(id string, want model.Desired) model.Desired {
 	if r := c.records[id]; r != nil {
-		want, _ = withoutRefused(want, r.refused)
+		want, _ = model.WithoutRefused(want, r.refusedByParam())
 	}
 	return want
+}
+
+// refusedByParam is what the bridge refused for the light, by parameter.
+func (r *lightRecord) refusedByParam() map[string]model.Refused {
+	out := make(map[string]model.Refused, len(r.refused))
+	for p, ref := range r.refused {
+		out[p] = ref.Refused
+	}
+	return out
 }
 
 // Health is what the last read says of the bridge: whether it answers

@@ -104,10 +104,9 @@ func (s *sender) alone(o *order, d time.Duration) bool {
 	return tokens >= 1 || time.Duration((1-tokens)*float64(s.interval)) <= d
 }
 
-// pending reports whether key has a command in line or being sent that
-// wants the state fullKey, when it should go out, and how long it has
-// been in line.
-func (s *sender) pending(key types.NamespacedName, fullKey string) (eta, waited time.Duration, ok bool) {
+// queued is the HueLight's command in line or being sent: the whole
+// state it is for, when it should go out, and how long it has waited.
+func (s *sender) queued(key types.NamespacedName) Queued {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	o, ok := s.line.get(key)
@@ -115,15 +114,16 @@ func (s *sender) pending(key types.NamespacedName, fullKey string) (eta, waited 
 	if !ok {
 		o, ok = sending, isSending
 	}
-	if !ok || o.fullKey != fullKey {
-		return 0, 0, false
+	if !ok {
+		return Queued{}
 	}
+	var eta time.Duration
 	if isSending {
 		eta = 2 * GroupSlot // at most a group command's action and its wait
 	} else {
 		eta = s.line.wait(o, s.interval)
 	}
-	return eta, time.Since(o.queuedAt), true
+	return Queued{FullKey: o.fullKey, ETA: eta, Waited: time.Since(o.queuedAt)}
 }
 
 // takeFailure returns (and forgets) the error of a command the HueLight did

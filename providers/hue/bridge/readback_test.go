@@ -48,11 +48,11 @@ func TestAReadBackWakesWhatItConfirms(t *testing.T) {
 			g.Expect(s.Poll(ctx)).To(Succeed())
 			s.start(ctx) // its first poll finds the read above fresh: no read
 			hall := types.NamespacedName{Namespace: "entrance", Name: "hall"}
-			s.Watch(hall, Want{LightID: "1", Desired: model.Desired{On: true, Bri: ptr.To(200)}, Reachable: true})
+			s.Settle(hall, Settling{Want: &Want{LightID: "1", Desired: model.Desired{On: true, Bri: ptr.To(200)}, Reachable: true}})
 			gets, _ := f.Calls()
 
 			body := model.StateBody{On: ptr.To(true), Bri: ptr.To(200), TransitionTime: ptr.To(5)} // 0.5 s
-			sent, err := s.Send(ctx, Change{Key: hall, LightID: "1", Body: body, Full: body, Generation: 1}, time.Second)
+			sent, _, err := s.Send(ctx, Change{Key: hall, LightID: "1", Body: body, Full: body, Generation: 1}, time.Second)
 			g.Expect(sent, err).To(BeTrue())
 			f.Set("1", func(st *model.LightState) { st.On, st.Bri = true, ptr.To(c.during) })
 			drain(lights) // the sender's wake-up for the command it sent
@@ -60,7 +60,7 @@ func TestAReadBackWakesWhatItConfirms(t *testing.T) {
 				Should(BeNumerically(">=", 1), "a read back, long before the poll")
 			f.Set("1", func(st *model.LightState) { st.Bri = ptr.To(c.after) })
 			if c.wantReads > 1 {
-				v, _ := s.View("1")
+				v, _ := s.cache.view("1")
 				g.Expect(v.Unconfirmed).To(BeTrue(), "a read during the transition decides nothing")
 				g.Expect(*v.State.Bri).To(Equal(200), "a read during the transition contradicts nothing")
 			}
@@ -69,7 +69,7 @@ func TestAReadBackWakesWhatItConfirms(t *testing.T) {
 				Should(ContainElement(hall.String()), "the read that decides wakes the HueLight")
 			n, _ := f.Calls()
 			g.Expect(n - gets).To(Equal(c.wantReads))
-			v, _ := s.View("1")
+			v, _ := s.cache.view("1")
 			g.Expect(*v.State.Bri).To(Equal(c.wantBri))
 			g.Expect(v.Unconfirmed).To(BeFalse())
 			g.Expect(v.Confirmed > 0).To(Equal(c.wantConfirmed))
@@ -112,7 +112,7 @@ func TestAReadWhileACommandIsOnItsWayOnlyConfirms(t *testing.T) {
 			body := model.StateBody{Bri: ptr.To(200)}
 			s.cache.answered(sentAt, body, wire.Result{Accepted: body}, "1")
 
-			v, _ := s.View("1")
+			v, _ := s.cache.view("1")
 			g.Expect(*v.State.Bri).To(Equal(200), "the view shows what the bridge accepted")
 			g.Expect(v.Unconfirmed).To(Equal(!c.wantConfirmed))
 		})

@@ -23,23 +23,23 @@ func TestAStoredSceneIsReadOncePerInterval(t *testing.T) {
 	ctx := context.Background()
 	g := NewWithT(t)
 	dim := wire.SceneSpec{Name: "evening", States: map[string]model.StateBody{"1": {On: ptr.To(true), Bri: ptr.To(50)}}}
-	id, err := s.CreateScene(ctx, dim)
+	id, err := s.Rooms().CreateScene(ctx, dim)
 	g.Expect(err).NotTo(HaveOccurred())
 
 	sim.ResetGetCounts()
 	for range 5 {
-		sc, err := s.Scene(ctx, id)
+		sc, err := s.Rooms().Scene(ctx, id)
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(*sc.States["1"].Bri).To(Equal(50))
-		_, err = s.Scenes(ctx)
+		_, err = s.Rooms().Scenes(ctx)
 		g.Expect(err).NotTo(HaveOccurred())
 	}
 	g.Expect(sim.GetCounts()["/scenes/"+id]).To(Equal(1), "five looks at the scene, one read")
 	g.Expect(sim.GetCounts()["/scenes"]).To(Equal(1), "five listings, one read")
 
 	bright := wire.SceneSpec{Name: "evening", States: map[string]model.StateBody{"1": {On: ptr.To(true), Bri: ptr.To(200)}}}
-	g.Expect(s.UpdateScene(ctx, id, bright)).To(Succeed())
-	sc, err := s.Scene(ctx, id)
+	g.Expect(s.Rooms().UpdateScene(ctx, id, bright)).To(Succeed())
+	sc, err := s.Rooms().Scene(ctx, id)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(*sc.States["1"].Bri).To(Equal(200), "the scene as written, read again after the write")
 	g.Expect(sim.GetCounts()["/scenes/"+id]).To(Equal(2))
@@ -58,9 +58,9 @@ func TestRoomAndSceneWritesTakeTheBridgesBudget(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 
-	_, err := s.CreateScene(ctx, wire.SceneSpec{Name: "evening", States: map[string]model.StateBody{"1": {On: ptr.To(true), Bri: ptr.To(50)}}})
+	_, err := s.Rooms().CreateScene(ctx, wire.SceneSpec{Name: "evening", States: map[string]model.StateBody{"1": {On: ptr.To(true), Bri: ptr.To(50)}}})
 	g.Expect(err).To(HaveOccurred(), "a scene stored without a light slot")
-	_, err = s.CreateRoom(ctx, wire.GroupSpec{Name: "Study", Type: wire.GroupRoom, LightIDs: []string{"2"}})
+	_, err = s.Rooms().CreateRoom(ctx, wire.GroupSpec{Name: "Study", Type: wire.GroupRoom, LightIDs: []string{"2"}})
 	g.Expect(err).To(HaveOccurred(), "a room created without a group slot")
 	g.Expect(sim.Commands()).To(BeEmpty(), "nothing written to the bridge")
 }

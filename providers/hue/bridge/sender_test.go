@@ -61,7 +61,7 @@ func (s *simPoller) start() { go s.p.sender.run(s.ctx) }
 // queue hands a command over for a HueLight that does not wait for it.
 func (s *simPoller) queue(ns, name, lightID string, want model.Desired) *order {
 	key := types.NamespacedName{Namespace: ns, Name: name}
-	s.p.Watch(key, Want{LightID: lightID, Desired: want, Reachable: true})
+	s.p.Settle(key, Settling{Want: &Want{LightID: lightID, Desired: want, Reachable: true}})
 	full := model.FullBody(want)
 	o := s.p.sender.enqueue(Change{Key: key, LightID: lightID, Body: full, Full: full})
 	_, _ = s.p.sender.await(s.ctx, &o.handover, 0)
@@ -99,7 +99,7 @@ const adapterWait = 200 * time.Millisecond
 // adapter's Update does: the error as the adapter gets it (and classifies
 // it, providers/hue's Classify).
 func (s *simPoller) send(ns, name, lightID string, body, full model.StateBody) error {
-	_, err := s.p.Send(s.ctx, Change{Key: types.NamespacedName{Namespace: ns, Name: name}, LightID: lightID, Body: body, Full: full}, adapterWait)
+	_, _, err := s.p.Send(s.ctx, Change{Key: types.NamespacedName{Namespace: ns, Name: name}, LightID: lightID, Body: body, Full: full}, adapterWait)
 	return err
 }
 
@@ -215,15 +215,15 @@ func TestRefusedAttributeIsRememberedNotAnError(t *testing.T) {
 	g := NewWithT(t)
 	g.Eventually(s.woken, 5*time.Second, 20*time.Millisecond).Should(Equal([]string{"a/lamp"}))
 	v, _ := s.p.cache.view("1")
-	g.Expect(v.refused).To(HaveKey("xy"))
-	g.Expect(v.refused["xy"].Type).To(Equal(wire.TypeInvalidValue))
+	g.Expect(v.Refused).To(HaveKey("xy"))
+	g.Expect(v.Refused["xy"].Type).To(Equal(wire.TypeInvalidValue))
 	g.Expect(*v.State.Bri).To(Equal(40), "what the bridge accepted counts")
-	want, notes := withoutRefused(bad, v.refused)
+	want, notes := model.WithoutRefused(bad, v.Refused)
 	g.Expect(model.Compare(want, v.State)).To(BeNil(), "nothing left to send unchanged")
 	g.Expect(notes).To(ConsistOf(ContainSubstring("color.xy [0.3,1.7] (error 7")))
 
 	fixed := model.Desired{On: true, Bri: ptr.To(40), XY: &[2]float64{0.3, 0.3}}
-	want, notes = withoutRefused(fixed, v.refused)
+	want, notes = model.WithoutRefused(fixed, v.Refused)
 	g.Expect(notes).To(BeEmpty())
 	g.Expect(model.Compare(want, v.State)).NotTo(BeNil(), "a new value is sent")
 }
@@ -374,8 +374,8 @@ func TestGroupZeroNeverTouchesAPausedHueLightsBulb(t *testing.T) {
 	outside := strconv.Itoa(n)
 	before, _ := s.sim.Light(outside)
 	paused := types.NamespacedName{Namespace: "a", Name: "paused"}
-	s.p.Watch(paused, Want{LightID: outside, Desired: bri(50), Reachable: true})
-	s.p.Pause(paused, 1)
+	s.p.Settle(paused, Settling{Want: &Want{LightID: outside, Desired: bri(50), Reachable: true}})
+	s.p.Settle(paused, Settling{Unwatch: true, Generation: 1, End: PassMatched})
 	for i := 1; i < n; i++ {
 		id := strconv.Itoa(i)
 		s.queue("a", "light-"+id, id, bri(50))

@@ -59,8 +59,8 @@ func TestSessionWakesOnlyDriftedLights(t *testing.T) {
 		t.Fatal(err)
 	}
 	hall, kitchen := types.NamespacedName{Namespace: "entrance", Name: "hall"}, types.NamespacedName{Namespace: "home", Name: "kitchen"}
-	p.Watch(hall, Want{LightID: "1", Desired: model.Desired{On: true, Bri: ptr.To(254)}, Reachable: true})
-	p.Watch(kitchen, Want{LightID: "2", Desired: model.Desired{On: true}, Reachable: true})
+	p.Settle(hall, Settling{Want: &Want{LightID: "1", Desired: model.Desired{On: true, Bri: ptr.To(254)}, Reachable: true}})
+	p.Settle(kitchen, Settling{Want: &Want{LightID: "2", Desired: model.Desired{On: true}, Reachable: true}})
 	drain(lights)
 
 	steps := []struct {
@@ -92,7 +92,7 @@ func TestSessionWakesEveryoneWhenTheBridgeComesAndGoes(t *testing.T) {
 	p, lights, bridges := newTestSession(f, 10)
 	ctx := context.Background()
 	_ = p.Poll(ctx)
-	p.Watch(types.NamespacedName{Namespace: "a", Name: "x"}, Want{LightID: "1", Desired: model.Desired{On: false}, Reachable: true})
+	p.Settle(types.NamespacedName{Namespace: "a", Name: "x"}, Settling{Want: &Want{LightID: "1", Desired: model.Desired{On: false}, Reachable: true}})
 	drain(lights)
 
 	f.Fail(fakebridge.NetErr{})

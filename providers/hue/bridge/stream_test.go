@@ -92,7 +92,7 @@ func TestStreamPushesDrift(t *testing.T) {
 	s := startStreamSession(t, sim, StreamSettings{})
 	hall := types.NamespacedName{Namespace: "home", Name: "hall"}
 	eventually(t, "the stream is live", 5*time.Second, s.stream.live)
-	s.Watch(hall, Want{Name: "hall", LightID: "1", Desired: model.Desired{On: false}, Reachable: true})
+	s.Settle(hall, Settling{Want: &Want{Name: "hall", LightID: "1", Desired: model.Desired{On: false}, Reachable: true}})
 	sim.ResetGetCounts()
 	before := s.wakes(hall)
 
@@ -114,7 +114,7 @@ func TestStreamPushesDrift(t *testing.T) {
 		res.Body.Close()
 	}
 	eventually(t, "a rename by event", 3*time.Second, func() bool { l, _ := s.light(id); return l.Name == "loft" })
-	time.Sleep(3 * s.Interval()) // three poll intervals of steady state
+	time.Sleep(3 * s.Settings().Interval) // three poll intervals of steady state
 	if n := sim.GetCounts()["/clip/v2/resource"]; n != 0 {
 		t.Errorf("%d full reads while the stream was live: want none (only the safety read)", n)
 	}

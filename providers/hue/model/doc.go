@@ -24,6 +24,14 @@
 //   - state.go is what a reported state shows of a command (Shows) and what
 //     it becomes once the bridge accepted one (Applied): where the session's
 //     reads and the bridge's answers meet.
+//   - refusals.go leaves out what a bridge refused with the very value
+//     wanted (WithoutRefused): it is not sent again, and the Ready
+//     condition names it.
+//   - fit.go is all of it in one step, what a HueLight's pass calls: Fit
+//     takes the Desired and the bulb as Tether knows it (Known: the last
+//     read with what the bridge accepted since, what it refused, what it
+//     does not report) and returns what to watch, what to send and the
+//     notes.
 //
 // The units are the v1 API's: bri 1-254, ct in mireds, xy in CIE 1931,
 // hue 0-65535, sat 0-254, transitiontime in 100 ms.

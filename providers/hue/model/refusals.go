@@ -1,12 +1,8 @@
-package bridge
+package model
 
 import (
 	"fmt"
 	"slices"
-
-	"github.com/tether-dev/tether/providers/hue/model"
-
-	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // A bridge answers a command attribute by attribute: it applies what it can
@@ -17,20 +13,20 @@ import (
 // for another value or the bulb changes (another model; switched on, for
 // error 201).
 
-// refusal is an attribute a bridge refused, with the value sent.
-type refusal struct {
-	wire.Refusal
-	value string // the value sent, as JSON
-	model string // the bulb it was refused for
+// Refused is an attribute a bridge refused for a bulb, with the value sent.
+type Refused struct {
+	Type        int // the bridge's error type
+	Description string
+	Value       string // the value sent, as JSON
 }
 
-// withoutRefused leaves out of want the attributes refused with the very
-// value want has, and says so.
-func withoutRefused(want model.Desired, refused map[string]refusal) (model.Desired, []string) {
+// WithoutRefused leaves out of want the attributes refused (by parameter)
+// with the very value want has, and says so.
+func WithoutRefused(want Desired, refused map[string]Refused) (Desired, []string) {
 	if len(refused) == 0 || !want.On {
 		return want, nil
 	}
-	full := model.FullBody(want)
+	full := FullBody(want)
 	params := make([]string, 0, len(refused))
 	for p := range refused {
 		params = append(params, p)
@@ -39,12 +35,12 @@ func withoutRefused(want model.Desired, refused map[string]refusal) (model.Desir
 	var notes []string
 	for _, p := range params {
 		ref := refused[p]
-		if ref.value == "" || full.Value(p) != ref.value {
+		if ref.Value == "" || full.Value(p) != ref.Value {
 			continue
 		}
 		want = want.Without(p)
 		notes = append(notes, fmt.Sprintf("the bridge refused %s %s (error %d: %s): not sent again until the spec or the bulb changes",
-			specField(p), ref.value, ref.Type, ref.Description))
+			specField(p), ref.Value, ref.Type, ref.Description))
 	}
 	return want, notes
 }
