@@ -66,7 +66,7 @@ type lightRecord struct {
 	// those it never reports stay, as the best knowledge there is.
 	accepted   model.StateBody
 	acceptedAt time.Time
-	// settledAt is when the write's transition is over (settleTime): a
+	// settledAt is when the write's transition is over (model.SettleTime): a
 	// read before it that does not show the write contradicts nothing.
 	settledAt time.Time
 	// readSince: a read of the light came after the last acceptance. Until
@@ -104,6 +104,10 @@ type LightView struct {
 	// rests on.
 	AcceptedAt time.Time
 }
+
+// readBackMargin is how long after a command it is first read back, and
+// after its transition (when that read did not show it) again.
+const readBackMargin = 100 * time.Millisecond
 
 // readOutcome is what a read changed.
 type readOutcome struct {
@@ -294,7 +298,7 @@ func (c *cache) answered(sentAt time.Time, sent model.StateBody, res wire.Result
 		}
 		now := time.Now()
 		r.accepted, r.acceptedAt = r.accepted.Merged(res.Accepted.Without("transitiontime")), now
-		r.settledAt, r.readSince = now.Add(settleTime(sent)), false
+		r.settledAt, r.readSince = now.Add(model.SettleTime(sent)), false
 		for _, p := range res.Accepted.Params() {
 			delete(r.refused, p)
 		}

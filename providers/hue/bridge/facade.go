@@ -102,17 +102,6 @@ type LightLook struct {
 	Interval time.Duration
 }
 
-// Queued is a HueLight's command in the sender's line or being sent.
-type Queued struct {
-	// FullKey is the whole state the command is for ("" when none).
-	FullKey string
-	// ETA is when it should go out, Waited how long it has waited.
-	ETA, Waited time.Duration
-}
-
-// For reports whether the command in line is for the whole state full.
-func (q Queued) For(full model.StateBody) bool { return q.FullKey != "" && q.FullKey == full.Key() }
-
 // LookAt registers key as wanting the bulb light and returns what its pass
 // needs: who holds the bulb, the bulb as the session knows it (light, as
 // the HueLight found it, until a read shows it), and its command in line.

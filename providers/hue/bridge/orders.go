@@ -104,6 +104,17 @@ func (s *sender) alone(o *order, d time.Duration) bool {
 	return tokens >= 1 || time.Duration((1-tokens)*float64(s.interval)) <= d
 }
 
+// Queued is a HueLight's command in the sender's line or being sent.
+type Queued struct {
+	// FullKey is the whole state the command is for ("" when none).
+	FullKey string
+	// ETA is when it should go out, Waited how long it has waited.
+	ETA, Waited time.Duration
+}
+
+// For reports whether the command in line is for the whole state full.
+func (q Queued) For(full model.StateBody) bool { return q.FullKey != "" && q.FullKey == full.Key() }
+
 // queued is the HueLight's command in line or being sent: the whole
 // state it is for, when it should go out, and how long it has waited.
 func (s *sender) queued(key types.NamespacedName) Queued {

@@ -1,7 +1,10 @@
 package model
 
-// What a bulb's state shows of a command, and what it becomes once the
-// bridge accepted one: the cache's reads and acceptances meet here.
+import "time"
+
+// What a bulb's state shows of a command, what it becomes once the
+// bridge accepted one, and from when it surely shows it: the cache's reads
+// and acceptances meet here.
 
 // Reported lists the attributes a state reports.
 func Reported(st LightState) []string {
@@ -48,4 +51,25 @@ func (s LightState) Applied(body StateBody) LightState {
 		}
 	}
 	return s
+}
+
+// defaultTransition is the transition a bridge applies when a command sets
+// none: 4, in tenths of a second (Hue developer documentation, v1 Lights API,
+// "Set light state"; docs/hue-facts.md, "Transition time").
+const defaultTransition = 4
+
+// SettleTime is how long after a command the bridge surely shows it:
+// once its transition is over. Reports disagree on what a bridge shows
+// during a transition (the end value at once in home-assistant/core#108234,
+// values on the way in Foddy/node-red-contrib-huemagic#25); after it, both
+// show the end value. So a read during the transition confirms a write it
+// shows and contradicts nothing; a read after it that still does not show
+// the write is treated as any read: the write is sent again, up to the
+// stall breaker.
+func SettleTime(sent StateBody) time.Duration {
+	t := defaultTransition
+	if sent.TransitionTime != nil {
+		t = *sent.TransitionTime
+	}
+	return time.Duration(t) * 100 * time.Millisecond
 }
