@@ -37,7 +37,7 @@ type Capabilities struct {
 	// Color: it takes xy (and hue/saturation, through HueSat or as xy).
 	Color bool
 	// HueSat: the bridge takes hue/saturation for it (v1 colour bulbs).
-	// CLIP v2 has only xy, so a spec's hue/saturation goes as xy (hsxy.go).
+	// CLIP v2 has only xy, so a spec's hue/saturation goes as xy (colour.go).
 	HueSat bool
 	// ColorTemperature is its range in mireds; nil when it has none.
 	ColorTemperature *MiredRange

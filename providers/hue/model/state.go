@@ -20,7 +20,7 @@ func Reported(st LightState) []string {
 
 // Shows reports whether the state shows every attribute of body it
 // reports, at the bridge's precision (hue/sat as the colour they make on a
-// bulb of gamut g, hsxy.go).
+// bulb of gamut g, colour.go).
 func (s LightState) Shows(body StateBody, g *Gamut) bool {
 	match := func(got, want *int) bool { return want == nil || got == nil || *got == *want }
 	hs := match(s.Hue, body.Hue) && match(s.Sat, body.Sat)
