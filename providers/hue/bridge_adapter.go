@@ -99,7 +99,7 @@ func (c *bridgeConn) Observe(ctx context.Context, b *huev1alpha1.HueBridge) (pro
 		// when it appears.
 		switch {
 		case bd.Certificate.Check == wire.CertificateSkipped:
-			obs.Reason, obs.Message = wire.ReasonInsecureTLS, fmt.Sprintf(
+			obs.Reason, obs.Message = ReasonInsecureTLS, fmt.Sprintf(
 				"spec.insecureSkipVerify: the bridge's certificate (%q) is not checked, so anyone on the network can pose as the bridge",
 				bd.Certificate.Subject)
 		case bd.API == wire.APIV1 && (b.Spec.APIVersion == "" || b.Spec.APIVersion == huev1alpha1.APIAuto):

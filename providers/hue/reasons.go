@@ -36,6 +36,9 @@ const (
 	// ReasonDowngradeRefused: Auto found no CLIP v2 at the address of a
 	// bridge it had verified over v2, and did not speak plain v1 instead.
 	ReasonDowngradeRefused = "DowngradeRefused"
+	// ReasonInsecureTLS: Ready, and spec.insecureSkipVerify leaves the
+	// bridge's certificate unchecked.
+	ReasonInsecureTLS = "InsecureSkipVerify"
 	// ReasonPlainV1: Ready, and Auto speaks plain v1 (the username
 	// travels unencrypted, only the address vouches for the bridge).
 	ReasonPlainV1 = "PlainV1"

@@ -47,7 +47,6 @@ const (
 const (
 	ReasonCertificateUntrusted = "CertificateUntrusted"
 	ReasonCertificateMismatch  = "CertificateMismatch"
-	ReasonInsecureTLS          = "InsecureSkipVerify"
 )
 
 // Trust is what a bridge's certificate is checked against.
