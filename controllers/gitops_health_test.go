@@ -22,7 +22,6 @@ import (
 	"github.com/tether-dev/tether/providers"
 	"github.com/tether-dev/tether/providers/dynamodb"
 	"github.com/tether-dev/tether/providers/hue"
-	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // What GitOps tools make of every kind (internal/gitopshealth), computed
@@ -42,7 +41,7 @@ var stoppedReasons = map[string]bool{
 	dynamodb.ReasonImmutableMismatch:         true,
 	dynamodb.ReasonIndexReplacement:          true,
 	dynamodb.ReasonRestoreFailed:             true,
-	wire.ReasonInvalidValue:                  true,
+	hue.ReasonInvalidValue:                   true,
 	hue.ReasonCredentialsNamespaceNotAllowed: true,
 }
 

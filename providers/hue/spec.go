@@ -1,4 +1,4 @@
-package wire
+package hue
 
 import (
 	"math"
@@ -7,14 +7,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/providers/hue/model"
 )
 
-// A HueLight's spec in the bridge's units, and a bulb's capabilities as
-// the HueLight's status shows them.
+// A HueLight's spec (and a HueGroup's or a HueScene light's, which share
+// its fields) in the model's units, which are the bridge's, and a bulb's
+// capabilities as the HueLight's status shows them: the adapters' border
+// between the API types and the light model.
 
-// DesiredFrom converts a spec. Ranges were checked by the API server.
-func DesiredFrom(spec huev1alpha1.HueLightSpec) Desired {
-	d := Desired{On: spec.On == nil || *spec.On, Bri: intPtr(spec.Brightness)}
+// desiredFrom converts a spec. Ranges were checked by the API server.
+func desiredFrom(spec huev1alpha1.HueLightSpec) model.Desired {
+	d := model.Desired{On: spec.On == nil || *spec.On, Bri: intPtr(spec.Brightness)}
 	if c := spec.Color; c != nil {
 		if len(c.XY) == 2 {
 			d.XY = &[2]float64{float64(c.XY[0]), float64(c.XY[1])}
@@ -42,8 +45,8 @@ func intPtr(p *int32) *int {
 	return &v
 }
 
-// TransitionOf is a transitionTime in the bridge's unit, nil when unset.
-func TransitionOf(d *metav1.Duration) *int {
+// transitionOf is a transitionTime in the bridge's unit, nil when unset.
+func transitionOf(d *metav1.Duration) *int {
 	if d == nil {
 		return nil
 	}
@@ -51,8 +54,8 @@ func TransitionOf(d *metav1.Duration) *int {
 	return &t
 }
 
-// CapabilitiesStatus is the bulb's capabilities as the HueLight shows them.
-func CapabilitiesStatus(l Light) *huev1alpha1.LightCapabilities {
+// capabilitiesStatus is the bulb's capabilities as the HueLight shows them.
+func capabilitiesStatus(l model.Light) *huev1alpha1.LightCapabilities {
 	c := l.Capabilities
 	out := &huev1alpha1.LightCapabilities{Type: l.Type, ModelID: l.ModelID, Dimmable: c.Dimmable}
 	if c.Color {

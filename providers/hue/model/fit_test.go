@@ -1,33 +1,26 @@
-package wire
+package model
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
 	"k8s.io/utils/ptr"
 )
 
-// Bulbs as client_v1 reads them from real types and controls.
+// Bulbs as client_v1 reads them from real types and controls (its
+// capabilitiesOf; wire's TestCapabilitiesOf checks the same bulbs).
 var (
-	extendedC = Light{ID: "1", Type: "Extended color light", ModelID: "LCT015", Capabilities: capabilitiesOf("Extended color light",
-		v1Control{ColorGamutType: "C", ColorGamut: json.RawMessage(`[[0.6915,0.3083],[0.17,0.7],[0.1532,0.0475]]`)})}
-	colourA   = Light{ID: "2", Type: "Color light", ModelID: "LLC010", Capabilities: capabilitiesOf("Color light", v1Control{ColorGamutType: "A"})}
-	ambiance  = Light{ID: "3", Type: "Color temperature light", ModelID: "LTW001", Capabilities: capabilitiesOf("Color temperature light", ctControl(153, 454))}
-	white     = Light{ID: "4", Type: "Dimmable light", ModelID: "LWB010", Capabilities: capabilitiesOf("Dimmable light", v1Control{})}
-	plug      = Light{ID: "5", Type: "On/Off plug-in unit", ModelID: "LOM001", Capabilities: capabilitiesOf("On/Off plug-in unit", v1Control{})}
-	thirdPart = Light{ID: "6", Type: "Color temperature light", ModelID: "GL-C-006P", Capabilities: capabilitiesOf("Color temperature light", ctControl(0, 65535))}
-	unknown   = Light{ID: "7", Type: "Some new light", Capabilities: capabilitiesOf("Some new light", v1Control{})}
+	gamutC    = Gamut{Type: "C", Red: [2]float64{0.6915, 0.3083}, Green: [2]float64{0.17, 0.7}, Blue: [2]float64{0.1532, 0.0475}}
+	gamutA    = Gamut{Type: "A", Red: [2]float64{0.704, 0.296}, Green: [2]float64{0.2151, 0.7106}, Blue: [2]float64{0.138, 0.08}}
+	extendedC = Light{ID: "1", Type: "Extended color light", ModelID: "LCT015", Capabilities: Capabilities{Dimmable: true, Color: true, HueSat: true,
+		ColorTemperature: &MiredRange{153, 500}, Gamut: &gamutC}}
+	colourA   = Light{ID: "2", Type: "Color light", ModelID: "LLC010", Capabilities: Capabilities{Dimmable: true, Color: true, HueSat: true, Gamut: &gamutA}}
+	ambiance  = Light{ID: "3", Type: "Color temperature light", ModelID: "LTW001", Capabilities: Capabilities{Dimmable: true, ColorTemperature: &MiredRange{153, 454}}}
+	white     = Light{ID: "4", Type: "Dimmable light", ModelID: "LWB010", Capabilities: Capabilities{Dimmable: true}}
+	plug      = Light{ID: "5", Type: "On/Off plug-in unit", ModelID: "LOM001"}
+	thirdPart = Light{ID: "6", Type: "Color temperature light", ModelID: "GL-C-006P", Capabilities: Capabilities{Dimmable: true, ColorTemperature: &MiredRange{153, 500}}}
+	unknown   = Light{ID: "7", Type: "Some new light", Capabilities: Capabilities{Dimmable: true, Color: true, HueSat: true, ColorTemperature: &MiredRange{153, 500}}}
 )
-
-func ctControl(lo, hi float64) v1Control {
-	c := v1Control{}
-	c.CT = &struct {
-		Min float64 `json:"min"`
-		Max float64 `json:"max"`
-	}{lo, hi}
-	return c
-}
 
 func TestProject(t *testing.T) {
 	on := func(d Desired) Desired { d.On = true; return d }
@@ -67,24 +60,5 @@ func TestProject(t *testing.T) {
 				t.Fatalf("notes %q, want one with %q", p.Notes, tc.note)
 			}
 		})
-	}
-}
-
-func TestCapabilitiesOf(t *testing.T) {
-	if c := ambiance.Capabilities; c.Color || !c.Dimmable || *c.ColorTemperature != (MiredRange{153, 454}) {
-		t.Fatalf("LTW001: %+v", c)
-	}
-	if c := thirdPart.Capabilities; *c.ColorTemperature != (MiredRange{153, 500}) {
-		t.Fatalf("ct 0-65535 should read as the API's 153-500: %+v", c.ColorTemperature)
-	}
-	if c := plug.Capabilities; c.Dimmable || c.Color || c.ColorTemperature != nil {
-		t.Fatalf("plug: %+v", c)
-	}
-	if g := extendedC.Capabilities.Gamut; g == nil || g.Type != "C" || g.Green != [2]float64{0.17, 0.7} {
-		t.Fatalf("LCT015 gamut: %+v", g)
-	}
-	status := CapabilitiesStatus(extendedC)
-	if strings.Join(status.ColorModes, ",") != "xy,hs,ct" || status.ModelID != "LCT015" || status.Gamut.Type != "C" {
-		t.Fatalf("status %+v", status)
 	}
 }

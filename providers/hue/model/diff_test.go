@@ -1,44 +1,11 @@
-package wire
+package model
 
 import (
 	"encoding/json"
 	"testing"
-	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-
-	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 )
-
-func TestDesiredFrom(t *testing.T) {
-	cases := []struct {
-		name string
-		spec huev1alpha1.HueLightSpec
-		want string // JSON of Desired
-	}{
-		{"the talk's manifest: on by default", huev1alpha1.HueLightSpec{Name: "hallway", Brightness: ptr.To[int32](254)},
-			`{"On":true,"Bri":254,"XY":null,"CT":null,"Hue":null,"Sat":null,"Transition":null}`},
-		{"off", huev1alpha1.HueLightSpec{Name: "x", On: ptr.To(false)},
-			`{"On":false,"Bri":null,"XY":null,"CT":null,"Hue":null,"Sat":null,"Transition":null}`},
-		{"xy", huev1alpha1.HueLightSpec{Name: "x", Color: &huev1alpha1.Color{XY: []huev1alpha1.Chromaticity{0.3, 0.4}}},
-			`{"On":true,"Bri":null,"XY":[0.3,0.4],"CT":null,"Hue":null,"Sat":null,"Transition":null}`},
-		{"hue 0 sat 0 stay values", huev1alpha1.HueLightSpec{Name: "x", Color: &huev1alpha1.Color{Hue: ptr.To[int32](0), Saturation: ptr.To[int32](0)}},
-			`{"On":true,"Bri":null,"XY":null,"CT":null,"Hue":0,"Sat":0,"Transition":null}`},
-		{"transition 1.5s is 15 tenths", huev1alpha1.HueLightSpec{Name: "x", TransitionTime: &metav1.Duration{Duration: 1500 * time.Millisecond}},
-			`{"On":true,"Bri":null,"XY":null,"CT":null,"Hue":null,"Sat":null,"Transition":15}`},
-		{"instant transition is 0, not absent", huev1alpha1.HueLightSpec{Name: "x", TransitionTime: &metav1.Duration{}},
-			`{"On":true,"Bri":null,"XY":null,"CT":null,"Hue":null,"Sat":null,"Transition":0}`},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got, _ := json.Marshal(DesiredFrom(tc.spec))
-			if string(got) != tc.want {
-				t.Fatalf("got  %s\nwant %s", got, tc.want)
-			}
-		})
-	}
-}
 
 func TestCompare(t *testing.T) {
 	on := LightState{On: true, Bri: ptr.To(127), CT: ptr.To(366), ColorMode: "ct", XY: &[2]float64{0.3, 0.4}, Reachable: true}

@@ -1,7 +1,10 @@
-package wire
+package model
 
-// What a bulb's state shows of a command, and what it becomes once the
-// bridge accepted one: the cache's reads and acceptances meet here.
+import "time"
+
+// What a bulb's state shows of a command, what it becomes once the
+// bridge accepted one, and from when it surely shows it: the cache's reads
+// and acceptances meet here.
 
 // Reported lists the attributes a state reports.
 func Reported(st LightState) []string {
@@ -17,7 +20,7 @@ func Reported(st LightState) []string {
 
 // Shows reports whether the state shows every attribute of body it
 // reports, at the bridge's precision (hue/sat as the colour they make on a
-// bulb of gamut g, hsxy.go).
+// bulb of gamut g, colour.go).
 func (s LightState) Shows(body StateBody, g *Gamut) bool {
 	match := func(got, want *int) bool { return want == nil || got == nil || *got == *want }
 	hs := match(s.Hue, body.Hue) && match(s.Sat, body.Sat)
@@ -25,7 +28,7 @@ func (s LightState) Shows(body StateBody, g *Gamut) bool {
 		hs = showsHueSat(*body.Hue, *body.Sat, s, g)
 	}
 	return (body.On == nil || *body.On == s.On) && match(s.Bri, body.Bri) && hs &&
-		match(s.CT, body.CT) && (body.XY == nil || s.XY == nil || near(*s.XY, *body.XY))
+		match(s.CT, body.CT) && (body.XY == nil || s.XY == nil || NearXY(*s.XY, *body.XY))
 }
 
 // Applied returns the state as it is after the bridge accepted body.
@@ -48,4 +51,25 @@ func (s LightState) Applied(body StateBody) LightState {
 		}
 	}
 	return s
+}
+
+// defaultTransition is the transition a bridge applies when a command sets
+// none: 4, in tenths of a second (Hue developer documentation, v1 Lights API,
+// "Set light state"; docs/hue-facts.md, "Transition time").
+const defaultTransition = 4
+
+// SettleTime is how long after a command the bridge surely shows it:
+// once its transition is over. Reports disagree on what a bridge shows
+// during a transition (the end value at once in home-assistant/core#108234,
+// values on the way in Foddy/node-red-contrib-huemagic#25); after it, both
+// show the end value. So a read during the transition confirms a write it
+// shows and contradicts nothing; a read after it that still does not show
+// the write is treated as any read: the write is sent again, up to the
+// stall breaker.
+func SettleTime(sent StateBody) time.Duration {
+	t := defaultTransition
+	if sent.TransitionTime != nil {
+		t = *sent.TransitionTime
+	}
+	return time.Duration(t) * 100 * time.Millisecond
 }

@@ -1,4 +1,4 @@
-package wire
+package model
 
 import (
 	"fmt"
@@ -90,7 +90,7 @@ func (d *Diff) compareBrightness(want Desired, got LightState) {
 func (d *Diff) compareColour(want Desired, got LightState) {
 	switch {
 	case want.XY != nil:
-		if got.ColorMode != "xy" || got.XY == nil || !near(*got.XY, *want.XY) {
+		if got.ColorMode != "xy" || got.XY == nil || !NearXY(*got.XY, *want.XY) {
 			d.Body.XY = want.XY
 			d.Changes = append(d.Changes, fmt.Sprintf("xy: %s -> [%g, %g]", describeColour(got), want.XY[0], want.XY[1]))
 		}
@@ -117,7 +117,9 @@ func show(v *int) string {
 	return fmt.Sprint(*v)
 }
 
-func near(a, b [2]float64) bool {
+// NearXY reports whether two xy colours are one at the bridge's precision
+// (xyTolerance).
+func NearXY(a, b [2]float64) bool {
 	return math.Abs(a[0]-b[0]) <= xyTolerance && math.Abs(a[1]-b[1]) <= xyTolerance
 }
 
@@ -135,7 +137,7 @@ func describeColour(s LightState) string {
 
 // SameState compares two stored states, xy at the bridge's precision.
 func SameState(a, b StateBody) bool {
-	if (a.XY == nil) != (b.XY == nil) || (a.XY != nil && !near(*a.XY, *b.XY)) {
+	if (a.XY == nil) != (b.XY == nil) || (a.XY != nil && !NearXY(*a.XY, *b.XY)) {
 		return false
 	}
 	a.XY, b.XY = nil, nil

@@ -1,4 +1,8 @@
-package wiretest
+// Package fakebridge is a bridge in memory for unit tests of one function
+// above wire: it counts calls and returns what a test set. Behaviour that
+// depends on how a bridge answers is tested against the simulator
+// (huetest.StartSim).
+package fakebridge
 
 import (
 	"context"
@@ -8,6 +12,7 @@ import (
 
 	"k8s.io/utils/ptr"
 
+	"github.com/tether-dev/tether/providers/hue/model"
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
@@ -17,7 +22,7 @@ import (
 type FakeBridge struct {
 	mu     sync.Mutex
 	id     string // the bridge id /config reports; default FAKE
-	lights map[string]wire.LightState
+	lights map[string]model.LightState
 	names  map[string]string
 	err    error
 	gets   int
@@ -29,23 +34,23 @@ type FakeBridge struct {
 // Put is a light command the fake received.
 type Put struct {
 	ID   string
-	Body wire.StateBody
+	Body model.StateBody
 }
 
 // NewFakeBridge is a bridge with a light of each name, ids from "1", off.
 func NewFakeBridge(names ...string) *FakeBridge {
-	f := &FakeBridge{lights: map[string]wire.LightState{}, names: map[string]string{}}
+	f := &FakeBridge{lights: map[string]model.LightState{}, names: map[string]string{}}
 	for i, n := range names {
 		id := strconv.Itoa(i + 1)
 		f.names[id] = n
-		f.lights[id] = wire.LightState{On: false, Bri: ptr.To(127), CT: ptr.To(366), Hue: ptr.To(8418), Sat: ptr.To(140),
+		f.lights[id] = model.LightState{On: false, Bri: ptr.To(127), CT: ptr.To(366), Hue: ptr.To(8418), Sat: ptr.To(140),
 			XY: &[2]float64{0.4573, 0.41}, ColorMode: "ct", Reachable: true}
 	}
 	return f
 }
 
 // Set changes a light's state, as someone in the Hue app would.
-func (f *FakeBridge) Set(id string, change func(*wire.LightState)) {
+func (f *FakeBridge) Set(id string, change func(*model.LightState)) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	st := f.lights[id]
@@ -74,17 +79,17 @@ func (f *FakeBridge) Err() error {
 	return f.err
 }
 
-func (f *FakeBridge) Lights(context.Context) ([]wire.Light, error) {
+func (f *FakeBridge) Lights(context.Context) ([]model.Light, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.gets++
 	if f.err != nil {
 		return nil, f.err
 	}
-	var out []wire.Light
+	var out []model.Light
 	for id, st := range f.lights {
-		out = append(out, wire.Light{ID: id, Name: f.names[id], Type: "Extended color light", ModelID: "LCT015", State: st,
-			Capabilities: wire.Capabilities{Dimmable: true, Color: true, ColorTemperature: &wire.MiredRange{Min: 153, Max: 500}}})
+		out = append(out, model.Light{ID: id, Name: f.names[id], Type: "Extended color light", ModelID: "LCT015", State: st,
+			Capabilities: model.Capabilities{Dimmable: true, Color: true, ColorTemperature: &model.MiredRange{Min: 153, Max: 500}}})
 	}
 	return out, nil
 }
@@ -110,7 +115,7 @@ func (f *FakeBridge) Pair(context.Context, string) (wire.Credentials, error) {
 	return wire.Credentials{Username: "issued-by-pairing"}, nil
 }
 
-func (f *FakeBridge) SetLightState(_ context.Context, id string, body wire.StateBody) (wire.Result, error) {
+func (f *FakeBridge) SetLightState(_ context.Context, id string, body model.StateBody) (wire.Result, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.err != nil {
@@ -130,7 +135,7 @@ func (f *FakeBridge) CreateGroup(context.Context, string, []string) (string, err
 	return "", errors.New("the fake bridge has no groups")
 }
 
-func (f *FakeBridge) SetGroupState(context.Context, string, wire.StateBody) (wire.Result, error) {
+func (f *FakeBridge) SetGroupState(context.Context, string, model.StateBody) (wire.Result, error) {
 	return wire.Result{}, errors.New("the fake bridge has no groups")
 }
 

@@ -1,16 +1,12 @@
-package wire
+package model
 
 import (
 	"encoding/json"
 	"math"
 	"reflect"
 	"testing"
-	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-
-	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 )
 
 // FuzzColourRoundTrip: for any spec the API server accepts, any bulb type
@@ -43,9 +39,9 @@ func FuzzColourRoundTrip(f *testing.F) {
 		on bool, bri, mode uint8, x, y float64, ct, hue uint16, sat uint8, transition int32,
 		bulbOn bool, bulbBri, bulbMode uint8, bulbX, bulbY float64, bulbCT, bulbHue uint16, bulbSat uint8) {
 
-		spec := validSpec(on, bri, mode, x, y, ct, hue, sat, transition)
+		spec := validDesired(on, bri, mode, x, y, ct, hue, sat, transition)
 		light := fuzzBulbs[int(bulbMode/4)%len(fuzzBulbs)]
-		want := Project(DesiredFrom(spec), light).Want
+		want := Project(spec, light).Want
 		bulb := bulbState(bulbOn, bulbBri, bulbMode, bulbX, bulbY, bulbCT, bulbHue, bulbSat)
 
 		d := Compare(want, bulb)
@@ -71,28 +67,31 @@ func FuzzColourRoundTrip(f *testing.F) {
 	})
 }
 
-// validSpec maps arbitrary numbers onto a HueLightSpec the CRD accepts.
-func validSpec(on bool, bri, mode uint8, x, y float64, ct, hue uint16, sat uint8, transition int32) huev1alpha1.HueLightSpec {
-	spec := huev1alpha1.HueLightSpec{Name: "fuzz", On: ptr.To(on)}
+// validDesired maps arbitrary numbers onto a HueLight's spec the CRD
+// accepts, in the model's units (as providers/hue's desiredFrom converts
+// it): brightness 1-254, xy in [0, 1], 153-500 mireds, hue 0-65535,
+// saturation 0-254, a transition of whole tenths up to 65535.
+func validDesired(on bool, bri, mode uint8, x, y float64, ct, hue uint16, sat uint8, transition int32) Desired {
+	d := Desired{On: on}
 	if bri != 0 {
-		spec.Brightness = ptr.To(int32(bri%254) + 1)
+		d.Bri = ptr.To(int(bri%254) + 1)
 	}
 	switch mode % 4 {
 	case 1:
-		spec.Color = &huev1alpha1.Color{XY: []huev1alpha1.Chromaticity{unit(x), unit(y)}}
+		d.XY = &[2]float64{unit(x), unit(y)}
 	case 2:
-		spec.Color = &huev1alpha1.Color{ColorTemperature: ptr.To(153 + int32(ct)%348)}
+		d.CT = ptr.To(153 + int(ct)%348)
 	case 3:
-		spec.Color = &huev1alpha1.Color{Hue: ptr.To(int32(hue)), Saturation: ptr.To(int32(sat) % 255)}
+		d.Hue, d.Sat = ptr.To(int(hue)), ptr.To(int(sat)%255)
 	}
 	if transition >= 0 {
-		spec.TransitionTime = &metav1.Duration{Duration: time.Duration(transition%65536) * 100 * time.Millisecond}
+		d.Transition = ptr.To(int(transition % 65536))
 	}
-	return spec
+	return d
 }
 
 // unit maps any float onto [0, 1], as the CRD's Minimum/Maximum demand.
-func unit(v float64) huev1alpha1.Chromaticity {
+func unit(v float64) float64 {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0.5
 	}
@@ -100,7 +99,7 @@ func unit(v float64) huev1alpha1.Chromaticity {
 	if v > 1 {
 		v = math.Mod(v, 1)
 	}
-	return huev1alpha1.Chromaticity(v)
+	return v
 }
 
 // bulbState is any state a bridge may report, including odd ones.

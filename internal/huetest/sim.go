@@ -1,11 +1,9 @@
-package wiretest
+package huetest
 
 import (
 	"testing"
-	"time"
 
 	"github.com/tether-dev/tether/internal/huesim"
-	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // User is the username the simulated bridges know.
@@ -29,18 +27,4 @@ func StartSim(t *testing.T, opts huesim.Options) *huesim.Server {
 	}
 	t.Cleanup(sim.Close)
 	return sim
-}
-
-// V2For is a CLIP v2 client of the simulated bridge as user, trusting the
-// simulator's CA unless trust says otherwise.
-func V2For(t *testing.T, sim *huesim.Server, user string, trust wire.Trust) wire.Client {
-	t.Helper()
-	if trust.CABundle == nil && !trust.InsecureSkipVerify {
-		trust.CABundle = sim.CACertPEM()
-	}
-	c, err := wire.NewClientV2(sim.TLSAddr(), user, 2*time.Second, trust)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
 }
