@@ -23,6 +23,7 @@ import (
 	"github.com/tether-dev/tether/internal/faultproxy"
 	"github.com/tether-dev/tether/internal/ststest"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
 )
 
 // The accounts of these tests: roles in the STS model whose sessions sign
@@ -261,8 +262,8 @@ func TestAssumeRoleDenialIsNotRetriedUntilTheAccountOrObjectChanges(t *testing.T
 	for range 3 {
 		for _, o := range objs {
 			_, err := f.pass(o)
-			if !isRetryReason(err, ReasonAccessDenied) || !strings.Contains(err.Error(), "is not authorized to perform: sts:AssumeRole on resource: "+roleA) {
-				t.Fatalf("err = %v, want %s with AWS's message", err, ReasonAccessDenied)
+			if !isRetryReason(err, access.ReasonAccessDenied) || !strings.Contains(err.Error(), "is not authorized to perform: sts:AssumeRole on resource: "+roleA) {
+				t.Fatalf("err = %v, want %s with AWS's message", err, access.ReasonAccessDenied)
 			}
 			if ra, _ := providers.AsRetryAfter(err); ra.Delay < 5*time.Minute {
 				t.Errorf("denied: retry after %s, want a long wait", ra.Delay)
@@ -306,7 +307,7 @@ func TestAssumeRoleDenialIsNotRetriedUntilTheAccountOrObjectChanges(t *testing.T
 // unknown (revoked) fail the pass with AccessDenied and are assumed again
 // on the next one.
 func TestExpiredAndRevokedCredentialsAreAssumedAgain(t *testing.T) {
-	f := newAccountsFixture(t, dynamoDBLocal(t).URL, Options{}, ststest.Options{Lifetime: credentialsExpiryWindow + 2*time.Second},
+	f := newAccountsFixture(t, dynamoDBLocal(t).URL, Options{}, ststest.Options{Lifetime: access.CredentialsExpiryWindow + 2*time.Second},
 		namespace("team-a", nil, nil), account("team-a", roleA, admitting("team-a")))
 	obj := newTable(inNamespace("team-a"), usingAccount("team-a"))
 	f.converge(obj)
@@ -325,8 +326,8 @@ func TestExpiredAndRevokedCredentialsAreAssumedAgain(t *testing.T) {
 	before := f.sts.CallsFor(roleA)
 	f.proxy.SetRules(faultproxy.Rule{Operation: "DescribeTable", Share: 1, Limit: 1, Fault: faultproxy.Fault{
 		Status: 400, Type: "ExpiredTokenException", Message: "The security token included in the request is expired"}})
-	if _, err := f.pass(obj); !isRetryReason(err, ReasonAccessDenied) {
-		t.Fatalf("revoked credentials: %v, want %s", err, ReasonAccessDenied)
+	if _, err := f.pass(obj); !isRetryReason(err, access.ReasonAccessDenied) {
+		t.Fatalf("revoked credentials: %v, want %s", err, access.ReasonAccessDenied)
 	}
 	if _, err := f.pass(obj); err != nil {
 		t.Fatalf("after revoked credentials: %v", err)

@@ -14,6 +14,7 @@ import (
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/internal/ddbgap"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/dynamodb/plan"
 )
 
 func replicaStatuses(obj *awsv1alpha1.DynamoDBTable) map[string]string {
@@ -222,7 +223,7 @@ func TestReplicasOnDynamoDBLocal(t *testing.T) {
 		o.Spec.Replicas = []awsv1alpha1.Replica{{RegionName: "eu-west-1"}}
 	})
 	f.converge(obj)
-	if want := []string{featureReplicas}; !slices.Equal(obj.Status.UnsupportedFeatures, want) {
+	if want := []string{plan.FeatureReplicas}; !slices.Equal(obj.Status.UnsupportedFeatures, want) {
 		t.Errorf("unsupported = %v, want %v", obj.Status.UnsupportedFeatures, want)
 	}
 	f.steady(obj, 3)
@@ -239,7 +240,7 @@ func TestDeletingAnAdoptedGlobalTableRemovesOnlyTethersReplicasOnTheModel(t *tes
 	f := newModelFixture(t, ddbgap.Options{}, Options{})
 	obj := newTable(withStream("NEW_AND_OLD_IMAGES"))
 	ctx := context.Background()
-	if _, err := f.raw.CreateTable(ctx, createTableInput(obj.Name, &obj.Spec, nil)); err != nil {
+	if _, err := f.raw.CreateTable(ctx, plan.CreateTableInput(obj.Name, &obj.Spec, nil)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.raw.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(obj.Name),

@@ -19,6 +19,8 @@ import (
 	"github.com/tether-dev/tether/internal/ddbgap"
 	"github.com/tether-dev/tether/internal/ddbtest"
 	"github.com/tether-dev/tether/internal/ststest"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
+	"github.com/tether-dev/tether/providers/dynamodb/plan"
 )
 
 // Issue 23 item 7: whom a resource policy may grant access to. Only Allow
@@ -54,8 +56,8 @@ func TestPolicyPrincipalsOutsideTheAccount(t *testing.T) {
 			if err := json.Unmarshal([]byte(c.policy), &doc); err != nil {
 				t.Fatal(err)
 			}
-			pol := &policy{Doc: doc}
-			ep := &endpoint{Identity: "team", AccountID: "111111111111", account: account("team", roleA, func(a *awsv1alpha1.AWSAccount) {
+			pol := &plan.Policy{Doc: doc}
+			ep := &access.Endpoint{Identity: "team", AccountID: "111111111111", AWSAccount: account("team", roleA, func(a *awsv1alpha1.AWSAccount) {
 				a.Spec.Tenancy.PolicyPrincipalAccounts = c.allowed
 			})}
 			err := checkPolicyPrincipals(ep, newTable(), pol)
@@ -65,7 +67,7 @@ func TestPolicyPrincipalsOutsideTheAccount(t *testing.T) {
 			case c.outside != "" && (!isRetryReason(err, ReasonPolicyNotAllowed) || !strings.Contains(err.Error(), c.outside)):
 				t.Errorf("err = %v, want %s naming %s", err, ReasonPolicyNotAllowed, c.outside)
 			}
-			if err := checkPolicyPrincipals(&endpoint{}, newTable(), pol); err != nil {
+			if err := checkPolicyPrincipals(&access.Endpoint{}, newTable(), pol); err != nil {
 				t.Errorf("the operator's own identity refused: %v", err)
 			}
 		})
