@@ -23,7 +23,7 @@ import (
 // protection is reported as DeletionProtected.
 func (c *tableConn) Delete(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) error {
 	p, ep := c.p, c.ep
-	ctx, err := p.clients.TakeTurn(ctx, ep, obj.UID, deleteCalls(obj))
+	ctx, err := ep.TakeTurn(ctx, obj.UID, deleteCalls(obj))
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,7 @@ func (c *tableConn) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable)
 	p, ep := c.p, c.ep
 	shown := obj.Status.EffectivePollInterval
 	p.noteDemand(ep, obj)
-	ctx, err := p.clients.TakeTurn(ctx, ep, obj.UID, observeCalls(obj))
+	ctx, err := ep.TakeTurn(ctx, obj.UID, observeCalls(obj))
 	if err != nil {
 		// A pass that waits for its turn writes nothing to the API server:
 		// the status shows the new interval from the next pass that runs.

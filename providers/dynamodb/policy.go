@@ -2,6 +2,7 @@ package dynamodb
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -20,6 +21,10 @@ import (
 // ReasonPolicyChanged: a policy change was refused because the policy is
 // not the revision Tether read.
 const ReasonPolicyChanged = "PolicyChanged"
+
+// errNotYet says a read saw the state before Tether's own change
+// (eventual consistency): nothing is concluded, the read is made again.
+var errNotYet = errors.New("the answer does not show the last change yet")
 
 // readPolicy reads the policy, minding GetResourcePolicy's eventual
 // consistency: "immediately after a PutResourcePolicy request, DynamoDB might

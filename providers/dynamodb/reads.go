@@ -18,12 +18,8 @@ import (
 // read with it into the plan's model (plan.Reads), kept in the object's
 // memory and reused until it is due again.
 
-// errNotYet says a read saw the state before Tether's own change
-// (eventual consistency): nothing is concluded, the read is made again.
-var errNotYet = errors.New("the answer does not show the last change yet")
-
-// read is one read besides DescribeTable (see readSecondary).
-type read struct {
+// featureRead is one read besides DescribeTable (see readSecondary).
+type featureRead struct {
 	feature string
 	needed  bool
 	read    func() error
@@ -72,9 +68,9 @@ func (p *Provider) readSecondary(ctx context.Context, ep *access.Endpoint, obj *
 }
 
 // reads are the features' reads, in the order they are made.
-func (p *Provider) reads(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, desc *types.TableDescription, mem *memory) []read {
+func (p *Provider) reads(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, desc *types.TableDescription, mem *memory) []featureRead {
 	name := aws.String(obj.ResolvedTableName())
-	return []read{
+	return []featureRead{
 		{plan.FeatureTTL, plan.Uses(&obj.Spec, plan.FeatureTTL), func() error {
 			out, err := ep.API.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: name})
 			if err == nil {

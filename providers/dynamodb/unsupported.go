@@ -33,10 +33,10 @@ func (p *Provider) usesTags(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable)
 	return plan.Uses(&obj.Spec, plan.FeatureTags) || len(p.defaultTags) > 0 || len(tenancyOf(ep).Tags) > 0
 }
 
-// uses says whether obj's table would have a feature: its spec asks for it,
+// usesFeature says whether obj's table would have a feature: its spec asks for it,
 // or, for tags, default tags do. What an endpoint lacks of it is what obj's
 // status lists as left out.
-func (p *Provider) uses(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, feature string) bool {
+func (p *Provider) usesFeature(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, feature string) bool {
 	switch feature {
 	case plan.FeatureTags:
 		return p.usesTags(ep, obj)
@@ -78,7 +78,7 @@ func (p *Provider) markUnsupported(ep *access.Endpoint, obj *awsv1alpha1.DynamoD
 
 func (p *Provider) warnUnsupported(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, feature string, err error) {
 	mem := p.memoryOf(obj)
-	if !p.uses(ep, obj, feature) || mem.warned[feature] {
+	if !p.usesFeature(ep, obj, feature) || mem.warned[feature] {
 		return
 	}
 	mem.warned[feature] = true
@@ -100,7 +100,7 @@ func (p *Provider) skipUnsupported(ep *access.Endpoint, obj *awsv1alpha1.DynamoD
 			continue
 		}
 		plan.Hide(f, have)
-		if p.uses(ep, obj, f) {
+		if p.usesFeature(ep, obj, f) {
 			lacking = append(lacking, f)
 			p.warnUnsupported(ep, obj, f, nil)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -12,105 +13,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/smithy-go/middleware"
 	"golang.org/x/time/rate"
+	"k8s.io/apimachinery/pkg/types"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 )
 
-// ClientOptions tune how the adapter talks to DynamoDB.
-type ClientOptions struct {
-	// DefaultRegion is used for tables whose spec and AWSAccount name no
-	// region; when it is empty too, the AWS default chain's region
-	// (AWS_REGION, profile).
-	DefaultRegion string
-	// AccountID is the operator's own AWS account (--aws-account-id). With
-	// it, tables of the operator's own identity and those of an AWSAccount
-	// whose role is in that same account are known to share the account
-	// (its limiter, its table names). Without it the operator's own identity
-	// counts as an account of its own.
-	AccountID string
-	// RequestsPerSecond and Burst bound the calls to one account in one
-	// region, shared by every table there, so a thousand tables never storm
-	// the API. Defaults 25 and 100: a thousand tables polled every 2 minutes
-	// need about 8 per second, and a burst lets a newly applied batch of
-	// tables start at once.
-	RequestsPerSecond float64
-	Burst             int
-	// MaxAttempts is the SDK retryer's attempts per call (default 5): it
-	// absorbs short throttling before the reconciler's backoff takes over.
-	MaxAttempts int
-}
-
-// The default limiter of one account in one region.
-const (
-	DefaultRequestsPerSecond = 25
-	DefaultBurst             = 100
-)
-
-func (o ClientOptions) withDefaults() ClientOptions {
-	if o.RequestsPerSecond <= 0 {
-		o.RequestsPerSecond = DefaultRequestsPerSecond
-	}
-	if o.Burst <= 0 {
-		o.Burst = DefaultBurst
-	}
-	if o.MaxAttempts <= 0 {
-		o.MaxAttempts = 5
-	}
-	return o
-}
-
 // operatorAccount keys the operator's own identity when its account id is
 // not known.
 const operatorAccount = "operator"
-
-// Target is where an object's table lives and who Tether is there: an
-// AWSAccount (nil: the operator's own identity) and a region.
-type Target struct {
-	// Account names the AWSAccount, "" for the operator's own identity.
-	Account    string
-	Region     string
-	AWSAccount *awsv1alpha1.AWSAccount
-}
-
-// Endpoint is one DynamoDB client: an identity in a region, as reached from
-// here.
-type Endpoint struct {
-	API    API
-	Region string
-	// Scaling is the Application Auto Scaling client beside the DynamoDB
-	// one, with the same identity, region and limiter; nil where there is
-	// none (beside DynamoDB Local, see newScalingAPI).
-	Scaling ScalingAPI
-	// Identity names the AWSAccount, "" for the operator's own identity.
-	Identity string
-	// Account keys what belongs to one AWS account: the limiter, conflicts
-	// between objects, what Tether created. It is the account id, or
-	// operatorAccount.
-	Account string
-	// AccountID is the account id when known.
-	AccountID string
-	// URL is the endpoint the client talks to, "" for AWS itself.
-	URL string
-	// Key identifies the endpoint for what the adapter learns about it (the
-	// APIs it lacks): the region and URL, so DynamoDB Local and AWS are told
-	// apart.
-	Key string
-	// budget is the limiter and turns shared by every client of the same
-	// account and region.
-	budget *budget
-	// session is the AWSAccount's credentials, nil for the operator's own.
-	session *session
-	// AWSAccount is the AWSAccount as it was when this endpoint was made
-	// (an endpoint is made per AWSAccount generation, see sessionLocked),
-	// nil for the operator's own identity: what it trusts its namespaces
-	// with. Read only.
-	AWSAccount *awsv1alpha1.AWSAccount
-}
-
-// TableKey names a table the way AWS does: account, region, name.
-func (e *Endpoint) TableKey(name string) string { return e.Account + "|" + e.Region + "|" + name }
 
 // Clients builds one DynamoDB client per identity and region and reuses it;
 // requests are paced by one limiter per account and region.
@@ -120,22 +31,22 @@ type Clients struct {
 	// base is the operator's own configuration (the AWS default chain),
 	// loaded once: its credentials are the source of every AssumeRole.
 	base      *aws.Config
-	endpoints map[string]*Endpoint      // identity|region
-	budgets   map[string]*budget        // account|region
-	sessions  map[string]*session       // AWSAccount name
-	demand    map[string]*accountDemand // account|region
+	endpoints map[string]*Endpoint // identity|region
+	budgets   map[string]*budget   // account|region
+	sessions  map[string]*session  // AWSAccount name
+	demand    demand               // what the tables ask of each account and region
 	// feeds, when set, are told of each write AWS accepted (echoes.go).
 	feeds Feeds
-	// lacking and probes are what endpoints were found to lack (probe.go).
-	lacking lacking
-	probes  probes
+	// capabilities are what endpoints were found to lack (probe.go).
+	capabilities capabilities
 }
 
 // NewClients returns a client factory; feeds, when not nil, are told of
 // each write AWS accepted.
 func NewClients(opts ClientOptions, feeds Feeds) *Clients {
-	return &Clients{opts: opts.withDefaults(), endpoints: map[string]*Endpoint{}, budgets: map[string]*budget{},
-		sessions: map[string]*session{}, demand: map[string]*accountDemand{}, feeds: feeds}
+	opts = opts.withDefaults()
+	return &Clients{opts: opts, endpoints: map[string]*Endpoint{}, budgets: map[string]*budget{},
+		sessions: map[string]*session{}, demand: demand{byKey: map[string]*accountDemand{}, rps: opts.RequestsPerSecond}, feeds: feeds}
 }
 
 // RequestsPerSecond is the limiter's rate of one account in one region.
@@ -230,7 +141,7 @@ func (c *Clients) For(ctx context.Context, t Target) (*Endpoint, error) {
 		}
 	})
 	ep := &Endpoint{API: api, Region: t.Region, Identity: t.Account, Account: account, AccountID: accountID, URL: url,
-		Key: t.Region + "|" + url, budget: b, session: sess, Scaling: c.newScalingAPI(cfg, accountEndpoint, account, b)}
+		Key: t.Region + "|" + url, budget: b, session: sess, Scaling: newScalingAPI(cfg, accountEndpoint, account, b, c.retryer())}
 	if t.AWSAccount != nil {
 		ep.AWSAccount = t.AWSAccount.DeepCopy()
 	}
@@ -282,27 +193,6 @@ func (c *Clients) budgetLocked(account, region string) *budget {
 	return b
 }
 
-// limitEveryAttempt waits for the limiter before each attempt, retries
-// included (retries are where storms come from); a pass's first call uses
-// the token the pass reserved when it took its turn (turns.go). It sits
-// right after the retry loop and before signing, so a wait never ages a
-// signature.
-func limitEveryAttempt(b *budget) func(*middleware.Stack) error {
-	return func(stack *middleware.Stack) error {
-		mw := middleware.FinalizeMiddlewareFunc("TetherRateLimit",
-			func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
-				if err := b.wait(ctx); err != nil {
-					return middleware.FinalizeOutput{}, middleware.Metadata{}, err
-				}
-				return next.HandleFinalize(ctx, in)
-			})
-		if err := stack.Finalize.Insert(mw, "Retry", middleware.After); err == nil {
-			return nil
-		}
-		return stack.Finalize.Add(mw, middleware.After)
-	}
-}
-
 // envEndpointURL is the custom endpoint the SDK will use for the operator's
 // own identity, "" for AWS itself.
 func envEndpointURL() string {
@@ -338,4 +228,90 @@ func (c *Clients) AWSConfig(ctx context.Context, a *awsv1alpha1.AWSAccount, regi
 	account, _ := c.AccountOf(a)
 	cfg.APIOptions = append(cfg.APIOptions, countEveryAttempt(service, account, cfg.Region))
 	return cfg, nil
+}
+
+// sessionLocked returns the AWSAccount's session, building a new one when
+// the account changed.
+func (c *Clients) sessionLocked(base aws.Config, a *awsv1alpha1.AWSAccount) (*session, error) {
+	fp := sessionFingerprint(a)
+	if s, ok := c.sessions[a.Name]; ok && s.fingerprint == fp {
+		return s, nil
+	}
+	if old, ok := c.sessions[a.Name]; ok {
+		c.dropEndpointsLocked(old.fingerprint)
+	}
+	stsRegion := a.Spec.Region
+	if stsRegion == "" {
+		stsRegion = c.opts.DefaultRegion
+	}
+	if stsRegion == "" {
+		stsRegion = base.Region
+	}
+	if stsRegion == "" {
+		// STS is global; its regional endpoints all answer AssumeRole.
+		stsRegion = "us-east-1"
+	}
+	account, _ := c.AccountOf(a)
+	s := newSession(base, a, stsRegion, account)
+	c.sessions[a.Name] = s
+	return s, nil
+}
+
+func (c *Clients) dropEndpointsLocked(fingerprint string) {
+	for k := range c.endpoints {
+		if strings.HasPrefix(k, fingerprint+"|") {
+			delete(c.endpoints, k)
+		}
+	}
+}
+
+// CheckCredentials gets the AWSAccount's credentials before any DynamoDB
+// call (see session.check): nothing for the operator's own identity.
+func (c *Clients) CheckCredentials(ctx context.Context, ep *Endpoint, retryDenied bool) error {
+	if ep.session == nil {
+		return nil
+	}
+	return ep.session.check(ctx, retryDenied)
+}
+
+// InvalidateCredentials makes the next call assume the role again when AWS
+// said the session's credentials are expired or unknown (revoked).
+func (c *Clients) InvalidateCredentials(ep *Endpoint, err error) {
+	if ep.session != nil {
+		ep.session.invalidate(err)
+	}
+}
+
+// SetDemand records one object's calls per second (moving it when its
+// account or region changed) and returns its account and region's stretch
+// (stretch.go).
+func (c *Clients) SetDemand(ep *Endpoint, uid types.UID, perSecond float64) float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.demand.set(ep.Account, ep.Region, uid, perSecond)
+}
+
+// DropDemand forgets an object (deleted, released, paused): its demand and
+// its turn in every limiter's queue.
+func (c *Clients) DropDemand(uid types.UID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, b := range c.budgets {
+		b.drop(uid)
+	}
+	c.demand.drop(uid)
+}
+
+// Lacks says whether the endpoint is known not to implement a feature.
+func (c *Clients) Lacks(ep *Endpoint, feature string) bool {
+	return c.capabilities.lacks(ep.Key, feature)
+}
+
+// RecordLacking remembers that an endpoint lacks a feature's API.
+func (c *Clients) RecordLacking(ep *Endpoint, feature string) { c.capabilities.record(ep.Key, feature) }
+
+// Probe runs read, the first time for an endpoint and feature one caller
+// at a time (see capabilities.probe).
+func (c *Clients) Probe(ep *Endpoint, feature string, read func() error) error {
+	return c.capabilities.probe(ep.Key, feature, read)
 }

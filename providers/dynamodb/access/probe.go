@@ -9,32 +9,31 @@ import (
 // out meanwhile that the endpoint does not implement it.
 var ErrLacksFeature = errors.New("the endpoint does not implement this API")
 
-// lacking is, per endpoint (Endpoint.Key), the features whose API it was
-// found not to implement, so that the adapter stops calling them (no hot
-// loop).
-type lacking struct {
-	mu       sync.Mutex
-	features map[string]map[string]bool // endpoint -> features it lacks
+// capabilities are, per endpoint (Endpoint.Key), the features whose API it
+// was found not to implement, so that the adapter stops calling them (no
+// hot loop), and the probes that find out.
+type capabilities struct {
+	mu      sync.Mutex
+	lacking map[string]map[string]bool // endpoint -> features it lacks
+	probes  probes
 }
 
-// Lacks says whether the endpoint is known not to implement a feature.
-func (c *Clients) Lacks(ep *Endpoint, feature string) bool {
-	c.lacking.mu.Lock()
-	defer c.lacking.mu.Unlock()
-	return c.lacking.features[ep.Key][feature]
+func (c *capabilities) lacks(endpoint, feature string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lacking[endpoint][feature]
 }
 
-// RecordLacking remembers that an endpoint lacks a feature's API.
-func (c *Clients) RecordLacking(ep *Endpoint, feature string) {
-	c.lacking.mu.Lock()
-	defer c.lacking.mu.Unlock()
-	if c.lacking.features == nil {
-		c.lacking.features = map[string]map[string]bool{}
+func (c *capabilities) record(endpoint, feature string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.lacking == nil {
+		c.lacking = map[string]map[string]bool{}
 	}
-	if c.lacking.features[ep.Key] == nil {
-		c.lacking.features[ep.Key] = map[string]bool{}
+	if c.lacking[endpoint] == nil {
+		c.lacking[endpoint] = map[string]bool{}
 	}
-	c.lacking.features[ep.Key][feature] = true
+	c.lacking[endpoint][feature] = true
 }
 
 // probes lets one worker at a time find out whether an endpoint implements
@@ -48,44 +47,45 @@ type probes struct {
 	locks map[string]*sync.Mutex // endpoint|feature -> held by the prober
 }
 
-// Probe runs read, the first time for an endpoint and feature one caller
+// probe runs read, the first time for an endpoint and feature one caller
 // at a time. It returns ErrLacksFeature, without calling, when an earlier
 // probe found the API missing. The probe records a missing API itself,
 // before any other caller may go on: left to the caller, a worker arriving
 // between the answer and the caller's record would ask the endpoint again.
-func (c *Clients) Probe(ep *Endpoint, feature string, read func() error) error {
-	key := ep.Key + "|" + feature
-	c.probes.mu.Lock()
-	if c.probes.known == nil {
-		c.probes.known, c.probes.locks = map[string]bool{}, map[string]*sync.Mutex{}
+func (c *capabilities) probe(endpoint, feature string, read func() error) error {
+	key := endpoint + "|" + feature
+	p := &c.probes
+	p.mu.Lock()
+	if p.known == nil {
+		p.known, p.locks = map[string]bool{}, map[string]*sync.Mutex{}
 	}
-	if c.probes.known[key] {
-		c.probes.mu.Unlock()
-		if c.Lacks(ep, feature) {
+	if p.known[key] {
+		p.mu.Unlock()
+		if c.lacks(endpoint, feature) {
 			return ErrLacksFeature
 		}
 		return read()
 	}
-	lock, ok := c.probes.locks[key]
+	lock, ok := p.locks[key]
 	if !ok {
 		lock = &sync.Mutex{}
-		c.probes.locks[key] = lock
+		p.locks[key] = lock
 	}
-	c.probes.mu.Unlock()
+	p.mu.Unlock()
 
 	lock.Lock()
 	defer lock.Unlock()
-	if c.Lacks(ep, feature) {
+	if c.lacks(endpoint, feature) {
 		return ErrLacksFeature
 	}
 	err := read()
 	if IsUnknownOperation(err) {
-		c.RecordLacking(ep, feature)
+		c.record(endpoint, feature)
 	}
 	if err == nil || IsUnknownOperation(err) {
-		c.probes.mu.Lock()
-		c.probes.known[key] = true
-		c.probes.mu.Unlock()
+		p.mu.Lock()
+		p.known[key] = true
+		p.mu.Unlock()
 	}
 	return err
 }

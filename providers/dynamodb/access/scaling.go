@@ -19,7 +19,7 @@ import (
 // AWS_ENDPOINT_URL_APPLICATION_AUTO_SCALING, AWS_ENDPOINT_URL, or AWS.
 // Beside a DynamoDB endpoint set with AWS_ENDPOINT_URL_DYNAMODB alone
 // (DynamoDB Local) there is none: nil, and autoScaling is unsupported there.
-func (c *Clients) newScalingAPI(cfg aws.Config, accountEndpoint, account string, b *budget) ScalingAPI {
+func newScalingAPI(cfg aws.Config, accountEndpoint, account string, b *budget, retryer aws.Retryer) ScalingAPI {
 	if accountEndpoint == "" && os.Getenv("AWS_ENDPOINT_URL_DYNAMODB") != "" &&
 		os.Getenv("AWS_ENDPOINT_URL_APPLICATION_AUTO_SCALING") == "" && os.Getenv("AWS_ENDPOINT_URL") == "" {
 		return nil
@@ -28,7 +28,7 @@ func (c *Clients) newScalingAPI(cfg aws.Config, accountEndpoint, account string,
 		if accountEndpoint != "" {
 			o.BaseEndpoint = aws.String(accountEndpoint)
 		}
-		o.Retryer = c.retryer()
+		o.Retryer = retryer
 		o.APIOptions = append(o.APIOptions, limitEveryAttempt(b), countEveryAttempt("applicationautoscaling", account, cfg.Region))
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -31,7 +32,8 @@ type session struct {
 	creds       *aws.CredentialsCache
 	roleARN     string
 	// denied is AWS's refusal of the last AssumeRole, kept so that the
-	// tables of the account do not each ask again (see CheckCredentials).
+	// tables of the account do not each ask again (see check).
+	mu     sync.Mutex
 	denied error
 }
 
@@ -47,29 +49,10 @@ func sessionFingerprint(a *awsv1alpha1.AWSAccount) string {
 	return fmt.Sprintf("%s/%s/%d", a.Name, a.UID, a.Generation)
 }
 
-// sessionLocked returns the AWSAccount's session, building a new one when
-// the account changed.
-func (c *Clients) sessionLocked(base aws.Config, a *awsv1alpha1.AWSAccount) (*session, error) {
-	fp := sessionFingerprint(a)
-	if s, ok := c.sessions[a.Name]; ok && s.fingerprint == fp {
-		return s, nil
-	}
-	if old, ok := c.sessions[a.Name]; ok {
-		c.dropEndpointsLocked(old.fingerprint)
-	}
-	stsRegion := a.Spec.Region
-	if stsRegion == "" {
-		stsRegion = c.opts.DefaultRegion
-	}
-	if stsRegion == "" {
-		stsRegion = base.Region
-	}
-	if stsRegion == "" {
-		// STS is global; its regional endpoints all answer AssumeRole.
-		stsRegion = "us-east-1"
-	}
+// newSession assumes the AWSAccount's role, through its chain of roles,
+// with STS in stsRegion; account keys its calls in the metrics.
+func newSession(base aws.Config, a *awsv1alpha1.AWSAccount, stsRegion, account string) *session {
 	var creds aws.CredentialsProvider = base.Credentials
-	account, _ := c.AccountOf(a)
 	hops := append(slices.Clone(a.Spec.ViaRoles), a.Spec.AssumeRole)
 	for _, hop := range hops {
 		cfg := base.Copy()
@@ -81,9 +64,7 @@ func (c *Clients) sessionLocked(base aws.Config, a *awsv1alpha1.AWSAccount) (*se
 		creds = aws.NewCredentialsCache(stscreds.NewAssumeRoleProvider(client, hop.RoleARN, assumeRoleOptions(a, hop)),
 			func(o *aws.CredentialsCacheOptions) { o.ExpiryWindow = CredentialsExpiryWindow })
 	}
-	s := &session{fingerprint: fp, creds: creds.(*aws.CredentialsCache), roleARN: a.Spec.AssumeRole.RoleARN}
-	c.sessions[a.Name] = s
-	return s, nil
+	return &session{fingerprint: sessionFingerprint(a), creds: creds.(*aws.CredentialsCache), roleARN: a.Spec.AssumeRole.RoleARN}
 }
 
 func assumeRoleOptions(a *awsv1alpha1.AWSAccount, hop awsv1alpha1.AssumeRole) func(*stscreds.AssumeRoleOptions) {
@@ -113,40 +94,29 @@ func defaultSessionName(account string) string {
 	return name[:min(len(name), 64)]
 }
 
-func (c *Clients) dropEndpointsLocked(fingerprint string) {
-	for k := range c.endpoints {
-		if strings.HasPrefix(k, fingerprint+"|") {
-			delete(c.endpoints, k)
-		}
-	}
-}
-
-// CheckCredentials gets the AWSAccount's credentials before any DynamoDB
-// call (from the cache: no call while they are valid), so that a refused
-// AssumeRole is reported as what it is. After AWS refused, no table of the
-// account asks again until the AWSAccount changes (a new session) or the
-// table's own object does (retryDenied): a trust policy is fixed by a
-// person, and a thousand tables must not each retry it.
-func (c *Clients) CheckCredentials(ctx context.Context, ep *Endpoint, retryDenied bool) error {
-	if ep.session == nil {
-		return nil
-	}
-	c.mu.Lock()
-	denied := ep.session.denied
-	c.mu.Unlock()
+// check gets the AWSAccount's credentials before any DynamoDB call (from
+// the cache: no call while they are valid), so that a refused AssumeRole
+// is reported as what it is. After AWS refused, no table of the account
+// asks again until the AWSAccount changes (a new session) or the table's
+// own object does (retryDenied): a trust policy is fixed by a person, and
+// a thousand tables must not each retry it.
+func (s *session) check(ctx context.Context, retryDenied bool) error {
+	s.mu.Lock()
+	denied := s.denied
+	s.mu.Unlock()
 	if denied != nil && !retryDenied {
 		return denied
 	}
-	_, err := ep.session.creds.Retrieve(ctx)
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	_, err := s.creds.Retrieve(ctx)
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if err == nil {
-		ep.session.denied = nil
+		s.denied = nil
 		return nil
 	}
-	classified := classifySTS(ep.session.roleARN, err)
+	classified := classifySTS(s.roleARN, err)
 	if ra, ok := providers.AsRetryAfter(classified); ok && ra.Reason == ReasonAccessDenied {
-		ep.session.denied = classified
+		s.denied = classified
 	}
 	return classified
 }
@@ -170,15 +140,12 @@ func classifySTS(roleARN string, err error) error {
 	return providers.RetryAfter(endpointErrorDelay, ReasonEndpointError, e)
 }
 
-// InvalidateCredentials makes the next call assume the role again: AWS
-// said the session's credentials are expired or unknown (revoked).
-func (c *Clients) InvalidateCredentials(ep *Endpoint, err error) {
-	if ep.session == nil {
-		return
-	}
+// invalidate makes the next call assume the role again: AWS said the
+// session's credentials are expired or unknown (revoked).
+func (s *session) invalidate(err error) {
 	switch ErrorCode(err) {
 	case "ExpiredTokenException", "UnrecognizedClientException", "InvalidSignatureException":
-		ep.session.creds.Invalidate()
+		s.creds.Invalidate()
 	}
 }
 

@@ -31,6 +31,14 @@ var (
 
 func init() { metrics.Registry.MustRegister(pollStretch, callsAsked, tablesWatched) }
 
+// demand is what the tables of each account and region ask of their
+// limiter (rps calls per second), in calls per second. The Clients' lock
+// guards it.
+type demand struct {
+	rps   float64
+	byKey map[string]*accountDemand // account|region
+}
+
 // accountDemand is what the tables of one account and region ask of their
 // limiter, in calls per second.
 type accountDemand struct {
@@ -39,54 +47,49 @@ type accountDemand struct {
 	total           float64
 }
 
-// SetDemand records one object's calls per second (moving it when its
-// account or region changed) and returns its account and region's stretch.
-func (c *Clients) SetDemand(ep *Endpoint, uid types.UID, perSecond float64) float64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	key := ep.Account + "|" + ep.Region
-	for k, d := range c.demand {
-		if _, ok := d.perObject[uid]; ok && k != key {
-			c.removeDemandLocked(d, uid)
+// set records one object's calls per second (moving it when its account or
+// region changed) and returns its account and region's stretch.
+func (d *demand) set(account, region string, uid types.UID, perSecond float64) float64 {
+	key := account + "|" + region
+	for k, a := range d.byKey {
+		if _, ok := a.perObject[uid]; ok && k != key {
+			d.remove(a, uid)
 		}
 	}
-	d, ok := c.demand[key]
+	a, ok := d.byKey[key]
 	if !ok {
-		d = &accountDemand{account: ep.Account, region: ep.Region, perObject: map[types.UID]float64{}}
-		c.demand[key] = d
+		a = &accountDemand{account: account, region: region, perObject: map[types.UID]float64{}}
+		d.byKey[key] = a
 	}
-	d.total += perSecond - d.perObject[uid]
-	d.perObject[uid] = perSecond
-	return c.publishLocked(d)
+	a.total += perSecond - a.perObject[uid]
+	a.perObject[uid] = perSecond
+	return d.publish(a)
 }
 
-// DropDemand forgets an object (deleted, released, paused).
-func (c *Clients) DropDemand(uid types.UID) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.dropTurnLocked(uid)
-	for _, d := range c.demand {
-		if _, ok := d.perObject[uid]; ok {
-			c.removeDemandLocked(d, uid)
+// drop forgets an object.
+func (d *demand) drop(uid types.UID) {
+	for _, a := range d.byKey {
+		if _, ok := a.perObject[uid]; ok {
+			d.remove(a, uid)
 		}
 	}
 }
 
-func (c *Clients) removeDemandLocked(d *accountDemand, uid types.UID) {
-	d.total -= d.perObject[uid]
-	delete(d.perObject, uid)
-	if len(d.perObject) == 0 {
-		d.total = 0
+func (d *demand) remove(a *accountDemand, uid types.UID) {
+	a.total -= a.perObject[uid]
+	delete(a.perObject, uid)
+	if len(a.perObject) == 0 {
+		a.total = 0
 	}
-	c.publishLocked(d)
+	d.publish(a)
 }
 
-// publishLocked updates the metrics of an account and region and returns
-// its stretch.
-func (c *Clients) publishLocked(d *accountDemand) float64 {
-	stretch := max(1, d.total/c.opts.RequestsPerSecond)
-	pollStretch.WithLabelValues(d.account, d.region).Set(stretch)
-	callsAsked.WithLabelValues(d.account, d.region).Set(d.total)
-	tablesWatched.WithLabelValues(d.account, d.region).Set(float64(len(d.perObject)))
+// publish updates the metrics of an account and region and returns its
+// stretch.
+func (d *demand) publish(a *accountDemand) float64 {
+	stretch := max(1, a.total/d.rps)
+	pollStretch.WithLabelValues(a.account, a.region).Set(stretch)
+	callsAsked.WithLabelValues(a.account, a.region).Set(a.total)
+	tablesWatched.WithLabelValues(a.account, a.region).Set(float64(len(a.perObject)))
 	return stretch
 }

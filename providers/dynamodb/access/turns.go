@@ -9,6 +9,7 @@ import (
 	"golang.org/x/time/rate"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/aws/smithy-go/middleware"
 	"github.com/tether-dev/tether/providers"
 )
 
@@ -78,15 +79,6 @@ func (b *budget) wait(ctx context.Context) error {
 	return b.limiter.Wait(ctx)
 }
 
-// TakeTurn lets obj's pass start now, or gives it a turn in its limiter's
-// queue and returns the deferral that brings it back then; calls is what
-// the pass is expected to make. A pass that starts reserves its first
-// call's token at once, so that passes started together see each other in
-// the backlog; the returned context carries that token to the call.
-func (c *Clients) TakeTurn(ctx context.Context, ep *Endpoint, uid types.UID, calls int) (context.Context, error) {
-	return ep.budget.take(ctx, uid, calls, time.Now())
-}
-
 func (b *budget) take(ctx context.Context, uid types.UID, calls int, now time.Time) (context.Context, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -125,13 +117,6 @@ func (b *budget) drop(uid types.UID) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	delete(b.tickets, uid)
-}
-
-// dropTurnLocked forgets an object's turn in every budget.
-func (c *Clients) dropTurnLocked(uid types.UID) {
-	for _, b := range c.budgets {
-		b.drop(uid)
-	}
 }
 
 // prepaid is a token a pass reserved when it started, for its first call.
@@ -209,4 +194,25 @@ func nextTurn(now time.Time, backlog time.Duration, end, ticket time.Time, held 
 	}
 	ahead := max(backlog, end.Sub(now))
 	return turn{wait: ahead, end: now.Add(ahead + spacing)}
+}
+
+// limitEveryAttempt waits for the limiter before each attempt, retries
+// included (retries are where storms come from); a pass's first call uses
+// the token the pass reserved when it took its turn (turns.go). It sits
+// right after the retry loop and before signing, so a wait never ages a
+// signature.
+func limitEveryAttempt(b *budget) func(*middleware.Stack) error {
+	return func(stack *middleware.Stack) error {
+		mw := middleware.FinalizeMiddlewareFunc("TetherRateLimit",
+			func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
+				if err := b.wait(ctx); err != nil {
+					return middleware.FinalizeOutput{}, middleware.Metadata{}, err
+				}
+				return next.HandleFinalize(ctx, in)
+			})
+		if err := stack.Finalize.Insert(mw, "Retry", middleware.After); err == nil {
+			return nil
+		}
+		return stack.Finalize.Add(mw, middleware.After)
+	}
 }

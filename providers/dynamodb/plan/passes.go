@@ -65,7 +65,10 @@ type planner struct {
 	want *Table
 	cur  *Table
 	opts Options
-	plan Plan
+	// steps are the plan's steps so far; blocked is what the user must
+	// allow (Plan.Blocked).
+	steps   []Step
+	blocked string
 }
 
 // Options are the user's say in a plan beyond the spec.
@@ -75,7 +78,7 @@ type Options struct {
 	AllowIndexReplacement bool
 }
 
-func (p *planner) add(s Step) { p.plan.Steps = append(p.plan.Steps, s) }
+func (p *planner) add(s Step) { p.steps = append(p.steps, s) }
 
 func (p *planner) updateTable() *dynamodb.UpdateTableInput {
 	return &dynamodb.UpdateTableInput{TableName: aws.String(p.name)}
