@@ -25,7 +25,7 @@ import (
 // and A's passes queued ahead of B's take it most of a minute).
 //
 // When passes waited for their limiter inside the SDK (before the turns of
-// providers/dynamodb/turns.go), A's passes held all ten workers and B's
+// providers/dynamodb/access/turns.go), A's passes held all ten workers and B's
 // table, queued behind A's, waited for one: both cases failed with B not
 // Ready after 30 s. With turns that let a pass wait up to a second, the
 // second case still failed.

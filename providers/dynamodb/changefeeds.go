@@ -52,15 +52,6 @@ func (p *Provider) readAgainIfChangedOutside(obj *awsv1alpha1.DynamoDBTable) {
 	}
 }
 
-// lookInterval is how long obj goes between looks when nothing happens.
-func (p *Provider) lookInterval(obj *awsv1alpha1.DynamoDBTable) time.Duration {
-	if d, ok := p.ResyncInterval(obj); ok {
-		return d
-	}
-	poll, _ := commonv1alpha1.PollInterval(obj.Annotations, p.opts.PollInterval)
-	return poll
-}
-
 // AWSConfig is the AWS configuration of an identity in a region, for the
 // services Tether calls beside DynamoDB (the change feed's SQS, STS): see
 // access.Clients.AWSConfig.

@@ -10,8 +10,8 @@ import (
 // The operator's default tags (--dynamodb-default-tag), whose values may
 // name the table's object, account and region.
 
-// TagData is what a default tag's value may name.
-type TagData struct {
+// tagData is what a default tag's value may name.
+type tagData struct {
 	// Namespace and Name are the DynamoDBTable's.
 	Namespace, Name string
 	// Account is the AWSAccount's name ("" for the operator's own identity),
@@ -25,12 +25,12 @@ type TagData struct {
 // text/template itself: its reflection on method names turns off the
 // linker's removal of unused methods across the whole binary, and with it a
 // large part of the manager's size and start-up memory.
-var tagFields = map[string]func(TagData) string{
-	"Namespace": func(d TagData) string { return d.Namespace },
-	"Name":      func(d TagData) string { return d.Name },
-	"Account":   func(d TagData) string { return d.Account },
-	"AccountID": func(d TagData) string { return d.AccountID },
-	"Region":    func(d TagData) string { return d.Region },
+var tagFields = map[string]func(tagData) string{
+	"Namespace": func(d tagData) string { return d.Namespace },
+	"Name":      func(d tagData) string { return d.Name },
+	"Account":   func(d tagData) string { return d.Account },
+	"AccountID": func(d tagData) string { return d.AccountID },
+	"Region":    func(d tagData) string { return d.Region },
 }
 
 // tagValue is a default tag's value, parsed: literal text and placeholders
@@ -75,7 +75,7 @@ func placeholders() string {
 	return strings.Join(out, ", ")
 }
 
-func (v tagValue) render(d TagData) string {
+func (v tagValue) render(d tagData) string {
 	var b strings.Builder
 	for _, p := range v {
 		if p.field != "" {

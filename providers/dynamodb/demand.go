@@ -6,6 +6,7 @@ import (
 	"time"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	"github.com/tether-dev/tether/providers/dynamodb/access"
 	"github.com/tether-dev/tether/providers/dynamodb/plan"
 )
@@ -60,4 +61,13 @@ func (p *Provider) stretchNote(obj *awsv1alpha1.DynamoDBTable) string {
 	poll := p.lookInterval(obj)
 	return fmt.Sprintf("looked at about every %s instead of every %s: the tables of this account in %s ask for more calls than its limiter allows "+
 		"(--dynamodb-requests-per-second %g); see tether_dynamodb_poll_stretch", obj.Status.EffectivePollInterval, poll, obj.Status.Region, p.clients.RequestsPerSecond())
+}
+
+// lookInterval is how long obj goes between looks when nothing happens.
+func (p *Provider) lookInterval(obj *awsv1alpha1.DynamoDBTable) time.Duration {
+	if d, ok := p.ResyncInterval(obj); ok {
+		return d
+	}
+	poll, _ := commonv1alpha1.PollInterval(obj.Annotations, p.opts.PollInterval)
+	return poll
 }

@@ -35,3 +35,18 @@ func (p *Provider) desire(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, h
 	}
 	return want, nil
 }
+
+// recordPolicy keeps status.resourcePolicyRevisionId: the revision of the
+// spec's policy once the table has it, nothing once the policy Tether
+// attached is gone or replaced by someone else's.
+func recordPolicy(obj *awsv1alpha1.DynamoDBTable, want, have *plan.Policy) {
+	if want == nil || have == nil {
+		return
+	}
+	switch {
+	case !want.Absent && !have.Absent && plan.SamePolicy(want, have):
+		obj.Status.ResourcePolicyRevisionID = have.Revision
+	case want.Absent && (have.Absent || have.Revision != want.Revision):
+		obj.Status.ResourcePolicyRevisionID = ""
+	}
+}

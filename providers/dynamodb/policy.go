@@ -2,7 +2,6 @@ package dynamodb
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -14,64 +13,12 @@ import (
 	"github.com/tether-dev/tether/providers/dynamodb/plan"
 )
 
-// The resource policy's read and writes, minding that GetResourcePolicy
-// is eventually consistent; what the policy is and how it is planned is the
-// plan's (plan/policy.go).
+// The resource policy's writes; its read is in reads.go, what the policy
+// is and how it is planned the plan's (plan/policy.go).
 
 // ReasonPolicyChanged: a policy change was refused because the policy is
 // not the revision Tether read.
 const ReasonPolicyChanged = "PolicyChanged"
-
-// errNotYet says a read saw the state before Tether's own change
-// (eventual consistency): nothing is concluded, the read is made again.
-var errNotYet = errors.New("the answer does not show the last change yet")
-
-// readPolicy reads the policy, minding GetResourcePolicy's eventual
-// consistency: "immediately after a PutResourcePolicy request, DynamoDB might
-// return your previous policy ... or the PolicyNotFoundException",
-// immediately after DeleteResourcePolicy "might still return the deleted
-// policy", and after a CreateTable with a policy "might return a
-// ResourceNotFoundException or a PolicyNotFoundException" (API
-// GetResourcePolicy). An answer that does not show Tether's own change yet,
-// within settleWindow, is errNotYet.
-func readPolicy(ctx context.Context, ep *access.Endpoint, arn string, mem *memory) error {
-	out, err := ep.API.GetResourcePolicy(ctx, &dynamodb.GetResourcePolicyInput{ResourceArn: aws.String(arn)})
-	var got *plan.Policy
-	switch {
-	case access.ErrorCode(err) == "PolicyNotFoundException":
-		got = &plan.Policy{Absent: true}
-	case access.IsNotFound(err) && mem.policyChange != nil && time.Since(mem.policyChange.at) < settleWindow:
-		return errNotYet
-	case err != nil:
-		return err
-	default:
-		got = plan.ParsedPolicy(aws.ToString(out.Policy), aws.ToString(out.RevisionId))
-	}
-	if c := mem.policyChange; c != nil && time.Since(c.at) < settleWindow {
-		consistent := got.Revision == c.revision || (c.anyDoc && !got.Absent)
-		if !consistent {
-			return errNotYet
-		}
-	}
-	mem.policyChange = nil
-	mem.reads.Policy = got
-	return nil
-}
-
-// recordPolicy keeps status.resourcePolicyRevisionId: the revision of the
-// spec's policy once the table has it, nothing once the policy Tether
-// attached is gone or replaced by someone else's.
-func recordPolicy(obj *awsv1alpha1.DynamoDBTable, want, have *plan.Policy) {
-	if want == nil || have == nil {
-		return
-	}
-	switch {
-	case !want.Absent && !have.Absent && plan.SamePolicy(want, have):
-		obj.Status.ResourcePolicyRevisionID = have.Revision
-	case want.Absent && (have.Absent || have.Revision != want.Revision):
-		obj.Status.ResourcePolicyRevisionID = ""
-	}
-}
 
 // sendPolicy puts or deletes the policy. Its answer is what Tether takes as
 // the policy until a read shows it (see readPolicy). A revision mismatch

@@ -795,7 +795,7 @@ func TestParseDefaultTagsRefusesWhatCannotWork(t *testing.T) {
 }
 
 func TestDefaultTagValues(t *testing.T) {
-	data := TagData{Namespace: "shop", Name: "orders", Account: "team-a", AccountID: "111122223333", Region: "eu-west-1"}
+	data := tagData{Namespace: "shop", Name: "orders", Account: "team-a", AccountID: "111122223333", Region: "eu-west-1"}
 	for value, want := range map[string]string{
 		"{{.Namespace}}/{{.Name}} in {{.Account}}": "shop/orders in team-a",
 		"{{ .AccountID }}:{{.Region}}":             "111122223333:eu-west-1",

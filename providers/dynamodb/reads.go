@@ -3,9 +3,12 @@ package dynamodb
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/applicationautoscaling"
+	aastypes "github.com/aws/aws-sdk-go-v2/service/applicationautoscaling/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -17,6 +20,10 @@ import (
 // The reads besides DescribeTable: each feature with an API of its own is
 // read with it into the plan's model (plan.Reads), kept in the object's
 // memory and reused until it is due again.
+
+// errNotYet says a read saw the state before Tether's own change
+// (eventual consistency): nothing is concluded, the read is made again.
+var errNotYet = errors.New("the answer does not show the last change yet")
 
 // featureRead is one read besides DescribeTable (see readSecondary).
 type featureRead struct {
@@ -140,4 +147,102 @@ func readInsights(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.Dyn
 	}
 	mem.reads.Insights = plan.ObservedInsights(summaries)
 	return nil
+}
+
+// readPolicy reads the policy, minding GetResourcePolicy's eventual
+// consistency: "immediately after a PutResourcePolicy request, DynamoDB might
+// return your previous policy ... or the PolicyNotFoundException",
+// immediately after DeleteResourcePolicy "might still return the deleted
+// policy", and after a CreateTable with a policy "might return a
+// ResourceNotFoundException or a PolicyNotFoundException" (API
+// GetResourcePolicy). An answer that does not show Tether's own change yet,
+// within settleWindow, is errNotYet.
+func readPolicy(ctx context.Context, ep *access.Endpoint, arn string, mem *memory) error {
+	out, err := ep.API.GetResourcePolicy(ctx, &dynamodb.GetResourcePolicyInput{ResourceArn: aws.String(arn)})
+	var got *plan.Policy
+	switch {
+	case access.ErrorCode(err) == "PolicyNotFoundException":
+		got = &plan.Policy{Absent: true}
+	case access.IsNotFound(err) && mem.policyChange != nil && time.Since(mem.policyChange.at) < settleWindow:
+		return errNotYet
+	case err != nil:
+		return err
+	default:
+		got = plan.ParsedPolicy(aws.ToString(out.Policy), aws.ToString(out.RevisionId))
+	}
+	if c := mem.policyChange; c != nil && time.Since(c.at) < settleWindow {
+		consistent := got.Revision == c.revision || (c.anyDoc && !got.Absent)
+		if !consistent {
+			return errNotYet
+		}
+	}
+	mem.policyChange = nil
+	mem.reads.Policy = got
+	return nil
+}
+
+// readScaling reads the scalable targets and Tether's policies of every
+// capacity the spec scales or Tether registered: two calls, whatever the
+// number of indexes.
+func readScaling(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, desc *types.TableDescription, mem *memory) error {
+	if ep.Scaling == nil {
+		return access.ErrNoEndpoint
+	}
+	table := aws.ToString(desc.TableName)
+	keys := plan.ScaledKeys(&obj.Spec)
+	for _, k := range obj.Status.ManagedScalableTargets {
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	var resources, names []string
+	for _, k := range keys {
+		resource, _ := plan.ScalingTarget(table, k)
+		if !slices.Contains(resources, resource) {
+			resources = append(resources, resource)
+		}
+		names = append(names, plan.ScalingPolicyName(table, k))
+	}
+	targets, err := listScalableTargets(ctx, ep.Scaling, resources)
+	if err != nil {
+		return err
+	}
+	policies, err := listScalingPolicies(ctx, ep.Scaling, names)
+	if err != nil {
+		return err
+	}
+	mem.reads.Scaling = plan.ObservedScaling(table, targets, policies)
+	return nil
+}
+
+func listScalableTargets(ctx context.Context, api access.ScalingAPI, resources []string) ([]aastypes.ScalableTarget, error) {
+	var out []aastypes.ScalableTarget
+	in := &applicationautoscaling.DescribeScalableTargetsInput{ServiceNamespace: aastypes.ServiceNamespaceDynamodb, ResourceIds: resources}
+	for {
+		page, err := api.DescribeScalableTargets(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page.ScalableTargets...)
+		if page.NextToken == nil {
+			return out, nil
+		}
+		in.NextToken = page.NextToken
+	}
+}
+
+func listScalingPolicies(ctx context.Context, api access.ScalingAPI, names []string) ([]aastypes.ScalingPolicy, error) {
+	var out []aastypes.ScalingPolicy
+	in := &applicationautoscaling.DescribeScalingPoliciesInput{ServiceNamespace: aastypes.ServiceNamespaceDynamodb, PolicyNames: names}
+	for {
+		page, err := api.DescribeScalingPolicies(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page.ScalingPolicies...)
+		if page.NextToken == nil {
+			return out, nil
+		}
+		in.NextToken = page.NextToken
+	}
 }

@@ -8,81 +8,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/applicationautoscaling"
 	aastypes "github.com/aws/aws-sdk-go-v2/service/applicationautoscaling/types"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/providers/dynamodb/access"
 	"github.com/tether-dev/tether/providers/dynamodb/plan"
 )
 
-// Autoscaling's reads and writes through Application Auto Scaling; what is
-// desired and planned is the plan's (plan/autoscaling.go).
-
-// readScaling reads the scalable targets and Tether's policies of every
-// capacity the spec scales or Tether registered: two calls, whatever the
-// number of indexes.
-func readScaling(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, desc *types.TableDescription, mem *memory) error {
-	if ep.Scaling == nil {
-		return access.ErrNoEndpoint
-	}
-	table := aws.ToString(desc.TableName)
-	keys := plan.ScaledKeys(&obj.Spec)
-	for _, k := range obj.Status.ManagedScalableTargets {
-		if !slices.Contains(keys, k) {
-			keys = append(keys, k)
-		}
-	}
-	var resources, names []string
-	for _, k := range keys {
-		resource, _ := plan.ScalingTarget(table, k)
-		if !slices.Contains(resources, resource) {
-			resources = append(resources, resource)
-		}
-		names = append(names, plan.ScalingPolicyName(table, k))
-	}
-	targets, err := listScalableTargets(ctx, ep.Scaling, resources)
-	if err != nil {
-		return err
-	}
-	policies, err := listScalingPolicies(ctx, ep.Scaling, names)
-	if err != nil {
-		return err
-	}
-	mem.reads.Scaling = plan.ObservedScaling(table, targets, policies)
-	return nil
-}
-
-func listScalableTargets(ctx context.Context, api access.ScalingAPI, resources []string) ([]aastypes.ScalableTarget, error) {
-	var out []aastypes.ScalableTarget
-	in := &applicationautoscaling.DescribeScalableTargetsInput{ServiceNamespace: aastypes.ServiceNamespaceDynamodb, ResourceIds: resources}
-	for {
-		page, err := api.DescribeScalableTargets(ctx, in)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, page.ScalableTargets...)
-		if page.NextToken == nil {
-			return out, nil
-		}
-		in.NextToken = page.NextToken
-	}
-}
-
-func listScalingPolicies(ctx context.Context, api access.ScalingAPI, names []string) ([]aastypes.ScalingPolicy, error) {
-	var out []aastypes.ScalingPolicy
-	in := &applicationautoscaling.DescribeScalingPoliciesInput{ServiceNamespace: aastypes.ServiceNamespaceDynamodb, PolicyNames: names}
-	for {
-		page, err := api.DescribeScalingPolicies(ctx, in)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, page.ScalingPolicies...)
-		if page.NextToken == nil {
-			return out, nil
-		}
-		in.NextToken = page.NextToken
-	}
-}
+// Autoscaling's writes through Application Auto Scaling; its read is in
+// reads.go, what is desired and planned the plan's (plan/autoscaling.go).
 
 // sendScaling makes an Application Auto Scaling call. What it changed is
 // taken as read: a new target may take a moment to show in

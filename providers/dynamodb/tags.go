@@ -27,7 +27,7 @@ func (p *Provider) tagsToManage(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTa
 	if len(p.defaultTags) == 0 && len(tenancy.Tags) == 0 {
 		return obj.Spec.Tags
 	}
-	data := TagData{Namespace: obj.Namespace, Name: obj.Name, Account: ep.Identity, AccountID: ep.AccountID, Region: ep.Region}
+	data := tagData{Namespace: obj.Namespace, Name: obj.Name, Account: ep.Identity, AccountID: ep.AccountID, Region: ep.Region}
 	out := map[string]string{}
 	for k, v := range p.defaultTags {
 		out[k] = v.render(data)

@@ -21,13 +21,13 @@ type API interface {
 	ListTagsOfResource(ctx context.Context, in *dynamodb.ListTagsOfResourceInput, opts ...func(*dynamodb.Options)) (*dynamodb.ListTagsOfResourceOutput, error)
 	TagResource(ctx context.Context, in *dynamodb.TagResourceInput, opts ...func(*dynamodb.Options)) (*dynamodb.TagResourceOutput, error)
 	UntagResource(ctx context.Context, in *dynamodb.UntagResourceInput, opts ...func(*dynamodb.Options)) (*dynamodb.UntagResourceOutput, error)
-	FeatureAPI
+	featureAPI
 }
 
 var _ API = (*dynamodb.Client)(nil)
 
-// FeatureAPI is the part of the DynamoDB client the newer features use.
-type FeatureAPI interface {
+// featureAPI is the part of the DynamoDB client the newer features use.
+type featureAPI interface {
 	ListContributorInsights(ctx context.Context, in *dynamodb.ListContributorInsightsInput, opts ...func(*dynamodb.Options)) (*dynamodb.ListContributorInsightsOutput, error)
 	UpdateContributorInsights(ctx context.Context, in *dynamodb.UpdateContributorInsightsInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateContributorInsightsOutput, error)
 	GetResourcePolicy(ctx context.Context, in *dynamodb.GetResourcePolicyInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetResourcePolicyOutput, error)

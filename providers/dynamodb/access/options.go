@@ -27,7 +27,7 @@ type ClientOptions struct {
 // The default limiter of one account in one region.
 const (
 	DefaultRequestsPerSecond = 25
-	DefaultBurst             = 100
+	defaultBurst             = 100
 )
 
 func (o ClientOptions) withDefaults() ClientOptions {
@@ -35,7 +35,7 @@ func (o ClientOptions) withDefaults() ClientOptions {
 		o.RequestsPerSecond = DefaultRequestsPerSecond
 	}
 	if o.Burst <= 0 {
-		o.Burst = DefaultBurst
+		o.Burst = defaultBurst
 	}
 	if o.MaxAttempts <= 0 {
 		o.MaxAttempts = 5

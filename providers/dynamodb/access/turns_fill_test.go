@@ -19,7 +19,7 @@ import (
 // runs them.
 const (
 	simRate    = DefaultRequestsPerSecond
-	simBurst   = DefaultBurst
+	simBurst   = defaultBurst
 	simWorkers = 10
 )
 

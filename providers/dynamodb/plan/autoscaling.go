@@ -26,15 +26,15 @@ const FeatureAutoScaling = "autoScaling"
 
 // Kinds of the autoscaling steps.
 const (
-	StepDeregisterScaling StepKind = "DeregisterScaling"
-	StepRegisterScaling   StepKind = "RegisterScaling"
-	StepScalingPolicy     StepKind = "ScalingPolicy"
+	stepDeregisterScaling StepKind = "DeregisterScaling"
+	stepRegisterScaling   StepKind = "RegisterScaling"
+	stepScalingPolicy     StepKind = "ScalingPolicy"
 )
 
 func init() {
 	register(&feature{
 		name:  FeatureAutoScaling,
-		kinds: []StepKind{StepDeregisterScaling, StepRegisterScaling, StepScalingPolicy},
+		kinds: []StepKind{stepDeregisterScaling, stepRegisterScaling, stepScalingPolicy},
 		uses: func(spec *awsv1alpha1.DynamoDBTableSpec) bool {
 			return spec.AutoScaling != nil || anyIndex(spec, func(g awsv1alpha1.GlobalSecondaryIndex) bool { return g.AutoScaling != nil })
 		},
@@ -203,7 +203,7 @@ func (p *planner) deregisterScaling() {
 			continue
 		}
 		resource, dimension := ScalingTarget(p.name, k)
-		p.add(Step{Kind: StepDeregisterScaling, Description: "stop autoscaling " + describeKey(k),
+		p.add(Step{Kind: stepDeregisterScaling, Description: "stop autoscaling " + describeKey(k),
 			Deregister: &applicationautoscaling.DeregisterScalableTargetInput{ServiceNamespace: aastypes.ServiceNamespaceDynamodb,
 				ResourceId: aws.String(resource), ScalableDimension: dimension}})
 		p.cur.Scaling = maps.Clone(p.cur.Scaling)
@@ -233,7 +233,7 @@ func (p *planner) registerScaling() {
 		next := *have
 		resource, dimension := ScalingTarget(p.name, k)
 		if !have.Registered || have.Min != want.Min || have.Max != want.Max {
-			p.add(Step{Kind: StepRegisterScaling, Description: fmt.Sprintf("autoscale %s between %d and %d", describeKey(k), want.Min, want.Max),
+			p.add(Step{Kind: stepRegisterScaling, Description: fmt.Sprintf("autoscale %s between %d and %d", describeKey(k), want.Min, want.Max),
 				Register: &applicationautoscaling.RegisterScalableTargetInput{ServiceNamespace: aastypes.ServiceNamespaceDynamodb,
 					ResourceId: aws.String(resource), ScalableDimension: dimension,
 					MinCapacity: aws.Int32(want.Min), MaxCapacity: aws.Int32(want.Max)}})
@@ -244,7 +244,7 @@ func (p *planner) registerScaling() {
 			if strings.HasSuffix(k, "/write") {
 				metric = aastypes.MetricTypeDynamoDBWriteCapacityUtilization
 			}
-			p.add(Step{Kind: StepScalingPolicy, Description: fmt.Sprintf("keep %s at %d%% utilisation", describeKey(k), want.Target),
+			p.add(Step{Kind: stepScalingPolicy, Description: fmt.Sprintf("keep %s at %d%% utilisation", describeKey(k), want.Target),
 				ScalingPolicy: &applicationautoscaling.PutScalingPolicyInput{ServiceNamespace: aastypes.ServiceNamespaceDynamodb,
 					ResourceId: aws.String(resource), ScalableDimension: dimension, PolicyName: aws.String(ScalingPolicyName(p.name, k)),
 					PolicyType: aastypes.PolicyTypeTargetTrackingScaling,

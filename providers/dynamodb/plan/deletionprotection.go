@@ -9,12 +9,12 @@ import (
 // Deletion protection: a flag of UpdateTable (the adapter lowers it itself
 // before a delete the spec allows, delete.go).
 
-// StepDeletionProtection turns deletion protection on or off.
-const StepDeletionProtection StepKind = "DeletionProtection"
+// stepDeletionProtection turns deletion protection on or off.
+const stepDeletionProtection StepKind = "DeletionProtection"
 
 func init() {
 	register(&feature{
-		kinds:  []StepKind{StepDeletionProtection},
+		kinds:  []StepKind{stepDeletionProtection},
 		desire: func(s source, want *Table) { want.DeletionProtection = s.DeletionProtectionEnabled },
 		observe: func(d *types.TableDescription, have *Table) {
 			have.DeletionProtection = aws.Bool(aws.ToBool(d.DeletionProtectionEnabled))
@@ -32,6 +32,6 @@ func (p *planner) updateDeletionProtection() {
 	}
 	in := p.updateTable()
 	in.DeletionProtectionEnabled = p.want.DeletionProtection
-	p.add(Step{Kind: StepDeletionProtection, Description: onOff(*p.want.DeletionProtection) + " deletion protection", Table: in})
+	p.add(Step{Kind: stepDeletionProtection, Description: onOff(*p.want.DeletionProtection) + " deletion protection", Table: in})
 	p.cur.DeletionProtection = p.want.DeletionProtection
 }

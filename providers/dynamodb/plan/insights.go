@@ -17,13 +17,13 @@ import (
 // FeatureInsights names contributor insights where an endpoint may lack them.
 const FeatureInsights = "contributorInsightsSpecification"
 
-// StepInsights turns contributor insights on or off for the table or an index.
-const StepInsights StepKind = "ContributorInsights"
+// stepInsights turns contributor insights on or off for the table or an index.
+const stepInsights StepKind = "ContributorInsights"
 
 func init() {
 	register(&feature{
 		name:  FeatureInsights,
-		kinds: []StepKind{StepInsights},
+		kinds: []StepKind{stepInsights},
 		uses: func(spec *awsv1alpha1.DynamoDBTableSpec) bool {
 			return spec.ContributorInsightsSpecification != nil ||
 				anyIndex(spec, func(g awsv1alpha1.GlobalSecondaryIndex) bool { return g.ContributorInsightsSpecification != nil })
@@ -130,5 +130,5 @@ func (p *planner) insightStep(index string, want, have *Insights) (Step, bool) {
 	} else {
 		desc += " on the table"
 	}
-	return Step{Kind: StepInsights, Description: desc, Insights: in}, true
+	return Step{Kind: stepInsights, Description: desc, Insights: in}, true
 }

@@ -22,14 +22,14 @@ const FeaturePITR = "pointInTimeRecoverySpecification"
 
 // Kinds of the point-in-time recovery steps.
 const (
-	StepPointInTimeRecover StepKind = "PointInTimeRecovery"
-	StepRecoveryPeriod     StepKind = "RecoveryPeriod"
+	stepPointInTimeRecover StepKind = "PointInTimeRecovery"
+	stepRecoveryPeriod     StepKind = "RecoveryPeriod"
 )
 
 func init() {
 	register(&feature{
 		name:  FeaturePITR,
-		kinds: []StepKind{StepPointInTimeRecover, StepRecoveryPeriod},
+		kinds: []StepKind{stepPointInTimeRecover, stepRecoveryPeriod},
 		uses:  func(spec *awsv1alpha1.DynamoDBTableSpec) bool { return spec.PointInTimeRecoverySpecification != nil },
 		desire: func(s source, want *Table) {
 			if r := s.PointInTimeRecoverySpecification; r != nil {
@@ -67,7 +67,7 @@ func (p *planner) updatePITR() {
 		in.RecoveryPeriodInDays = p.want.PITRDays
 		p.cur.PITRDays = p.want.PITRDays
 	}
-	p.add(Step{Kind: StepPointInTimeRecover, Description: onOff(*p.want.PITR) + " point-in-time recovery",
+	p.add(Step{Kind: stepPointInTimeRecover, Description: onOff(*p.want.PITR) + " point-in-time recovery",
 		Backups: &dynamodb.UpdateContinuousBackupsInput{TableName: aws.String(p.name), PointInTimeRecoverySpecification: in}})
 	p.cur.PITR = p.want.PITR
 }
@@ -80,7 +80,7 @@ func (p *planner) updateRecoveryPeriod() {
 	if want == nil || !aws.ToBool(p.want.PITR) || !aws.ToBool(p.cur.PITR) || cur == nil || *cur == *want {
 		return
 	}
-	p.add(Step{Kind: StepRecoveryPeriod, Description: fmt.Sprintf("keep point-in-time recovery for %d days", *want),
+	p.add(Step{Kind: stepRecoveryPeriod, Description: fmt.Sprintf("keep point-in-time recovery for %d days", *want),
 		Backups: &dynamodb.UpdateContinuousBackupsInput{TableName: aws.String(p.name),
 			PointInTimeRecoverySpecification: &types.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: aws.Bool(true),
 				RecoveryPeriodInDays: want}}})

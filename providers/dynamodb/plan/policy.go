@@ -23,8 +23,8 @@ const FeaturePolicy = "resourcePolicy"
 
 // Kinds of the resource policy steps.
 const (
-	StepPutPolicy    StepKind = "PutResourcePolicy"
-	StepDeletePolicy StepKind = "DeleteResourcePolicy"
+	stepPutPolicy    StepKind = "PutResourcePolicy"
+	stepDeletePolicy StepKind = "DeleteResourcePolicy"
 )
 
 // maxPolicyBytes is PutResourcePolicy's limit: "The maximum size supported
@@ -35,7 +35,7 @@ const maxPolicyBytes = 20 * 1024
 func init() {
 	register(&feature{
 		name:  FeaturePolicy,
-		kinds: []StepKind{StepPutPolicy, StepDeletePolicy},
+		kinds: []StepKind{stepPutPolicy, stepDeletePolicy},
 		uses:  func(spec *awsv1alpha1.DynamoDBTableSpec) bool { return spec.ResourcePolicy != nil },
 		adopt: func(r *Reads, have *Table) { have.Policy = r.Policy },
 		hide:  func(have *Table) { have.Policy = nil },
@@ -101,7 +101,7 @@ func (p *planner) updatePolicy() {
 	}
 	if want.Absent {
 		if !cur.Absent && cur.Revision == want.Revision {
-			p.add(Step{Kind: StepDeletePolicy, Description: "remove the resource policy Tether attached",
+			p.add(Step{Kind: stepDeletePolicy, Description: "remove the resource policy Tether attached",
 				DeletePolicy: &dynamodb.DeleteResourcePolicyInput{ExpectedRevisionId: aws.String(cur.Revision)}})
 			p.cur.Policy = &Policy{Absent: true}
 		}
@@ -114,7 +114,7 @@ func (p *planner) updatePolicy() {
 	if !cur.Absent {
 		expected = cur.Revision
 	}
-	p.add(Step{Kind: StepPutPolicy, Description: "attach the resource policy",
+	p.add(Step{Kind: stepPutPolicy, Description: "attach the resource policy",
 		PutPolicy: &dynamodb.PutResourcePolicyInput{Policy: aws.String(want.Text), ExpectedRevisionId: aws.String(expected)}})
 	p.cur.Policy = &Policy{Doc: want.Doc, Text: want.Text}
 }

@@ -13,15 +13,15 @@ import (
 // Encryption at rest: the AWS owned key (SSE off), the AWS managed KMS key,
 // or a customer managed one.
 
-// FeatureSSE names encryption at rest where an endpoint may lack it.
-const FeatureSSE = "sseSpecification"
+// featureSSE names encryption at rest where an endpoint may lack it.
+const featureSSE = "sseSpecification"
 
 // StepSSE changes the encryption at rest.
 const StepSSE StepKind = "SSE"
 
 func init() {
 	register(&feature{
-		name:  FeatureSSE,
+		name:  featureSSE,
 		kinds: []StepKind{StepSSE},
 		uses:  func(spec *awsv1alpha1.DynamoDBTableSpec) bool { return spec.SSESpecification != nil },
 		desire: func(s source, want *Table) {

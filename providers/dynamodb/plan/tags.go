@@ -23,14 +23,14 @@ const FeatureTags = "tags"
 
 // Kinds of the tag steps.
 const (
-	StepTags  StepKind = "Tags"
-	StepUntag StepKind = "Untag"
+	stepTags  StepKind = "Tags"
+	stepUntag StepKind = "Untag"
 )
 
 func init() {
 	register(&feature{
 		name:  FeatureTags,
-		kinds: []StepKind{StepTags, StepUntag},
+		kinds: []StepKind{stepTags, stepUntag},
 		uses:  func(spec *awsv1alpha1.DynamoDBTableSpec) bool { return len(spec.Tags) > 0 },
 		desire: func(s source, want *Table) {
 			if len(s.tags) > 0 {
@@ -61,7 +61,7 @@ func (p *planner) updateTags() {
 		}
 	}
 	if len(tags) > 0 {
-		p.add(Step{Kind: StepTags, Description: fmt.Sprintf("tag table (%d tags)", len(tags)), Tags: tags})
+		p.add(Step{Kind: stepTags, Description: fmt.Sprintf("tag table (%d tags)", len(tags)), Tags: tags})
 	}
 	var untag []string
 	for _, k := range p.want.RemoveTags {
@@ -74,7 +74,7 @@ func (p *planner) updateTags() {
 	}
 	if len(untag) > 0 {
 		slices.Sort(untag)
-		p.add(Step{Kind: StepUntag, Description: "untag table (" + strings.Join(untag, ", ") + ")", UntagKeys: untag})
+		p.add(Step{Kind: stepUntag, Description: "untag table (" + strings.Join(untag, ", ") + ")", UntagKeys: untag})
 	}
 }
 
