@@ -21,33 +21,30 @@ const FeatureInsights = "contributorInsightsSpecification"
 const stepInsights StepKind = "ContributorInsights"
 
 func init() {
-	register(&feature{
+	register(insightsSetting.with(&feature{
 		name:  FeatureInsights,
 		kinds: []StepKind{stepInsights},
-		uses: func(spec *awsv1alpha1.DynamoDBTableSpec) bool {
-			return spec.ContributorInsightsSpecification != nil ||
-				anyIndex(spec, func(g awsv1alpha1.GlobalSecondaryIndex) bool { return g.ContributorInsightsSpecification != nil })
-		},
-		desire: func(s source, want *Table) {
-			want.Insights = specInsights(s.ContributorInsightsSpecification)
-			for i, g := range s.GlobalSecondaryIndexes {
-				want.GSIs[i].Insights = specInsights(g.ContributorInsightsSpecification)
-			}
-		},
 		adopt: func(r *Reads, have *Table) {
 			have.Insights = insightOf(r.Insights, "")
 			for i := range have.GSIs {
 				have.GSIs[i].Insights = insightOf(r.Insights, have.GSIs[i].Name)
 			}
 		},
-		hide: func(have *Table) {
-			have.Insights = nil
-			for i := range have.GSIs {
-				have.GSIs[i].Insights = nil
-			}
-		},
 		passes: []pass{{atInsights, (*planner).updateInsights}},
-	})
+	}))
+}
+
+// insightsSetting is where contributor insights sit and how the spec says
+// them; DescribeTable does not report them (they are read, see Adopt).
+var insightsSetting = indexed[Insights]{
+	onTable: func(t *Table) **Insights { return &t.Insights },
+	onIndex: func(ix *Index) **Insights { return &ix.Insights },
+	wanted: func(s *awsv1alpha1.DynamoDBTableSpec) *Insights {
+		return specInsights(s.ContributorInsightsSpecification)
+	},
+	wantedOfIndex: func(g *awsv1alpha1.GlobalSecondaryIndex) *Insights {
+		return specInsights(g.ContributorInsightsSpecification)
+	},
 }
 
 func specInsights(s *awsv1alpha1.ContributorInsightsSpecification) *Insights {
@@ -94,15 +91,9 @@ func insightOf(read map[string]*Insights, index string) *Insights {
 // updateInsights turns contributor insights on or off (or changes the mode)
 // for the table, then each index, one call each.
 func (p *planner) updateInsights() {
-	if step, ok := p.insightStep("", p.want.Insights, p.cur.Insights); ok {
-		p.add(step)
-		p.cur.Insights = p.want.Insights
-	}
-	p.keptIndexes(func(i int, want, ix Index) {
-		if step, ok := p.insightStep(ix.Name, want.Insights, ix.Insights); ok {
-			p.add(step)
-			p.cur.GSIs[i].Insights = want.Insights
-		}
+	insightsSetting.update(p, func(index string, want, have *Insights) (Step, *Insights, bool) {
+		step, ok := p.insightStep(index, want, have)
+		return step, want, ok
 	})
 }
 

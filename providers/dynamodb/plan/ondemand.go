@@ -26,38 +26,21 @@ const (
 )
 
 func init() {
-	register(&feature{
-		name:  FeatureOnDemand,
-		kinds: []StepKind{StepOnDemand, StepIndexOnDemand},
-		uses: func(spec *awsv1alpha1.DynamoDBTableSpec) bool {
-			return spec.OnDemandThroughput != nil || anyIndex(spec, func(g awsv1alpha1.GlobalSecondaryIndex) bool { return g.OnDemandThroughput != nil })
-		},
-		desire: func(s source, want *Table) {
-			want.OnDemand = specOnDemand(s.OnDemandThroughput)
-			for i, g := range s.GlobalSecondaryIndexes {
-				want.GSIs[i].OnDemand = specOnDemand(g.OnDemandThroughput)
-			}
-		},
-		observe: func(d *types.TableDescription, have *Table) {
-			have.OnDemand = awsOnDemand(d.OnDemandThroughput)
-			for i, g := range d.GlobalSecondaryIndexes {
-				have.GSIs[i].OnDemand = awsOnDemand(g.OnDemandThroughput)
-			}
-		},
-		hide: func(have *Table) {
-			have.OnDemand = nil
-			for i := range have.GSIs {
-				have.GSIs[i].OnDemand = nil
-			}
-		},
-		create: func(_ source, want *Table, in *dynamodb.CreateTableInput) {
-			in.OnDemandThroughput = want.OnDemand.createInput()
-		},
-		createIndex: func(want Index, in *types.CreateGlobalSecondaryIndexAction) {
-			in.OnDemandThroughput = want.OnDemand.createInput()
-		},
-		passes: []pass{{atOnDemand, (*planner).updateOnDemand}},
-	})
+	register(onDemandSetting.with(&feature{name: FeatureOnDemand, kinds: []StepKind{StepOnDemand, StepIndexOnDemand},
+		passes: []pass{{atOnDemand, (*planner).updateOnDemand}}}))
+}
+
+// onDemandSetting is where the caps sit and how the spec and DescribeTable
+// say them.
+var onDemandSetting = indexed[OnDemand]{
+	onTable:         func(t *Table) **OnDemand { return &t.OnDemand },
+	onIndex:         func(ix *Index) **OnDemand { return &ix.OnDemand },
+	wanted:          func(s *awsv1alpha1.DynamoDBTableSpec) *OnDemand { return specOnDemand(s.OnDemandThroughput) },
+	wantedOfIndex:   func(g *awsv1alpha1.GlobalSecondaryIndex) *OnDemand { return specOnDemand(g.OnDemandThroughput) },
+	reported:        func(d *types.TableDescription) *OnDemand { return awsOnDemand(d.OnDemandThroughput) },
+	reportedOfIndex: func(g *types.GlobalSecondaryIndexDescription) *OnDemand { return awsOnDemand(g.OnDemandThroughput) },
+	toCreate:        func(o *OnDemand, in *dynamodb.CreateTableInput) { in.OnDemandThroughput = o.createInput() },
+	toCreateIndex:   func(o *OnDemand, in *types.CreateGlobalSecondaryIndexAction) { in.OnDemandThroughput = o.createInput() },
 }
 
 func specOnDemand(o *awsv1alpha1.OnDemandThroughput) *OnDemand {
@@ -176,18 +159,18 @@ func (p *planner) updateOnDemand() {
 	if p.want.BillingMode != awsv1alpha1.BillingModePayPerRequest || p.cur.BillingMode != awsv1alpha1.BillingModePayPerRequest {
 		return
 	}
-	if in := p.want.OnDemand.change(p.cur.OnDemand); in != nil {
+	onDemandSetting.update(p, func(index string, want, have *OnDemand) (Step, *OnDemand, bool) {
+		in := want.change(have)
+		if in == nil {
+			return Step{}, nil, false
+		}
+		if index != "" {
+			return p.indexStep(StepIndexOnDemand, fmt.Sprintf("limit index %s requests: %s", index, describeCaps(in)),
+				types.UpdateGlobalSecondaryIndexAction{IndexName: aws.String(index), OnDemandThroughput: in}), have.applied(in), true
+		}
 		u := p.updateTable()
 		u.OnDemandThroughput = in
-		p.add(Step{Kind: StepOnDemand, Description: "limit table requests: " + describeCaps(in), Table: u})
-		p.cur.OnDemand = p.cur.OnDemand.applied(in)
-	}
-	p.keptIndexes(func(i int, want, ix Index) {
-		if in := want.OnDemand.change(ix.OnDemand); in != nil {
-			p.add(p.indexStep(StepIndexOnDemand, fmt.Sprintf("limit index %s requests: %s", ix.Name, describeCaps(in)),
-				types.UpdateGlobalSecondaryIndexAction{IndexName: aws.String(ix.Name), OnDemandThroughput: in}))
-			p.cur.GSIs[i].OnDemand = ix.OnDemand.applied(in)
-		}
+		return Step{Kind: StepOnDemand, Description: "limit table requests: " + describeCaps(in), Table: u}, have.applied(in), true
 	})
 }
 

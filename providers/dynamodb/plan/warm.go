@@ -29,44 +29,31 @@ const (
 )
 
 func init() {
-	register(&feature{
-		name:  FeatureWarm,
-		kinds: []StepKind{StepWarm, StepIndexWarm},
-		uses: func(spec *awsv1alpha1.DynamoDBTableSpec) bool {
-			return spec.WarmThroughput != nil || anyIndex(spec, func(g awsv1alpha1.GlobalSecondaryIndex) bool { return g.WarmThroughput != nil })
-		},
-		desire: func(s source, want *Table) {
-			want.Warm = specWarm(s.WarmThroughput)
-			for i, g := range s.GlobalSecondaryIndexes {
-				want.GSIs[i].Warm = specWarm(g.WarmThroughput)
-			}
-		},
-		observe: func(d *types.TableDescription, have *Table) {
-			have.Warm = awsWarm(nil, nil, "")
-			if w := d.WarmThroughput; w != nil {
-				have.Warm = awsWarm(w.ReadUnitsPerSecond, w.WriteUnitsPerSecond, string(w.Status))
-			}
-			for i, g := range d.GlobalSecondaryIndexes {
-				have.GSIs[i].Warm = awsWarm(nil, nil, "")
-				if w := g.WarmThroughput; w != nil {
-					have.GSIs[i].Warm = awsWarm(w.ReadUnitsPerSecond, w.WriteUnitsPerSecond, string(w.Status))
-				}
-			}
-		},
-		hide: func(have *Table) {
-			have.Warm = nil
-			for i := range have.GSIs {
-				have.GSIs[i].Warm = nil
-			}
-		},
-		create: func(_ source, want *Table, in *dynamodb.CreateTableInput) {
-			in.WarmThroughput = want.Warm.createInput()
-		},
-		createIndex: func(want Index, in *types.CreateGlobalSecondaryIndexAction) {
-			in.WarmThroughput = want.Warm.createInput()
-		},
-		passes: []pass{{atWarm, (*planner).updateWarm}},
-	})
+	register(warmSetting.with(&feature{name: FeatureWarm, kinds: []StepKind{StepWarm, StepIndexWarm},
+		passes: []pass{{atWarm, (*planner).updateWarm}}}))
+}
+
+// warmSetting is where warm throughput sits and how the spec and
+// DescribeTable say it.
+var warmSetting = indexed[Warm]{
+	onTable:       func(t *Table) **Warm { return &t.Warm },
+	onIndex:       func(ix *Index) **Warm { return &ix.Warm },
+	wanted:        func(s *awsv1alpha1.DynamoDBTableSpec) *Warm { return specWarm(s.WarmThroughput) },
+	wantedOfIndex: func(g *awsv1alpha1.GlobalSecondaryIndex) *Warm { return specWarm(g.WarmThroughput) },
+	toCreate:      func(w *Warm, in *dynamodb.CreateTableInput) { in.WarmThroughput = w.createInput() },
+	toCreateIndex: func(w *Warm, in *types.CreateGlobalSecondaryIndexAction) { in.WarmThroughput = w.createInput() },
+	reported: func(d *types.TableDescription) *Warm {
+		if w := d.WarmThroughput; w != nil {
+			return awsWarm(w.ReadUnitsPerSecond, w.WriteUnitsPerSecond, string(w.Status))
+		}
+		return awsWarm(nil, nil, "")
+	},
+	reportedOfIndex: func(g *types.GlobalSecondaryIndexDescription) *Warm {
+		if w := g.WarmThroughput; w != nil {
+			return awsWarm(w.ReadUnitsPerSecond, w.WriteUnitsPerSecond, string(w.Status))
+		}
+		return awsWarm(nil, nil, "")
+	},
 }
 
 func specWarm(w *awsv1alpha1.WarmThroughput) *Warm {
@@ -139,17 +126,17 @@ func (want *Warm) createInput() *types.WarmThroughput {
 // updateWarm raises the table's warm throughput, then each index's, one
 // call each.
 func (p *planner) updateWarm() {
-	if in := p.want.Warm.raise(p.cur.Warm); in != nil {
+	warmSetting.update(p, func(index string, want, have *Warm) (Step, *Warm, bool) {
+		in := want.raise(have)
+		if in == nil {
+			return Step{}, nil, false
+		}
+		if index != "" {
+			return p.indexStep(StepIndexWarm, fmt.Sprintf("raise index %s warm throughput to %s", index, describeWarm(in)),
+				types.UpdateGlobalSecondaryIndexAction{IndexName: aws.String(index), WarmThroughput: in}), have.raised(in), true
+		}
 		u := p.updateTable()
 		u.WarmThroughput = in
-		p.add(Step{Kind: StepWarm, Description: "raise table warm throughput to " + describeWarm(in), Table: u})
-		p.cur.Warm = p.cur.Warm.raised(in)
-	}
-	p.keptIndexes(func(i int, want, ix Index) {
-		if in := want.Warm.raise(ix.Warm); in != nil {
-			p.add(p.indexStep(StepIndexWarm, fmt.Sprintf("raise index %s warm throughput to %s", ix.Name, describeWarm(in)),
-				types.UpdateGlobalSecondaryIndexAction{IndexName: aws.String(ix.Name), WarmThroughput: in}))
-			p.cur.GSIs[i].Warm = ix.Warm.raised(in)
-		}
+		return Step{Kind: StepWarm, Description: "raise table warm throughput to " + describeWarm(in), Table: u}, have.raised(in), true
 	})
 }
