@@ -16,6 +16,10 @@ import (
 	"github.com/tether-dev/tether/providers/dynamodb/access"
 )
 
+// Where an object's table lives: the AWSAccount (or the operator's own
+// identity) and the region it resolves to, found without an AWS call, and
+// kept where the table was found (checkNotMoved).
+
 // accountName is the AWSAccount an object uses: spec.accountRef, else its
 // namespace's aws.tether.dev/account annotation, else none.
 func (p *Provider) accountName(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) (string, *corev1.Namespace, error) {
@@ -44,7 +48,7 @@ func (p *Provider) resolve(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 	}
 	if name == "" {
 		if p.opts.RequireAccount && obj.Namespace != p.opts.OperatorNamespace {
-			return access.Target{}, providers.RetryAfter(accountDelay, ReasonAccountRequired, fmt.Errorf(
+			return access.Target{}, providers.RetryAfter(accountDelay, reasonAccountRequired, fmt.Errorf(
 				"this operator requires an AWSAccount for every table outside its own namespace: set spec.accountRef, or annotate namespace %s with %s; Tether makes no AWS call for this table until then",
 				obj.Namespace, awsv1alpha1.AnnotationNamespaceAccount))
 		}
@@ -60,7 +64,7 @@ func (p *Provider) resolve(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 		return access.Target{}, err
 	}
 	if !admits(account, ns) {
-		return access.Target{}, providers.RetryAfter(accountDelay, ReasonAccountNotAllowed, fmt.Errorf(
+		return access.Target{}, providers.RetryAfter(accountDelay, reasonAccountNotAllowed, fmt.Errorf(
 			"AWSAccount %s does not admit namespace %s (its spec.namespaceSelector): Tether makes no AWS call for this table and leaves it as it is",
 			name, obj.Namespace))
 	}
@@ -138,7 +142,7 @@ func (p *Provider) checkNotMoved(obj *awsv1alpha1.DynamoDBTable, t access.Target
 	}
 	_, id := p.clients.AccountOf(t.AWSAccount)
 	if s.AccountID != "" && id != "" && s.AccountID != id {
-		return providers.RetryAfter(accountDelay, ReasonAccountChanged, fmt.Errorf(
+		return providers.RetryAfter(accountDelay, reasonAccountChanged, fmt.Errorf(
 			"table %s is in AWS account %s (through %s), but the object now resolves to AWS account %s (through %s: its role changed, "+
 				"it was re-created, or the namespace's default account changed): Tether creates no table in %s and deletes nothing in %s; "+
 				"point the AWSAccount back at a role of account %s to go on, or to let go of the table, annotate the object "+
@@ -149,7 +153,7 @@ func (p *Provider) checkNotMoved(obj *awsv1alpha1.DynamoDBTable, t access.Target
 	if s.Region == t.Region && sameAccount {
 		return nil
 	}
-	return providers.RetryAfter(accountDelay, ReasonLocationChanged, fmt.Errorf(
+	return providers.RetryAfter(accountDelay, reasonLocationChanged, fmt.Errorf(
 		"table %s is in %s, region %s, but the object now resolves to %s, region %s (a namespace's default account or an AWSAccount's region changed): "+
 			"Tether does not move tables and touches neither until the object resolves to where its table is again; "+
 			"to let go of the table, annotate the object tether.dev/reconcile: paused and delete it",

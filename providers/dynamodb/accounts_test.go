@@ -200,7 +200,7 @@ func TestTablesAnAccountDoesNotAdmitMakeNoAWSCall(t *testing.T) {
 		obj    *awsv1alpha1.DynamoDBTable
 		reason string
 	}{
-		{"not admitted", newTable(inNamespace("team-c"), usingAccount("team-a")), ReasonAccountNotAllowed},
+		{"not admitted", newTable(inNamespace("team-c"), usingAccount("team-a")), reasonAccountNotAllowed},
 		{"no such account", newTable(inNamespace("team-a"), usingAccount("nobody")), ReasonAccountNotFound},
 	}
 	for _, c := range cases {
@@ -220,7 +220,7 @@ func TestTablesAnAccountDoesNotAdmitMakeNoAWSCall(t *testing.T) {
 	// serves its own namespace alone.
 	required := newAccountsFixture(t, dynamoDBLocal(t).URL, Options{RequireAccount: true, OperatorNamespace: "tether-system"},
 		ststest.Options{}, namespace("default", nil, nil), namespace("tether-system", nil, nil))
-	if _, err := required.pass(newTable()); !isRetryReason(err, ReasonAccountRequired) || required.proxy.Total() != 0 {
+	if _, err := required.pass(newTable()); !isRetryReason(err, reasonAccountRequired) || required.proxy.Total() != 0 {
 		t.Errorf("no account with --aws-require-account: %v (%d calls)", err, required.proxy.Total())
 	}
 	required.converge(newTable(inNamespace("tether-system")))
@@ -237,7 +237,7 @@ func TestTablesAnAccountDoesNotAdmitMakeNoAWSCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.proxy.ResetCounts()
-	if _, err := f.pass(obj); !isRetryReason(err, ReasonAccountNotAllowed) {
+	if _, err := f.pass(obj); !isRetryReason(err, reasonAccountNotAllowed) {
 		t.Fatalf("after the namespace left the selector: %v", err)
 	}
 	if err := f.delete(obj); err == nil {
@@ -374,11 +374,11 @@ func TestATableDoesNotMoveWithItsNamespaceDefault(t *testing.T) {
 	}
 	f.proxy.ResetCounts()
 	// team-b's role is in another AWS account.
-	if _, err := f.pass(obj); !isRetryReason(err, ReasonAccountChanged) {
-		t.Fatalf("err = %v, want %s", err, ReasonAccountChanged)
+	if _, err := f.pass(obj); !isRetryReason(err, reasonAccountChanged) {
+		t.Fatalf("err = %v, want %s", err, reasonAccountChanged)
 	}
-	if err := f.delete(obj); !isRetryReason(err, ReasonAccountChanged) {
-		t.Fatalf("delete: %v, want %s", err, ReasonAccountChanged)
+	if err := f.delete(obj); !isRetryReason(err, reasonAccountChanged) {
+		t.Fatalf("delete: %v, want %s", err, reasonAccountChanged)
 	}
 	if f.proxy.Total() != 0 {
 		t.Errorf("calls for a moved object: %v", f.proxy.Calls())
@@ -396,7 +396,7 @@ func TestATableDoesNotMoveWithItsNamespaceDefault(t *testing.T) {
 	if err := f.reader.Update(context.Background(), a); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.pass(obj); !isRetryReason(err, ReasonLocationChanged) {
-		t.Fatalf("err = %v, want %s", err, ReasonLocationChanged)
+	if _, err := f.pass(obj); !isRetryReason(err, reasonLocationChanged) {
+		t.Fatalf("err = %v, want %s", err, reasonLocationChanged)
 	}
 }

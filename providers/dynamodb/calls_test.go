@@ -13,7 +13,7 @@ import (
 // (DescribeTable, CreateTable), a look at a table on record one; a delete
 // two (DescribeTable, DeleteTable), then one while the table goes.
 func TestExpectedCallsOfAPass(t *testing.T) {
-	deleting := []metav1.Condition{{Type: commonv1alpha1.Synced, Status: metav1.ConditionFalse, Reason: ReasonDeleting}}
+	deleting := []metav1.Condition{{Type: commonv1alpha1.Synced, Status: metav1.ConditionFalse, Reason: reasonDeleting}}
 	for _, tc := range []struct {
 		name                    string
 		status                  awsv1alpha1.DynamoDBTableStatus

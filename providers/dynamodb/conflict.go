@@ -49,7 +49,7 @@ func (p *Provider) checkConflict(ctx context.Context, ep *access.Endpoint, obj *
 			// cannot be told now (its account is missing, refuses its
 			// namespace, ...): it may well be this very table, so this
 			// object touches nothing until that can be told.
-			return providers.RetryAfter(conflictDelay, ReasonHolderUnresolved, fmt.Errorf(
+			return providers.RetryAfter(conflictDelay, reasonHolderUnresolved, fmt.Errorf(
 				"DynamoDBTable %s/%s holds a table named %s, and which account and region it is in cannot be told (%v); "+
 					"this object touches nothing while that one may hold this table (to let go of this object's table without "+
 					"touching it, annotate the object tether.dev/reconcile: paused)",

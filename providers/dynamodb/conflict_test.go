@@ -58,7 +58,7 @@ func TestConflictGoesToTheObjectThatHasTheTableThenTheOlder(t *testing.T) {
 		{"the newer one waits", []*awsv1alpha1.DynamoDBTable{older, newer}, newer, true, ""},
 		{"the one that has the table wins over older ones", []*awsv1alpha1.DynamoDBTable{older, holder}, older, true, ""},
 		{"another region is another table", []*awsv1alpha1.DynamoDBTable{otherRegion, newer}, newer, false, ""},
-		{"a holder whose account cannot be resolved still holds", []*awsv1alpha1.DynamoDBTable{unresolved, older}, older, true, ReasonHolderUnresolved},
+		{"a holder whose account cannot be resolved still holds", []*awsv1alpha1.DynamoDBTable{unresolved, older}, older, true, reasonHolderUnresolved},
 		{"an older object that cannot be resolved and holds nothing", []*awsv1alpha1.DynamoDBTable{squatter, older}, older, false, ""},
 	}
 	for _, c := range cases {
@@ -158,8 +158,8 @@ func TestDeleteWaitsWhileAnUnresolvedHolderMayHoldTheTable(t *testing.T) {
 	if err := f.reader.Create(context.Background(), holder); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.delete(obj); !isRetryReason(err, ReasonHolderUnresolved) || !strings.Contains(err.Error(), "team-x/") {
-		t.Fatalf("delete: %v, want %s naming the holder", err, ReasonHolderUnresolved)
+	if err := f.delete(obj); !isRetryReason(err, reasonHolderUnresolved) || !strings.Contains(err.Error(), "team-x/") {
+		t.Fatalf("delete: %v, want %s naming the holder", err, reasonHolderUnresolved)
 	}
 	if !f.exists(obj.Name) {
 		t.Error("the table was deleted while another object may hold it")

@@ -75,7 +75,7 @@ func withReleaseHint(err error) error {
 		return err
 	}
 	switch ra.Reason {
-	case ReasonAccountNotFound, ReasonAccountNotAllowed, ReasonAccountRequired:
+	case ReasonAccountNotFound, reasonAccountNotAllowed, reasonAccountRequired:
 		return providers.RetryAfter(ra.Delay, ra.Reason, fmt.Errorf("%w; the object is kept until Tether can delete its table, "+
 			"or annotate it tether.dev/reconcile: paused to let go of the table without deleting it", ra.Err))
 	}

@@ -52,12 +52,12 @@ func (c *tableConn) Delete(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 		return nil
 	}
 	if f, ok := p.flights.inFlight(ep.TableKey(name), callDeleteTable, time.Now()); ok && d.TableStatus != types.TableStatusDeleting {
-		w := f.notYetSeen(ReasonDeleting, "the DeleteTable of table "+name, time.Now())
+		w := f.notYetSeen(reasonDeleting, "the DeleteTable of table "+name, time.Now())
 		return &providers.Wait{Reason: w.reason, Message: w.message, For: p.opts.TransitionPoll}
 	}
 	switch d.TableStatus {
 	case types.TableStatusDeleting:
-		return providers.Waitf(p.opts.TransitionPoll, ReasonDeleting, "DynamoDB is deleting table %s", name)
+		return providers.Waitf(p.opts.TransitionPoll, reasonDeleting, "DynamoDB is deleting table %s", name)
 	case types.TableStatusCreating, types.TableStatusUpdating:
 		return providers.Waitf(p.opts.TransitionPoll, access.ReasonTableBusy, "waiting for table %s to leave %s before deleting it", name, d.TableStatus)
 	}
@@ -74,7 +74,7 @@ func (c *tableConn) Delete(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 		return access.Classify(err)
 	}
 	p.flights.accepted(ep.TableKey(name), p.tableFlight(callDeleteTable, time.Now()))
-	return providers.Waitf(time.Second, ReasonDeleting, "deleting table %s", name)
+	return providers.Waitf(time.Second, reasonDeleting, "deleting table %s", name)
 }
 
 // lowerDeletionProtection turns protection off only when the spec says so
@@ -83,7 +83,7 @@ func (c *tableConn) Delete(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 func (p *Provider) lowerDeletionProtection(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) error {
 	name := obj.ResolvedTableName()
 	if dp := obj.Spec.DeletionProtectionEnabled; dp == nil || *dp {
-		return providers.RetryAfter(deletionProtectedDelay, ReasonDeletionProtected, fmt.Errorf(
+		return providers.RetryAfter(deletionProtectedDelay, reasonDeletionProtected, fmt.Errorf(
 			"table %s has deletion protection on, so it is not deleted: set spec.deletionProtectionEnabled: false "+
 				"(or turn it off in AWS) to let the delete go on, or set spec.deletionPolicy: Retain to keep the table", name))
 	}
@@ -91,7 +91,7 @@ func (p *Provider) lowerDeletionProtection(ctx context.Context, ep *access.Endpo
 	if err != nil {
 		return access.Classify(err)
 	}
-	return providers.Waitf(time.Second, ReasonDeleting, "turned deletion protection off on table %s, as the spec says, to delete it", name)
+	return providers.Waitf(time.Second, reasonDeleting, "turned deletion protection off on table %s, as the spec says, to delete it", name)
 }
 
 func (p *Provider) released(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) {
@@ -105,7 +105,7 @@ func (p *Provider) released(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable)
 // DescribeTable, and a DeleteTable unless the last pass found the table
 // going already (or sent the DeleteTable).
 func deleteCalls(obj *awsv1alpha1.DynamoDBTable) int {
-	if c := meta.FindStatusCondition(obj.Status.Conditions, commonv1alpha1.Synced); c != nil && c.Reason == ReasonDeleting {
+	if c := meta.FindStatusCondition(obj.Status.Conditions, commonv1alpha1.Synced); c != nil && c.Reason == reasonDeleting {
 		return 1
 	}
 	return 2

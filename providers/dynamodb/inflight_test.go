@@ -57,7 +57,7 @@ func TestACreateNotSeenYetIsNotSentAgain(t *testing.T) {
 	f.converge(obj)
 	g.Expect(f.proxy.Calls()["CreateTable"]).To(Equal(1))
 	g.Expect(f.events.notesOf("TableDeleted")).To(BeEmpty())
-	g.Expect(f.events.notesOf(ReasonTableExists)).To(BeEmpty())
+	g.Expect(f.events.notesOf(reasonTableExists)).To(BeEmpty())
 }
 
 // After an UpdateTable the reads still show the table as it was: the step

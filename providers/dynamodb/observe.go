@@ -57,11 +57,11 @@ func (c *tableConn) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable)
 	case types.TableStatusCreating:
 		return p.transient(providers.ReasonCreating, "DynamoDB is creating the table"), nil
 	case types.TableStatusDeleting:
-		return p.transient(ReasonDeleting, "the table is being deleted (not by Tether); it will be re-created once it is gone"), nil
+		return p.transient(reasonDeleting, "the table is being deleted (not by Tether); it will be re-created once it is gone"), nil
 	case types.TableStatusActive, types.TableStatusUpdating:
 		return p.compare(ctx, ep, obj, desc)
 	default:
-		return providers.Waiting(providers.Wait{Reason: ReasonInaccessible,
+		return providers.Waiting(providers.Wait{Reason: reasonInaccessible,
 			Message: fmt.Sprintf("the table is %s; Tether cannot change it until AWS makes it ACTIVE", desc.TableStatus),
 			For:     inaccessibleDelay}), nil
 	}
@@ -114,10 +114,10 @@ func (p *Provider) compare(ctx context.Context, ep *access.Endpoint, obj *awsv1a
 	available := desc.TableStatus == types.TableStatusActive && pl.Busy() == ""
 	outputsErr := p.writeOutputs(ctx, ep, obj)
 	if broken := plan.ReplicasNotWorking(want.Replicas, have.Replicas); pl.Empty() && available && broken != "" {
-		return notAvailable(ReasonReplicaNotWorking, broken+": Tether cannot fix this by itself (see the replica's Region in AWS)", time.Minute), nil
+		return notAvailable(reasonReplicaNotWorking, broken+": Tether cannot fix this by itself (see the replica's Region in AWS)", time.Minute), nil
 	}
 	if pl.Empty() && available && outputsErr != nil {
-		return notAvailable(ReasonOutputsNotWritten, outputsErr.Error(), conflictDelay), nil
+		return notAvailable(reasonOutputsNotWritten, outputsErr.Error(), conflictDelay), nil
 	}
 	if pl.Empty() && available {
 		obs := providers.Matches()

@@ -69,7 +69,7 @@ func (p *Provider) owns(ctx context.Context, ep *access.Endpoint, obj *awsv1alph
 		switch err := p.checkRestoreSource(ctx, ep, obj); {
 		case err == nil:
 			return ownedByRestore, "", nil
-		case !isRefusal(err, ReasonRestoreNotAllowed):
+		case !isRefusal(err, reasonRestoreNotAllowed):
 			return notOwned, "", err
 		}
 	}
@@ -118,7 +118,7 @@ func (p *Provider) checkOwnership(ctx context.Context, ep *access.Endpoint, obj 
 	}
 	name := obj.ResolvedTableName()
 	if how == notOwned && whyNot != "" {
-		return refusal(ReasonAdoptionNotAllowed, "table %s already exists and was not created by Tether for this object; %s: "+
+		return refusal(reasonAdoptionNotAllowed, "table %s already exists and was not created by Tether for this object; %s: "+
 			"Tether leaves it alone", name, whyNot)
 	}
 	if how == notOwned {

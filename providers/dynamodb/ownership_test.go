@@ -76,8 +76,8 @@ func TestCreateRaceLeavesTheTableNotOwned(t *testing.T) {
 			})
 
 			obs, err := f.pass(obj)
-			if p, ok := providers.AsWait(err); obs.Outcome != providers.OutcomeCreate || !ok || p.Reason != ReasonTableExists {
-				t.Fatalf("first pass: exists=%v err=%v, want a create that lost the race (%s)", obs.Outcome != providers.OutcomeCreate, err, ReasonTableExists)
+			if p, ok := providers.AsWait(err); obs.Outcome != providers.OutcomeCreate || !ok || p.Reason != reasonTableExists {
+				t.Fatalf("first pass: exists=%v err=%v, want a create that lost the race (%s)", obs.Outcome != providers.OutcomeCreate, err, reasonTableExists)
 			}
 			_, err = f.pass(obj)
 			if !isTerminalReason(err, ReasonNotOwned) || !strings.Contains(err.Error(), "created by someone else") {

@@ -16,9 +16,9 @@ import (
 // The resource policy's writes; its read is in reads.go, what the policy
 // is and how it is planned the plan's (plan/policy.go).
 
-// ReasonPolicyChanged: a policy change was refused because the policy is
+// reasonPolicyChanged: a policy change was refused because the policy is
 // not the revision Tether read.
-const ReasonPolicyChanged = "PolicyChanged"
+const reasonPolicyChanged = "PolicyChanged"
 
 // sendPolicy puts or deletes the policy. Its answer is what Tether takes as
 // the policy until a read shows it (see readPolicy). A revision mismatch
@@ -46,7 +46,7 @@ func (p *Provider) sendPolicy(ctx context.Context, ep *access.Endpoint, obj *aws
 	}
 	if access.ErrorCode(err) == "PolicyNotFoundException" {
 		mem.readAgain(plan.FeaturePolicy)
-		return providers.Waitf(access.BusyDelay, ReasonPolicyChanged,
+		return providers.Waitf(access.BusyDelay, reasonPolicyChanged,
 			"the resource policy changed since Tether read it (%v); reading it again before changing it", access.Stable(err))
 	}
 	if err != nil {

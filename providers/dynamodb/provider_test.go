@@ -273,8 +273,8 @@ func TestDeletionProtectionBlocksDelete(t *testing.T) {
 	obj := newTable(func(o *awsv1alpha1.DynamoDBTable) { o.Spec.DeletionProtectionEnabled = aws.Bool(true) })
 	f.converge(obj)
 	err := f.delete(obj)
-	if ra, ok := providers.AsRetryAfter(err); !ok || ra.Reason != ReasonDeletionProtected {
-		t.Fatalf("err = %v, want retry-after %s", err, ReasonDeletionProtected)
+	if ra, ok := providers.AsRetryAfter(err); !ok || ra.Reason != reasonDeletionProtected {
+		t.Fatalf("err = %v, want retry-after %s", err, reasonDeletionProtected)
 	}
 	if !f.exists(obj.Name) {
 		t.Fatal("protected table deleted")
@@ -472,8 +472,8 @@ func TestWaitsWhileTheTableIsBusy(t *testing.T) {
 		t.Fatalf("first delete: %v, want pending", err)
 	}
 	err = f.delete(obj)
-	if pe, ok := providers.AsWait(err); !ok || pe.Reason != ReasonDeleting {
-		t.Fatalf("while DELETING: %v, want pending %s", err, ReasonDeleting)
+	if pe, ok := providers.AsWait(err); !ok || pe.Reason != reasonDeleting {
+		t.Fatalf("while DELETING: %v, want pending %s", err, reasonDeleting)
 	}
 	f.deleteFully(obj)
 	if f.exists(obj.Name) {
@@ -520,7 +520,7 @@ func TestOwnerTagsAndTagDrift(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tags[TagOwnerUID] != string(obj.UID) || tags[TagOwner] != "default/"+obj.Name || tags["team"] != "orders" {
+	if tags[TagOwnerUID] != string(obj.UID) || tags[tagOwner] != "default/"+obj.Name || tags["team"] != "orders" {
 		t.Fatalf("tags = %v", tags)
 	}
 
@@ -828,8 +828,8 @@ func TestATableAnotherPartyDeletesIsAWait(t *testing.T) {
 	}
 	f.proxy.ResetCounts()
 	obs, err := f.pass(obj)
-	if err != nil || obs.Outcome != providers.OutcomeWait || obs.Wait.Reason != ReasonDeleting || obs.Wait.For <= 0 {
-		t.Fatalf("while another party deletes the table: %+v, %v; want a wait (%s)", obs, err, ReasonDeleting)
+	if err != nil || obs.Outcome != providers.OutcomeWait || obs.Wait.Reason != reasonDeleting || obs.Wait.For <= 0 {
+		t.Fatalf("while another party deletes the table: %+v, %v; want a wait (%s)", obs, err, reasonDeleting)
 	}
 	if calls := f.proxy.Calls(); calls["CreateTable"]+calls["UpdateTable"] != 0 {
 		t.Errorf("sent %v while the table was DELETING", calls)

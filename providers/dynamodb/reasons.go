@@ -3,24 +3,26 @@ package dynamodb
 import "time"
 
 // Condition reasons this adapter reports besides those of the access
-// layer's error classification (access.Classify) and of the contract.
+// layer's error classification (access.Classify) and of the contract. The
+// exported ones are those other packages match on.
 const (
-	ReasonInaccessible      = "Inaccessible"
-	ReasonDeleting          = "Deleting"
 	ReasonIndexReplacement  = "IndexReplacementNotAllowed"
 	ReasonNotOwned          = "NotOwned"
-	ReasonHolderUnresolved  = "HolderUnresolved"
-	ReasonDeletionProtected = "DeletionProtected"
-	ReasonTableExists       = "TableExists"
 	ReasonImmutableMismatch = "ImmutableMismatch"
-	ReasonReplicaNotWorking = "ReplicaNotWorking"
-	ReasonAccountRequired   = "AccountRequired"
 	ReasonAccountNotFound   = "AccountNotFound"
-	ReasonAccountNotAllowed = "AccountNotAllowed"
-	ReasonLocationChanged   = "LocationChanged"
-	ReasonAccountChanged    = "AccountChanged"
-	ReasonForeignReplicas   = "ForeignReplicas"
-	ReasonOutputsNotWritten = "OutputsNotWritten"
+
+	reasonInaccessible      = "Inaccessible"
+	reasonDeleting          = "Deleting"
+	reasonHolderUnresolved  = "HolderUnresolved"
+	reasonDeletionProtected = "DeletionProtected"
+	reasonTableExists       = "TableExists"
+	reasonReplicaNotWorking = "ReplicaNotWorking"
+	reasonAccountRequired   = "AccountRequired"
+	reasonAccountNotAllowed = "AccountNotAllowed"
+	reasonLocationChanged   = "LocationChanged"
+	reasonAccountChanged    = "AccountChanged"
+	reasonForeignReplicas   = "ForeignReplicas"
+	reasonOutputsNotWritten = "OutputsNotWritten"
 )
 
 // reasonFeatureUnsupported: the endpoint lacks the API a step or read

@@ -48,7 +48,7 @@ func (p *Provider) removeReplicasFirst(ctx context.Context, ep *access.Endpoint,
 	}
 	name := aws.ToString(d.TableName)
 	if busy := plan.ReplicasBusy(reps); busy != "" {
-		return false, providers.Waitf(p.opts.TransitionPoll, ReasonDeleting, "removing the replicas of table %s before deleting it: %s", name, busy)
+		return false, providers.Waitf(p.opts.TransitionPoll, reasonDeleting, "removing the replicas of table %s before deleting it: %s", name, busy)
 	}
 	var ours, others, going []string
 	for _, region := range slices.Sorted(maps.Keys(reps)) {
@@ -62,11 +62,11 @@ func (p *Provider) removeReplicasFirst(ctx context.Context, ep *access.Endpoint,
 		}
 	}
 	if len(ours) == 0 && len(going) > 0 {
-		return false, providers.Waitf(p.opts.TransitionPoll, ReasonDeleting, "DynamoDB accepted the removal of replica %s of table %s "+
+		return false, providers.Waitf(p.opts.TransitionPoll, reasonDeleting, "DynamoDB accepted the removal of replica %s of table %s "+
 			"and its reads do not show it yet (they are eventually consistent)", strings.Join(going, ", "), name)
 	}
 	if len(ours) == 0 {
-		return false, providers.RetryAfter(conflictDelay, ReasonForeignReplicas, fmt.Errorf(
+		return false, providers.RetryAfter(conflictDelay, reasonForeignReplicas, fmt.Errorf(
 			"table %s has replicas Tether did not add (%s): they are not removed, so the table is not deleted either; "+
 				"remove them in AWS to let the delete go on, or annotate the object tether.dev/reconcile: paused to let go of the table "+
 				"without touching it", name, strings.Join(others, ", ")))
@@ -79,7 +79,7 @@ func (p *Provider) removeReplicasFirst(ctx context.Context, ep *access.Endpoint,
 	}
 	p.flights.accepted(ep.TableKey(name), flight{call: "remove replica " + region, subject: string(plan.StepDeleteReplica) + ":" + region,
 		at: time.Now(), settle: p.opts.SettleWindow})
-	return false, providers.Waitf(time.Second, ReasonDeleting, "removing replica %s of table %s before deleting the table (%d of Tether's left)",
+	return false, providers.Waitf(time.Second, reasonDeleting, "removing replica %s of table %s before deleting the table (%d of Tether's left)",
 		region, name, len(ours))
 }
 

@@ -149,8 +149,8 @@ func TestGlobalTableReplicasOnTheModel(t *testing.T) {
 	// Deleting the object: the replica Tether added goes; us-west-2 is not
 	// Tether's to remove, so the table stays, and the delete says why.
 	waits, err := f.deleteUntilStopped(obj)
-	if !isRetryReason(err, ReasonForeignReplicas) || !strings.Contains(err.Error(), "us-west-2") {
-		t.Fatalf("delete: %v, want %s naming us-west-2 (waits %q)", err, ReasonForeignReplicas, waits)
+	if !isRetryReason(err, reasonForeignReplicas) || !strings.Contains(err.Error(), "us-west-2") {
+		t.Fatalf("delete: %v, want %s naming us-west-2 (waits %q)", err, reasonForeignReplicas, waits)
 	}
 	if got := replicasOf(f.describe(obj.Name)); !slices.Equal(got, []string{"us-west-2"}) {
 		t.Errorf("replicas left = %v, want only us-west-2", got)
@@ -206,7 +206,7 @@ func TestReplicaNotWorkingOnTheModel(t *testing.T) {
 	f.gap.SetReplicaStatus(obj.Name, "eu-west-1", "CREATION_FAILED", "KMS key not accessible")
 	f.proxy.ResetCounts()
 	obs, err := f.pass(obj)
-	if err != nil || obs.Available || obs.Reason != ReasonReplicaNotWorking || obs.Message == "" {
+	if err != nil || obs.Available || obs.Reason != reasonReplicaNotWorking || obs.Message == "" {
 		t.Fatalf("observation = %+v, %v", obs, err)
 	}
 	t.Logf("Ready message: %s", obs.Message)
@@ -255,8 +255,8 @@ func TestDeletingAnAdoptedGlobalTableRemovesOnlyTethersReplicasOnTheModel(t *tes
 	}
 
 	waits, err := f.deleteUntilStopped(obj)
-	if !isRetryReason(err, ReasonForeignReplicas) || !strings.Contains(err.Error(), "eu-west-1") {
-		t.Fatalf("delete: %v, want %s naming eu-west-1 (waits %q)", err, ReasonForeignReplicas, waits)
+	if !isRetryReason(err, reasonForeignReplicas) || !strings.Contains(err.Error(), "eu-west-1") {
+		t.Fatalf("delete: %v, want %s naming eu-west-1 (waits %q)", err, reasonForeignReplicas, waits)
 	}
 	if got := replicasOf(f.describe(obj.Name)); !slices.Equal(got, []string{"eu-west-1"}) {
 		t.Errorf("replicas left = %v, want the owner's eu-west-1 alone", got)

@@ -163,7 +163,7 @@ func (p *Provider) checkRestoreSource(ctx context.Context, ep *access.Endpoint, 
 	}
 	source := restoreSource(obj.Spec.RestoreFrom)
 	notAllowed := func(why string) error {
-		return refusal(ReasonRestoreNotAllowed, "spec.restoreFrom names %s, %s; AWSAccount %s lets namespace %s restore only its own tables "+
+		return refusal(reasonRestoreNotAllowed, "spec.restoreFrom names %s, %s; AWSAccount %s lets namespace %s restore only its own tables "+
 			"(spec.tenancy.restoreSources): nothing is created", source, why, ep.Identity, obj.Namespace)
 	}
 	tableArn, name, ok := sourceTable(source)

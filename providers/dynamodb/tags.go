@@ -13,7 +13,7 @@ import (
 
 // Tags Tether puts on the tables it manages, where the endpoint has tagging.
 const (
-	TagOwner    = "tether.dev/owner"     // namespace/name of the object
+	tagOwner    = "tether.dev/owner"     // namespace/name of the object
 	TagOwnerUID = "tether.dev/owner-uid" // its UID: a new object of the same name is not the owner
 )
 
@@ -79,5 +79,5 @@ func (p *Provider) ownerTags(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable
 	if p.clients.Lacks(ep, plan.FeatureTags) {
 		return nil
 	}
-	return map[string]string{TagOwner: obj.Namespace + "/" + obj.Name, TagOwnerUID: string(obj.UID)}
+	return map[string]string{tagOwner: obj.Namespace + "/" + obj.Name, TagOwnerUID: string(obj.UID)}
 }

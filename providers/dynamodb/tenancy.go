@@ -27,9 +27,9 @@ import (
 // Reasons of the refusals. They are not terminal: they depend on the
 // AWSAccount and on other objects, whose changes wake the table.
 const (
-	ReasonRestoreNotAllowed  = "RestoreNotAllowed"
-	ReasonPolicyNotAllowed   = "PolicyNotAllowed"
-	ReasonAdoptionNotAllowed = "AdoptionNotAllowed"
+	reasonRestoreNotAllowed  = "RestoreNotAllowed"
+	reasonPolicyNotAllowed   = "PolicyNotAllowed"
+	reasonAdoptionNotAllowed = "AdoptionNotAllowed"
 )
 
 // trustsFully says whether the endpoint's identity is the operator's own.
@@ -92,7 +92,7 @@ func checkPolicyPrincipals(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, 
 	if len(outside) == 0 {
 		return nil
 	}
-	return refusal(ReasonPolicyNotAllowed, "spec.resourcePolicy grants access to %s, outside account %s; AWSAccount %s does not allow it "+
+	return refusal(reasonPolicyNotAllowed, "spec.resourcePolicy grants access to %s, outside account %s; AWSAccount %s does not allow it "+
 		"(its spec.tenancy.policyPrincipalAccounts): the policy is not attached and, before the table exists, the table is not created",
 		strings.Join(outside, ", "), ep.AccountID, ep.Identity)
 }

@@ -64,8 +64,8 @@ func TestPolicyPrincipalsOutsideTheAccount(t *testing.T) {
 			switch {
 			case c.outside == "" && err != nil:
 				t.Errorf("refused: %v", err)
-			case c.outside != "" && (!isRetryReason(err, ReasonPolicyNotAllowed) || !strings.Contains(err.Error(), c.outside)):
-				t.Errorf("err = %v, want %s naming %s", err, ReasonPolicyNotAllowed, c.outside)
+			case c.outside != "" && (!isRetryReason(err, reasonPolicyNotAllowed) || !strings.Contains(err.Error(), c.outside)):
+				t.Errorf("err = %v, want %s naming %s", err, reasonPolicyNotAllowed, c.outside)
 			}
 			if err := checkPolicyPrincipals(&access.Endpoint{}, newTable(), pol); err != nil {
 				t.Errorf("the operator's own identity refused: %v", err)
@@ -115,8 +115,8 @@ func TestRestoreSourcesOfAnAccountOnTheModel(t *testing.T) {
 	refused := func(obj *awsv1alpha1.DynamoDBTable, why string) {
 		t.Helper()
 		f.proxy.ResetCounts()
-		if _, err := f.pass(obj); !isRetryReason(err, ReasonRestoreNotAllowed) || !strings.Contains(err.Error(), why) {
-			t.Errorf("restore %+v from %s: %v, want %s saying %q", obj.Spec.RestoreFrom, obj.Namespace, err, ReasonRestoreNotAllowed, why)
+		if _, err := f.pass(obj); !isRetryReason(err, reasonRestoreNotAllowed) || !strings.Contains(err.Error(), why) {
+			t.Errorf("restore %+v from %s: %v, want %s saying %q", obj.Spec.RestoreFrom, obj.Namespace, err, reasonRestoreNotAllowed, why)
 		}
 		if calls := f.proxy.Calls(); calls["RestoreTableToPointInTime"]+calls["RestoreTableFromBackup"]+calls["CreateTable"] != 0 {
 			t.Errorf("calls for a refused restore: %v", calls)

@@ -11,10 +11,11 @@ import (
 	"github.com/tether-dev/tether/providers"
 )
 
-// Condition reasons of the errors Classify makes.
+// Condition reasons of the errors Classify makes; the exported ones are
+// those the adapter reports itself too.
 const (
-	ReasonLimitExceeded = "LimitExceeded"
-	ReasonEndpointError = "EndpointError"
+	reasonLimitExceeded = "LimitExceeded"
+	reasonEndpointError = "EndpointError"
 	ReasonAccessDenied  = "AccessDenied"
 	ReasonInvalidSpec   = "InvalidSpec"
 	ReasonTableBusy     = "TableBusy"
@@ -70,7 +71,7 @@ func Classify(err error) error {
 	case "ThrottlingException", "RequestLimitExceeded", "ProvisionedThroughputExceededException":
 		return providers.RetryAfter(ThrottledDelay, providers.ReasonThrottled, err)
 	case "LimitExceededException":
-		return providers.RetryAfter(ThrottledDelay, ReasonLimitExceeded, err)
+		return providers.RetryAfter(ThrottledDelay, reasonLimitExceeded, err)
 	case "ResourceInUseException":
 		return providers.Waitf(BusyDelay, ReasonTableBusy, "DynamoDB is busy with the table: %v", err)
 	case "AccessDeniedException", "UnrecognizedClientException", "InvalidSignatureException", "ExpiredTokenException":
@@ -79,12 +80,12 @@ func Classify(err error) error {
 	}
 	var respErr *smithyhttp.ResponseError
 	if errors.As(err, &respErr) && respErr.HTTPStatusCode() >= 500 {
-		return providers.RetryAfter(endpointErrorDelay, ReasonEndpointError, err)
+		return providers.RetryAfter(endpointErrorDelay, reasonEndpointError, err)
 	}
 	var apiErr smithy.APIError
 	if !errors.As(err, &apiErr) {
 		// Network errors: the endpoint is unreachable.
-		return providers.RetryAfter(endpointErrorDelay, ReasonEndpointError, err)
+		return providers.RetryAfter(endpointErrorDelay, reasonEndpointError, err)
 	}
 	return err
 }

@@ -32,11 +32,11 @@ func TestClassify(t *testing.T) {
 		{api("ValidationException"), "terminal", ReasonInvalidSpec},
 		{api("ThrottlingException"), "retry", providers.ReasonThrottled},
 		{api("RequestLimitExceeded"), "retry", providers.ReasonThrottled},
-		{api("LimitExceededException"), "retry", ReasonLimitExceeded},
+		{api("LimitExceededException"), "retry", reasonLimitExceeded},
 		{api("ResourceInUseException"), "pending", ReasonTableBusy},
 		{api("AccessDeniedException"), "retry", ReasonAccessDenied},
-		{http5xx, "retry", ReasonEndpointError},
-		{errors.New("dial tcp: connection refused"), "retry", ReasonEndpointError},
+		{http5xx, "retry", reasonEndpointError},
+		{errors.New("dial tcp: connection refused"), "retry", reasonEndpointError},
 		{api("SomethingNew"), "plain", ""},
 	}
 	for _, c := range cases {
@@ -93,8 +93,8 @@ func TestUndecodableAnswersKeepOneMessage(t *testing.T) {
 			t.Fatal("a cut-off answer was accepted")
 		}
 		got := Classify(err)
-		if ra, ok := providers.AsRetryAfter(got); !ok || ra.Reason != ReasonEndpointError {
-			t.Fatalf("Classify(%v) = %v, want a RetryAfter with reason %s", err, got, ReasonEndpointError)
+		if ra, ok := providers.AsRetryAfter(got); !ok || ra.Reason != reasonEndpointError {
+			t.Fatalf("Classify(%v) = %v, want a RetryAfter with reason %s", err, got, reasonEndpointError)
 		}
 		messages = append(messages, got.Error())
 	}

@@ -128,7 +128,7 @@ func (s *session) check(ctx context.Context, retryDenied bool) error {
 func classifySTS(roleARN string, err error) error {
 	var apiErr smithy.APIError
 	if !errors.As(err, &apiErr) {
-		return providers.RetryAfter(endpointErrorDelay, ReasonEndpointError, fmt.Errorf("STS AssumeRole %s: %w", roleARN, err))
+		return providers.RetryAfter(endpointErrorDelay, reasonEndpointError, fmt.Errorf("STS AssumeRole %s: %w", roleARN, err))
 	}
 	e := &awsError{text: fmt.Sprintf("STS AssumeRole %s: %s: %s", roleARN, apiErr.ErrorCode(), apiErr.ErrorMessage()), cause: err}
 	switch apiErr.ErrorCode() {
@@ -137,7 +137,7 @@ func classifySTS(roleARN string, err error) error {
 	case "Throttling", "ThrottlingException":
 		return providers.RetryAfter(ThrottledDelay, providers.ReasonThrottled, e)
 	}
-	return providers.RetryAfter(endpointErrorDelay, ReasonEndpointError, e)
+	return providers.RetryAfter(endpointErrorDelay, reasonEndpointError, e)
 }
 
 // invalidate makes the next call assume the role again: AWS said the

@@ -41,9 +41,9 @@ const turnWait = 200 * time.Millisecond
 // passes (one call each), and the limiter served those at half its rate.
 const passesMeasured = 100
 
-// ReasonAccountBudget is the deferral reason of a pass waiting for its
+// reasonAccountBudget is the deferral reason of a pass waiting for its
 // account and region's limiter (metric tether_deferred_passes_total).
-const ReasonAccountBudget = "AccountBudget"
+const reasonAccountBudget = "AccountBudget"
 
 // budget is one account's limiter in one region, and the queue of turns of
 // the passes waiting for it.
@@ -90,7 +90,7 @@ func (b *budget) take(ctx context.Context, uid types.UID, calls int, now time.Ti
 	b.end = d.end
 	if d.wait > 0 {
 		b.tickets[uid] = now.Add(d.wait)
-		return ctx, &providers.Wait{For: d.wait, Reason: ReasonAccountBudget, Quiet: true}
+		return ctx, &providers.Wait{For: d.wait, Reason: reasonAccountBudget, Quiet: true}
 	}
 	delete(b.tickets, uid)
 	b.measureLocked(calls)

@@ -71,7 +71,7 @@ func TestTakeTurnQueuesPassesBeyondTheLimiter(t *testing.T) {
 		switch {
 		case err == nil:
 			waits = append(waits, 0)
-		case deferred && d.Quiet && d.Reason == ReasonAccountBudget:
+		case deferred && d.Quiet && d.Reason == reasonAccountBudget:
 			waits = append(waits, d.For)
 		default:
 			t.Fatalf("pass %d: %v", i, err)

@@ -25,7 +25,10 @@
 //     policy), autoscaling.go and replicas.go. A feature file says how its
 //     fields are desired and observed, how they compare, which steps bring
 //     them to the spec and at which positions, and what CreateTable
-//     carries of it (create.go puts those together).
+//     carries of it (create.go puts those together). A setting the table
+//     and each index carry alike (on-demand and warm throughput,
+//     contributor insights) says where it sits, and indexed.go goes over
+//     the table and its indexes for it.
 //   - immutable.go names what no update can change (the key schema, the
 //     local secondary indexes), for a table Tether adopts.
 //
