@@ -72,7 +72,7 @@ fuzz: ## Fuzz Hue answer decoding, colour conversion and the DynamoDB planner, F
 	go test ./providers/hue/wire -run '^$$' -fuzz '^FuzzDecodeAnswer$$' -fuzztime $(FUZZTIME)
 	go test ./providers/hue/wire -run '^$$' -fuzz '^FuzzBridgeAnswer$$' -fuzztime $(FUZZTIME)
 	go test ./providers/hue/model -run '^$$' -fuzz '^FuzzColourRoundTrip$$' -fuzztime $(FUZZTIME)
-	go test ./providers/dynamodb -run '^$$' -fuzz '^FuzzPlan$$' -fuzztime $(FUZZTIME)
+	go test ./providers/dynamodb/plan -run '^$$' -fuzz '^FuzzPlan$$' -fuzztime $(FUZZTIME)
 
 ##@ Benchmarks
 BENCH_FLAGS ?= -runs=3

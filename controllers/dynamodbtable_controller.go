@@ -19,6 +19,7 @@ import (
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/providers/dynamodb"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
 	"github.com/tether-dev/tether/providers/dynamodb/changefeed"
 	"github.com/tether-dev/tether/reconciler"
 )
@@ -52,7 +53,7 @@ func setupDynamoDBTable(mgr ctrl.Manager, cfg Config) error {
 			SafetyInterval: cfg.DynamoDBChangeEventsSafetyInterval}
 	}
 	_, err := SetupDynamoDB(mgr, cfg.DynamoDBTablePollInterval, feeds, dynamodb.Options{
-		Clients: dynamodb.ClientOptions{
+		Clients: access.ClientOptions{
 			DefaultRegion:     cfg.AWSRegion,
 			AccountID:         cfg.AWSAccountID,
 			RequestsPerSecond: cfg.DynamoDBRequestsPerSecond,
@@ -102,7 +103,7 @@ func SetupDynamoDB(mgr ctrl.Manager, pollInterval time.Duration, feeds changefee
 	// The feeds read queues with the adapter's credentials, and the adapter
 	// asks the feeds which tables they cover.
 	var external *dynamodb.Provider
-	feeds.Reader, feeds.TableNameIndex, feeds.SessionName = mgr.GetClient(), dynamodb.IndexTableName, dynamodb.SessionName
+	feeds.Reader, feeds.TableNameIndex, feeds.SessionName = mgr.GetClient(), dynamodb.IndexTableName, access.SessionName
 	feeds.Config = func(ctx context.Context, a *awsv1alpha1.AWSAccount, region, service string) (aws.Config, error) {
 		return external.AWSConfig(ctx, a, region, service)
 	}

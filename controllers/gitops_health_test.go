@@ -21,6 +21,7 @@ import (
 	"github.com/tether-dev/tether/internal/huesim"
 	"github.com/tether-dev/tether/providers"
 	"github.com/tether-dev/tether/providers/dynamodb"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
 	"github.com/tether-dev/tether/providers/hue"
 )
 
@@ -36,7 +37,7 @@ import (
 // InProgress / Progressing until Ready.
 var stoppedReasons = map[string]bool{
 	providers.ReasonStalled:                  true,
-	dynamodb.ReasonInvalidSpec:               true,
+	access.ReasonInvalidSpec:                 true,
 	dynamodb.ReasonNotOwned:                  true,
 	dynamodb.ReasonImmutableMismatch:         true,
 	dynamodb.ReasonIndexReplacement:          true,

@@ -5,7 +5,7 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/tether-dev/tether/providers/dynamodb"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
 	"github.com/tether-dev/tether/providers/dynamodb/changefeed"
 	"github.com/tether-dev/tether/providers/hue"
 	"github.com/tether-dev/tether/providers/hue/bridge"
@@ -78,7 +78,7 @@ const InstallNamespace = "tether-system"
 func DefaultConfig() Config {
 	return Config{
 		DynamoDBTablePollInterval:          2 * time.Minute,
-		DynamoDBRequestsPerSecond:          dynamodb.DefaultRequestsPerSecond,
+		DynamoDBRequestsPerSecond:          access.DefaultRequestsPerSecond,
 		DynamoDBSecondaryReadInterval:      10 * time.Minute,
 		DynamoDBChangeEventsSafetyInterval: changefeed.DefaultSafetyInterval,
 		HueBridgePollInterval:              hue.DefaultPollInterval,

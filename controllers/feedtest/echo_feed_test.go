@@ -14,7 +14,7 @@ import (
 	"github.com/tether-dev/tether/controllers"
 	"github.com/tether-dev/tether/internal/faultproxy"
 	"github.com/tether-dev/tether/internal/sqstest"
-	"github.com/tether-dev/tether/providers/dynamodb"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
 	"github.com/tether-dev/tether/providers/dynamodb/changefeed"
 )
 
@@ -47,7 +47,7 @@ func TestAFeedWhoseOwnCallsDoNotComeBackFallsBackToPolling(t *testing.T) {
 		a.Spec.Endpoint = endpoint
 		a.Spec.ChangeEvents.EchoWindow = &metav1.Duration{Duration: echoWindow}
 	})
-	rule := sqstest.NewRule(s.queue, url, sqstest.Call{Account: accountID, Region: region, Role: "tether", Session: dynamodb.SessionName(a)})
+	rule := sqstest.NewRule(s.queue, url, sqstest.Call{Account: accountID, Region: region, Role: "tether", Session: access.SessionName(a)})
 	calls.OnAnswered(func(c faultproxy.Answered) {
 		if c.Status == 200 && c.Table != "" {
 			rule.Deliver(context.Background(), c.Operation, c.Table)

@@ -20,7 +20,7 @@ import (
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/controllers"
 	"github.com/tether-dev/tether/internal/faultproxy"
-	"github.com/tether-dev/tether/providers/dynamodb"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
 	"github.com/tether-dev/tether/providers/dynamodb/changefeed"
 )
 
@@ -231,7 +231,7 @@ func TestEventsForTablesTetherDoesNotHoldChangeNothing(t *testing.T) {
 	failed := call("DeleteTable", obj, now)
 	failed.ErrorCode = "ResourceInUseException"
 	own := call("UpdateTable", obj, now)
-	own.Role, own.Session = "tether", dynamodb.SessionName(a)
+	own.Role, own.Session = "tether", access.SessionName(a)
 	describes := map[string]int{obj.Name: s.describes(obj), other.Name: s.describes(other)}
 
 	s.send(t, url, nobody.Event(), otherAccount.Event(), otherRegion.Event(), otherQueue.Event(), failed.Event(), own.Event())

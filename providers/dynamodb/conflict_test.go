@@ -14,6 +14,7 @@ import (
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/internal/ststest"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
 )
 
 func TestConflictGoesToTheObjectThatHasTheTableThenTheOlder(t *testing.T) {
@@ -57,7 +58,7 @@ func TestConflictGoesToTheObjectThatHasTheTableThenTheOlder(t *testing.T) {
 		{"the newer one waits", []*awsv1alpha1.DynamoDBTable{older, newer}, newer, true, ""},
 		{"the one that has the table wins over older ones", []*awsv1alpha1.DynamoDBTable{older, holder}, older, true, ""},
 		{"another region is another table", []*awsv1alpha1.DynamoDBTable{otherRegion, newer}, newer, false, ""},
-		{"a holder whose account cannot be resolved still holds", []*awsv1alpha1.DynamoDBTable{unresolved, older}, older, true, ReasonHolderUnresolved},
+		{"a holder whose account cannot be resolved still holds", []*awsv1alpha1.DynamoDBTable{unresolved, older}, older, true, reasonHolderUnresolved},
 		{"an older object that cannot be resolved and holds nothing", []*awsv1alpha1.DynamoDBTable{squatter, older}, older, false, ""},
 	}
 	for _, c := range cases {
@@ -66,7 +67,7 @@ func TestConflictGoesToTheObjectThatHasTheTableThenTheOlder(t *testing.T) {
 			for _, o := range c.objects {
 				b = b.WithObjects(o.DeepCopy())
 			}
-			p := New(Options{Reader: b.Build(), Clients: ClientOptions{DefaultRegion: "us-east-1"}})
+			p := New(Options{Reader: b.Build(), Clients: access.ClientOptions{DefaultRegion: "us-east-1"}})
 			ep := endpointOf(t, p, c.subject)
 			err := p.checkConflict(context.Background(), ep, c.subject)
 			var got string
@@ -120,7 +121,7 @@ func TestRegionIsResolvedBeforeKeying(t *testing.T) {
 	}
 
 	// --aws-region comes before the default chain; the spec before both.
-	p = New(Options{Reader: reader, Clients: ClientOptions{DefaultRegion: "eu-west-1"}})
+	p = New(Options{Reader: reader, Clients: access.ClientOptions{DefaultRegion: "eu-west-1"}})
 	for spec, want := range map[string]string{"": "eu-west-1", "us-east-1": "us-east-1", "ap-south-1": "ap-south-1"} {
 		if got, err := p.clients.Region(ctx, spec, ""); err != nil || got != want {
 			t.Errorf("Region(%q) = %q, %v; want %q", spec, got, err, want)
@@ -133,7 +134,7 @@ func TestRegionIsResolvedBeforeKeying(t *testing.T) {
 }
 
 // endpointOf resolves obj's target and client as Observe does.
-func endpointOf(t *testing.T, p *Provider, obj *awsv1alpha1.DynamoDBTable) *endpoint {
+func endpointOf(t *testing.T, p *Provider, obj *awsv1alpha1.DynamoDBTable) *access.Endpoint {
 	t.Helper()
 	ep, err := p.endpointFor(context.Background(), obj)
 	if err != nil {
@@ -157,8 +158,8 @@ func TestDeleteWaitsWhileAnUnresolvedHolderMayHoldTheTable(t *testing.T) {
 	if err := f.reader.Create(context.Background(), holder); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.delete(obj); !isRetryReason(err, ReasonHolderUnresolved) || !strings.Contains(err.Error(), "team-x/") {
-		t.Fatalf("delete: %v, want %s naming the holder", err, ReasonHolderUnresolved)
+	if err := f.delete(obj); !isRetryReason(err, reasonHolderUnresolved) || !strings.Contains(err.Error(), "team-x/") {
+		t.Fatalf("delete: %v, want %s naming the holder", err, reasonHolderUnresolved)
 	}
 	if !f.exists(obj.Name) {
 		t.Error("the table was deleted while another object may hold it")

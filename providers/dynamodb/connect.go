@@ -2,9 +2,11 @@ package dynamodb
 
 import (
 	"context"
+	"fmt"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
 )
 
 var (
@@ -16,7 +18,7 @@ var (
 // endpoint for one pass, with no earlier object naming the same table.
 type tableConn struct {
 	p  *Provider
-	ep *endpoint
+	ep *access.Endpoint
 }
 
 // Connect resolves the table's account, region and client and checks that
@@ -63,3 +65,19 @@ func (conflicted) Update(context.Context, *awsv1alpha1.DynamoDBTable, providers.
 	return nil
 }
 func (conflicted) Delete(context.Context, *awsv1alpha1.DynamoDBTable) error { return nil }
+
+// withReleaseHint tells, when the table cannot be reached to delete it
+// (its account is missing, does not admit the namespace, or the object
+// moved), how to let go of it instead: the finalizer stays until then.
+func withReleaseHint(err error) error {
+	ra, ok := providers.AsRetryAfter(err)
+	if !ok {
+		return err
+	}
+	switch ra.Reason {
+	case ReasonAccountNotFound, reasonAccountNotAllowed, reasonAccountRequired:
+		return providers.RetryAfter(ra.Delay, ra.Reason, fmt.Errorf("%w; the object is kept until Tether can delete its table, "+
+			"or annotate it tether.dev/reconcile: paused to let go of the table without deleting it", ra.Err))
+	}
+	return err
+}
