@@ -266,16 +266,17 @@ func decideRecheck(p pass) decision {
 // decideError decides a stage that ended in an error.
 func decideError(p pass) decision {
 	err := p.Err
-	if w, ok := providers.AsWait(err); ok {
-		switch {
-		case w.Sent && w.Quiet && p.Stage == stageUpdate:
-			return sent(decision{Behaviour: HandedQuietly, After: orDefault(w.For, p.AfterWrite), Backoff: backoffReset}, p)
-		case w.Quiet:
-			return decision{Behaviour: Deferred, Reason: w.Reason, After: w.For}
-		case w.Sent && p.Stage == stageUpdate:
-			return sent(decision{Behaviour: Handed, Status: statusFailed, Reason: w.Reason, Message: w.Message, After: w.For,
-				Backoff: backoffReset}, p)
+	if d, ok := providers.AsDeferred(err); ok {
+		return decision{Behaviour: Deferred, Reason: d.Reason, After: d.For}
+	}
+	if h, ok := providers.AsHanded(err); ok {
+		if h.Quiet {
+			return sent(decision{Behaviour: HandedQuietly, After: orDefault(h.For, p.AfterWrite), Backoff: backoffReset}, p)
 		}
+		return sent(decision{Behaviour: Handed, Status: statusFailed, Reason: h.Reason, Message: h.Message, After: h.For,
+			Backoff: backoffReset}, p)
+	}
+	if w, ok := providers.AsPending(err); ok {
 		return decision{Behaviour: Pending, Status: statusFailed, Reason: w.Reason, Message: w.Message, After: w.For, Backoff: backoffReset}
 	}
 	reason := reasonFor(p.Stage, err)
@@ -300,11 +301,11 @@ func decideError(p pass) decision {
 // the latter: the read that confirms the write shows no drift.
 func nextLook(p pass) time.Duration {
 	next := p.Poll
-	if obs := p.Obs; !obs.Available && obs.RecheckAfter > 0 {
-		next = obs.RecheckAfter
+	if obs := p.Obs; !obs.Available && obs.NextLook > 0 {
+		next = obs.NextLook
 	}
 	if p.Obs.Unconfirmed {
-		next = min(next, orDefault(p.Obs.RecheckAfter, p.AfterWrite))
+		next = min(next, orDefault(p.Obs.NextLook, p.AfterWrite))
 	}
 	return next
 }

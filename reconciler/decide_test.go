@@ -28,9 +28,9 @@ func TestDecide(t *testing.T) {
 	}
 	match := providers.Matches()
 	unconfirmed := providers.Matches()
-	unconfirmed.Unconfirmed, unconfirmed.RecheckAfter = true, 5*time.Second
+	unconfirmed.Unconfirmed, unconfirmed.NextLook = true, 5*time.Second
 	transition := providers.Matches()
-	transition.Available, transition.Reason, transition.RecheckAfter = false, "Updating", 10*time.Second
+	transition.Available, transition.Reason, transition.NextLook = false, "Updating", 10*time.Second
 	updated := &note{Type: corev1.EventTypeNormal, Reason: ReasonUpdated, Action: "Update", Note: "updated: size 1 -> 2"}
 	for _, tc := range []struct {
 		name string
@@ -53,7 +53,7 @@ func TestDecide(t *testing.T) {
 		}),
 			decision{Behaviour: Held, After: 300 * time.Millisecond, Backoff: backoffReset}},
 		{"a budget spent", with(func(p *pass) {
-			p.Stage, p.Err = stageObserve, &providers.Wait{Quiet: true, For: 2 * time.Second, Reason: "AccountBudget"}
+			p.Stage, p.Err = stageObserve, providers.Defer(2*time.Second, "AccountBudget")
 		}), decision{Behaviour: Deferred, Reason: "AccountBudget", After: 2 * time.Second}},
 		{"created", with(func(p *pass) { p.Stage = stageCreate }),
 			decision{Behaviour: Created, Status: statusWritten, Reason: providers.ReasonCreating, Message: "created; waiting to observe it",
@@ -67,14 +67,14 @@ func TestDecide(t *testing.T) {
 				Event: &note{Type: corev1.EventTypeNormal, Reason: ReasonDriftCorrected, Action: "Update", Note: "corrected drift: size 1 -> 2"},
 				After: afterWrite, Jitter: true, Backoff: backoffReset, Stall: stallRecord, StallKey: "size 1 -> 2", Gate: gateOpen, Drift: true}},
 		{"handed to a line", with(func(p *pass) {
-			p.Stage, p.Err = stageUpdate, &providers.Wait{Sent: true, Reason: "Throttled", Message: "in line", For: 4 * time.Second}
+			p.Stage, p.Err = stageUpdate, &providers.HandedError{Reason: "Throttled", Message: "in line", For: 4 * time.Second}
 		}), decision{Behaviour: Handed, Status: statusFailed, Reason: "Throttled", Message: "in line", Event: updated, After: 4 * time.Second,
 			Backoff: backoffReset, Stall: stallRecord, StallKey: "size 1 -> 2"}},
 		{"handed, known in a moment", with(func(p *pass) {
-			p.Stage, p.Err = stageUpdate, &providers.Wait{Sent: true, Quiet: true, For: 200 * time.Millisecond}
+			p.Stage, p.Err = stageUpdate, &providers.HandedError{Quiet: true, For: 200 * time.Millisecond}
 		}), decision{Behaviour: HandedQuietly, Event: updated, After: 200 * time.Millisecond, Backoff: backoffReset, Stall: stallRecord, StallKey: "size 1 -> 2"}},
 		{"pending", with(func(p *pass) {
-			p.Stage, p.Err = stageDelete, providers.Waitf(5*time.Second, "Deleting", "deleting table t")
+			p.Stage, p.Err = stageDelete, providers.Pendingf(5*time.Second, "Deleting", "deleting table t")
 		}),
 			decision{Behaviour: Pending, Status: statusFailed, Reason: "Deleting", Message: "deleting table t", After: 5 * time.Second, Backoff: backoffReset}},
 		{"a fault", with(func(p *pass) {

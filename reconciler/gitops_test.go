@@ -71,7 +71,7 @@ func TestGitOpsHealthOfEveryOutcome(t *testing.T) {
 			ready: "True/Limited", health: current},
 		{name: "waiting", setup: func(n string) { widgets.mode(n, false, "Conflict", [2]string{}) },
 			ready: "False/Conflict", health: inProgress},
-		{name: "pending", setup: func(n string) { widgets.fail(n, "Observe", providers.Waitf(time.Hour, "TableBusy", "busy")) },
+		{name: "pending", setup: func(n string) { widgets.fail(n, "Observe", providers.Pendingf(time.Hour, "TableBusy", "busy")) },
 			ready: "False/TableBusy", health: inProgress},
 		{name: "retrying-a-fault", setup: func(n string) {
 			widgets.fail(n, "Observe", providers.RetryAfter(time.Hour, "BridgeUnreachable", errors.New("no answer")))

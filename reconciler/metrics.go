@@ -81,10 +81,13 @@ func resultOf(err error) string {
 	if err == nil {
 		return "ok"
 	}
-	if w, ok := providers.AsWait(err); ok {
-		if w.Quiet && !w.Sent {
-			return "deferred"
-		}
+	if _, ok := providers.AsDeferred(err); ok {
+		return "deferred"
+	}
+	if _, pending := providers.AsPending(err); pending {
+		return "pending"
+	}
+	if _, handed := providers.AsHanded(err); handed {
 		return "pending"
 	}
 	if _, ok := providers.AsRetryAfter(err); ok {

@@ -27,7 +27,7 @@ func (observed) Delete(context.Context, *testv1alpha1.Widget) error { return nil
 
 // TestNextLookAfterAMatch: a matching object is looked at again at its
 // resync interval, except for a transition that finishes by itself
-// (RecheckAfter while unavailable) and a match that rests on a write not
+// (NextLook while unavailable) and a match that rests on a write not
 // yet read back (Unconfirmed): nothing else wakes that one, since the read
 // that confirms the write shows no drift, and the status would report the
 // read from before the write until the resync.
@@ -48,16 +48,16 @@ func TestNextLookAfterAMatch(t *testing.T) {
 		want time.Duration
 	}{
 		{"confirmed match: resync", match, resync},
-		{"confirmed match with a recheck hint: resync", with(func(o *providers.Observation) { o.RecheckAfter = time.Second }), resync},
+		{"confirmed match with a recheck hint: resync", with(func(o *providers.Observation) { o.NextLook = time.Second }), resync},
 		{"transition finishing by itself: its recheck", with(func(o *providers.Observation) {
-			o.Available, o.RecheckAfter = false, 3*time.Second
+			o.Available, o.NextLook = false, 3*time.Second
 		}), 3 * time.Second},
 		{"unconfirmed match: when a read can confirm it", with(func(o *providers.Observation) {
-			o.Unconfirmed, o.RecheckAfter = true, 10*time.Second
+			o.Unconfirmed, o.NextLook = true, 10*time.Second
 		}), 10 * time.Second},
 		{"unconfirmed match without a hint: after a write's wait", with(func(o *providers.Observation) { o.Unconfirmed = true }), afterWrite},
 		{"unconfirmed match, hint beyond the resync: resync", with(func(o *providers.Observation) {
-			o.Unconfirmed, o.RecheckAfter = true, time.Hour
+			o.Unconfirmed, o.NextLook = true, time.Hour
 		}), resync},
 	}
 	for _, tc := range cases {

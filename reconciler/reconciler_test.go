@@ -170,7 +170,7 @@ func TestQuietPassKeepsConditionsAndRunsAgainAtItsTurn(t *testing.T) {
 	waitReady(t, "deferred")
 	before := testutil.ToFloat64(deferrals.WithLabelValues("widget", "AccountBudget"))
 
-	widgets.fail("deferred", "Observe", &providers.Wait{For: turn, Reason: "AccountBudget", Quiet: true})
+	widgets.fail("deferred", "Observe", providers.Defer(turn, "AccountBudget"))
 	from := widgets.count("deferred", "Observe")
 	update(t, "deferred", func(w *testv1alpha1.Widget) { w.Spec.Size = 2 })
 	g.Eventually(func() int { return widgets.count("deferred", "Observe") - from }, timeout, poll).Should(BeNumerically(">=", 2))

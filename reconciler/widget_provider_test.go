@@ -192,7 +192,7 @@ func (p *widgetProvider) Update(_ context.Context, w *testv1alpha1.Widget, diff 
 	}
 	if p.inLine[w.Name] > 0 {
 		p.lined[w.Name] = d
-		return &providers.Wait{For: lineLook, Reason: "Throttled", Message: "in line", Sent: true, Quiet: true}
+		return &providers.HandedError{For: lineLook, Reason: "Throttled", Message: "in line", Quiet: true}
 	}
 	p.applyLocked(w.Name, d)
 	if p.wakeAfterWrite[w.Name] {

@@ -67,13 +67,18 @@ func (p *Provider) checkConflict(ctx context.Context, ep *access.Endpoint, obj *
 		}
 		// A wait: the check costs no AWS call (it reads the cache), and
 		// once the other object is gone this one may take over.
-		w := providers.Conflict(conflictDelay,
+		return &conflictError{providers.Conflict(conflictDelay,
 			"table %s in %s, region %s, is already managed by DynamoDBTable %s/%s; this object touches nothing while that one exists",
-			obj.ResolvedTableName(), accountLabel(ep.Identity), ep.Region, other.Namespace, other.Name)
-		return &w
+			obj.ResolvedTableName(), accountLabel(ep.Identity), ep.Region, other.Namespace, other.Name)}
 	}
 	return nil
 }
+
+// conflictError is checkConflict's word for a table another object
+// manages: Connect turns it into an External that observes it as a wait.
+type conflictError struct{ providers.Wait }
+
+func (e *conflictError) Error() string { return e.Message }
 
 // precedes says whether a has the better claim to a table than b.
 func precedes(a, b *awsv1alpha1.DynamoDBTable) bool {

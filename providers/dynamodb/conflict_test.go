@@ -2,6 +2,7 @@ package dynamodb
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -71,8 +72,9 @@ func TestConflictGoesToTheObjectThatHasTheTableThenTheOlder(t *testing.T) {
 			ep := endpointOf(t, p, c.subject)
 			err := p.checkConflict(context.Background(), ep, c.subject)
 			var got string
-			if w, ok := providers.AsWait(err); ok {
-				got = w.Reason
+			var conflict *conflictError
+			if errors.As(err, &conflict) {
+				got = conflict.Reason
 			} else if ra, ok := providers.AsRetryAfter(err); ok {
 				got = ra.Reason
 			}
@@ -113,7 +115,8 @@ func TestRegionIsResolvedBeforeKeying(t *testing.T) {
 		WithObjects(implicit.DeepCopy(), explicit.DeepCopy()).Build()
 	p := New(Options{Reader: reader})
 	ep := endpointOf(t, p, explicit)
-	if w, ok := providers.AsWait(p.checkConflict(ctx, ep, explicit)); !ok || w.Reason != providers.ReasonConflict {
+	var c *conflictError
+	if !errors.As(p.checkConflict(ctx, ep, explicit), &c) || c.Reason != providers.ReasonConflict {
 		t.Errorf("region us-east-1 and no region (resolved to us-east-1) were not seen as one table")
 	}
 	if implicitEP := endpointOf(t, p, implicit); implicitEP != ep {

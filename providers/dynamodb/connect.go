@@ -2,6 +2,7 @@ package dynamodb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
@@ -40,13 +41,13 @@ func (p *Provider) Connect(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 		return nil, err
 	}
 	if err := p.checkConflict(ctx, ep, obj); err != nil {
-		w, conflict := providers.AsWait(err)
-		switch {
+		var c *conflictError
+		switch conflict := errors.As(err, &c); {
 		case conflict && deleting:
 			p.forget(obj) // another object manages the table: let go of it
 			return providers.Released[*awsv1alpha1.DynamoDBTable](), nil
 		case conflict:
-			return conflicted{*w}, nil
+			return conflicted{c.Wait}, nil
 		}
 		return nil, err
 	}

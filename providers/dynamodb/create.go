@@ -43,7 +43,7 @@ func (c *tableConn) Create(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 		// table, which the next Observe says (NotOwned) unless the user
 		// asks to adopt it.
 		p.memoryOf(obj).createRefused = true
-		return providers.Waitf(time.Second, reasonTableExists, "table %s appeared before Tether could create it; checking who owns it", name)
+		return providers.Pendingf(time.Second, reasonTableExists, "table %s appeared before Tether could create it; checking who owns it", name)
 	}
 	if access.IsTyped(err) {
 		return err

@@ -53,13 +53,13 @@ func (c *tableConn) Delete(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 	}
 	if f, ok := p.flights.inFlight(ep.TableKey(name), callDeleteTable, time.Now()); ok && d.TableStatus != types.TableStatusDeleting {
 		w := f.notYetSeen(reasonDeleting, "the DeleteTable of table "+name, time.Now())
-		return &providers.Wait{Reason: w.reason, Message: w.message, For: p.opts.TransitionPoll}
+		return &providers.PendingError{Reason: w.reason, Message: w.message, For: p.opts.TransitionPoll}
 	}
 	switch d.TableStatus {
 	case types.TableStatusDeleting:
-		return providers.Waitf(p.opts.TransitionPoll, reasonDeleting, "DynamoDB is deleting table %s", name)
+		return providers.Pendingf(p.opts.TransitionPoll, reasonDeleting, "DynamoDB is deleting table %s", name)
 	case types.TableStatusCreating, types.TableStatusUpdating:
-		return providers.Waitf(p.opts.TransitionPoll, access.ReasonTableBusy, "waiting for table %s to leave %s before deleting it", name, d.TableStatus)
+		return providers.Pendingf(p.opts.TransitionPoll, access.ReasonTableBusy, "waiting for table %s to leave %s before deleting it", name, d.TableStatus)
 	}
 	if aws.ToBool(d.DeletionProtectionEnabled) {
 		return p.lowerDeletionProtection(ctx, ep, obj)
@@ -74,7 +74,7 @@ func (c *tableConn) Delete(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 		return access.Classify(err)
 	}
 	p.flights.accepted(ep.TableKey(name), p.tableFlight(callDeleteTable, time.Now()))
-	return providers.Waitf(time.Second, reasonDeleting, "deleting table %s", name)
+	return providers.Pendingf(time.Second, reasonDeleting, "deleting table %s", name)
 }
 
 // lowerDeletionProtection turns protection off only when the spec says so
@@ -91,7 +91,7 @@ func (p *Provider) lowerDeletionProtection(ctx context.Context, ep *access.Endpo
 	if err != nil {
 		return access.Classify(err)
 	}
-	return providers.Waitf(time.Second, reasonDeleting, "turned deletion protection off on table %s, as the spec says, to delete it", name)
+	return providers.Pendingf(time.Second, reasonDeleting, "turned deletion protection off on table %s, as the spec says, to delete it", name)
 }
 
 func (p *Provider) released(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) {

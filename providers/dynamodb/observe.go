@@ -140,7 +140,7 @@ func (p *Provider) transient(reason, message string) providers.Observation {
 // should, for a reason Tether cannot fix by a write.
 func notAvailable(reason, message string, recheck time.Duration) providers.Observation {
 	obs := providers.Matches()
-	obs.Available, obs.Reason, obs.Message, obs.RecheckAfter = false, reason, message, recheck
+	obs.Available, obs.Reason, obs.Message, obs.NextLook = false, reason, message, recheck
 	return obs
 }
 

@@ -76,7 +76,7 @@ func TestCreateRaceLeavesTheTableNotOwned(t *testing.T) {
 			})
 
 			obs, err := f.pass(obj)
-			if p, ok := providers.AsWait(err); obs.Outcome != providers.OutcomeCreate || !ok || p.Reason != reasonTableExists {
+			if p, ok := providers.AsPending(err); obs.Outcome != providers.OutcomeCreate || !ok || p.Reason != reasonTableExists {
 				t.Fatalf("first pass: exists=%v err=%v, want a create that lost the race (%s)", obs.Outcome != providers.OutcomeCreate, err, reasonTableExists)
 			}
 			_, err = f.pass(obj)

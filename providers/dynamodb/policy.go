@@ -46,7 +46,7 @@ func (p *Provider) sendPolicy(ctx context.Context, ep *access.Endpoint, obj *aws
 	}
 	if access.ErrorCode(err) == "PolicyNotFoundException" {
 		mem.readAgain(plan.FeaturePolicy)
-		return providers.Waitf(access.BusyDelay, reasonPolicyChanged,
+		return providers.Pendingf(access.BusyDelay, reasonPolicyChanged,
 			"the resource policy changed since Tether read it (%v); reading it again before changing it", access.Stable(err))
 	}
 	if err != nil {

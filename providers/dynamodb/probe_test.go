@@ -30,7 +30,7 @@ func (f *fixture) convergeAll(objs []*awsv1alpha1.DynamoDBTable) {
 				if err == nil && obs.Outcome == providers.OutcomeUpToDate && obs.Available {
 					return
 				}
-				if _, waiting := providers.AsWait(err); err != nil && !waiting {
+				if err != nil && !notNow(err) {
 					errs <- fmt.Errorf("%s: %w", obj.Name, err)
 					return
 				}

@@ -456,7 +456,7 @@ func TestWaitsWhileTheTableIsBusy(t *testing.T) {
 	obj.Generation++
 	f.proxy.ResetCounts()
 	_, err = f.pass(obj)
-	if pe, ok := providers.AsWait(err); !ok || pe.Reason != access.ReasonTableBusy {
+	if pe, ok := providers.AsPending(err); !ok || pe.Reason != access.ReasonTableBusy {
 		t.Fatalf("while UPDATING: err = %v, want pending %s", err, access.ReasonTableBusy)
 	}
 	if f.proxy.Calls()["UpdateTable"] != 0 {
@@ -468,11 +468,11 @@ func TestWaitsWhileTheTableIsBusy(t *testing.T) {
 	}
 
 	err = f.delete(obj)
-	if _, ok := providers.AsWait(err); !ok {
+	if _, ok := providers.AsPending(err); !ok {
 		t.Fatalf("first delete: %v, want pending", err)
 	}
 	err = f.delete(obj)
-	if pe, ok := providers.AsWait(err); !ok || pe.Reason != reasonDeleting {
+	if pe, ok := providers.AsPending(err); !ok || pe.Reason != reasonDeleting {
 		t.Fatalf("while DELETING: %v, want pending %s", err, reasonDeleting)
 	}
 	f.deleteFully(obj)
@@ -602,7 +602,7 @@ func TestNoUpdateWhileAnIndexIsCreating(t *testing.T) {
 	p := New(Options{Clients: access.ClientOptions{DefaultRegion: "us-east-1"}})
 	ep := &access.Endpoint{API: noCalls{t}, Region: "us-east-1", Account: "operator", Key: "fake"}
 	err := (&tableConn{p: p, ep: ep}).Update(context.Background(), newTable(), pl)
-	if pe, ok := providers.AsWait(err); !ok || pe.Reason != access.ReasonTableBusy || pe.For != access.BusyDelay {
+	if pe, ok := providers.AsPending(err); !ok || pe.Reason != access.ReasonTableBusy || pe.For != access.BusyDelay {
 		t.Fatalf("err = %v, want pending %s after %s", err, access.ReasonTableBusy, access.BusyDelay)
 	}
 	if want := "index a1x is CREATING"; !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "create index b1x") {

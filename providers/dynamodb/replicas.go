@@ -48,7 +48,7 @@ func (p *Provider) removeReplicasFirst(ctx context.Context, ep *access.Endpoint,
 	}
 	name := aws.ToString(d.TableName)
 	if busy := plan.ReplicasBusy(reps); busy != "" {
-		return false, providers.Waitf(p.opts.TransitionPoll, reasonDeleting, "removing the replicas of table %s before deleting it: %s", name, busy)
+		return false, providers.Pendingf(p.opts.TransitionPoll, reasonDeleting, "removing the replicas of table %s before deleting it: %s", name, busy)
 	}
 	var ours, others, going []string
 	for _, region := range slices.Sorted(maps.Keys(reps)) {
@@ -62,7 +62,7 @@ func (p *Provider) removeReplicasFirst(ctx context.Context, ep *access.Endpoint,
 		}
 	}
 	if len(ours) == 0 && len(going) > 0 {
-		return false, providers.Waitf(p.opts.TransitionPoll, reasonDeleting, "DynamoDB accepted the removal of replica %s of table %s "+
+		return false, providers.Pendingf(p.opts.TransitionPoll, reasonDeleting, "DynamoDB accepted the removal of replica %s of table %s "+
 			"and its reads do not show it yet (they are eventually consistent)", strings.Join(going, ", "), name)
 	}
 	if len(ours) == 0 {
@@ -79,7 +79,7 @@ func (p *Provider) removeReplicasFirst(ctx context.Context, ep *access.Endpoint,
 	}
 	p.flights.accepted(ep.TableKey(name), flight{call: "remove replica " + region, subject: string(plan.StepDeleteReplica) + ":" + region,
 		at: time.Now(), settle: p.opts.SettleWindow})
-	return false, providers.Waitf(time.Second, reasonDeleting, "removing replica %s of table %s before deleting the table (%d of Tether's left)",
+	return false, providers.Pendingf(time.Second, reasonDeleting, "removing replica %s of table %s before deleting the table (%d of Tether's left)",
 		region, name, len(ours))
 }
 

@@ -50,7 +50,7 @@ func (f *fixture) deleteUntilStopped(obj *awsv1alpha1.DynamoDBTable) ([]string, 
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		err := f.delete(obj)
-		p, waiting := providers.AsWait(err)
+		p, waiting := providers.AsPending(err)
 		if !waiting {
 			return waits, err
 		}

@@ -30,14 +30,14 @@ func (c *tableConn) Update(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, 
 	}
 	step := pl.Steps[0]
 	if hold := pl.Holds(step); hold != "" {
-		return providers.Waitf(p.opts.TransitionPoll, access.ReasonTableBusy, "waiting: %s; pending: %s", hold, pl)
+		return providers.Pendingf(p.opts.TransitionPoll, access.ReasonTableBusy, "waiting: %s; pending: %s", hold, pl)
 	}
 	name := obj.ResolvedTableName()
 	if err := p.send(ctx, ep, obj, step); err != nil {
 		p.clients.InvalidateCredentials(ep, err)
 		if feature, lacks := endpointLacks(step, err); lacks {
 			p.markUnsupported(ep, obj, feature, err)
-			return providers.Waitf(time.Second, reasonFeatureUnsupported, "the endpoint does not support %s: %v", feature, access.Stable(err))
+			return providers.Pendingf(time.Second, reasonFeatureUnsupported, "the endpoint does not support %s: %v", feature, access.Stable(err))
 		}
 		if w, refused := p.ttlRefused(ep, name, step, err, time.Now()); refused {
 			return w
@@ -47,7 +47,7 @@ func (c *tableConn) Update(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, 
 			// (the stall breaker bounds how often), and the next pass
 			// reads again.
 			p.memoryOf(obj).afterSent(step)
-			return &providers.Wait{Sent: true, For: p.opts.TransitionPoll, Reason: providers.ReasonUpdating,
+			return &providers.HandedError{For: p.opts.TransitionPoll, Reason: providers.ReasonUpdating,
 				Message: fmt.Sprintf("DynamoDB answered that %s is done already (%v): reading the table again", step.Description, access.Stable(err))}
 		}
 		return access.Classify(err)

@@ -60,7 +60,7 @@ func (p *Provider) waitFor(w awsWait) providers.Observation {
 // modified multiple times within a fixed interval", as AWS words it:
 // aws/aws-cdk#13720): until an hour after Tether's last one, or an hour
 // from now when the last change was someone else's.
-func (p *Provider) ttlRefused(ep *access.Endpoint, name string, step plan.Step, err error, now time.Time) (*providers.Wait, bool) {
+func (p *Provider) ttlRefused(ep *access.Endpoint, name string, step plan.Step, err error, now time.Time) (*providers.PendingError, bool) {
 	if step.Kind != plan.StepTimeToLive || access.ErrorCode(err) != "ValidationException" || !strings.Contains(err.Error(), "multiple times") {
 		return nil, false
 	}
@@ -68,7 +68,7 @@ func (p *Provider) ttlRefused(ep *access.Endpoint, name string, step plan.Step, 
 	if f, ok := p.flights.lastOf(ep.TableKey(name), stepSubject(step)); ok && f.at.Add(ttlSpacing).After(now) {
 		until = f.at.Add(ttlSpacing)
 	}
-	return &providers.Wait{Reason: providers.ReasonUpdating, For: min(until.Sub(now), p.opts.PollInterval), Message: fmt.Sprintf(
+	return &providers.PendingError{Reason: providers.ReasonUpdating, For: min(until.Sub(now), p.opts.PollInterval), Message: fmt.Sprintf(
 		"AWS takes one UpdateTimeToLive per table an hour and refused %q (%v): Tether sends it again at %s",
 		step.Description, access.Stable(err), until.UTC().Format(time.RFC3339))}, true
 }

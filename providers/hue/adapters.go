@@ -130,7 +130,7 @@ const sendWait = 200 * time.Millisecond
 // then agree in the same write. Until then its passes are quiet waits.
 
 // afterSend is how an Update whose command the bridge answered ends: a
-// quiet wait (Sent) for the read that shows what it accepted, or, when a
+// quiet hand-over for the read that shows what it accepted, or, when a
 // read already did (an event came before the answer) or the bridge refused
 // it, for the look right after, which reports it. Either way the status is
 // written once, by the pass that sees the outcome.
@@ -141,8 +141,7 @@ func afterSend(interval time.Duration, unconfirmed bool, acceptedAt time.Time) e
 			w = wait
 		}
 	}
-	w.Sent = true
-	return &w
+	return &providers.HandedError{Reason: w.Reason, Message: w.Message, For: w.For, Quiet: w.Quiet}
 }
 
 // lookAgain is how soon the pass after a write whose outcome is known

@@ -155,7 +155,7 @@ func (c *bridgeConn) Create(ctx context.Context, b *huev1alpha1.HueBridge) error
 	cred, err := rc.probe.Pair(ctx, "tether#"+truncateName(b.Name, 19))
 	if wire.ErrorType(err) == wire.TypeLinkButton {
 		setPaired(b, false, ReasonLinkButton, linkButtonMessage)
-		return providers.Waitf(pairingDelay(b, time.Now()), ReasonLinkButton, linkButtonMessage)
+		return providers.Pendingf(pairingDelay(b, time.Now()), ReasonLinkButton, linkButtonMessage)
 	}
 	if err != nil {
 		return Classify(b.Name, err)

@@ -138,7 +138,7 @@ func TestCredentialsThatArriveWhilePairingAreUsed(t *testing.T) {
 	}
 
 	err = ext.Create(ctx, b)
-	p, ok := providers.AsWait(err)
+	p, ok := providers.AsPending(err)
 	if !ok || p.Reason != ReasonNotPaired {
 		t.Fatalf("Create with the username arrived: %v; want a pending %s", err, ReasonNotPaired)
 	}

@@ -239,7 +239,7 @@ func (c *groupConn) compare(g *huev1alpha1.HueGroup, p groupPlan) providers.Obse
 		if unconfirmed {
 			// status.members shows the last read, from before the command:
 			// the look after the next read records what it showed.
-			obs.RecheckAfter = c.session.Settings().Interval
+			obs.NextLook = c.session.Settings().Interval
 		}
 		notes := p.notes
 		if len(unreachable) > 0 {
@@ -399,7 +399,7 @@ func (c *groupConn) send(ctx context.Context, p groupPlan) error {
 	eta, _ := c.rooms.Pending(c.key, fullKey)
 	// A wait in line is quiet, as a HueLight's (quietInLine): the sender
 	// wakes the HueGroup once the command went.
-	return &providers.Wait{For: eta, Reason: providers.ReasonThrottled, Sent: true, Quiet: quietInLine(c.session.Status().Answering, eta), Message: fmt.Sprintf(
+	return &providers.HandedError{For: eta, Reason: providers.ReasonThrottled, Quiet: quietInLine(c.session.Status().Answering, eta), Message: fmt.Sprintf(
 		"queued for bridge %s (one group command a second): about %s", c.bridge.Name, eta.Round(100*time.Millisecond))}
 }
 
@@ -437,8 +437,8 @@ func (c *groupConn) Delete(ctx context.Context, g *huev1alpha1.HueGroup) error {
 			states[id] = off
 		}
 		if err := c.send(ctx, groupPlan{body: off, states: states}); err != nil {
-			if p, ok := providers.AsWait(err); ok {
-				return providers.Waitf(p.For, p.Reason, "switching off: %s", p.Message)
+			if h, ok := providers.AsHanded(err); ok {
+				return providers.Pendingf(h.For, h.Reason, "switching off: %s", h.Message)
 			}
 			return err
 		}

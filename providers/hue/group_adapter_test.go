@@ -126,7 +126,7 @@ func TestAGroupMatchNotYetReadBackWaitsQuietlyForTheRead(t *testing.T) {
 	}
 	readNow(ctx, t, reg, "home")
 	obs, err = observe(ctx, e, g)
-	if err != nil || obs.Outcome != providers.OutcomeUpToDate || obs.Unconfirmed || obs.RecheckAfter != 0 {
+	if err != nil || obs.Outcome != providers.OutcomeUpToDate || obs.Unconfirmed || obs.NextLook != 0 {
 		t.Fatalf("after a read: %+v, %v; want a confirmed match at the resync interval", obs, err)
 	}
 	if on := membersOn(); !slices.Equal(on, []bool{true, true, true}) {

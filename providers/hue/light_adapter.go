@@ -178,7 +178,7 @@ func (c *lightConn) observe(ctx context.Context, l *huev1alpha1.HueLight) (obs p
 	if v.Unconfirmed {
 		// The session reads the bridge once per interval: the look after
 		// that read records what it showed in status.observed.
-		obs.RecheckAfter = look.Interval
+		obs.NextLook = look.Interval
 	}
 	if len(fit.Notes) > 0 {
 		obs.Reason, obs.Message = ReasonLimited, strings.Join(fit.Notes, "; ")
@@ -215,10 +215,10 @@ func (c *lightConn) Update(ctx context.Context, _ *huev1alpha1.HueLight, diff pr
 	}
 	q := after.Queued
 	if quietInLine(after.Answering, q.Waited) {
-		return &providers.Wait{For: quietQueue - q.Waited, Reason: providers.ReasonThrottled, Sent: true, Quiet: true,
+		return &providers.HandedError{For: quietQueue - q.Waited, Reason: providers.ReasonThrottled, Quiet: true,
 			Message: "queued for bridge " + c.bridge.Name}
 	}
-	return &providers.Wait{For: q.ETA, Reason: providers.ReasonThrottled, Sent: true, Message: queuedNote(c.bridge.Name, q.ETA)}
+	return &providers.HandedError{For: q.ETA, Reason: providers.ReasonThrottled, Message: queuedNote(c.bridge.Name, q.ETA)}
 }
 
 // queuedNote says why a HueLight's command waits in the sender's line, and
@@ -276,7 +276,7 @@ func (c *lightConn) Delete(ctx context.Context, l *huev1alpha1.HueLight) error {
 			return err
 		}
 		if !sent {
-			return providers.Waitf(after.Queued.ETA, providers.ReasonThrottled,
+			return providers.Pendingf(after.Queued.ETA, providers.ReasonThrottled,
 				"switching off: queued for bridge %s, whose command budget is shared by all namespaces in turn", c.bridge.Name)
 		}
 	}

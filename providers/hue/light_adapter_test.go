@@ -317,8 +317,8 @@ func updateAndWait[O client.Object](ctx context.Context, c providers.Connector[O
 // awaitsReadBack: err is the quiet wait of a write the bridge accepted, for
 // the read that shows it.
 func awaitsReadBack(err error) bool {
-	w, ok := providers.AsWait(err)
-	return ok && w.Sent && w.Quiet && w.Reason == "" && w.For > 0
+	h, ok := providers.AsHanded(err)
+	return ok && h.Quiet && h.Reason == "" && h.For > 0
 }
 
 func remove[O client.Object](ctx context.Context, c providers.Connector[O], obj O) error {
@@ -362,7 +362,7 @@ func TestAMatchNotYetReadBackWaitsQuietlyForTheRead(t *testing.T) {
 	f.Set("1", func(st *model.LightState) { st.On, st.Bri = true, ptr.To(254) }) // the bulb shows the command
 	readNow(ctx, t, e.Registry, "home")
 	obs, err = observe(ctx, e, l)
-	if err != nil || obs.Outcome != providers.OutcomeUpToDate || obs.Unconfirmed || obs.RecheckAfter != 0 {
+	if err != nil || obs.Outcome != providers.OutcomeUpToDate || obs.Unconfirmed || obs.NextLook != 0 {
 		t.Fatalf("after a read: %+v, %v; want a confirmed match at the resync interval", obs, err)
 	}
 	if !l.Status.Observed.On || l.Status.Observed.Brightness != 254 {
@@ -398,8 +398,8 @@ func TestACommandInLineShowsOnlyOnceItLasts(t *testing.T) {
 	}
 	diff := obs.Diff
 	err = update(ctx, e, l, diff)
-	p, ok := providers.AsWait(err)
-	if !ok || !p.Sent || !p.Quiet || p.For <= 0 || p.For > quietQueue {
+	p, ok := providers.AsHanded(err)
+	if !ok || !p.Quiet || p.For <= 0 || p.For > quietQueue {
 		t.Fatalf("update with the line held: %v (%+v); want queued briefly, looked at again within %s", err, p, quietQueue)
 	}
 	obs, err = observe(ctx, e, l)
@@ -415,7 +415,7 @@ func TestACommandInLineShowsOnlyOnceItLasts(t *testing.T) {
 		g.Expect(obs.Outcome == providers.OutcomeWait && !obs.Wait.Quiet && obs.Wait.Reason == providers.ReasonThrottled).To(BeTrue(), "a plain Throttled wait: %+v", obs)
 	}, quietQueue+5*time.Second, 100*time.Millisecond).Should(Succeed(), "look once the command waited %s", quietQueue)
 	err = update(ctx, e, l, diff)
-	if p, ok := providers.AsWait(err); !ok || p.Quiet || p.Reason != providers.ReasonThrottled {
+	if p, ok := providers.AsHanded(err); !ok || p.Quiet || p.Reason != providers.ReasonThrottled {
 		t.Fatalf("update once the command waited %s: %+v; want it reported plainly", quietQueue, p)
 	}
 }

@@ -233,7 +233,7 @@ func compareScene(want wire.SceneSpec, got wire.Scene, lights bridge.Lights) *Sc
 func (c *sceneConn) Create(ctx context.Context, sc *huev1alpha1.HueScene) error {
 	spec, _, wait := c.wanted(sc)
 	if wait != nil {
-		return wait
+		return &providers.PendingError{Reason: wait.Reason, Message: wait.Message, For: wait.For}
 	}
 	id, err := c.rooms.CreateScene(ctx, spec)
 	if err != nil {

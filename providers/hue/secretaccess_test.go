@@ -116,7 +116,7 @@ func TestASecretHoldingAUsernameIsNeverRefused(t *testing.T) {
 
 // reasonOf is the reason of a pending or retry-after error, "" for none.
 func reasonOf(err error) string {
-	if p, ok := providers.AsWait(err); ok {
+	if p, ok := providers.AsPending(err); ok {
 		return p.Reason
 	}
 	if ra, ok := providers.AsRetryAfter(err); ok {

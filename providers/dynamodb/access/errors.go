@@ -73,7 +73,7 @@ func Classify(err error) error {
 	case "LimitExceededException":
 		return providers.RetryAfter(ThrottledDelay, reasonLimitExceeded, err)
 	case "ResourceInUseException":
-		return providers.Waitf(BusyDelay, ReasonTableBusy, "DynamoDB is busy with the table: %v", err)
+		return providers.Pendingf(BusyDelay, ReasonTableBusy, "DynamoDB is busy with the table: %v", err)
 	case "AccessDeniedException", "UnrecognizedClientException", "InvalidSignatureException", "ExpiredTokenException":
 		// Fixed by IAM, not by the spec: retry, but slowly.
 		return providers.RetryAfter(accessDeniedDelay, ReasonAccessDenied, err)
@@ -127,9 +127,4 @@ func Stable(err error) error {
 }
 
 // IsTyped says whether err already says what the reconciler should do.
-func IsTyped(err error) bool {
-	_, pending := providers.AsWait(err)
-	_, retry := providers.AsRetryAfter(err)
-	_, terminal := providers.AsTerminal(err)
-	return pending || retry || terminal
-}
+func IsTyped(err error) bool { return providers.IsTyped(err) }

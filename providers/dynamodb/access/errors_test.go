@@ -46,7 +46,7 @@ func TestClassify(t *testing.T) {
 			kind, why = "terminal", te.Reason
 		} else if ra, ok := providers.AsRetryAfter(got); ok {
 			kind, why = "retry", ra.Reason
-		} else if pe, ok := providers.AsWait(got); ok {
+		} else if pe, ok := providers.AsPending(got); ok {
 			kind, why = "pending", pe.Reason
 		}
 		if kind != c.kind || why != c.why {

@@ -20,7 +20,7 @@ import (
 // limiters are idle, would wait behind them: one team's burst of tables
 // would stall every other team's. So a pass starts only when its limiter
 // can serve it within turnWait; otherwise it takes a turn in its limiter's
-// queue, gives its worker back (a quiet providers.Wait) and runs again when
+// queue, gives its worker back (providers.Defer) and runs again when
 // the turn comes.
 //
 // turnWait is five calls at the default 25 calls/s: an account whose
@@ -90,7 +90,7 @@ func (b *budget) take(ctx context.Context, uid types.UID, calls int, now time.Ti
 	b.end = d.end
 	if d.wait > 0 {
 		b.tickets[uid] = now.Add(d.wait)
-		return ctx, &providers.Wait{For: d.wait, Reason: reasonAccountBudget, Quiet: true}
+		return ctx, providers.Defer(d.wait, reasonAccountBudget)
 	}
 	delete(b.tickets, uid)
 	b.measureLocked(calls)

@@ -169,7 +169,7 @@ func simulateTurns(t *testing.T, tables [2]int, arrive [2]time.Duration, spread 
 		tb, b := it.table, it.table.budget
 		res.passes++
 		started, err := b.take(ctx, tb.obj.UID, expectedCalls(tb.obj), now)
-		if d, ok := providers.AsWait(err); ok && d.Quiet {
+		if d, ok := providers.AsDeferred(err); ok {
 			res.deferrals++
 			free[w] = now.Add(deferCost)
 			push(now.Add(d.For), tb)

@@ -67,11 +67,11 @@ func TestTakeTurnQueuesPassesBeyondTheLimiter(t *testing.T) {
 	var waits []time.Duration
 	for i := range 7 {
 		_, err := ep.budget.take(ctx, types.UID(rune('a'+i)), 1, now)
-		d, deferred := providers.AsWait(err)
+		d, deferred := providers.AsDeferred(err)
 		switch {
 		case err == nil:
 			waits = append(waits, 0)
-		case deferred && d.Quiet && d.Reason == reasonAccountBudget:
+		case deferred && d.Reason == reasonAccountBudget:
 			waits = append(waits, d.For)
 		default:
 			t.Fatalf("pass %d: %v", i, err)
@@ -148,7 +148,7 @@ func TestTurnsAreSpacedByTheCallsPassesMake(t *testing.T) {
 	var waits []time.Duration
 	for i := range 5 {
 		_, err := b.take(ctx, types.UID(fmt.Sprint("x", i)), 1, at)
-		d, _ := providers.AsWait(err)
+		d, _ := providers.AsDeferred(err)
 		if d != nil {
 			waits = append(waits, d.For)
 		}
@@ -196,8 +196,8 @@ func TestTurnsAreAsLongAsTheirPass(t *testing.T) {
 			var waits []time.Duration
 			for i, calls := range tc.calls {
 				_, err := b.take(ctx, types.UID(fmt.Sprint("x", i)), calls, at)
-				d, ok := providers.AsWait(err)
-				if !ok || !d.Quiet {
+				d, ok := providers.AsDeferred(err)
+				if !ok {
 					t.Fatalf("pass %d not deferred: %v", i, err)
 				}
 				waits = append(waits, d.For)
