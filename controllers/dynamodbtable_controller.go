@@ -5,7 +5,6 @@ import (
 	"maps"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -100,21 +99,11 @@ func SetupDynamoDB(mgr ctrl.Manager, pollInterval time.Duration, feeds changefee
 		dynamodb.IndexTableName, dynamodb.TableNameOf); err != nil {
 		return nil, err
 	}
-	// The feeds read queues with the adapter's credentials, and the adapter
-	// asks the feeds which tables they cover.
-	var external *dynamodb.Provider
-	feeds.Reader, feeds.TableNameIndex, feeds.SessionName = mgr.GetClient(), dynamodb.IndexTableName, access.SessionName
-	feeds.Config = func(ctx context.Context, a *awsv1alpha1.AWSAccount, region, service string) (aws.Config, error) {
-		return external.AWSConfig(ctx, a, region, service)
-	}
-	feeds.Changed = func(uid types.UID) { external.ChangedOutside(uid) }
-	feeds.Log = mgr.GetLogger().WithName("changefeed")
-	registry := changefeed.NewRegistry(feeds)
+	feeds.Reader, feeds.Log = mgr.GetClient(), mgr.GetLogger().WithName("changefeed")
+	external, registry := dynamodb.NewWithChangeFeeds(opts, feeds)
 	if err := mgr.Add(registry); err != nil {
 		return nil, err
 	}
-	opts.ChangeFeeds = registry
-	external = dynamodb.New(opts)
 	if err := setupAWSAccount(mgr, registry, pollInterval); err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/tether-dev/tether/providers/dynamodb"
 	"github.com/tether-dev/tether/providers/dynamodb/access"
 	"github.com/tether-dev/tether/providers/dynamodb/changefeed"
 	"github.com/tether-dev/tether/providers/hue"
@@ -77,9 +78,9 @@ const InstallNamespace = "tether-system"
 // DefaultConfig holds the defaults documented in docs/install.md.
 func DefaultConfig() Config {
 	return Config{
-		DynamoDBTablePollInterval:          2 * time.Minute,
+		DynamoDBTablePollInterval:          dynamodb.DefaultPollInterval,
 		DynamoDBRequestsPerSecond:          access.DefaultRequestsPerSecond,
-		DynamoDBSecondaryReadInterval:      10 * time.Minute,
+		DynamoDBSecondaryReadInterval:      dynamodb.DefaultSecondaryReadInterval,
 		DynamoDBChangeEventsSafetyInterval: changefeed.DefaultSafetyInterval,
 		HueBridgePollInterval:              hue.DefaultPollInterval,
 		HueCommandsPerSecond:               hue.DefaultCommandsPerSecond,

@@ -11,6 +11,8 @@ import (
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
+	"github.com/tether-dev/tether/providers/dynamodb/changefeed"
 )
 
 var _ providers.Resyncer[*awsv1alpha1.DynamoDBTable] = (*Provider)(nil)
@@ -57,4 +59,20 @@ func (p *Provider) readAgainIfChangedOutside(obj *awsv1alpha1.DynamoDBTable) {
 // access.Clients.AWSConfig.
 func (p *Provider) AWSConfig(ctx context.Context, a *awsv1alpha1.AWSAccount, region, service string) (aws.Config, error) {
 	return p.clients.AWSConfig(ctx, a, region, service)
+}
+
+// NewWithChangeFeeds builds the adapter and the registry of its change
+// feeds together, each given what it needs of the other: the feeds read
+// their queues with the adapter's credentials (AWSConfig) and tell it of
+// the tables changed outside (ChangedOutside); the adapter asks them which
+// tables they cover and tells them of its own writes. feeds' Reader, Log
+// and Operator are the caller's to set; opts.ChangeFeeds is ignored.
+func NewWithChangeFeeds(opts Options, feeds changefeed.Options) (*Provider, *changefeed.Registry) {
+	p := New(opts)
+	feeds.Config, feeds.Changed = p.AWSConfig, p.ChangedOutside
+	feeds.TableNameIndex, feeds.SessionName = IndexTableName, access.SessionName
+	registry := changefeed.NewRegistry(feeds)
+	p.opts.ChangeFeeds = registry
+	p.clients = access.NewClients(opts.Clients, registry)
+	return p, registry
 }

@@ -75,10 +75,10 @@ type ChangeFeeds interface {
 	access.Feeds
 }
 
-// The defaults of Options.
+// The defaults of Options, and of the manager's flags (controllers.DefaultConfig).
 const (
-	defaultSecondaryReadInterval = 10 * time.Minute
-	defaultPollInterval          = 2 * time.Minute
+	DefaultSecondaryReadInterval = 10 * time.Minute
+	DefaultPollInterval          = 2 * time.Minute
 )
 
 // Provider is the DynamoDBTable adapter: its connect stage (Connect) and
@@ -107,10 +107,10 @@ func New(opts Options) *Provider {
 		opts.SettleWindow = settleWindow
 	}
 	if opts.SecondaryReadInterval == 0 {
-		opts.SecondaryReadInterval = defaultSecondaryReadInterval
+		opts.SecondaryReadInterval = DefaultSecondaryReadInterval
 	}
 	if opts.PollInterval <= 0 {
-		opts.PollInterval = defaultPollInterval
+		opts.PollInterval = DefaultPollInterval
 	}
 	tags, err := ParseDefaultTags(opts.DefaultTags)
 	if err != nil {
