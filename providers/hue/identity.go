@@ -45,7 +45,7 @@ const identityConflictDelay = time.Minute
 // session over; otherwise the conflict.
 func admit(b *huev1alpha1.HueBridge, bridgeID string, id wire.Identity, holder string, held wire.Identity) (evict bool, err error) {
 	switch {
-	case holder == "" || id == held:
+	case holder == "" || id.Same(held):
 		return false, nil
 	case id.StrongerThan(held):
 		return true, nil

@@ -24,6 +24,15 @@ const ClientKeyKey = "clientkey"
 // by hand must have it.
 const BridgeIDKey = "bridgeid"
 
+// ProofKey is the key of the credentials Secret that holds how the bridge
+// was proven when Tether paired with it or first bound with the username:
+// "hue-root-sha256 <fingerprint>" (a certificate chained to a Hue root),
+// "ca-bundle-sha256 <fingerprint>" (a certificate verified against the
+// HueBridge's caBundle), "unverified-tls <address>" (insecureSkipVerify) or
+// "plain-v1 <address>". Tether sends the username only over that proof, or
+// a certificate chained to a Hue root.
+const ProofKey = "proof"
+
 // HueAPI is a Hue bridge API.
 // +kubebuilder:validation:Enum=Auto;V1;V2
 type HueAPI string
