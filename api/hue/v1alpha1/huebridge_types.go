@@ -83,13 +83,17 @@ type SecretReference struct {
 // +kubebuilder:validation:XValidation:rule="has(self.address) || has(self.bridgeID)",message="set address, or bridgeID to find the bridge by mDNS"
 // +kubebuilder:validation:XValidation:rule="!(has(self.insecureSkipVerify) && self.insecureSkipVerify && (has(self.caBundle) || has(self.caBundleSecretRef)))",message="insecureSkipVerify checks no certificate: leave caBundle and caBundleSecretRef out"
 type HueBridgeSpec struct {
-	// Address of the bridge: host, host:port or an http(s) URL. Leave it
+	// Address of the bridge: a host (a name, an IPv4 address, or an IPv6
+	// address in brackets) and an optional port, optionally after http://
+	// (v1 as written) or https://. Nothing else: no path, query or user,
+	// so that a HueBridge cannot make Tether call any URL it likes. Leave it
 	// out to find the bridge by its bridgeID on the local network (mDNS).
 	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=255
 	// +kubebuilder:validation:XValidation:rule="!self.contains(' ')",message="address must not contain spaces: use a host, host:port or http(s)://host[:port]"
 	// +kubebuilder:validation:XValidation:rule="!self.contains('://') || self.startsWith('http://') || self.startsWith('https://')",message="address scheme must be http:// or https://"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^(https?://)?([A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?([.][A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?)*|[[][0-9A-Fa-f:.]+[]])(:[0-9]{1,5})?$')",message="address must be only a host (a name, an IPv4 address, or an IPv6 address in brackets) and an optional port, optionally after http:// or https://: no path, query or user"
 	Address string `json:"address,omitempty"`
 
 	// BridgeID is the bridge's id (16 hex characters, as the Hue app and
