@@ -34,9 +34,11 @@ import (
 //     none is known yet (pairing a new HueBridge), the id the bridge
 //     reports; over v1 the public /api/config;
 //   - dial then checks that the bridge proved the id the credentials belong
-//     to and that the HueBridge may share that bridge's session
-//     (identity.go), and only then builds the client with the username,
-//     its certificate pinned to the id on every connection.
+//     to, that the HueBridge may share that bridge's session (identity.go)
+//     and that it proves the bridge as the credentials Secret records
+//     (checkRecordedProof), and only then builds the client with the
+//     username, its certificate pinned to the id (and, below a Hue root,
+//     to the certificate the probe checked) on every connection.
 //
 // apiVersion Auto speaks v2 when the address serves it and v1 otherwise,
 // and never falls back to plain v1 because a certificate was refused: that
