@@ -29,6 +29,10 @@ manifests: $(CONTROLLER_GEN) ## Generate the CRDs and the manager's RBAC from th
 generate: $(CONTROLLER_GEN) ## Generate the DeepCopy methods.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..." paths="./internal/testkind/..."
 
+.PHONY: docs
+docs: ## Regenerate the chart README's values table (tests fail while it is stale).
+	go run ./cmd/docgen
+
 .PHONY: fmt
 fmt: ## gofmt the code.
 	go fmt ./...

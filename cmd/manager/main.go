@@ -94,6 +94,7 @@ func main() {
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 	log := ctrl.Log.WithName("setup")
 	gcPercent := setGCPercent()
+	memoryLimit := setMemoryLimit()
 	cfg.CredentialsNamespaces = resolveCredentialsNamespaces(*credentialsNamespaces, cfg.CredentialsNamespaces)
 	cfg.OperatorNamespace = ownNamespace(cfg.OperatorNamespace)
 
@@ -135,7 +136,7 @@ func main() {
 
 	log.Info("starting the manager", "version", version, "metricsAddress", metrics.BindAddress, "metricsSecure", metrics.Secure, "kubeAPIQPS", kubeAPI.QPS, "kubeAPIBurst", kubeAPI.Burst,
 		"probeAddress", probeAddr, "leaderElection", leaderElect, "credentialsNamespaces", cfg.CredentialsNamespaces,
-		"operatorNamespace", cfg.OperatorNamespace, "awsRequireAccount", cfg.AWSRequireAccount, "gcPercent", gcPercent)
+		"operatorNamespace", cfg.OperatorNamespace, "awsRequireAccount", cfg.AWSRequireAccount, "gcPercent", gcPercent, "memoryLimit", memoryLimit)
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
 		log.Error(err, "the manager stopped with an error")
 		os.Exit(1)

@@ -25,7 +25,6 @@ import (
 var extrasOn = map[string]any{
 	"prometheusRule":   map[string]any{"enabled": true, "labels": map[string]any{"release": "kube-prometheus-stack"}},
 	"grafanaDashboard": map[string]any{"enabled": true, "annotations": map[string]any{"grafana_folder": "Operators"}},
-	"argocd":           map[string]any{"healthChecks": map[string]any{"enabled": true}},
 }
 
 // kindsWithStatus are the Tether kinds Argo CD needs a health check for.
@@ -37,15 +36,6 @@ func TestChartRendersTheExtras(t *testing.T) {
 	root, err := testenv.RepoRoot()
 	g.Expect(err).NotTo(HaveOccurred())
 	objs := byKey(renderChart(t, root, release, extrasOn))
-	script := readFile(t, root, "charts/tether/files/argocd/health.lua")
-
-	health := objs["ConfigMap/tether-system/tether-argocd-health-checks"]
-	g.Expect(health).NotTo(BeNil(), "no Argo CD health checks")
-	data, _, _ := unstructured.NestedStringMap(health.Object, "data")
-	g.Expect(data).To(HaveLen(len(kindsWithStatus)), "one key per kind with a status")
-	for _, kind := range kindsWithStatus {
-		g.Expect(data).To(HaveKeyWithValue("resource.customizations.health."+kind, script))
-	}
 
 	rule := objs["PrometheusRule/tether-system/tether"]
 	g.Expect(rule).NotTo(BeNil(), "no PrometheusRule")
