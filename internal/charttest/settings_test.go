@@ -78,7 +78,7 @@ func TestChartSettings(t *testing.T) {
 			g.Expect(objs).NotTo(HaveKey("NetworkPolicy/tether-system/tether-controller-manager"))
 		},
 	}, {
-		name: "a ServiceAccount made elsewhere (IRSA by Terraform)",
+		name:   "a ServiceAccount made elsewhere (IRSA by Terraform)",
 		values: map[string]any{"serviceAccount": map[string]any{"create": false, "name": "tether-irsa"}},
 		check: func(g Gomega, objs map[string]*unstructured.Unstructured) {
 			g.Expect(objs).NotTo(HaveKey(HavePrefix("ServiceAccount/")))
@@ -130,7 +130,7 @@ func TestChartSettings(t *testing.T) {
 			g.Expect(c["resources"]).To(HaveKeyWithValue("limits", Equal(map[string]any{"cpu": "1", "memory": "1Gi"})))
 		},
 	}, {
-		name: "the metrics certificate from a Secret",
+		name:   "the metrics certificate from a Secret",
 		values: map[string]any{"metrics": map[string]any{"certSecret": "tether-metrics-tls"}},
 		check: func(g Gomega, objs map[string]*unstructured.Unstructured) {
 			d := objs[deployment]
