@@ -113,7 +113,7 @@ func SetupDynamoDB(mgr ctrl.Manager, pollInterval time.Duration, feeds changefee
 	}
 	opts.ChangeFeeds = registry
 	external = dynamodb.New(opts)
-	if err := setupAWSAccount(mgr, registry, pollInterval); err != nil {
+	if err := setupAWSAccount(mgr, registry, external.AWSConfig, pollInterval); err != nil {
 		return nil, err
 	}
 	tables := mgr.GetClient()
