@@ -30,7 +30,7 @@ generate: $(CONTROLLER_GEN) ## Generate the DeepCopy methods.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..." paths="./internal/testkind/..."
 
 .PHONY: docs
-docs: ## Regenerate the chart README's values table (tests fail while it is stale).
+docs: ## Regenerate the chart README's values table and docs/reference from the CRDs (tests fail while they are stale).
 	go run ./cmd/docgen
 
 .PHONY: fmt
