@@ -136,7 +136,7 @@ var expectedLongStates = map[string]map[string]bool{
 	"dynamodbtable": {"Creating": true, "Updating": true},
 	// A bulb switched off at the wall is unreachable until switched on.
 	"huelight": {"LightUnreachable": true, "DeviceOff": true},
-	"huegroup":  {"LightUnreachable": true, "DeviceOff": true},
+	"huegroup": {"LightUnreachable": true, "DeviceOff": true},
 }
 
 func (c *objectsCollector) collectKind(ch chan<- prometheus.Metric, kind string, objs []Managed) {

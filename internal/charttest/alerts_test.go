@@ -95,4 +95,3 @@ func TestAlertsFireWhenTheyShould(t *testing.T) {
 		})
 	}
 }
-
