@@ -62,3 +62,45 @@ func undescribed(s apiextensionsv1.JSONSchemaProps, path string, missing *[]stri
 		undescribed(*s.AdditionalProperties.Schema, path+".<key>", missing)
 	}
 }
+
+// TestEveryKindIsDiscoverable: every kind is in the tether category (kubectl
+// get tether lists them all) and in its group's (hue or aws), and shows its
+// Ready condition's status and reason among the columns kubectl get prints
+// by default.
+func TestEveryKindIsDiscoverable(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "config", "crd", "bases", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no CRDs: %v", err)
+	}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var crd apiextensionsv1.CustomResourceDefinition
+		if err := yaml.Unmarshal(raw, &crd); err != nil {
+			t.Fatal(err)
+		}
+		kind := crd.Spec.Names.Kind
+		group := strings.SplitN(crd.Spec.Group, ".", 2)[0]
+		if cats := strings.Join(crd.Spec.Names.Categories, ","); cats != "tether,"+group {
+			t.Errorf("%s: categories %q, want tether,%s", kind, cats, group)
+		}
+		for _, v := range crd.Spec.Versions {
+			columns := map[string]string{}
+			for _, c := range v.AdditionalPrinterColumns {
+				if c.Priority == 0 {
+					columns[c.Name] = c.JSONPath
+				}
+			}
+			for name, path := range map[string]string{
+				"READY":  `.status.conditions[?(@.type=="Ready")].status`,
+				"REASON": `.status.conditions[?(@.type=="Ready")].reason`,
+			} {
+				if columns[name] != path {
+					t.Errorf("%s %s: the default columns have no %s from %s", kind, v.Name, name, path)
+				}
+			}
+		}
+	}
+}
