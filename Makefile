@@ -75,8 +75,8 @@ FUZZTIME ?= 30000x
 fuzz: ## Fuzz Hue answer decoding, colour conversion and the DynamoDB planner, FUZZTIME each; a failing input lands in testdata/fuzz (commit it with the fix).
 	go test ./providers/hue/wire -run '^$$' -fuzz '^FuzzDecodeAnswer$$' -fuzztime $(FUZZTIME)
 	go test ./providers/hue/wire -run '^$$' -fuzz '^FuzzBridgeAnswer$$' -fuzztime $(FUZZTIME)
-	go test ./providers/hue/wire -run '^$$' -fuzz '^FuzzColourRoundTrip$$' -fuzztime $(FUZZTIME)
-	go test ./providers/dynamodb -run '^$$' -fuzz '^FuzzPlan$$' -fuzztime $(FUZZTIME)
+	go test ./providers/hue/model -run '^$$' -fuzz '^FuzzColourRoundTrip$$' -fuzztime $(FUZZTIME)
+	go test ./providers/dynamodb/plan -run '^$$' -fuzz '^FuzzPlan$$' -fuzztime $(FUZZTIME)
 
 ##@ Benchmarks
 BENCH_FLAGS ?= -runs=3

@@ -22,8 +22,8 @@ import (
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	"github.com/tether-dev/tether/providers"
-	"github.com/tether-dev/tether/providers/dynamodb"
 	"github.com/tether-dev/tether/providers/dynamodb/changefeed"
+	"github.com/tether-dev/tether/reconciler"
 )
 
 // The AWSAccount controller runs each account's change feed and shows in
@@ -154,7 +154,7 @@ func (r *awsAccountReconciler) readiness(ctx context.Context, a *awsv1alpha1.AWS
 		cond.Message = fmt.Sprintf("role %s assumed; the change feed is not received (its tables are polled): %s", a.Spec.AssumeRole.RoleARN, feed.Message)
 		return cond, roleRecheckInterval
 	}
-	cond.Status, cond.Reason = metav1.ConditionTrue, ReasonAvailable
+	cond.Status, cond.Reason = metav1.ConditionTrue, reconciler.ReasonAvailable
 	cond.Message = fmt.Sprintf("role %s assumed; %s", a.Spec.AssumeRole.RoleARN, feed.Message)
 	return cond, roleRecheckInterval
 }
@@ -165,16 +165,16 @@ func (r *awsAccountReconciler) readiness(ctx context.Context, a *awsv1alpha1.AWS
 func stsReason(err error) string {
 	var apiErr smithy.APIError
 	if !errors.As(err, &apiErr) {
-		return dynamodb.ReasonEndpointError
+		return changefeed.ReasonEndpointError
 	}
 	switch apiErr.ErrorCode() {
 	case "AccessDenied", "ValidationError", "RegionDisabledException", "MalformedPolicyDocument", "PackedPolicyTooLarge",
 		"InvalidClientTokenId", "ExpiredToken":
-		return dynamodb.ReasonAccessDenied
+		return changefeed.ReasonAccessDenied
 	case "Throttling", "ThrottlingException":
 		return providers.ReasonThrottled
 	}
-	return dynamodb.ReasonEndpointError
+	return changefeed.ReasonEndpointError
 }
 
 // changeEvents is the feed's state, or what an account without one does.

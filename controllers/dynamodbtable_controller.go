@@ -19,7 +19,9 @@ import (
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/providers/dynamodb"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
 	"github.com/tether-dev/tether/providers/dynamodb/changefeed"
+	"github.com/tether-dev/tether/reconciler"
 )
 
 // +kubebuilder:rbac:groups=aws.tether.dev,resources=dynamodbtables,verbs=list;watch;patch
@@ -51,7 +53,7 @@ func setupDynamoDBTable(mgr ctrl.Manager, cfg Config) error {
 			SafetyInterval: cfg.DynamoDBChangeEventsSafetyInterval}
 	}
 	_, err := SetupDynamoDB(mgr, cfg.DynamoDBTablePollInterval, feeds, dynamodb.Options{
-		Clients: dynamodb.ClientOptions{
+		Clients: access.ClientOptions{
 			DefaultRegion:     cfg.AWSRegion,
 			AccountID:         cfg.AWSAccountID,
 			RequestsPerSecond: cfg.DynamoDBRequestsPerSecond,
@@ -101,7 +103,7 @@ func SetupDynamoDB(mgr ctrl.Manager, pollInterval time.Duration, feeds changefee
 	// The feeds read queues with the adapter's credentials, and the adapter
 	// asks the feeds which tables they cover.
 	var external *dynamodb.Provider
-	feeds.Reader, feeds.TableNameIndex, feeds.SessionName = mgr.GetClient(), dynamodb.IndexTableName, dynamodb.SessionName
+	feeds.Reader, feeds.TableNameIndex, feeds.SessionName = mgr.GetClient(), dynamodb.IndexTableName, access.SessionName
 	feeds.Config = func(ctx context.Context, a *awsv1alpha1.AWSAccount, region, service string) (aws.Config, error) {
 		return external.AWSConfig(ctx, a, region, service)
 	}
@@ -117,9 +119,9 @@ func SetupDynamoDB(mgr ctrl.Manager, pollInterval time.Duration, feeds changefee
 		return nil, err
 	}
 	tables := mgr.GetClient()
-	r := NewManagedReconciler(mgr.GetClient(), recorder, "dynamodbtable",
+	r := reconciler.New(mgr.GetClient(), recorder, "dynamodbtable",
 		func() *awsv1alpha1.DynamoDBTable { return &awsv1alpha1.DynamoDBTable{} }, external,
-		Options{PollInterval: pollInterval, MaxConcurrentReconciles: dynamoDBWorkers, RecordCreateStart: true,
+		reconciler.Options{PollInterval: pollInterval, MaxConcurrentReconciles: dynamoDBWorkers, RecordCreateStart: true,
 			Customize: func(b *builder.Builder) *builder.Builder {
 				return b.
 					WatchesRawSource(registry.Tables()).

@@ -12,6 +12,7 @@ import (
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/providers/dynamodb"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
 )
 
 // One team's burst of tables must not stall another team's: each account's
@@ -24,7 +25,7 @@ import (
 // and A's passes queued ahead of B's take it most of a minute).
 //
 // When passes waited for their limiter inside the SDK (before the turns of
-// providers/dynamodb/turns.go), A's passes held all ten workers and B's
+// providers/dynamodb/access/turns.go), A's passes held all ten workers and B's
 // table, queued behind A's, waited for one: both cases failed with B not
 // Ready after 30 s. With turns that let a pass wait up to a second, the
 // second case still failed.
@@ -50,7 +51,7 @@ func backlogDoesNotHoldAnotherAccountBack(t *testing.T, perSecond float64, burst
 	mgr, err := newManager(tablesOfManager(true))
 	g.Expect(err).NotTo(HaveOccurred())
 	_, err = SetupDynamoDBTable(mgr, ddbTestPollInterval, dynamodb.Options{
-		Clients:               dynamodb.ClientOptions{RequestsPerSecond: perSecond, Burst: burst},
+		Clients:               access.ClientOptions{RequestsPerSecond: perSecond, Burst: burst},
 		SecondaryReadInterval: -1, TransitionPoll: 500 * time.Millisecond})
 	g.Expect(err).NotTo(HaveOccurred())
 	go func() { _ = mgr.Start(ctx) }()

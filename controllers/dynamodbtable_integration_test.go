@@ -16,6 +16,7 @@ import (
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	"github.com/tether-dev/tether/internal/faultproxy"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/reconciler"
 )
 
 func TestDynamoDBTableCreateUpdateDelete(t *testing.T) {
@@ -122,7 +123,7 @@ func TestDynamoDBTableDriftIsCorrected(t *testing.T) {
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(ttl.TimeToLiveDescription.TimeToLiveStatus).To(Equal(types.TimeToLiveStatusEnabled))
 	}, ddbTimeout, ddbPoll).Should(Succeed())
-	g.Eventually(func(g Gomega) []string { return s.eventReasons(g, obj) }, ddbTimeout, ddbPoll).Should(ContainElement(ReasonDriftCorrected))
+	g.Eventually(func(g Gomega) []string { return s.eventReasons(g, obj) }, ddbTimeout, ddbPoll).Should(ContainElement(reconciler.ReasonDriftCorrected))
 	s.eventuallyReady(t, obj)
 }
 

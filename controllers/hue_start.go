@@ -9,7 +9,11 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/providers/hue"
+	"github.com/tether-dev/tether/providers/hue/bridge"
 )
+
+func init() { kindSetups = append(kindSetups, setupHue) }
 
 // hueKinds are the kinds whose first object starts the Hue controllers.
 var hueKinds = []string{"HueBridge", "HueLight", "HueGroup", "HueScene"}
@@ -66,4 +70,29 @@ func (s *hueStarter) Start(ctx context.Context) error {
 	}
 	<-ctx.Done()
 	return nil
+}
+
+// setupHueControllers registers the Hue kinds around one registry of
+// bridge sessions, shared so that each bridge is read once for all its
+// lights.
+func setupHueControllers(mgr ctrl.Manager, cfg Config) error {
+	registry := hue.NewRegistry(mgr.GetClient(), mgr.GetAPIReader(), hue.Settings{
+		PollInterval:          cfg.HueBridgePollInterval,
+		CommandsPerSecond:     cfg.HueCommandsPerSecond,
+		CredentialsNamespaces: cfg.CredentialsNamespaces,
+		Stream:                bridge.StreamSettings{SafetyRead: cfg.HueSafetyReadInterval, Silence: cfg.HueEventStreamSilence},
+	}, mgr.GetLogger().WithName("hue"))
+	if err := mgr.Add(registry); err != nil {
+		return err
+	}
+	if err := SetupHueLight(mgr, registry); err != nil {
+		return err
+	}
+	if err := SetupHueGroup(mgr, registry); err != nil {
+		return err
+	}
+	if err := SetupHueScene(mgr, registry); err != nil {
+		return err
+	}
+	return SetupHueBridge(mgr, registry)
 }

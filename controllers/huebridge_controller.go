@@ -8,6 +8,7 @@ import (
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers/hue"
+	"github.com/tether-dev/tether/reconciler"
 )
 
 // +kubebuilder:rbac:groups=hue.tether.dev,resources=huebridges,verbs=list;watch;patch
@@ -29,9 +30,9 @@ const hueBridgeResync = 30 * time.Second
 // SetupHueBridge registers the HueBridge controller (pairing and health).
 func SetupHueBridge(mgr ctrl.Manager, registry *hue.Registry) error {
 	connector := &hue.BridgeExternal{Client: mgr.GetClient(), Registry: registry}
-	r := NewManagedReconciler(mgr.GetClient(), mgr.GetEventRecorder("tether-huebridge"), "huebridge",
+	r := reconciler.New(mgr.GetClient(), mgr.GetEventRecorder("tether-huebridge"), "huebridge",
 		func() *huev1alpha1.HueBridge { return &huev1alpha1.HueBridge{} }, connector,
-		Options{
+		reconciler.Options{
 			PollInterval: hueBridgeResync,
 			Customize: func(b *builder.Builder) *builder.Builder {
 				return b.WatchesRawSource(wakeSource(registry.BridgeWakes()))

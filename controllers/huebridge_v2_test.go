@@ -141,10 +141,10 @@ func TestHueV2CertificateRefused(t *testing.T) {
 	}, hueTimeout, huePoll).Should(Succeed())
 	g.Eventually(func(g Gomega) string {
 		return readyReason(impostor.hueBridge(g).Status.Conditions, "Ready")
-	}, hueTimeout, huePoll).Should(Equal("True/" + wire.ReasonInsecureTLS))
+	}, hueTimeout, huePoll).Should(Equal("True/" + hue.ReasonInsecureTLS))
 	g.Expect(impostor.hueBridge(g).Status.Certificate.Check).To(Equal(wire.CertificateSkipped))
 	g.Eventually(func(g Gomega) bool { return impostor.bulb(g, "desk").On }, hueTimeout, huePoll).Should(BeTrue())
-	g.Expect(warningsFor(g, impostor, wire.ReasonInsecureTLS)).To(Equal(1), "one Warning event names the opt-in")
+	g.Expect(warningsFor(g, impostor, hue.ReasonInsecureTLS)).To(Equal(1), "one Warning event names the opt-in")
 }
 
 // TestHueV2StreamDroppedAndResumed: the bridge drops its event stream and

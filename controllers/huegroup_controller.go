@@ -16,6 +16,7 @@ import (
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers/hue"
+	"github.com/tether-dev/tether/reconciler"
 )
 
 // +kubebuilder:rbac:groups=hue.tether.dev,resources=huegroups,verbs=list;watch;patch
@@ -27,9 +28,9 @@ import (
 // HueScene (stored or changed: shown again).
 func SetupHueGroup(mgr ctrl.Manager, registry *hue.Registry) error {
 	connector := &hue.GroupExternal{Reader: mgr.GetClient(), Registry: registry}
-	r := NewManagedReconciler(mgr.GetClient(), mgr.GetEventRecorder("tether-huegroup"), "huegroup",
+	r := reconciler.New(mgr.GetClient(), mgr.GetEventRecorder("tether-huegroup"), "huegroup",
 		func() *huev1alpha1.HueGroup { return &huev1alpha1.HueGroup{} }, connector,
-		Options{
+		reconciler.Options{
 			PollInterval: hueLightResync,
 			// A room or zone Tether created is removed with its HueGroup:
 			// the annotation tells it from an adopted one after a crash.

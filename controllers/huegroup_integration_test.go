@@ -146,7 +146,7 @@ func TestHueGroupCreatesARoomAndAZone(t *testing.T) {
 		hall := h.newGroup("entrance", "hall", "Hall")
 		hall.Spec.Type, hall.Spec.Lights = huev1alpha1.GroupRoom, []string{"lamp"}
 		h.create(hall)
-		gr = h.eventuallyGroupReady("entrance", "hall", "False/"+wire.ReasonLightInAnotherRoom)
+		gr = h.eventuallyGroupReady("entrance", "hall", "False/"+hue.ReasonLightInAnotherRoom)
 		g.Expect(fmt.Sprint(gr.Status.Conditions)).To(ContainSubstring(`"lamp" is in room "Kitchen"`))
 		_, made := h.groupNamed("Hall")
 		g.Expect(made).To(BeFalse(), "the refused room was not created")

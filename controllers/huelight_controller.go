@@ -4,22 +4,17 @@ import (
 	"context"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 
-	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers/hue"
-	"github.com/tether-dev/tether/providers/hue/bridge"
+	"github.com/tether-dev/tether/reconciler"
 )
 
 // +kubebuilder:rbac:groups=hue.tether.dev,resources=huelights,verbs=list;watch;patch
@@ -38,41 +33,14 @@ const hueLightResync = 5 * time.Minute
 // each other.
 const hueLightWorkers = 16
 
-func init() { kindSetups = append(kindSetups, setupHue) }
-
-// setupHueControllers registers the Hue kinds around one registry of
-// bridge sessions, shared so that each bridge is read once for all its
-// lights.
-func setupHueControllers(mgr ctrl.Manager, cfg Config) error {
-	registry := hue.NewRegistry(mgr.GetClient(), mgr.GetAPIReader(), hue.Settings{
-		PollInterval:          cfg.HueBridgePollInterval,
-		CommandsPerSecond:     cfg.HueCommandsPerSecond,
-		CredentialsNamespaces: cfg.CredentialsNamespaces,
-		Stream:                bridge.StreamSettings{SafetyRead: cfg.HueSafetyReadInterval, Silence: cfg.HueEventStreamSilence},
-	}, mgr.GetLogger().WithName("hue"))
-	if err := mgr.Add(registry); err != nil {
-		return err
-	}
-	if err := SetupHueLight(mgr, registry); err != nil {
-		return err
-	}
-	if err := SetupHueGroup(mgr, registry); err != nil {
-		return err
-	}
-	if err := SetupHueScene(mgr, registry); err != nil {
-		return err
-	}
-	return SetupHueBridge(mgr, registry)
-}
-
 // SetupHueLight registers the HueLight controller: the generic reconciler,
 // woken by its bridge's session (drift, a command sent, a bulb let go) and
 // by its bridge's readiness.
 func SetupHueLight(mgr ctrl.Manager, registry *hue.Registry) error {
 	connector := &hue.LightExternal{Reader: mgr.GetClient(), Registry: registry}
-	r := NewManagedReconciler(mgr.GetClient(), mgr.GetEventRecorder("tether-huelight"), "huelight",
+	r := reconciler.New(mgr.GetClient(), mgr.GetEventRecorder("tether-huelight"), "huelight",
 		func() *huev1alpha1.HueLight { return &huev1alpha1.HueLight{} }, connector,
-		Options{
+		reconciler.Options{
 			PollInterval:            hueLightResync,
 			MaxConcurrentReconciles: hueLightWorkers,
 			Customize: func(b *builder.Builder) *builder.Builder {
@@ -116,15 +84,6 @@ func expectSends(registry *hue.Registry) handler.EventHandler {
 	}
 }
 
-// wakeSource turns wake-ups by object key into reconcile requests.
-func wakeSource(wakes <-chan hue.Wake) source.Source {
-	return source.Channel(wakes, handler.TypedFuncs[types.NamespacedName, reconcile.Request]{
-		GenericFunc: func(_ context.Context, e event.TypedGenericEvent[types.NamespacedName], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			q.Add(reconcile.Request{NamespacedName: e.Object})
-		},
-	})
-}
-
 // lightsOfBridge maps a HueBridge to the HueLights that use it (by name, or
 // by leaving bridgeRef out).
 func lightsOfBridge(c client.Client) handler.MapFunc {
@@ -140,25 +99,5 @@ func lightsOfBridge(c client.Client) handler.MapFunc {
 			}
 		}
 		return out
-	}
-}
-
-// bridgeReadinessChanged passes HueBridge creations, deletions, spec changes
-// and Ready/Paired flips, not every status write (last contact time).
-func bridgeReadinessChanged() predicate.Predicate {
-	return predicate.Funcs{
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			oldB, ok1 := e.ObjectOld.(*huev1alpha1.HueBridge)
-			newB, ok2 := e.ObjectNew.(*huev1alpha1.HueBridge)
-			if !ok1 || !ok2 || oldB.Generation != newB.Generation {
-				return true
-			}
-			for _, t := range []string{commonv1alpha1.Ready, huev1alpha1.ConditionPaired} {
-				if meta.IsStatusConditionTrue(oldB.Status.Conditions, t) != meta.IsStatusConditionTrue(newB.Status.Conditions, t) {
-					return true
-				}
-			}
-			return false
-		},
 	}
 }

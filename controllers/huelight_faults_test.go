@@ -18,7 +18,7 @@ import (
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/huesim"
-	"github.com/tether-dev/tether/providers/hue/wire"
+	"github.com/tether-dev/tether/providers/hue"
 )
 
 func TestHueBridgeOffline(t *testing.T) {
@@ -317,7 +317,7 @@ func TestHueRefusedCommandsReachTheConditions(t *testing.T) {
 				}
 			}
 			return reasons
-		}, hueTimeout, huePoll).Should(ContainElement(wire.ReasonBridgeBusy), "HueLight %s told of the refusal", name)
+		}, hueTimeout, huePoll).Should(ContainElement(hue.ReasonBridgeBusy), "HueLight %s told of the refusal", name)
 	}
 	g.Expect(h.sim.Overloads()).To(BeNumerically(">=", n))
 

@@ -13,6 +13,7 @@ import (
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers/hue"
+	"github.com/tether-dev/tether/reconciler"
 )
 
 // +kubebuilder:rbac:groups=hue.tether.dev,resources=huescenes,verbs=list;watch;patch
@@ -22,9 +23,9 @@ import (
 // woken when its HueGroup gets (or changes) its room or zone.
 func SetupHueScene(mgr ctrl.Manager, registry *hue.Registry) error {
 	connector := &hue.SceneExternal{Reader: mgr.GetClient(), Registry: registry}
-	r := NewManagedReconciler(mgr.GetClient(), mgr.GetEventRecorder("tether-huescene"), "huescene",
+	r := reconciler.New(mgr.GetClient(), mgr.GetEventRecorder("tether-huescene"), "huescene",
 		func() *huev1alpha1.HueScene { return &huev1alpha1.HueScene{} }, connector,
-		Options{
+		reconciler.Options{
 			PollInterval: hueLightResync,
 			Customize: func(b *builder.Builder) *builder.Builder {
 				return b.Watches(&huev1alpha1.HueGroup{},

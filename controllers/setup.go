@@ -5,10 +5,11 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/tether-dev/tether/providers/dynamodb"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
 	"github.com/tether-dev/tether/providers/dynamodb/changefeed"
 	"github.com/tether-dev/tether/providers/hue"
 	"github.com/tether-dev/tether/providers/hue/bridge"
+	"github.com/tether-dev/tether/reconciler"
 )
 
 // Config is what the manager binary's flags set for the kinds.
@@ -77,7 +78,7 @@ const InstallNamespace = "tether-system"
 func DefaultConfig() Config {
 	return Config{
 		DynamoDBTablePollInterval:          2 * time.Minute,
-		DynamoDBRequestsPerSecond:          dynamodb.DefaultRequestsPerSecond,
+		DynamoDBRequestsPerSecond:          access.DefaultRequestsPerSecond,
 		DynamoDBSecondaryReadInterval:      10 * time.Minute,
 		DynamoDBChangeEventsSafetyInterval: changefeed.DefaultSafetyInterval,
 		HueBridgePollInterval:              hue.DefaultPollInterval,
@@ -93,7 +94,7 @@ func DefaultConfig() Config {
 // SetupAll registers every kind's controller with the manager, their
 // events sent one at a time (events.go).
 func SetupAll(mgr ctrl.Manager, cfg Config) error {
-	mgr, err := WithEventsOneAtATime(mgr)
+	mgr, err := reconciler.WithEventsOneAtATime(mgr)
 	if err != nil {
 		return err
 	}

@@ -1,37 +1,28 @@
 package controllers
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"testing"
-	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/testenv"
-	testv1alpha1 "github.com/tether-dev/tether/internal/testkind/v1alpha1"
+	"github.com/tether-dev/tether/reconciler"
 )
 
-// The package's integration tests share one real API server and one manager
-// running the generic reconciler over the in-memory widget provider.
+// The package's integration tests share one real API server; each kind's
+// tests start the managers and fixtures they need once (startDynamoDB,
+// startHue).
 var (
-	env     *testenv.Env
-	widgets *widgetProvider
+	env *testenv.Env
 	// atSuiteEnd holds what shared fixtures (DynamoDB Local, simulators)
 	// must stop once every test has run.
 	atSuiteEnd []func()
 )
-
-// testPollInterval is long so that only the tests that ask for resyncs (by
-// annotation) see them, and call counts stay exact.
-const testPollInterval = time.Hour
 
 func TestMain(m *testing.M) {
 	ctrl.SetLogger(zap.New(zap.UseDevMode(true), zap.WriteTo(os.Stderr)))
@@ -40,35 +31,13 @@ func TestMain(m *testing.M) {
 
 func runSuite(m *testing.M) int {
 	var err error
-	env, err = testenv.Start(testv1alpha1.AddToScheme, awsv1alpha1.AddToScheme, huev1alpha1.AddToScheme)
+	env, err = testenv.Start(awsv1alpha1.AddToScheme, huev1alpha1.AddToScheme)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	defer func() { _ = env.Stop() }()
 
-	mgr, err := newManager()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	widgets = newWidgetProvider()
-	r := NewManagedReconciler(mgr.GetClient(), mgr.GetEventRecorder("tether-test"), "widget",
-		func() *testv1alpha1.Widget { return &testv1alpha1.Widget{} }, widgets,
-		Options{PollInterval: testPollInterval, Customize: func(b *builder.Builder) *builder.Builder {
-			return b.WatchesRawSource(source.Channel(widgets.wakes, &handler.EnqueueRequestForObject{}))
-		}})
-	if err := r.SetupWithManager(mgr); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		if err := mgr.Start(ctx); err != nil {
-			fmt.Fprintln(os.Stderr, "manager:", err)
-		}
-	}()
 	defer func() {
 		for i := len(atSuiteEnd) - 1; i >= 0; i-- {
 			atSuiteEnd[i]()
@@ -84,5 +53,5 @@ func newManager(tune ...func(*ctrl.Options)) (ctrl.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	return WithEventsOneAtATime(mgr)
+	return reconciler.WithEventsOneAtATime(mgr)
 }

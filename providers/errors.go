@@ -24,44 +24,85 @@ func RetryAfter(delay time.Duration, reason string, err error) error {
 	return &RetryAfterError{Delay: delay, Reason: reason, Err: err}
 }
 
-// Wait is Tether's one word for "not now": nothing is wrong, what the pass
-// needs comes by itself (a table leaves CREATING, a command leaves the
-// bridge's line, a shared budget refills), and the reconciler looks again
-// after For, without backoff. Observe reports it as its outcome (Waiting);
-// Connect, Create, Update and Delete return it as an error, and then Synced
-// says the pass could not finish yet.
+// Wait is what Observe says when nothing may be written now, whatever
+// differs: nothing is wrong, what the pass needs comes by itself (a table
+// leaves CREATING, a command leaves the bridge's line, a bulb another
+// object holds is let go of), and the reconciler looks again after For,
+// without backoff. Only Observe waits (Waiting); the other stages say
+// "not now" with the errors below, each with a behaviour of its own.
 type Wait struct {
 	// Reason and Message say what the object waits for.
 	Reason  string
 	Message string
-	// For is when to look again; 0 from Observe is the object's poll
-	// interval.
+	// For is when to look again; 0 is the object's poll interval.
 	For time.Duration
-	// Sent is set when Update handed the write over (to a bridge's command
-	// line, or to the bridge, which accepted it and has yet to show it): it
-	// counts as sent for the stall breaker and its event.
-	Sent bool
 	// Quiet leaves the status as it was for this pass: the wait ends within
 	// For and the adapter wakes the object then (a write about to go out,
-	// whose outcome the next pass reports), or the pass has not started (a
-	// budget it shares with other objects, an AWS account's calls per
-	// second, is spent for now: the worker is given back for objects on
-	// other budgets). An adapter reports a quiet wait for a write only for
-	// a short while: a write still waiting after that is reported plainly,
+	// whose outcome the next pass reports). An adapter waits quietly only a
+	// short while: a write still waiting after that is reported plainly,
 	// so a backend that does not answer still shows it.
 	Quiet bool
 }
 
-func (w *Wait) Error() string {
-	if w.Message != "" {
-		return w.Message
-	}
-	return fmt.Sprintf("waiting %s: %s", w.For.Round(time.Millisecond), w.Reason)
+// PendingError is a stage that could not finish yet while nothing is
+// wrong (a table busy with another change, a delete going on, a bridge's
+// link button not pressed): the reconciler says why in Synced and Ready,
+// and looks again after For, without backoff.
+type PendingError struct {
+	Reason  string
+	Message string
+	For     time.Duration
 }
 
-// Waitf asks for another look after delay, with reason and a message.
-func Waitf(delay time.Duration, reason, format string, args ...any) error {
-	return &Wait{For: delay, Reason: reason, Message: fmt.Sprintf(format, args...)}
+func (e *PendingError) Error() string {
+	if e.Message != "" {
+		return e.Message
+	}
+	return fmt.Sprintf("waiting %s: %s", e.For.Round(time.Millisecond), e.Reason)
+}
+
+// Pendingf is a stage that could not finish yet: look again after delay,
+// with reason and a message.
+func Pendingf(delay time.Duration, reason, format string, args ...any) error {
+	return &PendingError{For: delay, Reason: reason, Message: fmt.Sprintf(format, args...)}
+}
+
+// DeferredError is a pass that did not start: a budget it shares with
+// other objects (an AWS account's calls per second) is spent for now. The
+// worker is given back to objects on other budgets, and the pass runs
+// again after For; nothing about the object changes.
+type DeferredError struct {
+	Reason string
+	For    time.Duration
+}
+
+func (e *DeferredError) Error() string {
+	return fmt.Sprintf("deferred %s: %s", e.For.Round(time.Millisecond), e.Reason)
+}
+
+// Defer is a pass that waits for its turn at a shared budget.
+func Defer(delay time.Duration, reason string) error {
+	return &DeferredError{For: delay, Reason: reason}
+}
+
+// HandedError is Update's word for a write it handed over (to a bridge's
+// command line, or to a backend that accepted it and has yet to show it):
+// it counts as sent for the stall breaker and its event, the conditions
+// say what it waits for (Reason, Message), and the reconciler looks again
+// after For. A Quiet hand-over writes no status: its outcome is known
+// within For, and the adapter wakes the object then.
+type HandedError struct {
+	Reason  string
+	Message string
+	For     time.Duration
+	Quiet   bool
+}
+
+func (e *HandedError) Error() string {
+	if e.Message != "" {
+		return e.Message
+	}
+	return fmt.Sprintf("handed over, %s: %s", e.For.Round(time.Millisecond), e.Reason)
 }
 
 // TerminalError means the spec cannot work as written (the backend rejected
@@ -85,18 +126,46 @@ func Terminalf(reason, format string, args ...any) error {
 	return &TerminalError{Reason: reason, Err: fmt.Errorf(format, args...)}
 }
 
-// AsRetryAfter, AsWait and AsTerminal unwrap the typed errors.
+// AsRetryAfter, AsPending, AsDeferred, AsHanded and AsTerminal unwrap the
+// typed errors.
 func AsRetryAfter(err error) (*RetryAfterError, bool) {
 	var e *RetryAfterError
 	return e, errors.As(err, &e)
 }
 
-func AsWait(err error) (*Wait, bool) {
-	var w *Wait
-	return w, errors.As(err, &w)
+func AsPending(err error) (*PendingError, bool) {
+	var e *PendingError
+	return e, errors.As(err, &e)
+}
+
+func AsDeferred(err error) (*DeferredError, bool) {
+	var e *DeferredError
+	return e, errors.As(err, &e)
+}
+
+func AsHanded(err error) (*HandedError, bool) {
+	var e *HandedError
+	return e, errors.As(err, &e)
 }
 
 func AsTerminal(err error) (*TerminalError, bool) {
 	var e *TerminalError
 	return e, errors.As(err, &e)
+}
+
+// IsTyped says whether err already says what the reconciler should do:
+// one of the typed errors above.
+func IsTyped(err error) bool {
+	for _, is := range []func(error) bool{
+		func(e error) bool { _, ok := AsRetryAfter(e); return ok },
+		func(e error) bool { _, ok := AsPending(e); return ok },
+		func(e error) bool { _, ok := AsDeferred(e); return ok },
+		func(e error) bool { _, ok := AsHanded(e); return ok },
+		func(e error) bool { _, ok := AsTerminal(e); return ok },
+	} {
+		if is(err) {
+			return true
+		}
+	}
+	return false
 }

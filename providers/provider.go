@@ -80,7 +80,7 @@ type External[O client.Object] interface {
 	Update(ctx context.Context, obj O, diff Difference) error
 	// Delete removes the external thing (or lets go of it, as the object's
 	// deletion policy says). It returns nil only once the external side is
-	// confirmed gone; while it is going, a Wait error.
+	// confirmed gone; while it is going, a PendingError.
 	Delete(ctx context.Context, obj O) error
 }
 
@@ -160,18 +160,19 @@ type Observation struct {
 	// Warning event when the note appears.
 	Reason  string
 	Message string
-	// RecheckAfter asks for an earlier look than the resync interval while
-	// it is not available; for an Unconfirmed match, it is when a read can
-	// have confirmed the write.
-	RecheckAfter time.Duration
+	// NextLook, when set, is the one way to ask for a look sooner than the
+	// resync interval: for a match not available yet (a transition the
+	// backend finishes by itself), or for an Unconfirmed one (when a read
+	// can have confirmed the write; the reconciler's AfterWrite when
+	// unset).
+	NextLook time.Duration
 	// Unconfirmed: the match rests on the adapter's record of a write the
 	// backend accepted, not yet on a read of the backend (the read that
 	// should show it did not come in time; an adapter waits for that read
 	// quietly first, so that one status write reports both). Ready is
-	// reported as for any match; the stall breaker forgets the write only once a read confirms
-	// it. The reconciler looks again after RecheckAfter (default: its
-	// AfterWrite) until a read does, so that the status ends with what was
-	// read.
+	// reported as for any match; the stall breaker keeps counting the write
+	// until a read confirms it, and the next look is NextLook, so that the
+	// status ends with what was read.
 	Unconfirmed bool
 }
 

@@ -12,9 +12,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/tether-dev/tether/api"
+	"github.com/tether-dev/tether/cmd/manager/serving"
 	"github.com/tether-dev/tether/controllers"
-	"github.com/tether-dev/tether/internal/serving"
 	"github.com/tether-dev/tether/providers/dynamodb"
+	"github.com/tether-dev/tether/reconciler"
 )
 
 func main() {
@@ -125,7 +126,7 @@ func main() {
 		log.Error(err, "setting up controllers")
 		os.Exit(1)
 	}
-	if err := controllers.RegisterObjectMetrics(mgr); err != nil {
+	if err := reconciler.RegisterObjectMetrics(mgr); err != nil {
 		log.Error(err, "registering the object metrics")
 		os.Exit(1)
 	}

@@ -23,7 +23,7 @@ import (
 	"github.com/tether-dev/tether/internal/faultproxy"
 	"github.com/tether-dev/tether/internal/sqstest"
 	"github.com/tether-dev/tether/internal/ststest"
-	"github.com/tether-dev/tether/providers/dynamodb"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
 	"github.com/tether-dev/tether/providers/dynamodb/changefeed"
 )
 
@@ -132,7 +132,7 @@ func (r *run) declareFeedAccount(ctx context.Context, w *feedWorld, a benchAccou
 			SafetyInterval: &metav1.Duration{Duration: safety}}
 		w.mu.Lock()
 		w.rules[a.accessKey] = sqstest.NewRule(w.queues.Client(), url,
-			sqstest.Call{Account: a.id, Region: "us-east-1", Role: "tether", Session: dynamodb.SessionName(acct)})
+			sqstest.Call{Account: a.id, Region: "us-east-1", Role: "tether", Session: access.SessionName(acct)})
 		w.mu.Unlock()
 	}
 	return url, r.c.Create(ctx, acct)

@@ -316,9 +316,9 @@ func (s *Server) deleteTable(c *call) (any, error) {
 	}
 	if len(st.replicas) > 0 {
 		s.mu.Unlock()
-		// AWS does not document what a DeleteTable of a table with
-		// replicas does to them (unconfirmed, see dynamodb-newer-facts.md);
-		// the model refuses it, so that tests prove the order ACK follows:
+		// AWS's API reference does not say what a DeleteTable of a table
+		// with replicas does to them (API DeleteTable,
+		// ReplicationGroupUpdate); the model refuses it, so that tests prove the order ACK follows:
 		// the replicas one by one, then the table (ACK
 		// sdk_delete_pre_build_request.go.tpl).
 		return nil, validation("the model refuses DeleteTable while the table has replicas: remove them first")

@@ -19,7 +19,7 @@ import (
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
-	"github.com/tether-dev/tether/controllers"
+	"github.com/tether-dev/tether/reconciler"
 )
 
 // clusterView is what the page shows of the cluster: Tether's objects and
@@ -182,7 +182,7 @@ const kindTable = "DynamoDBTable"
 
 // writeReasons are the events of writes, which the timeline takes from
 // the status.
-var writeReasons = map[string]bool{controllers.ReasonUpdated: true, controllers.ReasonDriftCorrected: true}
+var writeReasons = map[string]bool{reconciler.ReasonUpdated: true, reconciler.ReasonDriftCorrected: true}
 
 func seriesCount(ev *eventsv1.Event) int32 {
 	if ev.Series == nil {

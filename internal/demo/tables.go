@@ -16,7 +16,7 @@ import (
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
-	tetherdynamodb "github.com/tether-dev/tether/providers/dynamodb"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
 )
 
 // tablesEvery is how often the page asks DynamoDB about the declared
@@ -76,7 +76,7 @@ func newTableWatch(c *clusterView, changed *notifier) *tableWatch {
 func (w *tableWatch) run(ctx context.Context) {
 	// Its answers for absent tables would otherwise put the SDK's checksum
 	// warning on the talk's terminal (see SDKLogger).
-	cfg, err := config.LoadDefaultConfig(ctx, config.WithLogger(tetherdynamodb.SDKLogger(ctrl.Log.WithName("demo-page"))))
+	cfg, err := config.LoadDefaultConfig(ctx, config.WithLogger(access.SDKLogger(ctrl.Log.WithName("demo-page"))))
 	if err != nil {
 		ctrl.Log.WithName("demo-page").Error(err, "no DynamoDB client: the page shows no table from AWS")
 		return

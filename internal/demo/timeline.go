@@ -16,8 +16,8 @@ import (
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
-	"github.com/tether-dev/tether/controllers"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/reconciler"
 )
 
 // timelineLength is how many entries the page keeps: a talk's worth.
@@ -184,11 +184,11 @@ func writeEntry(was, now managed, subject string) (entry, bool) {
 	if before != nil && before.Reason == after.Reason && before.Message == after.Message {
 		return entry{}, false
 	}
-	e := entry{Time: time.Now(), Source: "tether", Reason: controllers.ReasonUpdated,
+	e := entry{Time: time.Now(), Source: "tether", Reason: reconciler.ReasonUpdated,
 		Object: objectRef(kindOf(now), now.GetNamespace(), now.GetName())}
 	change := plainChanges(strings.TrimPrefix(after.Message, sentPrefix))
 	if before != nil && before.Status == metav1.ConditionTrue && before.ObservedGeneration == now.GetGeneration() {
-		e.Reason = controllers.ReasonDriftCorrected
+		e.Reason = reconciler.ReasonDriftCorrected
 		change = "put back: " + change
 	}
 	e.Text = subject + ": " + change
@@ -207,7 +207,7 @@ func writeEventEntry(ev *eventsv1.Event, subject string) entry {
 		return e
 	}
 	change := plainChanges(diff)
-	if ev.Reason == controllers.ReasonDriftCorrected {
+	if ev.Reason == reconciler.ReasonDriftCorrected {
 		change = "put back: " + change
 	}
 	e.Text = subject + ": " + change

@@ -17,7 +17,7 @@ import (
 var guaranteeCode = regexp.MustCompile("`([^`]+)`")
 
 var (
-	packagePath = regexp.MustCompile(`^(api|cmd|controllers|internal|providers)(/[\w.-]+)*$`)
+	packagePath = regexp.MustCompile(`^(api|cmd|controllers|internal|providers|reconciler)(/[\w.-]+)*$`)
 	testName    = regexp.MustCompile(`^((?:Test|Fuzz)\w+?)(\.\.\.)?$`)
 )
 

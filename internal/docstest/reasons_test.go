@@ -16,13 +16,13 @@ import (
 )
 
 // TestEveryReasonIsInTroubleshooting keeps docs/troubleshooting.md whole: it
-// has a heading for every reason Tether's controllers and providers can set
+// has a heading for every reason Tether's reconciler, controllers and providers can set
 // (in a condition, an event or a metric's reason label), and every reason it
 // has a heading for is one they set.
 //
 // The reasons come from the code itself, not from a list kept beside it:
-// settableReasons type-checks every package under controllers/ and
-// providers/ and collects the value of every expression that reaches a
+// settableReasons type-checks every package under reconciler/,
+// controllers/ and providers/ and collects the value of every expression that reaches a
 // reason (see reasonFinder). So a new reason, wherever it is defined and
 // however it is passed, fails this test until the page explains it.
 func TestEveryReasonIsInTroubleshooting(t *testing.T) {
@@ -74,14 +74,15 @@ func troubleshootingReasons(t *testing.T, root string) map[string]bool {
 	return out
 }
 
-// settableReasons type-checks controllers/... and providers/... and returns
+// settableReasons type-checks reconciler/..., controllers/... and
+// providers/... and returns
 // every reason their code can set, each with where it is set, and the
 // reason positions whose value it cannot tell.
 func settableReasons(t *testing.T, root string) (map[string][]string, []string) {
 	t.Helper()
 	cfg := &packages.Config{Dir: root, Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax |
 		packages.NeedTypes | packages.NeedTypesInfo}
-	pkgs, err := packages.Load(cfg, "./controllers/...", "./providers/...")
+	pkgs, err := packages.Load(cfg, "./reconciler/...", "./controllers/...", "./providers/...")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/tether-dev/tether/internal/testenv"
 	"github.com/tether-dev/tether/providers/dynamodb"
 	"github.com/tether-dev/tether/providers/hue"
+	"github.com/tether-dev/tether/reconciler"
 )
 
 const (
@@ -87,7 +88,7 @@ func run(m *testing.M) int {
 	mgr, err := env.NewManager()
 	if err == nil {
 		// The kinds send their events as the binary's SetupAll has them.
-		mgr, err = controllers.WithEventsOneAtATime(mgr)
+		mgr, err = reconciler.WithEventsOneAtATime(mgr)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

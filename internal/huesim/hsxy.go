@@ -2,11 +2,11 @@ package huesim
 
 import "math"
 
-// A colour bulb holds one colour, as CIE xy; the bridge reports hue, sat
-// AND xy for it, derived from the light (hue-bulbs-facts.md: setting hue
-// 49333/sat 209 gave xy [0.247, 0.1318], ioBroker.hue-extended #11), so a
-// hue/sat round trip does not return what was sent (HA PR #14113), and a
-// CLIP v2 client, which has no hue/sat at all, sees the same colour as xy.
+// A colour bulb holds one colour, as CIE xy; the bridge reports hue, sat AND
+// xy for it, derived from the light (setting hue 49333/sat 209 gave xy
+// [0.247, 0.1318], ioBroker.hue-extended #11; docs/hue-facts.md), so a
+// hue/sat round trip does not return what was sent (HA PR #14113), and a CLIP
+// v2 client, which has no hue/sat at all, sees the same colour as xy.
 //
 // The bridge's own conversion is not published. The simulator uses the one
 // Philips publishes for applications, "Color conversion formulas RGB to xy

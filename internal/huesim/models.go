@@ -6,12 +6,13 @@ import (
 )
 
 // The bulbs a simulated bridge can have. Every number comes from
-// ../shared/notes/hue-bulbs-facts.md, which cites its sources: model ids and
-// gamut types from hueplusplus (HueDeviceTypes.cpp), gamut triangles from
-// peter-murray/hue-bridge-model (ColorGamuts.ts, the same numbers real
-// bridges report), state keys per light type from real GET /lights dumps
-// (domoticz #3282, poinck/lampe #43, homebridge-hue #1184, WinHue #176),
-// mindimlevel/maxlumen from real JSON where seen, else diyHue's light_types.
+// docs/hue-facts.md ("Light types, models and gamuts"), which cites its
+// sources: model ids and gamut types from hueplusplus (HueDeviceTypes.cpp),
+// gamut triangles from peter-murray/hue-bridge-model (ColorGamuts.ts, the
+// same numbers real bridges report), state keys per light type from real GET
+// /lights dumps (domoticz #3282, poinck/lampe #43, homebridge-hue #1184,
+// WinHue #176), mindimlevel/maxlumen from real JSON where seen, else diyHue's
+// light_types.
 
 // Light types of the v1 API.
 const (
@@ -97,7 +98,7 @@ func (m Model) shownCT() [2]int {
 }
 
 // stateKeys are the fields GET /lights reports in "state" for the model's
-// type (the table in hue-bulbs-facts.md).
+// type (the table in docs/hue-facts.md, "Light types, models and gamuts").
 func (m Model) stateKeys() []string {
 	keys := []string{"on", "alert", "mode", "reachable"}
 	if m.dimmable() {

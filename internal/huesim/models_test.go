@@ -8,9 +8,9 @@ import (
 	"testing"
 )
 
-// TestEachModelReportsOnlyItsFields: GET /lights reports, per light type,
-// the state fields and capabilities.control of hue-bulbs-facts.md's table:
-// no xy on a white bulb, no bri on a plug, an empty control on a plug.
+// TestEachModelReportsOnlyItsFields: GET /lights reports, per light type, the
+// state fields and capabilities.control of docs/hue-facts.md's table: no xy
+// on a white bulb, no bri on a plug, an empty control on a plug.
 func TestEachModelReportsOnlyItsFields(t *testing.T) {
 	names, models := modelBulbs()
 	b := New(Options{Lights: names, Models: models, Usernames: []string{testUser}})

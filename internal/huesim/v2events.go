@@ -12,8 +12,8 @@ import (
 	"time"
 )
 
-// The CLIP v2 event stream, as hue-v2-facts.md ("Event stream") describes
-// real bridges:
+// The CLIP v2 event stream, as docs/hue-facts.md ("Event stream") describes
+// real bridges, from openhue-api's src/eventstream and aiohue:
 //   - GET /eventstream/clip/v2 with the hue-application-key; the first
 //     thing sent is the comment ": hi";
 //   - each message is "id: <unix seconds>:<n>", "data: <JSON array of

@@ -10,10 +10,11 @@ import (
 	"sync/atomic"
 )
 
-// The CLIP v2 REST API (hue-v2-facts.md, from openhue-api's OpenAPI spec and
-// aiohue): /clip/v2/resource[/{type}[/{id}]] with the hue-application-key
-// header; every answer is {"errors":[{"description"}],"data":[...]}; a PUT
-// answers the resources it touched as {"rid","rtype"}.
+// The CLIP v2 REST API (openhue-api's OpenAPI specification and aiohue;
+// docs/hue-facts.md, "Resources"): /clip/v2/resource[/{type}[/{id}]] with the
+// hue-application-key header; every answer is
+// {"errors":[{"description"}],"data":[...]}; a PUT answers the resources it
+// touched as {"rid","rtype"}.
 
 // v2MaxConcurrent is how many requests a bridge serves at once: "the bridge
 // will deny more than 3 requests at the same time with a 429" (aiohue

@@ -31,6 +31,7 @@ import (
 	"github.com/tether-dev/tether/internal/ddbtest"
 	"github.com/tether-dev/tether/internal/huesim"
 	"github.com/tether-dev/tether/internal/testenv"
+	"github.com/tether-dev/tether/reconciler"
 )
 
 const (
@@ -104,7 +105,7 @@ func TestInstallManifestIsAcceptedAndItsRBACIsEnough(t *testing.T) {
 		g.Expect(l.State.On).To(BeTrue())
 		g.Expect(l.State.Bri).To(Equal(200))
 	}, time.Minute, 100*time.Millisecond).Should(Succeed())
-	for _, obj := range []controllers.Managed{light, table} {
+	for _, obj := range []reconciler.Managed{light, table} {
 		g.Eventually(func(g Gomega) []metav1.Condition {
 			g.Expect(adminClient.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
 			return obj.Managed().Conditions

@@ -20,9 +20,9 @@ import (
 
 	"github.com/tether-dev/tether/api"
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
-	"github.com/tether-dev/tether/controllers"
 	"github.com/tether-dev/tether/internal/huesim"
 	"github.com/tether-dev/tether/internal/testenv"
+	"github.com/tether-dev/tether/reconciler"
 )
 
 // TestMakeUndeployLeavesNothingOnAFinalizer installs Tether, runs its
@@ -98,7 +98,7 @@ func TestMakeUndeployLeavesNothingOnAFinalizer(t *testing.T) {
 	testenv.ApplyInstallManifest(t, env, root, assets)
 	kept := &huev1alpha1.HueLight{ObjectMeta: metav1.ObjectMeta{Namespace: "entrance", Name: "kept"},
 		Spec: huev1alpha1.HueLightSpec{Name: "hallway"}}
-	kept.Finalizers = []string{controllers.Finalizer}
+	kept.Finalizers = []string{reconciler.Finalizer}
 	g.Expect(c.Create(ctx, kept)).To(Succeed())
 	undeploy()
 	g.Expect(apierrors.IsNotFound(c.Get(ctx, deployment, &appsv1.Deployment{}))).To(BeTrue(), "the operator is still deployed")

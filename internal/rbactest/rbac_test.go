@@ -35,13 +35,14 @@ import (
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/cmd/manager/serving"
 	"github.com/tether-dev/tether/controllers"
 	"github.com/tether-dev/tether/internal/ddbtest"
 	"github.com/tether-dev/tether/internal/huesim"
-	"github.com/tether-dev/tether/internal/serving"
 	"github.com/tether-dev/tether/internal/ststest"
 	"github.com/tether-dev/tether/internal/testenv"
 	"github.com/tether-dev/tether/providers/hue"
+	"github.com/tether-dev/tether/reconciler"
 )
 
 const (
@@ -615,7 +616,7 @@ func startManager(t *testing.T, cfg *rest.Config, s *runtime.Scheme, metricsAddr
 	return stop
 }
 
-func eventuallyReady(t *testing.T, c client.Client, obj controllers.Managed) {
+func eventuallyReady(t *testing.T, c client.Client, obj reconciler.Managed) {
 	t.Helper()
 	NewWithT(t).Eventually(func(g Gomega) {
 		g.Expect(c.Get(context.Background(), client.ObjectKeyFromObject(obj), obj)).To(Succeed())

@@ -14,7 +14,7 @@ import (
 // around a CloudTrail record, with the fields and values AWS documents
 // (EventBridge User Guide, "AWS service events delivered via AWS
 // CloudTrail"; DynamoDB Developer Guide, "Understanding DynamoDB log file
-// entries"; the shapes are in ../shared/notes/dynamodb-events-facts.md).
+// entries"; docs/accounts.md shows the event and its set-up).
 // Tests that use it say so.
 type Call struct {
 	// Name is the API call (UpdateTable, DeleteTable, TagResource, ...).

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -14,26 +13,12 @@ import (
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
 )
 
-// accountDelay is how often an object whose account cannot be used (missing,
-// not admitting its namespace, moved) looks again. It costs no AWS call;
-// the controller also wakes the object when an AWSAccount or its Namespace
-// changes.
-const accountDelay = 5 * time.Minute
-
-// deniedDelay is how often an object of an account whose role AWS refused
-// looks again. It costs no AWS call either (see checkCredentials).
-const deniedDelay = 10 * time.Minute
-
-// target is where an object's table lives and who Tether is there: an
-// AWSAccount (nil: the operator's own identity) and a region.
-type target struct {
-	// Account names the AWSAccount, "" for the operator's own identity.
-	Account string
-	Region  string
-	account *awsv1alpha1.AWSAccount
-}
+// Where an object's table lives: the AWSAccount (or the operator's own
+// identity) and the region it resolves to, found without an AWS call, and
+// kept where the table was found (checkNotMoved).
 
 // accountName is the AWSAccount an object uses: spec.accountRef, else its
 // namespace's aws.tether.dev/account annotation, else none.
@@ -56,35 +41,35 @@ func (p *Provider) accountName(ctx context.Context, obj *awsv1alpha1.DynamoDBTab
 
 // resolve finds the object's target. It makes no AWS call, so an object
 // whose namespace may not use its account costs AWS nothing.
-func (p *Provider) resolve(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) (target, error) {
+func (p *Provider) resolve(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) (access.Target, error) {
 	name, ns, err := p.accountName(ctx, obj)
 	if err != nil {
-		return target{}, err
+		return access.Target{}, err
 	}
 	if name == "" {
 		if p.opts.RequireAccount && obj.Namespace != p.opts.OperatorNamespace {
-			return target{}, providers.RetryAfter(accountDelay, ReasonAccountRequired, fmt.Errorf(
+			return access.Target{}, providers.RetryAfter(accountDelay, reasonAccountRequired, fmt.Errorf(
 				"this operator requires an AWSAccount for every table outside its own namespace: set spec.accountRef, or annotate namespace %s with %s; Tether makes no AWS call for this table until then",
 				obj.Namespace, awsv1alpha1.AnnotationNamespaceAccount))
 		}
 		region, err := p.clients.Region(ctx, obj.Spec.Region, "")
-		return target{Region: region}, err
+		return access.Target{Region: region}, err
 	}
 	account := &awsv1alpha1.AWSAccount{}
 	if err := p.opts.Reader.Get(ctx, client.ObjectKey{Name: name}, account); err != nil {
 		if apierrors.IsNotFound(err) {
-			return target{}, providers.RetryAfter(accountDelay, ReasonAccountNotFound, fmt.Errorf(
+			return access.Target{}, providers.RetryAfter(accountDelay, ReasonAccountNotFound, fmt.Errorf(
 				"AWSAccount %s (named by %s) does not exist; Tether touches nothing for this table until it does", name, accountSource(obj)))
 		}
-		return target{}, err
+		return access.Target{}, err
 	}
 	if !admits(account, ns) {
-		return target{}, providers.RetryAfter(accountDelay, ReasonAccountNotAllowed, fmt.Errorf(
+		return access.Target{}, providers.RetryAfter(accountDelay, reasonAccountNotAllowed, fmt.Errorf(
 			"AWSAccount %s does not admit namespace %s (its spec.namespaceSelector): Tether makes no AWS call for this table and leaves it as it is",
 			name, obj.Namespace))
 	}
 	region, err := p.clients.Region(ctx, obj.Spec.Region, account.Spec.Region)
-	return target{Account: name, Region: region, account: account}, err
+	return access.Target{Account: name, Region: region, AWSAccount: account}, err
 }
 
 func accountSource(obj *awsv1alpha1.DynamoDBTable) string {
@@ -123,7 +108,7 @@ func selects(sel awsv1alpha1.NamespaceSelector, ns *corev1.Namespace) bool {
 // endpointFor resolves the object's target and returns its client, after
 // checking that the table has not moved and the account's credentials are
 // to be had.
-func (p *Provider) endpointFor(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) (*endpoint, error) {
+func (p *Provider) endpointFor(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) (*access.Endpoint, error) {
 	t, err := p.resolve(ctx, obj)
 	if err != nil {
 		return nil, err
@@ -135,7 +120,7 @@ func (p *Provider) endpointFor(ctx context.Context, obj *awsv1alpha1.DynamoDBTab
 	if err != nil {
 		return nil, err
 	}
-	if err := p.clients.checkCredentials(ctx, ep, p.memoryOf(obj).mayRetryDenied(obj)); err != nil {
+	if err := p.clients.CheckCredentials(ctx, ep, p.memoryOf(obj).mayRetryDenied(obj)); err != nil {
 		p.memoryOf(obj).toldDenied(obj)
 		return nil, err
 	}
@@ -150,14 +135,14 @@ func (p *Provider) endpointFor(ctx context.Context, obj *awsv1alpha1.DynamoDBTab
 // (or, on delete, miss) the first one. Accounts are compared by their AWS
 // account id, not by the AWSAccount's name: a name tells nothing of where
 // its role leads.
-func (p *Provider) checkNotMoved(obj *awsv1alpha1.DynamoDBTable, t target) error {
+func (p *Provider) checkNotMoved(obj *awsv1alpha1.DynamoDBTable, t access.Target) error {
 	s := obj.Status
 	if s.TableID == "" || s.Region == "" {
 		return nil
 	}
-	_, id := p.clients.accountOf(t.account)
+	_, id := p.clients.AccountOf(t.AWSAccount)
 	if s.AccountID != "" && id != "" && s.AccountID != id {
-		return providers.RetryAfter(accountDelay, ReasonAccountChanged, fmt.Errorf(
+		return providers.RetryAfter(accountDelay, reasonAccountChanged, fmt.Errorf(
 			"table %s is in AWS account %s (through %s), but the object now resolves to AWS account %s (through %s: its role changed, "+
 				"it was re-created, or the namespace's default account changed): Tether creates no table in %s and deletes nothing in %s; "+
 				"point the AWSAccount back at a role of account %s to go on, or to let go of the table, annotate the object "+
@@ -168,7 +153,7 @@ func (p *Provider) checkNotMoved(obj *awsv1alpha1.DynamoDBTable, t target) error
 	if s.Region == t.Region && sameAccount {
 		return nil
 	}
-	return providers.RetryAfter(accountDelay, ReasonLocationChanged, fmt.Errorf(
+	return providers.RetryAfter(accountDelay, reasonLocationChanged, fmt.Errorf(
 		"table %s is in %s, region %s, but the object now resolves to %s, region %s (a namespace's default account or an AWSAccount's region changed): "+
 			"Tether does not move tables and touches neither until the object resolves to where its table is again; "+
 			"to let go of the table, annotate the object tether.dev/reconcile: paused and delete it",
@@ -183,7 +168,7 @@ func accountLabel(name string) string {
 }
 
 // recordTarget shows where the table is in the status.
-func recordTarget(obj *awsv1alpha1.DynamoDBTable, ep *endpoint) {
+func recordTarget(obj *awsv1alpha1.DynamoDBTable, ep *access.Endpoint) {
 	obj.Status.Account = ep.Identity
 	obj.Status.Region = ep.Region
 	obj.Status.AccountID = ep.AccountID

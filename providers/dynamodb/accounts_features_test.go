@@ -14,6 +14,7 @@ import (
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/internal/ddbgap"
 	"github.com/tether-dev/tether/internal/ststest"
+	"github.com/tether-dev/tether/providers/dynamodb/plan"
 )
 
 // scalingAs is an Application Auto Scaling client of url as one access key
@@ -37,7 +38,7 @@ func scalableTargetsOf(t *testing.T, c *applicationautoscaling.Client, table str
 	}
 	var keys []string
 	for _, tg := range out.ScalableTargets {
-		if k, ok := scalingKeyOf(table, aws.ToString(tg.ResourceId), tg.ScalableDimension); ok {
+		if k, ok := plan.ScalingKeyOf(table, aws.ToString(tg.ResourceId), tg.ScalableDimension); ok {
 			keys = append(keys, k)
 		}
 	}
@@ -74,7 +75,7 @@ func TestAutoScalingUsesTheAccountsIdentityOnTheModel(t *testing.T) {
 
 	own := autoscaledTable()
 	f.converge(own)
-	if want := []string{featureAutoScaling}; !slices.Equal(own.Status.UnsupportedFeatures, want) {
+	if want := []string{plan.FeatureAutoScaling}; !slices.Equal(own.Status.UnsupportedFeatures, want) {
 		t.Errorf("the operator's table: unsupported = %v, want %v", own.Status.UnsupportedFeatures, want)
 	}
 
@@ -111,7 +112,7 @@ func TestAutoScalingAtAnAccountsDynamoDBLocal(t *testing.T) {
 		account("team-a", roleA, admitting("team-a"), func(a *awsv1alpha1.AWSAccount) { a.Spec.Endpoint = url }))
 	obj := autoscaledTable(inNamespace("team-a"), usingAccount("team-a"))
 	f.converge(obj)
-	if want := []string{featureAutoScaling}; !slices.Equal(obj.Status.UnsupportedFeatures, want) {
+	if want := []string{plan.FeatureAutoScaling}; !slices.Equal(obj.Status.UnsupportedFeatures, want) {
 		t.Errorf("unsupported = %v, want %v", obj.Status.UnsupportedFeatures, want)
 	}
 	if !slices.Contains(tableNames(t, rawAs(t, url, keyA, "us-east-1")), obj.Name) {

@@ -23,6 +23,7 @@ import (
 	"github.com/tether-dev/tether/internal/faultproxy"
 	"github.com/tether-dev/tether/internal/ststest"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
 )
 
 // The accounts of these tests: roles in the STS model whose sessions sign
@@ -199,7 +200,7 @@ func TestTablesAnAccountDoesNotAdmitMakeNoAWSCall(t *testing.T) {
 		obj    *awsv1alpha1.DynamoDBTable
 		reason string
 	}{
-		{"not admitted", newTable(inNamespace("team-c"), usingAccount("team-a")), ReasonAccountNotAllowed},
+		{"not admitted", newTable(inNamespace("team-c"), usingAccount("team-a")), reasonAccountNotAllowed},
 		{"no such account", newTable(inNamespace("team-a"), usingAccount("nobody")), ReasonAccountNotFound},
 	}
 	for _, c := range cases {
@@ -219,7 +220,7 @@ func TestTablesAnAccountDoesNotAdmitMakeNoAWSCall(t *testing.T) {
 	// serves its own namespace alone.
 	required := newAccountsFixture(t, dynamoDBLocal(t).URL, Options{RequireAccount: true, OperatorNamespace: "tether-system"},
 		ststest.Options{}, namespace("default", nil, nil), namespace("tether-system", nil, nil))
-	if _, err := required.pass(newTable()); !isRetryReason(err, ReasonAccountRequired) || required.proxy.Total() != 0 {
+	if _, err := required.pass(newTable()); !isRetryReason(err, reasonAccountRequired) || required.proxy.Total() != 0 {
 		t.Errorf("no account with --aws-require-account: %v (%d calls)", err, required.proxy.Total())
 	}
 	required.converge(newTable(inNamespace("tether-system")))
@@ -236,7 +237,7 @@ func TestTablesAnAccountDoesNotAdmitMakeNoAWSCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.proxy.ResetCounts()
-	if _, err := f.pass(obj); !isRetryReason(err, ReasonAccountNotAllowed) {
+	if _, err := f.pass(obj); !isRetryReason(err, reasonAccountNotAllowed) {
 		t.Fatalf("after the namespace left the selector: %v", err)
 	}
 	if err := f.delete(obj); err == nil {
@@ -261,8 +262,8 @@ func TestAssumeRoleDenialIsNotRetriedUntilTheAccountOrObjectChanges(t *testing.T
 	for range 3 {
 		for _, o := range objs {
 			_, err := f.pass(o)
-			if !isRetryReason(err, ReasonAccessDenied) || !strings.Contains(err.Error(), "is not authorized to perform: sts:AssumeRole on resource: "+roleA) {
-				t.Fatalf("err = %v, want %s with AWS's message", err, ReasonAccessDenied)
+			if !isRetryReason(err, access.ReasonAccessDenied) || !strings.Contains(err.Error(), "is not authorized to perform: sts:AssumeRole on resource: "+roleA) {
+				t.Fatalf("err = %v, want %s with AWS's message", err, access.ReasonAccessDenied)
 			}
 			if ra, _ := providers.AsRetryAfter(err); ra.Delay < 5*time.Minute {
 				t.Errorf("denied: retry after %s, want a long wait", ra.Delay)
@@ -306,7 +307,7 @@ func TestAssumeRoleDenialIsNotRetriedUntilTheAccountOrObjectChanges(t *testing.T
 // unknown (revoked) fail the pass with AccessDenied and are assumed again
 // on the next one.
 func TestExpiredAndRevokedCredentialsAreAssumedAgain(t *testing.T) {
-	f := newAccountsFixture(t, dynamoDBLocal(t).URL, Options{}, ststest.Options{Lifetime: credentialsExpiryWindow + 2*time.Second},
+	f := newAccountsFixture(t, dynamoDBLocal(t).URL, Options{}, ststest.Options{Lifetime: access.CredentialsExpiryWindow + 2*time.Second},
 		namespace("team-a", nil, nil), account("team-a", roleA, admitting("team-a")))
 	obj := newTable(inNamespace("team-a"), usingAccount("team-a"))
 	f.converge(obj)
@@ -325,8 +326,8 @@ func TestExpiredAndRevokedCredentialsAreAssumedAgain(t *testing.T) {
 	before := f.sts.CallsFor(roleA)
 	f.proxy.SetRules(faultproxy.Rule{Operation: "DescribeTable", Share: 1, Limit: 1, Fault: faultproxy.Fault{
 		Status: 400, Type: "ExpiredTokenException", Message: "The security token included in the request is expired"}})
-	if _, err := f.pass(obj); !isRetryReason(err, ReasonAccessDenied) {
-		t.Fatalf("revoked credentials: %v, want %s", err, ReasonAccessDenied)
+	if _, err := f.pass(obj); !isRetryReason(err, access.ReasonAccessDenied) {
+		t.Fatalf("revoked credentials: %v, want %s", err, access.ReasonAccessDenied)
 	}
 	if _, err := f.pass(obj); err != nil {
 		t.Fatalf("after revoked credentials: %v", err)
@@ -373,11 +374,11 @@ func TestATableDoesNotMoveWithItsNamespaceDefault(t *testing.T) {
 	}
 	f.proxy.ResetCounts()
 	// team-b's role is in another AWS account.
-	if _, err := f.pass(obj); !isRetryReason(err, ReasonAccountChanged) {
-		t.Fatalf("err = %v, want %s", err, ReasonAccountChanged)
+	if _, err := f.pass(obj); !isRetryReason(err, reasonAccountChanged) {
+		t.Fatalf("err = %v, want %s", err, reasonAccountChanged)
 	}
-	if err := f.delete(obj); !isRetryReason(err, ReasonAccountChanged) {
-		t.Fatalf("delete: %v, want %s", err, ReasonAccountChanged)
+	if err := f.delete(obj); !isRetryReason(err, reasonAccountChanged) {
+		t.Fatalf("delete: %v, want %s", err, reasonAccountChanged)
 	}
 	if f.proxy.Total() != 0 {
 		t.Errorf("calls for a moved object: %v", f.proxy.Calls())
@@ -395,7 +396,7 @@ func TestATableDoesNotMoveWithItsNamespaceDefault(t *testing.T) {
 	if err := f.reader.Update(context.Background(), a); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.pass(obj); !isRetryReason(err, ReasonLocationChanged) {
-		t.Fatalf("err = %v, want %s", err, ReasonLocationChanged)
+	if _, err := f.pass(obj); !isRetryReason(err, reasonLocationChanged) {
+		t.Fatalf("err = %v, want %s", err, reasonLocationChanged)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/internal/ddbgap"
+	"github.com/tether-dev/tether/providers/dynamodb/plan"
 )
 
 func scalingPolicy(minC, maxC, target int32) *awsv1alpha1.ScalingPolicy {
@@ -29,7 +30,7 @@ func (f *modelFixture) targets(table string) map[string][2]int32 {
 	}
 	got := map[string][2]int32{}
 	for _, tg := range out.ScalableTargets {
-		if k, ok := scalingKeyOf(table, aws.ToString(tg.ResourceId), tg.ScalableDimension); ok {
+		if k, ok := plan.ScalingKeyOf(table, aws.ToString(tg.ResourceId), tg.ScalableDimension); ok {
 			got[k] = [2]int32{aws.ToInt32(tg.MinCapacity), aws.ToInt32(tg.MaxCapacity)}
 		}
 	}
@@ -164,7 +165,7 @@ func TestAutoScalingOnDynamoDBLocal(t *testing.T) {
 		o.Spec.AutoScaling = &awsv1alpha1.AutoScaling{Read: scalingPolicy(10, 100, 70)}
 	})
 	f.converge(obj)
-	if want := []string{featureAutoScaling}; !slices.Equal(obj.Status.UnsupportedFeatures, want) {
+	if want := []string{plan.FeatureAutoScaling}; !slices.Equal(obj.Status.UnsupportedFeatures, want) {
 		t.Errorf("unsupported = %v, want %v", obj.Status.UnsupportedFeatures, want)
 	}
 	if _, err := f.raw.UpdateTable(context.Background(), &dynamodb.UpdateTableInput{TableName: aws.String(obj.Name),

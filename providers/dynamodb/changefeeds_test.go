@@ -14,13 +14,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	apitypes "k8s.io/apimachinery/pkg/types"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	"github.com/tether-dev/tether/internal/faultproxy"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
 )
 
 // feeds covers the tables of the identities it names.
@@ -41,7 +41,7 @@ func (feeds) Sent(string, string, string, string, string, time.Time) {}
 // the tables of an account without a healthy feed, are polled.
 func TestAHealthyFeedSetsTheIntervalAndTheDemand(t *testing.T) {
 	p := New(Options{PollInterval: 2 * time.Minute, ChangeFeeds: feeds{"team-a": 30 * time.Minute}})
-	ep := &endpoint{Account: "333333333333", Region: "eu-west-1"}
+	ep := &access.Endpoint{Account: "333333333333", Region: "eu-west-1"}
 	table := func(i int, account string) *awsv1alpha1.DynamoDBTable {
 		obj := &awsv1alpha1.DynamoDBTable{}
 		obj.UID = apitypes.UID(fmt.Sprintf("t-%d", i))
@@ -56,7 +56,7 @@ func TestAHealthyFeedSetsTheIntervalAndTheDemand(t *testing.T) {
 	if got := last.Status.EffectivePollInterval; got != "" {
 		t.Errorf("5,000 covered tables: effective interval %q, want the safety interval held", got)
 	}
-	if got := testutil.ToFloat64(callsAsked.WithLabelValues("333333333333", "eu-west-1")); math.Abs(got-5000.0/1800) > 0.01 {
+	if got := metricValue(t, "tether_dynamodb_calls_asked_per_second", "account", "333333333333", "region", "eu-west-1"); math.Abs(got-5000.0/1800) > 0.01 {
 		t.Errorf("tether_dynamodb_calls_asked_per_second = %v, want %.2f", got, 5000.0/1800)
 	}
 	if d, ok := p.ResyncInterval(last); !ok || d != 30*time.Minute {
@@ -144,7 +144,7 @@ func (l *sentLog) take() []sentCall {
 // else: not of reads, nor of a write AWS refused.
 func TestTheFeedsAreToldOfEachWriteAWSAccepted(t *testing.T) {
 	log := &sentLog{}
-	f := newFixture(t, dynamoDBLocal(t).URL, Options{ChangeFeeds: log, Clients: ClientOptions{AccountID: "444455556666", MaxAttempts: 2}})
+	f := newFixture(t, dynamoDBLocal(t).URL, Options{ChangeFeeds: log, Clients: access.ClientOptions{AccountID: "444455556666", MaxAttempts: 2}})
 	obj := newTable(func(o *awsv1alpha1.DynamoDBTable) {
 		o.Spec.BillingMode = awsv1alpha1.BillingModeProvisioned
 		o.Spec.ProvisionedThroughput = capacity(5, 5)
@@ -177,28 +177,5 @@ func TestTheFeedsAreToldOfEachWriteAWSAccepted(t *testing.T) {
 	f.converge(obj)
 	if got := log.take(); len(got) != 1 || got[0].call != "UpdateTable" || got[0].table != name {
 		t.Errorf("told of %+v, want the one UpdateTable", got)
-	}
-}
-
-// writeOf finds the table of each write, by name or by ARN.
-func TestWriteOf(t *testing.T) {
-	arn := "arn:aws:dynamodb:eu-west-1:111122223333:table/orders"
-	cases := []struct {
-		in          any
-		call, table string
-	}{
-		{&dynamodb.UpdateTableInput{TableName: aws.String("orders")}, "UpdateTable", "orders"},
-		{&dynamodb.UpdateTableInput{TableName: aws.String(arn)}, "UpdateTable", "orders"},
-		{&dynamodb.TagResourceInput{ResourceArn: aws.String(arn)}, "TagResource", "orders"},
-		{&dynamodb.PutResourcePolicyInput{ResourceArn: aws.String(arn + "/stream/2026-01-01T00:00:00.000")}, "PutResourcePolicy", "orders"},
-		{&dynamodb.RestoreTableToPointInTimeInput{SourceTableName: aws.String("old"), TargetTableName: aws.String("orders")}, "RestoreTableToPointInTime", "orders"},
-		{&dynamodb.TagResourceInput{ResourceArn: aws.String("arn:aws:dynamodb:eu-west-1:111122223333:backup/x")}, "TagResource", ""},
-		{&dynamodb.DescribeTableInput{TableName: aws.String("orders")}, "", ""},
-		{&dynamodb.DeleteTableInput{}, "DeleteTable", ""},
-	}
-	for _, c := range cases {
-		if call, table := writeOf(c.in); call != c.call || table != c.table {
-			t.Errorf("%T: %q %q, want %q %q", c.in, call, table, c.call, c.table)
-		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tether-dev/tether/internal/ddbtest"
 	"github.com/tether-dev/tether/internal/faultproxy"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
 )
 
 // The region's limiter paces every attempt, SDK retries included, and the
@@ -17,8 +18,8 @@ import (
 func TestClientPacesAttemptsAndRetriesThrottling(t *testing.T) {
 	proxy := ddbtest.FaultProxy(t, dynamoDBLocal(t).URL, 1)
 	ddbtest.UseEndpoint(t, proxy.URL())
-	clients := NewClients(ClientOptions{RequestsPerSecond: 5, Burst: 1, MaxAttempts: 5})
-	ep, err := clients.For(context.Background(), target{Region: "us-east-1"})
+	clients := access.NewClients(access.ClientOptions{RequestsPerSecond: 5, Burst: 1, MaxAttempts: 5}, nil)
+	ep, err := clients.For(context.Background(), access.Target{Region: "us-east-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,13 +42,13 @@ func TestClientPacesAttemptsAndRetriesThrottling(t *testing.T) {
 
 	proxy.ResetCounts()
 	proxy.SetRules(faultproxy.Rule{Share: 1, Limit: 2, Fault: faultproxy.Throttling})
-	if err := describe(); !isNotFound(err) {
+	if err := describe(); !access.IsNotFound(err) {
 		t.Fatalf("err = %v, want ResourceNotFoundException after two throttled attempts", err)
 	}
 	if got := proxy.Total(); got != 3 {
 		t.Errorf("attempts = %d, want 3 (2 throttled, retried by the SDK)", got)
 	}
-	again, _ := clients.For(context.Background(), target{Region: "us-east-1"})
+	again, _ := clients.For(context.Background(), access.Target{Region: "us-east-1"})
 	if again != ep {
 		t.Error("a second client was built for the same region")
 	}

@@ -2,6 +2,7 @@ package dynamodb
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/internal/ststest"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
 )
 
 func TestConflictGoesToTheObjectThatHasTheTableThenTheOlder(t *testing.T) {
@@ -57,7 +59,7 @@ func TestConflictGoesToTheObjectThatHasTheTableThenTheOlder(t *testing.T) {
 		{"the newer one waits", []*awsv1alpha1.DynamoDBTable{older, newer}, newer, true, ""},
 		{"the one that has the table wins over older ones", []*awsv1alpha1.DynamoDBTable{older, holder}, older, true, ""},
 		{"another region is another table", []*awsv1alpha1.DynamoDBTable{otherRegion, newer}, newer, false, ""},
-		{"a holder whose account cannot be resolved still holds", []*awsv1alpha1.DynamoDBTable{unresolved, older}, older, true, ReasonHolderUnresolved},
+		{"a holder whose account cannot be resolved still holds", []*awsv1alpha1.DynamoDBTable{unresolved, older}, older, true, reasonHolderUnresolved},
 		{"an older object that cannot be resolved and holds nothing", []*awsv1alpha1.DynamoDBTable{squatter, older}, older, false, ""},
 	}
 	for _, c := range cases {
@@ -66,12 +68,13 @@ func TestConflictGoesToTheObjectThatHasTheTableThenTheOlder(t *testing.T) {
 			for _, o := range c.objects {
 				b = b.WithObjects(o.DeepCopy())
 			}
-			p := New(Options{Reader: b.Build(), Clients: ClientOptions{DefaultRegion: "us-east-1"}})
+			p := New(Options{Reader: b.Build(), Clients: access.ClientOptions{DefaultRegion: "us-east-1"}})
 			ep := endpointOf(t, p, c.subject)
 			err := p.checkConflict(context.Background(), ep, c.subject)
 			var got string
-			if w, ok := providers.AsWait(err); ok {
-				got = w.Reason
+			var conflict *conflictError
+			if errors.As(err, &conflict) {
+				got = conflict.Reason
 			} else if ra, ok := providers.AsRetryAfter(err); ok {
 				got = ra.Reason
 			}
@@ -112,7 +115,8 @@ func TestRegionIsResolvedBeforeKeying(t *testing.T) {
 		WithObjects(implicit.DeepCopy(), explicit.DeepCopy()).Build()
 	p := New(Options{Reader: reader})
 	ep := endpointOf(t, p, explicit)
-	if w, ok := providers.AsWait(p.checkConflict(ctx, ep, explicit)); !ok || w.Reason != providers.ReasonConflict {
+	var c *conflictError
+	if !errors.As(p.checkConflict(ctx, ep, explicit), &c) || c.Reason != providers.ReasonConflict {
 		t.Errorf("region us-east-1 and no region (resolved to us-east-1) were not seen as one table")
 	}
 	if implicitEP := endpointOf(t, p, implicit); implicitEP != ep {
@@ -120,7 +124,7 @@ func TestRegionIsResolvedBeforeKeying(t *testing.T) {
 	}
 
 	// --aws-region comes before the default chain; the spec before both.
-	p = New(Options{Reader: reader, Clients: ClientOptions{DefaultRegion: "eu-west-1"}})
+	p = New(Options{Reader: reader, Clients: access.ClientOptions{DefaultRegion: "eu-west-1"}})
 	for spec, want := range map[string]string{"": "eu-west-1", "us-east-1": "us-east-1", "ap-south-1": "ap-south-1"} {
 		if got, err := p.clients.Region(ctx, spec, ""); err != nil || got != want {
 			t.Errorf("Region(%q) = %q, %v; want %q", spec, got, err, want)
@@ -133,7 +137,7 @@ func TestRegionIsResolvedBeforeKeying(t *testing.T) {
 }
 
 // endpointOf resolves obj's target and client as Observe does.
-func endpointOf(t *testing.T, p *Provider, obj *awsv1alpha1.DynamoDBTable) *endpoint {
+func endpointOf(t *testing.T, p *Provider, obj *awsv1alpha1.DynamoDBTable) *access.Endpoint {
 	t.Helper()
 	ep, err := p.endpointFor(context.Background(), obj)
 	if err != nil {
@@ -157,8 +161,8 @@ func TestDeleteWaitsWhileAnUnresolvedHolderMayHoldTheTable(t *testing.T) {
 	if err := f.reader.Create(context.Background(), holder); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.delete(obj); !isRetryReason(err, ReasonHolderUnresolved) || !strings.Contains(err.Error(), "team-x/") {
-		t.Fatalf("delete: %v, want %s naming the holder", err, ReasonHolderUnresolved)
+	if err := f.delete(obj); !isRetryReason(err, reasonHolderUnresolved) || !strings.Contains(err.Error(), "team-x/") {
+		t.Fatalf("delete: %v, want %s naming the holder", err, reasonHolderUnresolved)
 	}
 	if !f.exists(obj.Name) {
 		t.Error("the table was deleted while another object may hold it")

@@ -2,9 +2,12 @@ package dynamodb
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
 )
 
 var (
@@ -16,7 +19,7 @@ var (
 // endpoint for one pass, with no earlier object naming the same table.
 type tableConn struct {
 	p  *Provider
-	ep *endpoint
+	ep *access.Endpoint
 }
 
 // Connect resolves the table's account, region and client and checks that
@@ -28,7 +31,7 @@ func (p *Provider) Connect(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 	deleting := !obj.DeletionTimestamp.IsZero()
 	if deleting && obj.Spec.DeletionPolicy == awsv1alpha1.DeletionPolicyRetain {
 		p.forget(obj)
-		return released{}, nil
+		return providers.Released[*awsv1alpha1.DynamoDBTable](), nil
 	}
 	ep, err := p.endpointFor(ctx, obj)
 	if err != nil {
@@ -38,13 +41,13 @@ func (p *Provider) Connect(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 		return nil, err
 	}
 	if err := p.checkConflict(ctx, ep, obj); err != nil {
-		w, conflict := providers.AsWait(err)
-		switch {
+		var c *conflictError
+		switch conflict := errors.As(err, &c); {
 		case conflict && deleting:
 			p.forget(obj) // another object manages the table: let go of it
-			return released{}, nil
+			return providers.Released[*awsv1alpha1.DynamoDBTable](), nil
 		case conflict:
-			return conflicted{*w}, nil
+			return conflicted{c.Wait}, nil
 		}
 		return nil, err
 	}
@@ -64,15 +67,18 @@ func (conflicted) Update(context.Context, *awsv1alpha1.DynamoDBTable, providers.
 }
 func (conflicted) Delete(context.Context, *awsv1alpha1.DynamoDBTable) error { return nil }
 
-// released is a DynamoDBTable being deleted that lets go of its table
-// without a call: Connect has forgotten it.
-type released struct{}
-
-func (released) Observe(context.Context, *awsv1alpha1.DynamoDBTable) (providers.Observation, error) {
-	return providers.Matches(), nil
+// withReleaseHint tells, when the table cannot be reached to delete it
+// (its account is missing, does not admit the namespace, or the object
+// moved), how to let go of it instead: the finalizer stays until then.
+func withReleaseHint(err error) error {
+	ra, ok := providers.AsRetryAfter(err)
+	if !ok {
+		return err
+	}
+	switch ra.Reason {
+	case ReasonAccountNotFound, reasonAccountNotAllowed, reasonAccountRequired:
+		return providers.RetryAfter(ra.Delay, ra.Reason, fmt.Errorf("%w; the object is kept until Tether can delete its table, "+
+			"or annotate it tether.dev/reconcile: paused to let go of the table without deleting it", ra.Err))
+	}
+	return err
 }
-func (released) Create(context.Context, *awsv1alpha1.DynamoDBTable) error { return nil }
-func (released) Update(context.Context, *awsv1alpha1.DynamoDBTable, providers.Difference) error {
-	return nil
-}
-func (released) Delete(context.Context, *awsv1alpha1.DynamoDBTable) error { return nil }

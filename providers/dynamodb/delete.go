@@ -14,6 +14,7 @@ import (
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
 )
 
 // Delete deletes only a table this object owns (Connect has let go of a
@@ -22,19 +23,19 @@ import (
 // protection is reported as DeletionProtected.
 func (c *tableConn) Delete(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) error {
 	p, ep := c.p, c.ep
-	ctx, err := p.clients.takeTurn(ctx, ep, obj.UID, deleteCalls(obj))
+	ctx, err := ep.TakeTurn(ctx, obj.UID, deleteCalls(obj))
 	if err != nil {
 		return err
 	}
 	name := obj.ResolvedTableName()
 	d, err := describeTable(ctx, ep.API, name)
-	if isNotFound(err) {
-		p.forgetFlights(ep, name)
+	if access.IsNotFound(err) {
+		p.flights.forget(ep.TableKey(name))
 		p.released(ep, obj)
 		return nil
 	}
 	if err != nil {
-		return classify(err)
+		return access.Classify(err)
 	}
 	how, _, err := p.owns(ctx, ep, obj, d)
 	if err != nil {
@@ -50,15 +51,15 @@ func (c *tableConn) Delete(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 		p.released(ep, obj)
 		return nil
 	}
-	if f, ok := p.inFlight(ep, name, callDeleteTable, time.Now()); ok && d.TableStatus != types.TableStatusDeleting {
-		w := p.notYetSeen(f, ReasonDeleting, "the DeleteTable of table "+name, time.Now())
-		return &providers.Wait{Reason: w.reason, Message: w.message, For: p.opts.TransitionPoll}
+	if f, ok := p.flights.inFlight(ep.TableKey(name), callDeleteTable, time.Now()); ok && d.TableStatus != types.TableStatusDeleting {
+		w := f.notYetSeen(reasonDeleting, "the DeleteTable of table "+name, time.Now())
+		return &providers.PendingError{Reason: w.reason, Message: w.message, For: p.opts.TransitionPoll}
 	}
 	switch d.TableStatus {
 	case types.TableStatusDeleting:
-		return providers.Waitf(p.opts.TransitionPoll, ReasonDeleting, "DynamoDB is deleting table %s", name)
+		return providers.Pendingf(p.opts.TransitionPoll, reasonDeleting, "DynamoDB is deleting table %s", name)
 	case types.TableStatusCreating, types.TableStatusUpdating:
-		return providers.Waitf(p.opts.TransitionPoll, ReasonTableBusy, "waiting for table %s to leave %s before deleting it", name, d.TableStatus)
+		return providers.Pendingf(p.opts.TransitionPoll, access.ReasonTableBusy, "waiting for table %s to leave %s before deleting it", name, d.TableStatus)
 	}
 	if aws.ToBool(d.DeletionProtectionEnabled) {
 		return p.lowerDeletionProtection(ctx, ep, obj)
@@ -66,61 +67,45 @@ func (c *tableConn) Delete(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 	if done, err := p.removeReplicasFirst(ctx, ep, obj, d); !done {
 		return err
 	}
-	if err := p.deregisterScalingOf(ctx, ep, obj); err != nil {
+	if err := deregisterScalingOf(ctx, ep, obj); err != nil {
 		return err
 	}
-	if _, err := ep.API.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)}); err != nil && !isNotFound(err) {
-		return classify(err)
+	if _, err := ep.API.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)}); err != nil && !access.IsNotFound(err) {
+		return access.Classify(err)
 	}
-	p.accepted(ep, name, p.tableFlight(callDeleteTable, time.Now()))
-	return providers.Waitf(time.Second, ReasonDeleting, "deleting table %s", name)
+	p.flights.accepted(ep.TableKey(name), p.tableFlight(callDeleteTable, time.Now()))
+	return providers.Pendingf(time.Second, reasonDeleting, "deleting table %s", name)
 }
 
 // lowerDeletionProtection turns protection off only when the spec says so
 // explicitly; otherwise the delete waits, slowly, and says why. It is not
 // terminal: protection may also be turned off in the console.
-func (p *Provider) lowerDeletionProtection(ctx context.Context, ep *endpoint, obj *awsv1alpha1.DynamoDBTable) error {
+func (p *Provider) lowerDeletionProtection(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) error {
 	name := obj.ResolvedTableName()
 	if dp := obj.Spec.DeletionProtectionEnabled; dp == nil || *dp {
-		return providers.RetryAfter(deletionProtectedDelay, ReasonDeletionProtected, fmt.Errorf(
+		return providers.RetryAfter(deletionProtectedDelay, reasonDeletionProtected, fmt.Errorf(
 			"table %s has deletion protection on, so it is not deleted: set spec.deletionProtectionEnabled: false "+
 				"(or turn it off in AWS) to let the delete go on, or set spec.deletionPolicy: Retain to keep the table", name))
 	}
 	_, err := ep.API.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name), DeletionProtectionEnabled: aws.Bool(false)})
 	if err != nil {
-		return classify(err)
+		return access.Classify(err)
 	}
-	return providers.Waitf(time.Second, ReasonDeleting, "turned deletion protection off on table %s, as the spec says, to delete it", name)
+	return providers.Pendingf(time.Second, reasonDeleting, "turned deletion protection off on table %s, as the spec says, to delete it", name)
 }
 
-func (p *Provider) released(ep *endpoint, obj *awsv1alpha1.DynamoDBTable) {
-	if p.createdBy(ep, obj.ResolvedTableName()).UID == string(obj.UID) {
-		p.markCreated(ep, obj.ResolvedTableName(), creation{})
+func (p *Provider) released(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) {
+	if p.created.of(ep.TableKey(obj.ResolvedTableName())).UID == string(obj.UID) {
+		p.created.mark(ep.TableKey(obj.ResolvedTableName()), creation{})
 	}
 	p.forget(obj)
-}
-
-// withReleaseHint tells, when the table cannot be reached to delete it
-// (its account is missing, does not admit the namespace, or the object
-// moved), how to let go of it instead: the finalizer stays until then.
-func withReleaseHint(err error) error {
-	ra, ok := providers.AsRetryAfter(err)
-	if !ok {
-		return err
-	}
-	switch ra.Reason {
-	case ReasonAccountNotFound, ReasonAccountNotAllowed, ReasonAccountRequired:
-		return providers.RetryAfter(ra.Delay, ra.Reason, fmt.Errorf("%w; the object is kept until Tether can delete its table, "+
-			"or annotate it tether.dev/reconcile: paused to let go of the table without deleting it", ra.Err))
-	}
-	return err
 }
 
 // deleteCalls is what a delete pass is expected to make on its limiter: a
 // DescribeTable, and a DeleteTable unless the last pass found the table
 // going already (or sent the DeleteTable).
 func deleteCalls(obj *awsv1alpha1.DynamoDBTable) int {
-	if c := meta.FindStatusCondition(obj.Status.Conditions, commonv1alpha1.Synced); c != nil && c.Reason == ReasonDeleting {
+	if c := meta.FindStatusCondition(obj.Status.Conditions, commonv1alpha1.Synced); c != nil && c.Reason == reasonDeleting {
 		return 1
 	}
 	return 2

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -13,16 +14,19 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/go-logr/logr"
+	dto "github.com/prometheus/client_model/go"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	apitypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/internal/ddbtest"
 	"github.com/tether-dev/tether/internal/faultproxy"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
 )
 
 // One DynamoDB Local serves the package's tests (it takes seconds to start);
@@ -183,7 +187,7 @@ func (f *fixture) converge(obj *awsv1alpha1.DynamoDBTable) int {
 			return n
 		}
 		if err != nil {
-			if _, waiting := providers.AsWait(err); !waiting {
+			if !notNow(err) {
 				f.t.Fatalf("pass %d: %v", n, err)
 			}
 		}
@@ -204,7 +208,7 @@ func (f *fixture) deleteFully(obj *awsv1alpha1.DynamoDBTable) {
 		if err == nil {
 			return
 		}
-		if _, waiting := providers.AsWait(err); !waiting {
+		if !notNow(err) {
 			f.t.Fatalf("delete: %v", err)
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -223,7 +227,7 @@ func (f *fixture) describe(name string) *types.TableDescription {
 
 func (f *fixture) exists(name string) bool {
 	_, err := f.raw.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String(name)})
-	if err != nil && !isNotFound(err) {
+	if err != nil && !access.IsNotFound(err) {
 		f.t.Fatalf("describe %s: %v", name, err)
 	}
 	return err == nil
@@ -274,4 +278,47 @@ func indexNames(d *types.TableDescription) []string {
 		out = append(out, aws.ToString(g.IndexName))
 	}
 	return out
+}
+
+// metricValue is the value of one series of a metric the access layer
+// publishes in the manager's registry, its labels given as name, value
+// pairs; 0 when the series does not exist.
+func metricValue(t *testing.T, name string, labels ...string) float64 {
+	t.Helper()
+	families, err := metrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			if hasLabels(m.GetLabel(), labels) {
+				if g := m.GetGauge(); g != nil {
+					return g.GetValue()
+				}
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	return 0
+}
+
+func hasLabels(have []*dto.LabelPair, want []string) bool {
+	for i := 0; i+1 < len(want); i += 2 {
+		if !slices.ContainsFunc(have, func(l *dto.LabelPair) bool { return l.GetName() == want[i] && l.GetValue() == want[i+1] }) {
+			return false
+		}
+	}
+	return true
+}
+
+// notNow says whether err is one of the contract's "not now" answers
+// (pending, handed over, deferred), not a failure.
+func notNow(err error) bool {
+	_, pending := providers.AsPending(err)
+	_, handed := providers.AsHanded(err)
+	_, deferred := providers.AsDeferred(err)
+	return pending || handed || deferred
 }

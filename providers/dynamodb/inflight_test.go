@@ -13,6 +13,8 @@ import (
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/internal/ddbgap"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
+	"github.com/tether-dev/tether/providers/dynamodb/plan"
 )
 
 // These tests run the adapter against DynamoDB Local behind the MODEL's
@@ -27,7 +29,7 @@ func (f *fixture) passesFor(obj *awsv1alpha1.DynamoDBTable, d time.Duration) []p
 	for end := time.Now().Add(d); time.Now().Before(end); {
 		obs, err := f.pass(obj)
 		if err != nil {
-			if _, waiting := providers.AsWait(err); !waiting {
+			if !notNow(err) {
 				f.t.Fatalf("pass: %v", err)
 			}
 		}
@@ -55,7 +57,7 @@ func TestACreateNotSeenYetIsNotSentAgain(t *testing.T) {
 	f.converge(obj)
 	g.Expect(f.proxy.Calls()["CreateTable"]).To(Equal(1))
 	g.Expect(f.events.notesOf("TableDeleted")).To(BeEmpty())
-	g.Expect(f.events.notesOf(ReasonTableExists)).To(BeEmpty())
+	g.Expect(f.events.notesOf(reasonTableExists)).To(BeEmpty())
 }
 
 // After an UpdateTable the reads still show the table as it was: the step
@@ -98,10 +100,10 @@ func TestARefusalThatSaysDoneIsReadAgain(t *testing.T) {
 	}
 	// The model's UPDATING is over within 100 ms; its reads stay stale
 	// for 3 s.
-	var w *providers.Wait
+	var w *providers.HandedError
 	g.Eventually(func() string {
 		_, err := f.pass(obj)
-		w, _ = providers.AsWait(err)
+		w, _ = providers.AsHanded(err)
 		if _, terminal := providers.AsTerminal(err); terminal {
 			t.Fatalf("taken for a bad spec: %v", err)
 		}
@@ -110,7 +112,6 @@ func TestARefusalThatSaysDoneIsReadAgain(t *testing.T) {
 		}
 		return w.Message
 	}, 10*time.Second, 50*time.Millisecond).Should(ContainSubstring("equals the current value"))
-	g.Expect(w.Sent).To(BeTrue(), "counted for the stall breaker")
 	g.Expect(f.proxy.Calls()["UpdateTable"]).To(BeNumerically(">=", 2), "sent again once the window was over")
 	f.converge(obj)
 }
@@ -142,47 +143,21 @@ func TestOnlyIndexStepsWaitForABackfill(t *testing.T) {
 	g.Expect(f.proxy.Calls()["UpdateTable"]).To(Equal(2), "one call per index; the second never refused")
 }
 
-func TestStepGate(t *testing.T) {
-	createIndex := Step{Kind: StepCreateIndex}
-	ttl := Step{Kind: StepTimeToLive}
-	for _, tc := range []struct {
-		name            string
-		table           *table
-		forIndex, other string
-	}{
-		{"idle", &table{Status: "ACTIVE"}, "", ""},
-		{"table updating", &table{Status: "UPDATING"}, "table is UPDATING", "table is UPDATING"},
-		{"index allocated", &table{Status: "ACTIVE", GSIs: []index{{Name: "a", Status: "CREATING"}}}, "index a is CREATING", "index a is CREATING"},
-		{"index backfilling", &table{Status: "ACTIVE", GSIs: []index{{Name: "a", Status: "CREATING", Backfilling: true}}}, "index a is backfilling", ""},
-		{"index deleting", &table{Status: "ACTIVE", GSIs: []index{{Name: "a", Status: "DELETING"}}}, "index a is DELETING", "index a is DELETING"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			gate := tc.table.gate()
-			if got := gate.holds(createIndex); got != tc.forIndex {
-				t.Errorf("index step held by %q, want %q", got, tc.forIndex)
-			}
-			if got := gate.holds(ttl); got != tc.other {
-				t.Errorf("other step held by %q, want %q", got, tc.other)
-			}
-		})
-	}
-}
-
 func TestAlreadyDone(t *testing.T) {
 	refusal := func(code, msg string) error { return &smithy.GenericAPIError{Code: code, Message: msg} }
 	for _, tc := range []struct {
-		step Step
+		step plan.Step
 		err  error
 		want bool
 	}{
-		{Step{Kind: StepSwitchBilling}, refusal("ValidationException", "The requested throughput value equals the current value"), true},
-		{Step{Kind: StepCreateIndex}, refusal("ValidationException", "Attempting to create an index which already exists"), true},
-		{Step{Kind: StepStream}, refusal("ValidationException", "Table already has an enabled stream"), true},
-		{Step{Kind: StepTimeToLive}, refusal("ValidationException", "TimeToLive is already enabled"), true},
-		{Step{Kind: StepDeleteIndex}, refusal("ResourceNotFoundException", "Requested resource not found"), true},
-		{Step{Kind: StepThroughput}, refusal("ValidationException", "One or more parameter values were invalid"), false},
-		{Step{Kind: StepTimeToLive}, refusal("ValidationException", "Time to live has been modified multiple times within a fixed interval"), false},
-		{Step{Kind: StepThroughput}, errors.New("network down"), false},
+		{plan.Step{Kind: plan.StepSwitchBilling}, refusal("ValidationException", "The requested throughput value equals the current value"), true},
+		{plan.Step{Kind: plan.StepCreateIndex}, refusal("ValidationException", "Attempting to create an index which already exists"), true},
+		{plan.Step{Kind: plan.StepStream}, refusal("ValidationException", "Table already has an enabled stream"), true},
+		{plan.Step{Kind: plan.StepTimeToLive}, refusal("ValidationException", "TimeToLive is already enabled"), true},
+		{plan.Step{Kind: plan.StepDeleteIndex}, refusal("ResourceNotFoundException", "Requested resource not found"), true},
+		{plan.Step{Kind: plan.StepThroughput}, refusal("ValidationException", "One or more parameter values were invalid"), false},
+		{plan.Step{Kind: plan.StepTimeToLive}, refusal("ValidationException", "Time to live has been modified multiple times within a fixed interval"), false},
+		{plan.Step{Kind: plan.StepThroughput}, errors.New("network down"), false},
 	} {
 		if got := alreadyDone(tc.step, tc.err); got != tc.want {
 			t.Errorf("%s, %v: alreadyDone = %v, want %v", tc.step.Kind, tc.err, got, tc.want)
@@ -194,32 +169,32 @@ func TestAlreadyDone(t *testing.T) {
 // back is not the first call in flight; a read that showed a call ends
 // its flight.
 func TestFlightRecords(t *testing.T) {
-	p := New(Options{Clients: ClientOptions{DefaultRegion: "us-east-1"}})
-	ep := &endpoint{Region: "us-east-1", Account: "111111111111"}
+	p := New(Options{Clients: access.ClientOptions{DefaultRegion: "us-east-1"}})
+	ep := &access.Endpoint{Region: "us-east-1", Account: "111111111111"}
 	now := time.Now()
-	to10 := Step{Kind: StepThroughput, Description: "set throughput to 10/10"}
-	to5 := Step{Kind: StepThroughput, Description: "set throughput to 5/5"}
-	p.accepted(ep, "t", p.stepFlight(to10, now))
-	if _, ok := p.inFlight(ep, "t", to10.Description, now); !ok {
+	to10 := plan.Step{Kind: plan.StepThroughput, Description: "set throughput to 10/10"}
+	to5 := plan.Step{Kind: plan.StepThroughput, Description: "set throughput to 5/5"}
+	p.flights.accepted(ep.TableKey("t"), p.stepFlight(to10, now))
+	if _, ok := p.flights.inFlight(ep.TableKey("t"), to10.Description, now); !ok {
 		t.Fatal("a call just accepted is in flight")
 	}
-	p.accepted(ep, "t", p.stepFlight(to5, now))
-	if _, ok := p.inFlight(ep, "t", to10.Description, now); ok {
+	p.flights.accepted(ep.TableKey("t"), p.stepFlight(to5, now))
+	if _, ok := p.flights.inFlight(ep.TableKey("t"), to10.Description, now); ok {
 		t.Fatal("a later call of the same subject replaces the record")
 	}
-	if _, ok := p.inFlight(ep, "t", to5.Description, now.Add(settleWindow)); ok {
+	if _, ok := p.flights.inFlight(ep.TableKey("t"), to5.Description, now.Add(settleWindow)); ok {
 		t.Fatal("past the settle window the read decides")
 	}
-	p.seenIn(ep, "t", &Plan{})
-	if _, ok := p.inFlight(ep, "t", to5.Description, now); ok {
+	p.flights.seenIn(ep.TableKey("t"), &plan.Plan{})
+	if _, ok := p.flights.inFlight(ep.TableKey("t"), to5.Description, now); ok {
 		t.Fatal("a read whose plan no longer asks for the call has seen it")
 	}
-	if !p.sentBefore(ep, "t", to5.Description) {
+	if !p.flights.sentBefore(ep.TableKey("t"), to5.Description) {
 		t.Fatal("a seen call is still known as sent")
 	}
-	ttl := Step{Kind: StepTimeToLive, Description: "enable TTL on exp"}
-	p.accepted(ep, "t", p.stepFlight(ttl, now))
-	if _, ok := p.inFlight(ep, "t", ttl.Description, now.Add(30*time.Minute)); !ok {
+	ttl := plan.Step{Kind: plan.StepTimeToLive, Description: "enable TTL on exp"}
+	p.flights.accepted(ep.TableKey("t"), p.stepFlight(ttl, now))
+	if _, ok := p.flights.inFlight(ep.TableKey("t"), ttl.Description, now.Add(30*time.Minute)); !ok {
 		t.Fatal("an UpdateTimeToLive is in flight for AWS's hour")
 	}
 }
@@ -236,7 +211,7 @@ func TestATTLRefusedWithinTheHourWaits(t *testing.T) {
 	obj.Spec.TimeToLiveSpecification.Enabled = false
 	obj.Generation++
 	_, err := f.pass(obj)
-	w, waits := providers.AsWait(err)
+	w, waits := providers.AsPending(err)
 	g.Expect(waits).To(BeTrue(), "err = %v", err)
 	g.Expect(w.Message).To(ContainSubstring("one UpdateTimeToLive per table an hour"))
 	g.Expect(w.For).To(BeNumerically(">", time.Minute), "not before the hour, or the poll interval")

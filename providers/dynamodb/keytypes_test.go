@@ -8,6 +8,7 @@ import (
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/dynamodb/plan"
 )
 
 // A GSI key attribute's type changed in the spec (S -> N) is an index
@@ -46,7 +47,7 @@ func TestAdoptingATableWithOtherKeyTypesIsRefused(t *testing.T) {
 	f := localFixture(t)
 	obj := newTable()
 	setAttributeType(obj, "pk", "N")
-	if _, err := f.raw.CreateTable(t.Context(), createTableInput(obj.Name, &obj.Spec, nil)); err != nil {
+	if _, err := f.raw.CreateTable(t.Context(), plan.CreateTableInput(obj.Name, &obj.Spec, nil)); err != nil {
 		t.Fatal(err)
 	}
 	setAttributeType(obj, "pk", "S")

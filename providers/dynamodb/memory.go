@@ -3,34 +3,46 @@ package dynamodb
 import (
 	"fmt"
 	"maps"
+	"sync"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apitypes "k8s.io/apimachinery/pkg/types"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
+	"github.com/tether-dev/tether/providers/dynamodb/plan"
 )
 
 // memory is what the adapter remembers about one object between passes. It
 // lives in memory on purpose: after a restart secondary reads are made once
 // more, which costs a few calls at most.
 type memory struct {
-	secondary   secondaryReads
-	secondaryAt map[string]time.Time // feature -> when it was read
-	warned      map[string]bool      // features an event was emitted for
+	// reads are the answers of the reads besides DescribeTable (reads.go);
+	// readAt says when each feature's was made.
+	reads  plan.Reads
+	readAt map[string]time.Time
+	warned map[string]bool // features an event was emitted for
 
 	// createRefused is set when CreateTable answered ResourceInUse: the
 	// table that is there was made by someone else.
 	createRefused bool
 
-	// newer are the answers of the newer features' reads; policyChange is
-	// Tether's last change of the resource policy (see readPolicy).
-	newer        newerSecondary
+	// policyChange is Tether's last change of the resource policy (see
+	// readPolicy).
 	policyChange *policyChange
 
 	// toldDeniedAt is the object's fingerprint when it was last told that
 	// AWS refused its account's role: it may ask again once it changed.
 	toldDeniedAt string
+}
+
+// policyChange is Tether's last change of the policy.
+type policyChange struct {
+	revision string // "" after a delete
+	anyDoc   bool   // after CreateTable with a policy: its revision is not known
+	at       time.Time
 }
 
 // objectFingerprint is what the user controls of an object: its spec
@@ -49,22 +61,92 @@ func (m *memory) mayRetryDenied(obj *awsv1alpha1.DynamoDBTable) bool {
 	return m.toldDeniedAt != "" && m.toldDeniedAt != objectFingerprint(obj)
 }
 
-func (p *Provider) memoryOf(obj *awsv1alpha1.DynamoDBTable) *memory {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	m, ok := p.objects[string(obj.UID)]
+// afterSent updates what the adapter knows of a feature it just changed.
+// Tags are eventually consistent on AWS (ListTagsOfResource may not show a
+// new tag for a while): re-reading them at once would resend the same tags
+// and trip the stall breaker, so the cached tags take the change instead,
+// and the next real read is at the usual interval. Other features are read
+// again at the next Observe.
+func (m *memory) afterSent(step plan.Step) {
+	switch {
+	case step.Tags != nil && m.reads.Tags != nil:
+		for _, t := range step.Tags {
+			m.reads.Tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
+		}
+	case step.UntagKeys != nil && m.reads.Tags != nil:
+		for _, k := range step.UntagKeys {
+			delete(m.reads.Tags, k)
+		}
+	case step.Register != nil || step.ScalingPolicy != nil || step.Deregister != nil:
+		// sendScaling updated the cached read (see there).
+	default:
+		m.readAgain(plan.FeatureOf(step.Kind))
+	}
+}
+
+// readAgain makes the next look read a feature again.
+func (m *memory) readAgain(feature string) { delete(m.readAt, feature) }
+
+// forgetAllSecondary makes the next look read every feature again.
+func (m *memory) forgetAllSecondary() { m.readAt = map[string]time.Time{} }
+
+// memories are the objects' memories, by UID.
+type memories struct {
+	mu    sync.Mutex
+	byUID map[apitypes.UID]*memory
+}
+
+// of is the memory of the object uid, made on first use.
+func (ms *memories) of(uid apitypes.UID) *memory {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	if ms.byUID == nil {
+		ms.byUID = map[apitypes.UID]*memory{}
+	}
+	m, ok := ms.byUID[uid]
 	if !ok {
-		m = &memory{secondaryAt: map[string]time.Time{}, warned: map[string]bool{}}
-		p.objects[string(obj.UID)] = m
+		m = &memory{readAt: map[string]time.Time{}, warned: map[string]bool{}}
+		ms.byUID[uid] = m
 	}
 	return m
 }
 
-func (p *Provider) forget(obj *awsv1alpha1.DynamoDBTable) {
-	p.clients.dropDemand(obj.UID)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	delete(p.objects, string(obj.UID))
+func (ms *memories) forget(uid apitypes.UID) {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	delete(ms.byUID, uid)
+}
+
+// creation is what Tether remembers of a table it created: for which
+// object, and the identity CreateTable answered with.
+type creation struct{ UID, TableID string }
+
+// creations are the tables Tether created, by table key (account, region,
+// name): the proof of ownership should the status write after the
+// CreateTable be lost (ownership.go).
+type creations struct {
+	mu    sync.Mutex
+	byKey map[string]creation
+}
+
+func (cs *creations) of(key string) creation {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return cs.byKey[key]
+}
+
+// mark records c for key; an empty c forgets it.
+func (cs *creations) mark(key string, c creation) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if c.UID == "" {
+		delete(cs.byKey, key)
+		return
+	}
+	if cs.byKey == nil {
+		cs.byKey = map[string]creation{}
+	}
+	cs.byKey[key] = c
 }
 
 func metaNow() metav1.Time { return metav1.NewTime(time.Now()) }

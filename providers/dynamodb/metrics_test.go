@@ -3,8 +3,6 @@ package dynamodb
 import (
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus/testutil"
-
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/internal/ststest"
 )
@@ -23,7 +21,7 @@ func TestAWSCallsAreCountedByAccount(t *testing.T) {
 		}))
 	before := map[string]float64{}
 	count := func(service, account, region, operation string) float64 {
-		return testutil.ToFloat64(awsCalls.WithLabelValues(service, account, region, operation, "ok"))
+		return metricValue(t, "tether_aws_calls_total", "service", service, "account", account, "region", region, "operation", operation, "result", "ok")
 	}
 	series := [][4]string{
 		{"dynamodb", "111111111111", "us-east-1", "CreateTable"}, {"dynamodb", "222222222222", "eu-west-1", "CreateTable"},

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
 )
 
 // The keys of an outputs ConfigMap, named as environment variables so that
@@ -34,7 +35,7 @@ const (
 var outputKeys = []string{OutputTableName, OutputTableArn, OutputStreamArn, OutputRegion, OutputAccountID, OutputEndpoint}
 
 // outputsData is what the outputs ConfigMap holds for obj's table now.
-func outputsData(obj *awsv1alpha1.DynamoDBTable, ep *endpoint) map[string]string {
+func outputsData(obj *awsv1alpha1.DynamoDBTable, ep *access.Endpoint) map[string]string {
 	s := obj.Status
 	data := map[string]string{OutputTableName: s.TableName, OutputTableArn: s.TableArn, OutputRegion: ep.Region}
 	for k, v := range map[string]string{OutputStreamArn: s.LatestStreamArn, OutputAccountID: s.AccountID, OutputEndpoint: ep.URL} {
@@ -60,7 +61,7 @@ func checksum(data map[string]string) string {
 // ConfigMap someone else put in its place is never written. It needs no
 // read of ConfigMaps at all, and writes only when the data changed. The
 // owner reference lets the garbage collector remove it with the object.
-func (p *Provider) writeOutputs(ctx context.Context, ep *endpoint, obj *awsv1alpha1.DynamoDBTable) error {
+func (p *Provider) writeOutputs(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) error {
 	ref := obj.Spec.WriteOutputsTo
 	if ref == nil || p.opts.Writer == nil || obj.Status.TableArn == "" {
 		return nil

@@ -4,30 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
+	"github.com/tether-dev/tether/providers/dynamodb/plan"
 )
-
-// tableIdentity tells one table from another of the same name: AWS's
-// TableId, or (DynamoDB Local has none) the ARN with the creation time.
-func tableIdentity(d *types.TableDescription) string {
-	if id := aws.ToString(d.TableId); id != "" {
-		return id
-	}
-	created := ""
-	if d.CreationDateTime != nil {
-		created = d.CreationDateTime.UTC().Format(time.RFC3339Nano)
-	}
-	return aws.ToString(d.TableArn) + "@" + created
-}
 
 // ownership is how obj's claim to a table is proved.
 type ownership int
@@ -61,12 +48,12 @@ const (
 // A table that appeared between Observe and CreateTable (ResourceInUse) has
 // none of these, so it is someone else's until the user says otherwise.
 // why says, when the table is not owned, what refused an adoption.
-func (p *Provider) owns(ctx context.Context, ep *endpoint, obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) (how ownership, why string, err error) {
+func (p *Provider) owns(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) (how ownership, why string, err error) {
 	id := tableIdentity(d)
 	if obj.Status.TableID != "" && obj.Status.TableID == id {
 		return ownedByRecord, "", nil
 	}
-	if p.createdBy(ep, obj.ResolvedTableName()) == (creation{UID: string(obj.UID), TableID: id}) {
+	if p.created.of(ep.TableKey(obj.ResolvedTableName())) == (creation{UID: string(obj.UID), TableID: id}) {
 		return ownedByRecord, "", nil
 	}
 	owner, err := p.ownerTagOf(ctx, ep, obj, d)
@@ -82,7 +69,7 @@ func (p *Provider) owns(ctx context.Context, ep *endpoint, obj *awsv1alpha1.Dyna
 		switch err := p.checkRestoreSource(ctx, ep, obj); {
 		case err == nil:
 			return ownedByRestore, "", nil
-		case !isRefusal(err, ReasonRestoreNotAllowed):
+		case !isRefusal(err, reasonRestoreNotAllowed):
 			return notOwned, "", err
 		}
 	}
@@ -100,23 +87,23 @@ func (p *Provider) owns(ctx context.Context, ep *endpoint, obj *awsv1alpha1.Dyna
 // there is none, or the endpoint has no tagging). It is the one tag read a
 // spec without tags ever costs, and only for a table whose identity Tether
 // has not recorded.
-func (p *Provider) ownerTagOf(ctx context.Context, ep *endpoint, obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) (string, error) {
+func (p *Provider) ownerTagOf(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) (string, error) {
 	if p.ownerTags(ep, obj) == nil {
 		return "", nil
 	}
 	var tags map[string]string
-	err := p.probeCall(ep, featureTags, func() (err error) {
+	err := p.clients.Probe(ep, plan.FeatureTags, func() (err error) {
 		tags, err = listTags(ctx, ep.API, aws.ToString(d.TableArn))
 		return err
 	})
 	switch {
-	case errors.Is(err, errLacksFeature):
+	case errors.Is(err, access.ErrLacksFeature):
 		return "", nil
-	case isUnknownOperation(err):
-		p.markUnsupported(ep, obj, featureTags, err)
+	case access.IsUnknownOperation(err):
+		p.markUnsupported(ep, obj, plan.FeatureTags, err)
 		return "", nil
 	case err != nil:
-		return "", classify(err)
+		return "", access.Classify(err)
 	}
 	return tags[TagOwnerUID], nil
 }
@@ -124,14 +111,14 @@ func (p *Provider) ownerTagOf(ctx context.Context, ep *endpoint, obj *awsv1alpha
 // checkOwnership refuses to manage a table Tether cannot prove it created
 // for obj, unless the object asks to adopt it and may, and records the
 // identity of a table it owns (and whether it was adopted).
-func (p *Provider) checkOwnership(ctx context.Context, ep *endpoint, obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) error {
+func (p *Provider) checkOwnership(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) error {
 	how, whyNot, err := p.owns(ctx, ep, obj, d)
 	if err != nil {
 		return err
 	}
 	name := obj.ResolvedTableName()
 	if how == notOwned && whyNot != "" {
-		return refusal(ReasonAdoptionNotAllowed, "table %s already exists and was not created by Tether for this object; %s: "+
+		return refusal(reasonAdoptionNotAllowed, "table %s already exists and was not created by Tether for this object; %s: "+
 			"Tether leaves it alone", name, whyNot)
 	}
 	if how == notOwned {
@@ -168,123 +155,4 @@ func (p *Provider) whyNotOwned(obj *awsv1alpha1.DynamoDBTable, d *types.TableDes
 			name, obj.Annotations[commonv1alpha1.AnnotationCreateStarted])
 	}
 	return fmt.Sprintf("table %s already exists and was not created by Tether for this object (no owner tag, no table id on record)", name)
-}
-
-// clockSkew is how far AWS's clock and the operator's may disagree when
-// comparing a table's creation time with the object's create-started note.
-const clockSkew = time.Minute
-
-// interruptedCreate says whether the table may be the result of a create
-// Tether started for obj and never heard back from (the manager stopped):
-// the object has a create-started note and the table is not older. It only
-// words the NotOwned message: a table made by someone else in the same
-// minute looks the same, which is why timing is never proof.
-func interruptedCreate(obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) bool {
-	if d.CreationDateTime == nil {
-		return false
-	}
-	started, err := time.Parse(time.RFC3339, obj.Annotations[commonv1alpha1.AnnotationCreateStarted])
-	if err != nil {
-		return false
-	}
-	return !d.CreationDateTime.Before(started.Add(-clockSkew))
-}
-
-// creation is what Tether remembers of a table it created: for which
-// object, and the identity CreateTable answered with.
-type creation struct{ UID, TableID string }
-
-func (p *Provider) createdBy(ep *endpoint, name string) creation {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.created[ep.tableKey(name)]
-}
-
-func (p *Provider) markCreated(ep *endpoint, name string, c creation) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if c.UID == "" {
-		delete(p.created, ep.tableKey(name))
-		return
-	}
-	p.created[ep.tableKey(name)] = c
-}
-
-// conflictDelay is how often an object in Conflict looks whether the
-// object that holds its table is gone.
-const conflictDelay = time.Minute
-
-// IndexTableName is the field index of DynamoDBTables by the name of their
-// table, which the conflict check lists by (the controller registers it):
-// with 10,000 tables, listing them all on every look would copy them all.
-const IndexTableName = "tether.dev/table-name"
-
-// TableNameOf is IndexTableName's extractor.
-func TableNameOf(obj client.Object) []string {
-	t, ok := obj.(*awsv1alpha1.DynamoDBTable)
-	if !ok {
-		return nil
-	}
-	return []string{t.ResolvedTableName()}
-}
-
-// checkConflict makes the later of two objects naming the same table (the
-// same name in the same account and region, from any namespaces) touch
-// nothing, by the one ownership rule (providers.Claim.Precedes: the one
-// that already has the table wins, then the older one). The later one's
-// error is a providers.Conflict wait.
-func (p *Provider) checkConflict(ctx context.Context, ep *endpoint, obj *awsv1alpha1.DynamoDBTable) error {
-	if p.opts.Reader == nil {
-		return nil
-	}
-	var all awsv1alpha1.DynamoDBTableList
-	if err := p.opts.Reader.List(ctx, &all, client.MatchingFields{IndexTableName: obj.ResolvedTableName()}); err != nil {
-		return err
-	}
-	for i := range all.Items {
-		other := &all.Items[i]
-		if other.UID == obj.UID || other.ResolvedTableName() != obj.ResolvedTableName() || !precedes(other, obj) {
-			continue
-		}
-		t, err := p.resolve(ctx, other)
-		if err != nil && other.Status.TableID != "" {
-			// The other object holds a table of this name, and where it is
-			// cannot be told now (its account is missing, refuses its
-			// namespace, ...): it may well be this very table, so this
-			// object touches nothing until that can be told.
-			return providers.RetryAfter(conflictDelay, ReasonHolderUnresolved, fmt.Errorf(
-				"DynamoDBTable %s/%s holds a table named %s, and which account and region it is in cannot be told (%v); "+
-					"this object touches nothing while that one may hold this table (to let go of this object's table without "+
-					"touching it, annotate the object tether.dev/reconcile: paused)",
-				other.Namespace, other.Name, obj.ResolvedTableName(), err))
-		}
-		if err != nil {
-			// It holds no table, and can make none while unresolved.
-			continue
-		}
-		if t.Region != ep.Region {
-			continue
-		}
-		if account, _ := p.clients.accountOf(t.account); account != ep.Account {
-			continue
-		}
-		// A wait: the check costs no AWS call (it reads the cache), and
-		// once the other object is gone this one may take over.
-		w := providers.Conflict(conflictDelay,
-			"table %s in %s, region %s, is already managed by DynamoDBTable %s/%s; this object touches nothing while that one exists",
-			obj.ResolvedTableName(), accountLabel(ep.Identity), ep.Region, other.Namespace, other.Name)
-		return &w
-	}
-	return nil
-}
-
-// precedes says whether a has the better claim to a table than b.
-func precedes(a, b *awsv1alpha1.DynamoDBTable) bool {
-	return claimOf(a).Precedes(claimOf(b))
-}
-
-// claimOf is obj's claim on its table: it holds one once it has found or
-// made it (status.tableID).
-func claimOf(obj *awsv1alpha1.DynamoDBTable) providers.Claim {
-	return providers.Claim{Key: client.ObjectKeyFromObject(obj), Created: obj.CreationTimestamp, Holds: obj.Status.TableID != ""}
 }

@@ -15,6 +15,7 @@ import (
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	"github.com/tether-dev/tether/internal/ddbtest"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/dynamodb/plan"
 )
 
 // interruptedCreate only words the NotOwned message; ownership itself never
@@ -67,7 +68,7 @@ func TestCreateRaceLeavesTheTableNotOwned(t *testing.T) {
 			f := newFixture(t, endpoint, Options{})
 			obj := newTable()
 			obj.Annotations = map[string]string{commonv1alpha1.AnnotationCreateStarted: time.Now().UTC().Format(time.RFC3339)}
-			foreign := createTableInput(obj.Name, &obj.Spec, map[string]string{"made-by": "someone-else"})
+			foreign := plan.CreateTableInput(obj.Name, &obj.Spec, map[string]string{"made-by": "someone-else"})
 			f.proxy.BeforeForwarding("CreateTable", obj.Name, func() {
 				if _, err := f.raw.CreateTable(context.Background(), foreign); err != nil {
 					t.Errorf("the other party's CreateTable: %v", err)
@@ -75,8 +76,8 @@ func TestCreateRaceLeavesTheTableNotOwned(t *testing.T) {
 			})
 
 			obs, err := f.pass(obj)
-			if p, ok := providers.AsWait(err); obs.Outcome != providers.OutcomeCreate || !ok || p.Reason != ReasonTableExists {
-				t.Fatalf("first pass: exists=%v err=%v, want a create that lost the race (%s)", obs.Outcome != providers.OutcomeCreate, err, ReasonTableExists)
+			if p, ok := providers.AsPending(err); obs.Outcome != providers.OutcomeCreate || !ok || p.Reason != reasonTableExists {
+				t.Fatalf("first pass: exists=%v err=%v, want a create that lost the race (%s)", obs.Outcome != providers.OutcomeCreate, err, reasonTableExists)
 			}
 			_, err = f.pass(obj)
 			if !isTerminalReason(err, ReasonNotOwned) || !strings.Contains(err.Error(), "created by someone else") {
@@ -128,7 +129,7 @@ func TestOwnCreateAnswerProvesOwnershipOfThatTableOnly(t *testing.T) {
 	if _, err := f.raw.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(obj.Name)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.raw.CreateTable(ctx, createTableInput(obj.Name, &obj.Spec, nil)); err != nil {
+	if _, err := f.raw.CreateTable(ctx, plan.CreateTableInput(obj.Name, &obj.Spec, nil)); err != nil {
 		t.Fatal(err)
 	}
 	obj.Status.TableID = "" // and again no status on record

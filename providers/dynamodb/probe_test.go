@@ -10,6 +10,8 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
+	"github.com/tether-dev/tether/providers/dynamodb/plan"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 )
@@ -28,7 +30,7 @@ func (f *fixture) convergeAll(objs []*awsv1alpha1.DynamoDBTable) {
 				if err == nil && obs.Outcome == providers.OutcomeUpToDate && obs.Available {
 					return
 				}
-				if _, waiting := providers.AsWait(err); err != nil && !waiting {
+				if err != nil && !notNow(err) {
 					errs <- fmt.Errorf("%s: %w", obj.Name, err)
 					return
 				}
@@ -94,18 +96,18 @@ func TestTaggingIsProbedOncePerEndpoint(t *testing.T) {
 // must not ask the endpoint again: the probe itself records the missing API.
 func TestAProbeThatFindsAnAPIMissingRecordsItAtOnce(t *testing.T) {
 	p := New(Options{})
-	ep := &endpoint{Key: "us-east-1|http://local"}
+	ep := &access.Endpoint{Key: "us-east-1|http://local"}
 	missing := &smithy.GenericAPIError{Code: "UnknownOperationException", Message: "tagging is not supported"}
 	calls := 0
 	read := func() error { calls++; return missing }
 
-	if err := p.probeCall(ep, featureTags, read); !isUnknownOperation(err) {
+	if err := p.clients.Probe(ep, plan.FeatureTags, read); !access.IsUnknownOperation(err) {
 		t.Fatalf("first call: %v, want the endpoint's answer", err)
 	}
 	// The caller has not recorded anything yet (markUnsupported).
 	for i := range 2 {
-		if err := p.probeCall(ep, featureTags, read); !errors.Is(err, errLacksFeature) {
-			t.Errorf("call %d after the probe: %v, want errLacksFeature", i+2, err)
+		if err := p.clients.Probe(ep, plan.FeatureTags, read); !errors.Is(err, access.ErrLacksFeature) {
+			t.Errorf("call %d after the probe: %v, want access.ErrLacksFeature", i+2, err)
 		}
 	}
 	if calls != 1 {

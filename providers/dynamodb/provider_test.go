@@ -15,6 +15,8 @@ import (
 	"github.com/tether-dev/tether/internal/ddbtest"
 	"github.com/tether-dev/tether/internal/faultproxy"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
+	"github.com/tether-dev/tether/providers/dynamodb/plan"
 )
 
 func TestCreateWithIndexesStreamAndTTL(t *testing.T) {
@@ -231,7 +233,7 @@ func TestOutOfBandDeleteIsRecreated(t *testing.T) {
 func TestForeignTableIsAdoptedOnlyWhenAsked(t *testing.T) {
 	f := localFixture(t)
 	obj := newTable()
-	_, err := f.raw.CreateTable(context.Background(), createTableInput(obj.Name, &obj.Spec, nil))
+	_, err := f.raw.CreateTable(context.Background(), plan.CreateTableInput(obj.Name, &obj.Spec, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,8 +273,8 @@ func TestDeletionProtectionBlocksDelete(t *testing.T) {
 	obj := newTable(func(o *awsv1alpha1.DynamoDBTable) { o.Spec.DeletionProtectionEnabled = aws.Bool(true) })
 	f.converge(obj)
 	err := f.delete(obj)
-	if ra, ok := providers.AsRetryAfter(err); !ok || ra.Reason != ReasonDeletionProtected {
-		t.Fatalf("err = %v, want retry-after %s", err, ReasonDeletionProtected)
+	if ra, ok := providers.AsRetryAfter(err); !ok || ra.Reason != reasonDeletionProtected {
+		t.Fatalf("err = %v, want retry-after %s", err, reasonDeletionProtected)
 	}
 	if !f.exists(obj.Name) {
 		t.Fatal("protected table deleted")
@@ -309,7 +311,7 @@ func TestUnsupportedFeaturesAreReportedNotRetried(t *testing.T) {
 		o.Spec.TableClass = "STANDARD_INFREQUENT_ACCESS"
 	})
 	f.converge(obj)
-	want := []string{featurePITR, featureTableClass, featureTags}
+	want := []string{plan.FeaturePITR, plan.FeatureTableClass, plan.FeatureTags}
 	if !slices.Equal(obj.Status.UnsupportedFeatures, want) {
 		t.Errorf("unsupported = %v, want %v", obj.Status.UnsupportedFeatures, want)
 	}
@@ -344,8 +346,8 @@ func TestValidationExceptionIsTerminal(t *testing.T) {
 	})
 	_, err := f.pass(obj)
 	te, ok := providers.AsTerminal(err)
-	if !ok || te.Reason != ReasonInvalidSpec {
-		t.Fatalf("err = %v, want terminal %s", err, ReasonInvalidSpec)
+	if !ok || te.Reason != access.ReasonInvalidSpec {
+		t.Fatalf("err = %v, want terminal %s", err, access.ReasonInvalidSpec)
 	}
 	t.Logf("AWS says: %v", err)
 }
@@ -454,8 +456,8 @@ func TestWaitsWhileTheTableIsBusy(t *testing.T) {
 	obj.Generation++
 	f.proxy.ResetCounts()
 	_, err = f.pass(obj)
-	if pe, ok := providers.AsWait(err); !ok || pe.Reason != ReasonTableBusy {
-		t.Fatalf("while UPDATING: err = %v, want pending %s", err, ReasonTableBusy)
+	if pe, ok := providers.AsPending(err); !ok || pe.Reason != access.ReasonTableBusy {
+		t.Fatalf("while UPDATING: err = %v, want pending %s", err, access.ReasonTableBusy)
 	}
 	if f.proxy.Calls()["UpdateTable"] != 0 {
 		t.Error("sent an update while the table was UPDATING")
@@ -466,12 +468,12 @@ func TestWaitsWhileTheTableIsBusy(t *testing.T) {
 	}
 
 	err = f.delete(obj)
-	if _, ok := providers.AsWait(err); !ok {
+	if _, ok := providers.AsPending(err); !ok {
 		t.Fatalf("first delete: %v, want pending", err)
 	}
 	err = f.delete(obj)
-	if pe, ok := providers.AsWait(err); !ok || pe.Reason != ReasonDeleting {
-		t.Fatalf("while DELETING: %v, want pending %s", err, ReasonDeleting)
+	if pe, ok := providers.AsPending(err); !ok || pe.Reason != reasonDeleting {
+		t.Fatalf("while DELETING: %v, want pending %s", err, reasonDeleting)
 	}
 	f.deleteFully(obj)
 	if f.exists(obj.Name) {
@@ -518,7 +520,7 @@ func TestOwnerTagsAndTagDrift(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tags[TagOwnerUID] != string(obj.UID) || tags[TagOwner] != "default/"+obj.Name || tags["team"] != "orders" {
+	if tags[TagOwnerUID] != string(obj.UID) || tags[tagOwner] != "default/"+obj.Name || tags["team"] != "orders" {
 		t.Fatalf("tags = %v", tags)
 	}
 
@@ -589,16 +591,19 @@ func TestBillingDriftIsPutBackInOneCall(t *testing.T) {
 
 // While an index is CREATING, Update sends nothing and asks to look again.
 func TestNoUpdateWhileAnIndexIsCreating(t *testing.T) {
-	have := active(ppr, nil, gsi("a1x", "a", nil))
+	gsi := func(name, hash string) plan.Index {
+		return plan.Index{Name: name, Keys: []plan.Key{{Name: hash, Type: "HASH"}}, Projection: plan.Projection{Type: "ALL"}}
+	}
+	have := &plan.Table{Status: "ACTIVE", BillingMode: awsv1alpha1.BillingModePayPerRequest, GSIs: []plan.Index{gsi("a1x", "a")}}
 	have.GSIs[0].Status = "CREATING"
-	want := spec(ppr, nil, gsi("a1x", "a", nil), gsi("b1x", "b", nil))
-	pl := plan("t", want, have, planOptions{})
-	pl.busy, pl.gate = have.busy(), have.gate()
-	p := New(Options{Clients: ClientOptions{DefaultRegion: "us-east-1"}})
-	ep := &endpoint{API: noCalls{t}, Region: "us-east-1", Account: operatorAccount, Key: "fake"}
+	want := &plan.Table{BillingMode: awsv1alpha1.BillingModePayPerRequest, GSIs: []plan.Index{gsi("a1x", "a"), gsi("b1x", "b")},
+		AttributeTypes: map[string]string{"a": "S", "b": "S"}}
+	pl := plan.Compute("t", want, have, plan.Options{})
+	p := New(Options{Clients: access.ClientOptions{DefaultRegion: "us-east-1"}})
+	ep := &access.Endpoint{API: noCalls{t}, Region: "us-east-1", Account: "operator", Key: "fake"}
 	err := (&tableConn{p: p, ep: ep}).Update(context.Background(), newTable(), pl)
-	if pe, ok := providers.AsWait(err); !ok || pe.Reason != ReasonTableBusy || pe.For != busyDelay {
-		t.Fatalf("err = %v, want pending %s after %s", err, ReasonTableBusy, busyDelay)
+	if pe, ok := providers.AsPending(err); !ok || pe.Reason != access.ReasonTableBusy || pe.For != access.BusyDelay {
+		t.Fatalf("err = %v, want pending %s after %s", err, access.ReasonTableBusy, access.BusyDelay)
 	}
 	if want := "index a1x is CREATING"; !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "create index b1x") {
 		t.Errorf("message %q should say what it waits for and what is pending", err)
@@ -745,7 +750,7 @@ func TestTagsAreReadOnlyForSpecsThatUseThem(t *testing.T) {
 // managed like spec tags, so they are read back and put back.
 func TestDefaultTagsAreRenderedUnderTheSpecsTags(t *testing.T) {
 	server := ddbtest.Dynalite(t, ddbtest.DynaliteOptions{})
-	f := newFixture(t, server.URL, Options{Clients: ClientOptions{AccountID: "123456789012"},
+	f := newFixture(t, server.URL, Options{Clients: access.ClientOptions{AccountID: "123456789012"},
 		DefaultTags: map[string]string{"owner": "{{.Namespace}}/{{.Name}}", "team": "platform", "account": "{{.AccountID}}-{{.Region}}"}})
 	obj := newTable(func(o *awsv1alpha1.DynamoDBTable) { o.Spec.Tags = map[string]string{"team": "orders"} })
 	f.converge(obj)
@@ -790,7 +795,7 @@ func TestParseDefaultTagsRefusesWhatCannotWork(t *testing.T) {
 }
 
 func TestDefaultTagValues(t *testing.T) {
-	data := TagData{Namespace: "shop", Name: "orders", Account: "team-a", AccountID: "111122223333", Region: "eu-west-1"}
+	data := tagData{Namespace: "shop", Name: "orders", Account: "team-a", AccountID: "111122223333", Region: "eu-west-1"}
 	for value, want := range map[string]string{
 		"{{.Namespace}}/{{.Name}} in {{.Account}}": "shop/orders in team-a",
 		"{{ .AccountID }}:{{.Region}}":             "111122223333:eu-west-1",
@@ -823,8 +828,8 @@ func TestATableAnotherPartyDeletesIsAWait(t *testing.T) {
 	}
 	f.proxy.ResetCounts()
 	obs, err := f.pass(obj)
-	if err != nil || obs.Outcome != providers.OutcomeWait || obs.Wait.Reason != ReasonDeleting || obs.Wait.For <= 0 {
-		t.Fatalf("while another party deletes the table: %+v, %v; want a wait (%s)", obs, err, ReasonDeleting)
+	if err != nil || obs.Outcome != providers.OutcomeWait || obs.Wait.Reason != reasonDeleting || obs.Wait.For <= 0 {
+		t.Fatalf("while another party deletes the table: %+v, %v; want a wait (%s)", obs, err, reasonDeleting)
 	}
 	if calls := f.proxy.Calls(); calls["CreateTable"]+calls["UpdateTable"] != 0 {
 		t.Errorf("sent %v while the table was DELETING", calls)

@@ -14,6 +14,7 @@ import (
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/internal/ddbgap"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/dynamodb/plan"
 )
 
 func replicaStatuses(obj *awsv1alpha1.DynamoDBTable) map[string]string {
@@ -49,7 +50,7 @@ func (f *fixture) deleteUntilStopped(obj *awsv1alpha1.DynamoDBTable) ([]string, 
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		err := f.delete(obj)
-		p, waiting := providers.AsWait(err)
+		p, waiting := providers.AsPending(err)
 		if !waiting {
 			return waits, err
 		}
@@ -148,8 +149,8 @@ func TestGlobalTableReplicasOnTheModel(t *testing.T) {
 	// Deleting the object: the replica Tether added goes; us-west-2 is not
 	// Tether's to remove, so the table stays, and the delete says why.
 	waits, err := f.deleteUntilStopped(obj)
-	if !isRetryReason(err, ReasonForeignReplicas) || !strings.Contains(err.Error(), "us-west-2") {
-		t.Fatalf("delete: %v, want %s naming us-west-2 (waits %q)", err, ReasonForeignReplicas, waits)
+	if !isRetryReason(err, reasonForeignReplicas) || !strings.Contains(err.Error(), "us-west-2") {
+		t.Fatalf("delete: %v, want %s naming us-west-2 (waits %q)", err, reasonForeignReplicas, waits)
 	}
 	if got := replicasOf(f.describe(obj.Name)); !slices.Equal(got, []string{"us-west-2"}) {
 		t.Errorf("replicas left = %v, want only us-west-2", got)
@@ -205,7 +206,7 @@ func TestReplicaNotWorkingOnTheModel(t *testing.T) {
 	f.gap.SetReplicaStatus(obj.Name, "eu-west-1", "CREATION_FAILED", "KMS key not accessible")
 	f.proxy.ResetCounts()
 	obs, err := f.pass(obj)
-	if err != nil || obs.Available || obs.Reason != ReasonReplicaNotWorking || obs.Message == "" {
+	if err != nil || obs.Available || obs.Reason != reasonReplicaNotWorking || obs.Message == "" {
 		t.Fatalf("observation = %+v, %v", obs, err)
 	}
 	t.Logf("Ready message: %s", obs.Message)
@@ -222,7 +223,7 @@ func TestReplicasOnDynamoDBLocal(t *testing.T) {
 		o.Spec.Replicas = []awsv1alpha1.Replica{{RegionName: "eu-west-1"}}
 	})
 	f.converge(obj)
-	if want := []string{featureReplicas}; !slices.Equal(obj.Status.UnsupportedFeatures, want) {
+	if want := []string{plan.FeatureReplicas}; !slices.Equal(obj.Status.UnsupportedFeatures, want) {
 		t.Errorf("unsupported = %v, want %v", obj.Status.UnsupportedFeatures, want)
 	}
 	f.steady(obj, 3)
@@ -239,7 +240,7 @@ func TestDeletingAnAdoptedGlobalTableRemovesOnlyTethersReplicasOnTheModel(t *tes
 	f := newModelFixture(t, ddbgap.Options{}, Options{})
 	obj := newTable(withStream("NEW_AND_OLD_IMAGES"))
 	ctx := context.Background()
-	if _, err := f.raw.CreateTable(ctx, createTableInput(obj.Name, &obj.Spec, nil)); err != nil {
+	if _, err := f.raw.CreateTable(ctx, plan.CreateTableInput(obj.Name, &obj.Spec, nil)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.raw.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(obj.Name),
@@ -254,8 +255,8 @@ func TestDeletingAnAdoptedGlobalTableRemovesOnlyTethersReplicasOnTheModel(t *tes
 	}
 
 	waits, err := f.deleteUntilStopped(obj)
-	if !isRetryReason(err, ReasonForeignReplicas) || !strings.Contains(err.Error(), "eu-west-1") {
-		t.Fatalf("delete: %v, want %s naming eu-west-1 (waits %q)", err, ReasonForeignReplicas, waits)
+	if !isRetryReason(err, reasonForeignReplicas) || !strings.Contains(err.Error(), "eu-west-1") {
+		t.Fatalf("delete: %v, want %s naming eu-west-1 (waits %q)", err, reasonForeignReplicas, waits)
 	}
 	if got := replicasOf(f.describe(obj.Name)); !slices.Equal(got, []string{"eu-west-1"}) {
 		t.Errorf("replicas left = %v, want the owner's eu-west-1 alone", got)

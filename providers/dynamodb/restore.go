@@ -15,6 +15,8 @@ import (
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
+	"github.com/tether-dev/tether/providers/dynamodb/plan"
 )
 
 // Restore at create: RestoreTableToPointInTime and RestoreTableFromBackup
@@ -30,15 +32,15 @@ import (
 const ReasonRestoreFailed = "RestoreFailed"
 
 // createByRestore makes the table by restoring it.
-func (p *Provider) createByRestore(ctx context.Context, ep *endpoint, obj *awsv1alpha1.DynamoDBTable) (*types.TableDescription, error) {
-	if p.lacks(ep, featureRestore) {
+func (p *Provider) createByRestore(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) (*types.TableDescription, error) {
+	if p.clients.Lacks(ep, featureRestore) {
 		return nil, restoreUnsupported(ep, nil)
 	}
 	if err := p.checkRestoreSource(ctx, ep, obj); err != nil {
 		return nil, err
 	}
 	name := obj.ResolvedTableName()
-	in := createTableInput(name, &obj.Spec, nil)
+	in := plan.CreateTableInput(name, &obj.Spec, nil)
 	for i := range in.GlobalSecondaryIndexes {
 		// Warm throughput is no restore override (ibid.): raised afterwards.
 		in.GlobalSecondaryIndexes[i].WarmThroughput = nil
@@ -69,7 +71,7 @@ func (p *Provider) createByRestore(ctx context.Context, ep *endpoint, obj *awsv1
 			desc = out.TableDescription
 		}
 	}
-	switch errorCode(err) {
+	switch access.ErrorCode(err) {
 	case "":
 		p.tagRestored(ctx, ep, obj, desc)
 		return desc, nil
@@ -81,19 +83,19 @@ func (p *Provider) createByRestore(ctx context.Context, ep *endpoint, obj *awsv1
 	case "TableNotFoundException", "SourceTableNotFoundException", "BackupNotFoundException",
 		"PointInTimeRecoveryUnavailableException", "InvalidRestoreTimeException":
 		// The source, backup or time the spec names cannot be restored.
-		return nil, providers.Terminal(ReasonRestoreFailed, stable(err))
+		return nil, providers.Terminal(ReasonRestoreFailed, access.Stable(err))
 	case "BackupInUseException":
-		return nil, providers.RetryAfter(throttledDelay, ReasonTableBusy, stable(err))
+		return nil, providers.RetryAfter(access.ThrottledDelay, access.ReasonTableBusy, access.Stable(err))
 	}
 	return nil, err
 }
 
 // restoreUnsupported: an endpoint without the restore APIs (DynamoDB Local)
 // does not get an empty table instead: that would look like data loss.
-func restoreUnsupported(ep *endpoint, err error) error {
+func restoreUnsupported(ep *access.Endpoint, err error) error {
 	why := "it lacks the restore APIs"
 	if err != nil {
-		why = stable(err).Error()
+		why = access.Stable(err).Error()
 	}
 	return providers.Terminalf(ReasonRestoreFailed, "the DynamoDB endpoint for %s cannot restore tables (%s): "+
 		"the table is not created empty instead; remove spec.restoreFrom (in a new object) to create an empty table", ep.Region, why)
@@ -113,7 +115,7 @@ func (e *tableExistsError) Unwrap() error { return e.err }
 // follows and the restore record (restoredFor) prove the table is obj's.
 // A refusal (a table still CREATING may not take tags yet) is left to the
 // plan, which tags it like any table whose tags differ from the spec.
-func (p *Provider) tagRestored(ctx context.Context, ep *endpoint, obj *awsv1alpha1.DynamoDBTable, desc *types.TableDescription) {
+func (p *Provider) tagRestored(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, desc *types.TableDescription) {
 	if desc == nil || p.ownerTags(ep, obj) == nil {
 		return
 	}
@@ -123,8 +125,8 @@ func (p *Provider) tagRestored(ctx context.Context, ep *endpoint, obj *awsv1alph
 		tags = append(tags, types.Tag{Key: aws.String(k), Value: aws.String(want[k])})
 	}
 	_, err := ep.API.TagResource(ctx, &dynamodb.TagResourceInput{ResourceArn: desc.TableArn, Tags: tags})
-	if isUnknownOperation(err) {
-		p.markUnsupported(ep, obj, featureTags, err)
+	if access.IsUnknownOperation(err) {
+		p.markUnsupported(ep, obj, plan.FeatureTags, err)
 	}
 }
 
@@ -155,13 +157,13 @@ func restoredFor(obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) bool
 // or with the backup's source table (DescribeBackup), so a same-named table
 // made by someone else, or a backup of an earlier table of that name, does
 // not pass.
-func (p *Provider) checkRestoreSource(ctx context.Context, ep *endpoint, obj *awsv1alpha1.DynamoDBTable) error {
-	if ep.trustsFully() || ep.tenancy().RestoreSources == awsv1alpha1.RestoreSourcesAccount {
+func (p *Provider) checkRestoreSource(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) error {
+	if trustsFully(ep) || tenancyOf(ep).RestoreSources == awsv1alpha1.RestoreSourcesAccount {
 		return nil
 	}
 	source := restoreSource(obj.Spec.RestoreFrom)
 	notAllowed := func(why string) error {
-		return refusal(ReasonRestoreNotAllowed, "spec.restoreFrom names %s, %s; AWSAccount %s lets namespace %s restore only its own tables "+
+		return refusal(reasonRestoreNotAllowed, "spec.restoreFrom names %s, %s; AWSAccount %s lets namespace %s restore only its own tables "+
 			"(spec.tenancy.restoreSources): nothing is created", source, why, ep.Identity, obj.Namespace)
 	}
 	tableArn, name, ok := sourceTable(source)
@@ -210,7 +212,7 @@ func sourceTable(arn string) (tableArn, name string, ok bool) {
 
 // sourceHolder is the DynamoDBTable of obj's namespace that holds the
 // source table in the endpoint's account and region, nil when none does.
-func (p *Provider) sourceHolder(ctx context.Context, ep *endpoint, obj *awsv1alpha1.DynamoDBTable, tableArn, name string) (*awsv1alpha1.DynamoDBTable, error) {
+func (p *Provider) sourceHolder(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, tableArn, name string) (*awsv1alpha1.DynamoDBTable, error) {
 	if p.opts.Reader == nil {
 		return nil, nil
 	}
@@ -227,7 +229,7 @@ func (p *Provider) sourceHolder(ctx context.Context, ep *endpoint, obj *awsv1alp
 		if err != nil || t.Region != ep.Region {
 			continue
 		}
-		if account, _ := p.clients.accountOf(t.account); account == ep.Account {
+		if account, _ := p.clients.AccountOf(t.AWSAccount); account == ep.Account {
 			return c, nil
 		}
 	}
@@ -237,27 +239,27 @@ func (p *Provider) sourceHolder(ctx context.Context, ep *endpoint, obj *awsv1alp
 // sourceIdentity is the identity of the table the restore would read: the
 // live table of that name (point in time), or the table the backup was
 // made of.
-func (p *Provider) sourceIdentity(ctx context.Context, ep *endpoint, obj *awsv1alpha1.DynamoDBTable, name string) (string, error) {
+func (p *Provider) sourceIdentity(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, name string) (string, error) {
 	from := obj.Spec.RestoreFrom
 	if from.PointInTime != nil {
 		d, err := describeTable(ctx, ep.API, name)
-		if isNotFound(err) {
-			return "", providers.Terminal(ReasonRestoreFailed, stable(err))
+		if access.IsNotFound(err) {
+			return "", providers.Terminal(ReasonRestoreFailed, access.Stable(err))
 		}
 		if err != nil {
-			return "", classify(err)
+			return "", access.Classify(err)
 		}
 		return tableIdentity(d), nil
 	}
 	out, err := ep.API.DescribeBackup(ctx, &dynamodb.DescribeBackupInput{BackupArn: aws.String(from.BackupArn)})
 	switch {
-	case isUnknownOperation(err):
+	case access.IsUnknownOperation(err):
 		p.markUnsupported(ep, obj, featureRestore, err)
 		return "", restoreUnsupported(ep, err)
-	case errorCode(err) == "BackupNotFoundException":
-		return "", providers.Terminal(ReasonRestoreFailed, stable(err))
+	case access.ErrorCode(err) == "BackupNotFoundException":
+		return "", providers.Terminal(ReasonRestoreFailed, access.Stable(err))
 	case err != nil:
-		return "", classify(err)
+		return "", access.Classify(err)
 	case out.BackupDescription == nil || out.BackupDescription.SourceTableDetails == nil:
 		return "", errors.New("DescribeBackup answered without the backup's source table")
 	}

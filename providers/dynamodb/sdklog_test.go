@@ -14,6 +14,7 @@ import (
 	"github.com/go-logr/logr/funcr"
 
 	"github.com/tether-dev/tether/internal/ddbtest"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
 )
 
 // The AWS SDK's own log lines go to the operator's structured logger at
@@ -34,13 +35,13 @@ func TestSDKLogsGoToTheStructuredLoggerAtDebug(t *testing.T) {
 		}, funcr.Options{Verbosity: verbosity, LogInfoLevel: aws.String("level")})
 		return logr.NewContext(context.Background(), logger.WithValues("DynamoDBTable", "default/orders"))
 	}
-	ep, err := NewClients(ClientOptions{}).For(context.Background(), target{Region: "us-east-1"})
+	ep, err := access.NewClients(access.ClientOptions{}, nil).For(context.Background(), access.Target{Region: "us-east-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	describeMissing := func(ctx context.Context) {
 		_, err := ep.API.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("no-such-table")})
-		if !isNotFound(err) {
+		if !access.IsNotFound(err) {
 			t.Fatalf("err = %v, want ResourceNotFoundException", err)
 		}
 	}

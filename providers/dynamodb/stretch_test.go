@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	apitypes "k8s.io/apimachinery/pkg/types"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
 )
 
 // At the default 25 calls/s, an account's limiter in a region holds a
@@ -19,9 +19,9 @@ import (
 // Another account, or another region, has a limiter of its own.
 func TestStretchIsReportedWhenTheLimiterCannotHoldThePoll(t *testing.T) {
 	p := New(Options{PollInterval: 2 * time.Minute})
-	a := &endpoint{Account: "111111111111", Region: "us-east-1"}
-	b := &endpoint{Account: "222222222222", Region: "us-east-1"}
-	add := func(ep *endpoint, n int, prefix string) []*awsv1alpha1.DynamoDBTable {
+	a := &access.Endpoint{Account: "111111111111", Region: "us-east-1"}
+	b := &access.Endpoint{Account: "222222222222", Region: "us-east-1"}
+	add := func(ep *access.Endpoint, n int, prefix string) []*awsv1alpha1.DynamoDBTable {
 		var objs []*awsv1alpha1.DynamoDBTable
 		for i := range n {
 			obj := &awsv1alpha1.DynamoDBTable{}
@@ -42,10 +42,10 @@ func TestStretchIsReportedWhenTheLimiterCannotHoldThePoll(t *testing.T) {
 	if got := last.Status.EffectivePollInterval; got != "3m20s" {
 		t.Errorf("5,000 tables: effective interval %q, want 3m20s", got)
 	}
-	if got := testutil.ToFloat64(pollStretch.WithLabelValues("111111111111", "us-east-1")); math.Abs(got-5000.0/120/25) > 0.01 {
+	if got := metricValue(t, "tether_dynamodb_poll_stretch", "account", "111111111111", "region", "us-east-1"); math.Abs(got-5000.0/120/25) > 0.01 {
 		t.Errorf("tether_dynamodb_poll_stretch = %v, want %.2f", got, 5000.0/120/25)
 	}
-	if got := testutil.ToFloat64(tablesWatched.WithLabelValues("111111111111", "us-east-1")); got != 5000 {
+	if got := metricValue(t, "tether_dynamodb_tables", "account", "111111111111", "region", "us-east-1"); got != 5000 {
 		t.Errorf("tether_dynamodb_tables = %v", got)
 	}
 	if p.stretchNote(last) == "" {

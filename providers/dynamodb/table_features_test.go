@@ -15,6 +15,7 @@ import (
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/internal/ddbgap"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/dynamodb/plan"
 )
 
 func recovery(on bool, days *int32) *awsv1alpha1.PointInTimeRecoverySpecification {
@@ -263,7 +264,7 @@ func TestInsightsAndPolicyOnDynamoDBLocal(t *testing.T) {
 		o.Spec.ResourcePolicy = policyDoc(t, readerPolicy)
 	})
 	f.converge(obj)
-	if want := []string{featureInsights, featurePolicy}; !slices.Equal(obj.Status.UnsupportedFeatures, want) {
+	if want := []string{plan.FeatureInsights, plan.FeaturePolicy}; !slices.Equal(obj.Status.UnsupportedFeatures, want) {
 		t.Errorf("unsupported = %v, want %v", obj.Status.UnsupportedFeatures, want)
 	}
 	f.steady(obj, 3)

@@ -11,6 +11,8 @@ import (
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
+	"github.com/tether-dev/tether/providers/dynamodb/plan"
 )
 
 // What a namespace may do with the tables of its account beyond its own:
@@ -25,21 +27,22 @@ import (
 // Reasons of the refusals. They are not terminal: they depend on the
 // AWSAccount and on other objects, whose changes wake the table.
 const (
-	ReasonRestoreNotAllowed  = "RestoreNotAllowed"
-	ReasonPolicyNotAllowed   = "PolicyNotAllowed"
-	ReasonAdoptionNotAllowed = "AdoptionNotAllowed"
+	reasonRestoreNotAllowed  = "RestoreNotAllowed"
+	reasonPolicyNotAllowed   = "PolicyNotAllowed"
+	reasonAdoptionNotAllowed = "AdoptionNotAllowed"
 )
 
 // trustsFully says whether the endpoint's identity is the operator's own.
-func (e *endpoint) trustsFully() bool { return e.account == nil }
+func trustsFully(ep *access.Endpoint) bool { return ep.AWSAccount == nil }
 
-// tenancy is the endpoint's AWSAccount's spec.tenancy (empty for the
+// tenancyOf is the endpoint's AWSAccount's spec.tenancy (empty for the
 // operator's own identity, which trustsFully).
-func (e *endpoint) tenancy() awsv1alpha1.Tenancy {
-	if e.account == nil {
+func tenancyOf(ep *access.Endpoint) awsv1alpha1.Tenancy {
+	a := ep.AWSAccount
+	if a == nil {
 		return awsv1alpha1.Tenancy{}
 	}
-	return e.account.Spec.Tenancy
+	return a.Spec.Tenancy
 }
 
 func refusal(reason, format string, args ...any) error {
@@ -53,15 +56,15 @@ func isRefusal(err error, reason string) bool {
 
 // mayAdopt says whether obj's namespace may adopt a table of the
 // endpoint's account, and if not, why.
-func (p *Provider) mayAdopt(ctx context.Context, ep *endpoint, obj *awsv1alpha1.DynamoDBTable) (bool, string, error) {
-	if ep.trustsFully() {
+func (p *Provider) mayAdopt(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) (bool, string, error) {
+	if trustsFully(ep) {
 		return true, "", nil
 	}
 	ns := &corev1.Namespace{}
 	if err := p.opts.Reader.Get(ctx, client.ObjectKey{Name: obj.Namespace}, ns); err != nil {
 		return false, "", client.IgnoreNotFound(err)
 	}
-	if selects(ep.tenancy().AdoptionNamespaces, ns) {
+	if selects(tenancyOf(ep).AdoptionNamespaces, ns) {
 		return true, "", nil
 	}
 	return false, fmt.Sprintf("AWSAccount %s does not let namespace %s adopt tables (its spec.tenancy.adoptionNamespaces)",
@@ -71,11 +74,11 @@ func (p *Provider) mayAdopt(ctx context.Context, ep *endpoint, obj *awsv1alpha1.
 // checkPolicyPrincipals refuses a resource policy that grants access to a
 // principal outside the table's account, unless the AWSAccount allows that
 // principal's account.
-func checkPolicyPrincipals(ep *endpoint, obj *awsv1alpha1.DynamoDBTable, pol *policy) error {
-	if pol == nil || pol.Absent || ep.trustsFully() {
+func checkPolicyPrincipals(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, pol *plan.Policy) error {
+	if pol == nil || pol.Absent || trustsFully(ep) {
 		return nil
 	}
-	allowed := ep.tenancy().PolicyPrincipalAccounts
+	allowed := tenancyOf(ep).PolicyPrincipalAccounts
 	if slices.Contains(allowed, "*") {
 		return nil
 	}
@@ -89,7 +92,7 @@ func checkPolicyPrincipals(ep *endpoint, obj *awsv1alpha1.DynamoDBTable, pol *po
 	if len(outside) == 0 {
 		return nil
 	}
-	return refusal(ReasonPolicyNotAllowed, "spec.resourcePolicy grants access to %s, outside account %s; AWSAccount %s does not allow it "+
+	return refusal(reasonPolicyNotAllowed, "spec.resourcePolicy grants access to %s, outside account %s; AWSAccount %s does not allow it "+
 		"(its spec.tenancy.policyPrincipalAccounts): the policy is not attached and, before the table exists, the table is not created",
 		strings.Join(outside, ", "), ep.AccountID, ep.Identity)
 }

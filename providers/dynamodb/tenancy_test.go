@@ -19,6 +19,8 @@ import (
 	"github.com/tether-dev/tether/internal/ddbgap"
 	"github.com/tether-dev/tether/internal/ddbtest"
 	"github.com/tether-dev/tether/internal/ststest"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
+	"github.com/tether-dev/tether/providers/dynamodb/plan"
 )
 
 // Issue 23 item 7: whom a resource policy may grant access to. Only Allow
@@ -54,18 +56,18 @@ func TestPolicyPrincipalsOutsideTheAccount(t *testing.T) {
 			if err := json.Unmarshal([]byte(c.policy), &doc); err != nil {
 				t.Fatal(err)
 			}
-			pol := &policy{Doc: doc}
-			ep := &endpoint{Identity: "team", AccountID: "111111111111", account: account("team", roleA, func(a *awsv1alpha1.AWSAccount) {
+			pol := &plan.Policy{Doc: doc}
+			ep := &access.Endpoint{Identity: "team", AccountID: "111111111111", AWSAccount: account("team", roleA, func(a *awsv1alpha1.AWSAccount) {
 				a.Spec.Tenancy.PolicyPrincipalAccounts = c.allowed
 			})}
 			err := checkPolicyPrincipals(ep, newTable(), pol)
 			switch {
 			case c.outside == "" && err != nil:
 				t.Errorf("refused: %v", err)
-			case c.outside != "" && (!isRetryReason(err, ReasonPolicyNotAllowed) || !strings.Contains(err.Error(), c.outside)):
-				t.Errorf("err = %v, want %s naming %s", err, ReasonPolicyNotAllowed, c.outside)
+			case c.outside != "" && (!isRetryReason(err, reasonPolicyNotAllowed) || !strings.Contains(err.Error(), c.outside)):
+				t.Errorf("err = %v, want %s naming %s", err, reasonPolicyNotAllowed, c.outside)
 			}
-			if err := checkPolicyPrincipals(&endpoint{}, newTable(), pol); err != nil {
+			if err := checkPolicyPrincipals(&access.Endpoint{}, newTable(), pol); err != nil {
 				t.Errorf("the operator's own identity refused: %v", err)
 			}
 		})
@@ -113,8 +115,8 @@ func TestRestoreSourcesOfAnAccountOnTheModel(t *testing.T) {
 	refused := func(obj *awsv1alpha1.DynamoDBTable, why string) {
 		t.Helper()
 		f.proxy.ResetCounts()
-		if _, err := f.pass(obj); !isRetryReason(err, ReasonRestoreNotAllowed) || !strings.Contains(err.Error(), why) {
-			t.Errorf("restore %+v from %s: %v, want %s saying %q", obj.Spec.RestoreFrom, obj.Namespace, err, ReasonRestoreNotAllowed, why)
+		if _, err := f.pass(obj); !isRetryReason(err, reasonRestoreNotAllowed) || !strings.Contains(err.Error(), why) {
+			t.Errorf("restore %+v from %s: %v, want %s saying %q", obj.Spec.RestoreFrom, obj.Namespace, err, reasonRestoreNotAllowed, why)
 		}
 		if calls := f.proxy.Calls(); calls["RestoreTableToPointInTime"]+calls["RestoreTableFromBackup"]+calls["CreateTable"] != 0 {
 			t.Errorf("calls for a refused restore: %v", calls)

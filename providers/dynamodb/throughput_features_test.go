@@ -9,6 +9,7 @@ import (
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/internal/ddbgap"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/dynamodb/plan"
 )
 
 func caps(read, write *int64) *awsv1alpha1.OnDemandThroughput {
@@ -104,7 +105,7 @@ func TestOnDemandAndWarmThroughputOnDynamoDBLocal(t *testing.T) {
 		o.Spec.GlobalSecondaryIndexes[0].WarmThroughput = &awsv1alpha1.WarmThroughput{WriteUnitsPerSecond: aws.Int64(5000)}
 	})
 	f.converge(obj)
-	if want := []string{featureOnDemand, featureWarm}; !slices.Equal(obj.Status.UnsupportedFeatures, want) {
+	if want := []string{plan.FeatureOnDemand, plan.FeatureWarm}; !slices.Equal(obj.Status.UnsupportedFeatures, want) {
 		t.Errorf("unsupported = %v, want %v", obj.Status.UnsupportedFeatures, want)
 	}
 	f.steady(obj, 3)

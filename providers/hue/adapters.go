@@ -21,13 +21,21 @@ import (
 // there is nothing left on the bridge for the object to let go of, and how
 // long a pass waits for a command alone in line.
 
+// notFoundDelay is how soon an object looks again for a HueBridge, bulb or
+// HueGroup it names that does not exist (yet). It is only the fallback: the
+// controllers wake the objects of a HueBridge when it changes (a HueScene's
+// when its HueGroup does), and the session wakes a HueLight when a read
+// shows a bulb of its name (its watch by name). So the look need not be
+// quick, and at 30 s a namespace of misnamed objects costs little.
+const notFoundDelay = 30 * time.Second
+
 // findBridge is the HueBridge ref names, or the only one when ref is nil.
 func findBridge(ctx context.Context, reader client.Reader, ref *huev1alpha1.BridgeReference) (*huev1alpha1.HueBridge, error) {
 	if ref != nil {
 		var b huev1alpha1.HueBridge
 		err := reader.Get(ctx, types.NamespacedName{Name: ref.Name}, &b)
 		if apierrors.IsNotFound(err) {
-			return nil, providers.RetryAfter(30*time.Second, ReasonBridgeNotFound, fmt.Errorf("HueBridge %q does not exist", ref.Name))
+			return nil, providers.RetryAfter(notFoundDelay, ReasonBridgeNotFound, fmt.Errorf("HueBridge %q does not exist", ref.Name))
 		}
 		return &b, err
 	}
@@ -37,7 +45,7 @@ func findBridge(ctx context.Context, reader client.Reader, ref *huev1alpha1.Brid
 	}
 	switch len(list.Items) {
 	case 0:
-		return nil, providers.RetryAfter(30*time.Second, ReasonBridgeNotFound, fmt.Errorf("no HueBridge exists: create one"))
+		return nil, providers.RetryAfter(notFoundDelay, ReasonBridgeNotFound, fmt.Errorf("no HueBridge exists: create one"))
 	case 1:
 		return &list.Items[0], nil
 	}
@@ -122,41 +130,41 @@ const sendWait = 200 * time.Millisecond
 // then agree in the same write. Until then its passes are quiet waits.
 
 // afterSend is how an Update whose command the bridge answered ends: a
-// quiet wait (Sent) for the read that shows what it accepted, or, when a
+// quiet hand-over for the read that shows what it accepted, or, when a
 // read already did (an event came before the answer) or the bridge refused
 // it, for the look right after, which reports it. Either way the status is
 // written once, by the pass that sees the outcome.
-func afterSend(s *bridge.Session, unconfirmed bool, acceptedAt time.Time) error {
+func afterSend(interval time.Duration, unconfirmed bool, acceptedAt time.Time) error {
 	w := providers.Wait{Quiet: true, For: lookAgain}
 	if unconfirmed {
-		if wait, ok := awaitReadBack(s, acceptedAt); ok {
+		if wait, ok := awaitReadBack(interval, acceptedAt); ok {
 			w = wait
 		}
 	}
-	w.Sent = true
-	return &w
+	return &providers.HandedError{Reason: w.Reason, Message: w.Message, For: w.For, Quiet: w.Quiet}
 }
 
 // lookAgain is how soon the pass after a write whose outcome is known
 // looks.
 const lookAgain = 10 * time.Millisecond
 
-// awaitReadBack is the quiet wait for the read that shows a write the
-// bridge accepted at acceptedAt; false once that wait is over (the bridge
-// stopped answering, or the read-back was lost): the status then says
-// Ready from what the bridge accepted, and the look after the next read
-// records what it showed.
-func awaitReadBack(s *bridge.Session, acceptedAt time.Time) (providers.Wait, bool) {
-	left := readBackWaitLeft(s.Interval(), time.Since(acceptedAt))
+// awaitReadBack is the quiet wait, on a session that reads every
+// interval, for the read that shows a write the bridge accepted at
+// acceptedAt; false once that wait is over (the bridge stopped answering,
+// or the read-back was lost): the status then says Ready from what the
+// bridge accepted, and the look after the next read records what it
+// showed.
+func awaitReadBack(interval time.Duration, acceptedAt time.Time) (providers.Wait, bool) {
+	left := readBackWaitLeft(interval, time.Since(acceptedAt))
 	if left <= 0 {
 		return providers.Wait{}, false
 	}
 	return providers.Wait{Quiet: true, For: left}, true
 }
 
-// eventBatch is how long a CLIP v2 bridge may hold an event back: it sends
-// at most one event message a second (hue-v2-facts.md, from Hue's migration
-// guide).
+// eventBatch is how long a CLIP v2 bridge may hold an event back: it sends at
+// most one event message a second (Hue's CLIP v2 migration guide, "Event
+// stream"; docs/hue-facts.md).
 const eventBatch = time.Second
 
 // readBackWaitLeft is what is left, elapsed after the bridge accepted a

@@ -47,8 +47,8 @@ func (e *BridgeExternal) Connect(ctx context.Context, b *huev1alpha1.HueBridge) 
 		switch ra.Reason {
 		case ReasonNotPaired:
 			return &bridgeConn{e: e}, nil
-		case wire.ReasonUnauthorized:
-			setPaired(b, false, wire.ReasonUnauthorized, err.Error())
+		case ReasonUnauthorized:
+			setPaired(b, false, ReasonUnauthorized, err.Error())
 		}
 	}
 	if err != nil {
@@ -69,20 +69,20 @@ func (c *bridgeConn) Observe(ctx context.Context, b *huev1alpha1.HueBridge) (pro
 	}
 	cfg, err := c.session.Config(ctx)
 	if err != nil {
-		return providers.Observation{}, wire.Classify(b.Name, err)
+		return providers.Observation{}, Classify(b.Name, err)
 	}
 	if !cfg.Authorized {
-		err := wire.Classify(b.Name, wire.UnauthorizedError())
-		setPaired(b, false, wire.ReasonUnauthorized, err.Error())
+		err := Classify(b.Name, wire.UnauthorizedError())
+		setPaired(b, false, ReasonUnauthorized, err.Error())
 		return providers.Observation{}, err
 	}
 	// What the bridge says of itself is bounded as any message is.
 	b.Status.BridgeID, b.Status.Name, b.Status.APIVersion = providers.Truncate(cfg.BridgeID), providers.Truncate(cfg.Name), providers.Truncate(cfg.APIVersion)
 	h := c.session.Health(ctx)
 	if h.Err != nil {
-		err := wire.Classify(b.Name, h.Err)
+		err := Classify(b.Name, h.Err)
 		if wire.ErrorType(h.Err) == wire.TypeUnauthorized {
-			setPaired(b, false, wire.ReasonUnauthorized, err.Error())
+			setPaired(b, false, ReasonUnauthorized, err.Error())
 		}
 		return providers.Observation{}, err
 	}
@@ -99,7 +99,7 @@ func (c *bridgeConn) Observe(ctx context.Context, b *huev1alpha1.HueBridge) (pro
 		// when it appears.
 		switch {
 		case bd.Certificate.Check == wire.CertificateSkipped:
-			obs.Reason, obs.Message = wire.ReasonInsecureTLS, fmt.Sprintf(
+			obs.Reason, obs.Message = ReasonInsecureTLS, fmt.Sprintf(
 				"spec.insecureSkipVerify: the bridge's certificate (%q) is not checked, so anyone on the network can pose as the bridge",
 				bd.Certificate.Subject)
 		case bd.API == wire.APIV1 && (b.Spec.APIVersion == "" || b.Spec.APIVersion == huev1alpha1.APIAuto):
@@ -150,15 +150,15 @@ func (c *bridgeConn) Create(ctx context.Context, b *huev1alpha1.HueBridge) error
 	// bridge the HueBridge is for, and records which bridge issued them.
 	rc, err := r.dialer.reach(ctx, b, expectedID(b), expectedID(b))
 	if err != nil {
-		return wire.Classify(b.Name, err)
+		return Classify(b.Name, err)
 	}
 	cred, err := rc.probe.Pair(ctx, "tether#"+truncateName(b.Name, 19))
 	if wire.ErrorType(err) == wire.TypeLinkButton {
 		setPaired(b, false, ReasonLinkButton, linkButtonMessage)
-		return providers.Waitf(pairingDelay(b, time.Now()), ReasonLinkButton, linkButtonMessage)
+		return providers.Pendingf(pairingDelay(b, time.Now()), ReasonLinkButton, linkButtonMessage)
 	}
 	if err != nil {
-		return wire.Classify(b.Name, err)
+		return Classify(b.Name, err)
 	}
 	if err := storeCredentials(ctx, c.e.Client, r.secrets, b, cred, rc.config.BridgeID); err != nil {
 		return err

@@ -16,10 +16,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/internal/huetest/fakebridge"
 	"github.com/tether-dev/tether/providers"
 	"github.com/tether-dev/tether/providers/hue/bridge"
 	"github.com/tether-dev/tether/providers/hue/wire"
-	"github.com/tether-dev/tether/providers/hue/wire/wiretest"
 )
 
 // TestBridgeHealthComesFromThePoller: the HueBridge reads /config on first
@@ -27,7 +27,7 @@ import (
 // comes back; otherwise its health is the poller's last GET /lights, at no
 // cost to the bridge.
 func TestBridgeHealthComesFromThePoller(t *testing.T) {
-	f := wiretest.NewFakeBridge("hallway", "kitchen")
+	f := fakebridge.NewFakeBridge("hallway", "kitchen")
 	lights := newTestLights(t, f)
 	e := &BridgeExternal{Registry: lights.Registry}
 	var b huev1alpha1.HueBridge
@@ -49,7 +49,7 @@ func TestBridgeHealthComesFromThePoller(t *testing.T) {
 		// username sent), then /config with the username.
 		{"first contact reads /config", nil, "", 2, 1},
 		{"steady: no /config, no GET /lights of its own", nil, "", 2, 1},
-		{"bridge offline: unreachable from the poll", wiretest.NetErr{}, wire.ReasonBridgeUnreachable, 2, 2},
+		{"bridge offline: unreachable from the poll", fakebridge.NetErr{}, ReasonBridgeUnreachable, 2, 2},
 		{"back: /config read again", nil, "", 3, 3},
 		{"steady again", nil, "", 3, 3},
 	}
@@ -118,7 +118,7 @@ func TestCredentialsThatArriveWhilePairingAreUsed(t *testing.T) {
 	b := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "home", UID: "u1", Generation: 1},
 		Spec: huev1alpha1.HueBridgeSpec{Address: "bridge", CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: "s", Name: "hue"}}}
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(b.DeepCopy()).Build()
-	f := wiretest.NewFakeBridge("hallway")
+	f := fakebridge.NewFakeBridge("hallway")
 	reg := NewRegistry(c, c, Settings{CredentialsNamespaces: []string{"s"}, PollInterval: time.Hour,
 		NewClient: func(string, string, time.Duration) wire.Client { return f }}, logr.Discard())
 	t.Cleanup(reg.Stop)
@@ -138,7 +138,7 @@ func TestCredentialsThatArriveWhilePairingAreUsed(t *testing.T) {
 	}
 
 	err = ext.Create(ctx, b)
-	p, ok := providers.AsWait(err)
+	p, ok := providers.AsPending(err)
 	if !ok || p.Reason != ReasonNotPaired {
 		t.Fatalf("Create with the username arrived: %v; want a pending %s", err, ReasonNotPaired)
 	}
@@ -164,7 +164,7 @@ func TestCredentialsThatArriveWhilePairingAreUsed(t *testing.T) {
 func TestStatusMessagesAreBounded(t *testing.T) {
 	huge := strings.Repeat("x", 1<<20)
 	b := &huev1alpha1.HueBridge{}
-	setPaired(b, false, wire.ReasonUnauthorized, huge)
+	setPaired(b, false, ReasonUnauthorized, huge)
 	recordBinding(b, Binding{API: wire.APIV2, Stream: bridge.StreamStatus{State: bridge.StreamPolling, Message: huge}})
 	if n := len(meta.FindStatusCondition(b.Status.Conditions, huev1alpha1.ConditionPaired).Message); n > providers.MaxMessageBytes {
 		t.Errorf("the Paired condition's message is %d bytes", n)

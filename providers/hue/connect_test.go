@@ -14,9 +14,9 @@ import (
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/internal/huetest"
 	"github.com/tether-dev/tether/providers"
 	"github.com/tether-dev/tether/providers/hue/wire"
-	"github.com/tether-dev/tether/providers/hue/wire/wiretest"
 )
 
 // TestDialChoosesTheAPI binds HueBridges to one simulated bridge through
@@ -29,7 +29,7 @@ import (
 // (status.bridgeID), must be the bridge's; the credentials must be the
 // bridge's. No refusal sends a username.
 func TestDialChoosesTheAPI(t *testing.T) {
-	sim := wiretest.StartSim(t, huesim.Options{Lights: []string{"a"}})
+	sim := huetest.StartSim(t, huesim.Options{Lights: []string{"a"}})
 	scheme := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(scheme)
 	_ = huev1alpha1.AddToScheme(scheme)
@@ -72,7 +72,7 @@ func TestDialChoosesTheAPI(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			b := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "home"}, Spec: tc.spec, Status: tc.status}
-			cred := credentials{username: wiretest.User, bridgeID: tc.credID}
+			cred := credentials{username: huetest.User, bridgeID: tc.credID}
 			if cred.bridgeID == "" {
 				cred.bridgeID = sim.BridgeID()
 			}
@@ -82,8 +82,8 @@ func TestDialChoosesTheAPI(t *testing.T) {
 				err = checkSpecBridgeID(b, cfg)
 			}
 			if tc.reason != "" {
-				reason, _ := asRetry(wire.Classify("home", err))
-				if te, ok := providers.AsTerminal(wire.Classify("home", err)); ok {
+				reason, _ := asRetry(Classify("home", err))
+				if te, ok := providers.AsTerminal(Classify("home", err)); ok {
 					reason = te.Reason
 				}
 				if reason != tc.reason {

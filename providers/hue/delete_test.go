@@ -11,8 +11,8 @@ import (
 )
 
 func TestNeverHeldABulb(t *testing.T) {
-	unauthorized := providers.RetryAfter(time.Minute, wire.ReasonUnauthorized, errors.New("refused"))
-	unreachable := providers.RetryAfter(5*time.Second, wire.ReasonBridgeUnreachable, errors.New("down"))
+	unauthorized := providers.RetryAfter(time.Minute, ReasonUnauthorized, errors.New("refused"))
+	unreachable := providers.RetryAfter(5*time.Second, ReasonBridgeUnreachable, errors.New("down"))
 	mismatch := providers.RetryAfter(time.Minute, wire.ReasonCertificateMismatch, errors.New("names another bridge"))
 	untrusted := providers.RetryAfter(time.Minute, wire.ReasonCertificateUntrusted, errors.New("unknown CA"))
 	tests := []struct {

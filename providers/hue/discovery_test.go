@@ -14,8 +14,8 @@ import (
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/internal/huetest"
 	"github.com/tether-dev/tether/providers/hue/wire"
-	"github.com/tether-dev/tether/providers/hue/wire/wiretest"
 )
 
 // The mDNS tests need multicast, which the machine's own loopback does not
@@ -78,8 +78,8 @@ func TestDiscoveryByMDNS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sim := wiretest.StartSim(t, huesim.Options{Lights: []string{"hall"}, BridgeID: "001788FFFE4D5E6F"})
-	other := wiretest.StartSim(t, huesim.Options{Lights: []string{"hall"}})
+	sim := huetest.StartSim(t, huesim.Options{Lights: []string{"hall"}, BridgeID: "001788FFFE4D5E6F"})
+	other := huetest.StartSim(t, huesim.Options{Lights: []string{"hall"}})
 	for _, s := range []*huesim.Server{other, sim} {
 		stop, err := s.AnnounceMDNS(lo)
 		if err != nil {
@@ -93,7 +93,7 @@ func TestDiscoveryByMDNS(t *testing.T) {
 	if err != nil || addr != sim.TLSAddr() {
 		t.Fatalf("found %q (%v), want %s", addr, err, sim.TLSAddr())
 	}
-	c, err := wire.NewClientV2(addr, wiretest.User, 2*time.Second, wire.Trust{CABundle: sim.CACertPEM(), BridgeID: "001788FFFE4D5E6F"})
+	c, err := wire.NewClientV2(addr, huetest.User, 2*time.Second, wire.Trust{CABundle: sim.CACertPEM(), BridgeID: "001788FFFE4D5E6F"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,9 +2,10 @@
 // (pairing and health), HueLight (a bulb's state), HueGroup (a room or
 // zone and the state or scene of its lights) and HueScene (a scene stored
 // on a bridge), and the registry that binds HueBridge objects to bridge
-// sessions. It stands on two packages: bridge (one session per physical
-// bridge, reached only through its facade) and wire (how a bridge is
-// spoken to). Neither knows this one.
+// sessions. It stands on three packages: bridge (one session per physical
+// bridge, reached only through its facade), wire (how a bridge is spoken
+// to) and model (the light: a spec in the bridge's units, fitted to what a
+// bulb can show, compared with what it shows). None knows this one.
 //
 // How a pass flows, top-down:
 //
@@ -25,11 +26,20 @@
 //     Secret read and the /config calls run outside the registry's lock,
 //     one at a time per HueBridge, and a failure is remembered for a poll
 //     interval.
-//   - Observe reads the session (the last read of the bridge, never a call
-//     of its own per pass), compares with the spec fitted to each bulb
-//     (wire.Project) and says what differs; Update hands that difference to
-//     the session's sender; Delete lets go (and switches off, or removes
-//     what Tether created). The session wakes an object by key when a read
+//   - Observe makes one session call and one model call: the session's
+//     look at the bulb (LookAt: its claim, the last read of the bridge with
+//     what the bridge accepted and refused since, its command in line;
+//     never a call to the bridge of its own per pass), then model.Fit, the
+//     spec (spec.go: desiredFrom) fitted to the bulb and compared with what
+//     it shows; it says what differs, and ends its look on the session
+//     (Settle: what it watches for drift). Update hands that difference to
+//     the session's sender (Send); Delete lets go (and switches off, or
+//     removes what Tether created). HueGroups and HueScenes go through the
+//     session's Rooms.
+//   - A bridge call's error is the protocol's (wire's); retry.go's
+//     Classify and ClassifyRooms turn it into the reconciler's typed
+//     errors (the retry policy: which reason, how soon), and metrics.go
+//     counts each call. The session wakes an object by key when a read
 //     shows its bulbs drifted or its command went out; the registry hands
 //     those keys to the controllers (LightWakes, GroupWakes, BridgeWakes).
 //

@@ -18,6 +18,7 @@ import (
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
 	"github.com/tether-dev/tether/providers/hue/bridge"
+	"github.com/tether-dev/tether/providers/hue/model"
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
@@ -46,6 +47,7 @@ type groupConn struct {
 	reader  client.Reader
 	bridge  *huev1alpha1.HueBridge
 	session *bridge.Session
+	rooms   bridge.Rooms // the session's rooms part
 	lights  bridge.Lights
 	groups  []wire.Group
 	group   *wire.Group // nil: the bridge has no such group
@@ -60,7 +62,7 @@ func (e *GroupExternal) Connect(ctx context.Context, g *huev1alpha1.HueGroup) (p
 	if err != nil {
 		if !g.DeletionTimestamp.IsZero() && isGone(err) {
 			e.forget(ctx, g, key)
-			return releasedGroup{}, nil
+			return providers.Released[*huev1alpha1.HueGroup](), nil
 		}
 		return nil, err
 	}
@@ -69,15 +71,15 @@ func (e *GroupExternal) Connect(ctx context.Context, g *huev1alpha1.HueGroup) (p
 
 func (e *GroupExternal) connect(ctx context.Context, g *huev1alpha1.HueGroup, key types.NamespacedName) (*groupConn, error) {
 	b, s, err := sessionFor(ctx, e.Reader, e.Registry, g.Spec.BridgeRef, g.Namespace, g.Status.Bridge,
-		func(s *bridge.Session) { s.ForgetGroup(key) })
+		func(s *bridge.Session) { s.Rooms().Forget(key) })
 	if err != nil {
 		return nil, err
 	}
-	lights, groups, err := s.Rooms(ctx)
+	lights, groups, err := s.Rooms().Read(ctx)
 	if err != nil {
-		return nil, wire.ClassifyRooms(b.Name, err)
+		return nil, ClassifyRooms(b.Name, err)
 	}
-	c := &groupConn{reader: e.Reader, bridge: b, session: s, lights: lights, groups: groups, key: key}
+	c := &groupConn{reader: e.Reader, bridge: b, session: s, rooms: s.Rooms(), lights: lights, groups: groups, key: key}
 	c.group, err = findGroup(groups, g)
 	return c, err
 }
@@ -114,7 +116,7 @@ func isRoomOrZone(t string) bool { return t == wire.GroupRoom || t == wire.Group
 func (e *GroupExternal) Paused(ctx context.Context, g *huev1alpha1.HueGroup) {
 	if b, err := findBridge(ctx, e.Reader, g.Spec.BridgeRef); err == nil {
 		if s, ok := e.Registry.Running(b.Name); ok {
-			s.PauseGroup(client.ObjectKeyFromObject(g))
+			s.Rooms().Settle(client.ObjectKeyFromObject(g), nil, true)
 		}
 	}
 }
@@ -122,25 +124,25 @@ func (e *GroupExternal) Paused(ctx context.Context, g *huev1alpha1.HueGroup) {
 func (e *GroupExternal) forget(ctx context.Context, g *huev1alpha1.HueGroup, key types.NamespacedName) {
 	if b, err := findBridge(ctx, e.Reader, g.Spec.BridgeRef); err == nil {
 		if s, ok := e.Registry.Running(b.Name); ok {
-			s.ForgetGroup(key)
+			s.Rooms().Forget(key)
 		}
 	}
 }
 
 // groupPlan is what the HueGroup wants of its group this pass.
 type groupPlan struct {
-	memberIDs []string                  // the lights the group should have
-	want      map[string]wire.Desired   // projected state of each light it sets
-	states    map[string]wire.StateBody // what each of those shows once sent
-	body      wire.StateBody            // the group command (a state)
-	sceneID   string                    // or the scene to recall
+	memberIDs []string                   // the lights the group should have
+	want      map[string]model.Desired   // projected state of each light it sets
+	states    map[string]model.StateBody // what each of those shows once sent
+	body      model.StateBody            // the group command (a state)
+	sceneID   string                     // or the scene to recall
 	notes     []string
 }
 
 // Observe compares the group's lights and their states with the spec.
 func (c *groupConn) Observe(ctx context.Context, g *huev1alpha1.HueGroup) (providers.Observation, error) {
 	if c.group == nil {
-		c.session.ForgetGroup(c.key)
+		c.rooms.Forget(c.key)
 		if len(g.Spec.Lights) > 0 {
 			return providers.Absent(), nil
 		}
@@ -163,17 +165,17 @@ func (c *groupConn) Observe(ctx context.Context, g *huev1alpha1.HueGroup) (provi
 		}
 		if c.group.Type == wire.GroupRoom {
 			if msg := inOtherRooms(c.groups, c.group.ID, ids, c.lights); msg != "" {
-				return c.wait(wire.ReasonLightInAnotherRoom, msg), nil
+				return c.wait(ReasonLightInAnotherRoom, msg), nil
 			}
 		}
 		memberIDs = ids
 	}
 	if msg := c.conflicts(g, memberIDs); msg != "" {
-		return providers.Waiting(providers.Conflict(c.session.Interval(), "%s", msg)), nil
+		return providers.Waiting(providers.Conflict(c.session.Settings().Interval, "%s", msg)), nil
 	}
 	plan, wait, err := c.plan(ctx, g, memberIDs)
 	if err != nil || wait != nil {
-		c.session.PauseGroup(c.key)
+		c.rooms.Settle(c.key, nil, true)
 		if wait != nil {
 			return *wait, nil
 		}
@@ -194,7 +196,7 @@ func (c *groupConn) compare(g *huev1alpha1.HueGroup, p groupPlan) providers.Obse
 	reachableAny, unconfirmed := false, false
 	var acceptedAt time.Time
 	for _, id := range c.group.LightIDs {
-		v, _ := c.session.View(id)
+		v, _ := c.rooms.View(id)
 		w.Reachable[id] = v.State.Reachable
 		if v.Unconfirmed {
 			unconfirmed = true
@@ -209,24 +211,25 @@ func (c *groupConn) compare(g *huev1alpha1.HueGroup, p groupPlan) providers.Obse
 		if !set {
 			continue
 		}
-		if ld := wire.Compare(want, v.State); ld != nil {
+		if ld := model.Compare(want, v.State); ld != nil {
 			d.members = append(d.members, fmt.Sprintf("%s (%s)", c.lights[id].Name, ld))
 			d.confirmed += v.Confirmed
 		}
 	}
-	c.session.WatchGroup(c.key, w)
 	if len(d.members) > 0 {
 		d.Changes = append(d.Changes, strings.Join(d.members, "; "))
 		d.plan = p
 	}
+	// Matched: a command in line for the group, or the error of one
+	// nobody waited for, is moot.
+	c.rooms.Settle(c.key, &w, len(d.Changes) == 0)
 	fullKey := p.fullKey()
 	if len(d.Changes) == 0 {
-		c.session.GroupMatched(c.key)
 		if len(c.group.LightIDs) > 0 && !reachableAny {
 			return c.wait(ReasonLightUnreachable, fmt.Sprintf("bridge %s cannot reach any light of %q; retried on the next poll", c.bridge.Name, c.group.Name))
 		}
 		if unconfirmed {
-			if wait, ok := awaitReadBack(c.session, acceptedAt); ok {
+			if wait, ok := awaitReadBack(c.session.Settings().Interval, acceptedAt); ok {
 				return providers.Waiting(wait)
 			}
 		}
@@ -236,7 +239,7 @@ func (c *groupConn) compare(g *huev1alpha1.HueGroup, p groupPlan) providers.Obse
 		if unconfirmed {
 			// status.members shows the last read, from before the command:
 			// the look after the next read records what it showed.
-			obs.RecheckAfter = c.session.Interval()
+			obs.NextLook = c.session.Settings().Interval
 		}
 		notes := p.notes
 		if len(unreachable) > 0 {
@@ -249,8 +252,8 @@ func (c *groupConn) compare(g *huev1alpha1.HueGroup, p groupPlan) providers.Obse
 		return obs
 	}
 	g.Status.ActiveScene = ""
-	if eta, queued := c.session.GroupPending(c.key, fullKey); queued && d.lightIDs == nil {
-		if quietInLine(c.session, eta) {
+	if eta, queued := c.rooms.Pending(c.key, fullKey); queued && d.lightIDs == nil {
+		if quietInLine(c.session.Status().Answering, eta) {
 			return providers.Waiting(providers.Wait{Quiet: true, For: eta + lookAgain})
 		}
 		return c.wait(providers.ReasonThrottled, fmt.Sprintf("queued for bridge %s (one group command a second): about %s", c.bridge.Name, eta.Round(100*time.Millisecond)))
@@ -261,12 +264,12 @@ func (c *groupConn) compare(g *huev1alpha1.HueGroup, p groupPlan) providers.Obse
 // plan is the group's wanted state: one state for all its lights, or the
 // scene's state for each of its lights, projected onto each bulb.
 func (c *groupConn) plan(ctx context.Context, g *huev1alpha1.HueGroup, memberIDs []string) (groupPlan, *providers.Observation, error) {
-	p := groupPlan{memberIDs: memberIDs, want: map[string]wire.Desired{}, states: map[string]wire.StateBody{}}
-	transition := wire.TransitionOf(g.Spec.TransitionTime)
+	p := groupPlan{memberIDs: memberIDs, want: map[string]model.Desired{}, states: map[string]model.StateBody{}}
+	transition := transitionOf(g.Spec.TransitionTime)
 	if g.Spec.Scene == "" {
-		want := wire.DesiredFrom(huev1alpha1.HueLightSpec{On: g.Spec.On, Brightness: g.Spec.Brightness, Color: g.Spec.Color,
+		want := desiredFrom(huev1alpha1.HueLightSpec{On: g.Spec.On, Brightness: g.Spec.Brightness, Color: g.Spec.Color,
 			TransitionTime: g.Spec.TransitionTime})
-		p.body = wire.FullBody(want)
+		p.body = model.FullBody(want)
 		for _, id := range memberIDs {
 			p.project(id, c.lights[id], want)
 		}
@@ -288,7 +291,7 @@ func (c *groupConn) plan(ctx context.Context, g *huev1alpha1.HueGroup, memberIDs
 		return p, &w, nil
 	}
 	p.sceneID = sc.Status.SceneID
-	p.body = wire.StateBody{TransitionTime: transition}
+	p.body = model.StateBody{TransitionTime: transition}
 	for _, l := range sc.Spec.Lights {
 		light, ok := c.lights.ByName(l.Name)
 		if !ok || !slices.Contains(memberIDs, light.ID) {
@@ -305,10 +308,10 @@ func (c *groupConn) plan(ctx context.Context, g *huev1alpha1.HueGroup, memberIDs
 }
 
 // project records what a light wants, fitted to it, and the note.
-func (p *groupPlan) project(id string, l wire.Light, want wire.Desired) {
-	pr := wire.Project(want, l)
+func (p *groupPlan) project(id string, l model.Light, want model.Desired) {
+	pr := model.Project(want, l)
 	p.want[id] = pr.Want
-	p.states[id] = wire.FullBody(pr.Want)
+	p.states[id] = model.FullBody(pr.Want)
 	for _, n := range pr.Notes {
 		p.notes = append(p.notes, fmt.Sprintf("%s: %s", l.Name, n))
 	}
@@ -333,8 +336,7 @@ func sceneReady(sc *huev1alpha1.HueScene) bool {
 // conflicts names the holders of members that are not this HueGroup's: a
 // HueLight's bulb, or one an earlier HueGroup wants.
 func (c *groupConn) conflicts(g *huev1alpha1.HueGroup, memberIDs []string) string {
-	byLight := c.session.LightHolders(memberIDs)
-	byGroup := c.session.ClaimGroup(c.key, memberIDs, g.CreationTimestamp)
+	byLight, byGroup := c.rooms.Claim(c.key, memberIDs, g.CreationTimestamp)
 	var held []string
 	for _, id := range memberIDs {
 		switch {
@@ -359,12 +361,12 @@ func (c *groupConn) Create(ctx context.Context, g *huev1alpha1.HueGroup) error {
 	}
 	if g.Spec.Type == huev1alpha1.GroupRoom {
 		if msg := inOtherRooms(c.groups, "", ids, c.lights); msg != "" {
-			return providers.RetryAfter(time.Minute, wire.ReasonLightInAnotherRoom, errors.New(msg))
+			return providers.RetryAfter(time.Minute, ReasonLightInAnotherRoom, errors.New(msg))
 		}
 	}
-	id, err := c.session.CreateRoom(ctx, wire.GroupSpec{Name: g.Spec.Name, Type: string(g.Spec.Type), LightIDs: ids})
+	id, err := c.rooms.CreateRoom(ctx, wire.GroupSpec{Name: g.Spec.Name, Type: string(g.Spec.Type), LightIDs: ids})
 	if err != nil {
-		return wire.ClassifyRooms(c.bridge.Name, err)
+		return ClassifyRooms(c.bridge.Name, err)
 	}
 	g.Status.GroupID, g.Status.Created, g.Status.Bridge = id, true, c.bridge.Name
 	return nil
@@ -377,7 +379,7 @@ func (c *groupConn) Update(ctx context.Context, g *huev1alpha1.HueGroup, diff pr
 		return nil
 	}
 	if d.lightIDs != nil {
-		return wire.ClassifyRooms(c.bridge.Name, c.session.SetGroupLights(ctx, c.group.ID, d.lightIDs))
+		return ClassifyRooms(c.bridge.Name, c.rooms.SetGroupLights(ctx, c.group.ID, d.lightIDs))
 	}
 	if err := c.send(ctx, d.plan); err != nil {
 		return err
@@ -389,15 +391,15 @@ func (c *groupConn) Update(ctx context.Context, g *huev1alpha1.HueGroup, diff pr
 // group slot comes soon.
 func (c *groupConn) send(ctx context.Context, p groupPlan) error {
 	fullKey := p.fullKey()
-	sent, err := c.session.SendGroup(ctx, bridge.GroupChange{Key: c.key, GroupID: c.group.ID, Body: p.body, SceneID: p.sceneID,
+	sent, err := c.rooms.Send(ctx, bridge.GroupChange{Key: c.key, GroupID: c.group.ID, Body: p.body, SceneID: p.sceneID,
 		Transition: p.body.TransitionTime, States: p.states, FullKey: fullKey}, sendWait)
 	if sent || err != nil {
-		return wire.ClassifyRooms(c.bridge.Name, err)
+		return ClassifyRooms(c.bridge.Name, err)
 	}
-	eta, _ := c.session.GroupPending(c.key, fullKey)
+	eta, _ := c.rooms.Pending(c.key, fullKey)
 	// A wait in line is quiet, as a HueLight's (quietInLine): the sender
 	// wakes the HueGroup once the command went.
-	return &providers.Wait{For: eta, Reason: providers.ReasonThrottled, Sent: true, Quiet: quietInLine(c.session, eta), Message: fmt.Sprintf(
+	return &providers.HandedError{For: eta, Reason: providers.ReasonThrottled, Quiet: quietInLine(c.session.Status().Answering, eta), Message: fmt.Sprintf(
 		"queued for bridge %s (one group command a second): about %s", c.bridge.Name, eta.Round(100*time.Millisecond))}
 }
 
@@ -405,11 +407,11 @@ func (c *groupConn) send(ctx context.Context, p groupPlan) error {
 func (c *groupConn) sent(p groupPlan) error {
 	var acceptedAt time.Time
 	for id := range p.states {
-		if v, ok := c.session.View(id); ok && v.Unconfirmed {
+		if v, ok := c.rooms.View(id); ok && v.Unconfirmed {
 			acceptedAt = later(acceptedAt, v.AcceptedAt)
 		}
 	}
-	return afterSend(c.session, !acceptedAt.IsZero(), acceptedAt)
+	return afterSend(c.session.Settings().Interval, !acceptedAt.IsZero(), acceptedAt)
 }
 
 func later(a, b time.Time) time.Time {
@@ -423,30 +425,30 @@ func later(a, b time.Time) time.Time {
 // Tether created; an adopted one is left on the bridge.
 func (c *groupConn) Delete(ctx context.Context, g *huev1alpha1.HueGroup) error {
 	if c.group == nil {
-		c.session.ForgetGroup(c.key)
+		c.rooms.Forget(c.key)
 		return nil
 	}
 	held := c.conflicts(g, c.group.LightIDs) != ""
 	if g.Spec.OnDelete != huev1alpha1.DeletionKeep && !held && c.anyOn() {
-		c.session.PauseGroup(c.key)
-		off := wire.StateBody{On: ptr.To(false), TransitionTime: wire.TransitionOf(g.Spec.TransitionTime)}
-		states := map[string]wire.StateBody{}
+		c.rooms.Settle(c.key, nil, true)
+		off := model.StateBody{On: ptr.To(false), TransitionTime: transitionOf(g.Spec.TransitionTime)}
+		states := map[string]model.StateBody{}
 		for _, id := range c.group.LightIDs {
 			states[id] = off
 		}
 		if err := c.send(ctx, groupPlan{body: off, states: states}); err != nil {
-			if p, ok := providers.AsWait(err); ok {
-				return providers.Waitf(p.For, p.Reason, "switching off: %s", p.Message)
+			if h, ok := providers.AsHanded(err); ok {
+				return providers.Pendingf(h.For, h.Reason, "switching off: %s", h.Message)
 			}
 			return err
 		}
 	}
 	if created(g) {
-		if err := c.session.DeleteGroup(ctx, c.group.ID); err != nil {
-			return wire.ClassifyRooms(c.bridge.Name, err)
+		if err := c.rooms.DeleteGroup(ctx, c.group.ID); err != nil {
+			return ClassifyRooms(c.bridge.Name, err)
 		}
 	}
-	c.session.ForgetGroup(c.key)
+	c.rooms.Forget(c.key)
 	return nil
 }
 
@@ -459,7 +461,7 @@ func created(g *huev1alpha1.HueGroup) bool {
 
 func (c *groupConn) anyOn() bool {
 	for _, id := range c.group.LightIDs {
-		if v, ok := c.session.View(id); ok && v.State.On {
+		if v, ok := c.rooms.View(id); ok && v.State.On {
 			return true
 		}
 	}
@@ -467,7 +469,7 @@ func (c *groupConn) anyOn() bool {
 }
 
 func (c *groupConn) wait(reason, message string) providers.Observation {
-	return providers.Waiting(providers.Wait{Reason: reason, Message: message, For: c.session.Interval()})
+	return providers.Waiting(providers.Wait{Reason: reason, Message: message, For: c.session.Settings().Interval})
 }
 
 // recordStatus writes the group and its members into the status.
@@ -496,7 +498,7 @@ func (c *groupConn) lightIDsOf(names []string) ([]string, error) {
 		ids = append(ids, l.ID)
 	}
 	if len(missing) > 0 {
-		return nil, providers.RetryAfter(30*time.Second, ReasonLightNotFound, fmt.Errorf(
+		return nil, providers.RetryAfter(notFoundDelay, ReasonLightNotFound, fmt.Errorf(
 			"bridge %s has no light named %s; it has: %s", c.bridge.Name, strings.Join(missing, ", "), strings.Join(c.lights.Names(), ", ")))
 	}
 	return ids, nil
@@ -561,15 +563,3 @@ func (d *GroupDiff) String() string { return strings.Join(d.Changes, ", ") }
 
 // StallKey counts the members' writes reads did show, as LightDiff's does.
 func (d *GroupDiff) StallKey() string { return fmt.Sprintf("%s #%d", d.String(), d.confirmed) }
-
-// releasedGroup is a HueGroup being deleted with nothing left to do.
-type releasedGroup struct{}
-
-func (releasedGroup) Observe(context.Context, *huev1alpha1.HueGroup) (providers.Observation, error) {
-	return providers.Matches(), nil
-}
-func (releasedGroup) Create(context.Context, *huev1alpha1.HueGroup) error { return nil }
-func (releasedGroup) Update(context.Context, *huev1alpha1.HueGroup, providers.Difference) error {
-	return nil
-}
-func (releasedGroup) Delete(context.Context, *huev1alpha1.HueGroup) error { return nil }

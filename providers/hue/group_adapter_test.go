@@ -12,9 +12,10 @@ import (
 	"k8s.io/utils/ptr"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/internal/huetest/fakebridge"
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/model"
 	"github.com/tether-dev/tether/providers/hue/wire"
-	"github.com/tether-dev/tether/providers/hue/wire/wiretest"
 )
 
 // fakeRoomsBridge is fakeBridge with rooms: its groups and the group
@@ -22,14 +23,14 @@ import (
 // changes no bulb until the test says the bulbs show it (set): reads are
 // what the test lets them be.
 type fakeRoomsBridge struct {
-	*wiretest.FakeBridge
+	*fakebridge.FakeBridge
 	mu          sync.Mutex
 	groups      []wire.Group
-	groupPuts   []wiretest.Put
+	groupPuts   []fakebridge.Put
 	errNotFaked error
 }
 
-func newFakeRoomsBridge(f *wiretest.FakeBridge, groups ...wire.Group) *fakeRoomsBridge {
+func newFakeRoomsBridge(f *fakebridge.FakeBridge, groups ...wire.Group) *fakeRoomsBridge {
 	return &fakeRoomsBridge{FakeBridge: f, groups: groups, errNotFaked: errors.New("not in the fake rooms bridge")}
 }
 
@@ -39,17 +40,17 @@ func (f *fakeRoomsBridge) ListGroups(context.Context) ([]wire.Group, error) {
 	return slices.Clone(f.groups), f.Err()
 }
 
-func (f *fakeRoomsBridge) SetGroupState(_ context.Context, id string, body wire.StateBody) (wire.Result, error) {
+func (f *fakeRoomsBridge) SetGroupState(_ context.Context, id string, body model.StateBody) (wire.Result, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.Err(); err != nil {
 		return wire.Result{}, err
 	}
-	f.groupPuts = append(f.groupPuts, wiretest.Put{ID: id, Body: body})
+	f.groupPuts = append(f.groupPuts, fakebridge.Put{ID: id, Body: body})
 	return wire.Result{Accepted: body}, nil
 }
 
-func (f *fakeRoomsBridge) groupCommands() []wiretest.Put {
+func (f *fakeRoomsBridge) groupCommands() []fakebridge.Put {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.groupPuts)
@@ -85,7 +86,7 @@ func (f *fakeRoomsBridge) RecallScene(context.Context, string, string, *int) err
 // after it is a confirmed match with the members as read.
 func TestAGroupMatchNotYetReadBackWaitsQuietlyForTheRead(t *testing.T) {
 	ctx := context.Background()
-	f := newFakeRoomsBridge(wiretest.NewFakeBridge("sofa", "desk", "shelf"),
+	f := newFakeRoomsBridge(fakebridge.NewFakeBridge("sofa", "desk", "shelf"),
 		wire.Group{ID: "4", Name: "Living room", Type: wire.GroupRoom, LightIDs: []string{"1", "2", "3"}})
 	reader, reg := newTestRegistry(t, func(string) wire.Client { return f }) // polls once an hour: no read comes by itself
 	e := &GroupExternal{Reader: reader, Registry: reg}
@@ -121,11 +122,11 @@ func TestAGroupMatchNotYetReadBackWaitsQuietlyForTheRead(t *testing.T) {
 	}
 
 	for _, id := range []string{"1", "2", "3"} { // the bulbs show the command
-		f.Set(id, func(st *wire.LightState) { st.On, st.Bri = true, ptr.To(254) })
+		f.Set(id, func(st *model.LightState) { st.On, st.Bri = true, ptr.To(254) })
 	}
 	readNow(ctx, t, reg, "home")
 	obs, err = observe(ctx, e, g)
-	if err != nil || obs.Outcome != providers.OutcomeUpToDate || obs.Unconfirmed || obs.RecheckAfter != 0 {
+	if err != nil || obs.Outcome != providers.OutcomeUpToDate || obs.Unconfirmed || obs.NextLook != 0 {
 		t.Fatalf("after a read: %+v, %v; want a confirmed match at the resync interval", obs, err)
 	}
 	if on := membersOn(); !slices.Equal(on, []bool{true, true, true}) {

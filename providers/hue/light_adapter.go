@@ -14,6 +14,7 @@ import (
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
 	"github.com/tether-dev/tether/providers/hue/bridge"
+	"github.com/tether-dev/tether/providers/hue/model"
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
@@ -37,7 +38,7 @@ type lightConn struct {
 	reader  client.Reader
 	bridge  *huev1alpha1.HueBridge
 	session *bridge.Session
-	light   wire.Light
+	light   model.Light
 	key     types.NamespacedName
 	// generation is the HueLight's, for the sender's gathering.
 	generation int64
@@ -52,13 +53,13 @@ func (e *LightExternal) Connect(ctx context.Context, l *huev1alpha1.HueLight) (p
 	deleting := !l.DeletionTimestamp.IsZero()
 	if deleting && l.Spec.OnDelete == huev1alpha1.DeletionKeep {
 		e.forget(ctx, l, key)
-		return released{}, nil
+		return providers.Released[*huev1alpha1.HueLight](), nil
 	}
 	c, err := e.connect(ctx, l, key)
 	if err != nil {
 		if deleting && (isGone(err) || neverHeldABulb(l, err)) {
 			e.forget(ctx, l, key)
-			return released{}, nil
+			return providers.Released[*huev1alpha1.HueLight](), nil
 		}
 		return nil, err
 	}
@@ -75,14 +76,14 @@ func (e *LightExternal) connect(ctx context.Context, l *huev1alpha1.HueLight, ke
 	}
 	lights, err := s.Lights(ctx)
 	if err != nil {
-		return nil, wire.Classify(b.Name, err)
+		return nil, Classify(b.Name, err)
 	}
 	light, err := findLight(lights, l, b.Name)
 	if err != nil {
 		// No bulb by that name (any more): let go of the one it held, and
 		// watch for one of the name to appear.
 		s.Release(key)
-		s.Watch(key, bridge.Want{Name: l.Spec.Name})
+		s.Settle(key, bridge.Settling{Want: &bridge.Want{Name: l.Spec.Name}})
 		return nil, err
 	}
 	return &lightConn{reader: e.Reader, bridge: b, session: s, light: light, key: key, generation: l.Generation}, nil
@@ -93,7 +94,7 @@ func (e *LightExternal) connect(ctx context.Context, l *huev1alpha1.HueLight, ke
 func (e *LightExternal) Paused(ctx context.Context, l *huev1alpha1.HueLight) {
 	if b, err := e.bridge(ctx, l); err == nil {
 		if s, ok := e.Registry.Running(b.Name); ok {
-			s.Pause(client.ObjectKeyFromObject(l), l.Generation)
+			s.Settle(client.ObjectKeyFromObject(l), bridge.Settling{Unwatch: true, Generation: l.Generation, End: bridge.PassMatched})
 		}
 	}
 }
@@ -115,62 +116,61 @@ func (e *LightExternal) forgetOn(name string, key types.NamespacedName) {
 // can show and without what the bridge refused. A bulb held by an earlier
 // HueLight, an unreachable one, one whose command is already in line, or
 // one whose only difference the bridge refused is a wait: nothing is sent.
-// Unless Update follows (with the difference found here), the pass ends
-// here for the session: the line no longer waits for this HueLight
-// (Settled), and once the bulb matches nothing in line for it is needed
-// (Matched).
+// Its look ends on the session (Settle): what it watches for drift and,
+// unless Update follows with the difference found here, that the line no
+// longer waits for it (PassSendsNothing), or that nothing in line for it
+// is needed once the bulb matches (PassMatched).
 func (c *lightConn) Observe(ctx context.Context, l *huev1alpha1.HueLight) (providers.Observation, error) {
-	obs, matched, err := c.observe(ctx, l)
+	obs, st, err := c.observe(ctx, l)
+	st.Generation = l.Generation
 	switch {
-	case matched:
-		c.session.Matched(c.key, l.Generation)
+	case st.End == bridge.PassMatched:
 	case err != nil || obs.Outcome == providers.OutcomeWait || obs.Outcome == providers.OutcomeUpToDate:
-		c.session.Settled(c.key, l.Generation)
+		st.End = bridge.PassSendsNothing
 	}
+	c.session.Settle(c.key, st)
 	return obs, err
 }
 
-// observe is Observe; matched reports that the bulb shows all of the spec
-// the bridge took.
-func (c *lightConn) observe(ctx context.Context, l *huev1alpha1.HueLight) (obs providers.Observation, matched bool, err error) {
+// observe is Observe; st is how its look ends on the session (PassMatched
+// when the bulb shows all of the spec the bridge took).
+func (c *lightConn) observe(ctx context.Context, l *huev1alpha1.HueLight) (obs providers.Observation, st bridge.Settling, err error) {
 	recordObserved(l, c)
-	s := c.session
-	if holder, err := c.holder(ctx, l); err != nil {
-		return providers.Observation{}, false, err
-	} else if holder != c.key {
+	look, err := c.look(ctx, l)
+	if err != nil {
+		return providers.Observation{}, st, err
+	} else if look.Holder != c.key {
 		// Not watched: the holder's changes are not this one's drift. The
 		// holder's deletion wakes it (Session.Release).
-		s.Unwatch(c.key)
-		return providers.Waiting(providers.Conflict(s.Interval(),
+		st.Unwatch = true
+		return providers.Waiting(providers.Conflict(look.Interval,
 			"light %q on bridge %s is already managed by HueLight %s; this one sends nothing while that one exists",
-			c.light.Name, c.bridge.Name, holder)), false, nil
+			c.light.Name, c.bridge.Name, look.Holder)), st, nil
 	}
-	v := c.view()
-	p := wire.Project(wire.DesiredFrom(l.Spec), v.Light)
-	want, refused := v.WithoutRefused(p.Want)
-	s.Watch(c.key, bridge.Want{Name: l.Spec.Name, LightID: c.light.ID, Desired: p.Want, Reachable: v.State.Reachable})
+	v := look.View
+	fit := model.Fit(desiredFrom(l.Spec), v.Known)
+	st.Want = &bridge.Want{Name: l.Spec.Name, LightID: c.light.ID, Desired: fit.Want, Reachable: v.State.Reachable}
 	if !v.State.Reachable {
-		return c.wait(ReasonLightUnreachable, fmt.Sprintf(
+		return c.wait(look, ReasonLightUnreachable, fmt.Sprintf(
 			"bridge %s cannot reach light %q (switched off at the wall or out of range); retried on the next poll",
-			c.bridge.Name, c.light.Name), 0), false, nil
+			c.bridge.Name, c.light.Name), 0), st, nil
 	}
-	full := wire.FullBody(want)
-	if eta, waited, queued := s.Pending(c.key, full); queued {
-		if quietInLine(s, waited) {
-			return providers.Waiting(providers.Wait{Quiet: true, For: quietQueue - waited}), false, nil
+	if q := look.Queued; q.For(fit.Full) {
+		if quietInLine(look.Answering, q.Waited) {
+			return providers.Waiting(providers.Wait{Quiet: true, For: quietQueue - q.Waited}), st, nil
 		}
-		return c.wait(providers.ReasonThrottled, queuedNote(c.bridge.Name, eta), eta), false, nil
+		return c.wait(look, providers.ReasonThrottled, queuedNote(c.bridge.Name, q.ETA), q.ETA), st, nil
 	}
-	if d := wire.Compare(want, v.State); d != nil {
-		return providers.Differs(&LightDiff{Diff: *d, full: full, confirmed: v.Confirmed}), false, nil
+	if d := fit.Diff; d != nil {
+		return providers.Differs(&LightDiff{Diff: *d, full: fit.Full, confirmed: v.Confirmed}), st, nil
 	}
-	notes := append(p.Notes, v.AssumedNotes(want)...)
-	if len(refused) > 0 {
-		return c.wait(ReasonAttributeRefused, strings.Join(append(refused, notes...), "; "), 0), true, nil
+	st.End = bridge.PassMatched
+	if len(fit.Refused) > 0 {
+		return c.wait(look, ReasonAttributeRefused, strings.Join(append(fit.Refused, fit.Notes...), "; "), 0), st, nil
 	}
 	if v.Unconfirmed {
-		if w, ok := awaitReadBack(s, v.AcceptedAt); ok {
-			return providers.Waiting(w), true, nil
+		if w, ok := awaitReadBack(look.Interval, v.AcceptedAt); ok {
+			return providers.Waiting(w), st, nil
 		}
 	}
 	obs = providers.Matches()
@@ -178,28 +178,19 @@ func (c *lightConn) observe(ctx context.Context, l *huev1alpha1.HueLight) (obs p
 	if v.Unconfirmed {
 		// The session reads the bridge once per interval: the look after
 		// that read records what it showed in status.observed.
-		obs.RecheckAfter = s.Interval()
+		obs.NextLook = look.Interval
 	}
-	if len(notes) > 0 {
-		obs.Reason, obs.Message = ReasonLimited, strings.Join(notes, "; ")
+	if len(fit.Notes) > 0 {
+		obs.Reason, obs.Message = ReasonLimited, strings.Join(fit.Notes, "; ")
 	}
-	return obs, true, nil
-}
-
-// view is the bulb as the session knows it now: the last read with what
-// the bridge accepted since.
-func (c *lightConn) view() bridge.LightView {
-	if v, ok := c.session.View(c.light.ID); ok {
-		return v
-	}
-	return bridge.LightView{Light: c.light}
+	return obs, st, nil
 }
 
 // wait is an observation that sends nothing, looked at again after
 // recheck (by default the bridge's poll interval).
-func (c *lightConn) wait(reason, message string, recheck time.Duration) providers.Observation {
+func (c *lightConn) wait(look bridge.LightLook, reason, message string, recheck time.Duration) providers.Observation {
 	if recheck <= 0 {
-		recheck = c.session.Interval()
+		recheck = look.Interval
 	}
 	return providers.Waiting(providers.Wait{Reason: reason, Message: message, For: recheck})
 }
@@ -214,23 +205,20 @@ func (c *lightConn) Update(ctx context.Context, _ *huev1alpha1.HueLight, diff pr
 	if !ok || d == nil {
 		return nil
 	}
-	if sent, err := c.send(ctx, d.Body, d.full); err != nil {
+	sent, after, err := c.send(ctx, d.Body, d.full)
+	if err != nil {
 		return err
-	} else if sent {
-		return c.sent()
 	}
-	eta, waited, _ := c.session.Pending(c.key, d.full)
-	if quietInLine(c.session, waited) {
-		return &providers.Wait{For: quietQueue - waited, Reason: providers.ReasonThrottled, Sent: true, Quiet: true,
+	if sent {
+		// An Update whose command the bridge answered (afterSend).
+		return afterSend(after.Interval, after.View.Unconfirmed, after.View.AcceptedAt)
+	}
+	q := after.Queued
+	if quietInLine(after.Answering, q.Waited) {
+		return &providers.HandedError{For: quietQueue - q.Waited, Reason: providers.ReasonThrottled, Quiet: true,
 			Message: "queued for bridge " + c.bridge.Name}
 	}
-	return &providers.Wait{For: eta, Reason: providers.ReasonThrottled, Sent: true, Message: queuedNote(c.bridge.Name, eta)}
-}
-
-// sent ends an Update whose command the bridge answered (afterSend).
-func (c *lightConn) sent() error {
-	v := c.view()
-	return afterSend(c.session, v.Unconfirmed, v.AcceptedAt)
+	return &providers.HandedError{For: q.ETA, Reason: providers.ReasonThrottled, Message: queuedNote(c.bridge.Name, q.ETA)}
 }
 
 // queuedNote says why a HueLight's command waits in the sender's line, and
@@ -251,61 +239,50 @@ func queuedNote(bridgeName string, eta time.Duration) string {
 // answering shows at once.
 const quietQueue = 30 * bridge.GroupSlot
 
-// quietInLine reports whether a command in line is still said nothing of:
-// d is how long it has waited (a HueLight's, whose line moves by the
-// light budget) or is due to wait (a HueGroup's, one group slot each).
-func quietInLine(s *bridge.Session, d time.Duration) bool {
-	return d < quietQueue && s.Answering()
+// quietInLine reports whether a command in line is still said nothing of,
+// while the bridge answers: d is how long it has waited (a HueLight's,
+// whose line moves by the light budget) or is due to wait (a HueGroup's,
+// one group slot each).
+func quietInLine(answering bool, d time.Duration) bool {
+	return d < quietQueue && answering
 }
 
 // send hands body over to the bridge's sender. It reports whether the
-// command went out (then err is the bridge's answer); one still in line is
-// sent later, and its HueLight woken then. An error from a command the
-// HueLight did not wait for is returned here, at its next pass.
-func (c *lightConn) send(ctx context.Context, body, full wire.StateBody) (bool, error) {
-	sent, err := c.session.Send(ctx, bridge.Change{Key: c.key, LightID: c.light.ID, Body: body, Full: full, Generation: c.generation}, sendWait)
-	return sent, wire.Classify(c.bridge.Name, err)
+// command went out (then err is the bridge's answer) and the bulb and the
+// line after; one still in line is sent later, and its HueLight woken then.
+// An error from a command the HueLight did not wait for is returned here,
+// at its next pass.
+func (c *lightConn) send(ctx context.Context, body, full model.StateBody) (bool, bridge.LightLook, error) {
+	sent, after, err := c.session.Send(ctx, bridge.Change{Key: c.key, LightID: c.light.ID, Body: body, Full: full, Generation: c.generation}, sendWait)
+	return sent, after, Classify(c.bridge.Name, err)
 }
 
 // Delete turns the bulb off (onDelete TurnOff). A HueLight that never held
 // the bulb lets go without a call.
 func (c *lightConn) Delete(ctx context.Context, l *huev1alpha1.HueLight) error {
 	s := c.session
-	if holder := s.Claim(c.key, c.light.ID, l.CreationTimestamp); holder != c.key {
+	look := s.LookAt(c.key, c.light, l.CreationTimestamp)
+	if look.Holder != c.key {
 		s.Release(c.key)
 		return nil
 	}
-	if c.view().State.On {
+	if look.View.State.On {
 		// Not wanting the spec's state any more: group 0 must not switch
 		// the bulb back on between "off" and the finalizer's removal.
-		s.Unwatch(c.key)
-		off := wire.StateBody{On: ptr.To(false), TransitionTime: wire.DesiredFrom(l.Spec).Transition}
-		sent, err := c.send(ctx, off, off)
+		s.Settle(c.key, bridge.Settling{Unwatch: true, Generation: l.Generation})
+		off := model.StateBody{On: ptr.To(false), TransitionTime: desiredFrom(l.Spec).Transition}
+		sent, after, err := c.send(ctx, off, off)
 		if err != nil {
 			return err
 		}
 		if !sent {
-			eta, _, _ := s.Pending(c.key, off)
-			return providers.Waitf(eta, providers.ReasonThrottled,
+			return providers.Pendingf(after.Queued.ETA, providers.ReasonThrottled,
 				"switching off: queued for bridge %s, whose command budget is shared by all namespaces in turn", c.bridge.Name)
 		}
 	}
 	s.Release(c.key)
 	return nil
 }
-
-// released is a HueLight being deleted with nothing left to switch off; its
-// watch and claim were dropped when it connected.
-type released struct{}
-
-func (released) Observe(context.Context, *huev1alpha1.HueLight) (providers.Observation, error) {
-	return providers.Matches(), nil
-}
-func (released) Create(context.Context, *huev1alpha1.HueLight) error { return nil }
-func (released) Update(context.Context, *huev1alpha1.HueLight, providers.Difference) error {
-	return nil
-}
-func (released) Delete(context.Context, *huev1alpha1.HueLight) error { return nil }
 
 // bridge is spec.bridgeRef, or the only HueBridge when it is left out.
 func (e *LightExternal) bridge(ctx context.Context, l *huev1alpha1.HueLight) (*huev1alpha1.HueBridge, error) {
@@ -325,7 +302,7 @@ func neverHeldABulb(l *huev1alpha1.HueLight, err error) bool {
 		return false
 	}
 	switch ra.Reason {
-	case wire.ReasonUnauthorized, wire.ReasonCertificateMismatch, wire.ReasonCertificateUntrusted, ReasonBridgeIdentityConflict,
+	case ReasonUnauthorized, wire.ReasonCertificateMismatch, wire.ReasonCertificateUntrusted, ReasonBridgeIdentityConflict,
 		ReasonDowngradeRefused, ReasonCredentialsBridgeIDMissing, ReasonCredentialsForAnotherBridge, ReasonCredentialsSecretInUse:
 		return true
 	}
@@ -333,12 +310,12 @@ func neverHeldABulb(l *huev1alpha1.HueLight, err error) bool {
 }
 
 // findLight resolves spec.id, or spec.name (exact) via the cached id.
-func findLight(lights bridge.Lights, l *huev1alpha1.HueLight, bridgeName string) (wire.Light, error) {
+func findLight(lights bridge.Lights, l *huev1alpha1.HueLight, bridgeName string) (model.Light, error) {
 	if id := l.Spec.ID; id != "" {
 		if light, ok := lights[id]; ok {
 			return light, nil
 		}
-		return wire.Light{}, providers.RetryAfter(30*time.Second, ReasonLightNotFound,
+		return model.Light{}, providers.RetryAfter(notFoundDelay, ReasonLightNotFound,
 			fmt.Errorf("bridge %s has no light with id %s", bridgeName, id))
 	}
 	if light, ok := lights[l.Status.LightID]; ok && light.Name == l.Spec.Name {
@@ -347,26 +324,27 @@ func findLight(lights bridge.Lights, l *huev1alpha1.HueLight, bridgeName string)
 	if light, ok := lights.ByName(l.Spec.Name); ok {
 		return light, nil
 	}
-	return wire.Light{}, providers.RetryAfter(30*time.Second, ReasonLightNotFound, fmt.Errorf(
+	return model.Light{}, providers.RetryAfter(notFoundDelay, ReasonLightNotFound, fmt.Errorf(
 		"bridge %s has no light named %q; it has: %s", bridgeName, l.Spec.Name, strings.Join(lights.Names(), ", ")))
 }
 
-// holder returns the HueLight that holds the bulb. A holder that no longer
-// exists (deleted while paused, so Delete never ran) is dropped.
-func (c *lightConn) holder(ctx context.Context, l *huev1alpha1.HueLight) (types.NamespacedName, error) {
+// look is the HueLight's look at its bulb on the session (LookAt). A
+// holder that no longer exists (deleted while paused, so Delete never ran)
+// is dropped, and the bulb looked at again.
+func (c *lightConn) look(ctx context.Context, l *huev1alpha1.HueLight) (bridge.LightLook, error) {
 	for {
-		h := c.session.Claim(c.key, c.light.ID, l.CreationTimestamp)
-		if h == c.key {
-			return h, nil
+		look := c.session.LookAt(c.key, c.light, l.CreationTimestamp)
+		if look.Holder == c.key {
+			return look, nil
 		}
-		err := c.reader.Get(ctx, h, &huev1alpha1.HueLight{})
+		err := c.reader.Get(ctx, look.Holder, &huev1alpha1.HueLight{})
 		if err == nil {
-			return h, nil
+			return look, nil
 		}
 		if !apierrors.IsNotFound(err) {
-			return h, err
+			return look, err
 		}
-		c.session.Release(h)
+		c.session.Release(look.Holder)
 	}
 }
 
@@ -380,7 +358,7 @@ func recordObserved(l *huev1alpha1.HueLight, c *lightConn) {
 	if st.Bri != nil {
 		l.Status.Observed.Brightness = int32(*st.Bri)
 	}
-	l.Status.Capabilities = wire.CapabilitiesStatus(c.light)
+	l.Status.Capabilities = capabilitiesStatus(c.light)
 }
 
 // LightDiff is what differs between a HueLight's spec and its bulb: what
@@ -388,8 +366,8 @@ func recordObserved(l *huev1alpha1.HueLight, c *lightConn) {
 // or a temporary scene would send for it), and how many of the bulb's
 // earlier writes a read showed.
 type LightDiff struct {
-	wire.Diff
-	full wire.StateBody
+	model.Diff
+	full model.StateBody
 	// confirmed: the same difference after one more write did show is new
 	// drift, not a write that does not stick.
 	confirmed uint64

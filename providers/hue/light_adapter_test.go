@@ -17,21 +17,22 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/internal/huetest/fakebridge"
 	"github.com/tether-dev/tether/providers"
 	"github.com/tether-dev/tether/providers/hue/bridge"
+	"github.com/tether-dev/tether/providers/hue/model"
 	"github.com/tether-dev/tether/providers/hue/wire"
-	"github.com/tether-dev/tether/providers/hue/wire/wiretest"
 )
 
 // newTestLights returns the adapter over a fake cluster holding objs, one
 // paired HueBridge "home", and the fake bridge f.
-func newTestLights(t *testing.T, f *wiretest.FakeBridge, objs ...client.Object) *LightExternal {
+func newTestLights(t *testing.T, f *fakebridge.FakeBridge, objs ...client.Object) *LightExternal {
 	t.Helper()
-	return newTestLightsAt(t, map[string]*wiretest.FakeBridge{"bridge": f}, objs...)
+	return newTestLightsAt(t, map[string]*fakebridge.FakeBridge{"bridge": f}, objs...)
 }
 
 // newTestLightsAt is newTestLights with a fake bridge per address.
-func newTestLightsAt(t *testing.T, bridges map[string]*wiretest.FakeBridge, objs ...client.Object) *LightExternal {
+func newTestLightsAt(t *testing.T, bridges map[string]*fakebridge.FakeBridge, objs ...client.Object) *LightExternal {
 	t.Helper()
 	c, reg := newTestRegistry(t, func(address string) wire.Client { return bridges[address] }, objs...)
 	return &LightExternal{Reader: c, Registry: reg}
@@ -73,7 +74,7 @@ func hueLight(ns, name, bulb string, created time.Time) *huev1alpha1.HueLight {
 }
 
 func TestObserveTheTalkManifest(t *testing.T) {
-	f := wiretest.NewFakeBridge("hallway")
+	f := fakebridge.NewFakeBridge("hallway")
 	e := newTestLights(t, f)
 	l := hueLight("entrance", "hallway-light", "hallway", time.Now())
 	obs, err := observe(context.Background(), e, l)
@@ -99,7 +100,7 @@ func TestObserveTheTalkManifest(t *testing.T) {
 }
 
 func TestLaterClaimGetsConflictAndSendsNothing(t *testing.T) {
-	f := wiretest.NewFakeBridge("desk")
+	f := fakebridge.NewFakeBridge("desk")
 	early := hueLight("b-room", "desk", "desk", time.Unix(100, 0))
 	late := hueLight("a-room", "desk", "desk", time.Unix(200, 0))
 	e := newTestLights(t, f, early.DeepCopy(), late.DeepCopy())
@@ -134,8 +135,8 @@ func TestDelete(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := wiretest.NewFakeBridge("hallway")
-			f.Set("1", func(s *wire.LightState) { s.On = tc.on })
+			f := fakebridge.NewFakeBridge("hallway")
+			f.Set("1", func(s *model.LightState) { s.On = tc.on })
 			l := hueLight("entrance", "hallway-light", "hallway", time.Now())
 			l.Spec.OnDelete = tc.policy
 			e := newTestLights(t, f, l.DeepCopy())
@@ -177,7 +178,7 @@ func TestObserveRefusals(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newTestLights(t, wiretest.NewFakeBridge("hallway", "kitchen"), tc.extra...)
+			e := newTestLights(t, fakebridge.NewFakeBridge("hallway", "kitchen"), tc.extra...)
 			_, err := observe(context.Background(), e, tc.light())
 			reason := ""
 			if ra, ok := providers.AsRetryAfter(err); ok {
@@ -243,7 +244,7 @@ func TestFindLight(t *testing.T) {
 // changes lets go of its bulb on the old bridge, so another HueLight may
 // take it (and group 0 there no longer counts it).
 func TestMovingToAnotherBridgeReleasesTheBulb(t *testing.T) {
-	f, elsewhere := wiretest.NewFakeBridge("desk"), wiretest.NewFakeBridge("desk")
+	f, elsewhere := fakebridge.NewFakeBridge("desk"), fakebridge.NewFakeBridge("desk")
 	elsewhere.SetID("ELSEWHERE")
 	office := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "office", UID: "u2", Generation: 1},
 		Spec: huev1alpha1.HueBridgeSpec{Address: "bridge2", CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: "s", Name: "hue-office"}}}
@@ -253,7 +254,7 @@ func TestMovingToAnotherBridgeReleasesTheBulb(t *testing.T) {
 	late := hueLight("a-room", "desk", "desk", time.Unix(200, 0))
 	early.Spec.BridgeRef = &huev1alpha1.BridgeReference{Name: "home"}
 	late.Spec.BridgeRef = &huev1alpha1.BridgeReference{Name: "home"}
-	e := newTestLightsAt(t, map[string]*wiretest.FakeBridge{"bridge": f, "bridge2": elsewhere}, office, officeCredentials, early.DeepCopy(), late.DeepCopy())
+	e := newTestLightsAt(t, map[string]*fakebridge.FakeBridge{"bridge": f, "bridge2": elsewhere}, office, officeCredentials, early.DeepCopy(), late.DeepCopy())
 	ctx := context.Background()
 	for _, l := range []*huev1alpha1.HueLight{early, late} {
 		if _, err := observe(ctx, e, l); err != nil {
@@ -316,8 +317,8 @@ func updateAndWait[O client.Object](ctx context.Context, c providers.Connector[O
 // awaitsReadBack: err is the quiet wait of a write the bridge accepted, for
 // the read that shows it.
 func awaitsReadBack(err error) bool {
-	w, ok := providers.AsWait(err)
-	return ok && w.Sent && w.Quiet && w.Reason == "" && w.For > 0
+	h, ok := providers.AsHanded(err)
+	return ok && h.Quiet && h.Reason == "" && h.For > 0
 }
 
 func remove[O client.Object](ctx context.Context, c providers.Connector[O], obj O) error {
@@ -339,7 +340,7 @@ func remove[O client.Object](ctx context.Context, c providers.Connector[O], obj 
 // change costs one status write (issue 28 item 1).
 func TestAMatchNotYetReadBackWaitsQuietlyForTheRead(t *testing.T) {
 	ctx := context.Background()
-	f := wiretest.NewFakeBridge("hallway")
+	f := fakebridge.NewFakeBridge("hallway")
 	e := newTestLights(t, f) // polls once an hour: no read comes by itself
 	l := hueLight("entrance", "hallway-light", "hallway", time.Now())
 	obs, err := observe(ctx, e, l)
@@ -358,10 +359,10 @@ func TestAMatchNotYetReadBackWaitsQuietlyForTheRead(t *testing.T) {
 		t.Fatalf("status.observed %+v before a read, want the last read (off, 127)", *l.Status.Observed)
 	}
 
-	f.Set("1", func(st *wire.LightState) { st.On, st.Bri = true, ptr.To(254) }) // the bulb shows the command
+	f.Set("1", func(st *model.LightState) { st.On, st.Bri = true, ptr.To(254) }) // the bulb shows the command
 	readNow(ctx, t, e.Registry, "home")
 	obs, err = observe(ctx, e, l)
-	if err != nil || obs.Outcome != providers.OutcomeUpToDate || obs.Unconfirmed || obs.RecheckAfter != 0 {
+	if err != nil || obs.Outcome != providers.OutcomeUpToDate || obs.Unconfirmed || obs.NextLook != 0 {
 		t.Fatalf("after a read: %+v, %v; want a confirmed match at the resync interval", obs, err)
 	}
 	if !l.Status.Observed.On || l.Status.Observed.Brightness != 254 {
@@ -376,7 +377,7 @@ func TestAMatchNotYetReadBackWaitsQuietlyForTheRead(t *testing.T) {
 // that does not answer, a long queue) still shows in the status.
 func TestACommandInLineShowsOnlyOnceItLasts(t *testing.T) {
 	ctx := context.Background()
-	f := wiretest.NewFakeBridge("hallway", "porch") // two bulbs: group 0 is not an option
+	f := fakebridge.NewFakeBridge("hallway", "porch") // two bulbs: group 0 is not an option
 	// One light slot an hour: once the porch's command took the slot the
 	// bridge has, the line does not move.
 	c, reg := newTestRegistryWith(t, Settings{CommandsPerSecond: 1.0 / 3600}, func(string) wire.Client { return f })
@@ -397,8 +398,8 @@ func TestACommandInLineShowsOnlyOnceItLasts(t *testing.T) {
 	}
 	diff := obs.Diff
 	err = update(ctx, e, l, diff)
-	p, ok := providers.AsWait(err)
-	if !ok || !p.Sent || !p.Quiet || p.For <= 0 || p.For > quietQueue {
+	p, ok := providers.AsHanded(err)
+	if !ok || !p.Quiet || p.For <= 0 || p.For > quietQueue {
 		t.Fatalf("update with the line held: %v (%+v); want queued briefly, looked at again within %s", err, p, quietQueue)
 	}
 	obs, err = observe(ctx, e, l)
@@ -414,7 +415,7 @@ func TestACommandInLineShowsOnlyOnceItLasts(t *testing.T) {
 		g.Expect(obs.Outcome == providers.OutcomeWait && !obs.Wait.Quiet && obs.Wait.Reason == providers.ReasonThrottled).To(BeTrue(), "a plain Throttled wait: %+v", obs)
 	}, quietQueue+5*time.Second, 100*time.Millisecond).Should(Succeed(), "look once the command waited %s", quietQueue)
 	err = update(ctx, e, l, diff)
-	if p, ok := providers.AsWait(err); !ok || p.Quiet || p.Reason != providers.ReasonThrottled {
+	if p, ok := providers.AsHanded(err); !ok || p.Quiet || p.Reason != providers.ReasonThrottled {
 		t.Fatalf("update once the command waited %s: %+v; want it reported plainly", quietQueue, p)
 	}
 }

@@ -1,7 +1,7 @@
 package hue
 
 // Condition reasons of the Hue kinds that the adapters and the connect
-// stage give (those of a bridge's answers are beside wire.Classify).
+// stage give (those of a bridge's answers are beside Classify, in retry.go).
 const (
 	ReasonNotPaired           = "NotPaired"
 	ReasonLinkButton          = "LinkButtonNotPressed"
@@ -36,6 +36,9 @@ const (
 	// ReasonDowngradeRefused: Auto found no CLIP v2 at the address of a
 	// bridge it had verified over v2, and did not speak plain v1 instead.
 	ReasonDowngradeRefused = "DowngradeRefused"
+	// ReasonInsecureTLS: Ready, and spec.insecureSkipVerify leaves the
+	// bridge's certificate unchecked.
+	ReasonInsecureTLS = "InsecureSkipVerify"
 	// ReasonPlainV1: Ready, and Auto speaks plain v1 (the username
 	// travels unencrypted, only the address vouches for the bridge).
 	ReasonPlainV1 = "PlainV1"

@@ -97,7 +97,7 @@ func (r *Registry) BindingOf(ctx context.Context, b *huev1alpha1.HueBridge) (Bin
 		return Binding{}, false
 	}
 	addr, _ := r.dialer.address(ctx, b)
-	return Binding{API: wire.APIOf(c), Address: addr, Certificate: wire.CertificateOf(c), Stream: bd.run.session.Stream()}, true
+	return Binding{API: wire.APIOf(c), Address: addr, Certificate: wire.CertificateOf(c), Stream: bd.run.session.Status().Stream}, true
 }
 
 // binder serialises the binding of one HueBridge and remembers its last
@@ -181,7 +181,7 @@ func (r *Registry) bound(b *huev1alpha1.HueBridge) (*bridge.Session, bool) {
 // needsRebuild is true when the bridge refuses the username and the
 // credentials may have been replaced since (re-pairing).
 func (r *Registry) needsRebuild(bd *binding) bool {
-	return bd.run.session.Unauthorized() && time.Since(bd.builtAt) > rebuildAfterUnauthorized
+	return bd.run.session.Status().Unauthorized && time.Since(bd.builtAt) > rebuildAfterUnauthorized
 }
 
 // bind binds the HueBridge, one caller at a time per HueBridge. Its
@@ -211,7 +211,7 @@ func (r *Registry) bind(ctx context.Context, b *huev1alpha1.HueBridge) (*bridge.
 		if b.Spec.Address == "" {
 			r.dialer.found.forget(b.Spec.BridgeID) // look for it again next time
 		}
-		bn.fingerprint, bn.err, bn.failedAt = fp, wire.Classify(b.Name, err), time.Now()
+		bn.fingerprint, bn.err, bn.failedAt = fp, Classify(b.Name, err), time.Now()
 		return nil, bn.err
 	}
 	bn.fingerprint, bn.err = "", nil
@@ -504,7 +504,7 @@ func (r *Registry) namesOf(s *bridge.Session) []string {
 // runs, whether the HueBridges bound to it still exist: deleting one
 // unbinds it, but a paused one is released without that call.
 func (r *Registry) dropWhenUnnamed(run *running) {
-	t := time.NewTicker(run.session.Interval())
+	t := time.NewTicker(run.session.Settings().Interval)
 	defer t.Stop()
 	for {
 		select {

@@ -17,10 +17,11 @@ import (
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/internal/huetest"
+	"github.com/tether-dev/tether/internal/huetest/fakebridge"
 	"github.com/tether-dev/tether/providers"
 	"github.com/tether-dev/tether/providers/hue/bridge"
 	"github.com/tether-dev/tether/providers/hue/wire"
-	"github.com/tether-dev/tether/providers/hue/wire/wiretest"
 )
 
 // TestSessionOfAGoneBridgeStops: a HueBridge deleted while paused is
@@ -34,7 +35,7 @@ func TestSessionOfAGoneBridgeStops(t *testing.T) {
 		Spec: huev1alpha1.HueBridgeSpec{Address: "bridge", CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: "s", Name: "hue"}}}
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "s", Name: "hue"}, Data: map[string][]byte{"username": []byte("u"), "bridgeid": []byte("FAKE")}}
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(bridge, secret).Build()
-	f := wiretest.NewFakeBridge("desk")
+	f := fakebridge.NewFakeBridge("desk")
 	reg := NewRegistry(c, c, Settings{CredentialsNamespaces: []string{"s"}, PollInterval: 50 * time.Millisecond, NewClient: func(string, string, time.Duration) wire.Client { return f }}, logr.Discard())
 	t.Cleanup(reg.Stop)
 	ctx := context.Background()
@@ -58,14 +59,14 @@ func TestSessionOfAGoneBridgeStops(t *testing.T) {
 // one HueBridge leaves the session to the other. (The second names the
 // bridge id: it uses the first one's Secret.)
 func TestTwoHueBridgesOnOneBridgeShareASession(t *testing.T) {
-	f := wiretest.NewFakeBridge("desk")
+	f := fakebridge.NewFakeBridge("desk")
 	alias := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "alias", UID: "u2", Generation: 1, CreationTimestamp: metav1.Now()},
 		Spec: huev1alpha1.HueBridgeSpec{Address: "bridge", BridgeID: "FAKE", CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: "s", Name: "hue"}}}
 	early := hueLight("b-room", "desk", "desk", time.Unix(100, 0))
 	late := hueLight("a-room", "desk", "desk", time.Unix(200, 0))
 	early.Spec.BridgeRef = &huev1alpha1.BridgeReference{Name: "home"}
 	late.Spec.BridgeRef = &huev1alpha1.BridgeReference{Name: "alias"}
-	e := newTestLightsAt(t, map[string]*wiretest.FakeBridge{"bridge": f}, alias, early.DeepCopy(), late.DeepCopy())
+	e := newTestLightsAt(t, map[string]*fakebridge.FakeBridge{"bridge": f}, alias, early.DeepCopy(), late.DeepCopy())
 	ctx := context.Background()
 	g := NewWithT(t)
 
@@ -94,10 +95,10 @@ func TestTwoHueBridgesOnOneBridgeShareASession(t *testing.T) {
 // there says the id: it is refused (BridgeIdentityConflict), shares no
 // session, and the session keeps the client it had.
 func TestSharingASessionNeedsTheSameProof(t *testing.T) {
-	f, impostor := wiretest.NewFakeBridge("desk"), wiretest.NewFakeBridge("desk")
+	f, impostor := fakebridge.NewFakeBridge("desk"), fakebridge.NewFakeBridge("desk")
 	other := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "other", UID: "u2", Generation: 1, CreationTimestamp: metav1.Now()},
 		Spec: huev1alpha1.HueBridgeSpec{Address: "elsewhere", BridgeID: "FAKE", CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: "s", Name: "hue"}}}
-	e := newTestLightsAt(t, map[string]*wiretest.FakeBridge{"bridge": f, "elsewhere": impostor}, other)
+	e := newTestLightsAt(t, map[string]*fakebridge.FakeBridge{"bridge": f, "elsewhere": impostor}, other)
 	ctx := context.Background()
 	g := NewWithT(t)
 	var home huev1alpha1.HueBridge
@@ -121,7 +122,7 @@ func TestSharingASessionNeedsTheSameProof(t *testing.T) {
 // one is refused when it binds again: the order of binding does not decide
 // who speaks for a verified bridge.
 func TestAStrongerProofTakesTheSessionOver(t *testing.T) {
-	sim := wiretest.StartSim(t, huesim.Options{Lights: []string{"a"}})
+	sim := huetest.StartSim(t, huesim.Options{Lights: []string{"a"}})
 	scheme := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(scheme)
 	_ = huev1alpha1.AddToScheme(scheme)
@@ -132,7 +133,7 @@ func TestAStrongerProofTakesTheSessionOver(t *testing.T) {
 		Spec: huev1alpha1.HueBridgeSpec{Address: sim.TLSAddr(), APIVersion: huev1alpha1.APIV2, CABundle: string(sim.CACertPEM()),
 			BridgeID: sim.BridgeID(), CredentialsSecretRef: ref}}
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "s", Name: "hue"},
-		Data: map[string][]byte{"username": []byte(wiretest.User), "bridgeid": []byte(sim.BridgeID())}}
+		Data: map[string][]byte{"username": []byte(huetest.User), "bridgeid": []byte(sim.BridgeID())}}
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(plain, verified, secret).Build()
 	reg := NewRegistry(c, c, Settings{CredentialsNamespaces: []string{"s"}, PollInterval: time.Hour, CallTimeout: 2 * time.Second}, logr.Discard())
 	t.Cleanup(reg.Stop)
@@ -166,12 +167,12 @@ func clientOf(reg *Registry, name string) wire.Client {
 // bridge, without allowedNamespaces, does not let a namespace the first one
 // leaves out drive the bridge.
 func TestAnAliasDoesNotWidenAllowedNamespaces(t *testing.T) {
-	f := wiretest.NewFakeBridge("desk")
+	f := fakebridge.NewFakeBridge("desk")
 	alias := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "alias", UID: "u2", Generation: 1, CreationTimestamp: metav1.Now()},
 		Spec: huev1alpha1.HueBridgeSpec{Address: "bridge", BridgeID: "FAKE", CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: "s", Name: "hue"}}}
 	l := hueLight("garage", "desk", "desk", time.Unix(100, 0))
 	l.Spec.BridgeRef = &huev1alpha1.BridgeReference{Name: "alias"}
-	e := newTestLightsAt(t, map[string]*wiretest.FakeBridge{"bridge": f}, alias, l.DeepCopy())
+	e := newTestLightsAt(t, map[string]*fakebridge.FakeBridge{"bridge": f}, alias, l.DeepCopy())
 	ctx := context.Background()
 	g := NewWithT(t)
 	var home huev1alpha1.HueBridge
@@ -194,7 +195,7 @@ func TestAnAliasDoesNotWidenAllowedNamespaces(t *testing.T) {
 // bridge stops accepting releases its claim, so a HueLight the bridge does
 // accept takes the bulb instead of reading Conflict.
 func TestDisallowedNamespaceLetsGoOfTheBulb(t *testing.T) {
-	f := wiretest.NewFakeBridge("desk")
+	f := fakebridge.NewFakeBridge("desk")
 	early := hueLight("garage", "desk", "desk", time.Unix(100, 0))
 	late := hueLight("entrance", "desk", "desk", time.Unix(200, 0))
 	e := newTestLights(t, f, early.DeepCopy(), late.DeepCopy())

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -14,6 +13,7 @@ import (
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers"
 	"github.com/tether-dev/tether/providers/hue/bridge"
+	"github.com/tether-dev/tether/providers/hue/model"
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
@@ -43,6 +43,7 @@ var (
 type sceneConn struct {
 	bridge  string
 	session *bridge.Session
+	rooms   bridge.Rooms // the session's rooms part
 	group   *huev1alpha1.HueGroup
 	members []string // the group's lights on the bridge
 	lights  bridge.Lights
@@ -55,11 +56,11 @@ func (e *SceneExternal) Connect(ctx context.Context, sc *huev1alpha1.HueScene) (
 	if err != nil && !sc.DeletionTimestamp.IsZero() {
 		// Deleting: the scene is deleted through the bridge it was stored
 		// on, even if its HueGroup is gone.
-		if s, ok := e.Registry.Running(sc.Status.Bridge); ok && sc.Status.SceneID != "" && s.HasRooms() {
+		if s, ok := e.Registry.Running(sc.Status.Bridge); ok && sc.Status.SceneID != "" && s.Rooms().Has() {
 			return &sceneConn{bridge: sc.Status.Bridge, session: s}, nil
 		}
 		if isGone(err) || sc.Status.SceneID == "" {
-			return releasedScene{}, nil
+			return providers.Released[*huev1alpha1.HueScene](), nil
 		}
 	}
 	return c, err
@@ -69,13 +70,13 @@ func (e *SceneExternal) connect(ctx context.Context, sc *huev1alpha1.HueScene) (
 	var g huev1alpha1.HueGroup
 	err := e.Reader.Get(ctx, types.NamespacedName{Namespace: sc.Namespace, Name: sc.Spec.GroupRef.Name}, &g)
 	if apierrors.IsNotFound(err) {
-		return nil, providers.RetryAfter(30*time.Second, ReasonGroupNotFound, fmt.Errorf("HueGroup %s/%s does not exist", sc.Namespace, sc.Spec.GroupRef.Name))
+		return nil, providers.RetryAfter(notFoundDelay, ReasonGroupNotFound, fmt.Errorf("HueGroup %s/%s does not exist", sc.Namespace, sc.Spec.GroupRef.Name))
 	}
 	if err != nil {
 		return nil, err
 	}
 	if g.Status.GroupID == "" || g.Status.Bridge == "" {
-		return nil, providers.RetryAfter(30*time.Second, ReasonGroupNotFound, fmt.Errorf("HueGroup %s has no room or zone on a bridge yet", g.Name))
+		return nil, providers.RetryAfter(notFoundDelay, ReasonGroupNotFound, fmt.Errorf("HueGroup %s has no room or zone on a bridge yet", g.Name))
 	}
 	// The namespace is checked here, as for HueLights and HueGroups: the
 	// HueGroup's status says which bridge, not that this namespace may
@@ -84,24 +85,24 @@ func (e *SceneExternal) connect(ctx context.Context, sc *huev1alpha1.HueScene) (
 	if err != nil {
 		return nil, err
 	}
-	lights, groups, err := s.Rooms(ctx)
+	lights, groups, err := s.Rooms().Read(ctx)
 	if err != nil {
-		return nil, wire.ClassifyRooms(b.Name, err)
+		return nil, ClassifyRooms(b.Name, err)
 	}
-	c := &sceneConn{bridge: b.Name, session: s, group: &g, lights: lights}
+	c := &sceneConn{bridge: b.Name, session: s, rooms: s.Rooms(), group: &g, lights: lights}
 	for _, gr := range groups {
 		if gr.ID == g.Status.GroupID {
 			c.members = gr.LightIDs
 		}
 	}
 	c.stored, err = c.find(ctx, sc)
-	return c, wire.Classify(b.Name, err)
+	return c, Classify(b.Name, err)
 }
 
 // find reads the HueScene's scene: by the id it recorded, else by its mark.
 func (c *sceneConn) find(ctx context.Context, sc *huev1alpha1.HueScene) (*wire.Scene, error) {
 	if id := sc.Status.SceneID; id != "" {
-		stored, err := c.session.Scene(ctx, id)
+		stored, err := c.rooms.Scene(ctx, id)
 		if err == nil {
 			return &stored, nil
 		}
@@ -109,13 +110,13 @@ func (c *sceneConn) find(ctx context.Context, sc *huev1alpha1.HueScene) (*wire.S
 			return nil, err
 		}
 	}
-	scenes, err := c.session.Scenes(ctx)
+	scenes, err := c.rooms.Scenes(ctx)
 	if err != nil {
 		return nil, err
 	}
 	for _, s := range scenes {
 		if s.AppData == sceneMark(sc) {
-			stored, err := c.session.Scene(ctx, s.ID)
+			stored, err := c.rooms.Scene(ctx, s.ID)
 			return &stored, err
 		}
 	}
@@ -139,7 +140,7 @@ func sceneName(sc *huev1alpha1.HueScene) string {
 
 // wanted is the scene to store: each light's state projected onto its bulb.
 func (c *sceneConn) wanted(sc *huev1alpha1.HueScene) (wire.SceneSpec, []string, *providers.Wait) {
-	spec := wire.SceneSpec{Name: sceneName(sc), GroupID: c.group.Status.GroupID, AppData: sceneMark(sc), States: map[string]wire.StateBody{}}
+	spec := wire.SceneSpec{Name: sceneName(sc), GroupID: c.group.Status.GroupID, AppData: sceneMark(sc), States: map[string]model.StateBody{}}
 	var notes, missing, outside []string
 	for _, l := range sc.Spec.Lights {
 		light, ok := c.lights.ByName(l.Name)
@@ -151,14 +152,14 @@ func (c *sceneConn) wanted(sc *huev1alpha1.HueScene) (wire.SceneSpec, []string, 
 			outside = append(outside, fmt.Sprintf("%q", l.Name))
 			continue
 		}
-		p := wire.Project(sceneLightDesired(l, sc.Spec.TransitionTime), light)
-		spec.States[light.ID] = wire.FullBody(p.Want)
+		p := model.Project(sceneLightDesired(l, sc.Spec.TransitionTime), light)
+		spec.States[light.ID] = model.FullBody(p.Want)
 		for _, n := range p.Notes {
 			notes = append(notes, fmt.Sprintf("%s: %s", l.Name, n))
 		}
 	}
 	wait := func(reason, msg string) *providers.Wait {
-		return &providers.Wait{Reason: reason, Message: msg, For: c.session.Interval()}
+		return &providers.Wait{Reason: reason, Message: msg, For: c.session.Settings().Interval}
 	}
 	switch {
 	case len(missing) > 0:
@@ -213,7 +214,7 @@ func compareScene(want wire.SceneSpec, got wire.Scene, lights bridge.Lights) *Sc
 		d.Changes = append(d.Changes, fmt.Sprintf("name: %q -> %q", got.Name, want.Name))
 	}
 	for id, st := range want.States {
-		if stored, ok := got.States[id]; !ok || !wire.SameState(st, stored) {
+		if stored, ok := got.States[id]; !ok || !model.SameState(st, stored) {
 			d.Changes = append(d.Changes, fmt.Sprintf("%s: %s -> %s", lights[id].Name, got.States[id].Key(), st.Key()))
 		}
 	}
@@ -232,11 +233,11 @@ func compareScene(want wire.SceneSpec, got wire.Scene, lights bridge.Lights) *Sc
 func (c *sceneConn) Create(ctx context.Context, sc *huev1alpha1.HueScene) error {
 	spec, _, wait := c.wanted(sc)
 	if wait != nil {
-		return wait
+		return &providers.PendingError{Reason: wait.Reason, Message: wait.Message, For: wait.For}
 	}
-	id, err := c.session.CreateScene(ctx, spec)
+	id, err := c.rooms.CreateScene(ctx, spec)
 	if err != nil {
-		return wire.ClassifyRooms(c.bridge, err)
+		return ClassifyRooms(c.bridge, err)
 	}
 	sc.Status.SceneID = id
 	return nil
@@ -248,7 +249,7 @@ func (c *sceneConn) Update(ctx context.Context, sc *huev1alpha1.HueScene, diff p
 	if !ok || d == nil {
 		return nil
 	}
-	return wire.ClassifyRooms(c.bridge, c.session.UpdateScene(ctx, c.stored.ID, d.spec))
+	return ClassifyRooms(c.bridge, c.rooms.UpdateScene(ctx, c.stored.ID, d.spec))
 }
 
 // Delete deletes the scene from the bridge.
@@ -260,7 +261,7 @@ func (c *sceneConn) Delete(ctx context.Context, sc *huev1alpha1.HueScene) error 
 	if id == "" {
 		return nil
 	}
-	return wire.ClassifyRooms(c.bridge, c.session.DeleteScene(ctx, id))
+	return ClassifyRooms(c.bridge, c.rooms.DeleteScene(ctx, id))
 }
 
 // SceneDiff is what differs between a HueScene's spec and its scene.
@@ -271,19 +272,7 @@ type SceneDiff struct {
 
 func (d *SceneDiff) String() string { return strings.Join(d.Changes, ", ") }
 
-// releasedScene is a HueScene being deleted with nothing left to delete.
-type releasedScene struct{}
-
-func (releasedScene) Observe(context.Context, *huev1alpha1.HueScene) (providers.Observation, error) {
-	return providers.Matches(), nil
-}
-func (releasedScene) Create(context.Context, *huev1alpha1.HueScene) error { return nil }
-func (releasedScene) Update(context.Context, *huev1alpha1.HueScene, providers.Difference) error {
-	return nil
-}
-func (releasedScene) Delete(context.Context, *huev1alpha1.HueScene) error { return nil }
-
 // sceneLightDesired is one scene light's state in the bridge's units.
-func sceneLightDesired(l huev1alpha1.SceneLight, transition *metav1.Duration) wire.Desired {
-	return wire.DesiredFrom(huev1alpha1.HueLightSpec{On: l.On, Brightness: l.Brightness, Color: l.Color, TransitionTime: transition})
+func sceneLightDesired(l huev1alpha1.SceneLight, transition *metav1.Duration) model.Desired {
+	return desiredFrom(huev1alpha1.HueLightSpec{On: l.On, Brightness: l.Brightness, Color: l.Color, TransitionTime: transition})
 }

@@ -123,7 +123,7 @@ func hasUsername(s *corev1.Secret) bool {
 // credentialsArrived asks for the next pass, which binds the HueBridge with
 // the username now in the Secret.
 func credentialsArrived(s *corev1.Secret) error {
-	return providers.Waitf(credentialsArrivedDelay, ReasonNotPaired,
+	return providers.Pendingf(credentialsArrivedDelay, ReasonNotPaired,
 		"Secret %s/%s now holds a %q: binding with it", s.Namespace, s.Name, huev1alpha1.CredentialsKey)
 }
 

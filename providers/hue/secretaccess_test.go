@@ -11,9 +11,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/internal/huetest/fakebridge"
 	"github.com/tether-dev/tether/providers"
 	"github.com/tether-dev/tether/providers/hue/wire"
-	"github.com/tether-dev/tether/providers/hue/wire/wiretest"
 )
 
 func TestCredentialsRefMustBeInAnAllowedNamespace(t *testing.T) {
@@ -116,7 +116,7 @@ func TestASecretHoldingAUsernameIsNeverRefused(t *testing.T) {
 
 // reasonOf is the reason of a pending or retry-after error, "" for none.
 func reasonOf(err error) string {
-	if p, ok := providers.AsWait(err); ok {
+	if p, ok := providers.AsPending(err); ok {
 		return p.Reason
 	}
 	if ra, ok := providers.AsRetryAfter(err); ok {
@@ -156,7 +156,7 @@ func TestASecretInUseIsRefusedToAnother(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, reg := newTestRegistry(t, func(string) wire.Client { return wiretest.NewFakeBridge("desk") })
+			_, reg := newTestRegistry(t, func(string) wire.Client { return fakebridge.NewFakeBridge("desk") })
 			if tc.bound != "" {
 				reg.bindings[tc.bound] = &binding{secret: ref}
 			}

@@ -2,7 +2,11 @@
 // instead of by polling: CloudTrail records every DynamoDB management call
 // (UpdateTable, DeleteTable, TagResource, ...) and hands it to EventBridge
 // as an "AWS API Call via CloudTrail" event, which a rule sends to an SQS
-// queue (dynamodb-events-facts.md has the shapes and their sources).
+// queue (the DynamoDB Developer Guide's "Logging DynamoDB operations by
+// using AWS CloudTrail", the EventBridge User Guide's "AWS service events
+// delivered via AWS CloudTrail", and the EventBridge events reference,
+// "Amazon DynamoDB events", for the event's shape; docs/accounts.md, "Drift
+// in seconds: the change feed", has the rule and the queue policy).
 //
 // A feed is one queue read with long polling under one identity: an
 // AWSAccount's role (its spec.changeEvents), or the operator's own (its

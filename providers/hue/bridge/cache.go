@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"sort"
@@ -11,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/tether-dev/tether/providers/hue/model"
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
@@ -55,7 +55,7 @@ type cache struct {
 type Want struct {
 	Name      string
 	LightID   string
-	Desired   wire.Desired
+	Desired   model.Desired
 	Reachable bool
 }
 
@@ -64,16 +64,17 @@ type lightRecord struct {
 	// accepted holds the attributes the bridge accepted that no read has
 	// shown since. A read after the command replaces those it reports;
 	// those it never reports stay, as the best knowledge there is.
-	accepted   wire.StateBody
+	accepted   model.StateBody
 	acceptedAt time.Time
-	// settledAt is when the write's transition is over (settleTime): a
+	// settledAt is when the write's transition is over (model.SettleTime): a
 	// read before it that does not show the write contradicts nothing.
 	settledAt time.Time
 	// readSince: a read of the light came after the last acceptance. Until
 	// then an accepted attribute the last read did not show is unconfirmed,
 	// not unreported: a CLIP v2 bridge reports no colour temperature for a
-	// bulb in xy mode (mirek null, hue-bulbs-facts.md), and shows it once
-	// the bulb has switched to it.
+	// bulb in xy mode (mirek null: openhab-addons issue 16482, aiohue's
+	// fixture; docs/hue-facts.md), and shows it once the bulb has switched
+	// to it.
 	readSince bool
 	// confirmed counts the reads that showed what the bridge had accepted:
 	// writes with a visible effect.
@@ -82,45 +83,31 @@ type lightRecord struct {
 	refused map[string]refusal
 }
 
+// refusal is an attribute a bridge refused, with the value sent, for the
+// bulb model it was refused for: another bulb under the id may take it.
+type refusal struct {
+	model.Refused
+	model string
+}
+
 // LightView is a light as Tether knows it: the last read with what the
-// bridge accepted since.
+// bridge accepted since, what it refused and what it does not report
+// (model.Known), and how far reads confirmed what it accepted.
 type LightView struct {
-	wire.Light
+	model.Known
 	// Unconfirmed: an accepted attribute the bridge reports has not been
 	// read back yet.
 	Unconfirmed bool
-	// Assumed are attributes the bridge does not report for this bulb,
-	// known only from what it accepted.
-	Assumed []string
 	// Confirmed counts the writes a read showed (see lightRecord).
 	Confirmed uint64
 	// AcceptedAt is when the bridge accepted the write an Unconfirmed view
 	// rests on.
 	AcceptedAt time.Time
-	refused    map[string]refusal
 }
 
-// WithoutRefused leaves out of want the attributes the bridge refused for
-// the light with the very value want has, and says so: they are not sent
-// again unchanged.
-func (v LightView) WithoutRefused(want wire.Desired) (wire.Desired, []string) {
-	return withoutRefused(want, v.refused)
-}
-
-// AssumedNotes names the attributes want sets that the bridge does not
-// report for the bulb: Tether knows them only from what the bridge
-// accepted, and cannot see them change.
-func (v LightView) AssumedNotes(want wire.Desired) []string {
-	full := wire.FullBody(want)
-	var notes []string
-	for _, p := range v.Assumed {
-		if value := full.Value(p); value != "" {
-			notes = append(notes, fmt.Sprintf("the bridge does not report %s for this bulb: it accepted %s, which Tether takes as shown",
-				specField(p), value))
-		}
-	}
-	return notes
-}
+// readBackMargin is how long after a command it is first read back, and
+// after its transition (when that read did not show it) again.
+const readBackMargin = 100 * time.Millisecond
 
 // readOutcome is what a read changed.
 type readOutcome struct {
@@ -223,8 +210,8 @@ func (c *cache) reconcileRecordsLocked() map[string]bool {
 
 // shownBy reports whether the light, as read, shows every accepted
 // attribute it reports (at least one).
-func (r *lightRecord) shownBy(l wire.Light) bool {
-	seen := r.accepted.Only(wire.Reported(l.State)...)
+func (r *lightRecord) shownBy(l model.Light) bool {
+	seen := r.accepted.Only(model.Reported(l.State)...)
 	return len(seen.Params()) > 0 && l.State.Shows(seen, l.Capabilities.Gamut)
 }
 
@@ -232,10 +219,10 @@ func (r *lightRecord) shownBy(l wire.Light) bool {
 // accepted, into the record: the accepted attributes the bridge reports
 // are replaced by what it shows, and counted as confirmed when they show.
 // It reports whether this was the first read since that write.
-func (r *lightRecord) read(l wire.Light) (first bool) {
+func (r *lightRecord) read(l model.Light) (first bool) {
 	first = !r.readSince && len(r.accepted.Params()) > 0
 	r.readSince = true
-	shown := wire.Reported(l.State)
+	shown := model.Reported(l.State)
 	if seen := r.accepted.Only(shown...); len(seen.Params()) > 0 && l.State.Shows(seen, l.Capabilities.Gamut) {
 		r.confirmed++
 	}
@@ -300,7 +287,7 @@ func (c *cache) health() Health {
 // CLIP v2 bridge's event for the change can arrive before its answer) may
 // show the bulb before or after the command: it confirms the write when it
 // shows it, and contradicts nothing.
-func (c *cache) answered(sentAt time.Time, sent wire.StateBody, res wire.Result, lightIDs ...string) {
+func (c *cache) answered(sentAt time.Time, sent model.StateBody, res wire.Result, lightIDs ...string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, id := range lightIDs {
@@ -311,12 +298,13 @@ func (c *cache) answered(sentAt time.Time, sent wire.StateBody, res wire.Result,
 		}
 		now := time.Now()
 		r.accepted, r.acceptedAt = r.accepted.Merged(res.Accepted.Without("transitiontime")), now
-		r.settledAt, r.readSince = now.Add(settleTime(sent)), false
+		r.settledAt, r.readSince = now.Add(model.SettleTime(sent)), false
 		for _, p := range res.Accepted.Params() {
 			delete(r.refused, p)
 		}
 		for _, ref := range res.Refused {
-			r.refused[ref.Param] = refusal{Refusal: ref, value: sent.Value(ref.Param), model: c.lights[id].ModelID}
+			r.refused[ref.Param] = refusal{Refused: model.Refused{Type: ref.Type, Description: ref.Description, Value: sent.Value(ref.Param)},
+				model: c.lights[id].ModelID}
 		}
 		if l, ok := c.lights[id]; ok && c.lightAt[id].After(sentAt) && r.shownBy(l) {
 			r.read(l)
@@ -385,14 +373,14 @@ func (c *cache) viewLocked(id string) (LightView, bool) {
 	if !ok {
 		return LightView{}, false
 	}
-	v := LightView{Light: l}
+	v := LightView{Known: model.Known{Light: l}}
 	r := c.records[id]
 	if r == nil {
 		return v, true
 	}
-	v.refused, v.Confirmed = r.refused, r.confirmed
+	v.Refused, v.Confirmed = r.refusedByParam(), r.confirmed
 	shown := map[string]bool{}
-	for _, p := range wire.Reported(l.State) {
+	for _, p := range model.Reported(l.State) {
 		shown[p] = true
 	}
 	for _, p := range r.accepted.Params() {
@@ -449,7 +437,7 @@ func (c *cache) wantedBodies() map[string]string {
 	out := make(map[string]string, len(c.watchers))
 	for _, w := range c.watchers {
 		if w.LightID != "" {
-			out[w.LightID] = wire.FullBody(c.withoutRefusedLocked(w.LightID, w.Desired)).Key()
+			out[w.LightID] = model.FullBody(c.withoutRefusedLocked(w.LightID, w.Desired)).Key()
 		}
 	}
 	return out
@@ -478,7 +466,7 @@ func (c *cache) driftedLocked() []types.NamespacedName {
 		}
 		v, ok := c.viewLocked(w.LightID)
 		if !ok || v.State.Reachable != w.Reachable ||
-			(v.State.Reachable && wire.Compare(c.withoutRefusedLocked(w.LightID, w.Desired), v.State) != nil) {
+			(v.State.Reachable && model.Compare(c.withoutRefusedLocked(w.LightID, w.Desired), v.State) != nil) {
 			out = append(out, k)
 		}
 	}
@@ -488,11 +476,20 @@ func (c *cache) driftedLocked() []types.NamespacedName {
 // withoutRefusedLocked leaves out of want the attributes the bridge refused
 // for the light with the very value want has: they are not sent again
 // unchanged.
-func (c *cache) withoutRefusedLocked(id string, want wire.Desired) wire.Desired {
+func (c *cache) withoutRefusedLocked(id string, want model.Desired) model.Desired {
 	if r := c.records[id]; r != nil {
-		want, _ = withoutRefused(want, r.refused)
+		want, _ = model.WithoutRefused(want, r.refusedByParam())
 	}
 	return want
+}
+
+// refusedByParam is what the bridge refused for the light, by parameter.
+func (r *lightRecord) refusedByParam() map[string]model.Refused {
+	out := make(map[string]model.Refused, len(r.refused))
+	for p, ref := range r.refused {
+		out[p] = ref.Refused
+	}
+	return out
 }
 
 // Health is what the last read says of the bridge: whether it answers
@@ -506,9 +503,9 @@ type Health struct {
 }
 
 // Lights indexes a read.
-type Lights map[string]wire.Light
+type Lights map[string]model.Light
 
-func indexLights(lights []wire.Light) Lights {
+func indexLights(lights []model.Light) Lights {
 	out := make(Lights, len(lights))
 	for _, l := range lights {
 		out[l.ID] = l
@@ -517,13 +514,13 @@ func indexLights(lights []wire.Light) Lights {
 }
 
 // ByName finds the bulb whose name is exactly name.
-func (m Lights) ByName(name string) (wire.Light, bool) {
+func (m Lights) ByName(name string) (model.Light, bool) {
 	for _, l := range m {
 		if l.Name == name {
 			return l, true
 		}
 	}
-	return wire.Light{}, false
+	return model.Light{}, false
 }
 
 // Names lists the bulbs' names, sorted, for "not found" messages.

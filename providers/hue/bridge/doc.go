@@ -2,10 +2,12 @@
 // by every HueBridge object that names it: one read of the lights per poll
 // interval, one command budget, one set of claims, whatever number of
 // HueLights, HueGroups and HueScenes use the bridge. It speaks to the
-// bridge only through the wire package below it, and knows nothing of the
-// adapters above: they reach a session only through its exported methods
-// (facade.go), and the session reaches them only with keys sent on the
-// channels of Wakes.
+// bridge only through the wire package below it, reasons about states with
+// the light model (providers/hue/model), and knows nothing of the adapters
+// above: they reach a session only through its facade (facade.go for the
+// registry, the HueBridge and the HueLights; rooms_facade.go, Rooms, for
+// the HueGroups and HueScenes), and the session reaches them only with
+// keys sent on the channels of Wakes.
 //
 // How data flows through a session:
 //
@@ -17,11 +19,15 @@
 //     (Wakes.Lights), the HueGroups one of whose members did
 //     (Wakes.Groups), and the HueBridges when the bridge started or
 //     stopped answering or its number of lights changed (Wakes.Bridge).
-//     A HueLight's pass reads the cache (Lights, View), never the bridge.
-//   - Wants come down: Watch records what a HueLight wants of its bulb (to
-//     tell drift), Claim which bulb it wants (claims.go: the earliest
-//     claimant holds a bulb; the others wait), WatchGroup and ClaimGroup
-//     the same for HueGroups (rooms.go).
+//     A HueLight's pass reads the cache, never the bridge: LookAt claims
+//     its bulb and returns who holds it, the bulb as the cache knows it
+//     (LightView: the last read with what the bridge accepted and refused
+//     since) and its command in line, in one call.
+//   - Wants come down: Settle ends a HueLight's look with what it wants of
+//     its bulb (to tell drift) and what the line makes of its pass; LookAt
+//     recorded which bulb it wants (claims.go: the earliest claimant holds
+//     a bulb; the others wait). Rooms' Settle and Claim do the same for
+//     HueGroups (rooms.go).
 //   - Commands go out through the sender (sender.go), the only part that
 //     writes to the bridge, within two budgets: light commands at
 //     Settings.CommandsPerSecond (burst 1), group commands at GroupSlot.
@@ -40,7 +46,7 @@
 //     HueLights the informer saw change so that a burst goes as one
 //     (gathering.go). HueGroups' commands take the group budget before
 //     those batches (grouporders.go). Rooms' writes take the group budget,
-//     scenes' writes the light budget, as the facade makes them.
+//     scenes' writes the light budget, as rooms_facade.go makes them.
 //   - While the bridge does not answer (a read or a command found no
 //     connection or no answer in time), the sender holds every command
 //     until a read finds it answering: an outage costs one read per poll

@@ -5,7 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/tether-dev/tether/providers/hue/wire"
+	"github.com/tether-dev/tether/providers/hue/model"
 )
 
 // The HueGroups' line: their commands, first come first sent, one group
@@ -16,12 +16,12 @@ import (
 type GroupChange struct {
 	Key        types.NamespacedName
 	GroupID    string
-	Body       wire.StateBody // the state, when SceneID is ""
+	Body       model.StateBody // the state, when SceneID is ""
 	SceneID    string
 	Transition *int
 	// States are what each light will show once sent: recorded as
 	// accepted.
-	States map[string]wire.StateBody
+	States map[string]model.StateBody
 	// FullKey tells one command from another for the same HueGroup.
 	FullKey string
 }
@@ -120,5 +120,5 @@ func (g *groupLine) finish(o *groupOrder, err error) (wake bool) {
 }
 
 // GroupSlot is the bridge's group budget: the Hue documentation asks for at
-// most one group command a second (hue-v1-facts.md).
+// most one group command a second (docs/hue-facts.md, "Rate").
 const GroupSlot = time.Second

@@ -6,16 +6,16 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/tether-dev/tether/providers/hue/wire"
+	"github.com/tether-dev/tether/providers/hue/model"
 )
 
 // order is one HueLight's command waiting for, or going through, the sender.
 type order struct {
 	key     types.NamespacedName
 	lightID string
-	body    wire.StateBody // what differs: the light command
-	full    wire.StateBody // the whole wanted state: the group command
-	fullKey string         // full.Key(), to find orders that want one state
+	body    model.StateBody // what differs: the light command
+	full    model.StateBody // the whole wanted state: the group command
+	fullKey string          // full.Key(), to find orders that want one state
 	// queuedAt is when the order joined the line: gathering holds no
 	// order for longer than gatherMax.
 	queuedAt time.Time

@@ -6,7 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/tether-dev/tether/providers/hue/wire"
+	"github.com/tether-dev/tether/providers/hue/model"
 )
 
 // A HueLight's command, from the pass that hands it over to the bridge's
@@ -20,8 +20,8 @@ import (
 type Change struct {
 	Key        types.NamespacedName
 	LightID    string
-	Body       wire.StateBody
-	Full       wire.StateBody
+	Body       model.StateBody
+	Full       model.StateBody
 	Generation int64
 }
 
@@ -104,10 +104,20 @@ func (s *sender) alone(o *order, d time.Duration) bool {
 	return tokens >= 1 || time.Duration((1-tokens)*float64(s.interval)) <= d
 }
 
-// pending reports whether key has a command in line or being sent that
-// wants the state fullKey, when it should go out, and how long it has
-// been in line.
-func (s *sender) pending(key types.NamespacedName, fullKey string) (eta, waited time.Duration, ok bool) {
+// Queued is a HueLight's command in the sender's line or being sent.
+type Queued struct {
+	// FullKey is the whole state the command is for ("" when none).
+	FullKey string
+	// ETA is when it should go out, Waited how long it has waited.
+	ETA, Waited time.Duration
+}
+
+// For reports whether the command in line is for the whole state full.
+func (q Queued) For(full model.StateBody) bool { return q.FullKey != "" && q.FullKey == full.Key() }
+
+// queued is the HueLight's command in line or being sent: the whole
+// state it is for, when it should go out, and how long it has waited.
+func (s *sender) queued(key types.NamespacedName) Queued {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	o, ok := s.line.get(key)
@@ -115,15 +125,16 @@ func (s *sender) pending(key types.NamespacedName, fullKey string) (eta, waited 
 	if !ok {
 		o, ok = sending, isSending
 	}
-	if !ok || o.fullKey != fullKey {
-		return 0, 0, false
+	if !ok {
+		return Queued{}
 	}
+	var eta time.Duration
 	if isSending {
 		eta = 2 * GroupSlot // at most a group command's action and its wait
 	} else {
 		eta = s.line.wait(o, s.interval)
 	}
-	return eta, time.Since(o.queuedAt), true
+	return Queued{FullKey: o.fullKey, ETA: eta, Waited: time.Since(o.queuedAt)}
 }
 
 // takeFailure returns (and forgets) the error of a command the HueLight did

@@ -3,8 +3,6 @@ package bridge
 import (
 	"context"
 	"time"
-
-	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // Read-back: a bridge without a live event stream (v1, or v2 while its
@@ -17,41 +15,16 @@ import (
 // HueLights and HueGroups it confirms, whose next pass writes their status
 // once.
 
-// defaultTransition is the transition a bridge applies when a command sets
-// none: 4, in tenths of a second (hue-v1-facts.md; "watch that transition
-// time", developers.meethue.com).
-const defaultTransition = 4
-
-// readBackMargin is how long after a command it is first read back, and
-// after its transition (when that read did not show it) again.
-const readBackMargin = 100 * time.Millisecond
-
 // readBackSpacing is the least time between two read-backs of one bridge:
-// commands that keep coming are read back together, one read per spacing
-// at most. It is the spacing of Home Assistant's Hue v1 integration, which
-// reads all lights again after commands at most once per 0.3 s
+// commands that keep coming are read back together, one read per spacing at
+// most. It is the spacing of Home Assistant's Hue v1 integration, which reads
+// all lights again after commands at most once per 0.3 s
 // (REQUEST_REFRESH_DELAY in home-assistant/core
-// homeassistant/components/hue/const.py, the refresh debouncer of its
-// light coordinator in hue/v1/light.py); the bridge's documented budget,
-// 10 a second to /lights (hue-v1-facts.md), is for commands, and a burst's
-// commands, paced by it, still outnumber its reads.
+// homeassistant/components/hue/const.py, the refresh debouncer of its light
+// coordinator in hue/v1/light.py); the bridge's documented budget, 10 a
+// second to /lights (docs/hue-facts.md, "Rate"), is for commands, and a
+// burst's commands, paced by it, still outnumber its reads.
 const readBackSpacing = 300 * time.Millisecond
-
-// settleTime is how long after a command the bridge surely shows it:
-// once its transition is over. Reports disagree on what a bridge shows
-// during a transition (the end value at once in home-assistant/core#108234,
-// values on the way in Foddy/node-red-contrib-huemagic#25); after it, both
-// show the end value. So a read during the transition confirms a write it
-// shows and contradicts nothing; a read after it that still does not show
-// the write is treated as any read: the write is sent again, up to the
-// stall breaker.
-func settleTime(sent wire.StateBody) time.Duration {
-	t := defaultTransition
-	if sent.TransitionTime != nil {
-		t = *sent.TransitionTime
-	}
-	return time.Duration(t) * 100 * time.Millisecond
-}
 
 // readBacks reads the lights back when a command asks for it (the cache's
 // read-back), until ctx ends. A live event stream shows the change

@@ -11,8 +11,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
+	"github.com/tether-dev/tether/internal/huetest/fakebridge"
+	"github.com/tether-dev/tether/providers/hue/model"
 	"github.com/tether-dev/tether/providers/hue/wire"
-	"github.com/tether-dev/tether/providers/hue/wire/wiretest"
 )
 
 // TestAReadBackWakesWhatItConfirms: on a bridge without an event stream
@@ -40,26 +41,26 @@ func TestAReadBackWakesWhatItConfirms(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			g := NewWithT(t)
-			f := wiretest.NewFakeBridge("hallway", "porch")
+			f := fakebridge.NewFakeBridge("hallway", "porch")
 			s, lights, _ := newTestSession(f, 10)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			g.Expect(s.Poll(ctx)).To(Succeed())
 			s.start(ctx) // its first poll finds the read above fresh: no read
 			hall := types.NamespacedName{Namespace: "entrance", Name: "hall"}
-			s.Watch(hall, Want{LightID: "1", Desired: wire.Desired{On: true, Bri: ptr.To(200)}, Reachable: true})
+			s.Settle(hall, Settling{Want: &Want{LightID: "1", Desired: model.Desired{On: true, Bri: ptr.To(200)}, Reachable: true}})
 			gets, _ := f.Calls()
 
-			body := wire.StateBody{On: ptr.To(true), Bri: ptr.To(200), TransitionTime: ptr.To(5)} // 0.5 s
-			sent, err := s.Send(ctx, Change{Key: hall, LightID: "1", Body: body, Full: body, Generation: 1}, time.Second)
+			body := model.StateBody{On: ptr.To(true), Bri: ptr.To(200), TransitionTime: ptr.To(5)} // 0.5 s
+			sent, _, err := s.Send(ctx, Change{Key: hall, LightID: "1", Body: body, Full: body, Generation: 1}, time.Second)
 			g.Expect(sent, err).To(BeTrue())
-			f.Set("1", func(st *wire.LightState) { st.On, st.Bri = true, ptr.To(c.during) })
+			f.Set("1", func(st *model.LightState) { st.On, st.Bri = true, ptr.To(c.during) })
 			drain(lights) // the sender's wake-up for the command it sent
 			g.Eventually(func() int { n, _ := f.Calls(); return n - gets }, 5*time.Second, 10*time.Millisecond).
 				Should(BeNumerically(">=", 1), "a read back, long before the poll")
-			f.Set("1", func(st *wire.LightState) { st.Bri = ptr.To(c.after) })
+			f.Set("1", func(st *model.LightState) { st.Bri = ptr.To(c.after) })
 			if c.wantReads > 1 {
-				v, _ := s.View("1")
+				v, _ := s.cache.view("1")
 				g.Expect(v.Unconfirmed).To(BeTrue(), "a read during the transition decides nothing")
 				g.Expect(*v.State.Bri).To(Equal(200), "a read during the transition contradicts nothing")
 			}
@@ -68,7 +69,7 @@ func TestAReadBackWakesWhatItConfirms(t *testing.T) {
 				Should(ContainElement(hall.String()), "the read that decides wakes the HueLight")
 			n, _ := f.Calls()
 			g.Expect(n - gets).To(Equal(c.wantReads))
-			v, _ := s.View("1")
+			v, _ := s.cache.view("1")
 			g.Expect(*v.State.Bri).To(Equal(c.wantBri))
 			g.Expect(v.Unconfirmed).To(BeFalse())
 			g.Expect(v.Confirmed > 0).To(Equal(c.wantConfirmed))
@@ -99,19 +100,19 @@ func TestAReadWhileACommandIsOnItsWayOnlyConfirms(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			f := wiretest.NewFakeBridge("hallway")
+			f := fakebridge.NewFakeBridge("hallway")
 			s, _, _ := newTestSession(f, 10)
-			f.Set("1", func(st *wire.LightState) { st.On, st.Bri = true, ptr.To(10) })
+			f.Set("1", func(st *model.LightState) { st.On, st.Bri = true, ptr.To(10) })
 			g := NewWithT(t)
 			g.Expect(s.Poll(context.Background())).To(Succeed())
 
 			sentAt := time.Now()
-			f.Set("1", func(st *wire.LightState) { st.Bri = ptr.To(c.readShows) })
+			f.Set("1", func(st *model.LightState) { st.Bri = ptr.To(c.readShows) })
 			g.Expect(s.Poll(context.Background())).To(Succeed()) // started after sentAt, before the answer
-			body := wire.StateBody{Bri: ptr.To(200)}
+			body := model.StateBody{Bri: ptr.To(200)}
 			s.cache.answered(sentAt, body, wire.Result{Accepted: body}, "1")
 
-			v, _ := s.View("1")
+			v, _ := s.cache.view("1")
 			g.Expect(*v.State.Bri).To(Equal(200), "the view shows what the bridge accepted")
 			g.Expect(v.Unconfirmed).To(Equal(!c.wantConfirmed))
 		})
@@ -125,7 +126,7 @@ type timedReads struct {
 	at []time.Time
 }
 
-func (c *timedReads) Lights(ctx context.Context) ([]wire.Light, error) {
+func (c *timedReads) Lights(ctx context.Context) ([]model.Light, error) {
 	c.mu.Lock()
 	c.at = append(c.at, time.Now())
 	c.mu.Unlock()
@@ -145,7 +146,7 @@ func (c *timedReads) times() []time.Time {
 // commands they confirm.
 func TestReadBacksOfCommandsThatKeepComingAreSpaced(t *testing.T) {
 	g := NewWithT(t)
-	reads := &timedReads{Client: wiretest.NewFakeBridge("hallway")}
+	reads := &timedReads{Client: fakebridge.NewFakeBridge("hallway")}
 	s, _, _ := newTestSession(reads, 10)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -153,7 +154,7 @@ func TestReadBacksOfCommandsThatKeepComingAreSpaced(t *testing.T) {
 	s.start(ctx) // its first poll finds the read above fresh: no read
 	before := len(reads.times())
 
-	body := wire.StateBody{On: ptr.To(true), Bri: ptr.To(100)}
+	body := model.StateBody{On: ptr.To(true), Bri: ptr.To(100)}
 	const burst = 1500 * time.Millisecond
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()

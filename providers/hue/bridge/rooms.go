@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/tether-dev/tether/providers/hue/model"
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
@@ -36,7 +37,7 @@ type rooms struct {
 type GroupWant struct {
 	GroupID   string
 	LightIDs  []string
-	Desired   map[string]wire.Desired
+	Desired   map[string]model.Desired
 	Reachable map[string]bool
 }
 
@@ -157,7 +158,7 @@ func (r *rooms) drifted(c *cache, readBack map[string]bool) []types.NamespacedNa
 				out = append(out, k)
 				break
 			}
-			if want, set := w.Desired[id]; set && v.State.Reachable && wire.Compare(want, v.State) != nil {
+			if want, set := w.Desired[id]; set && v.State.Reachable && model.Compare(want, v.State) != nil {
 				out = append(out, k)
 				break
 			}

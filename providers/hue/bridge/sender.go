@@ -9,7 +9,7 @@ import (
 	"golang.org/x/time/rate"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/tether-dev/tether/providers/hue/wire"
+	"github.com/tether-dev/tether/providers/hue/model"
 )
 
 // sender is the only part that writes to one bridge, within its two
@@ -125,7 +125,7 @@ type tempGroups struct {
 type batch struct {
 	groupZero bool // every light of the bridge wants this state
 	scene     bool // a temporary scene (tempscenes.go)
-	full      wire.StateBody
+	full      model.StateBody
 	orders    []*order
 }
 

@@ -15,7 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/tether-dev/tether/internal/huesim"
-	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/model"
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
@@ -59,10 +59,10 @@ func newSimPoller(t *testing.T, lights int, perSecond float64) *simPoller {
 func (s *simPoller) start() { go s.p.sender.run(s.ctx) }
 
 // queue hands a command over for a HueLight that does not wait for it.
-func (s *simPoller) queue(ns, name, lightID string, want wire.Desired) *order {
+func (s *simPoller) queue(ns, name, lightID string, want model.Desired) *order {
 	key := types.NamespacedName{Namespace: ns, Name: name}
-	s.p.Watch(key, Want{LightID: lightID, Desired: want, Reachable: true})
-	full := wire.FullBody(want)
+	s.p.Settle(key, Settling{Want: &Want{LightID: lightID, Desired: want, Reachable: true}})
+	full := model.FullBody(want)
 	o := s.p.sender.enqueue(Change{Key: key, LightID: lightID, Body: full, Full: full})
 	_, _ = s.p.sender.await(s.ctx, &o.handover, 0)
 	return o
@@ -96,16 +96,17 @@ func (s *simPoller) groupCommands() []string {
 const adapterWait = 200 * time.Millisecond
 
 // send sends for a HueLight that waits for its command, as the HueLight
-// adapter's Update does: the error classified for HueBridge "home".
-func (s *simPoller) send(ns, name, lightID string, body, full wire.StateBody) error {
-	_, err := s.p.Send(s.ctx, Change{Key: types.NamespacedName{Namespace: ns, Name: name}, LightID: lightID, Body: body, Full: full}, adapterWait)
-	return wire.Classify("home", err)
+// adapter's Update does: the error as the adapter gets it (and classifies
+// it, providers/hue's Classify).
+func (s *simPoller) send(ns, name, lightID string, body, full model.StateBody) error {
+	_, _, err := s.p.Send(s.ctx, Change{Key: types.NamespacedName{Namespace: ns, Name: name}, LightID: lightID, Body: body, Full: full}, adapterWait)
+	return err
 }
 
 // woken returns the HueLights woken so far, as namespace/name.
 func (s *simPoller) woken() []string { return drain(s.events) }
 
-func bri(v int) wire.Desired { return wire.Desired{On: true, Bri: ptr.To(v)} }
+func bri(v int) model.Desired { return model.Desired{On: true, Bri: ptr.To(v)} }
 
 // TestSenderTakesNamespacesInTurn: a room with 6 lights queued first and a
 // room with 2 share the budget in turn, instead of the second waiting for
@@ -195,10 +196,10 @@ func TestQueuedSendErrorReachesTheHueLight(t *testing.T) {
 	s.start()
 	g := NewWithT(t)
 	g.Eventually(s.woken, 5*time.Second, 20*time.Millisecond).Should(Equal([]string{"a/lamp"}))
-	err := s.send("a", "lamp", "1", wire.FullBody(bri(99)), wire.FullBody(bri(99)))
-	ra, ok := providers.AsRetryAfter(err)
-	g.Expect(ok).To(BeTrue(), "got %v", err)
-	g.Expect(ra.Reason).To(Equal(wire.ReasonBridgeBusy))
+	err := s.send("a", "lamp", "1", model.FullBody(bri(99)), model.FullBody(bri(99)))
+	// Error 901, which the adapter's Classify names BridgeBusy (its
+	// TestClassify, "overloaded").
+	g.Expect(wire.ErrorType(err)).To(Equal(wire.TypeInternal), "got %v", err)
 	g.Expect(s.lightCommands()).To(HaveLen(1), "the error was reported, not a new command sent")
 }
 
@@ -208,23 +209,23 @@ func TestQueuedSendErrorReachesTheHueLight(t *testing.T) {
 // is not sent again, while another value is.
 func TestRefusedAttributeIsRememberedNotAnError(t *testing.T) {
 	s := newSimPoller(t, 1, 10)
-	bad := wire.Desired{On: true, Bri: ptr.To(40), XY: &[2]float64{0.3, 1.7}}
+	bad := model.Desired{On: true, Bri: ptr.To(40), XY: &[2]float64{0.3, 1.7}}
 	s.queue("a", "lamp", "1", bad)
 	s.start()
 	g := NewWithT(t)
 	g.Eventually(s.woken, 5*time.Second, 20*time.Millisecond).Should(Equal([]string{"a/lamp"}))
 	v, _ := s.p.cache.view("1")
-	g.Expect(v.refused).To(HaveKey("xy"))
-	g.Expect(v.refused["xy"].Type).To(Equal(wire.TypeInvalidValue))
+	g.Expect(v.Refused).To(HaveKey("xy"))
+	g.Expect(v.Refused["xy"].Type).To(Equal(wire.TypeInvalidValue))
 	g.Expect(*v.State.Bri).To(Equal(40), "what the bridge accepted counts")
-	want, notes := withoutRefused(bad, v.refused)
-	g.Expect(wire.Compare(want, v.State)).To(BeNil(), "nothing left to send unchanged")
+	want, notes := model.WithoutRefused(bad, v.Refused)
+	g.Expect(model.Compare(want, v.State)).To(BeNil(), "nothing left to send unchanged")
 	g.Expect(notes).To(ConsistOf(ContainSubstring("color.xy [0.3,1.7] (error 7")))
 
-	fixed := wire.Desired{On: true, Bri: ptr.To(40), XY: &[2]float64{0.3, 0.3}}
-	want, notes = withoutRefused(fixed, v.refused)
+	fixed := model.Desired{On: true, Bri: ptr.To(40), XY: &[2]float64{0.3, 0.3}}
+	want, notes = model.WithoutRefused(fixed, v.Refused)
 	g.Expect(notes).To(BeEmpty())
-	g.Expect(wire.Compare(want, v.State)).NotTo(BeNil(), "a new value is sent")
+	g.Expect(model.Compare(want, v.State)).NotTo(BeNil(), "a new value is sent")
 }
 
 // TestIdleBridgeAnswersInTheSameReconcile: with nothing queued, send
@@ -232,7 +233,7 @@ func TestRefusedAttributeIsRememberedNotAnError(t *testing.T) {
 func TestIdleBridgeAnswersInTheSameReconcile(t *testing.T) {
 	s := newSimPoller(t, 1, 10)
 	s.start()
-	body := wire.FullBody(bri(200))
+	body := model.FullBody(bri(200))
 	g := NewWithT(t)
 	g.Expect(s.send("a", "lamp", "1", body, body)).To(Succeed())
 	g.Expect(s.lightCommands()).To(Equal([]string{"1"}))
@@ -248,7 +249,7 @@ func TestARefusalGoesOnlyToTheReconcileThatWaited(t *testing.T) {
 	s := newSimPoller(t, 1, 10)
 	s.start()
 	s.sim.SetRate(1e-6, 0)
-	body := wire.FullBody(bri(200))
+	body := model.FullBody(bri(200))
 	g := NewWithT(t)
 	g.Expect(s.send("a", "lamp", "1", body, body)).NotTo(Succeed())
 	g.Expect(s.woken()).To(BeEmpty())
@@ -373,8 +374,8 @@ func TestGroupZeroNeverTouchesAPausedHueLightsBulb(t *testing.T) {
 	outside := strconv.Itoa(n)
 	before, _ := s.sim.Light(outside)
 	paused := types.NamespacedName{Namespace: "a", Name: "paused"}
-	s.p.Watch(paused, Want{LightID: outside, Desired: bri(50), Reachable: true})
-	s.p.Pause(paused, 1)
+	s.p.Settle(paused, Settling{Want: &Want{LightID: outside, Desired: bri(50), Reachable: true}})
+	s.p.Settle(paused, Settling{Unwatch: true, Generation: 1, End: PassMatched})
 	for i := 1; i < n; i++ {
 		id := strconv.Itoa(i)
 		s.queue("a", "light-"+id, id, bri(50))

@@ -9,8 +9,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
+	"github.com/tether-dev/tether/internal/huetest/fakebridge"
+	"github.com/tether-dev/tether/providers/hue/model"
 	"github.com/tether-dev/tether/providers/hue/wire"
-	"github.com/tether-dev/tether/providers/hue/wire/wiretest"
 )
 
 // newTestSession is a session of client c whose loops are not started
@@ -49,17 +50,17 @@ func drain(ch chan Wake) []string {
 }
 
 func TestSessionWakesOnlyDriftedLights(t *testing.T) {
-	f := wiretest.NewFakeBridge("hallway", "kitchen")
-	f.Set("1", func(s *wire.LightState) { s.On, s.Bri = true, ptr.To(254) })
-	f.Set("2", func(s *wire.LightState) { s.On = true })
+	f := fakebridge.NewFakeBridge("hallway", "kitchen")
+	f.Set("1", func(s *model.LightState) { s.On, s.Bri = true, ptr.To(254) })
+	f.Set("2", func(s *model.LightState) { s.On = true })
 	p, lights, _ := newTestSession(f, 10)
 	ctx := context.Background()
 	if err := p.Poll(ctx); err != nil {
 		t.Fatal(err)
 	}
 	hall, kitchen := types.NamespacedName{Namespace: "entrance", Name: "hall"}, types.NamespacedName{Namespace: "home", Name: "kitchen"}
-	p.Watch(hall, Want{LightID: "1", Desired: wire.Desired{On: true, Bri: ptr.To(254)}, Reachable: true})
-	p.Watch(kitchen, Want{LightID: "2", Desired: wire.Desired{On: true}, Reachable: true})
+	p.Settle(hall, Settling{Want: &Want{LightID: "1", Desired: model.Desired{On: true, Bri: ptr.To(254)}, Reachable: true}})
+	p.Settle(kitchen, Settling{Want: &Want{LightID: "2", Desired: model.Desired{On: true}, Reachable: true}})
 	drain(lights)
 
 	steps := []struct {
@@ -68,11 +69,11 @@ func TestSessionWakesOnlyDriftedLights(t *testing.T) {
 		want   []string
 	}{
 		{"nothing changed", func() {}, nil},
-		{"brightness the spec does not set", func() { f.Set("2", func(s *wire.LightState) { s.Bri = ptr.To(3) }) }, nil},
-		{"hallway switched off in the app", func() { f.Set("1", func(s *wire.LightState) { s.On = false }) }, []string{"entrance/hall"}},
+		{"brightness the spec does not set", func() { f.Set("2", func(s *model.LightState) { s.Bri = ptr.To(3) }) }, nil},
+		{"hallway switched off in the app", func() { f.Set("1", func(s *model.LightState) { s.On = false }) }, []string{"entrance/hall"}},
 		{"kitchen unreachable", func() {
-			f.Set("1", func(s *wire.LightState) { s.On = true })
-			f.Set("2", func(s *wire.LightState) { s.Reachable = false })
+			f.Set("1", func(s *model.LightState) { s.On = true })
+			f.Set("2", func(s *model.LightState) { s.Reachable = false })
 		}, []string{"home/kitchen"}},
 	}
 	for _, st := range steps {
@@ -87,14 +88,14 @@ func TestSessionWakesOnlyDriftedLights(t *testing.T) {
 }
 
 func TestSessionWakesEveryoneWhenTheBridgeComesAndGoes(t *testing.T) {
-	f := wiretest.NewFakeBridge("hallway")
+	f := fakebridge.NewFakeBridge("hallway")
 	p, lights, bridges := newTestSession(f, 10)
 	ctx := context.Background()
 	_ = p.Poll(ctx)
-	p.Watch(types.NamespacedName{Namespace: "a", Name: "x"}, Want{LightID: "1", Desired: wire.Desired{On: false}, Reachable: true})
+	p.Settle(types.NamespacedName{Namespace: "a", Name: "x"}, Settling{Want: &Want{LightID: "1", Desired: model.Desired{On: false}, Reachable: true}})
 	drain(lights)
 
-	f.Fail(wiretest.NetErr{})
+	f.Fail(fakebridge.NetErr{})
 	_ = p.Poll(ctx)
 	_ = p.Poll(ctx)
 	if got := drain(lights); len(got) != 1 {
@@ -117,7 +118,7 @@ func TestSessionWakesEveryoneWhenTheBridgeComesAndGoes(t *testing.T) {
 }
 
 func TestLightsReadTheCache(t *testing.T) {
-	f := wiretest.NewFakeBridge("hallway")
+	f := fakebridge.NewFakeBridge("hallway")
 	p, _, _ := newTestSession(f, 10)
 	for range 50 {
 		if _, err := p.Lights(context.Background()); err != nil {
@@ -127,7 +128,7 @@ func TestLightsReadTheCache(t *testing.T) {
 	if gets, _ := f.Calls(); gets != 1 {
 		t.Fatalf("50 observations made %d GETs, want 1", gets)
 	}
-	body := wire.StateBody{On: ptr.To(true), Bri: ptr.To(9)}
+	body := model.StateBody{On: ptr.To(true), Bri: ptr.To(9)}
 	p.cache.answered(time.Now(), body, wire.Result{Accepted: body}, "1")
 	if v, _ := p.cache.view("1"); !v.State.On || *v.State.Bri != 9 || !v.Unconfirmed {
 		t.Fatalf("cache after an accepted command: %+v", v)
@@ -145,19 +146,19 @@ func (neterr) Temporary() bool { return true }
 // breaker over) or not (the stall key stays), and attributes the bridge
 // never reports stay known from what it accepted.
 func TestReadsConfirmOrContradictWrites(t *testing.T) {
-	f := wiretest.NewFakeBridge("strip")
+	f := fakebridge.NewFakeBridge("strip")
 	p, _, _ := newTestSession(f, 10)
 	ctx := context.Background()
 	_ = p.Poll(ctx)
-	f.Set("1", func(s *wire.LightState) { s.CT = nil }) // the bridge leaves ct out from now on
+	f.Set("1", func(s *model.LightState) { s.CT = nil }) // the bridge leaves ct out from now on
 
-	sent := wire.StateBody{On: ptr.To(true), Bri: ptr.To(50), CT: ptr.To(300)}
+	sent := model.StateBody{On: ptr.To(true), Bri: ptr.To(50), CT: ptr.To(300)}
 	p.cache.answered(time.Now(), sent, wire.Result{Accepted: sent}, "1")
 	v, _ := p.cache.view("1")
 	if !v.Unconfirmed || *v.State.Bri != 50 {
 		t.Fatalf("before a read: %+v", v)
 	}
-	f.Set("1", func(s *wire.LightState) { s.On, s.Bri = true, ptr.To(50) })
+	f.Set("1", func(s *model.LightState) { s.On, s.Bri = true, ptr.To(50) })
 	_ = p.Poll(ctx)
 	v, _ = p.cache.view("1")
 	if v.Unconfirmed || v.Confirmed != 1 || *v.State.CT != 300 || len(v.Assumed) != 1 || v.Assumed[0] != "ct" {
@@ -166,7 +167,7 @@ func TestReadsConfirmOrContradictWrites(t *testing.T) {
 
 	// No transition: a read at once decides (TestAReadBackWakesWhatItConfirms
 	// has reads during a transition).
-	again := wire.StateBody{On: ptr.To(true), Bri: ptr.To(60), TransitionTime: ptr.To(0)}
+	again := model.StateBody{On: ptr.To(true), Bri: ptr.To(60), TransitionTime: ptr.To(0)}
 	p.cache.answered(time.Now(), again, wire.Result{Accepted: again}, "1")
 	_ = p.Poll(ctx) // the bulb still shows 50
 	if v, _ = p.cache.view("1"); v.Confirmed != 1 || *v.State.Bri != 50 {
@@ -183,16 +184,16 @@ func TestReadsConfirmOrContradictWrites(t *testing.T) {
 // temperature (mirek null), so no read ever clears the ct; kept, it read as
 // the light's state ("ct 250") and every later command sent the colour again.
 func TestALaterColourReplacesAnEarlierOneNotYetReadBack(t *testing.T) {
-	f := wiretest.NewFakeBridge("hallway")
+	f := fakebridge.NewFakeBridge("hallway")
 	p, _, _ := newTestSession(f, 10)
 	ctx := context.Background()
 	_ = p.Poll(ctx)
 
-	ct := wire.StateBody{CT: ptr.To(250)}
+	ct := model.StateBody{CT: ptr.To(250)}
 	p.cache.answered(time.Now(), ct, wire.Result{Accepted: ct}, "1")
-	white := wire.StateBody{XY: &[2]float64{0.3227, 0.329}}
+	white := model.StateBody{XY: &[2]float64{0.3227, 0.329}}
 	p.cache.answered(time.Now(), white, wire.Result{Accepted: white}, "1")
-	f.Set("1", func(s *wire.LightState) {
+	f.Set("1", func(s *model.LightState) {
 		s.XY, s.ColorMode, s.CT, s.Hue, s.Sat = white.XY, "xy", nil, nil, nil
 	})
 	_ = p.Poll(ctx)
@@ -210,25 +211,25 @@ func TestALaterColourReplacesAnEarlierOneNotYetReadBack(t *testing.T) {
 // which shows it (the bulb has switched); only a read after the command
 // that still leaves it out makes it one the bridge does not report.
 func TestAColourTemperatureNotYetReadBackIsUnconfirmed(t *testing.T) {
-	f := wiretest.NewFakeBridge("hallway")
+	f := fakebridge.NewFakeBridge("hallway")
 	p, _, _ := newTestSession(f, 10)
 	ctx := context.Background()
-	f.Set("1", func(s *wire.LightState) { s.XY, s.ColorMode, s.CT = &[2]float64{0.675, 0.322}, "xy", nil })
+	f.Set("1", func(s *model.LightState) { s.XY, s.ColorMode, s.CT = &[2]float64{0.675, 0.322}, "xy", nil })
 	_ = p.Poll(ctx)
 
 	// No transition: each read below decides.
-	ct := wire.StateBody{On: ptr.To(true), CT: ptr.To(500), TransitionTime: ptr.To(0)}
+	ct := model.StateBody{On: ptr.To(true), CT: ptr.To(500), TransitionTime: ptr.To(0)}
 	p.cache.answered(time.Now(), ct, wire.Result{Accepted: ct}, "1")
 	if v, _ := p.cache.view("1"); !v.Unconfirmed || len(v.Assumed) != 0 {
 		t.Fatalf("before a read: unconfirmed %v, assumed %v; want unconfirmed and nothing assumed", v.Unconfirmed, v.Assumed)
 	}
-	f.Set("1", func(s *wire.LightState) { s.CT, s.ColorMode = ptr.To(500), "ct" })
+	f.Set("1", func(s *model.LightState) { s.CT, s.ColorMode = ptr.To(500), "ct" })
 	_ = p.Poll(ctx)
 	if v, _ := p.cache.view("1"); v.Unconfirmed || len(v.Assumed) != 0 || *v.State.CT != 500 {
 		t.Fatalf("after a read showing ct 500: %+v", v)
 	}
 
-	f.Set("1", func(s *wire.LightState) { s.CT, s.ColorMode = nil, "" }) // a bridge that never reports ct
+	f.Set("1", func(s *model.LightState) { s.CT, s.ColorMode = nil, "" }) // a bridge that never reports ct
 	p.cache.answered(time.Now(), ct, wire.Result{Accepted: ct}, "1")
 	_ = p.Poll(ctx)
 	if v, _ := p.cache.view("1"); len(v.Assumed) != 1 || v.Assumed[0] != "ct" {

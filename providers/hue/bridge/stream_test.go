@@ -15,9 +15,10 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/internal/huetest"
 	"github.com/tether-dev/tether/internal/tcpproxy"
+	"github.com/tether-dev/tether/providers/hue/model"
 	"github.com/tether-dev/tether/providers/hue/wire"
-	"github.com/tether-dev/tether/providers/hue/wire/wiretest"
 )
 
 type streamSession struct {
@@ -33,7 +34,11 @@ func startStreamSession(t *testing.T, sim *huesim.Server, settings StreamSetting
 // startStreamSessionEvery is startStreamSession with the poll interval.
 func startStreamSessionEvery(t *testing.T, sim *huesim.Server, settings StreamSettings, interval time.Duration) *streamSession {
 	t.Helper()
-	return startStreamSessionWith(t, wiretest.V2For(t, sim, simUser, wire.Trust{}), settings, interval)
+	c, err := wire.NewClientV2(sim.TLSAddr(), simUser, 2*time.Second, wire.Trust{CABundle: sim.CACertPEM()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return startStreamSessionWith(t, c, settings, interval)
 }
 
 // startStreamSessionWith is startStreamSessionEvery with a client of the
@@ -83,11 +88,11 @@ func eventually(t *testing.T, what string, timeout time.Duration, f func() bool)
 // app" wakes the HueLight whose bulb drifted, and the bridge is not polled;
 // a new light and a rename arrive by events too.
 func TestStreamPushesDrift(t *testing.T) {
-	sim := wiretest.StartSim(t, huesim.Options{Lights: []string{"hall", "desk"}})
+	sim := huetest.StartSim(t, huesim.Options{Lights: []string{"hall", "desk"}})
 	s := startStreamSession(t, sim, StreamSettings{})
 	hall := types.NamespacedName{Namespace: "home", Name: "hall"}
 	eventually(t, "the stream is live", 5*time.Second, s.stream.live)
-	s.Watch(hall, Want{Name: "hall", LightID: "1", Desired: wire.Desired{On: false}, Reachable: true})
+	s.Settle(hall, Settling{Want: &Want{Name: "hall", LightID: "1", Desired: model.Desired{On: false}, Reachable: true}})
 	sim.ResetGetCounts()
 	before := s.wakes(hall)
 
@@ -109,7 +114,7 @@ func TestStreamPushesDrift(t *testing.T) {
 		res.Body.Close()
 	}
 	eventually(t, "a rename by event", 3*time.Second, func() bool { l, _ := s.light(id); return l.Name == "loft" })
-	time.Sleep(3 * s.Interval()) // three poll intervals of steady state
+	time.Sleep(3 * s.Settings().Interval) // three poll intervals of steady state
 	if n := sim.GetCounts()["/clip/v2/resource"]; n != 0 {
 		t.Errorf("%d full reads while the stream was live: want none (only the safety read)", n)
 	}
@@ -122,7 +127,7 @@ func TestStreamPushesDrift(t *testing.T) {
 // light changed while it is down; the full read after the reconnect shows
 // the change. The poll interval is an hour: only that read can show it.
 func TestStreamResumesWithoutMissingAChange(t *testing.T) {
-	sim := wiretest.StartSim(t, huesim.Options{Lights: []string{"hall"}})
+	sim := huetest.StartSim(t, huesim.Options{Lights: []string{"hall"}})
 	s := startStreamSessionEvery(t, sim, StreamSettings{}, time.Hour)
 	eventually(t, "the stream is live", 5*time.Second, s.stream.live)
 	sim.DropNewEventStreams(1) // the next stream ends at once: a reconnect after a drop
@@ -142,7 +147,7 @@ func TestStreamResumesWithoutMissingAChange(t *testing.T) {
 // reconnected (and everything read) once per Silence, not counted as a
 // drop.
 func TestStreamSilenceWatchdog(t *testing.T) {
-	sim := wiretest.StartSim(t, huesim.Options{Lights: []string{"hall"}})
+	sim := huetest.StartSim(t, huesim.Options{Lights: []string{"hall"}})
 	s := startStreamSession(t, sim, StreamSettings{Silence: 700 * time.Millisecond, DropLimit: 2})
 	eventually(t, "the stream is live", 5*time.Second, s.stream.live)
 	sim.HangEventStreams(true)
@@ -160,7 +165,7 @@ func TestStreamSilenceWatchdog(t *testing.T) {
 // TestStreamFallsBackToPolling: a bridge that drops every stream makes the
 // session poll (and say so); once a stream stays up, polling stops.
 func TestStreamFallsBackToPolling(t *testing.T) {
-	sim := wiretest.StartSim(t, huesim.Options{Lights: []string{"hall"}})
+	sim := huetest.StartSim(t, huesim.Options{Lights: []string{"hall"}})
 	sim.DropNewEventStreams(1000)
 	s := startStreamSession(t, sim, StreamSettings{DropLimit: 3, Stable: time.Second, MaxBackoff: 200 * time.Millisecond})
 	eventually(t, "polling after repeated drops", 10*time.Second, func() bool { return s.stream.status().State == StreamPolling })
@@ -185,7 +190,7 @@ func TestStreamFallsBackToPolling(t *testing.T) {
 // hundred times a second until the first poll failed. Back online, the
 // stream is live again and the change made meanwhile is read.
 func TestStreamOutageIsBounded(t *testing.T) {
-	sim := wiretest.StartSim(t, huesim.Options{Lights: []string{"hall"}})
+	sim := huetest.StartSim(t, huesim.Options{Lights: []string{"hall"}})
 	proxy, err := tcpproxy.New(sim.TLSAddr())
 	if err != nil {
 		t.Fatal(err)
@@ -239,7 +244,7 @@ func testCommandsWaitWhileTheBridgeDoesNotAnswer(t *testing.T, api string) {
 	for i := range lights {
 		names = append(names, fmt.Sprintf("bulb-%d", i+1))
 	}
-	sim := wiretest.StartSim(t, huesim.Options{Lights: names})
+	sim := huetest.StartSim(t, huesim.Options{Lights: names})
 	target := sim.Addr()
 	if api == wire.APIV2 {
 		target = sim.TLSAddr()
@@ -272,7 +277,7 @@ func testCommandsWaitWhileTheBridgeDoesNotAnswer(t *testing.T, api string) {
 	var orders []*order
 	for i := range lights {
 		bri := 10 + i
-		body := wire.StateBody{On: ptr.To(true), Bri: &bri}
+		body := model.StateBody{On: ptr.To(true), Bri: &bri}
 		o := s.sender.enqueue(Change{Key: types.NamespacedName{Namespace: "ns", Name: names[i]}, LightID: strconv.Itoa(i + 1), Body: body, Full: body})
 		_, _ = s.sender.await(context.Background(), &o.handover, 0)
 		orders = append(orders, o)
@@ -327,7 +332,7 @@ func testCommandsWaitWhileTheBridgeDoesNotAnswer(t *testing.T, api string) {
 // TestStreamEndsWhenTheClientChanges: a HueBridge changed from V2 to V1
 // gives its session a v1 client; the v2 stream ends and the session polls.
 func TestStreamEndsWhenTheClientChanges(t *testing.T) {
-	sim := wiretest.StartSim(t, huesim.Options{Lights: []string{"hall"}})
+	sim := huetest.StartSim(t, huesim.Options{Lights: []string{"hall"}})
 	s := startStreamSession(t, sim, StreamSettings{})
 	eventually(t, "the stream is live", 5*time.Second, s.stream.live)
 	s.UseClient(wire.NewClient(sim.Addr(), simUser, 2*time.Second))
@@ -340,7 +345,7 @@ func TestStreamEndsWhenTheClientChanges(t *testing.T) {
 }
 
 // light is one bulb as the last read has it.
-func (s *Session) light(id string) (wire.Light, bool) {
+func (s *Session) light(id string) (model.Light, bool) {
 	lights, _, _ := s.cache.current(0)
 	l, ok := lights[id]
 	return l, ok

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tether-dev/tether/providers/hue/model"
+
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
@@ -32,7 +34,7 @@ const (
 // a watching HueLight that wants that very state (it is about to be sent
 // anyway). A bulb nobody manages, one that wants another state, and a
 // paused HueLight's bulb (pausing drops its watch) all rule group 0 out.
-func (s *sender) groupZeroIsSafe(full wire.StateBody, batch map[string]bool) bool {
+func (s *sender) groupZeroIsSafe(full model.StateBody, batch map[string]bool) bool {
 	ids := s.cache.lightIDs()
 	if len(ids) == 0 {
 		return false

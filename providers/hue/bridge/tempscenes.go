@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tether-dev/tether/providers/hue/model"
+
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
@@ -64,7 +66,7 @@ func (s *sender) sendScene(ctx context.Context, b *batch) {
 		s.giveBack(b.orders)
 		return
 	}
-	states := make(map[string]wire.StateBody, len(b.orders))
+	states := make(map[string]model.StateBody, len(b.orders))
 	for _, o := range b.orders {
 		states[o.lightID] = o.full
 	}

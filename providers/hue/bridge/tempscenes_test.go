@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/tether-dev/tether/internal/huesim"
-	"github.com/tether-dev/tether/providers/hue/wire"
+	"github.com/tether-dev/tether/providers/hue/model"
 )
 
 // sceneCommands returns "METHOD path" of the scene writes received, with
@@ -141,7 +141,7 @@ func TestGatheringWaitsForExpectedLights(t *testing.T) {
 	g.Eventually(s.p.sender.lights.Tokens, time.Second, 10*time.Millisecond).Should(BeNumerically(">=", 1))
 	s.sim.ResetCommands()
 	start := time.Now()
-	err := s.send("a", "alone", strconv.Itoa(n+1), wire.FullBody(bri(3)), wire.FullBody(bri(3)))
+	err := s.send("a", "alone", strconv.Itoa(n+1), model.FullBody(bri(3)), model.FullBody(bri(3)))
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(s.lightCommands()).To(Equal([]string{strconv.Itoa(n + 1)}), "sent by the reconcile that asked")
 	g.Expect(time.Since(start)).To(BeNumerically("<", adapterWait), "nothing held a change nobody else was expected with")

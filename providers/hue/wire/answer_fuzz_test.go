@@ -1,4 +1,4 @@
-package wire
+package wire_test
 
 import (
 	"context"
@@ -13,6 +13,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue"
+	"github.com/tether-dev/tether/providers/hue/model"
+	"github.com/tether-dev/tether/providers/hue/wire"
 )
 
 // The bridge is outside our control: whatever it answers, the adapter must
@@ -80,16 +83,16 @@ func FuzzDecodeAnswer(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, status int, body []byte) {
 		status = fuzzStatus(status)
-		_, err := decodeAnswer(status, body, StateBody{})
-		var perr *ProtocolError
-		var bridgeErr *BridgeError
+		_, err := wire.DecodeAnswer(status, body, model.StateBody{})
+		var perr *wire.ProtocolError
+		var bridgeErr *wire.BridgeError
 		if err != nil && !errors.As(err, &perr) && !errors.As(err, &bridgeErr) {
 			t.Fatalf("decodeAnswer returned %T: %v", err, err)
 		}
 		if err == nil && status >= 300 {
 			t.Fatalf("HTTP %d accepted as success: %q", status, body)
 		}
-		checkTyped(t, "decodeAnswer", Classify("fuzz", err))
+		checkTyped(t, "decodeAnswer", hue.Classify("fuzz", err))
 	})
 }
 
@@ -150,24 +153,24 @@ func FuzzBridgeAnswer(f *testing.F) {
 	a := newAnswerServer(f)
 	f.Fuzz(func(t *testing.T, status int, body []byte) {
 		a.answer(fuzzStatus(status), body)
-		c := NewClient(a.srv.URL, "fuzz-user", 2*time.Second)
+		c := wire.NewClient(a.srv.URL, "fuzz-user", 2*time.Second)
 		ctx := context.Background()
 
 		_, err := c.Lights(ctx)
-		checkTyped(t, "Lights", Classify("fuzz", err))
+		checkTyped(t, "Lights", hue.Classify("fuzz", err))
 
 		_, err = c.Config(ctx)
-		checkTyped(t, "Config", Classify("fuzz", err))
+		checkTyped(t, "Config", hue.Classify("fuzz", err))
 
 		_, err = c.Pair(ctx, "tether#fuzz")
-		checkTyped(t, "Pair", Classify("fuzz", err))
+		checkTyped(t, "Pair", hue.Classify("fuzz", err))
 
-		for _, body := range []StateBody{
+		for _, body := range []model.StateBody{
 			{On: ptr.To(true), Bri: ptr.To(10)},
 			{On: ptr.To(true), Hue: ptr.To(0), Sat: ptr.To(0)},
 		} {
 			_, err = c.SetLightState(ctx, "1", body)
-			checkTyped(t, "SetLightState", Classify("fuzz", err))
+			checkTyped(t, "SetLightState", hue.Classify("fuzz", err))
 		}
 	})
 }

@@ -34,8 +34,8 @@ const (
 	// room for the largest installations.
 	maxAnswerBytes = 8 << 20
 	// maxEventBytes bounds one event-stream message: a bridge batches at
-	// most a second of changes into one, a few KiB (hue-v2-facts.md,
-	// "Event stream").
+	// most a second of changes into one, a few KiB (Hue's CLIP v2
+	// migration guide; docs/hue-facts.md, "Event stream").
 	maxEventBytes = 1 << 20
 )
 

@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/tether-dev/tether/internal/huetest"
 )
 
 // Hostile bridges for the bounds of bounds.go: servers that answer more
@@ -24,11 +26,11 @@ import (
 // hostileClients are the client calls that read an answer, on each API.
 func hostileClients(t *testing.T, plain, tls *httptest.Server) map[string]func(context.Context) error {
 	t.Helper()
-	v2, err := NewClientV2(tls.Listener.Addr().String(), simUser, 5*time.Second, Trust{InsecureSkipVerify: true})
+	v2, err := NewClientV2(tls.Listener.Addr().String(), huetest.User, 5*time.Second, Trust{InsecureSkipVerify: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	v1 := NewClient(plain.Listener.Addr().String(), simUser, 5*time.Second)
+	v1 := NewClient(plain.Listener.Addr().String(), huetest.User, 5*time.Second)
 	v1Public := NewClient(plain.Listener.Addr().String(), "", 5*time.Second)
 	return map[string]func(context.Context) error{
 		"v1 lights":        func(ctx context.Context) error { _, err := v1.Lights(ctx); return err },
@@ -194,7 +196,7 @@ func TestV2FullReadDecodesIntoTypes(t *testing.T) {
 	body, _ := json.Marshal(map[string]any{"errors": []any{}, "data": list})
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(body) }))
 	t.Cleanup(srv.Close)
-	c, err := NewClientV2(srv.Listener.Addr().String(), simUser, 5*time.Second, Trust{InsecureSkipVerify: true})
+	c, err := NewClientV2(srv.Listener.Addr().String(), huetest.User, 5*time.Second, Trust{InsecureSkipVerify: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/model"
 )
 
 // The v1 implementation of the Client port, the only file that knows the
@@ -62,11 +62,11 @@ func NewClient(address, user string, timeout time.Duration) Client {
 }
 
 // bounded runs f with the call deadline, hides the username in its error,
-// and counts the call in tether_external_calls_total.
+// and tells CountCall of the call.
 func (c *v1Client) bounded(ctx context.Context, operation string, f func(context.Context) error) (err error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	defer func() { providers.CountExternalCall("hue", operation, callResult(err)) }()
+	defer func() { CountCall(operation, err) }()
 	return redact(f(ctx), c.user)
 }
 
@@ -96,7 +96,7 @@ func redact(err error, user string) error {
 }
 
 // Lights is a plain GET /lights, decoded field by field.
-func (c *v1Client) Lights(ctx context.Context) (lights []Light, err error) {
+func (c *v1Client) Lights(ctx context.Context) (lights []model.Light, err error) {
 	err = c.bounded(ctx, "GetLights", func(ctx context.Context) error {
 		status, body, err := c.do(ctx, http.MethodGet, "/lights", nil)
 		if err != nil {
@@ -137,7 +137,7 @@ func decodeConfig(status int, body []byte) (BridgeConfig, error) {
 		Whitelist  json.RawMessage `json:"whitelist"`
 	}
 	if err := json.Unmarshal(body, &raw); err != nil || status >= 300 {
-		if _, err := decodeAnswer(status, body, StateBody{}); err != nil {
+		if _, err := decodeAnswer(status, body, model.StateBody{}); err != nil {
 			return BridgeConfig{}, err
 		}
 		return BridgeConfig{}, &ProtocolError{Detail: fmt.Sprintf("HTTP %d: %.200s", status, body)}
@@ -173,14 +173,14 @@ func decodePairing(raw []byte) (Credentials, error) {
 	if json.Unmarshal(raw, &items) == nil && len(items) == 1 && items[0].Success != nil && items[0].Success.Username != "" {
 		return Credentials{Username: items[0].Success.Username, ClientKey: items[0].Success.ClientKey}, nil
 	}
-	if _, err := decodeAnswer(http.StatusOK, raw, StateBody{}); err != nil {
+	if _, err := decodeAnswer(http.StatusOK, raw, model.StateBody{}); err != nil {
 		return Credentials{}, err
 	}
 	return Credentials{}, &ProtocolError{Detail: fmt.Sprintf("pairing answer: %.200s", raw)}
 }
 
 // SetLightState is a plain PUT of body to the light's state.
-func (c *v1Client) SetLightState(ctx context.Context, id string, body StateBody) (res Result, err error) {
+func (c *v1Client) SetLightState(ctx context.Context, id string, body model.StateBody) (res Result, err error) {
 	if _, err := strconv.Atoi(id); err != nil {
 		return Result{}, fmt.Errorf("light id %q is not a number", id)
 	}
@@ -210,7 +210,7 @@ func decodeGroupNames(status int, body []byte) (map[string]string, error) {
 		Name string `json:"name"`
 	}
 	if err := json.Unmarshal(body, &raw); err != nil || status >= 300 {
-		if _, err := decodeAnswer(status, body, StateBody{}); err != nil {
+		if _, err := decodeAnswer(status, body, model.StateBody{}); err != nil {
 			return nil, err
 		}
 		return nil, &ProtocolError{Detail: fmt.Sprintf("HTTP %d: %.200s", status, body)}
@@ -246,14 +246,14 @@ func decodeCreated(raw []byte) (string, error) {
 	if json.Unmarshal(raw, &items) == nil && len(items) == 1 && items[0].Success.ID != "" {
 		return items[0].Success.ID, nil
 	}
-	if _, err := decodeAnswer(http.StatusOK, raw, StateBody{}); err != nil {
+	if _, err := decodeAnswer(http.StatusOK, raw, model.StateBody{}); err != nil {
 		return "", err
 	}
 	return "", &ProtocolError{Detail: fmt.Sprintf("group created without an id: %.200s", raw)}
 }
 
 // SetGroupState is a plain PUT of body to every light of the group.
-func (c *v1Client) SetGroupState(ctx context.Context, id string, body StateBody) (res Result, err error) {
+func (c *v1Client) SetGroupState(ctx context.Context, id string, body model.StateBody) (res Result, err error) {
 	if _, err := strconv.Atoi(id); err != nil {
 		return Result{}, fmt.Errorf("group id %q is not a number", id)
 	}
@@ -274,7 +274,7 @@ func (c *v1Client) DeleteGroup(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
-		if _, err := decodeAnswer(status, body, StateBody{}); ErrorType(err) != TypeNotAvailable {
+		if _, err := decodeAnswer(status, body, model.StateBody{}); ErrorType(err) != TypeNotAvailable {
 			return err
 		}
 		return nil
@@ -283,7 +283,7 @@ func (c *v1Client) DeleteGroup(ctx context.Context, id string) error {
 
 // putState PUTs body to a light's state or a group's action (path below
 // /api/<user>) and reads the answer attribute by attribute.
-func (c *v1Client) putState(ctx context.Context, path string, body StateBody) (Result, error) {
+func (c *v1Client) putState(ctx context.Context, path string, body model.StateBody) (Result, error) {
 	data, err := json.Marshal(body)
 	if err != nil {
 		return Result{}, err
@@ -344,15 +344,15 @@ type v1Control struct {
 }
 
 // decodeLights reads GET /lights: a map id -> light, or an error array.
-func decodeLights(status int, body []byte) ([]Light, error) {
+func decodeLights(status int, body []byte) ([]model.Light, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(body, &raw); err != nil || status >= 300 {
-		if _, err := decodeAnswer(status, body, StateBody{}); err != nil {
+		if _, err := decodeAnswer(status, body, model.StateBody{}); err != nil {
 			return nil, err
 		}
 		return nil, &ProtocolError{Detail: fmt.Sprintf("HTTP %d: %.200s", status, body)}
 	}
-	lights := make([]Light, 0, len(raw))
+	lights := make([]model.Light, 0, len(raw))
 	for id, data := range raw {
 		if _, err := strconv.Atoi(id); err != nil {
 			continue // not a light id: nothing Tether could address
@@ -361,7 +361,7 @@ func decodeLights(status int, body []byte) ([]Light, error) {
 		if json.Unmarshal(data, &l) != nil {
 			continue
 		}
-		lights = append(lights, Light{
+		lights = append(lights, model.Light{
 			ID: id, Name: l.Name, Type: l.Type, ModelID: l.ModelID,
 			Capabilities: capabilitiesOf(l.Type, l.Capabilities.Control),
 			State:        stateOf(l.State),
@@ -372,8 +372,8 @@ func decodeLights(status int, body []byte) ([]Light, error) {
 
 // stateOf keeps the fields the bridge reported; a field of the wrong shape
 // counts as not reported.
-func stateOf(raw map[string]json.RawMessage) LightState {
-	var s LightState
+func stateOf(raw map[string]json.RawMessage) model.LightState {
+	var s model.LightState
 	_ = json.Unmarshal(raw["on"], &s.On)
 	_ = json.Unmarshal(raw["reachable"], &s.Reachable)
 	_ = json.Unmarshal(raw["colormode"], &s.ColorMode)
@@ -398,10 +398,10 @@ func intField(raw map[string]json.RawMessage, key string) *int {
 // fhem do; those libraries also list the "On/off light" and "Dimmable
 // plug-in unit" spellings). A type not listed is treated as the most
 // capable, as Home Assistant does: nothing is held back from it.
-var v1Types = map[string]Capabilities{
-	"extended color light":    {Dimmable: true, Color: true, ColorTemperature: &MiredRange{}},
+var v1Types = map[string]model.Capabilities{
+	"extended color light":    {Dimmable: true, Color: true, ColorTemperature: &model.MiredRange{}},
 	"color light":             {Dimmable: true, Color: true},
-	"color temperature light": {Dimmable: true, ColorTemperature: &MiredRange{}},
+	"color temperature light": {Dimmable: true, ColorTemperature: &model.MiredRange{}},
 	"dimmable light":          {Dimmable: true},
 	"dimmable plug-in unit":   {Dimmable: true},
 	"on/off plug-in unit":     {},
@@ -410,7 +410,7 @@ var v1Types = map[string]Capabilities{
 
 // v1Gamuts are the triangles of the gamut types, [red, green, blue], as
 // peter-murray/hue-bridge-model lists them and real bridges report them.
-var v1Gamuts = map[string]Gamut{
+var v1Gamuts = map[string]model.Gamut{
 	"A": {Type: "A", Red: [2]float64{0.704, 0.296}, Green: [2]float64{0.2151, 0.7106}, Blue: [2]float64{0.138, 0.08}},
 	"B": {Type: "B", Red: [2]float64{0.675, 0.322}, Green: [2]float64{0.409, 0.518}, Blue: [2]float64{0.167, 0.04}},
 	"C": {Type: "C", Red: [2]float64{0.6915, 0.3083}, Green: [2]float64{0.17, 0.7}, Blue: [2]float64{0.1532, 0.0475}},
@@ -426,15 +426,15 @@ const (
 
 // capabilitiesOf reads what a light can show from its type and
 // capabilities.control.
-func capabilitiesOf(typ string, control v1Control) Capabilities {
+func capabilitiesOf(typ string, control v1Control) model.Capabilities {
 	c, known := v1Types[strings.ToLower(typ)]
 	if !known {
-		c = Capabilities{Dimmable: true, Color: true, ColorTemperature: &MiredRange{}}
+		c = model.Capabilities{Dimmable: true, Color: true, ColorTemperature: &model.MiredRange{}}
 	}
 	if c.ColorTemperature != nil {
-		r := MiredRange{Min: minMireds, Max: maxMireds}
+		r := model.MiredRange{Min: minMireds, Max: maxMireds}
 		if ct := control.CT; ct != nil && ct.Min > 0 && ct.Max < 65535 && ct.Min < ct.Max {
-			r = MiredRange{Min: int(math.Max(ct.Min, minMireds)), Max: int(math.Min(ct.Max, maxMireds))}
+			r = model.MiredRange{Min: int(math.Max(ct.Min, minMireds)), Max: int(math.Min(ct.Max, maxMireds))}
 		}
 		c.ColorTemperature = &r
 	}
@@ -446,7 +446,7 @@ func capabilitiesOf(typ string, control v1Control) Capabilities {
 }
 
 // gamutOf is the reported triangle when it is one, else the gamut type's.
-func gamutOf(control v1Control) *Gamut {
+func gamutOf(control v1Control) *model.Gamut {
 	var points [][]float64
 	if json.Unmarshal(control.ColorGamut, &points) == nil && len(points) == 3 {
 		var corners [3][2]float64
@@ -457,8 +457,8 @@ func gamutOf(control v1Control) *Gamut {
 				corners[i] = [2]float64{p[0], p[1]}
 			}
 		}
-		g := Gamut{Type: control.ColorGamutType, Red: corners[0], Green: corners[1], Blue: corners[2]}
-		if valid && g.area() > 1e-4 {
+		g := model.Gamut{Type: control.ColorGamutType, Red: corners[0], Green: corners[1], Blue: corners[2]}
+		if valid && g.Area() > 1e-4 {
 			return &g
 		}
 	}
@@ -485,7 +485,7 @@ var v1Refusals = map[int]bool{
 // error as the request's error. A DELETE's success is a string instead
 // ("/groups/4 deleted.", "/scenes/<id> deleted": the v1 API documentation's
 // answers, as in huego's tests): it accepts no attribute.
-func decodeAnswer(status int, body []byte, sent StateBody) (Result, error) {
+func decodeAnswer(status int, body []byte, sent model.StateBody) (Result, error) {
 	var items []struct {
 		Success successEntry `json:"success"`
 		Error   *struct {
@@ -540,7 +540,7 @@ func attribute(address string) string {
 }
 
 // accept records one success entry in body.
-func accept(body StateBody, param string, value json.RawMessage, sent StateBody) StateBody {
+func accept(body model.StateBody, param string, value json.RawMessage, sent model.StateBody) model.StateBody {
 	num := func(fallback *int) *int {
 		var f float64
 		if json.Unmarshal(value, &f) != nil {
@@ -576,17 +576,4 @@ func accept(body StateBody, param string, value json.RawMessage, sent StateBody)
 		}
 	}
 	return body
-}
-
-// callResult names a call's outcome for the external-calls metric: an
-// overloaded bridge (error 901, HTTP 503) is pushing back, like a throttle.
-func callResult(err error) string {
-	switch {
-	case err == nil:
-		return providers.ResultOK
-	case ErrorType(err) == TypeInternal:
-		return providers.ResultThrottled
-	default:
-		return providers.ResultError
-	}
 }

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+
+	"github.com/tether-dev/tether/providers/hue/model"
 )
 
 // The v1 implementation of RoomsClient: rooms and zones are groups of type
@@ -35,7 +37,7 @@ type v1Scene struct {
 	AppData struct {
 		Data string `json:"data"`
 	} `json:"appdata"`
-	LightStates map[string]StateBody `json:"lightstates"`
+	LightStates map[string]model.StateBody `json:"lightstates"`
 }
 
 // v1AppData is a scene's appdata as the bridge takes it.
@@ -102,7 +104,7 @@ func (c *v1Client) Scene(ctx context.Context, id string) (scene Scene, err error
 		scene = raw.scene(id)
 		scene.States = raw.LightStates
 		if scene.States == nil {
-			scene.States = map[string]StateBody{}
+			scene.States = map[string]model.StateBody{}
 		}
 		return nil
 	})
@@ -242,7 +244,7 @@ func decodeWrite(status int, body []byte) ([]json.RawMessage, error) {
 }
 
 // sortedIDs are a scene's light ids in the bridge's order.
-func sortedIDs(states map[string]StateBody) []string {
+func sortedIDs(states map[string]model.StateBody) []string {
 	ids := slices.Collect(maps.Keys(states))
 	slices.SortFunc(ids, compareIDs)
 	return ids

@@ -10,6 +10,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/internal/huetest"
+	"github.com/tether-dev/tether/providers/hue/model"
 )
 
 // TestRoomsAndScenes drives each backend's RoomsClient against the
@@ -20,15 +22,15 @@ import (
 func TestRoomsAndScenes(t *testing.T) {
 	for _, api := range []string{APIV1, APIV2} {
 		t.Run(api, func(t *testing.T) {
-			sim, err := huesim.Start(huesim.Options{Lights: []string{"a", "b", "c"}, Usernames: []string{simUser}}, "127.0.0.1:0")
+			sim, err := huesim.Start(huesim.Options{Lights: []string{"a", "b", "c"}, Usernames: []string{huetest.User}}, "127.0.0.1:0")
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(sim.Close)
 			sim.SetGroupRate(math.Inf(1), 1) // the group budget is not under test
-			client := NewClient(sim.Addr(), simUser, 2*time.Second)
+			client := NewClient(sim.Addr(), huetest.User, 2*time.Second)
 			if api == APIV2 {
-				client = v2For(t, sim, simUser, Trust{})
+				client = v2For(t, sim, huetest.User, Trust{})
 			}
 			c, ok := RoomsOf(client)
 			if !ok {
@@ -60,7 +62,7 @@ func roomsAndScenes(t *testing.T, sim *huesim.Server, c RoomsClient) {
 		{ID: zone, Name: "Downstairs", Type: GroupZone, Class: "Other", LightIDs: []string{"2", "3"}},
 	}))
 
-	states := map[string]StateBody{
+	states := map[string]model.StateBody{
 		"1": {On: ptr.To(true), Bri: ptr.To(0 + 100), CT: ptr.To(300)},
 		"2": {On: ptr.To(true), Bri: ptr.To(50), Hue: ptr.To(0), Sat: ptr.To(0), TransitionTime: ptr.To(0)},
 	}
@@ -74,7 +76,7 @@ func roomsAndScenes(t *testing.T, sim *huesim.Server, c RoomsClient) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(listed).To(Equal([]Scene{{ID: id, Name: "Evening", LightIDs: []string{"1", "2"}, AppData: "tether-x"}}))
 
-	states["3"] = StateBody{On: ptr.To(true), Bri: ptr.To(7)}
+	states["3"] = model.StateBody{On: ptr.To(true), Bri: ptr.To(7)}
 	g.Expect(c.UpdateScene(ctx, id, SceneSpec{Name: "Night", States: states})).To(Succeed())
 	g.Expect(c.RecallScene(ctx, id, zone, ptr.To(0))).To(Succeed())
 	for lightID, bri := range map[string]int{"2": 50, "3": 7} {

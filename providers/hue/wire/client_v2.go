@@ -12,19 +12,20 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/hue/model"
 )
 
-// The CLIP v2 implementation of the Client port (hue-v2-facts.md):
-// https://<bridge>/clip/v2/resource/... with the hue-application-key
-// header, over HTTPS checked as trust.go says. The bridge's resources are
-// kept in a store (v2store.go) filled by full reads and by the event
-// stream (stream.go), and lights are read from it in Tether's own
-// types: a light service with its device (name, model) and the device's
-// zigbee_connectivity (reachable). Units are translated at this border:
-// brightness 0-100 % <-> bri 1-254, dynamics.duration ms <-> transitiontime.
-// HueLights keep naming lights by name, and Light.ID stays the v1 id (from
-// id_v1), so spec.id and status.lightID mean the same on both APIs.
+// The CLIP v2 implementation of the Client port (openhue-api's OpenAPI
+// specification; docs/hue-facts.md, "CLIP v2"):
+// https://<bridge>/clip/v2/resource/... with the hue-application-key header,
+// over HTTPS checked as trust.go says. The bridge's resources are kept in a
+// store (v2store.go) filled by full reads and by the event stream
+// (stream.go), and lights are read from it in Tether's own types: a light
+// service with its device (name, model) and the device's zigbee_connectivity
+// (reachable). Units are translated at this border: brightness 0-100 % <->
+// bri 1-254, dynamics.duration ms <-> transitiontime. HueLights keep naming
+// lights by name, and Light.ID stays the v1 id (from id_v1), so spec.id and
+// status.lightID mean the same on both APIs.
 //
 // Groups: group 0 is bridge_home's grouped_light. Temporary groups stay v1
 // LightGroups (over the same HTTPS connection: a v2 bridge serves v1 too),
@@ -168,11 +169,11 @@ func (a v2Answer) descriptions() []string {
 
 // call sends one request (path below the base, with the key) within the
 // call deadline and a request slot, retries 429 and 503 with backoff, and
-// counts it in tether_external_calls_total.
+// tells CountCall of it.
 func (c *v2Client) call(ctx context.Context, operation, method, path string, body any) (status int, ans v2Answer, err error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	defer func() { providers.CountExternalCall("hue", operation, callResult(err)) }()
+	defer func() { CountCall(operation, err) }()
 	var data []byte
 	if body != nil {
 		if data, err = json.Marshal(body); err != nil {
@@ -256,7 +257,7 @@ func statusError(status int, ans v2Answer) error {
 }
 
 // Lights reads every resource and returns the lights.
-func (c *v2Client) Lights(ctx context.Context) ([]Light, error) {
+func (c *v2Client) Lights(ctx context.Context) ([]model.Light, error) {
 	r, err := c.readAll(ctx)
 	return r.Lights, err
 }
@@ -346,7 +347,7 @@ func (c *v2Client) publicConfig(ctx context.Context) (BridgeConfig, error) {
 func (c *v2Client) v1(ctx context.Context, operation, method, path string, body any, out any) (err error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	defer func() { providers.CountExternalCall("hue", operation, callResult(err)) }()
+	defer func() { CountCall(operation, err) }()
 	var data []byte
 	if body != nil {
 		data, _ = json.Marshal(body)
@@ -379,7 +380,7 @@ func (c *v2Client) v1(ctx context.Context, operation, method, path string, body 
 		return nil
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
-		if _, aerr := decodeAnswer(res.StatusCode, raw, StateBody{}); aerr != nil {
+		if _, aerr := decodeAnswer(res.StatusCode, raw, model.StateBody{}); aerr != nil {
 			return redact(aerr, c.user)
 		}
 		return &ProtocolError{Detail: fmt.Sprintf("HTTP %d: %.200s", res.StatusCode, raw)}
@@ -399,7 +400,7 @@ func (c *v2Client) Pair(ctx context.Context, deviceType string) (Credentials, er
 }
 
 // SetLightState sends a LightPut to the light's v2 resource.
-func (c *v2Client) SetLightState(ctx context.Context, id string, body StateBody) (Result, error) {
+func (c *v2Client) SetLightState(ctx context.Context, id string, body model.StateBody) (Result, error) {
 	rid, gamut, ok := c.store.lightByV1(id)
 	if !ok {
 		if _, err := c.readAll(ctx); err != nil {
@@ -417,7 +418,7 @@ func (c *v2Client) SetLightState(ctx context.Context, id string, body StateBody)
 // confirmed (an unreachable light, openhab-addons #15511): accepted, its
 // errors logged by the caller through the result's refusals being empty;
 // 400 names what it refused where its description says.
-func (c *v2Client) put(ctx context.Context, operation, path string, body StateBody, g *Gamut) (Result, error) {
+func (c *v2Client) put(ctx context.Context, operation, path string, body model.StateBody, g *model.Gamut) (Result, error) {
 	status, ans, err := c.call(ctx, operation, http.MethodPut, path, lightPut(body, g))
 	if err != nil {
 		return Result{}, err
@@ -434,7 +435,7 @@ func (c *v2Client) put(ctx context.Context, operation, path string, body StateBo
 }
 
 // lightPut is a command in v2's form.
-func lightPut(b StateBody, g *Gamut) map[string]any {
+func lightPut(b model.StateBody, g *model.Gamut) map[string]any {
 	put := map[string]any{}
 	if b.On != nil {
 		put["on"] = map[string]bool{"on": *b.On}
@@ -444,7 +445,7 @@ func lightPut(b StateBody, g *Gamut) map[string]any {
 	}
 	xy := b.XY
 	if xy == nil && b.Hue != nil && b.Sat != nil {
-		v := hsToXY(*b.Hue, *b.Sat, g) // v2 has no hue/sat
+		v := model.HueSatToXY(*b.Hue, *b.Sat, g) // v2 has no hue/sat
 		xy = &v
 	}
 	if xy != nil {
@@ -471,7 +472,7 @@ var v2Params = []struct{ word, param string }{
 // error 7, like v1's per-attribute errors, and nothing else was applied
 // (the bridge refused the command). ok is false when no description names
 // a sent attribute: then the request as a whole was refused.
-func refusalsOf(sent StateBody, ans v2Answer) (Result, bool) {
+func refusalsOf(sent model.StateBody, ans v2Answer) (Result, bool) {
 	var res Result
 	seen := map[string]bool{}
 	for _, desc := range ans.descriptions() {
@@ -508,7 +509,7 @@ func (c *v2Client) CreateGroup(ctx context.Context, name string, lightIDs []stri
 
 // SetGroupState sets group 0 through bridge_home's grouped_light, and a
 // temporary group through v1.
-func (c *v2Client) SetGroupState(ctx context.Context, id string, body StateBody) (Result, error) {
+func (c *v2Client) SetGroupState(ctx context.Context, id string, body model.StateBody) (Result, error) {
 	if id == "0" {
 		rid, ok := c.store.homeGroupedLight()
 		if !ok {
@@ -534,7 +535,7 @@ func (c *v2Client) DeleteGroup(ctx context.Context, id string) error {
 	if err := c.v1(ctx, "DeleteGroup", http.MethodDelete, "/api/"+c.user+"/groups/"+id, nil, &raw); err != nil {
 		return err
 	}
-	if _, err := decodeAnswer(http.StatusOK, raw, StateBody{}); ErrorType(err) != TypeNotAvailable {
+	if _, err := decodeAnswer(http.StatusOK, raw, model.StateBody{}); ErrorType(err) != TypeNotAvailable {
 		return err
 	}
 	return nil

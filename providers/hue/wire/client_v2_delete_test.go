@@ -8,6 +8,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/internal/huetest"
+	"github.com/tether-dev/tether/providers/hue/model"
 )
 
 // TestV2ClientDeletesRoomsZonesAndScenes: on a CLIP v2 bridge the zones
@@ -16,8 +18,8 @@ import (
 // each delete succeeds at the first answer (a scene also when it is
 // already gone). Against the simulator, which answers as the v1 documentation says.
 func TestV2ClientDeletesRoomsZonesAndScenes(t *testing.T) {
-	sim := startSim(t, huesim.Options{Lights: []string{"kitchen", "desk"}})
-	c := v2For(t, sim, simUser, Trust{})
+	sim := huetest.StartSim(t, huesim.Options{Lights: []string{"kitchen", "desk"}})
+	c := v2For(t, sim, huetest.User, Trust{})
 	rooms, ok := RoomsOf(c)
 	if !ok {
 		t.Fatal("the v2 client has no rooms")
@@ -28,7 +30,7 @@ func TestV2ClientDeletesRoomsZonesAndScenes(t *testing.T) {
 		t.Fatal(err)
 	}
 	scene, err := rooms.CreateScene(ctx, SceneSpec{Name: "Evening", GroupID: zone,
-		States: map[string]StateBody{"1": {On: ptr.To(true), Bri: ptr.To(120)}}})
+		States: map[string]model.StateBody{"1": {On: ptr.To(true), Bri: ptr.To(120)}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,13 +8,13 @@ import (
 
 // Rooms, zones and scenes on a CLIP v2 bridge go through the v1 API the
 // bridge serves beside CLIP v2, over the client's verified HTTPS connection
-// and within its request slots, as temporary groups do (client_v2.go). On
-// a bridge the two APIs are two views of the same objects: a room or zone
-// is a v1 group of type Room or Zone and its grouped_light has that
-// group's id_v1 ("/groups/N"); a v2 scene is a v1 scene ("/scenes/<id>")
-// (hue-v2-facts.md, "id_v1 mapping", from aiohue's real-bridge fixture).
-// So what Tether stores one way the Hue app sees the other way, and the
-// session's ids stay v1 ids on both backends.
+// and within its request slots, as temporary groups do (client_v2.go). On a
+// bridge the two APIs are two views of the same objects: a room or zone is a
+// v1 group of type Room or Zone and its grouped_light has that group's id_v1
+// ("/groups/N"); a v2 scene is a v1 scene ("/scenes/<id>") (aiohue's
+// real-bridge fixture, tests/fixtures/v2_resources.json; docs/hue-facts.md,
+// "id_v1"). So what Tether stores one way the Hue app sees the other way, and
+// the session's ids stay v1 ids on both backends.
 //
 // Not done yet: the same through CLIP v2's own room, zone, grouped_light
 // and scene resources (a scene there belongs to exactly one room or zone,

@@ -1,15 +1,17 @@
-// Package wire is how Tether speaks to a Philips Hue bridge, in Tether's
-// own types: nothing above it knows whether a bridge speaks the v1 API or
-// CLIP v2, how its answers look, or how its certificate is checked. It
-// imports nothing of the session or the adapters above it.
+// Package wire is how Tether speaks to a Philips Hue bridge, in the light
+// model's types (providers/hue/model): nothing above it knows whether a
+// bridge speaks the v1 API or CLIP v2, how its answers look, or how its
+// certificate is checked. It imports the model and nothing of the session,
+// the adapters, the reconciler's contract or the API types.
 //
 // How data flows through it:
 //
-//   - port.go is the Client port: lights with their capabilities and only
-//     the state fields the bridge reports, the bridge's config, commands
-//     answered attribute by attribute (Result). rooms_port.go is the part
-//     for rooms, zones and scenes (RoomsClient, asked for with RoomsOf: a
-//     backend without it still serves HueLights).
+//   - port.go is the Client port: lights (model.Light) with their
+//     capabilities and only the state fields the bridge reports, the
+//     bridge's config, commands (model.StateBody) answered attribute by
+//     attribute (Result). rooms_port.go is the part for rooms, zones and
+//     scenes (RoomsClient, asked for with RoomsOf: a backend without it
+//     still serves HueLights).
 //   - client_v1.go (plain HTTP; huego cannot be bounded) and client_v2.go
 //     (CLIP v2 over HTTPS, its resources kept in v2store.go) implement the
 //     port; client_v1_rooms.go and client_v2_rooms.go its rooms part (a v2
@@ -24,16 +26,17 @@
 //     messages, the v2 store) and refuses redirects; every call has a
 //     deadline (DefaultCallTimeout); the username never appears in an
 //     error (client_v1.go's redact).
-//   - errors.go classifies a call's error into the reconciler's typed
-//     errors (Classify, ClassifyRooms): error 1 (unauthorized) is a retry
-//     with reason Unauthorized, not terminal, since the fix is to pair
-//     again, which changes no spec.
-//   - spec.go puts a HueLight's spec into the bridge's units (Desired);
-//     projection.go fits it to what the bulb can show, as a bridge would;
-//     diff.go compares it with what the bridge reports (Compare) and says
-//     what to send; state.go what a reported state shows of a command.
+//   - errors.go is what a call returns when it fails, in the protocol's
+//     own terms: the Hue error types (ErrorType), an answer that is not
+//     Hue's (ProtocolError), a connection that failed (IsNetwork), a
+//     refused certificate (trust.go's CertificateError). What the
+//     reconciler makes of them is the adapters' retry policy
+//     (providers/hue's Classify), not this package's. Each request is told
+//     to CountCall (port.go), which the adapters count in
+//     tether_external_calls_total.
 //
-// The bridge's units are Tether's: bri 1-254, ct in mireds, xy in CIE
+// The bridge's units are the model's: bri 1-254, ct in mireds, xy in CIE
 // 1931, hue 0-65535, sat 0-254, transitiontime in 100 ms. CLIP v2's are
-// translated at its client's border, hue/sat sent to it as xy (hsxy.go).
+// translated at its client's border, hue/sat sent to it as xy
+// (model.HueSatToXY).
 package wire

@@ -3,8 +3,6 @@ package wire
 import (
 	"fmt"
 	"strings"
-
-	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 )
 
 // What a client proves of the bridge it speaks to: the API it speaks, the
@@ -60,10 +58,12 @@ func (i Identity) String() string {
 	return fmt.Sprintf("plain v1 at %s", i.key)
 }
 
-// APIs as the port's clients name them (the HueBridge's status.api).
+// APIs as the port's clients name them. The HueBridge's status.api shows
+// them as they are (the adapters' TestAPINamesAreTheStatusValues holds the
+// two to one spelling).
 const (
-	APIV1 = string(huev1alpha1.APIV1)
-	APIV2 = string(huev1alpha1.APIV2)
+	APIV1 = "V1"
+	APIV2 = "V2"
 )
 
 // versioned is a Client that names its API.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"slices"
+
+	"github.com/tether-dev/tether/providers/hue/model"
 )
 
 // ErrNoRooms is the answer of a session whose client has no RoomsClient.
@@ -93,7 +95,7 @@ type Scene struct {
 	// appdata.data, up to 16 characters): Tether marks its scenes with it.
 	AppData string
 	// States are the stored states by light id; nil when listed.
-	States map[string]StateBody
+	States map[string]model.StateBody
 }
 
 // SceneSpec is a scene to store: a state for each of its lights.
@@ -103,7 +105,7 @@ type SceneSpec struct {
 	// a light scene either way, recalled on a group).
 	GroupID string
 	AppData string
-	States  map[string]StateBody
+	States  map[string]model.StateBody
 }
 
 // RoomsOf returns the rooms-and-scenes part of a client, if it has one.

@@ -12,12 +12,13 @@ import (
 	"time"
 )
 
-// The CLIP v2 event stream (hue-v2-facts.md, "Event stream"): one
-// GET /eventstream/clip/v2 per bridge, server-sent events, each message a
-// JSON array of add/update/delete containers of partial resources, at most
-// one a second. Drift, reachability and new or renamed lights arrive as
-// events and feed the same cache as a poll: after each message the store's
-// lights go to cache.apply, each light as of when it was last heard of.
+// The CLIP v2 event stream (openhue-api's src/eventstream, Hue's migration
+// guide; docs/hue-facts.md, "Event stream"): one GET /eventstream/clip/v2 per
+// bridge, server-sent events, each message a JSON array of add/update/delete
+// containers of partial resources, at most one a second. Drift, reachability
+// and new or renamed lights arrive as events and feed the same cache as a
+// poll: after each message the store's lights go to cache.apply, each light
+// as of when it was last heard of.
 //
 // The reader is a small one (sseReader, the SSE format's id/data/comment
 // fields and blank-line dispatch) rather than a library: what the Hue

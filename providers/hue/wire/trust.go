@@ -13,16 +13,16 @@ import (
 	"time"
 )
 
-// Trust in a bridge over HTTPS. A bridge's certificate names the bridge:
-// its common name is the bridge id, and it is issued by a Hue root CA, not
-// for an address (hue-v2-facts.md, "HTTPS certificate"). So Tether verifies
-// the chain against the Hue roots (plus spec.caBundle, for bridges and
-// emulators with other certificates) AND that the name is the bridge's id,
-// which neither Home Assistant (no verification) nor openhue-go (chain
-// only) does: a certificate of another Hue bridge is refused too. The
-// address is not checked (bridges are reached by IP). Skipping the check is
-// an explicit opt-in, named in the HueBridge's status and by a Warning
-// event.
+// Trust in a bridge over HTTPS. A bridge's certificate names the bridge: its
+// common name is the bridge id, and it is issued by a Hue root CA, not for an
+// address (Hue developer documentation, "Using HTTPS"; docs/hue-facts.md,
+// "HTTPS certificate"). So Tether verifies the chain against the Hue roots
+// (plus spec.caBundle, for bridges and emulators with other certificates) AND
+// that the name is the bridge's id, which neither Home Assistant (no
+// verification) nor openhue-go (chain only) does: a certificate of another
+// Hue bridge is refused too. The address is not checked (bridges are reached
+// by IP). Skipping the check is an explicit opt-in, named in the HueBridge's
+// status and by a Warning event.
 
 // hueRootCAs are the roots Hue bridges' certificates chain to: "C=NL,
 // O=Philips Hue, CN=root-bridge" (2017-2038) and "C=NL, O=Signify Hue,
@@ -47,7 +47,6 @@ const (
 const (
 	ReasonCertificateUntrusted = "CertificateUntrusted"
 	ReasonCertificateMismatch  = "CertificateMismatch"
-	ReasonInsecureTLS          = "InsecureSkipVerify"
 )
 
 // Trust is what a bridge's certificate is checked against.

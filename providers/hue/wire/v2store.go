@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tether-dev/tether/providers/hue/model"
 )
 
 // v2Store is a bridge's CLIP v2 resources as Tether knows them: the last
@@ -218,7 +220,7 @@ func (s *v2Store) read(at time.Time) Read {
 
 // lightLocked is one light in Tether's types, and when any resource it is
 // read from last changed.
-func (s *v2Store) lightLocked(id string, l v2Light) (Light, time.Time) {
+func (s *v2Store) lightLocked(id string, l v2Light) (model.Light, time.Time) {
 	changed := s.changedAt[id]
 	dev, hasDevice := s.resources[l.Owner.RID]
 	if !hasDevice {
@@ -235,7 +237,7 @@ func (s *v2Store) lightLocked(id string, l v2Light) (Light, time.Time) {
 			}
 		}
 	}
-	out := Light{
+	out := model.Light{
 		ID:      v1ID(l.IDV1, id),
 		Name:    or(dev.Metadata.Name, l.Metadata.Name),
 		ModelID: dev.ProductData.ModelID,
@@ -265,22 +267,22 @@ func v1ID(idV1, id string) string {
 // capabilities reads what the light can show from the features it has
 // (Home Assistant's v2 light does the same: color -> xy, color_temperature
 // -> colour temperature, dimming -> brightness).
-func (l v2Light) capabilities() Capabilities {
-	c := Capabilities{Dimmable: l.Dimming != nil, Color: l.Color != nil}
+func (l v2Light) capabilities() model.Capabilities {
+	c := model.Capabilities{Dimmable: l.Dimming != nil, Color: l.Color != nil}
 	if ct := l.ColorTemperature; ct != nil {
-		r := MiredRange{Min: minMireds, Max: maxMireds}
+		r := model.MiredRange{Min: minMireds, Max: maxMireds}
 		// aiohue maps a schema minimum of 0 to 153 and a maximum of 65535
 		// to 500; Tether's spec reaches 153-500 only.
 		if s := ct.MirekSchema; s != nil && s.Min > 0 && s.Max < 65535 && s.Min < s.Max {
-			r = MiredRange{Min: max(s.Min, minMireds), Max: min(s.Max, maxMireds)}
+			r = model.MiredRange{Min: max(s.Min, minMireds), Max: min(s.Max, maxMireds)}
 		}
 		c.ColorTemperature = &r
 	}
 	if col := l.Color; col != nil {
 		if g := col.Gamut; g != nil {
-			gamut := Gamut{Type: col.GamutType, Red: [2]float64{g.Red.X, g.Red.Y}, Green: [2]float64{g.Green.X, g.Green.Y},
+			gamut := model.Gamut{Type: col.GamutType, Red: [2]float64{g.Red.X, g.Red.Y}, Green: [2]float64{g.Green.X, g.Green.Y},
 				Blue: [2]float64{g.Blue.X, g.Blue.Y}}
-			if gamut.area() > 1e-4 {
+			if gamut.Area() > 1e-4 {
 				c.Gamut = &gamut
 			}
 		}
@@ -293,7 +295,7 @@ func (l v2Light) capabilities() Capabilities {
 
 // typeOf names the light's type as the v1 API would, from what it can do,
 // so that status.capabilities.type reads the same on both APIs.
-func typeOf(c Capabilities) string {
+func typeOf(c model.Capabilities) string {
 	switch {
 	case c.Color && c.ColorTemperature != nil:
 		return "Extended color light"
@@ -310,8 +312,8 @@ func typeOf(c Capabilities) string {
 // state is what the light reports, in Tether's units. In xy mode a colour
 // light reports mirek null and mirek_valid false: its colour temperature
 // is then unknown, not a value.
-func (l v2Light) state(reachable bool) LightState {
-	st := LightState{Reachable: reachable}
+func (l v2Light) state(reachable bool) model.LightState {
+	st := model.LightState{Reachable: reachable}
 	if l.On != nil {
 		st.On = l.On.On
 	}
@@ -320,7 +322,7 @@ func (l v2Light) state(reachable bool) LightState {
 		st.Bri = &bri
 	}
 	if col := l.Color; col != nil && col.XY != nil {
-		xy := [2]float64{round4(col.XY.X), round4(col.XY.Y)}
+		xy := [2]float64{model.RoundXY(col.XY.X), model.RoundXY(col.XY.Y)}
 		st.XY, st.ColorMode = &xy, "xy"
 	}
 	if ct := l.ColorTemperature; ct != nil && ct.MirekValid && ct.Mirek != nil {
@@ -331,7 +333,7 @@ func (l v2Light) state(reachable bool) LightState {
 }
 
 // lightByV1 returns the light resource id of a v1 id, and its gamut.
-func (s *v2Store) lightByV1(id string) (string, *Gamut, bool) {
+func (s *v2Store) lightByV1(id string) (string, *model.Gamut, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rid, ok := s.byV1[id]
@@ -375,8 +377,10 @@ func briOf(brightness float64) int {
 }
 
 // brightnessOf is bri (1-254) as v2 brightness (0-100 %). Real bridges'
-// values fit (bri-1)/253*100 at two decimals (hue-bulbs-facts.md; derived,
-// not documented); that keeps every bri through a round trip.
+// values fit (bri-1)/253*100 at two decimals (aiohue's real-bridge fixture,
+// openhue-api's eventstream.yaml; derived, not documented: docs/hue-facts.md,
+// "Brightness and colour temperature"); that keeps every bri through a round
+// trip.
 func brightnessOf(bri int) float64 {
 	return math.Round(float64(min(max(bri, 1), 254)-1)/253*100*100) / 100
 }

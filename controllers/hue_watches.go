@@ -1,0 +1,50 @@
+package controllers
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
+	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/providers/hue"
+)
+
+// The watches the Hue kinds share: wake-ups from a bridge's session, and a
+// HueBridge becoming ready or not.
+
+// wakeSource turns wake-ups by object key into reconcile requests.
+func wakeSource(wakes <-chan hue.Wake) source.Source {
+	return source.Channel(wakes, handler.TypedFuncs[types.NamespacedName, reconcile.Request]{
+		GenericFunc: func(_ context.Context, e event.TypedGenericEvent[types.NamespacedName], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			q.Add(reconcile.Request{NamespacedName: e.Object})
+		},
+	})
+}
+
+// bridgeReadinessChanged passes HueBridge creations, deletions, spec changes
+// and Ready/Paired flips, not every status write (last contact time).
+func bridgeReadinessChanged() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			oldB, ok1 := e.ObjectOld.(*huev1alpha1.HueBridge)
+			newB, ok2 := e.ObjectNew.(*huev1alpha1.HueBridge)
+			if !ok1 || !ok2 || oldB.Generation != newB.Generation {
+				return true
+			}
+			for _, t := range []string{commonv1alpha1.Ready, huev1alpha1.ConditionPaired} {
+				if meta.IsStatusConditionTrue(oldB.Status.Conditions, t) != meta.IsStatusConditionTrue(newB.Status.Conditions, t) {
+					return true
+				}
+			}
+			return false
+		},
+	}
+}

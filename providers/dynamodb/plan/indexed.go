@@ -1,0 +1,92 @@
+package plan
+
+import (
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+)
+
+// indexed is a setting the table and each of its indexes carry alike
+// (on-demand throughput, warm throughput, contributor insights): where its
+// value sits on each, and how the spec and DescribeTable say it. Going over
+// the table and its indexes is the same for each such setting, and is
+// here once.
+type indexed[T any] struct {
+	// onTable and onIndex are where the value sits.
+	onTable func(*Table) **T
+	onIndex func(*Index) **T
+	// wanted and wantedOfIndex are the value the spec asks for, nil when
+	// it says nothing.
+	wanted        func(*awsv1alpha1.DynamoDBTableSpec) *T
+	wantedOfIndex func(*awsv1alpha1.GlobalSecondaryIndex) *T
+	// reported and reportedOfIndex are the value DescribeTable reports;
+	// nil functions for a setting it does not report (read with a call of
+	// its own).
+	reported        func(*types.TableDescription) *T
+	reportedOfIndex func(*types.GlobalSecondaryIndexDescription) *T
+	// toCreate and toCreateIndex put the value into CreateTable and into
+	// an index create; nil for a setting with an API of its own.
+	toCreate      func(*T, *dynamodb.CreateTableInput)
+	toCreateIndex func(*T, *types.CreateGlobalSecondaryIndexAction)
+}
+
+// with completes a feature with what the setting says of it: whether a
+// spec uses it, how it is desired, observed and hidden, what CreateTable
+// carries of it.
+func (x indexed[T]) with(f *feature) *feature {
+	f.uses, f.desire, f.hide = x.uses, x.desire, x.hide
+	if x.reported != nil {
+		f.observe = x.observe
+	}
+	if x.toCreate != nil {
+		f.create = func(_ source, want *Table, in *dynamodb.CreateTableInput) { x.toCreate(*x.onTable(want), in) }
+		f.createIndex = func(want Index, in *types.CreateGlobalSecondaryIndexAction) { x.toCreateIndex(*x.onIndex(&want), in) }
+	}
+	return f
+}
+
+// uses says whether the spec asks for the setting on the table or an index.
+func (x indexed[T]) uses(spec *awsv1alpha1.DynamoDBTableSpec) bool {
+	return x.wanted(spec) != nil || anyIndex(spec, func(g awsv1alpha1.GlobalSecondaryIndex) bool { return x.wantedOfIndex(&g) != nil })
+}
+
+func (x indexed[T]) desire(s source, want *Table) {
+	*x.onTable(want) = x.wanted(s.DynamoDBTableSpec)
+	for i := range s.GlobalSecondaryIndexes {
+		*x.onIndex(&want.GSIs[i]) = x.wantedOfIndex(&s.GlobalSecondaryIndexes[i])
+	}
+}
+
+func (x indexed[T]) observe(d *types.TableDescription, have *Table) {
+	*x.onTable(have) = x.reported(d)
+	for i := range d.GlobalSecondaryIndexes {
+		*x.onIndex(&have.GSIs[i]) = x.reportedOfIndex(&d.GlobalSecondaryIndexes[i])
+	}
+}
+
+func (x indexed[T]) hide(have *Table) {
+	*x.onTable(have) = nil
+	for i := range have.GSIs {
+		*x.onIndex(&have.GSIs[i]) = nil
+	}
+}
+
+// change is the step that brings one value of the setting to the spec:
+// the table's (index "") or an index's, and the value it leaves; ok is
+// false when there is nothing to send.
+type change[T any] func(index string, want, have *T) (step Step, after *T, ok bool)
+
+// update plans the table's step, then each kept index's, one call each.
+func (x indexed[T]) update(p *planner, c change[T]) {
+	if step, after, ok := c("", *x.onTable(p.want), *x.onTable(p.cur)); ok {
+		p.add(step)
+		*x.onTable(p.cur) = after
+	}
+	p.keptIndexes(func(i int, want, have Index) {
+		if step, after, ok := c(have.Name, *x.onIndex(&want), *x.onIndex(&have)); ok {
+			p.add(step)
+			*x.onIndex(&p.cur.GSIs[i]) = after
+		}
+	})
+}

@@ -1,0 +1,162 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// xyTolerance absorbs the bridge's precision: it reports xy with four
+// decimals, from a bulb that holds it as a 16-bit Zigbee value, so what it
+// reads back may be up to about 0.00012 from what was sent (0.4 reads
+// 0.3999). A larger difference is a real colour change.
+const xyTolerance = 0.0002
+
+// Desired is a HueLight's spec in the bridge's units.
+type Desired struct {
+	On  bool
+	Bri *int
+	XY  *[2]float64
+	CT  *int
+	Hue *int
+	Sat *int
+	// Transition is in tenths of a second, nil for the bridge's default.
+	Transition *int
+	// gamut is the bulb's, set by project: hue/sat are compared as the
+	// colour they make on it.
+	gamut *Gamut
+}
+
+// FullBody is the whole state a HueLight wants, as a command: what a group
+// command sends, since the lights of a group may differ in different ways.
+// Like Compare it sets colour only by priority (xy, ct, hue/sat), and
+// nothing but on/off for a light that should be off.
+func FullBody(want Desired) StateBody {
+	on := want.On
+	b := StateBody{On: &on, TransitionTime: want.Transition}
+	if !on {
+		return b
+	}
+	b.Bri = want.Bri
+	switch {
+	case want.XY != nil:
+		b.XY = want.XY
+	case want.CT != nil:
+		b.CT = want.CT
+	case want.Hue != nil && want.Sat != nil:
+		b.Hue, b.Sat = want.Hue, want.Sat
+	}
+	return b
+}
+
+// Diff is what must be sent for a bulb to match a wanted state, and the
+// changes in words.
+type Diff struct {
+	Body    StateBody
+	Changes []string
+}
+
+// String lists the changes: "on: false -> true, brightness: 127 -> 254".
+func (d *Diff) String() string { return strings.Join(d.Changes, ", ") }
+
+// Compare returns what must be sent for the bulb to match want, or nil.
+// A light that should be off is only compared on on/off: its brightness
+// and colour cannot be changed while it is off (error 201) and do not show.
+func Compare(want Desired, got LightState) *Diff {
+	d := &Diff{}
+	if want.On != got.On {
+		d.Changes = append(d.Changes, fmt.Sprintf("on: %t -> %t", got.On, want.On))
+	}
+	if want.On {
+		d.compareBrightness(want, got)
+		d.compareColour(want, got)
+	}
+	if len(d.Changes) == 0 {
+		return nil
+	}
+	on := want.On
+	d.Body.On = &on
+	d.Body.TransitionTime = want.Transition
+	return d
+}
+
+func (d *Diff) compareBrightness(want Desired, got LightState) {
+	if want.Bri != nil && !equal(got.Bri, *want.Bri) {
+		d.Body.Bri = want.Bri
+		d.Changes = append(d.Changes, fmt.Sprintf("brightness: %s -> %d", show(got.Bri), *want.Bri))
+	}
+}
+
+func (d *Diff) compareColour(want Desired, got LightState) {
+	switch {
+	case want.XY != nil:
+		if got.ColorMode != "xy" || got.XY == nil || !NearXY(*got.XY, *want.XY) {
+			d.Body.XY = want.XY
+			d.Changes = append(d.Changes, fmt.Sprintf("xy: %s -> [%g, %g]", describeColour(got), want.XY[0], want.XY[1]))
+		}
+	case want.CT != nil:
+		if got.ColorMode != "ct" || !equal(got.CT, *want.CT) {
+			d.Body.CT = want.CT
+			d.Changes = append(d.Changes, fmt.Sprintf("colorTemperature: %s -> %d", describeColour(got), *want.CT))
+		}
+	case want.Hue != nil && want.Sat != nil:
+		if !showsHueSat(*want.Hue, *want.Sat, got, want.gamut) {
+			d.Body.Hue, d.Body.Sat = want.Hue, want.Sat
+			d.Changes = append(d.Changes, fmt.Sprintf("hue/saturation: %s -> %d/%d", describeColour(got), *want.Hue, *want.Sat))
+		}
+	}
+}
+
+func equal(got *int, want int) bool { return got != nil && *got == want }
+
+// show prints a reported value, or "unknown" for one the bridge left out.
+func show(v *int) string {
+	if v == nil {
+		return "unknown"
+	}
+	return fmt.Sprint(*v)
+}
+
+// NearXY reports whether two xy colours are one at the bridge's precision
+// (xyTolerance).
+func NearXY(a, b [2]float64) bool {
+	return math.Abs(a[0]-b[0]) <= xyTolerance && math.Abs(a[1]-b[1]) <= xyTolerance
+}
+
+func describeColour(s LightState) string {
+	switch {
+	case s.ColorMode == "xy" && s.XY != nil:
+		return fmt.Sprintf("xy [%g, %g]", s.XY[0], s.XY[1])
+	case s.ColorMode == "ct" && s.CT != nil:
+		return fmt.Sprintf("ct %d", *s.CT)
+	case s.ColorMode == "hs" && s.Hue != nil && s.Sat != nil:
+		return fmt.Sprintf("hue/saturation %d/%d", *s.Hue, *s.Sat)
+	}
+	return "unknown"
+}
+
+// SameState compares two stored states, xy at the bridge's precision.
+func SameState(a, b StateBody) bool {
+	if (a.XY == nil) != (b.XY == nil) || (a.XY != nil && !NearXY(*a.XY, *b.XY)) {
+		return false
+	}
+	a.XY, b.XY = nil, nil
+	return a.Key() == b.Key()
+}
+
+// Without returns want without the attribute param.
+func (d Desired) Without(param string) Desired {
+	switch param {
+	case "bri":
+		d.Bri = nil
+	case "xy":
+		d.XY = nil
+	case "ct":
+		d.CT = nil
+	case "hue", "sat":
+		d.Hue, d.Sat = nil, nil
+	case "transitiontime":
+		d.Transition = nil
+	}
+	return d
+}

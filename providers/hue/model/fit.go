@@ -1,0 +1,217 @@
+package model
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Fitting a wanted state to a bulb: what a HueLight's pass makes of its
+// spec and its bulb, in one step (Fit): projected onto what the bulb can
+// show (Project), without what the bridge refused with the same value
+// (WithoutRefused), compared with what the bulb shows (diff.go), with the
+// notes its Ready condition carries.
+
+// Known is a bulb as Tether knows it: the last read with what the bridge
+// accepted since (Light), what the bridge refused for it by parameter, and
+// the attributes the bridge does not report for it, known only from what
+// it accepted.
+type Known struct {
+	Light
+	Refused map[string]Refused
+	Assumed []string
+}
+
+// Fitted is a wanted state made to fit a bulb, and what to send for it.
+type Fitted struct {
+	// Want is the wanted state projected onto the bulb: what is watched
+	// for drift.
+	Want Desired
+	// Full is the whole state to send, without what the bridge refused:
+	// what a group command or a temporary scene sends, and what a command
+	// in line is for.
+	Full StateBody
+	// Diff is what to send for the bulb to show it; nil when it does.
+	Diff *Diff
+	// Refused names what is not sent again; Notes what the bulb shows
+	// instead and what Tether takes as shown without seeing it.
+	Refused, Notes []string
+}
+
+// Fit fits want to the bulb k and says what to send.
+func Fit(want Desired, k Known) Fitted {
+	p := Project(want, k.Light)
+	send, refused := WithoutRefused(p.Want, k.Refused)
+	return Fitted{Want: p.Want, Full: FullBody(send), Diff: Compare(send, k.State), Refused: refused,
+		Notes: append(p.Notes, assumedNotes(send, k.Assumed)...)}
+}
+
+// assumedNotes names the attributes want sets that the bridge does not
+// report for the bulb (assumed): Tether knows them only from what the
+// bridge accepted, and cannot see them change.
+func assumedNotes(want Desired, assumed []string) []string {
+	full := FullBody(want)
+	var notes []string
+	for _, p := range assumed {
+		if value := full.Value(p); value != "" {
+			notes = append(notes, fmt.Sprintf("the bridge does not report %s for this bulb: it accepted %s, which Tether takes as shown",
+				specField(p), value))
+		}
+	}
+	return notes
+}
+
+// A bulb shows only what it can, and the bridge makes the rest fit: a
+// colour temperature beyond the bulb's range and a colour outside its gamut
+// go to "the closest value it can produce" (Hue core concepts), and an
+// attribute the bulb lacks is refused (error 6). Sending the spec as
+// written would be corrected on every read and sent again for ever. So the
+// wanted state is first projected onto the bulb's capabilities, the way the
+// bridge does, and only the projection is compared and sent; each change
+// the projection makes becomes a note in the Ready condition.
+
+// maxXY is the largest chromaticity coordinate a bulb holds, whatever its
+// gamut: Zigbee's CurrentX/Y tops out at 65279/65535 (deconz-rest-plugin
+// #973). It matters for bulbs whose gamut Tether does not know.
+const maxXY = 0.9961
+
+// Projection is a wanted state made to fit a bulb, and what it changed.
+type Projection struct {
+	Want  Desired
+	Notes []string
+}
+
+// Project fits want to what the bulb can show. A light that should be off
+// is compared on on/off only, so nothing of it needs fitting.
+func Project(want Desired, l Light) Projection {
+	p := Projection{Want: want}
+	if !want.On {
+		return p
+	}
+	c := l.Capabilities
+	p.Want.gamut = c.Gamut
+	if want.Bri != nil && !c.Dimmable {
+		p.Want.Bri = nil
+		p.note("this bulb (%s) cannot dim: brightness is ignored", describeBulb(l))
+	}
+	switch {
+	case want.XY != nil && !c.Color:
+		p.Want.XY = nil
+		p.note("this bulb (%s) shows no colour: color.xy is ignored", describeBulb(l))
+	case want.XY != nil && c.Gamut != nil:
+		shown := c.Gamut.nearest(*want.XY)
+		if !c.Gamut.contains(*want.XY) {
+			shown = [2]float64{RoundXY(shown[0]), RoundXY(shown[1])}
+			p.Want.XY = &shown
+			p.note("color.xy [%g, %g] is outside this bulb's gamut %s; it shows the nearest it can, [%g, %g]",
+				want.XY[0], want.XY[1], gamutName(c.Gamut), shown[0], shown[1])
+		}
+	case want.XY != nil && (want.XY[0] > maxXY || want.XY[1] > maxXY):
+		shown := [2]float64{min(want.XY[0], maxXY), min(want.XY[1], maxXY)}
+		p.Want.XY = &shown
+		p.note("color.xy [%g, %g] is beyond what a bulb holds; it shows [%g, %g]", want.XY[0], want.XY[1], shown[0], shown[1])
+	case want.CT != nil && c.ColorTemperature == nil:
+		p.Want.CT = nil
+		p.note("this bulb (%s) has no colour temperature: color.colorTemperature is ignored", describeBulb(l))
+	case want.CT != nil:
+		r := *c.ColorTemperature
+		if shown := min(max(*want.CT, r.Min), r.Max); shown != *want.CT {
+			p.Want.CT = &shown
+			p.note("color.colorTemperature %d is outside this bulb's %d-%d mireds; it shows %d", *want.CT, r.Min, r.Max, shown)
+		}
+	case want.Hue != nil && !c.Color:
+		p.Want.Hue, p.Want.Sat = nil, nil
+		p.note("this bulb (%s) shows no colour: color.hue and color.saturation are ignored", describeBulb(l))
+	case want.Hue != nil && want.Sat != nil && !c.HueSat:
+		// The bridge takes only xy (CLIP v2): the same colour as xy, in
+		// the bulb's gamut. Not a note: the bulb shows what was asked.
+		xy := HueSatToXY(*want.Hue, *want.Sat, c.Gamut)
+		p.Want.XY, p.Want.Hue, p.Want.Sat = &xy, nil, nil
+	}
+	return p
+}
+
+func (p *Projection) note(format string, args ...any) {
+	p.Notes = append(p.Notes, fmt.Sprintf(format, args...))
+}
+
+// describeBulb names a bulb's product for a note: "LTW001, Color
+// temperature light".
+func describeBulb(l Light) string {
+	parts := make([]string, 0, 2)
+	for _, s := range []string{l.ModelID, l.Type} {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	if len(parts) == 0 {
+		return "light " + l.ID
+	}
+	return strings.Join(parts, ", ")
+}
+
+func gamutName(g *Gamut) string {
+	if g.Type == "" {
+		return "(reported)"
+	}
+	return g.Type
+}
+
+// A bridge answers a command attribute by attribute: it applies what it can
+// and refuses the rest (error 6 parameter not available, 7 invalid value,
+// 8 not modifiable, 201 device off), each with its address. What it
+// accepted counts; a refused attribute is not sent again with the same
+// value, and the HueLight's Ready condition names it, until the spec asks
+// for another value or the bulb changes (another model; switched on, for
+// error 201).
+
+// Refused is an attribute a bridge refused for a bulb, with the value sent.
+type Refused struct {
+	Type        int // the bridge's error type
+	Description string
+	Value       string // the value sent, as JSON
+}
+
+// WithoutRefused leaves out of want the attributes refused (by parameter)
+// with the very value want has, and says so.
+func WithoutRefused(want Desired, refused map[string]Refused) (Desired, []string) {
+	if len(refused) == 0 || !want.On {
+		return want, nil
+	}
+	full := FullBody(want)
+	params := make([]string, 0, len(refused))
+	for p := range refused {
+		params = append(params, p)
+	}
+	slices.Sort(params)
+	var notes []string
+	for _, p := range params {
+		ref := refused[p]
+		if ref.Value == "" || full.Value(p) != ref.Value {
+			continue
+		}
+		want = want.Without(p)
+		notes = append(notes, fmt.Sprintf("the bridge refused %s %s (error %d: %s): not sent again until the spec or the bulb changes",
+			specField(p), ref.Value, ref.Type, ref.Description))
+	}
+	return want, notes
+}
+
+// specField names a bridge attribute as the HueLight's spec does.
+func specField(param string) string {
+	switch param {
+	case "bri":
+		return "brightness"
+	case "xy":
+		return "color.xy"
+	case "ct":
+		return "color.colorTemperature"
+	case "hue":
+		return "color.hue"
+	case "sat":
+		return "color.saturation"
+	case "transitiontime":
+		return "transitionTime"
+	}
+	return param
+}

@@ -1,0 +1,56 @@
+package model
+
+// A bulb as its bridge describes it: what it is, what it can show, and
+// what it reports of its state, in the bridge's units.
+
+// Light is one bulb as its bridge describes it.
+type Light struct {
+	ID   string
+	Name string
+	// Type is the bridge's light type ("Extended color light") and ModelID
+	// the product's model ("LCT015").
+	Type         string
+	ModelID      string
+	Capabilities Capabilities
+	State        LightState
+}
+
+// LightState is what the bridge reports of a bulb. A nil field is one the
+// bridge does not report for it: unknown, never a reason to send.
+type LightState struct {
+	On        bool
+	Reachable bool
+	Bri       *int
+	Hue       *int
+	Sat       *int
+	XY        *[2]float64
+	CT        *int
+	// ColorMode is the colour setting last used (xy, ct, hs); empty when
+	// not reported.
+	ColorMode string
+}
+
+// Capabilities is what a bulb can show.
+type Capabilities struct {
+	// Dimmable: it takes a brightness.
+	Dimmable bool
+	// Color: it takes xy (and hue/saturation, through HueSat or as xy).
+	Color bool
+	// HueSat: the bridge takes hue/saturation for it (v1 colour bulbs).
+	// CLIP v2 has only xy, so a spec's hue/saturation goes as xy (colour.go).
+	HueSat bool
+	// ColorTemperature is its range in mireds; nil when it has none.
+	ColorTemperature *MiredRange
+	// Gamut is the triangle of colours it can show; nil when unknown (then
+	// xy is sent as written, and the bridge maps it).
+	Gamut *Gamut
+}
+
+// MiredRange is a colour-temperature range, inclusive.
+type MiredRange struct{ Min, Max int }
+
+// Gamut is a triangle in CIE xy: the colours a bulb can show.
+type Gamut struct {
+	Type             string // A, B, C or other
+	Red, Green, Blue [2]float64
+}
