@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
+	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
@@ -269,9 +270,7 @@ func renderChart(t *testing.T, root, rel string, values map[string]any) []*unstr
 	if err != nil {
 		t.Fatal(err)
 	}
-	vals, err := chartutil.ToRenderValues(chrt, values,
-		chartutil.ReleaseOptions{Name: rel, Namespace: namespace, IsInstall: true, Revision: 1},
-		chartutil.DefaultCapabilities)
+	vals, err := renderValues(chrt, rel, values)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,6 +303,14 @@ func renderChart(t *testing.T, root, rel string, values map[string]any) []*unstr
 		}
 	}
 	return out
+}
+
+// renderValues are the values a template sees, validated against
+// values.schema.json as `helm install` and `helm template` validate them.
+func renderValues(chrt *chart.Chart, rel string, values map[string]any) (chartutil.Values, error) {
+	return chartutil.ToRenderValuesWithSchemaValidation(chrt, values,
+		chartutil.ReleaseOptions{Name: rel, Namespace: namespace, IsInstall: true, Revision: 1},
+		chartutil.DefaultCapabilities, false)
 }
 
 // byKey indexes objects by kind/namespace/name.
