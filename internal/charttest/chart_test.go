@@ -50,7 +50,7 @@ func TestChartRendersWhatKustomizeRenders(t *testing.T) {
 	root, err := testenv.RepoRoot()
 	g.Expect(err).NotTo(HaveOccurred())
 
-	kustomized := byKey(testenv.ReadManifest(t, testenv.RenderInstall(t, root)))
+	kustomized := byKey(withoutNamespaceWhereClusterScoped(testenv.ReadManifest(t, testenv.RenderInstall(t, root))))
 	charted := byKey(renderChart(t, root, release, nil))
 
 	for key, want := range kustomized {
@@ -306,11 +306,36 @@ func renderChart(t *testing.T, root, rel string, values map[string]any) []*unstr
 }
 
 // renderValues are the values a template sees, validated against
-// values.schema.json as `helm install` and `helm template` validate them.
+// values.schema.json as `helm install` and `helm template` validate them,
+// against a cluster as the tests' API server is: one that serves
+// ValidatingAdmissionPolicy (helm template's defaults know nothing of the
+// cluster, so name what discovery reports).
 func renderValues(chrt *chart.Chart, rel string, values map[string]any) (chartutil.Values, error) {
 	return chartutil.ToRenderValuesWithSchemaValidation(chrt, values,
 		chartutil.ReleaseOptions{Name: rel, Namespace: namespace, IsInstall: true, Revision: 1},
-		chartutil.DefaultCapabilities, false)
+		clusterCapabilities(), false)
+}
+
+// clusterCapabilities are helm template's defaults and the kinds a 1.30 or
+// later API server reports that the chart asks about.
+func clusterCapabilities() *chartutil.Capabilities {
+	c := *chartutil.DefaultCapabilities
+	c.APIVersions = append(append(chartutil.VersionSet{}, c.APIVersions...), "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy")
+	return &c
+}
+
+// clusterScopedKindsKustomizeDoesNotKnow are cluster-scoped kinds newer
+// than the schema of the kustomize kubectl embeds: it gives them
+// config/default's namespace, which the API server ignores for them.
+var clusterScopedKindsKustomizeDoesNotKnow = map[string]bool{"ValidatingAdmissionPolicy": true, "ValidatingAdmissionPolicyBinding": true}
+
+func withoutNamespaceWhereClusterScoped(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
+	for _, o := range objs {
+		if clusterScopedKindsKustomizeDoesNotKnow[o.GetKind()] {
+			o.SetNamespace("")
+		}
+	}
+	return objs
 }
 
 // byKey indexes objects by kind/namespace/name.
