@@ -250,7 +250,7 @@ type CertificateStatus struct {
 // HueBridge is a Philips Hue bridge (v1 API or CLIP v2) that HueLights are switched through.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:scope=Cluster,shortName=hb
+// +kubebuilder:resource:scope=Cluster,shortName=hb,categories={tether,hue}
 // +kubebuilder:printcolumn:name="ADDRESS",type=string,JSONPath=`.spec.address`
 // +kubebuilder:printcolumn:name="BRIDGE ID",type=string,JSONPath=`.status.bridgeID`
 // +kubebuilder:printcolumn:name="API",type=string,JSONPath=`.status.api`
@@ -259,6 +259,7 @@ type CertificateStatus struct {
 // +kubebuilder:printcolumn:name="LIGHTS",type=integer,JSONPath=`.status.lightCount`
 // +kubebuilder:printcolumn:name="PAIRED",type=string,JSONPath=`.status.conditions[?(@.type=="Paired")].status`
 // +kubebuilder:printcolumn:name="READY",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="REASON",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
 type HueBridge struct {
 	metav1.TypeMeta   `json:",inline"`
