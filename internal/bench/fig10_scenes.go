@@ -145,6 +145,19 @@ func (r *run) scenes(ctx context.Context, bin string) error {
 	}
 	full, fullCounts := last.Sub(start), countScenes(sims[:1])
 
+	// (4) A neighbour's change while a tenant edits without pause, on the
+	// second bridge; the neighbour takes the place of the tenant's last
+	// HueLight in the floor's writes.
+	neighbour, err := r.neighbourDuringBursts(ctx, f, sims[1], lights[1])
+	if err != nil {
+		return err
+	}
+	for i, o := range all {
+		if keyOf(o) == keyOf(lights[1][n-1]) {
+			all[i] = neighbour
+		}
+	}
+
 	// With the operator stopped, the API server alone on the writes the
 	// measures cannot do without: their floors.
 	creates, err := r.apiServerCreateFloor(ctx, n)
@@ -173,7 +186,7 @@ func (r *run) scenes(ctx context.Context, bin string) error {
 	}
 	f.note("%d simulated v1 bridges of %d bulbs (a bridge holds 50 at most) and one CLIP v2 bridge (HTTPS, event stream; temporary scenes through the v1 API it serves too), operator defaults (temporary scenes on, --hue-poll-interval=%s). "+
 		"A temporary scene is stored (POST /scenes), recalled on group 0 (one group command) and deleted; its store and delete are paced like light commands. "+
-		"Measure 1 creates one bridge's HueLights at once, on v1 and on v2; measure 2 changes all HueLights at once (its time counts the bench's own 500 patches); measure 3 fills the first bridge's 200 scenes first; last, with the operator stopped, the API server alone is timed for two label patches per HueLight.",
+		"Measure 1 creates one bridge's HueLights at once, on v1 and on v2; measure 2 changes all HueLights at once (its time counts the bench's own 500 patches); measure 3 fills the first bridge's 200 scenes first; measure 4 gives the second bridge's last bulb to a HueLight of another namespace and changes it while the bridge's other HueLights are edited without pause; last, with the operator stopped, the API server alone is timed for two label patches per HueLight.",
 		bridges, n, r.sc.HuePoll)
 	return nil
 }
