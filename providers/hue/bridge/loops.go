@@ -81,8 +81,7 @@ func (s *sender) waitForWork(ctx context.Context) bool {
 // batches of the HueLights' line, while the light loop goes on with the
 // others.
 func (s *sender) runGroups(ctx context.Context) {
-	s.removeStaleGroups(ctx)
-	s.removeStaleScenes(ctx)
+	s.removeStaleNowOrLater(ctx)
 	for {
 		var timeout <-chan time.Time
 		if left, held := s.held(); held {
