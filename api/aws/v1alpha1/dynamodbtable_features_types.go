@@ -44,6 +44,7 @@ type WarmThroughput struct {
 // ContributorInsightsSpecification turns CloudWatch Contributor Insights on
 // or off for the table or an index. Beware: the most accessed keys show in
 // plain text in CloudWatch.
+// +kubebuilder:validation:XValidation:rule="!has(self.mode) || self.enabled",message="contributorInsightsSpecification.mode needs enabled: true (a mode is sent only with ENABLE)"
 type ContributorInsightsSpecification struct {
 	Enabled bool `json:"enabled"`
 	// Mode is what is tracked: ACCESSED_AND_THROTTLED_KEYS (AWS's default)

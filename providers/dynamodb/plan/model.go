@@ -123,6 +123,9 @@ type Insights struct {
 	// Status is AWS's status (observed only): ENABLING counts as on and
 	// DISABLING as off, so a change in flight is not sent again.
 	Status string
+	// Failure is AWS's reason for a FAILED status (observed only), as
+	// "ExceptionName: ExceptionDescription".
+	Failure string
 }
 
 // Policy is a table's resource-based policy, compared as parsed JSON
