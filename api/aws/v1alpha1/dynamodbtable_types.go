@@ -248,7 +248,10 @@ type OutputsReference struct {
 	Name string `json:"name"`
 }
 
-// KeySchema is a HASH key, then optionally a RANGE key, as DynamoDB requires.
+// KeySchema is a HASH key, then optionally a RANGE key, as DynamoDB requires
+// of a table's key (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_CreateTable.html:
+// exactly one HASH element, then at most one RANGE element; only global
+// secondary indexes take keys of several attributes).
 // +listType=atomic
 // +kubebuilder:validation:MinItems=1
 // +kubebuilder:validation:MaxItems=2
@@ -311,8 +314,8 @@ type GlobalSecondaryIndex struct {
 	// +kubebuilder:validation:MinLength=3
 	// +kubebuilder:validation:MaxLength=255
 	// +kubebuilder:validation:Pattern=`^[a-zA-Z0-9_.-]+$`
-	IndexName string    `json:"indexName"`
-	KeySchema KeySchema `json:"keySchema"`
+	IndexName string         `json:"indexName"`
+	KeySchema IndexKeySchema `json:"keySchema"`
 	// Projection defaults to ALL.
 	// +optional
 	// +kubebuilder:default={}

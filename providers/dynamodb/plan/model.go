@@ -231,7 +231,7 @@ func withScalars(keys []Key, scalars map[string]string) []Key {
 	return keys
 }
 
-func specKeys(ks awsv1alpha1.KeySchema) []Key {
+func specKeys(ks []awsv1alpha1.KeySchemaElement) []Key {
 	out := make([]Key, 0, len(ks))
 	for _, k := range ks {
 		out = append(out, Key{Name: k.AttributeName, Type: k.KeyType})
