@@ -32,9 +32,13 @@ func (c *tableConn) Create(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 	if obj.Spec.RestoreFrom != nil {
 		desc, err = p.createByRestore(ctx, ep, obj)
 	} else {
+		in := plan.CreateTableInput(name, &obj.Spec, p.wantedTags(ep, obj))
 		var out *dynamodb.CreateTableOutput
-		if out, err = ep.API.CreateTable(ctx, plan.CreateTableInput(name, &obj.Spec, p.wantedTags(ep, obj))); err == nil {
+		if out, err = ep.API.CreateTable(ctx, in); err == nil {
 			desc = out.TableDescription
+		}
+		if refused := multiKeysRefused(multiKeyIndexesOf(in, nil), err); refused != nil {
+			return refused
 		}
 	}
 	var exists *tableExistsError

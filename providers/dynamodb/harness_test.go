@@ -115,7 +115,7 @@ func withGSI(name, attr string, tp *awsv1alpha1.ProvisionedThroughput) func(*aws
 	return func(o *awsv1alpha1.DynamoDBTable) {
 		o.Spec.AttributeDefinitions = appendAttr(o.Spec.AttributeDefinitions, attr)
 		o.Spec.GlobalSecondaryIndexes = append(o.Spec.GlobalSecondaryIndexes, awsv1alpha1.GlobalSecondaryIndex{
-			IndexName: name, KeySchema: awsv1alpha1.KeySchema{{AttributeName: attr, KeyType: "HASH"}},
+			IndexName: name, KeySchema: awsv1alpha1.IndexKeySchema{{AttributeName: attr, KeyType: "HASH"}},
 			Projection: awsv1alpha1.Projection{ProjectionType: "ALL"}, ProvisionedThroughput: tp})
 	}
 }

@@ -36,6 +36,10 @@ type memory struct {
 	// toldDeniedAt is the object's fingerprint when it was last told that
 	// AWS refused its account's role: it may ask again once it changed.
 	toldDeniedAt string
+
+	// insightsEnabled is the object's fingerprint when Tether last enabled
+	// contributor insights, by index ("" for the table) (insights.go).
+	insightsEnabled map[string]string
 }
 
 // policyChange is Tether's last change of the policy.
@@ -105,7 +109,7 @@ func (ms *memories) of(uid apitypes.UID) *memory {
 	}
 	m, ok := ms.byUID[uid]
 	if !ok {
-		m = &memory{readAt: map[string]time.Time{}, warned: map[string]bool{}}
+		m = &memory{readAt: map[string]time.Time{}, warned: map[string]bool{}, insightsEnabled: map[string]string{}}
 		ms.byUID[uid] = m
 	}
 	return m
