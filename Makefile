@@ -29,6 +29,10 @@ manifests: $(CONTROLLER_GEN) ## Generate the CRDs and the manager's RBAC from th
 generate: $(CONTROLLER_GEN) ## Generate the DeepCopy methods.
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/..." paths="./internal/testkind/..."
 
+.PHONY: docs
+docs: ## Regenerate the chart README's values table and docs/reference from the CRDs (tests fail while they are stale).
+	go run ./cmd/docgen
+
 .PHONY: fmt
 fmt: ## gofmt the code.
 	go fmt ./...
@@ -52,7 +56,7 @@ TEST_FUZZTIME ?= 2000x
 TETHER_ARTIFACTS_DIR ?= $(LOCALBIN)/test-artifacts
 
 .PHONY: test
-test: verify-generated fmt-check check-sizes vet envtest-assets npm-deps browser-deps ## Run unit and integration tests (real API server, Hue simulator, DynamoDB Local, Chromium).
+test: verify-generated fmt-check check-sizes vet envtest-assets npm-deps browser-deps lint-deps ## Run unit and integration tests (real API server, Hue simulator, DynamoDB Local, Chromium).
 	@mkdir -p $(TETHER_ARTIFACTS_DIR)
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" TETHER_ARTIFACTS_DIR=$(TETHER_ARTIFACTS_DIR) go test $(GO_TEST_FLAGS) ./... 2>&1 | tee $(TETHER_ARTIFACTS_DIR)/go-test.log || { hack/test-failures.sh $(TETHER_ARTIFACTS_DIR)/go-test.log; exit 1; }
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(TEST_FUZZTIME)
@@ -140,9 +144,21 @@ build-installer: manifests generate envtest-assets ## Write dist/install.yaml: C
 	IMG=$(IMG) hack/render-install.sh > dist/install.yaml
 	@echo "wrote dist/install.yaml"
 
+# undeploy keeps the CRDs and every Tether object unless asked
+# (docs/uninstall.md): nothing is left waiting for a finalizer.
 .PHONY: undeploy
-undeploy: ## Remove the operator from the cluster.
-	KUBECTL=$(KUBECTL) hack/render-install.sh | $(KUBECTL) delete --ignore-not-found -f -
+undeploy: ## Remove the operator, keeping CRDs and objects; DELETE_OBJECTS=true deletes the objects first (while it runs), DELETE_CRDS=true the CRDs after.
+	KUBECTL=$(KUBECTL) DELETE_OBJECTS=$(DELETE_OBJECTS) DELETE_CRDS=$(DELETE_CRDS) hack/undeploy.sh
+
+##@ Release
+# The repository the image will be pushed to, without registry host in this
+# file: the release workflow passes its own (docs/releasing.md).
+IMAGE_REPOSITORY ?= tether
+
+.PHONY: release
+release: manifests generate envtest-assets ## Write dist/: the image for linux/amd64 and linux/arm64 (OCI image index, no Docker engine), SBOM, chart, install.yaml, SHA256SUMS (VERSION=x.y.z required).
+	@if [ -z "$(VERSION)" ]; then echo "usage: make release VERSION=x.y.z [IMAGE_REPOSITORY=...]" >&2; exit 2; fi
+	go run ./cmd/release -version $(VERSION) -image-repository $(IMAGE_REPOSITORY) -out dist
 
 ##@ Tools
 .PHONY: envtest-assets
@@ -161,6 +177,11 @@ SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 browser-deps: ## Install Debian's Chromium for the browser test (only when missing).
 	@if [ ! -x /usr/bin/chromium ]; then echo ">> installing chromium (Debian package) for the browser test"; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium >/dev/null; fi
+
+.PHONY: lint-deps
+lint-deps: ## Install Debian's shellcheck, which the release workflow's lint runs (only when missing).
+	@if ! command -v shellcheck >/dev/null; then echo ">> installing shellcheck (Debian package) for the workflow lint"; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq shellcheck >/dev/null; fi
 
 $(CONTROLLER_GEN):
 	@mkdir -p $(LOCALBIN)

@@ -2,9 +2,12 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/smithy-go"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -17,13 +20,18 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
+	"github.com/tether-dev/tether/providers"
 	"github.com/tether-dev/tether/providers/dynamodb/changefeed"
+	"github.com/tether-dev/tether/reconciler"
 )
 
 // The AWSAccount controller runs each account's change feed and shows in
 // its status whether the account's tables learn of changes from the feed
-// or by polling, and why. Reads go through the cache; the status is a
-// merge patch.
+// or by polling, and why; and in Ready whether the account can be used at
+// all: its role assumed (with the credentials its tables' calls use) and,
+// when it has one, its feed received. Reads go through the cache; the
+// status is a merge patch.
 // +kubebuilder:rbac:groups=aws.tether.dev,resources=awsaccounts,verbs=list;watch
 // +kubebuilder:rbac:groups=aws.tether.dev,resources=awsaccounts/status,verbs=patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
@@ -42,19 +50,37 @@ type changeFeeds interface {
 	Status(identity string) (awsv1alpha1.ChangeEventsStatus, bool)
 }
 
+// awsConfigFunc is an AWSAccount's AWS configuration, its credentials those
+// of the account's session (dynamodb.Provider.AWSConfig).
+type awsConfigFunc func(ctx context.Context, a *awsv1alpha1.AWSAccount, region, service string) (aws.Config, error)
+
+// How often an account's role is checked again: while it works, the
+// credentials cache answers without a call until the session nears its
+// end, so this costs nothing; after a refusal, a person fixes a trust
+// policy, and a minute is soon enough to see it.
+const (
+	roleRecheckInterval  = 5 * time.Minute
+	roleRefusedInterval  = time.Minute
+	roleCheckCallTimeout = 30 * time.Second
+)
+
 // awsAccountReconciler keeps an AWSAccount's feed running as its spec says
-// and its status as the feed is.
+// and its status as the feed and its role are.
 type awsAccountReconciler struct {
 	client   client.Client
 	feeds    changeFeeds
 	recorder events.EventRecorder
+	// awsConfig gives the account's session; nil leaves Ready out (tests
+	// of the feed's status alone).
+	awsConfig awsConfigFunc
 	// pollInterval is the DynamoDBTables' default poll interval, for the
 	// status's words.
 	pollInterval time.Duration
 }
 
-func setupAWSAccount(mgr ctrl.Manager, feeds *changefeed.Registry, pollInterval time.Duration) error {
-	r := &awsAccountReconciler{client: mgr.GetClient(), feeds: feeds, recorder: mgr.GetEventRecorder("tether-awsaccount"), pollInterval: pollInterval}
+func setupAWSAccount(mgr ctrl.Manager, feeds *changefeed.Registry, awsConfig awsConfigFunc, pollInterval time.Duration) error {
+	r := &awsAccountReconciler{client: mgr.GetClient(), feeds: feeds, recorder: mgr.GetEventRecorder("tether-awsaccount"),
+		awsConfig: awsConfig, pollInterval: pollInterval}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("awsaccount").
 		// Its own status writes do not wake it; the feed does, when its
@@ -85,8 +111,14 @@ func (r *awsAccountReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	}
 	meta.SetStatusCondition(&a.Status.Conditions, metav1.Condition{Type: awsv1alpha1.ConditionChangeEvents, Status: ready,
 		Reason: s.Reason, Message: s.Message, ObservedGeneration: a.Generation})
+	result := ctrl.Result{}
+	if r.awsConfig != nil {
+		cond, again := r.readiness(ctx, a, s)
+		meta.SetStatusCondition(&a.Status.Conditions, cond)
+		result.RequeueAfter = again
+	}
 	if equality.Semantic.DeepEqual(orig.Status, a.Status) {
-		return ctrl.Result{}, nil
+		return result, nil
 	}
 	// The status is computed from the feed, not from the cached object: a
 	// patch against a cache that has not seen this controller's last write
@@ -96,7 +128,53 @@ func (r *awsAccountReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	r.announce(orig, a)
-	return ctrl.Result{}, nil
+	return result, nil
+}
+
+// readiness is the account's Ready condition: True once its role is
+// assumed (with the session its tables use, so a success here is theirs
+// too) and its feed, when it has one, is received; False with STS's answer
+// as the reason (AccessDenied, Throttled, EndpointError) or the feed's
+// (QueueNotFound, NoAnswer, Starting, ...). It also says when to look again.
+func (r *awsAccountReconciler) readiness(ctx context.Context, a *awsv1alpha1.AWSAccount, feed awsv1alpha1.ChangeEventsStatus) (metav1.Condition, time.Duration) {
+	cond := metav1.Condition{Type: commonv1alpha1.Ready, ObservedGeneration: a.Generation}
+	ctx, cancel := context.WithTimeout(ctx, roleCheckCallTimeout)
+	defer cancel()
+	cfg, err := r.awsConfig(ctx, a, a.Spec.Region, "sts")
+	if err == nil {
+		_, err = cfg.Credentials.Retrieve(ctx)
+	}
+	if err != nil {
+		cond.Status, cond.Reason = metav1.ConditionFalse, stsReason(err)
+		cond.Message = fmt.Sprintf("cannot assume %s: %v", a.Spec.AssumeRole.RoleARN, err)
+		return cond, roleRefusedInterval
+	}
+	if a.Spec.ChangeEvents != nil && feed.Mode != awsv1alpha1.ChangeEventsModeEvents {
+		cond.Status, cond.Reason = metav1.ConditionFalse, feed.Reason
+		cond.Message = fmt.Sprintf("role %s assumed; the change feed is not received (its tables are polled): %s", a.Spec.AssumeRole.RoleARN, feed.Message)
+		return cond, roleRecheckInterval
+	}
+	cond.Status, cond.Reason = metav1.ConditionTrue, reconciler.ReasonAvailable
+	cond.Message = fmt.Sprintf("role %s assumed; %s", a.Spec.AssumeRole.RoleARN, feed.Message)
+	return cond, roleRecheckInterval
+}
+
+// stsReason names an AssumeRole failure as the DynamoDBTables of the
+// account name it: a refusal a person must fix, throttling, or anything
+// else between Tether and STS.
+func stsReason(err error) string {
+	var apiErr smithy.APIError
+	if !errors.As(err, &apiErr) {
+		return changefeed.ReasonEndpointError
+	}
+	switch apiErr.ErrorCode() {
+	case "AccessDenied", "ValidationError", "RegionDisabledException", "MalformedPolicyDocument", "PackedPolicyTooLarge",
+		"InvalidClientTokenId", "ExpiredToken":
+		return changefeed.ReasonAccessDenied
+	case "Throttling", "ThrottlingException":
+		return providers.ReasonThrottled
+	}
+	return changefeed.ReasonEndpointError
 }
 
 // changeEvents is the feed's state, or what an account without one does.

@@ -11,10 +11,12 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	"github.com/tether-dev/tether/providers/dynamodb"
 )
 
@@ -139,6 +141,13 @@ func TestDynamoDBTableAccountAdmissionAndDeletion(t *testing.T) {
 		o.Spec.TableName = ddbName("admitted")
 		o.Spec.AccountRef = &awsv1alpha1.AccountReference{Name: acct}
 	})
+	// The AWSAccount controller assumes the role once to report Ready;
+	// count from after that.
+	g.Eventually(func(g Gomega) {
+		var a awsv1alpha1.AWSAccount
+		g.Expect(s.client.Get(ctx, client.ObjectKeyFromObject(account), &a)).To(Succeed())
+		g.Expect(meta.FindStatusCondition(a.Status.Conditions, commonv1alpha1.Ready)).NotTo(BeNil())
+	}, ddbTimeout, ddbPoll).Should(Succeed())
 	stsBefore := len(s.sts.Calls())
 	s.create(t, obj)
 	refused := s.eventuallySynced(t, obj, "False/AccountNotAllowed")

@@ -104,7 +104,7 @@ func SetupDynamoDB(mgr ctrl.Manager, pollInterval time.Duration, feeds changefee
 	if err := mgr.Add(registry); err != nil {
 		return nil, err
 	}
-	if err := setupAWSAccount(mgr, registry, pollInterval); err != nil {
+	if err := setupAWSAccount(mgr, registry, external.AWSConfig, pollInterval); err != nil {
 		return nil, err
 	}
 	tables := mgr.GetClient()

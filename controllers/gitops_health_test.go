@@ -173,16 +173,31 @@ func TestGitOpsHealthOfEveryKind(t *testing.T) {
 		})
 	}
 
-	// An AWSAccount reports only its change feed (no Ready condition): once
-	// the AWSAccount controller has described its generation, kstatus takes
-	// it as Current and Argo CD as Healthy.
+	// An AWSAccount is Ready once its role is assumed (and its feed, when it
+	// has one, received): Current and Healthy; one whose role STS refuses is
+	// Ready=False AccessDenied, InProgress and Progressing (Tether retries:
+	// a person fixes the trust policy).
 	account := s.createAccount(t, ddbName("health-account"), suiteRoleA, func(*awsv1alpha1.AWSAccount) {})
-	NewWithT(t).Eventually(func(g Gomega) gitopshealth.Health {
-		var a awsv1alpha1.AWSAccount
-		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(account), &a)).To(Succeed())
-		g.Expect(a.Status.ObservedGeneration).To(Equal(a.Generation), "the AWSAccount controller has not reported yet")
-		return healthOf(g, &a)
-	}, hueTimeout, huePoll).Should(Equal(gitopshealth.Current))
+	refused := s.createAccount(t, ddbName("health-account-refused"), "arn:aws:iam::333333333333:role/nobody-trusts-tether",
+		func(*awsv1alpha1.AWSAccount) {})
+	for _, c := range []struct {
+		account *awsv1alpha1.AWSAccount
+		ready   string
+		health  gitopshealth.Health
+	}{
+		{account, "True/Available", gitopshealth.Current},
+		{refused, "False/" + access.ReasonAccessDenied, gitopshealth.InProgress},
+	} {
+		t.Run("AWSAccount/"+c.account.Name, func(t *testing.T) {
+			NewWithT(t).Eventually(func(g Gomega) {
+				var a awsv1alpha1.AWSAccount
+				g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(c.account), &a)).To(Succeed())
+				g.Expect(a.Status.ObservedGeneration).To(Equal(a.Generation), "the AWSAccount controller has not reported yet")
+				g.Expect(readyReason(a.Status.Conditions, commonv1alpha1.Ready)).To(Equal(c.ready))
+				g.Expect(healthOf(g, &a)).To(Equal(c.health))
+			}, hueTimeout, huePoll).Should(Succeed())
+		})
+	}
 }
 
 // reflectKind names obj's kind from the scheme.

@@ -60,6 +60,11 @@ func TestHueManifestValidation(t *testing.T) {
 			"insecureSkipVerify checks no certificate"},
 		{"bridge address with a space", bridge(obj{"address": "my bridge", "credentialsSecretRef": secret}), "address must not contain spaces"},
 		{"bridge ftp address", bridge(obj{"address": "ftp://bridge", "credentialsSecretRef": secret}), "address scheme must be http:// or https://"},
+		{"bridge address a URL with a path", bridge(obj{"address": "http://svc/admin/config?x=", "credentialsSecretRef": secret}), "address must be only a host"},
+		{"bridge address with a user", bridge(obj{"address": "http://user:pw@bridge", "credentialsSecretRef": secret}), "address must be only a host"},
+		{"bridge address with a query", bridge(obj{"address": "bridge:80?x=1", "credentialsSecretRef": secret}), "address must be only a host"},
+		{"bridge address with a trailing path", bridge(obj{"address": "bridge/api", "credentialsSecretRef": secret}), "address must be only a host"},
+		{"bridge IPv6 address without brackets", bridge(obj{"address": "fe80::1", "credentialsSecretRef": secret}), "address must be only a host"},
 		{"bridge polling too often", bridge(obj{"address": "bridge", "credentialsSecretRef": secret, "pollInterval": "100ms"}), "pollInterval must be between 1s and 1h"},
 		{"bridge without credentials", bridge(obj{"address": "bridge"}), "spec.credentialsSecretRef: Required value"},
 	}
@@ -72,6 +77,14 @@ func TestHueManifestValidation(t *testing.T) {
 			NewWithT(t).Expect(err).To(MatchError(ContainSubstring(tc.want)))
 		})
 	}
+
+	t.Run("a host and a port are valid addresses", func(t *testing.T) {
+		for _, addr := range []string{"bridge", "hue-bridge.home.arpa", "192.168.1.20", "192.168.1.20:8080", "[fe80::1]", "[fd00::17:88ff:fe23:bfc2]:443",
+			"http://192.168.1.20", "https://bridge.local:443"} {
+			NewWithT(t).Expect(c.Create(context.Background(), bridge(obj{"address": addr, "credentialsSecretRef": secret}), client.DryRunAll)).
+				To(Succeed(), "address %q", addr)
+		}
+	})
 
 	t.Run("the talk's manifest is valid", func(t *testing.T) {
 		l := light(obj{"name": "hallway", "brightness": 254})

@@ -2,15 +2,19 @@ package controllers
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"runtime/metrics"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -346,4 +350,214 @@ func TestHueSceneHonoursAllowedNamespaces(t *testing.T) {
 	})
 	eventuallySceneReady(h, "late", "False/"+hue.ReasonNamespaceNotAllowed)
 	g.Expect(h.sim.Scenes()).To(HaveLen(scenes), "a scene was stored for a namespace the bridge does not accept")
+}
+
+// credentialsSecret reads a credentials Secret.
+func credentialsSecret(g Gomega, c client.Client, name string) *corev1.Secret {
+	var s corev1.Secret
+	g.Expect(c.Get(context.Background(), client.ObjectKey{Namespace: hueSecretsNS, Name: name}, &s)).To(Succeed())
+	return &s
+}
+
+// noneCredentialed watches, for trustQuiet, that none of the hostile
+// servers received a request carrying a username.
+func noneCredentialed(g Gomega, sims map[string]*huesim.Server) {
+	g.Consistently(func() map[string]int {
+		sent := map[string]int{}
+		for name, sim := range sims {
+			if n := sim.CredentialedRequests(); n > 0 {
+				sent[name] = n
+			}
+		}
+		return sent
+	}, trustQuiet, huePoll).Should(BeEmpty(), "a username reached a server that is not its bridge")
+}
+
+// TestHueBridgeIDSpellingsAreOneBridge: a bridge id is one bridge however
+// it is spelled. The victim is bound over verified CLIP v2; an attacker's
+// HueBridge (apiVersion V1, the victim's Secret and bridge id, its own
+// address) whose server writes the victim's id in lower case, or with
+// colons, finds the victim's session and is refused by it before any
+// username is sent.
+func TestHueBridgeIDSpellingsAreOneBridge(t *testing.T) {
+	victim := newHueEnvOn(t, wire.APIV2, "spelled", true, huesim.Options{Lights: []string{"desk"}})
+	g := NewWithT(t)
+	g.Eventually(func(g Gomega) string { return bridgeReady(g, victim.c, victim.bridge) }, hueTimeout, huePoll).Should(Equal("True/Available"))
+	id := victim.sim.BridgeID()
+	colons := strings.ToLower(id[0:2] + ":" + id[2:4] + ":" + id[4:6] + ":" + id[6:8] + ":" + id[8:10] + ":" + id[10:12] + ":" + id[12:14] + ":" + id[14:16])
+	sims := map[string]*huesim.Server{}
+	for name, spelled := range map[string]string{"lower-case": strings.ToLower(id), "colons": colons} {
+		sims[name] = startHostileSim(t, huesim.Options{Lights: []string{"desk"}, BridgeID: spelled})
+		createExtraBridge(t, victim.c, name, huev1alpha1.HueBridgeSpec{
+			Address: sims[name].Addr(), APIVersion: huev1alpha1.APIV1, BridgeID: id,
+			CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: hueSecretsNS, Name: victim.secret}})
+	}
+	for name := range sims {
+		g.Eventually(func(g Gomega) string { return bridgeReady(g, victim.c, name) }, hueTimeout, huePoll).
+			Should(Equal("False/"+hue.ReasonBridgeIdentityConflict), "HueBridge %s", name)
+	}
+	noneCredentialed(g, sims)
+	g.Expect(bridgeReady(g, victim.c, victim.bridge)).To(Equal("True/Available"))
+}
+
+// TestHueInsecureSkipVerifyDoesNotOutrankPlainV1: the victim speaks plain
+// v1 (its Secret, made by hand, records that proof at its first binding).
+// An attacker's HueBridge with insecureSkipVerify at its own HTTPS server,
+// naming the victim's Secret and id, does not count as a stronger proof:
+// it is refused, the victim keeps its session, and the attacker's server
+// receives no username.
+func TestHueInsecureSkipVerifyDoesNotOutrankPlainV1(t *testing.T) {
+	victim := newHueEnvOn(t, wire.APIV1, "plain-victim", true, huesim.Options{Lights: []string{"desk"}})
+	g := NewWithT(t)
+	victim.create(victim.newLight("entrance", "desk", "desk"))
+	victim.eventuallyLightReady("entrance", "desk", "True/Available")
+
+	attacker := startHostileSim(t, huesim.Options{Lights: []string{"desk"}, BridgeID: victim.sim.BridgeID()})
+	createExtraBridge(t, victim.c, "tls-thief", huev1alpha1.HueBridgeSpec{
+		Address: attacker.TLSAddr(), APIVersion: huev1alpha1.APIV2, InsecureSkipVerify: true, BridgeID: victim.sim.BridgeID(),
+		CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: hueSecretsNS, Name: victim.secret}})
+	g.Eventually(func(g Gomega) string { return bridgeReady(g, victim.c, "tls-thief") }, hueTimeout, huePoll).
+		Should(Equal("False/" + hue.ReasonBridgeIdentityConflict))
+	noneCredentialed(g, map[string]*huesim.Server{"tls-thief": attacker})
+	g.Expect(bridgeReady(g, victim.c, victim.bridge)).To(Equal("True/Available"))
+	victim.update("entrance", "desk", func(l *huev1alpha1.HueLight) { l.Spec.Brightness = ptr.To[int32](30) })
+	g.Eventually(func(g Gomega) int { return victim.bulb(g, "desk").Bri }, hueTimeout, huePoll).Should(Equal(30))
+	g.Eventually(func(g Gomega) string {
+		return string(credentialsSecret(g, victim.c, victim.secret).Data[huev1alpha1.ProofKey])
+	}, hueTimeout, huePoll).Should(Equal("plain-v1 "+victim.sim.Addr()), "the first binding records its proof in the Secret")
+}
+
+// pairedOverV2 is a HueBridge that Tether paired over verified CLIP v2: its
+// Secret, labelled for it, holds the username and the client key (and the
+// proof: expectProofRecordedAtPairing).
+func pairedOverV2(t *testing.T, name string) *hueEnv {
+	t.Helper()
+	h := newHueEnvOn(t, wire.APIV2, name, false, huesim.Options{Lights: []string{"hall"}})
+	h.sim.PressLinkButton()
+	g := NewWithT(t)
+	g.Eventually(func(g Gomega) string { return bridgeReady(g, h.c, h.bridge) }, hueTimeout, huePoll).Should(Equal("True/Available"))
+	s := credentialsSecret(g, h.c, h.secret)
+	g.Expect(s.Labels).To(HaveKeyWithValue(hue.OwnerLabel, h.bridge))
+	g.Expect(s.Data[huev1alpha1.ClientKeyKey]).NotTo(BeEmpty())
+	return h
+}
+
+// expectProofRecordedAtPairing: the Secret of a HueBridge paired over v2
+// with its caBundle records the certificate that proved the bridge.
+func expectProofRecordedAtPairing(g Gomega, h *hueEnv) {
+	g.Expect(string(credentialsSecret(g, h.c, h.secret).Data[huev1alpha1.ProofKey])).To(HavePrefix("ca-bundle-sha256 "),
+		"pairing records how the bridge was proven")
+}
+
+// deleteBridgeAndWait deletes a HueBridge (its Secret stays) and waits
+// until it is gone and its session no longer reads the bridge.
+func deleteBridgeAndWait(t *testing.T, h *hueEnv) huev1alpha1.HueBridgeSpec {
+	t.Helper()
+	g := NewWithT(t)
+	spec := h.hueBridge(g).Spec
+	g.Expect(h.c.Delete(context.Background(), &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: h.bridge}})).To(Succeed())
+	g.Eventually(func() bool {
+		return apierrors.IsNotFound(h.c.Get(context.Background(), client.ObjectKey{Name: h.bridge}, &huev1alpha1.HueBridge{}))
+	}, hueTimeout, huePoll).Should(BeTrue())
+	// Nothing reads the bridge once its only HueBridge is gone.
+	g.Eventually(func(g Gomega) {
+		n := h.sim.CredentialedRequests()
+		g.Consistently(h.sim.CredentialedRequests, 2*huePollInterval, huePoll).Should(Equal(n))
+	}, hueTimeout, huePoll).Should(Succeed())
+	return spec
+}
+
+// recreateBridge creates a HueBridge of the test's name again.
+func recreateBridge(t *testing.T, h *hueEnv, spec huev1alpha1.HueBridgeSpec) {
+	t.Helper()
+	NewWithT(t).Expect(h.c.Create(context.Background(), &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: h.bridge}, Spec: spec})).To(Succeed())
+}
+
+// TestHueProofRecordedAtPairingOutlivesItsHueBridge: with nothing bound
+// (the HueBridge Tether paired over verified v2 deleted, its Secret kept),
+// a v1 impostor naming the bridge's id and Secret is refused by the proof
+// the Secret records, and its server receives no username; the real
+// HueBridge, created again, binds at once (the Secret's owner label, not
+// whoever tried to bind with it meanwhile, says whose it is).
+func TestHueProofRecordedAtPairingOutlivesItsHueBridge(t *testing.T) {
+	h := pairedOverV2(t, "recorded")
+	g := NewWithT(t)
+	spec := deleteBridgeAndWait(t, h)
+
+	impostor := startHostileSim(t, huesim.Options{Lights: []string{"hall"}, BridgeID: h.sim.BridgeID()})
+	createExtraBridge(t, h.c, "impostor-v1", huev1alpha1.HueBridgeSpec{
+		Address: impostor.Addr(), APIVersion: huev1alpha1.APIV1, BridgeID: h.sim.BridgeID(),
+		CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: hueSecretsNS, Name: h.secret}})
+	g.Eventually(func(g Gomega) string { return bridgeReady(g, h.c, "impostor-v1") }, hueTimeout, huePoll).
+		Should(Equal("False/" + hue.ReasonBridgeProofMismatch))
+	noneCredentialed(g, map[string]*huesim.Server{"impostor-v1": impostor})
+
+	recreateBridge(t, h, spec)
+	g.Eventually(func(g Gomega) string { return bridgeReady(g, h.c, h.bridge) }, hueTimeout, huePoll).Should(Equal("True/Available"))
+	g.Expect(impostor.CredentialedRequests()).To(BeZero())
+	g.Expect(bridgeReady(g, h.c, "impostor-v1")).To(Equal("False/" + hue.ReasonBridgeProofMismatch))
+	expectProofRecordedAtPairing(g, h)
+}
+
+// TestHueDowngradeGuardIsKeptWithTheCredentials: a HueBridge paired over
+// verified v2, deleted and created again under its name with apiVersion
+// Auto at an address that answers plain HTTP (its status, and any
+// verifiedV2BridgeID in it, gone), does not fall back to plain v1: the
+// Secret says the bridge was verified. Nothing reaches the address until
+// apiVersion V1 is set by hand.
+func TestHueDowngradeGuardIsKeptWithTheCredentials(t *testing.T) {
+	h := pairedOverV2(t, "regained")
+	g := NewWithT(t)
+	spec := deleteBridgeAndWait(t, h)
+	sent := h.sim.CredentialedRequests()
+
+	spec.Address, spec.APIVersion, spec.CABundle = h.sim.Addr(), huev1alpha1.APIAuto, ""
+	recreateBridge(t, h, spec)
+	g.Eventually(func(g Gomega) string { return bridgeReady(g, h.c, h.bridge) }, hueTimeout, huePoll).
+		Should(Equal("False/" + hue.ReasonDowngradeRefused))
+	g.Consistently(h.sim.CredentialedRequests, trustQuiet, huePoll).Should(Equal(sent), "a username went out over plain HTTP")
+
+	updateBridge(t, h.c, h.bridge, func(s *huev1alpha1.HueBridgeSpec) { s.APIVersion = huev1alpha1.APIV1 })
+	g.Eventually(func(g Gomega) string { return bridgeReady(g, h.c, h.bridge) }, hueTimeout, huePoll).Should(Equal("True/Available"))
+	g.Expect(h.hueBridge(g).Status.API).To(Equal(huev1alpha1.APIV1))
+	expectProofRecordedAtPairing(g, h)
+}
+
+// TestHueForeignAnswerIsNamedNotQuoted: a HueBridge whose address reaches
+// a service that is not a bridge (an internal admin page) is told what
+// answered by its HTTP status and content type; the answer's body, which
+// may hold anything, is in no condition and no event.
+func TestHueForeignAnswerIsNamedNotQuoted(t *testing.T) {
+	c := startHue(t)
+	g := NewWithT(t)
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte("INTERNAL-ONLY path=" + r.URL.Path + " db_password=hunter2"))
+	}))
+	t.Cleanup(srv.Close)
+	createExtraBridge(t, c, "nosy", huev1alpha1.HueBridgeSpec{
+		Address: srv.Listener.Addr().String(), APIVersion: huev1alpha1.APIV1,
+		CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: hueSecretsNS, Name: "nosy-credentials"}})
+	g.Eventually(func(g Gomega) string {
+		var b huev1alpha1.HueBridge
+		g.Expect(c.Get(context.Background(), client.ObjectKey{Name: "nosy"}, &b)).To(Succeed())
+		ready := meta.FindStatusCondition(b.Status.Conditions, "Ready")
+		g.Expect(ready).NotTo(BeNil())
+		return ready.Message
+	}, hueTimeout, huePoll).Should(And(ContainSubstring("HTTP 200"), ContainSubstring(`"text/plain"`)))
+	g.Expect(hits.Load()).To(BeNumerically(">", 0))
+	var b huev1alpha1.HueBridge
+	g.Expect(c.Get(context.Background(), client.ObjectKey{Name: "nosy"}, &b)).To(Succeed())
+	for _, cond := range b.Status.Conditions {
+		g.Expect(cond.Message).NotTo(Or(ContainSubstring("hunter2"), ContainSubstring("INTERNAL-ONLY")), "condition %s", cond.Type)
+	}
+	var events eventsv1.EventList
+	g.Expect(c.List(context.Background(), &events)).To(Succeed())
+	for _, e := range events.Items {
+		if e.Regarding.Name == "nosy" {
+			g.Expect(e.Note).NotTo(ContainSubstring("hunter2"))
+		}
+	}
 }

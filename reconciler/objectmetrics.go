@@ -2,6 +2,7 @@ package reconciler
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,13 +24,20 @@ import (
 // What the objects' status says, as metrics: computed at each scrape from
 // the manager's cache (no API call), by the leader only, so that alerts and
 // dashboards see one count however many replicas run.
+//
+// The per-object metrics carry the object's namespace ("" for the
+// cluster-wide kinds), so that an alert reaches the team that owns the
+// namespace; never the object's name, so the series grow with the
+// namespaces that hold Tether objects and the reasons Tether has (a fixed
+// set), not with the objects (TestObjectMetricsSeriesAreBounded).
 var (
 	objectsDesc = prometheus.NewDesc("tether_objects",
-		"Objects by kind (as in the other tether_ metrics) and by the status and reason of their Ready, Synced and Stalled conditions (Stalled only while True).",
-		[]string{"kind", "condition", "status", "reason"}, nil)
+		"Objects by kind (as in the other tether_ metrics), namespace (empty for cluster-wide kinds) and the status and reason of their Ready, Synced and Stalled conditions (Stalled only while True).",
+		[]string{"kind", "namespace", "condition", "status", "reason"}, nil)
 	notReadyDesc = prometheus.NewDesc("tether_objects_not_ready_longest_seconds",
-		"How long the object of the kind that has been not Ready the longest has been so (since Ready last changed, or since its creation), paused objects left out; 0 when all are Ready.",
-		[]string{"kind"}, nil)
+		"How long the object of the kind and namespace that has been not Ready the longest has been so (since Ready last changed, or since its creation), paused objects left out; 0 when all are Ready. "+
+			"expected=\"true\" counts only the states that are expected to last (a DynamoDBTable Creating or Updating: an index backfill or a restore takes hours; a bulb switched off at the wall), expected=\"false\" every other.",
+		[]string{"kind", "namespace", "expected"}, nil)
 	bridgeReadyDesc = prometheus.NewDesc("tether_hue_bridge_ready",
 		"1 when the HueBridge is Ready, 0 when not; reason is Ready's (BridgeUnreachable, LinkButtonNotPressed, ...).",
 		[]string{"bridge", "reason"}, nil)
@@ -111,26 +119,56 @@ func (c *objectsCollector) kindOf(list client.ObjectList) string {
 }
 
 // conditionKey is one series of tether_objects.
-type conditionKey struct{ condition, status, reason string }
+type conditionKey struct{ namespace, condition, status, reason string }
+
+// longestKey is one series of tether_objects_not_ready_longest_seconds.
+type longestKey struct {
+	namespace string
+	expected  bool
+}
+
+// expectedLongStates are the Ready reasons, by kind, of states that last
+// by their nature and end without anyone acting, or only by a hand at a
+// wall switch: alerting on them would page for nothing.
+var expectedLongStates = map[string]map[string]bool{
+	// A table with indexes or replicas, a restore, a new index's backfill:
+	// hours on a large table (docs/troubleshooting.md, Updating).
+	"dynamodbtable": {"Creating": true, "Updating": true},
+	// A bulb switched off at the wall is unreachable until switched on.
+	"huelight": {"LightUnreachable": true, "DeviceOff": true},
+	"huegroup": {"LightUnreachable": true, "DeviceOff": true},
+}
 
 func (c *objectsCollector) collectKind(ch chan<- prometheus.Metric, kind string, objs []Managed) {
 	counts := map[conditionKey]int{}
-	var longest time.Duration
+	longest := map[longestKey]time.Duration{}
 	for _, obj := range objs {
+		ns := obj.GetNamespace()
 		conds := obj.Managed().Conditions
 		for _, t := range []string{commonv1alpha1.Ready, commonv1alpha1.Synced, commonv1alpha1.Stalled} {
 			if cond := meta.FindStatusCondition(conds, t); cond != nil {
-				counts[conditionKey{t, string(cond.Status), cond.Reason}]++
+				counts[conditionKey{ns, t, string(cond.Status), cond.Reason}]++
 			}
 		}
+		// Every namespace with objects of the kind has its unexpected
+		// series, 0 while all are Ready, so that an alert's expression
+		// has a value to compare.
+		unexpected := longestKey{ns, false}
+		longest[unexpected] = max(longest[unexpected], 0)
 		if since, notReady := notReadySince(obj); notReady && !isPaused(obj) {
-			longest = max(longest, c.now().Sub(since))
+			k := longestKey{ns, false}
+			if ready := meta.FindStatusCondition(conds, commonv1alpha1.Ready); ready != nil && expectedLongStates[kind][ready.Reason] {
+				k.expected = true
+			}
+			longest[k] = max(longest[k], c.now().Sub(since))
 		}
 	}
 	for k, n := range counts {
-		ch <- prometheus.MustNewConstMetric(objectsDesc, prometheus.GaugeValue, float64(n), kind, k.condition, k.status, k.reason)
+		ch <- prometheus.MustNewConstMetric(objectsDesc, prometheus.GaugeValue, float64(n), kind, k.namespace, k.condition, k.status, k.reason)
 	}
-	ch <- prometheus.MustNewConstMetric(notReadyDesc, prometheus.GaugeValue, longest.Seconds(), kind)
+	for k, d := range longest {
+		ch <- prometheus.MustNewConstMetric(notReadyDesc, prometheus.GaugeValue, d.Seconds(), kind, k.namespace, strconv.FormatBool(k.expected))
+	}
 }
 
 // notReadySince is when obj stopped being Ready (or was created, if it

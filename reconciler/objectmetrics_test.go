@@ -1,6 +1,7 @@
 package reconciler
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -46,6 +47,8 @@ func TestObjectMetrics(t *testing.T) {
 			cond("Stalled", "True", "NotOwned", 5*time.Minute)),
 		table("paused", paused, cond("Ready", "False", "Creating", 3*time.Hour), cond("Synced", "False", "Paused", 3*time.Hour)),
 		table("new", nil),
+		// An index backfilling: hours, expected.
+		table("backfilling", nil, cond("Ready", "False", "Updating", 2*time.Hour)),
 		bridge("home", "Polling", cond("Ready", "True", "Available", time.Hour)),
 		bridge("office", "", cond("Ready", "False", "BridgeUnreachable", time.Minute)),
 	}
@@ -74,28 +77,92 @@ tether_hue_bridge_ready{bridge="office",reason="BridgeUnreachable"} 0
 # HELP tether_hue_event_stream 1 for the state of a CLIP v2 HueBridge's event stream: Connected, Connecting, or Polling (the bridge dropped it repeatedly).
 # TYPE tether_hue_event_stream gauge
 tether_hue_event_stream{bridge="home",state="Polling"} 1
-# HELP tether_objects Objects by kind (as in the other tether_ metrics) and by the status and reason of their Ready, Synced and Stalled conditions (Stalled only while True).
+# HELP tether_objects Objects by kind (as in the other tether_ metrics), namespace (empty for cluster-wide kinds) and the status and reason of their Ready, Synced and Stalled conditions (Stalled only while True).
 # TYPE tether_objects gauge
-tether_objects{condition="Ready",kind="dynamodbtable",reason="AccessDenied",status="False"} 1
-tether_objects{condition="Ready",kind="dynamodbtable",reason="Available",status="True"} 1
-tether_objects{condition="Ready",kind="dynamodbtable",reason="Creating",status="False"} 1
-tether_objects{condition="Ready",kind="dynamodbtable",reason="NotOwned",status="False"} 1
-tether_objects{condition="Stalled",kind="dynamodbtable",reason="NotOwned",status="True"} 1
-tether_objects{condition="Synced",kind="dynamodbtable",reason="AccessDenied",status="False"} 1
-tether_objects{condition="Synced",kind="dynamodbtable",reason="NotOwned",status="False"} 1
-tether_objects{condition="Synced",kind="dynamodbtable",reason="Paused",status="False"} 1
-tether_objects{condition="Synced",kind="dynamodbtable",reason="Success",status="True"} 1
-tether_objects{condition="Ready",kind="huebridge",reason="Available",status="True"} 1
-tether_objects{condition="Ready",kind="huebridge",reason="BridgeUnreachable",status="False"} 1
-# HELP tether_objects_not_ready_longest_seconds How long the object of the kind that has been not Ready the longest has been so (since Ready last changed, or since its creation), paused objects left out; 0 when all are Ready.
+tether_objects{condition="Ready",kind="dynamodbtable",namespace="default",reason="AccessDenied",status="False"} 1
+tether_objects{condition="Ready",kind="dynamodbtable",namespace="default",reason="Available",status="True"} 1
+tether_objects{condition="Ready",kind="dynamodbtable",namespace="default",reason="Creating",status="False"} 1
+tether_objects{condition="Ready",kind="dynamodbtable",namespace="default",reason="NotOwned",status="False"} 1
+tether_objects{condition="Ready",kind="dynamodbtable",namespace="default",reason="Updating",status="False"} 1
+tether_objects{condition="Stalled",kind="dynamodbtable",namespace="default",reason="NotOwned",status="True"} 1
+tether_objects{condition="Synced",kind="dynamodbtable",namespace="default",reason="AccessDenied",status="False"} 1
+tether_objects{condition="Synced",kind="dynamodbtable",namespace="default",reason="NotOwned",status="False"} 1
+tether_objects{condition="Synced",kind="dynamodbtable",namespace="default",reason="Paused",status="False"} 1
+tether_objects{condition="Synced",kind="dynamodbtable",namespace="default",reason="Success",status="True"} 1
+tether_objects{condition="Ready",kind="huebridge",namespace="",reason="Available",status="True"} 1
+tether_objects{condition="Ready",kind="huebridge",namespace="",reason="BridgeUnreachable",status="False"} 1
+# HELP tether_objects_not_ready_longest_seconds How long the object of the kind and namespace that has been not Ready the longest has been so (since Ready last changed, or since its creation), paused objects left out; 0 when all are Ready. expected="true" counts only the states that are expected to last (a DynamoDBTable Creating or Updating: an index backfill or a restore takes hours; a bulb switched off at the wall), expected="false" every other.
 # TYPE tether_objects_not_ready_longest_seconds gauge
-tether_objects_not_ready_longest_seconds{kind="dynamodbtable"} 3600
-tether_objects_not_ready_longest_seconds{kind="huebridge"} 60
-tether_objects_not_ready_longest_seconds{kind="huegroup"} 0
-tether_objects_not_ready_longest_seconds{kind="huelight"} 0
-tether_objects_not_ready_longest_seconds{kind="huescene"} 0
+tether_objects_not_ready_longest_seconds{expected="false",kind="dynamodbtable",namespace="default"} 3600
+tether_objects_not_ready_longest_seconds{expected="true",kind="dynamodbtable",namespace="default"} 7200
+tether_objects_not_ready_longest_seconds{expected="false",kind="huebridge",namespace=""} 60
 `
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want)); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestObjectMetricsSeriesAreBounded: the per-object metrics grow with the
+// namespaces that hold objects and the reasons objects are in, never with
+// the objects: 10,000 objects in 100 namespaces give no more series than
+// 1,000 in the same namespaces and states, and fewer than a fixed bound per
+// namespace.
+func TestObjectMetricsSeriesAreBounded(t *testing.T) {
+	scheme, err := api.NewScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	states := [][]metav1.Condition{
+		{{Type: "Ready", Status: "True", Reason: "Available"}, {Type: "Synced", Status: "True", Reason: "Success"}},
+		{{Type: "Ready", Status: "False", Reason: "Updating"}, {Type: "Synced", Status: "True", Reason: "Success"}},
+		{{Type: "Ready", Status: "False", Reason: "Throttled"}, {Type: "Synced", Status: "False", Reason: "Throttled"}},
+		{{Type: "Ready", Status: "False", Reason: "InvalidSpec"}, {Type: "Synced", Status: "False", Reason: "InvalidSpec"},
+			{Type: "Stalled", Status: "True", Reason: "InvalidSpec"}},
+	}
+	const namespaces = 100
+	series := func(objects int) int {
+		objs := make([]client.Object, 0, objects)
+		for i := range objects {
+			ns := fmt.Sprintf("team-%03d", i%namespaces)
+			conds := states[(i/namespaces)%len(states)]
+			for j := range conds {
+				conds[j].LastTransitionTime = metav1.NewTime(now.Add(-time.Hour))
+			}
+			var o client.Object
+			if i%2 == 0 {
+				table := &awsv1alpha1.DynamoDBTable{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("t-%d", i)}}
+				table.Status.Conditions = conds
+				o = table
+			} else {
+				light := &huev1alpha1.HueLight{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("l-%d", i)}}
+				light.Status.Conditions = conds
+				o = light
+			}
+			objs = append(objs, o)
+		}
+		elected := make(chan struct{})
+		close(elected)
+		reader := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objs...).Build()
+		reg := prometheus.NewPedanticRegistry()
+		if err := reg.Register(&objectsCollector{reader: reader, scheme: scheme, elected: elected, lists: objectLists,
+			now: func() time.Time { return now }}); err != nil {
+			t.Fatal(err)
+		}
+		n, err := testutil.GatherAndCount(reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	small, large := series(1000), series(10000)
+	if large != small {
+		t.Errorf("10,000 objects give %d series, 1,000 in the same namespaces and states %d: the series follow the objects", large, small)
+	}
+	// Per namespace and kind: at most 3 conditions x 2 statuses x the
+	// reasons seen, and 2 longest-not-Ready series.
+	if bound := namespaces * 2 * (len(states)*3 + 2); large > bound {
+		t.Errorf("10,000 objects in %d namespaces give %d series, more than %d", namespaces, large, bound)
+	}
+	t.Logf("10,000 objects in %d namespaces: %d series", namespaces, large)
 }

@@ -47,3 +47,34 @@ func unsetenv(t *testing.T, key string) {
 		t.Fatal(err)
 	}
 }
+
+func TestMemoryLimit(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	const none = int64(1<<63 - 1) // the runtime's "no limit"
+	cases := []struct {
+		name, limit, gomemlimit string
+		want, inForce           int64
+	}{
+		{name: "the container's limit: 90% of it", limit: "268435456", want: 241591910, inForce: 241591910},
+		{name: "no limit passed", limit: "", want: 0, inForce: none},
+		{name: "not a number: left alone", limit: "256Mi", want: 0, inForce: none},
+		{name: "GOMEMLIMIT set: the environment decides", limit: "268435456", gomemlimit: "100MiB", want: 100 << 20, inForce: 100 << 20},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("TETHER_MEMORY_LIMIT", tc.limit)
+			t.Setenv("GOMEMLIMIT", tc.gomemlimit)
+			// What GOMEMLIMIT in the environment made it at start-up.
+			debug.SetMemoryLimit(none)
+			if tc.gomemlimit != "" {
+				debug.SetMemoryLimit(100 << 20)
+			}
+			if got := setMemoryLimit(); got != tc.want {
+				t.Errorf("setMemoryLimit() = %d, want %d", got, tc.want)
+			}
+			if got := debug.SetMemoryLimit(-1); got != tc.inForce {
+				t.Errorf("the runtime's memory limit is %d, want %d", got, tc.inForce)
+			}
+		})
+	}
+}

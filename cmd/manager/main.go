@@ -74,9 +74,14 @@ func main() {
 	flag.IntVar(&kubeAPI.Burst, "kube-api-burst", kubeAPI.Burst, "Burst of requests to the Kubernetes API server above --kube-api-qps.")
 	credentialsNamespaces := flag.String("credentials-namespaces", "",
 		"Comma-separated namespaces whose Secrets HueBridges may name for their credentials (default: the manager's own namespace; outside a cluster "+controllers.InstallNamespace+").")
+	showVersion := flag.Bool("version", false, "Print the version and exit.")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
+	if *showVersion {
+		fmt.Println(versionLine())
+		return
+	}
 	if _, err := dynamodb.ParseDefaultTags(defaultTags); err != nil {
 		fmt.Fprintln(os.Stderr, "--dynamodb-default-tag:", err)
 		os.Exit(2)
@@ -90,6 +95,7 @@ func main() {
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 	log := ctrl.Log.WithName("setup")
 	gcPercent := setGCPercent()
+	memoryLimit := setMemoryLimit()
 	cfg.CredentialsNamespaces = resolveCredentialsNamespaces(*credentialsNamespaces, cfg.CredentialsNamespaces)
 	cfg.OperatorNamespace = ownNamespace(cfg.OperatorNamespace)
 
@@ -129,9 +135,9 @@ func main() {
 		os.Exit(1)
 	}
 
-	log.Info("starting the manager", "metricsAddress", metrics.BindAddress, "metricsSecure", metrics.Secure, "kubeAPIQPS", kubeAPI.QPS, "kubeAPIBurst", kubeAPI.Burst,
+	log.Info("starting the manager", "version", version, "metricsAddress", metrics.BindAddress, "metricsSecure", metrics.Secure, "kubeAPIQPS", kubeAPI.QPS, "kubeAPIBurst", kubeAPI.Burst,
 		"probeAddress", probeAddr, "leaderElection", leaderElect, "credentialsNamespaces", cfg.CredentialsNamespaces,
-		"operatorNamespace", cfg.OperatorNamespace, "awsRequireAccount", cfg.AWSRequireAccount, "gcPercent", gcPercent)
+		"operatorNamespace", cfg.OperatorNamespace, "awsRequireAccount", cfg.AWSRequireAccount, "gcPercent", gcPercent, "memoryLimit", memoryLimit)
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
 		log.Error(err, "the manager stopped with an error")
 		os.Exit(1)

@@ -14,9 +14,22 @@ func TestEvaluate(t *testing.T) {
 		{name: "reads the object", status: Healthy, message: "generation 2, Ready True",
 			script: `hs = {}; hs.status = "Healthy"; hs.message = "generation " .. obj.metadata.generation .. ", " ..
 				obj.status.conditions[1].type .. " " .. obj.status.conditions[1].status; return hs`},
-		{name: "a status Argo CD does not know", script: `return {status = "Fine"}`, err: "does not know"},
-		{name: "no table", script: `return "Healthy"`, err: "not a table"},
-		{name: "no os library", script: `os.exit(1)`, err: "non-table object(nil) with key 'exit'"},
+		{name: "base and table libraries", status: Healthy, message: "1,2",
+			script: `local t = {}; for _, v in ipairs({1, 2}) do table.insert(t, tostring(v)) end; return {status = "Healthy", message = table.concat(t, ",")}`},
+		{name: "the safe os library through require", status: Healthy, message: "number",
+			script: `local os = require("os"); return {status = "Healthy", message = type(os.time())}`},
+		{name: "a status Argo CD does not know", script: `return {status = "Fine"}`, status: Unknown, message: InvalidStatus},
+		{name: "no answer", script: `return nil`},
+		{name: "not a table", script: `return "Healthy"`, err: "expect table output"},
+		{name: "no string library", script: `return {status = "Healthy", message = string.format("%d", 1)}`,
+			err: "non-table object(nil) with key 'format'"},
+		{name: "no method on strings either", script: `local s = "x"; return {status = "Healthy", message = s:upper()}`,
+			err: "upper"},
+		{name: "no math library", script: `return {status = "Healthy", message = tostring(math.floor(1.5))}`,
+			err: "non-table object(nil) with key 'floor'"},
+		{name: "no global os", script: `os.exit(1)`, err: "non-table object(nil) with key 'exit'"},
+		{name: "no os.exit through require either", script: `require("os").exit(1)`, err: "attempt to call a non-function object"},
+		{name: "no io library", script: `io.open("/etc/passwd")`, err: "non-table object(nil) with key 'open'"},
 		{name: "a script that never ends", script: `while true do end`, err: "context deadline exceeded"},
 	}
 	for _, c := range cases {
@@ -24,7 +37,7 @@ func TestEvaluate(t *testing.T) {
 			status, message, err := Evaluate(c.script, obj)
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) {
-					t.Fatalf("want an error with %q, got %v", c.err, err)
+					t.Fatalf("want an error with %q, got %v (%q %q)", c.err, err, status, message)
 				}
 				return
 			}

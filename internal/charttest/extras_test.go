@@ -23,9 +23,9 @@ import (
 
 // extrasOn are the values that turn every extra on.
 var extrasOn = map[string]any{
+	"serviceMonitor":   map[string]any{"enabled": true, "labels": map[string]any{"release": "kube-prometheus-stack"}},
 	"prometheusRule":   map[string]any{"enabled": true, "labels": map[string]any{"release": "kube-prometheus-stack"}},
 	"grafanaDashboard": map[string]any{"enabled": true, "annotations": map[string]any{"grafana_folder": "Operators"}},
-	"argocd":           map[string]any{"healthChecks": map[string]any{"enabled": true}},
 }
 
 // kindsWithStatus are the Tether kinds Argo CD needs a health check for.
@@ -37,15 +37,23 @@ func TestChartRendersTheExtras(t *testing.T) {
 	root, err := testenv.RepoRoot()
 	g.Expect(err).NotTo(HaveOccurred())
 	objs := byKey(renderChart(t, root, release, extrasOn))
-	script := readFile(t, root, "charts/tether/files/argocd/health.lua")
 
-	health := objs["ConfigMap/tether-system/tether-argocd-health-checks"]
-	g.Expect(health).NotTo(BeNil(), "no Argo CD health checks")
-	data, _, _ := unstructured.NestedStringMap(health.Object, "data")
-	g.Expect(data).To(HaveLen(len(kindsWithStatus)), "one key per kind with a status")
-	for _, kind := range kindsWithStatus {
-		g.Expect(data).To(HaveKeyWithValue("resource.customizations.health."+kind, script))
-	}
+	// The ServiceMonitor: the token, and without a certificate of the
+	// operator's own no verification (the manager's is self-signed) ...
+	sm := objs["ServiceMonitor/tether-system/tether-controller-manager-metrics"]
+	g.Expect(sm).NotTo(BeNil(), "no ServiceMonitor")
+	g.Expect(sm.GetLabels()).To(HaveKeyWithValue("release", "kube-prometheus-stack"))
+	endpoints, _, _ := unstructured.NestedSlice(sm.Object, "spec", "endpoints")
+	g.Expect(endpoints).To(ConsistOf(And(HaveKeyWithValue("bearerTokenFile", "/var/run/secrets/kubernetes.io/serviceaccount/token"),
+		HaveKeyWithValue("tlsConfig", Equal(map[string]any{"insecureSkipVerify": true})))))
+	// ... and with metrics.certSecret, exactly the kustomize component's
+	// (which installtest's TestServiceMonitorScrapesTheManager scrapes with).
+	verified := byKey(renderChart(t, root, release, map[string]any{"serviceMonitor": map[string]any{"enabled": true},
+		"metrics": map[string]any{"certSecret": "tether-metrics-cert"}}))["ServiceMonitor/tether-system/tether-controller-manager-metrics"]
+	g.Expect(verified).NotTo(BeNil())
+	component := testenv.ReadManifest(t, filepath.Join(root, "config", "components", "service-monitor", "servicemonitor.yaml"))
+	g.Expect(component).To(HaveLen(1))
+	g.Expect(verified.Object["spec"]).To(Equal(component[0].Object["spec"]))
 
 	rule := objs["PrometheusRule/tether-system/tether"]
 	g.Expect(rule).NotTo(BeNil(), "no PrometheusRule")

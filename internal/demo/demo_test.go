@@ -102,11 +102,12 @@ func TestDemoEndToEnd(t *testing.T) {
 	g.Expect(string(transcript)).To(ContainSubstring("HueLight entrance/bedroom-light drives the bedroom bulb, which the walkthrough drives: deleting it"))
 	// The printer columns show what they claim: after the scene's recall
 	// by kubectl apply, the HueGroup's room, type, member count and active
-	// scene, Ready; the HueScenes their group, lights, bridge id, Ready.
-	g.Expect(string(transcript)).To(MatchRegexp(`NAME\s+GROUP\s+TYPE\s+LIGHTS\s+SCENE\s+READY\s+AGE\n` +
-		`living-room\s+Living room\s+Room\s+2\s+evening\s+True\s`))
-	g.Expect(string(transcript)).To(MatchRegexp(`NAME\s+GROUP\s+LIGHTS\s+SCENE ID\s+READY\s+AGE\n` +
-		`evening\s+living-room\s+2\s+\S+\s+True\s`))
+	// scene, Ready and its reason; the HueScenes their group, lights,
+	// bridge id, Ready and its reason.
+	g.Expect(string(transcript)).To(MatchRegexp(`NAME\s+GROUP\s+TYPE\s+LIGHTS\s+SCENE\s+READY\s+REASON\s+AGE\n` +
+		`living-room\s+Living room\s+Room\s+2\s+evening\s+True\s+Available\s`))
+	g.Expect(string(transcript)).To(MatchRegexp(`NAME\s+GROUP\s+LIGHTS\s+SCENE ID\s+READY\s+REASON\s+AGE\n` +
+		`evening\s+living-room\s+2\s+\S+\s+True\s+Available\s`))
 
 	g.Expect(readLog(t, filepath.Join(stateDir, OperatorLog))).To(ContainSubstring("Starting workers"),
 		"the operator's log is not written to operator.log")

@@ -34,7 +34,10 @@ const heartbeat = 15 * time.Second
 //
 // The cluster part is read-only: the browser never gets a kubeconfig, and
 // nothing it sends reaches the API server. The Hue app control changes the
-// simulated bulb only.
+// simulated bulb only, and only as the page itself asks
+// (huesim.GuardPage: application/json from the page's own origin, and no
+// Host but the page's address, so neither another site open in the
+// presenter's browser nor a DNS rebinding reaches it).
 type page struct {
 	bridge   *huesim.Server
 	cluster  *clusterView
@@ -60,7 +63,7 @@ func (p *page) handler() http.Handler {
 		writeJSON(w, st)
 	})
 	mux.HandleFunc("POST /hue-app/lights/{name}", p.hueApp)
-	return mux
+	return huesim.GuardPage(mux)
 }
 
 // pageState is /cluster/state.json: both events' data.

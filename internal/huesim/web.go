@@ -50,14 +50,15 @@ type webHandler struct {
 //	GET /state.json   the same data once
 //
 // It is served apart from the bridge API so that the page stays up while
-// the bridge is Offline.
+// the bridge is Offline, and only to the page's own address (GuardPage:
+// no DNS rebinding).
 func (s *Server) WebHandler(opts WebOptions) http.Handler {
 	h := &webHandler{s: s, opts: opts.withDefaults()}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", h.index)
 	mux.HandleFunc("GET /events", h.events)
 	mux.HandleFunc("GET /state.json", h.stateJSON)
-	return mux
+	return GuardPage(mux)
 }
 
 func (h *webHandler) index(w http.ResponseWriter, _ *http.Request) {

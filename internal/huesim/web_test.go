@@ -234,3 +234,38 @@ func TestWebPageAndStateJSON(t *testing.T) {
 		t.Fatalf("state.json without a table source = %v", st)
 	}
 }
+
+// TestWebPageAnswersOnlyToItsOwnAddress: the bulbs' page and its state
+// are read only at the page's address (an IP or localhost): a DNS name
+// rebound to it by another site gets nothing.
+func TestWebPageAnswersOnlyToItsOwnAddress(t *testing.T) {
+	_, web := startWeb(t, WebOptions{})
+	for _, tc := range []struct {
+		host string
+		want int
+	}{
+		{"", http.StatusOK},
+		{"localhost:8000", http.StatusOK},
+		{"[::1]:8000", http.StatusOK},
+		{"evil.example", http.StatusForbidden},
+		{"evil.example:8000", http.StatusForbidden},
+	} {
+		for _, path := range []string{"/", "/state.json"} {
+			req, err := http.NewRequest(http.MethodGet, web.URL+path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.host != "" {
+				req.Host = tc.host
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if res.StatusCode != tc.want {
+				t.Errorf("GET %s with Host %q: HTTP %d, want %d", path, tc.host, res.StatusCode, tc.want)
+			}
+		}
+	}
+}

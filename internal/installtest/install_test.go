@@ -113,6 +113,18 @@ func TestInstallManifestIsAcceptedAndItsRBACIsEnough(t *testing.T) {
 			And(HaveField("Type", commonv1alpha1.Ready), HaveField("Status", metav1.ConditionTrue))),
 			"%s %s/%s never became Ready", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetNamespace(), obj.GetName())
 	}
+
+	// Only the manager writes status: even a cluster admin's write to a
+	// table's status (one that would name a foreign table as its own) is
+	// refused by the install's admission policy, while the manager's
+	// writes above went through.
+	g.Eventually(func() error {
+		forged := table.DeepCopy()
+		forged.Status.TableID = "a-table-someone-else-owns"
+		return adminClient.Status().Update(ctx, forged)
+	}, time.Minute, 200*time.Millisecond).Should(MatchError(ContainSubstring("only Tether's manager writes the status of dynamodbtables")))
+	g.Expect(adminClient.Get(ctx, client.ObjectKeyFromObject(table), table)).To(Succeed())
+	g.Expect(table.Status.TableID).NotTo(Equal("a-table-someone-else-owns"))
 }
 
 // exists finds a namespaced or cluster-wide RBAC object or ServiceAccount by name.

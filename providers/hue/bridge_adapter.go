@@ -90,6 +90,12 @@ func (c *bridgeConn) Observe(ctx context.Context, b *huev1alpha1.HueBridge) (pro
 	b.Status.LightCount = int32(h.LightCount)
 	setPaired(b, true, ReasonPaired, "")
 	obs := providers.Matches()
+	if id, used, ok := c.e.Registry.proofToRecord(b.Name); ok {
+		if err := recordProof(ctx, c.e.Client, c.e.Registry.secrets, b, used, id); err != nil {
+			return providers.Observation{}, err
+		}
+		c.e.Registry.recorded(b.Name)
+	}
 	if bd, ok := c.e.Registry.BindingOf(ctx, b); ok {
 		recordBinding(b, bd)
 		if bd.API == wire.APIV2 && bd.Certificate.Check == wire.CertificateVerified {
@@ -148,7 +154,7 @@ func (c *bridgeConn) Create(ctx context.Context, b *huev1alpha1.HueBridge) error
 	}
 	// Pairing sends no credentials (it receives them), but asks only the
 	// bridge the HueBridge is for, and records which bridge issued them.
-	rc, err := r.dialer.reach(ctx, b, expectedID(b), expectedID(b))
+	rc, err := r.dialer.reach(ctx, b, expectedID(b), expectedID(b), credentials{})
 	if err != nil {
 		return Classify(b.Name, err)
 	}
@@ -160,7 +166,7 @@ func (c *bridgeConn) Create(ctx context.Context, b *huev1alpha1.HueBridge) error
 	if err != nil {
 		return Classify(b.Name, err)
 	}
-	if err := storeCredentials(ctx, c.e.Client, r.secrets, b, cred, rc.config.BridgeID); err != nil {
+	if err := storeCredentials(ctx, c.e.Client, r.secrets, b, cred, rc.config.BridgeID, wire.IdentityOf(rc.probe, rc.address)); err != nil {
 		return err
 	}
 	r.Drop(b.Name)

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
@@ -29,7 +30,7 @@ import (
 func TestBridgeHealthComesFromThePoller(t *testing.T) {
 	f := fakebridge.NewFakeBridge("hallway", "kitchen")
 	lights := newTestLights(t, f)
-	e := &BridgeExternal{Registry: lights.Registry}
+	e := &BridgeExternal{Client: lights.Reader.(client.Client), Registry: lights.Registry}
 	var b huev1alpha1.HueBridge
 	if err := lights.Reader.Get(context.Background(), types.NamespacedName{Name: "home"}, &b); err != nil {
 		t.Fatal(err)

@@ -34,19 +34,26 @@ import (
 //     none is known yet (pairing a new HueBridge), the id the bridge
 //     reports; over v1 the public /api/config;
 //   - dial then checks that the bridge proved the id the credentials belong
-//     to and that the HueBridge may share that bridge's session
-//     (identity.go), and only then builds the client with the username,
-//     its certificate pinned to the id on every connection.
+//     to, that the HueBridge may share that bridge's session (identity.go)
+//     and that it proves the bridge as the credentials Secret records
+//     (checkRecordedProof), and only then builds the client with the
+//     username, its certificate pinned to the id (and, below a Hue root,
+//     to the certificate the probe checked) on every connection.
 //
 // apiVersion Auto speaks v2 when the address serves it and v1 otherwise,
 // and never falls back to plain v1 because a certificate was refused: that
 // would let anyone who can answer in the bridge's place turn verification
-// off. Once a bridge was proven over verified v2 (status.verifiedV2BridgeID)
-// Auto does not fall back to plain v1 for it at all (a refused port 443, a
-// TLS alert and a plain-HTTP answer are as easy to fake):
-// DowngradeRefused, and nothing is sent; spec.apiVersion V1 allows it. A
-// first Auto binding that lands on plain v1 is Ready with reason PlainV1 and
-// one Warning event. An address given as http://... is v1, as written.
+// off. Once a bridge was proven over verified v2 Auto does not fall back to
+// plain v1 for it at all (a refused port 443, a TLS alert and a plain-HTTP
+// answer are as easy to fake): DowngradeRefused, and nothing is sent. What
+// says it was is kept with the credentials, where a re-created HueBridge
+// finds it too: the Secret's proof (ProofKey) is a verified certificate.
+// (status.verifiedV2BridgeID says so as well, and refuses too, but a status
+// is lost with its object and anyone with patch on it can clear it.) Only
+// spec.apiVersion V1, set by hand on the HueBridge the Secret was paired
+// for, allows plain v1 then (recordedProofAllows). A first Auto binding
+// that lands on plain v1 is Ready with reason PlainV1 and one Warning
+// event. An address given as http://... is v1, as written.
 
 // downgradeRefusedDelay spaces the retries: the bridge may answer over v2
 // again (a restart), and a spec change rebinds at once anyway.
@@ -97,14 +104,18 @@ func (d *dialer) dial(ctx context.Context, b *huev1alpha1.HueBridge, cred creden
 	}
 	// Over v2 the handshake already refuses a certificate of another id
 	// than the credentials': not even the probe reaches another bridge.
-	rc, err := d.reach(ctx, b, want, cred.bridgeID)
+	rc, err := d.reach(ctx, b, want, cred.bridgeID, cred)
 	if err != nil {
 		return nil, wire.BridgeConfig{}, reached{}, err
 	}
+	id := wire.IdentityOf(rc.probe, rc.address)
 	if !wire.SameBridgeID(rc.config.BridgeID, cred.bridgeID) {
-		return nil, wire.BridgeConfig{}, rc, credentialsForAnotherBridge(b, cred, fmt.Sprintf("the bridge at %s proves it is %s (%s)", rc.address, rc.config.BridgeID, wire.IdentityOf(rc.probe, rc.address)))
+		return nil, wire.BridgeConfig{}, rc, credentialsForAnotherBridge(b, cred, fmt.Sprintf("the bridge at %s proves it is %s (%s)", rc.address, rc.config.BridgeID, id))
 	}
-	if err := admit(b, rc.config.BridgeID, wire.IdentityOf(rc.probe, rc.address)); err != nil {
+	if err := admit(b, rc.config.BridgeID, id); err != nil {
+		return nil, wire.BridgeConfig{}, rc, err
+	}
+	if err := checkRecordedProof(b, cred, id); err != nil {
 		return nil, wire.BridgeConfig{}, rc, err
 	}
 	c, err := rc.withUser(cred.username)
@@ -133,8 +144,9 @@ func credentialsForAnotherBridge(b *huev1alpha1.HueBridge, cred credentials, why
 // reach finds the HueBridge's bridge and learns its id without sending
 // credentials. want is the id expected (expectedID: "" when none is known
 // yet); a v2 certificate must name certID (want, or the credentials' id,
-// when one of them is set).
-func (d *dialer) reach(ctx context.Context, b *huev1alpha1.HueBridge, want, certID string) (reached, error) {
+// when one of them is set); cred are the credentials about to be sent
+// (none when pairing), whose recorded proof may forbid plain v1.
+func (d *dialer) reach(ctx context.Context, b *huev1alpha1.HueBridge, want, certID string, cred credentials) (reached, error) {
 	address, err := d.address(ctx, b)
 	if err != nil {
 		return reached{}, err
@@ -154,8 +166,8 @@ func (d *dialer) reach(ctx context.Context, b *huev1alpha1.HueBridge, want, cert
 		api = huev1alpha1.APIAuto
 	}
 	if api == huev1alpha1.APIV1 || (api == huev1alpha1.APIAuto && strings.HasPrefix(address, "http://")) {
-		if api == huev1alpha1.APIAuto && verifiedOverV2(b) {
-			return reached{}, downgradeRefused(b, errors.New("the address is http://"))
+		if api == huev1alpha1.APIAuto && verifiedOverV2(b, cred) {
+			return reached{}, downgradeRefused(b, cred, errors.New("the address is http://"))
 		}
 		return d.reachV1(ctx, address, want)
 	}
@@ -163,8 +175,8 @@ func (d *dialer) reach(ctx context.Context, b *huev1alpha1.HueBridge, want, cert
 	if err == nil || api == huev1alpha1.APIV2 || !noV2(err) {
 		return rc, err
 	}
-	if verifiedOverV2(b) {
-		return reached{}, downgradeRefused(b, err)
+	if verifiedOverV2(b, cred) {
+		return reached{}, downgradeRefused(b, cred, err)
 	}
 	d.log.V(1).Info("no CLIP v2 at the address; speaking v1", "hueBridge", b.Name, "reason", err.Error())
 	return d.reachV1(ctx, address, want)
@@ -204,6 +216,9 @@ func (d *dialer) reachV2(ctx context.Context, b *huev1alpha1.HueBridge, address,
 		return reached{}, err
 	}
 	trust.BridgeID = cfg.BridgeID // every later connection must name it
+	if info := wire.CertificateOf(probe); info.Check == wire.CertificateVerified && !info.HueRoot {
+		trust.PinSHA256 = info.Fingerprint // and, below a Hue root, be the certificate the probe checked
+	}
 	return reached{address: address, config: cfg, probe: probe,
 		withUser: func(user string) (wire.Client, error) { return wire.NewClientV2(address, user, timeout, trust) }}, nil
 }
@@ -219,19 +234,49 @@ func checkReportedID(want, reported string) error {
 }
 
 // verifiedOverV2 reports whether the HueBridge's bridge was proven over
-// verified CLIP v2, so that Auto speaks nothing else to it: unless
-// spec.bridgeID now names another bridge.
-func verifiedOverV2(b *huev1alpha1.HueBridge) bool {
+// verified CLIP v2, so that Auto speaks nothing else to it: the
+// credentials' recorded proof is a verified certificate, or the status
+// says so (unless spec.bridgeID now names another bridge).
+func verifiedOverV2(b *huev1alpha1.HueBridge, cred credentials) bool {
+	if cred.recorded && cred.proof.Verified() {
+		return true
+	}
 	v := b.Status.VerifiedV2BridgeID
 	return v != "" && (b.Spec.BridgeID == "" || wire.SameBridgeID(b.Spec.BridgeID, v))
 }
 
 // downgradeRefused is Auto's refusal to speak plain v1 to a bridge it had
 // verified over v2.
-func downgradeRefused(b *huev1alpha1.HueBridge, cause error) error {
+func downgradeRefused(b *huev1alpha1.HueBridge, cred credentials, cause error) error {
+	id, where := b.Status.VerifiedV2BridgeID, "status.verifiedV2BridgeID"
+	if cred.recorded && cred.proof.Verified() {
+		ref := b.Spec.CredentialsSecretRef
+		id, where = cred.bridgeID, fmt.Sprintf("the %q of Secret %s/%s", huev1alpha1.ProofKey, ref.Namespace, ref.Name)
+	}
 	return providers.RetryAfter(downgradeRefusedDelay, ReasonDowngradeRefused, fmt.Errorf(
-		"bridge %s was proven over CLIP v2 with a verified certificate (status.verifiedV2BridgeID), and CLIP v2 does not answer at the address now (%v): apiVersion Auto does not fall back to plain v1 for it, which would send the username unencrypted to whoever answers. Nothing was sent. If the bridge really lost CLIP v2, set spec.apiVersion: V1",
-		b.Status.VerifiedV2BridgeID, cause))
+		"bridge %s was proven over CLIP v2 with a verified certificate (%s), and CLIP v2 does not answer at the address now (%v): apiVersion Auto does not fall back to plain v1 for it, which would send the username unencrypted to whoever answers. Nothing was sent. If the bridge really lost CLIP v2, set spec.apiVersion: V1",
+		id, where, cause))
+}
+
+// checkRecordedProof refuses to send the username over a weaker or another
+// proof than the one its Secret records (ProofKey): only the same proof,
+// or a certificate chained to a Hue root, meets it (wire.Identity.Meets).
+// The one exception is plain v1 asked for by hand (spec.apiVersion V1) by
+// the HueBridge Tether paired the Secret for: the downgrade its owner
+// chose.
+func checkRecordedProof(b *huev1alpha1.HueBridge, cred credentials, id wire.Identity) error {
+	if !cred.recorded || id.Meets(cred.proof) || downgradeByHand(b, cred, id) {
+		return nil
+	}
+	ref := b.Spec.CredentialsSecretRef
+	return providers.RetryAfter(identityConflictDelay, ReasonBridgeProofMismatch, fmt.Errorf(
+		"the bridge at the address proves it is %s over %s, but Secret %s/%s records that the bridge that issued its username was proven over %s: the username goes only over that proof or a certificate chained to a Hue root, so nothing was sent. Point the HueBridge at the bridge as it was reached then; if the bridge really changed, pair again (delete the Secret) or remove its %q",
+		cred.bridgeID, id, ref.Namespace, ref.Name, cred.proof, huev1alpha1.ProofKey))
+}
+
+// downgradeByHand is plain v1 set by hand on the Secret's owner.
+func downgradeByHand(b *huev1alpha1.HueBridge, cred credentials, id wire.Identity) bool {
+	return id.PlainV1() && b.Spec.APIVersion == huev1alpha1.APIV1 && cred.owner == b.Name
 }
 
 // noV2 reports whether an error of a v2 call means the address has no

@@ -26,12 +26,19 @@ import (
 const notPairedDelay = 10 * time.Second
 
 // credentials are what a credentials Secret holds: the username, the id
-// of the bridge that issued it, and the HueBridge Tether paired it for
-// (OwnerLabel; "" for a Secret made by hand).
+// of the bridge that issued it (in its one form, wire.NormalizeBridgeID),
+// the HueBridge Tether paired it for (OwnerLabel; "" for a Secret made by
+// hand), and how the bridge was proven when the username was first sent
+// (proof, when recorded: ProofKey).
 type credentials struct {
 	username string
 	bridgeID string
 	owner    string
+	proof    wire.Identity
+	recorded bool
+	// mayRecord: the Secret records no proof yet and this HueBridge's
+	// binding may record it (checkSecretUser decides).
+	mayRecord bool
 }
 
 // readCredentials reads the username the bridge issued at pairing and the
@@ -49,8 +56,17 @@ func readCredentials(ctx context.Context, secrets client.Reader, b *huev1alpha1.
 	if err != nil {
 		return credentials{}, err
 	}
-	cred := credentials{username: string(s.Data[huev1alpha1.CredentialsKey]), bridgeID: string(s.Data[huev1alpha1.BridgeIDKey]),
+	cred := credentials{username: string(s.Data[huev1alpha1.CredentialsKey]), bridgeID: wire.NormalizeBridgeID(string(s.Data[huev1alpha1.BridgeIDKey])),
 		owner: s.Labels[OwnerLabel]}
+	if rec, ok := s.Data[huev1alpha1.ProofKey]; ok {
+		proof, err := wire.ParseIdentity(string(rec))
+		if err != nil {
+			return credentials{}, providers.RetryAfter(notOwnedDelay, ReasonBridgeProofMismatch, fmt.Errorf(
+				"Secret %s/%s holds a %q Tether cannot read (%v): the username is not sent; delete that key only if the bridge at the HueBridge's address is the one that issued the username",
+				ref.Namespace, ref.Name, huev1alpha1.ProofKey, err))
+		}
+		cred.proof, cred.recorded = proof, true
+	}
 	if cred.bridgeID == "" {
 		return credentials{}, providers.RetryAfter(notOwnedDelay, ReasonCredentialsBridgeIDMissing, fmt.Errorf(
 			"Secret %s/%s holds a %q but no %q: Tether sends a username only to the bridge that issued it, so add that bridge's id (the Hue app: Settings > Bridges; or its /api/config) as %q, or delete the Secret and press the link button to pair again",
@@ -61,11 +77,12 @@ func readCredentials(ctx context.Context, secrets client.Reader, b *huev1alpha1.
 
 // storeCredentials creates the credentials Secret, or fills the one Tether
 // created before (secretaccess.go: never one it did not create): the
-// username, the client key beside it, and the id of the bridge that issued
-// them.
-func storeCredentials(ctx context.Context, c client.Client, secrets client.Reader, b *huev1alpha1.HueBridge, cred wire.Credentials, bridgeID string) error {
+// username, the client key beside it, the id of the bridge that issued
+// them, and how that bridge was proven when it did (proof).
+func storeCredentials(ctx context.Context, c client.Client, secrets client.Reader, b *huev1alpha1.HueBridge, cred wire.Credentials, bridgeID string, proof wire.Identity) error {
 	ref := b.Spec.CredentialsSecretRef
-	data := map[string][]byte{huev1alpha1.CredentialsKey: []byte(cred.Username), huev1alpha1.BridgeIDKey: []byte(bridgeID)}
+	data := map[string][]byte{huev1alpha1.CredentialsKey: []byte(cred.Username), huev1alpha1.BridgeIDKey: []byte(bridgeID),
+		huev1alpha1.ProofKey: []byte(proof.Record())}
 	if cred.ClientKey != "" {
 		data[huev1alpha1.ClientKeyKey] = []byte(cred.ClientKey)
 	}
@@ -94,6 +111,30 @@ func storeCredentials(ctx context.Context, c client.Client, secrets client.Reade
 	}
 	if err != nil {
 		return fmt.Errorf("storing the bridge's credentials in Secret %s/%s: %w", ref.Namespace, ref.Name, err)
+	}
+	return nil
+}
+
+// recordProof writes how the bridge was proven into a Secret that records
+// none yet, at the first binding that may (checkSecretUser): only that key,
+// and only while the Secret still holds the username and bridge id that
+// binding used (otherwise the next binding decides again). A Secret that
+// gained a record meanwhile keeps it.
+func recordProof(ctx context.Context, c client.Client, secrets client.Reader, b *huev1alpha1.HueBridge, used credentials, proof wire.Identity) error {
+	ref := b.Spec.CredentialsSecretRef
+	var s corev1.Secret
+	if err := secrets.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, &s); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	if _, ok := s.Data[huev1alpha1.ProofKey]; ok ||
+		string(s.Data[huev1alpha1.CredentialsKey]) != used.username ||
+		!wire.SameBridgeID(string(s.Data[huev1alpha1.BridgeIDKey]), used.bridgeID) ||
+		s.Labels[OwnerLabel] != used.owner {
+		return nil
+	}
+	s.Data[huev1alpha1.ProofKey] = []byte(proof.Record())
+	if err := c.Update(ctx, &s); err != nil {
+		return fmt.Errorf("recording how the bridge was proven in Secret %s/%s: %w", ref.Namespace, ref.Name, err)
 	}
 	return nil
 }

@@ -20,9 +20,13 @@
 //     finds by spec.bridgeID, discovery.go) without credentials, and
 //     decides the API; dial then sends the username read from the
 //     credentials Secret (credentials.go, under the rules of
-//     secretaccess.go). HueBridges naming one bridge share one session,
-//     keyed by the id the bridge proved, when they prove it in the same way
-//     (identity.go); the session takes the settings of the first. The
+//     secretaccess.go), and only over the proof the Secret records of the
+//     bridge (how it was proven when Tether paired or first bound: its
+//     certificate, or its address), or a certificate chained to a Hue root.
+//     HueBridges naming one bridge share one session, keyed by the id the
+//     bridge proved (in its one form, wire.NormalizeBridgeID), when they
+//     prove it in the same way (identity.go); the session takes the
+//     settings of the first. The
 //     Secret read and the /config calls run outside the registry's lock,
 //     one at a time per HueBridge, and a failure is remembered for a poll
 //     interval.

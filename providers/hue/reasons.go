@@ -49,6 +49,11 @@ const (
 // the session's does.
 const ReasonBridgeIdentityConflict = "BridgeIdentityConflict"
 
+// ReasonBridgeProofMismatch: the bridge at the HueBridge's address proves
+// its id in another way, or less strongly, than the credentials Secret
+// records (proof.go, ProofKey), so the username is not sent.
+const ReasonBridgeProofMismatch = "BridgeProofMismatch"
+
 // Reasons of the credentials Secret's refusals (secretaccess.go), in the
 // HueBridge's conditions.
 const (

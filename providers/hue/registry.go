@@ -72,6 +72,9 @@ type binding struct {
 	address     string      // where client reaches the bridge
 	secret      huev1alpha1.SecretReference
 	builtAt     time.Time
+	// unrecorded holds the credentials bound with while their Secret
+	// records no proof and this binding may record it (proofToRecord).
+	unrecorded *credentials
 }
 
 // Binding is what a HueBridge's status says of its connection.
@@ -227,7 +230,8 @@ func (r *Registry) credentialsOf(ctx context.Context, b *huev1alpha1.HueBridge) 
 	if err != nil {
 		return credentials{}, err
 	}
-	return cred, checkSecretUser(ctx, r.reader, b, cred.owner, cred.bridgeID, r.boundWith(b.Spec.CredentialsSecretRef, b.Name))
+	cred.mayRecord, err = checkSecretUser(ctx, r.reader, b, cred, r.boundWith(b.Spec.CredentialsSecretRef, b.Name))
+	return cred, err
 }
 
 // boundWith is a HueBridge other than name bound with the Secret, or "".
@@ -258,7 +262,7 @@ func (r *Registry) connect(ctx context.Context, b *huev1alpha1.HueBridge, fp str
 	if err != nil {
 		return nil, err
 	}
-	return r.attach(b, fp, c, cfg, rc.address)
+	return r.attach(b, fp, c, cfg, rc.address, cred)
 }
 
 func (r *Registry) binderOf(name string) *binder {
@@ -277,7 +281,7 @@ func (r *Registry) binderOf(name string) *binder {
 // changed, or when the HueBridge proves the bridge's identity more strongly
 // than the session's client (identity.go); a HueBridge that proves less
 // is refused and the session keeps its client.
-func (r *Registry) attach(b *huev1alpha1.HueBridge, fp string, c wire.Client, cfg wire.BridgeConfig, address string) (*bridge.Session, error) {
+func (r *Registry) attach(b *huev1alpha1.HueBridge, fp string, c wire.Client, cfg wire.BridgeConfig, address string, cred credentials) (*bridge.Session, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	settings := r.settingsOf(b)
@@ -312,8 +316,35 @@ func (r *Registry) attach(b *huev1alpha1.HueBridge, fp string, c wire.Client, cf
 	// be accepted (after a re-pairing), and they prove what the session's
 	// did.
 	r.useClientLocked(run, c)
-	r.bindings[b.Name] = &binding{fingerprint: fp, run: run, client: c, address: address, secret: b.Spec.CredentialsSecretRef, builtAt: time.Now()}
+	bd := &binding{fingerprint: fp, run: run, client: c, address: address, secret: b.Spec.CredentialsSecretRef, builtAt: time.Now()}
+	if cred.mayRecord {
+		bd.unrecorded = &cred
+	}
+	r.bindings[b.Name] = bd
 	return run.session, nil
+}
+
+// proofToRecord is what the HueBridge's binding proves of its bridge and
+// the credentials it was bound with, while their Secret records no proof
+// and this binding may record it (the HueBridge adapter writes it:
+// recordProof).
+func (r *Registry) proofToRecord(name string) (wire.Identity, credentials, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	bd, ok := r.bindings[name]
+	if !ok || bd.unrecorded == nil {
+		return wire.Identity{}, credentials{}, false
+	}
+	return wire.IdentityOf(bd.client, bd.address), *bd.unrecorded, true
+}
+
+// recorded tells the registry the HueBridge's proof is in its Secret.
+func (r *Registry) recorded(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if bd, ok := r.bindings[name]; ok {
+		bd.unrecorded = nil
+	}
 }
 
 // holderLocked is the HueBridge whose client the session speaks through,

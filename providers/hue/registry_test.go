@@ -116,12 +116,13 @@ func TestSharingASessionNeedsTheSameProof(t *testing.T) {
 	g.Expect(sessionClient(e.Registry, s)).To(BeIdenticalTo(wire.Client(f)), "the session keeps its client")
 }
 
-// TestAStrongerProofTakesTheSessionOver: a HueBridge that proves the
-// bridge by its verified certificate takes over the session a plain v1
-// HueBridge bound first (which after a restart is chance), and the plain
-// one is refused when it binds again: the order of binding does not decide
-// who speaks for a verified bridge.
-func TestAStrongerProofTakesTheSessionOver(t *testing.T) {
+// TestACABundleDoesNotTakeTheSessionOver: a HueBridge that proves the
+// bridge by a certificate verified against a caBundle it supplies does not
+// take over the session a plain v1 HueBridge holds: whoever writes a
+// HueBridge chooses its caBundle, so it outranks nothing (only a
+// certificate chained to a Hue root does: TestOnlyAHueRootOutranks). It is
+// refused before it sends anything, and the plain one keeps the session.
+func TestACABundleDoesNotTakeTheSessionOver(t *testing.T) {
 	sim := huetest.StartSim(t, huesim.Options{Lights: []string{"a"}})
 	scheme := runtime.NewScheme()
 	_ = clientgoscheme.AddToScheme(scheme)
@@ -143,17 +144,139 @@ func TestAStrongerProofTakesTheSessionOver(t *testing.T) {
 	first, err := reg.For(ctx, plain)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(wire.APIOf(sessionClient(reg, first))).To(Equal(wire.APIV1))
-	s, err := reg.For(ctx, verified)
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(s).NotTo(BeIdenticalTo(first), "a new session for the verified HueBridge")
-	g.Expect(wire.CertificateOf(sessionClient(reg, s)).Check).To(Equal(wire.CertificateVerified))
-	_, stillBound := reg.Running("plain")
-	g.Expect(stillBound).To(BeFalse())
-	_, err = reg.For(ctx, plain)
+	_, err = reg.For(ctx, verified)
 	ra, ok := providers.AsRetryAfter(err)
 	g.Expect(ok).To(BeTrue(), "%v", err)
 	g.Expect(ra.Reason).To(Equal(ReasonBridgeIdentityConflict))
-	g.Expect(sessionClient(reg, s)).To(BeIdenticalTo(clientOf(reg, "verified")))
+	s, stillBound := reg.Running("plain")
+	g.Expect(stillBound).To(BeTrue())
+	g.Expect(s).To(BeIdenticalTo(first))
+	g.Expect(sessionClient(reg, first)).To(BeIdenticalTo(clientOf(reg, "plain")))
+}
+
+// certified is a client whose last handshake showed info.
+type certified struct {
+	wire.Client
+	info wire.CertificateInfo
+}
+
+func (c certified) Certificate() wire.CertificateInfo { return c.info }
+
+// identities are what clients of each proof prove, by name.
+func identities() map[string]wire.Identity {
+	cert := func(fp string, hueRoot bool) wire.Identity {
+		return wire.IdentityOf(certified{info: wire.CertificateInfo{Check: wire.CertificateVerified, Fingerprint: fp, HueRoot: hueRoot}}, "10.0.0.9:443")
+	}
+	return map[string]wire.Identity{
+		"plain v1 at A":       wire.IdentityOf(fakebridge.NewFakeBridge(), "http://10.0.0.2/"),
+		"plain v1 at A again": wire.IdentityOf(fakebridge.NewFakeBridge(), "10.0.0.2"),
+		"plain v1 at B":       wire.IdentityOf(fakebridge.NewFakeBridge(), "10.0.0.3"),
+		"unverified TLS at A": wire.IdentityOf(certified{info: wire.CertificateInfo{Check: wire.CertificateSkipped, Fingerprint: "ee"}}, "10.0.0.2"),
+		"caBundle cert 1":     cert("c1", false),
+		"caBundle cert 2":     cert("c2", false),
+		"Hue root cert 1":     cert("h1", true),
+		"Hue root cert 2":     cert("h2", true),
+	}
+}
+
+// TestOnlyAHueRootOutranks: who may share a session held over one proof
+// (admit), and who may be sent a username whose Secret records one
+// (Identity.Meets). Only a certificate chained to a Hue root outranks; a
+// caBundle and insecureSkipVerify are the HueBridge writer's choices and
+// outrank nothing; the same certificate, or the same address at the same
+// proof, is the same proof.
+func TestOnlyAHueRootOutranks(t *testing.T) {
+	ids := identities()
+	b := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "newcomer"}}
+	cases := []struct {
+		newcomer, held string
+		want           string // share, evict, or refuse
+	}{
+		{"plain v1 at A again", "plain v1 at A", "share"},
+		{"plain v1 at B", "plain v1 at A", "refuse"},
+		{"unverified TLS at A", "plain v1 at A", "refuse"},
+		{"plain v1 at A", "unverified TLS at A", "refuse"},
+		{"caBundle cert 1", "plain v1 at A", "refuse"},
+		{"caBundle cert 1", "unverified TLS at A", "refuse"},
+		{"caBundle cert 1", "caBundle cert 1", "share"},
+		{"caBundle cert 2", "caBundle cert 1", "refuse"},
+		{"plain v1 at A", "caBundle cert 1", "refuse"},
+		{"Hue root cert 1", "plain v1 at A", "evict"},
+		{"Hue root cert 1", "unverified TLS at A", "evict"},
+		{"Hue root cert 1", "caBundle cert 1", "evict"},
+		{"Hue root cert 2", "Hue root cert 1", "share"},
+		{"caBundle cert 1", "Hue root cert 1", "refuse"},
+		{"plain v1 at A", "Hue root cert 1", "refuse"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.newcomer+" vs "+tc.held, func(t *testing.T) {
+			evict, err := admit(b, "FAKE", ids[tc.newcomer], "holder", ids[tc.held])
+			got := "share"
+			switch {
+			case err != nil:
+				got = "refuse"
+				if r := reasonOf(err); r != ReasonBridgeIdentityConflict {
+					t.Errorf("reason %q", r)
+				}
+			case evict:
+				got = "evict"
+			}
+			if got != tc.want {
+				t.Errorf("admit: %s, want %s", got, tc.want)
+			}
+			if meets := ids[tc.newcomer].Meets(ids[tc.held]); meets != (tc.want != "refuse") {
+				t.Errorf("meets the recorded proof: %v, want %v", meets, tc.want != "refuse")
+			}
+			rec, err := wire.ParseIdentity(ids[tc.held].Record())
+			if err != nil || rec != ids[tc.held] {
+				t.Errorf("the record %q reads back as %v (%v)", ids[tc.held].Record(), rec, err)
+			}
+		})
+	}
+}
+
+// TestTheRecordedProofDecidesWhoGetsTheUsername: with a proof recorded in
+// its Secret, a username goes only over that proof or a certificate
+// chained to a Hue root, whoever asks and whether or not a session exists;
+// plain v1 below a verified certificate only by hand (apiVersion V1) on
+// the HueBridge the Secret was paired for.
+func TestTheRecordedProofDecidesWhoGetsTheUsername(t *testing.T) {
+	ids := identities()
+	bridge := func(name string, api huev1alpha1.HueAPI) *huev1alpha1.HueBridge {
+		return &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: huev1alpha1.HueBridgeSpec{APIVersion: api,
+			CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: "s", Name: "hue"}}}
+	}
+	cases := []struct {
+		name     string
+		recorded string // "" for none
+		owner    string
+		b        *huev1alpha1.HueBridge
+		id       string
+		reason   string
+	}{
+		{"nothing recorded", "", "home", bridge("thief", huev1alpha1.APIV1), "plain v1 at B", ""},
+		{"the same address", "plain v1 at A", "", bridge("home", huev1alpha1.APIV1), "plain v1 at A again", ""},
+		{"another address", "plain v1 at A", "", bridge("thief", huev1alpha1.APIV1), "plain v1 at B", ReasonBridgeProofMismatch},
+		{"insecureSkipVerify over a plain record", "plain v1 at A", "", bridge("thief", huev1alpha1.APIV2), "unverified TLS at A", ReasonBridgeProofMismatch},
+		{"plain v1 below a certificate", "caBundle cert 1", "home", bridge("thief", huev1alpha1.APIV1), "plain v1 at B", ReasonBridgeProofMismatch},
+		{"plain v1 below a certificate, Auto, the owner", "caBundle cert 1", "home", bridge("home", huev1alpha1.APIAuto), "plain v1 at A", ReasonBridgeProofMismatch},
+		{"plain v1 below a certificate, by hand, the owner", "caBundle cert 1", "home", bridge("home", huev1alpha1.APIV1), "plain v1 at A", ""},
+		{"plain v1 below a certificate, by hand, a Secret made by hand", "caBundle cert 1", "", bridge("home", huev1alpha1.APIV1), "plain v1 at A", ReasonBridgeProofMismatch},
+		{"another caBundle certificate", "caBundle cert 1", "home", bridge("home", huev1alpha1.APIV2), "caBundle cert 2", ReasonBridgeProofMismatch},
+		{"a Hue root certificate over a caBundle record", "caBundle cert 1", "home", bridge("thief", huev1alpha1.APIV2), "Hue root cert 1", ""},
+		{"a renewed Hue root certificate", "Hue root cert 1", "home", bridge("home", huev1alpha1.APIV2), "Hue root cert 2", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cred := credentials{username: "u", bridgeID: "FAKE", owner: tc.owner}
+			if tc.recorded != "" {
+				cred.proof, cred.recorded = ids[tc.recorded], true
+			}
+			if got := reasonOf(checkRecordedProof(tc.b, cred, ids[tc.id])); got != tc.reason {
+				t.Errorf("%q, want %q", got, tc.reason)
+			}
+		})
+	}
 }
 
 // clientOf is the client of a HueBridge's binding.

@@ -50,14 +50,35 @@ type sceneConn struct {
 	stored  *wire.Scene // nil: not on the bridge
 }
 
+// Which scene is a HueScene's is decided on the bridge, never by its
+// status: status.bridge and status.sceneID are written by anyone with patch
+// on the status subresource, so they are only where to look. A scene is
+// the HueScene's when it carries the HueScene's mark (sceneMark: appdata
+// Tether stored with it, from the HueScene's UID, which a tenant cannot
+// choose), read from the live bridge; only such a scene is updated or
+// deleted. A scene at status.sceneID without the mark is someone else's:
+// the HueScene looks for its own by the mark instead.
+
 // Connect resolves the HueScene's group and bridge, and reads its scene.
 func (e *SceneExternal) Connect(ctx context.Context, sc *huev1alpha1.HueScene) (providers.External[*huev1alpha1.HueScene], error) {
 	c, err := e.connect(ctx, sc)
 	if err != nil && !sc.DeletionTimestamp.IsZero() {
 		// Deleting: the scene is deleted through the bridge it was stored
-		// on, even if its HueGroup is gone.
+		// on, even if its HueGroup is gone, once that bridge shows it
+		// carries this HueScene's mark.
 		if s, ok := e.Registry.Running(sc.Status.Bridge); ok && sc.Status.SceneID != "" && s.Rooms().Has() {
-			return &sceneConn{bridge: sc.Status.Bridge, session: s}, nil
+			own := &sceneConn{bridge: sc.Status.Bridge, session: s, rooms: s.Rooms()}
+			stored, ferr := own.find(ctx, sc)
+			if ferr != nil {
+				return nil, ClassifyRooms(own.bridge, ferr)
+			}
+			if stored == nil {
+				// The bridge holds no scene with this HueScene's mark:
+				// nothing of it is left to delete there.
+				return providers.Released[*huev1alpha1.HueScene](), nil
+			}
+			own.stored = stored
+			return own, nil
 		}
 		if isGone(err) || sc.Status.SceneID == "" {
 			return providers.Released[*huev1alpha1.HueScene](), nil
@@ -99,14 +120,16 @@ func (e *SceneExternal) connect(ctx context.Context, sc *huev1alpha1.HueScene) (
 	return c, Classify(b.Name, err)
 }
 
-// find reads the HueScene's scene: by the id it recorded, else by its mark.
+// find reads the HueScene's scene from the bridge: the one at the id its
+// status names when it carries the HueScene's mark, else the one that
+// carries the mark; nil when none does.
 func (c *sceneConn) find(ctx context.Context, sc *huev1alpha1.HueScene) (*wire.Scene, error) {
 	if id := sc.Status.SceneID; id != "" {
 		stored, err := c.rooms.Scene(ctx, id)
-		if err == nil {
+		if err == nil && stored.AppData == sceneMark(sc) {
 			return &stored, nil
 		}
-		if wire.ErrorType(err) != wire.TypeNotAvailable {
+		if err != nil && wire.ErrorType(err) != wire.TypeNotAvailable {
 			return nil, err
 		}
 	}
@@ -252,16 +275,13 @@ func (c *sceneConn) Update(ctx context.Context, sc *huev1alpha1.HueScene, diff p
 	return ClassifyRooms(c.bridge, c.rooms.UpdateScene(ctx, c.stored.ID, d.spec))
 }
 
-// Delete deletes the scene from the bridge.
-func (c *sceneConn) Delete(ctx context.Context, sc *huev1alpha1.HueScene) error {
-	id := sc.Status.SceneID
-	if c.stored != nil {
-		id = c.stored.ID
-	}
-	if id == "" {
+// Delete deletes the HueScene's scene from the bridge: the one find read
+// there with its mark, never an id taken from the status.
+func (c *sceneConn) Delete(ctx context.Context, _ *huev1alpha1.HueScene) error {
+	if c.stored == nil {
 		return nil
 	}
-	return ClassifyRooms(c.bridge, c.rooms.DeleteScene(ctx, id))
+	return ClassifyRooms(c.bridge, c.rooms.DeleteScene(ctx, c.stored.ID))
 }
 
 // SceneDiff is what differs between a HueScene's spec and its scene.

@@ -42,7 +42,18 @@ import (
 //     (CredentialsForAnotherBridge, connect.go);
 //   - a Secret one HueBridge uses (Tether paired it for it, or it is bound
 //     with it) is refused to another unless that one names the same bridge
-//     id in spec.bridgeID (CredentialsSecretInUse, checkSecretUser).
+//     id in spec.bridgeID (CredentialsSecretInUse, checkSecretUser). The
+//     owner label wins over what is bound now: the HueBridge Tether paired
+//     the Secret for may always use it;
+//   - the Secret records how the bridge was proven (ProofKey, proof.go)
+//     when Tether pairs, or else at the first binding with it, and the
+//     username goes only over that proof or a certificate chained to a Hue
+//     root (BridgeProofMismatch, connect.go), whether or not a session
+//     exists. That first binding is the owner's for a Secret Tether paired
+//     (another HueBridge waits for it: CredentialsSecretInUse), and
+//     whichever HueBridge binds first for a Secret made by hand or whose
+//     owner is gone: the one key Tether writes into a Secret it did not
+//     create, and only into one that holds a username and a bridge id.
 
 // OwnerLabel marks a credentials Secret that Tether created for a HueBridge;
 // its value is the HueBridge's name.
@@ -142,33 +153,47 @@ func quoteAll(ss []string) string {
 // only a spec change (or that HueBridge's deletion) resolves it.
 const secretInUseDelay = time.Minute
 
-// checkSecretUser refuses a Secret another HueBridge uses, unless b names
-// the Secret's bridge id (secretBridgeID) in spec.bridgeID. The Secret's
-// user is the HueBridge Tether paired it for (owner, its OwnerLabel), while
-// it exists (reader serves HueBridges), else boundWith: a HueBridge bound
-// with it now ("" for none).
-func checkSecretUser(ctx context.Context, reader client.Reader, b *huev1alpha1.HueBridge, owner, secretBridgeID, boundWith string) error {
-	if b.Spec.BridgeID != "" && wire.SameBridgeID(b.Spec.BridgeID, secretBridgeID) {
-		return nil
+// checkSecretUser refuses a Secret another HueBridge uses, and says
+// whether b's binding may record the Secret's proof (mayRecord). The
+// Secret's user is the HueBridge Tether paired it for (cred.owner, its
+// OwnerLabel) while it exists (reader serves HueBridges), else boundWith:
+// a HueBridge bound with it now ("" for none). The owner itself is never
+// refused. Another HueBridge may use it only naming the Secret's bridge id
+// in spec.bridgeID, and, while the owner exists, only once the Secret
+// records a proof (the owner's first binding records it): until then
+// nothing tells which bridge the owner proved.
+func checkSecretUser(ctx context.Context, reader client.Reader, b *huev1alpha1.HueBridge, cred credentials, boundWith string) (mayRecord bool, err error) {
+	if cred.owner == b.Name {
+		return !cred.recorded, nil
 	}
-	ref := b.Spec.CredentialsSecretRef
-	user := ""
-	if owner != "" && owner != b.Name {
-		err := reader.Get(ctx, types.NamespacedName{Name: owner}, &huev1alpha1.HueBridge{})
+	ownerLives := false
+	if cred.owner != "" {
+		err := reader.Get(ctx, types.NamespacedName{Name: cred.owner}, &huev1alpha1.HueBridge{})
 		switch {
 		case err == nil:
-			user = owner
+			ownerLives = true
 		case !apierrors.IsNotFound(err):
-			return err
+			return false, err
 		}
 	}
-	if user == "" {
-		user = boundWith
+	ref := b.Spec.CredentialsSecretRef
+	namesID := b.Spec.BridgeID != "" && wire.SameBridgeID(b.Spec.BridgeID, cred.bridgeID)
+	switch {
+	case namesID && ownerLives && !cred.recorded:
+		return false, providers.RetryAfter(secretInUseDelay, ReasonCredentialsSecretInUse, fmt.Errorf(
+			"Secret %s/%s is HueBridge %s's credentials, and records no proof of its bridge yet: another HueBridge may use them once HueBridge %s is bound and has recorded how bridge %s proves itself",
+			ref.Namespace, ref.Name, cred.owner, cred.owner, cred.bridgeID))
+	case namesID:
+		return !ownerLives && !cred.recorded, nil
+	}
+	user := boundWith
+	if ownerLives {
+		user = cred.owner
 	}
 	if user == "" {
-		return nil
+		return !cred.recorded, nil
 	}
-	return providers.RetryAfter(secretInUseDelay, ReasonCredentialsSecretInUse, fmt.Errorf(
+	return false, providers.RetryAfter(secretInUseDelay, ReasonCredentialsSecretInUse, fmt.Errorf(
 		"Secret %s/%s is HueBridge %s's credentials: another HueBridge may use them only naming their bridge in spec.bridgeID (%s)",
-		ref.Namespace, ref.Name, user, secretBridgeID))
+		ref.Namespace, ref.Name, user, cred.bridgeID))
 }

@@ -130,8 +130,12 @@ func reasonOf(err error) string {
 
 // TestASecretInUseIsRefusedToAnother: a Secret Tether paired for one
 // HueBridge, or one another HueBridge is bound with, is refused to a
-// HueBridge that does not name its bridge id in spec.bridgeID; naming it,
-// or the Secret's own HueBridge, is let through.
+// HueBridge that does not name its bridge id in spec.bridgeID, and, while
+// the HueBridge it was paired for exists, to one that does until the Secret
+// records how the bridge was proven. The HueBridge it was paired for is
+// never refused, whoever is bound with it now (the owner label wins over
+// the registry's memory). Who may record the proof: the owner, or for a
+// Secret without a living owner the first HueBridge bound with it.
 func TestASecretInUseIsRefusedToAnother(t *testing.T) {
 	ref := huev1alpha1.SecretReference{Namespace: "s", Name: "hue"}
 	bridge := func(name, id string) *huev1alpha1.HueBridge {
@@ -139,20 +143,26 @@ func TestASecretInUseIsRefusedToAnother(t *testing.T) {
 			Spec: huev1alpha1.HueBridgeSpec{Address: "bridge", BridgeID: id, CredentialsSecretRef: ref}}
 	}
 	cases := []struct {
-		name   string
-		owner  string // the Secret's OwnerLabel
-		bound  string // a HueBridge bound with the Secret
-		b      *huev1alpha1.HueBridge
-		reason string
+		name      string
+		owner     string // the Secret's OwnerLabel
+		recorded  bool   // the Secret records a proof
+		bound     string // a HueBridge bound with the Secret
+		b         *huev1alpha1.HueBridge
+		reason    string
+		mayRecord bool
 	}{
-		{"paired for another", "home", "", bridge("thief", ""), ReasonCredentialsSecretInUse},
-		{"paired for another, naming its bridge", "home", "", bridge("alias", "FAKE"), ""},
-		{"paired for another, naming another bridge", "home", "", bridge("thief", "001788FFFE000001"), ReasonCredentialsSecretInUse},
-		{"paired for it", "home", "", bridge("home", ""), ""},
-		{"paired for a HueBridge that is gone", "gone", "", bridge("next", ""), ""},
-		{"made by hand, bound by another", "", "home", bridge("thief", ""), ReasonCredentialsSecretInUse},
-		{"made by hand, bound by another, naming its bridge", "", "home", bridge("alias", "FAKE"), ""},
-		{"made by hand, used by none", "", "", bridge("first", ""), ""},
+		{"paired for another", "home", true, "", bridge("thief", ""), ReasonCredentialsSecretInUse, false},
+		{"paired for another, naming its bridge", "home", true, "", bridge("alias", "FAKE"), "", false},
+		{"paired for another, naming its bridge, nothing recorded yet", "home", false, "", bridge("alias", "FAKE"), ReasonCredentialsSecretInUse, false},
+		{"paired for another, naming another bridge", "home", true, "", bridge("thief", "001788FFFE000001"), ReasonCredentialsSecretInUse, false},
+		{"paired for it", "home", true, "", bridge("home", ""), "", false},
+		{"paired for it, nothing recorded yet", "home", false, "", bridge("home", ""), "", true},
+		{"paired for it, another bound with it", "home", true, "thief", bridge("home", ""), "", false},
+		{"paired for a HueBridge that is gone", "gone", false, "", bridge("next", ""), "", true},
+		{"paired for a HueBridge that is gone, naming its bridge", "gone", true, "", bridge("next", "FAKE"), "", false},
+		{"made by hand, bound by another", "", true, "home", bridge("thief", ""), ReasonCredentialsSecretInUse, false},
+		{"made by hand, bound by another, naming its bridge", "", true, "home", bridge("alias", "FAKE"), "", false},
+		{"made by hand, used by none", "", false, "", bridge("first", ""), "", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -160,9 +170,13 @@ func TestASecretInUseIsRefusedToAnother(t *testing.T) {
 			if tc.bound != "" {
 				reg.bindings[tc.bound] = &binding{secret: ref}
 			}
-			err := checkSecretUser(context.Background(), reg.reader, tc.b, tc.owner, "FAKE", reg.boundWith(ref, tc.b.Name))
+			cred := credentials{username: "u", bridgeID: "FAKE", owner: tc.owner, recorded: tc.recorded}
+			mayRecord, err := checkSecretUser(context.Background(), reg.reader, tc.b, cred, reg.boundWith(ref, tc.b.Name))
 			if got := reasonOf(err); got != tc.reason {
 				t.Fatalf("%q (%v), want %q", got, err, tc.reason)
+			}
+			if mayRecord != tc.mayRecord {
+				t.Errorf("may record: %v, want %v", mayRecord, tc.mayRecord)
 			}
 		})
 	}

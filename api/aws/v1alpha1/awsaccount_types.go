@@ -164,10 +164,12 @@ type NamespaceSelector struct {
 // admits reach by assuming a role. Tables pick it by spec.accountRef, or by
 // their namespace's aws.tether.dev/account annotation.
 // +kubebuilder:object:root=true
-// +kubebuilder:resource:scope=Cluster,shortName=awsacct
+// +kubebuilder:resource:scope=Cluster,shortName=awsacct,categories={tether,aws}
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="ROLE",type=string,JSONPath=`.spec.assumeRole.roleARN`
 // +kubebuilder:printcolumn:name="REGION",type=string,JSONPath=`.spec.region`
+// +kubebuilder:printcolumn:name="READY",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="REASON",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="CHANGES",type=string,JSONPath=`.status.changeEvents.mode`
 // +kubebuilder:printcolumn:name="WHY",type=string,JSONPath=`.status.changeEvents.reason`,priority=1
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
@@ -176,7 +178,12 @@ type AWSAccount struct {
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	Spec AWSAccountSpec `json:"spec"`
+	// Status is what Tether last found of the account: whether its role can
+	// be assumed and how its tables learn of changes. observedGeneration is
+	// -1 until the first report, so that GitOps tools do not take a new
+	// account for a checked one.
 	// +optional
+	// +kubebuilder:default:={"observedGeneration":-1}
 	Status AWSAccountStatus `json:"status,omitempty"`
 }
 

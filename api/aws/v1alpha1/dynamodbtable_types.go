@@ -227,6 +227,7 @@ type DynamoDBTableSpec struct {
 
 // AccountReference names an AWSAccount.
 type AccountReference struct {
+	// Name is the AWSAccount's name (AWSAccounts are cluster-wide).
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	Name string `json:"name"`
@@ -260,6 +261,7 @@ type KeySchema []KeySchemaElement
 
 // AttributeDefinition is the name and scalar type of a key attribute.
 type AttributeDefinition struct {
+	// AttributeName is the attribute's name, as items hold it.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=255
 	AttributeName string `json:"attributeName"`
@@ -270,6 +272,7 @@ type AttributeDefinition struct {
 
 // KeySchemaElement is one key attribute and its role.
 type KeySchemaElement struct {
+	// AttributeName names an attribute of attributeDefinitions.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=255
 	AttributeName string `json:"attributeName"`
@@ -280,8 +283,12 @@ type KeySchemaElement struct {
 
 // ProvisionedThroughput is the capacity of a PROVISIONED table or index.
 type ProvisionedThroughput struct {
+	// ReadCapacityUnits is the provisioned reads per second (strongly
+	// consistent, up to 4 KB each).
 	// +kubebuilder:validation:Minimum=1
 	ReadCapacityUnits int64 `json:"readCapacityUnits"`
+	// WriteCapacityUnits is the provisioned writes per second (up to 1 KB
+	// each).
 	// +kubebuilder:validation:Minimum=1
 	WriteCapacityUnits int64 `json:"writeCapacityUnits"`
 }
@@ -308,10 +315,14 @@ type Projection struct {
 // time. A change of its keySchema or projection means deleting and
 // re-creating it (see the tether.dev/allow-index-replacement annotation).
 type GlobalSecondaryIndex struct {
+	// IndexName is the index's name, unique within the table; Tether tells its
+	// indexes from others by it.
 	// +kubebuilder:validation:MinLength=3
 	// +kubebuilder:validation:MaxLength=255
 	// +kubebuilder:validation:Pattern=`^[a-zA-Z0-9_.-]+$`
-	IndexName string    `json:"indexName"`
+	IndexName string `json:"indexName"`
+	// KeySchema is the index's partition key (HASH) and optional sort key
+	// (RANGE), attributes of attributeDefinitions.
 	KeySchema KeySchema `json:"keySchema"`
 	// Projection defaults to ALL.
 	// +optional
@@ -338,10 +349,13 @@ type GlobalSecondaryIndex struct {
 
 // LocalSecondaryIndex shares the table's HASH key with another RANGE key.
 type LocalSecondaryIndex struct {
+	// IndexName is the index's name, unique within the table.
 	// +kubebuilder:validation:MinLength=3
 	// +kubebuilder:validation:MaxLength=255
 	// +kubebuilder:validation:Pattern=`^[a-zA-Z0-9_.-]+$`
 	IndexName string `json:"indexName"`
+	// KeySchema is the table's partition key (HASH) and the index's own sort
+	// key (RANGE).
 	// +kubebuilder:validation:XValidation:rule="self.size() == 2",message="a local secondary index keySchema needs a HASH and a RANGE key"
 	KeySchema KeySchema `json:"keySchema"`
 	// Projection defaults to ALL.
@@ -352,21 +366,29 @@ type LocalSecondaryIndex struct {
 
 // StreamSpecification turns on DynamoDB Streams.
 type StreamSpecification struct {
+	// StreamViewType is what each stream record holds: KEYS_ONLY, NEW_IMAGE,
+	// OLD_IMAGE or NEW_AND_OLD_IMAGES.
 	// +kubebuilder:validation:Enum=KEYS_ONLY;NEW_IMAGE;OLD_IMAGE;NEW_AND_OLD_IMAGES
 	StreamViewType string `json:"streamViewType"`
 }
 
 // TimeToLiveSpecification expires items by a timestamp attribute.
 type TimeToLiveSpecification struct {
+	// AttributeName is the attribute holding each item's expiry, in seconds
+	// since the Unix epoch.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=255
 	AttributeName string `json:"attributeName"`
-	Enabled       bool   `json:"enabled"`
+	// Enabled turns Time to Live on (true) or off (false); AWS allows one
+	// change an hour.
+	Enabled bool `json:"enabled"`
 }
 
 // PointInTimeRecoverySpecification turns continuous backups on or off.
 // +kubebuilder:validation:XValidation:rule="!has(self.recoveryPeriodInDays) || self.pointInTimeRecoveryEnabled",message="recoveryPeriodInDays needs pointInTimeRecoveryEnabled: true"
 type PointInTimeRecoverySpecification struct {
+	// PointInTimeRecoveryEnabled turns continuous backups (point-in-time
+	// recovery) on (true) or off (false).
 	PointInTimeRecoveryEnabled bool `json:"pointInTimeRecoveryEnabled"`
 	// RecoveryPeriodInDays is how far back the table can be restored, 1 to
 	// 35 days; AWS's default (35) when absent.
@@ -381,10 +403,15 @@ type PointInTimeRecoverySpecification struct {
 // kmsMasterKeyId names another).
 // +kubebuilder:validation:XValidation:rule="self.sseEnabled || !has(self.kmsMasterKeyId)",message="kmsMasterKeyId needs sseEnabled: true"
 type SSESpecification struct {
+	// SSEEnabled true encrypts with a KMS key (sseType KMS); false with a key
+	// DynamoDB owns (AWS's default).
 	SSEEnabled bool `json:"sseEnabled"`
+	// SSEType is KMS when sseEnabled is true (the only type AWS offers).
 	// +optional
 	// +kubebuilder:validation:Enum=KMS
 	SSEType string `json:"sseType,omitempty"`
+	// KMSMasterKeyID is the KMS key (id, ARN or alias) to encrypt with; the
+	// AWS managed key aws/dynamodb when empty.
 	// +optional
 	// +kubebuilder:validation:MaxLength=2048
 	KMSMasterKeyID string `json:"kmsMasterKeyId,omitempty"`
@@ -392,9 +419,12 @@ type SSESpecification struct {
 
 // IndexStatus is what AWS last reported for one global secondary index.
 type IndexStatus struct {
+	// IndexName is the index's name.
 	IndexName string `json:"indexName"`
 	// IndexStatus is CREATING, UPDATING, DELETING or ACTIVE.
 	IndexStatus string `json:"indexStatus"`
+	// Backfilling is true while DynamoDB fills a new index from the table's
+	// items (hours on a large table): it is CREATING all that time.
 	// +optional
 	Backfilling bool `json:"backfilling,omitempty"`
 }
@@ -402,8 +432,11 @@ type IndexStatus struct {
 // OutputsStatus records the ConfigMap Tether created: it only ever writes
 // to the object with this UID.
 type OutputsStatus struct {
+	// Name is the ConfigMap Tether wrote the table's outputs to.
 	Name string `json:"name"`
-	UID  string `json:"uid"`
+	// UID is that ConfigMap's uid: a ConfigMap of the same name made by
+	// someone else is not Tether's to write.
+	UID string `json:"uid"`
 	// Checksum of the data last written, so that an unchanged table costs
 	// no write.
 	Checksum string `json:"checksum"`
@@ -427,6 +460,7 @@ type DynamoDBTableStatus struct {
 	// the AWSAccount's region, --aws-region, the AWS default chain).
 	// +optional
 	Region string `json:"region,omitempty"`
+	// TableArn is the table's ARN, as DynamoDB reports it.
 	// +optional
 	TableArn string `json:"tableArn,omitempty"`
 	// TableID is AWS's unique id of the table; it tells a re-created table
@@ -441,6 +475,8 @@ type DynamoDBTableStatus struct {
 	// TableStatus is CREATING, UPDATING, DELETING, ACTIVE, ...
 	// +optional
 	TableStatus string `json:"tableStatus,omitempty"`
+	// LatestStreamArn is the ARN of the table's current stream, when it has
+	// one (spec.streamSpecification).
 	// +optional
 	LatestStreamArn string `json:"latestStreamArn,omitempty"`
 	// GlobalSecondaryIndexes as AWS reports them.
@@ -505,11 +541,12 @@ type DynamoDBTableStatus struct {
 // DynamoDBTable is an Amazon DynamoDB table managed from Kubernetes.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:shortName=ddbt
+// +kubebuilder:resource:shortName=ddbt,categories={tether,aws}
 // +kubebuilder:printcolumn:name="TABLE",type=string,JSONPath=`.status.tableName`
 // +kubebuilder:printcolumn:name="STATUS",type=string,JSONPath=`.status.tableStatus`
 // +kubebuilder:printcolumn:name="BILLING",type=string,JSONPath=`.spec.billingMode`
 // +kubebuilder:printcolumn:name="READY",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="REASON",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="ACCOUNT",type=string,JSONPath=`.status.accountID`,priority=1
 // +kubebuilder:printcolumn:name="REGION",type=string,JSONPath=`.status.region`,priority=1
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`

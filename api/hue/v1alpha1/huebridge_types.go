@@ -24,6 +24,15 @@ const ClientKeyKey = "clientkey"
 // by hand must have it.
 const BridgeIDKey = "bridgeid"
 
+// ProofKey is the key of the credentials Secret that holds how the bridge
+// was proven when Tether paired with it or first bound with the username:
+// "hue-root-sha256 <fingerprint>" (a certificate chained to a Hue root),
+// "ca-bundle-sha256 <fingerprint>" (a certificate verified against the
+// HueBridge's caBundle), "unverified-tls <address>" (insecureSkipVerify) or
+// "plain-v1 <address>". Tether sends the username only over that proof, or
+// a certificate chained to a Hue root.
+const ProofKey = "proof"
+
 // HueAPI is a Hue bridge API.
 // +kubebuilder:validation:Enum=Auto;V1;V2
 type HueAPI string
@@ -74,13 +83,17 @@ type SecretReference struct {
 // +kubebuilder:validation:XValidation:rule="has(self.address) || has(self.bridgeID)",message="set address, or bridgeID to find the bridge by mDNS"
 // +kubebuilder:validation:XValidation:rule="!(has(self.insecureSkipVerify) && self.insecureSkipVerify && (has(self.caBundle) || has(self.caBundleSecretRef)))",message="insecureSkipVerify checks no certificate: leave caBundle and caBundleSecretRef out"
 type HueBridgeSpec struct {
-	// Address of the bridge: host, host:port or an http(s) URL. Leave it
+	// Address of the bridge: a host (a name, an IPv4 address, or an IPv6
+	// address in brackets) and an optional port, optionally after http://
+	// (v1 as written) or https://. Nothing else: no path, query or user,
+	// so that a HueBridge cannot make Tether call any URL it likes. Leave it
 	// out to find the bridge by its bridgeID on the local network (mDNS).
 	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=255
 	// +kubebuilder:validation:XValidation:rule="!self.contains(' ')",message="address must not contain spaces: use a host, host:port or http(s)://host[:port]"
 	// +kubebuilder:validation:XValidation:rule="!self.contains('://') || self.startsWith('http://') || self.startsWith('https://')",message="address scheme must be http:// or https://"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^(https?://)?([A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?([.][A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?)*|[[][0-9A-Fa-f:.]+[]])(:[0-9]{1,5})?$')",message="address must be only a host (a name, an IPv4 address, or an IPv6 address in brackets) and an optional port, optionally after http:// or https://: no path, query or user"
 	Address string `json:"address,omitempty"`
 
 	// BridgeID is the bridge's id (16 hex characters, as the Hue app and
@@ -237,7 +250,7 @@ type CertificateStatus struct {
 // HueBridge is a Philips Hue bridge (v1 API or CLIP v2) that HueLights are switched through.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:scope=Cluster,shortName=hb
+// +kubebuilder:resource:scope=Cluster,shortName=hb,categories={tether,hue}
 // +kubebuilder:printcolumn:name="ADDRESS",type=string,JSONPath=`.spec.address`
 // +kubebuilder:printcolumn:name="BRIDGE ID",type=string,JSONPath=`.status.bridgeID`
 // +kubebuilder:printcolumn:name="API",type=string,JSONPath=`.status.api`
@@ -246,6 +259,7 @@ type CertificateStatus struct {
 // +kubebuilder:printcolumn:name="LIGHTS",type=integer,JSONPath=`.status.lightCount`
 // +kubebuilder:printcolumn:name="PAIRED",type=string,JSONPath=`.status.conditions[?(@.type=="Paired")].status`
 // +kubebuilder:printcolumn:name="READY",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="REASON",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
 type HueBridge struct {
 	metav1.TypeMeta   `json:",inline"`

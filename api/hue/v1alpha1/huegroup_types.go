@@ -144,13 +144,13 @@ type HueGroupStatus struct {
 // lights: one group command sets them all.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:shortName=hg
+// +kubebuilder:resource:shortName=hg,categories={tether,hue}
 // +kubebuilder:printcolumn:name="GROUP",type=string,JSONPath=`.spec.name`
 // +kubebuilder:printcolumn:name="TYPE",type=string,JSONPath=`.status.type`
 // +kubebuilder:printcolumn:name="LIGHTS",type=integer,JSONPath=`.status.memberCount`
 // +kubebuilder:printcolumn:name="SCENE",type=string,JSONPath=`.status.activeScene`
 // +kubebuilder:printcolumn:name="READY",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
-// +kubebuilder:printcolumn:name="REASON",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1
+// +kubebuilder:printcolumn:name="REASON",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
 type HueGroup struct {
 	metav1.TypeMeta   `json:",inline"`

@@ -174,7 +174,9 @@ type LightCapabilities struct {
 
 // MiredRange is a colour-temperature range in mireds, inclusive.
 type MiredRange struct {
+	// Min is the coolest colour temperature the bulb shows, in mired.
 	Min int32 `json:"min"`
+	// Max is the warmest colour temperature the bulb shows, in mired.
 	Max int32 `json:"max"`
 }
 
@@ -186,8 +188,10 @@ type Gamut struct {
 	// Red, Green and Blue are its corners, each [x, y].
 	// +listType=atomic
 	Red []Chromaticity `json:"red"`
+	// Green is the gamut triangle's green corner, in CIE xy.
 	// +listType=atomic
 	Green []Chromaticity `json:"green"`
+	// Blue is the gamut triangle's blue corner, in CIE xy.
 	// +listType=atomic
 	Blue []Chromaticity `json:"blue"`
 }
@@ -217,7 +221,7 @@ type HueLightStatus struct {
 // HueLight is the desired state of one Philips Hue light.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:shortName=hl
+// +kubebuilder:resource:shortName=hl,categories={tether,hue}
 // +kubebuilder:printcolumn:name="LIGHT",type=string,JSONPath=`.spec.name`
 // +kubebuilder:printcolumn:name="MODEL",type=string,JSONPath=`.status.capabilities.modelID`
 // +kubebuilder:printcolumn:name="TYPE",type=string,JSONPath=`.status.capabilities.type`,priority=1
@@ -225,6 +229,7 @@ type HueLightStatus struct {
 // +kubebuilder:printcolumn:name="BRIGHTNESS",type=integer,JSONPath=`.status.observed.brightness`
 // +kubebuilder:printcolumn:name="REACHABLE",type=boolean,JSONPath=`.status.reachable`
 // +kubebuilder:printcolumn:name="READY",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="REASON",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
 type HueLight struct {
 	metav1.TypeMeta   `json:",inline"`

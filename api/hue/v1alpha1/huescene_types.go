@@ -98,12 +98,12 @@ type HueSceneStatus struct {
 // stored on the bridge. A HueGroup whose spec.scene names it shows it.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:shortName=hs
+// +kubebuilder:resource:shortName=hs,categories={tether,hue}
 // +kubebuilder:printcolumn:name="GROUP",type=string,JSONPath=`.spec.groupRef.name`
 // +kubebuilder:printcolumn:name="LIGHTS",type=integer,JSONPath=`.status.lightCount`
 // +kubebuilder:printcolumn:name="SCENE ID",type=string,JSONPath=`.status.sceneID`
 // +kubebuilder:printcolumn:name="READY",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
-// +kubebuilder:printcolumn:name="REASON",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1
+// +kubebuilder:printcolumn:name="REASON",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
 type HueScene struct {
 	metav1.TypeMeta   `json:",inline"`

@@ -149,6 +149,15 @@ func (s *sender) gatheringLocked(now time.Time) bool {
 	return s.gather.holds(now, s.gatherEndLocked(), s.scenesUsableLocked(now), s.cache.bulbs())
 }
 
+// heldLocked is the namespaces whose orders the line holds now: those
+// with a burst in a gathering going on; nil when none is.
+func (s *sender) heldLocked(now time.Time) func(ns string) bool {
+	if !s.gatheringLocked(now) {
+		return nil
+	}
+	return s.gather.holdsNamespace
+}
+
 func (s *sender) gatherLeftLocked(now time.Time) time.Duration {
 	return s.gather.left(now, s.gatherEndLocked())
 }

@@ -55,8 +55,10 @@ type gathering struct {
 	since, progress, seen time.Time
 	burst                 int
 	widestGap             time.Duration
-	// members are the HueLights the burst counted.
-	members map[types.NamespacedName]bool
+	// members are the HueLights the burst counted, perNamespace how many
+	// of them each namespace has.
+	members      map[types.NamespacedName]bool
+	perNamespace map[string]int
 }
 
 // expect records a HueLight about to send for generation gen.
@@ -80,16 +82,27 @@ func (g *gathering) count(key types.NamespacedName, now time.Time) {
 	if g.burst == 0 {
 		g.since, g.widestGap = now, 0
 		clear(g.members)
+		clear(g.perNamespace)
 	} else {
 		g.widestGap = max(g.widestGap, now.Sub(g.seen))
 	}
 	if g.members == nil {
-		g.members = map[types.NamespacedName]bool{}
+		g.members, g.perNamespace = map[types.NamespacedName]bool{}, map[string]int{}
 	}
-	g.members[key] = true
+	if !g.members[key] {
+		g.members[key] = true
+		g.perNamespace[key.Namespace]++
+	}
 	g.burst++
 	g.progress, g.seen = now, now
 }
+
+// holdsNamespace reports whether the gathering holds the orders of
+// namespace ns: only those of a namespace with a burst of its own in it.
+func (g *gathering) holdsNamespace(ns string) bool { return g.perNamespace[ns] >= minBurst }
+
+// minBurst is how many HueLights make a burst: one alone goes at once.
+const minBurst = 2
 
 // linger is how long the line waits after the last expected HueLight of
 // the burst arrived: longer when the burst is seen in chunks.
@@ -144,7 +157,7 @@ func (g *gathering) holds(now, end time.Time, usable bool, bulbs int) bool {
 	waiting := len(g.expected) > 0 && quiet < gatherIdle
 	lingering := len(g.expected) == 0 && g.burst > 0 && quiet < g.linger()
 	if (waiting || lingering) && now.Before(end) && usable {
-		return waiting || (g.burst > 1 && (bulbs == 0 || len(g.members) < bulbs))
+		return waiting || (g.burst >= minBurst && (bulbs == 0 || len(g.members) < bulbs))
 	}
 	g.reset()
 	g.burst = 0

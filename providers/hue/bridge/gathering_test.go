@@ -139,3 +139,31 @@ func TestGatheringEndsAtTheOldestOrder(t *testing.T) {
 		t.Errorf("a younger order: ends %s, want %s", got, t0.Add(gatherMax))
 	}
 }
+
+// TestGatheringHoldsOnlyNamespacesWithABurst: a gathering holds the
+// orders of a namespace two or more of whose HueLights it counted, not
+// those of a namespace with one change in it, nor of one with none; a new
+// gathering starts the count again.
+func TestGatheringHoldsOnlyNamespacesWithABurst(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	key := func(ns, name string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: name} }
+	var g gathering
+	g.expect(key("a", "1"), 1, t0)
+	g.expect(key("a", "2"), 1, t0)
+	g.joined(key("b", "1"), t0)
+	g.expect(key("a", "1"), 2, t0) // counted once however often it is seen
+	for ns, want := range map[string]bool{"a": true, "b": false, "c": false} {
+		if got := g.holdsNamespace(ns); got != want {
+			t.Errorf("holdsNamespace(%q) = %v, want %v", ns, got, want)
+		}
+	}
+	if !g.holds(t0, t0.Add(time.Hour), true, 50) {
+		t.Fatal("the gathering should hold while expected HueLights arrive")
+	}
+	g.holds(t0.Add(gatherIdle), t0.Add(time.Hour), true, 50) // over: forgotten
+	g.joined(key("b", "1"), t0.Add(gatherIdle))
+	g.joined(key("b", "2"), t0.Add(gatherIdle))
+	if g.holdsNamespace("a") || !g.holdsNamespace("b") {
+		t.Errorf("a new gathering counts afresh: a %v (want false), b %v (want true)", g.holdsNamespace("a"), g.holdsNamespace("b"))
+	}
+}

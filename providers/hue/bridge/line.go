@@ -83,21 +83,37 @@ func (l *line) remove(o *order) {
 	l.leaveRingIfEmpty(ns)
 }
 
-// next takes the head of the queue whose turn it is, nil when none waits.
-func (l *line) next() *order {
-	if len(l.ring) == 0 {
-		return nil
+// next takes the head of the queue whose turn it is, passing over the
+// namespaces held (nil: none is), nil when none may go.
+func (l *line) next(held func(ns string) bool) *order {
+	for i := range l.ring {
+		at := (l.turn + i) % len(l.ring)
+		ns := l.ring[at]
+		if held != nil && held(ns) {
+			continue
+		}
+		o := l.queues[ns][0]
+		l.queues[ns] = l.queues[ns][1:]
+		delete(l.queued, o.key)
+		l.turn = at
+		if len(l.queues[ns]) == 0 {
+			l.leaveRingIfEmpty(ns)
+		} else {
+			l.turn = (at + 1) % len(l.ring)
+		}
+		return o
 	}
-	ns := l.ring[l.turn]
-	o := l.queues[ns][0]
-	l.queues[ns] = l.queues[ns][1:]
-	delete(l.queued, o.key)
-	if len(l.queues[ns]) == 0 {
-		l.leaveRingIfEmpty(ns)
-	} else {
-		l.turn = (l.turn + 1) % len(l.ring)
+	return nil
+}
+
+// anyFree reports whether an order of a namespace not held waits.
+func (l *line) anyFree(held func(ns string) bool) bool {
+	for _, ns := range l.ring {
+		if !held(ns) {
+			return true
+		}
 	}
-	return o
+	return false
 }
 
 // leaveRingIfEmpty takes a namespace with nothing queued out of turn.

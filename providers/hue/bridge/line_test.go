@@ -48,13 +48,41 @@ func TestLineServesNamespacesInTurn(t *testing.T) {
 			l := newLine()
 			tc.push(&l)
 			var got []string
-			for o := l.next(); o != nil; o = l.next() {
+			for o := l.next(nil); o != nil; o = l.next(nil) {
 				got = append(got, o.key.Name)
 			}
 			if !slices.Equal(got, tc.want) || l.len() != 0 {
 				t.Fatalf("served %v (%d left), want %v", got, l.len(), tc.want)
 			}
 		})
+	}
+}
+
+// TestLinePassesOverHeldNamespaces: while namespace a is held (a
+// gathering waits for its burst), the others are served in turn and a's
+// orders stay in line, in their order.
+func TestLinePassesOverHeldNamespaces(t *testing.T) {
+	l := newLine()
+	for _, o := range []*order{queued("a", "a1", "1"), queued("b", "b1", "2"), queued("a", "a2", "3"), queued("c", "c1", "4"), queued("b", "b2", "5")} {
+		l.push(o, false)
+	}
+	heldA := func(ns string) bool { return ns == "a" }
+	var got []string
+	for o := l.next(heldA); o != nil; o = l.next(heldA) {
+		got = append(got, o.key.Name)
+	}
+	if want := []string{"b1", "c1", "b2"}; !slices.Equal(got, want) {
+		t.Fatalf("served %v while a was held, want %v", got, want)
+	}
+	if l.anyFree(heldA) || !l.anyFree(func(string) bool { return false }) {
+		t.Fatal("only a's orders are left, and they are free once a is not held")
+	}
+	got = nil
+	for o := l.next(nil); o != nil; o = l.next(nil) {
+		got = append(got, o.key.Name)
+	}
+	if want := []string{"a1", "a2"}; !slices.Equal(got, want) {
+		t.Fatalf("served %v once a was let go, want %v", got, want)
 	}
 }
 

@@ -44,14 +44,15 @@ func (s *sender) runLights(ctx context.Context) {
 }
 
 // waitForWork blocks until a command is queued and the line is not held
-// for HueLights about to join it (gathering) nor due to go as one group
+// for HueLights about to join it (gathering; only the namespaces with a
+// burst in it are held) nor due to go as one group
 // command (the group loop takes it at its next slot); false when ctx
 // ended.
 func (s *sender) waitForWork(ctx context.Context) bool {
 	for {
 		s.mu.Lock()
 		n, now := s.line.len(), time.Now()
-		held := s.gatheringLocked(now)
+		held := s.gatheringLocked(now) && !s.line.anyFree(s.gather.holdsNamespace)
 		var left time.Duration
 		switch {
 		case held:

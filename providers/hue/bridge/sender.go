@@ -78,11 +78,12 @@ func kick(ch chan struct{}) {
 	}
 }
 
-// next takes the order whose turn it is, nil when none waits.
+// next takes the order whose turn it is, passing over the namespaces a
+// gathering holds; nil when none may go.
 func (s *sender) next() *order {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	o := s.line.next()
+	o := s.line.next(s.heldLocked(time.Now()))
 	if o != nil {
 		s.inFlight[o.key] = o
 	}

@@ -170,6 +170,36 @@ func TestUnexpectedCommandsJoinTheBurst(t *testing.T) {
 	g.Expect(s.groupCommands()).To(Equal([]string{"PUT /groups/0/action"}), "the other five as one scene")
 }
 
+// TestAnotherNamespacesChangeIsNotHeldByABurst (issue 39 item 12): a
+// tenant's burst in namespace a holds the line while its HueLights keep
+// arriving (two of three expected are still to come). A HueLight of
+// namespace b changes alone meanwhile: it goes at its turn as a light
+// command while a's burst is still held, not after a's gathering ends. A
+// tenant editing continuously keeps gatherings going back to back, up to
+// gatherMax each, so holding b with it would delay b by as much.
+func TestAnotherNamespacesChangeIsNotHeldByABurst(t *testing.T) {
+	s := newSimPoller(t, 4, 10)
+	s.p.sender.setTemporaryScenes(true)
+	s.start()
+	g := NewWithT(t)
+	var burst []types.NamespacedName
+	for i := 1; i <= 3; i++ {
+		burst = append(burst, types.NamespacedName{Namespace: "a", Name: "light-" + strconv.Itoa(i)})
+	}
+	neighbour := types.NamespacedName{Namespace: "b", Name: "light-4"}
+	s.p.sender.expect(append(burst, neighbour))
+	s.queue("a", "light-1", "1", bri(11))
+	g.Expect(s.gathering()).To(BeTrue(), "a's burst holds the line while its HueLights arrive")
+	s.queue("b", "light-4", "4", bri(44))
+	g.Eventually(s.lightCommands, gatherIdle, 10*time.Millisecond).Should(Equal([]string{"4"}),
+		"b's change went alone, and a's stayed in line")
+	g.Expect(s.gathering()).To(BeTrue(), "b's command went while a's gathering still held its line")
+	s.p.sender.mu.Lock()
+	_, held := s.p.sender.line.get(burst[0])
+	s.p.sender.mu.Unlock()
+	g.Expect(held).To(BeTrue(), "a's command is still held for its burst")
+}
+
 // TestGatheringGivesUpOnALostExpectation: one of two expected HueLights
 // never comes (its reconcile failed before Observe): after gatherIdle the
 // other goes anyway, as a light command.

@@ -78,7 +78,7 @@ func redact(err error, user string) error {
 	if user == "" || err == nil {
 		return err
 	}
-	hide := func(s string) string { return strings.ReplaceAll(s, user, "<username>") }
+	hide := func(s string) string { return hideUser(s, user) }
 	var urlErr *url.Error
 	if errors.As(err, &urlErr) {
 		return &url.Error{Op: urlErr.Op, URL: hide(urlErr.URL), Err: urlErr.Err}
@@ -93,6 +93,14 @@ func redact(err error, user string) error {
 		return &ProtocolError{Detail: hide(protoErr.Detail)}
 	}
 	return err
+}
+
+// hideUser replaces the username in a text that goes into an error.
+func hideUser(s, user string) string {
+	if user == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, user, "<username>")
 }
 
 // Lights is a plain GET /lights, decoded field by field.
@@ -140,10 +148,10 @@ func decodeConfig(status int, body []byte) (BridgeConfig, error) {
 		if _, err := decodeAnswer(status, body, model.StateBody{}); err != nil {
 			return BridgeConfig{}, err
 		}
-		return BridgeConfig{}, &ProtocolError{Detail: fmt.Sprintf("HTTP %d: %.200s", status, body)}
+		return BridgeConfig{}, otherJSON(status, "a bridge's config")
 	}
 	authorized := len(raw.Whitelist) > 0 && string(raw.Whitelist) != "null"
-	return BridgeConfig{BridgeID: raw.BridgeID, Name: raw.Name, APIVersion: raw.APIVersion, Authorized: authorized}, nil
+	return BridgeConfig{BridgeID: NormalizeBridgeID(raw.BridgeID), Name: raw.Name, APIVersion: raw.APIVersion, Authorized: authorized}, nil
 }
 
 // Pair asks for a username with generateclientkey, as v2 bridges expect
@@ -176,7 +184,7 @@ func decodePairing(raw []byte) (Credentials, error) {
 	if _, err := decodeAnswer(http.StatusOK, raw, model.StateBody{}); err != nil {
 		return Credentials{}, err
 	}
-	return Credentials{}, &ProtocolError{Detail: fmt.Sprintf("pairing answer: %.200s", raw)}
+	return Credentials{}, otherJSON(http.StatusOK, "a pairing answer")
 }
 
 // SetLightState is a plain PUT of body to the light's state.
@@ -213,7 +221,7 @@ func decodeGroupNames(status int, body []byte) (map[string]string, error) {
 		if _, err := decodeAnswer(status, body, model.StateBody{}); err != nil {
 			return nil, err
 		}
-		return nil, &ProtocolError{Detail: fmt.Sprintf("HTTP %d: %.200s", status, body)}
+		return nil, otherJSON(status, "a Hue list")
 	}
 	out := make(map[string]string, len(raw))
 	for id, g := range raw {
@@ -249,7 +257,7 @@ func decodeCreated(raw []byte) (string, error) {
 	if _, err := decodeAnswer(http.StatusOK, raw, model.StateBody{}); err != nil {
 		return "", err
 	}
-	return "", &ProtocolError{Detail: fmt.Sprintf("group created without an id: %.200s", raw)}
+	return "", otherJSON(http.StatusOK, "a created group's id")
 }
 
 // SetGroupState is a plain PUT of body to every light of the group.
@@ -319,7 +327,10 @@ func (c *v1Client) request(ctx context.Context, method, path string, body []byte
 		return 0, nil, err
 	}
 	answer, err := readAnswer(res.Body)
-	return res.StatusCode, answer, err
+	if err != nil {
+		return res.StatusCode, nil, err
+	}
+	return res.StatusCode, answer, checkJSON(res.StatusCode, res.Header.Get("Content-Type"), answer)
 }
 
 // v1Light is a light of GET /lights as the wire has it. State stays raw so
@@ -350,7 +361,7 @@ func decodeLights(status int, body []byte) ([]model.Light, error) {
 		if _, err := decodeAnswer(status, body, model.StateBody{}); err != nil {
 			return nil, err
 		}
-		return nil, &ProtocolError{Detail: fmt.Sprintf("HTTP %d: %.200s", status, body)}
+		return nil, otherJSON(status, "a Hue list")
 	}
 	lights := make([]model.Light, 0, len(raw))
 	for id, data := range raw {
@@ -495,7 +506,7 @@ func decodeAnswer(status int, body []byte, sent model.StateBody) (Result, error)
 		} `json:"error"`
 	}
 	if err := json.Unmarshal(body, &items); err != nil {
-		return Result{}, &ProtocolError{Detail: fmt.Sprintf("HTTP %d: %.200s", status, body)}
+		return Result{}, otherJSON(status, "a Hue write answer")
 	}
 	var res Result
 	for _, it := range items {

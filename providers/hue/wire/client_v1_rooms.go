@@ -179,7 +179,7 @@ func (c *v1Client) get(ctx context.Context, path string, v any) error {
 	if _, err := decodeWrite(status, body); err != nil {
 		return err
 	}
-	return &ProtocolError{Detail: fmt.Sprintf("HTTP %d: %.200s", status, body)}
+	return otherJSON(status, "the Hue resource asked for")
 }
 
 // create POSTs body and returns the id of the success answer.
@@ -196,7 +196,7 @@ func (c *v1Client) create(ctx context.Context, path string, body any) (string, e
 			return ok.ID, nil
 		}
 	}
-	return "", &ProtocolError{Detail: fmt.Sprintf("created without an id: %s", items)}
+	return "", otherJSON(http.StatusOK, "a created resource's id")
 }
 
 // write sends a POST, PUT or DELETE and returns the success entries; the
@@ -228,7 +228,7 @@ func decodeWrite(status int, body []byte) ([]json.RawMessage, error) {
 		} `json:"error"`
 	}
 	if err := json.Unmarshal(body, &items); err != nil {
-		return nil, &ProtocolError{Detail: fmt.Sprintf("HTTP %d: %.200s", status, body)}
+		return nil, otherJSON(status, "a Hue write answer")
 	}
 	var out []json.RawMessage
 	for _, it := range items {

@@ -159,6 +159,14 @@ type v2Answer struct {
 	Data json.RawMessage `json:"data"`
 }
 
+// hide removes the key from the answer's error descriptions, which its
+// callers turn into errors (statusError).
+func (a *v2Answer) hide(user string) {
+	for i := range a.Errors {
+		a.Errors[i].Description = hideUser(a.Errors[i].Description, user)
+	}
+}
+
 func (a v2Answer) descriptions() []string {
 	out := make([]string, 0, len(a.Errors))
 	for _, e := range a.Errors {
@@ -169,11 +177,17 @@ func (a v2Answer) descriptions() []string {
 
 // call sends one request (path below the base, with the key) within the
 // call deadline and a request slot, retries 429 and 503 with backoff, and
-// tells CountCall of it.
+// tells CountCall of it. Its error, and the error descriptions of its
+// answer, go through redact as the v1 client's do: the key never appears
+// in an error.
 func (c *v2Client) call(ctx context.Context, operation, method, path string, body any) (status int, ans v2Answer, err error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	defer func() { CountCall(operation, err) }()
+	defer func() {
+		err = redact(err, c.user)
+		ans.hide(c.user)
+		CountCall(operation, err)
+	}()
 	var data []byte
 	if body != nil {
 		if data, err = json.Marshal(body); err != nil {
@@ -233,7 +247,7 @@ func (c *v2Client) once(ctx context.Context, method, path string, data []byte) (
 		retryAfter = time.Duration(s) * time.Second
 	}
 	if len(bytes.TrimSpace(raw)) > 0 && json.Unmarshal(raw, &ans) != nil && res.StatusCode < 300 {
-		return res.StatusCode, ans, 0, &ProtocolError{Detail: fmt.Sprintf("HTTP %d: %.200s", res.StatusCode, raw)}
+		return res.StatusCode, ans, 0, checkJSONOr(res, raw, "a CLIP v2 answer")
 	}
 	return res.StatusCode, ans, retryAfter, nil
 }
@@ -274,7 +288,7 @@ func (c *v2Client) readAll(ctx context.Context) (Read, error) {
 	}
 	var list []json.RawMessage // each decoded into the kept types only (v2store.go)
 	if err := json.Unmarshal(ans.Data, &list); err != nil {
-		err = &ProtocolError{Detail: "resource list: " + err.Error()}
+		err = otherJSON(status, "a CLIP v2 resource list")
 		return Read{At: started}, err
 	}
 	c.store.replace(list, started)
@@ -321,7 +335,7 @@ func (c *v2Client) Config(ctx context.Context) (BridgeConfig, error) {
 		BridgeID string `json:"bridge_id"`
 	}
 	if json.Unmarshal(ans.Data, &bridges) == nil && len(bridges) == 1 && bridges[0].BridgeID != "" {
-		cfg.BridgeID = strings.ToUpper(bridges[0].BridgeID)
+		cfg.BridgeID = NormalizeBridgeID(bridges[0].BridgeID)
 	}
 	cfg.Authorized = true
 	return cfg, nil
@@ -339,7 +353,7 @@ func (c *v2Client) publicConfig(ctx context.Context) (BridgeConfig, error) {
 	if err := c.v1(ctx, "GetConfig", http.MethodGet, "/api/config", nil, &raw); err != nil {
 		return BridgeConfig{}, err
 	}
-	return BridgeConfig{BridgeID: raw.BridgeID, Name: raw.Name, APIVersion: raw.APIVersion}, nil
+	return BridgeConfig{BridgeID: NormalizeBridgeID(raw.BridgeID), Name: raw.Name, APIVersion: raw.APIVersion}, nil
 }
 
 // v1 sends a v1 request over the client's connection (v2 bridges serve v1
@@ -347,7 +361,10 @@ func (c *v2Client) publicConfig(ctx context.Context) (BridgeConfig, error) {
 func (c *v2Client) v1(ctx context.Context, operation, method, path string, body any, out any) (err error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	defer func() { CountCall(operation, err) }()
+	defer func() {
+		err = redact(err, c.user)
+		CountCall(operation, err)
+	}()
 	var data []byte
 	if body != nil {
 		data, _ = json.Marshal(body)
@@ -383,7 +400,7 @@ func (c *v2Client) v1(ctx context.Context, operation, method, path string, body 
 		if _, aerr := decodeAnswer(res.StatusCode, raw, model.StateBody{}); aerr != nil {
 			return redact(aerr, c.user)
 		}
-		return &ProtocolError{Detail: fmt.Sprintf("HTTP %d: %.200s", res.StatusCode, raw)}
+		return checkJSONOr(res, raw, "the Hue answer expected")
 	}
 	return nil
 }

@@ -295,3 +295,30 @@ func TestV2Pairing(t *testing.T) {
 		t.Fatal("an unknown key is authorised")
 	}
 }
+
+// TestV2ClientPinsACABundleCertificate: below a Hue root, a client pinned
+// to the certificate its probe checked refuses another certificate the
+// same caBundle verifies for the same id, and reports which proof it has.
+func TestV2ClientPinsACABundleCertificate(t *testing.T) {
+	sim := huetest.StartSim(t, huesim.Options{Lights: []string{"a"}})
+	ctx := context.Background()
+	probe, _, err := ProbeV2(ctx, sim.TLSAddr(), 2*time.Second, Trust{CABundle: sim.CACertPEM(), BridgeID: sim.BridgeID()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := CertificateOf(probe)
+	if info.Check != CertificateVerified || info.HueRoot || info.Fingerprint == "" {
+		t.Fatalf("the probe's certificate: %+v", info)
+	}
+	for _, tc := range []struct {
+		pin    string
+		refuse bool
+	}{{info.Fingerprint, false}, {strings.Repeat("0", 64), true}} {
+		c := v2For(t, sim, huetest.User, Trust{BridgeID: sim.BridgeID(), PinSHA256: tc.pin})
+		_, err := c.Lights(ctx)
+		var certErr *CertificateError
+		if refused := errors.As(err, &certErr); refused != tc.refuse {
+			t.Errorf("pin %.8s: %v", tc.pin, err)
+		}
+	}
+}

@@ -21,11 +21,15 @@
 //     stream is above.
 //   - trust.go checks a bridge's certificate (the Hue roots and the bridge
 //     id it names), proof.go says what a client proves of the bridge
-//     (Identity), mdns.go finds a bridge by id on the local network.
+//     (Identity, and Record, the form a credentials Secret keeps it in),
+//     bridgeid.go puts every bridge id in the one form sessions are keyed
+//     by as it enters, mdns.go finds a bridge by id on the local network.
 //   - bounds.go bounds every read from a bridge (answers, event-stream
 //     messages, the v2 store) and refuses redirects; every call has a
 //     deadline (DefaultCallTimeout); the username never appears in an
-//     error (client_v1.go's redact).
+//     error (client_v1.go's redact, on both clients), and an answer that
+//     is not Hue's is named by its HTTP status and content type, never
+//     quoted (nothue.go).
 //   - errors.go is what a call returns when it fails, in the protocol's
 //     own terms: the Hue error types (ErrorType), an answer that is not
 //     Hue's (ProtocolError), a connection that failed (IsNetwork), a

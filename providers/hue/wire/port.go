@@ -57,6 +57,7 @@ type Credentials struct {
 
 // BridgeConfig is a bridge's identity.
 type BridgeConfig struct {
+	// BridgeID is in its one form (NormalizeBridgeID): the session key.
 	BridgeID   string
 	Name       string
 	APIVersion string

@@ -76,3 +76,111 @@ func TestForeignAnswersDoNotLeakTheUsername(t *testing.T) {
 		}
 	}
 }
+
+// TestForeignAnswersAreNamedNotQuoted: spec.address reaches whatever
+// answers there, an internal service's admin page as well as a bridge.
+// Its answer is named by its HTTP status and content type in the error
+// (which lands in a condition), never quoted, whether it is not JSON at
+// all or JSON of another shape; on either API, before and after pairing.
+func TestForeignAnswersAreNamedNotQuoted(t *testing.T) {
+	const secret = "db_password=hunter2"
+	answers := []struct {
+		name, contentType, body, want string
+	}{
+		{"text", "text/plain; charset=utf-8", "INTERNAL-ONLY path=/admin/config " + secret, `HTTP 200, content type "text/plain"`},
+		{"html", "text/html", "<html><body>" + secret + "</body></html>", `HTTP 200, content type "text/html"`},
+		{"no content type", "", secret, "HTTP 200, no content type"},
+		{"JSON of another shape", "application/json", `{"config": "` + secret + `"}`, "HTTP 200, JSON that is not"},
+		{"a JSON list of another shape", "application/json", `[{"x": "` + secret + `"}]`, "HTTP 200, JSON that is not"},
+	}
+	for _, a := range answers {
+		handler := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			if a.contentType != "" {
+				w.Header().Set("Content-Type", a.contentType)
+			} else {
+				w.Header()["Content-Type"] = nil // no sniffing either
+			}
+			_, _ = fmt.Fprint(w, a.body)
+		})
+		plain := httptest.NewServer(handler)
+		tlsSrv := httptest.NewTLSServer(handler)
+		v2, err := wire.NewClientV2(tlsSrv.Listener.Addr().String(), "", 2*time.Second, wire.Trust{InsecureSkipVerify: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v2User, err := wire.NewClientV2(tlsSrv.Listener.Addr().String(), "s3cr3tuser", 2*time.Second, wire.Trust{InsecureSkipVerify: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls := map[string]func(context.Context) error{
+			"v1 public config": func(ctx context.Context) error {
+				_, err := wire.NewClient(plain.Listener.Addr().String(), "", 2*time.Second).Config(ctx)
+				return err
+			},
+			"v1 lights": func(ctx context.Context) error {
+				_, err := wire.NewClient(plain.Listener.Addr().String(), "s3cr3tuser", 2*time.Second).Lights(ctx)
+				return err
+			},
+			"v2 probe": func(ctx context.Context) error {
+				_, _, err := wire.ProbeV2(ctx, tlsSrv.Listener.Addr().String(), 2*time.Second, wire.Trust{InsecureSkipVerify: true})
+				return err
+			},
+			"v2 public config": func(ctx context.Context) error {
+				_, err := v2.Config(ctx)
+				return err
+			},
+			"v2 lights": func(ctx context.Context) error {
+				_, err := v2User.Lights(ctx)
+				return err
+			},
+		}
+		for name, call := range calls {
+			t.Run(a.name+"/"+name, func(t *testing.T) {
+				err := call(context.Background())
+				json := strings.Contains(a.contentType, "json")
+				if err == nil && json {
+					return // a JSON object missing every field reads as empty: the registry refuses a config without an id
+				}
+				if err == nil {
+					t.Fatal("a foreign answer was taken for a Hue one")
+				}
+				msg := hue.Classify("home", err).Error()
+				if strings.Contains(msg, "hunter2") || strings.Contains(msg, "INTERNAL-ONLY") {
+					t.Errorf("the answer's body is in the error: %s", msg)
+				}
+				if json && strings.Contains(msg, "names no bridgeid") {
+					return
+				}
+				if !strings.Contains(msg, a.want) {
+					t.Errorf("the error does not name the answer by %q: %s", a.want, msg)
+				}
+			})
+		}
+		plain.Close()
+		tlsSrv.Close()
+	}
+}
+
+// TestV2ErrorsAreRedactedAsV1s: a CLIP v2 answer's error description that
+// echoes the application key (as a proxy or a hostile bridge may) does not
+// carry it into the error, as the v1 client's errors do not.
+func TestV2ErrorsAreRedactedAsV1s(t *testing.T) {
+	const user = "s3cr3tuser"
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = fmt.Fprintf(w, `{"errors": [{"description": "key %s refused at %s"}], "data": []}`, r.Header.Get("hue-application-key"), r.URL.Path)
+	}))
+	defer srv.Close()
+	c, err := wire.NewClientV2(srv.Listener.Addr().String(), user, 2*time.Second, wire.Trust{InsecureSkipVerify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Lights(context.Background())
+	if err == nil {
+		t.Fatal("a 400 was taken as success")
+	}
+	if msg := hue.Classify("home", err).Error(); strings.Contains(msg, user) || strings.Contains(err.Error(), user) {
+		t.Errorf("the key leaked: %s", msg)
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 )
@@ -58,6 +57,11 @@ type Trust struct {
 	BridgeID string
 	// InsecureSkipVerify checks nothing.
 	InsecureSkipVerify bool
+	// PinSHA256, when set, is the only certificate (by fingerprint, hex)
+	// taken below a Hue root: a bridge proven by a certificate the
+	// caBundle verified stays that certificate on every connection (a
+	// Hue root's certificate of the id proves the id by itself).
+	PinSHA256 string
 }
 
 // CertificateError is a bridge certificate Tether refuses.
@@ -79,6 +83,10 @@ type CertificateInfo struct {
 	// bridge's certificate from another that names the same id
 	// (Identity).
 	Fingerprint string
+	// HueRoot is true when a verified certificate chains to one of the Hue
+	// roots, false when it chains only to the HueBridge's caBundle: only
+	// the first proves the id whoever wrote the HueBridge (proof.go).
+	HueRoot bool
 }
 
 // peerRecord keeps the certificate of a client's last handshake.
@@ -102,10 +110,11 @@ func (p *peerRecord) get() CertificateInfo {
 // tlsConfig checks a bridge's certificate as Trust says, recording it in
 // peer.
 func (t Trust) tlsConfig(peer *peerRecord) (*tls.Config, error) {
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(hueRootCAs) {
+	hueRoots := x509.NewCertPool()
+	if !hueRoots.AppendCertsFromPEM(hueRootCAs) {
 		return nil, errors.New("the embedded Hue root CAs do not parse")
 	}
+	pool := hueRoots.Clone()
 	if len(t.CABundle) > 0 && !pool.AppendCertsFromPEM(t.CABundle) {
 		return nil, &CertificateError{Reason: ReasonCertificateUntrusted, Detail: "caBundle holds no PEM certificate"}
 	}
@@ -133,6 +142,12 @@ func (t Trust) tlsConfig(peer *peerRecord) (*tls.Config, error) {
 			if got := NormalizeBridgeID(leaf.Subject.CommonName); want != "" && got != want {
 				return &CertificateError{Reason: ReasonCertificateMismatch, Detail: fmt.Sprintf(
 					"the bridge's certificate names bridge %q, not %q: another bridge answers at this address", leaf.Subject.CommonName, t.BridgeID)}
+			}
+			info.HueRoot = verifyChain(cs.PeerCertificates, hueRoots) == nil
+			if t.PinSHA256 != "" && !info.HueRoot && info.Fingerprint != t.PinSHA256 {
+				return &CertificateError{Reason: ReasonCertificateMismatch, Detail: fmt.Sprintf(
+					"the bridge's certificate (SHA-256 %.16s...) is not the one it was proven by (SHA-256 %.16s...): another server answers at this address",
+					info.Fingerprint, t.PinSHA256)}
 			}
 			info.Check = CertificateVerified
 			peer.set(info)
@@ -166,13 +181,3 @@ func checkBridgeID(info CertificateInfo, bridgeID string) error {
 	return &CertificateError{Reason: ReasonCertificateMismatch, Detail: fmt.Sprintf(
 		"the bridge's certificate names bridge %q, but the bridge says it is %q", info.Subject, bridgeID)}
 }
-
-// NormalizeBridgeID compares bridge ids as aiohue does: lower case, and
-// the 16-character form (zeroconf gives 17 characters with colons, N-UPnP
-// 16; certificates were seen in either case).
-func NormalizeBridgeID(id string) string {
-	return strings.ToLower(strings.ReplaceAll(strings.TrimSpace(id), ":", ""))
-}
-
-// SameBridgeID compares two bridge ids in any of their forms.
-func SameBridgeID(a, b string) bool { return NormalizeBridgeID(a) == NormalizeBridgeID(b) }
