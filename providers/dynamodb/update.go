@@ -58,7 +58,7 @@ func (c *tableConn) Update(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, 
 	p.flights.accepted(ep.TableKey(name), p.stepFlight(step, time.Now()))
 	p.memoryOf(obj).afterSent(step)
 	noteInsightsSent(p.memoryOf(obj), obj, step)
-	recordAddedReplica(obj, step)
+	p.recordAddedReplica(ep, obj, step)
 	return nil
 }
 
