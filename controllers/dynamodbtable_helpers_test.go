@@ -191,7 +191,7 @@ func ddbGSI(name, attr string, capacity *awsv1alpha1.ProvisionedThroughput) func
 			o.Spec.AttributeDefinitions = append(o.Spec.AttributeDefinitions, awsv1alpha1.AttributeDefinition{AttributeName: attr, AttributeType: "S"})
 		}
 		o.Spec.GlobalSecondaryIndexes = append(o.Spec.GlobalSecondaryIndexes, awsv1alpha1.GlobalSecondaryIndex{
-			IndexName: name, KeySchema: awsv1alpha1.KeySchema{{AttributeName: attr, KeyType: "HASH"}}, ProvisionedThroughput: capacity})
+			IndexName: name, KeySchema: awsv1alpha1.IndexKeySchema{{AttributeName: attr, KeyType: "HASH"}}, ProvisionedThroughput: capacity})
 	}
 }
 

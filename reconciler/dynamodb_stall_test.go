@@ -67,7 +67,7 @@ func TestDynamoDBStallIsTheGenericBreakers(t *testing.T) {
 
 	obj.Spec.AttributeDefinitions = append(obj.Spec.AttributeDefinitions, awsv1alpha1.AttributeDefinition{AttributeName: "a", AttributeType: "S"})
 	obj.Spec.GlobalSecondaryIndexes = []awsv1alpha1.GlobalSecondaryIndex{{IndexName: "g1x",
-		KeySchema:             awsv1alpha1.KeySchema{{AttributeName: "a", KeyType: "HASH"}},
+		KeySchema:             awsv1alpha1.IndexKeySchema{{AttributeName: "a", KeyType: "HASH"}},
 		Projection:            awsv1alpha1.Projection{ProjectionType: "ALL"},
 		ProvisionedThroughput: &awsv1alpha1.ProvisionedThroughput{ReadCapacityUnits: 1, WriteCapacityUnits: 1}}}
 	obj.Generation++

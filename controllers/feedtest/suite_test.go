@@ -236,7 +236,7 @@ func withIndex(index string) func(*awsv1alpha1.DynamoDBTable) {
 	return func(o *awsv1alpha1.DynamoDBTable) {
 		o.Spec.AttributeDefinitions = append(o.Spec.AttributeDefinitions, awsv1alpha1.AttributeDefinition{AttributeName: "gsi", AttributeType: "S"})
 		o.Spec.GlobalSecondaryIndexes = []awsv1alpha1.GlobalSecondaryIndex{{IndexName: index,
-			KeySchema: awsv1alpha1.KeySchema{{AttributeName: "gsi", KeyType: "HASH"}}}}
+			KeySchema: awsv1alpha1.IndexKeySchema{{AttributeName: "gsi", KeyType: "HASH"}}}}
 	}
 }
 

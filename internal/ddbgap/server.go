@@ -49,6 +49,9 @@ type Options struct {
 	// Pace makes tables as slow to change and reads as late as AWS says
 	// they may be (pace.go); its zero value answers at once.
 	Pace Pace
+	// InsightsRules is the quota of Contributor Insights rules of one
+	// account and Region (insights.go). Default CloudWatch's, 100.
+	InsightsRules int
 }
 
 // Server is the model endpoint.
@@ -76,6 +79,9 @@ func New(target string, opts Options) *Server {
 	}
 	if opts.StaleReads == 0 {
 		opts.StaleReads = 2
+	}
+	if opts.InsightsRules <= 0 {
+		opts.InsightsRules = defaultInsightsRules
 	}
 	return &Server{target: strings.TrimSuffix(target, "/"), http: &http.Client{Timeout: 30 * time.Second}, opts: opts,
 		tables: map[string]*tableState{}, backups: map[string]backup{},

@@ -36,6 +36,8 @@ type tableState struct {
 
 	tags map[string]string // with Options.Tagging
 
+	indexKeys map[string]indexKeys // multi-attribute index keys (multikeys.go)
+
 	pace paced // with Options.Pace
 }
 
@@ -147,6 +149,7 @@ func (s *Server) overlay(st *tableState, t map[string]any, own string) {
 	}
 	now := time.Now()
 	st.advance(now)
+	st.overlayKeys(t)
 	billing := billingOf(t)
 	st.pace.report(t, now, s.opts.Pace)
 	if now.Before(st.restoringUntil) {
@@ -261,6 +264,16 @@ func (s *Server) createTable(c *call) (any, error) {
 	if err := s.stillDeleting(c, name); err != nil {
 		return nil, err
 	}
+	var gsis []map[string]any
+	for _, g := range list(c.body, "GlobalSecondaryIndexes") {
+		gsis = append(gsis, g.(map[string]any))
+	}
+	multi, err := multiKeys(list(c.body, "GlobalSecondaryIndexes"), list(c.body, "AttributeDefinitions"))
+	if err != nil {
+		return nil, err
+	}
+	st.keepIndexKeys(multi, nil)
+	reduceForLocal(c.body, gsis, multi)
 	out, err := s.local(c.r, "CreateTable", c.body)
 	if err != nil {
 		return nil, err
@@ -440,9 +453,14 @@ func (s *Server) updateTable(c *call) (any, error) {
 		apply = append(apply, f)
 		delete(rest, "WarmThroughput")
 	}
-	var kept []any
+	var kept, created []any
+	var creates []map[string]any
+	var deleted []string
 	for _, u := range list(c.body, "GlobalSecondaryIndexUpdates") {
 		u := maps.Clone(u.(map[string]any))
+		if del := obj(u, "Delete"); del != nil {
+			deleted = append(deleted, str(del, "IndexName"))
+		}
 		if up := obj(u, "Update"); up != nil {
 			up = maps.Clone(up)
 			index := str(up, "IndexName")
@@ -486,8 +504,17 @@ func (s *Server) updateTable(c *call) (any, error) {
 				delete(cr, "WarmThroughput")
 			}
 			u["Create"] = cr
+			created, creates = append(created, cr), append(creates, cr)
 		}
 		kept = append(kept, u)
+	}
+	multi, err := multiKeys(created, list(c.body, "AttributeDefinitions"))
+	if err != nil {
+		return fail(err)
+	}
+	if len(multi) > 0 || len(deleted) > 0 {
+		reduceForLocal(rest, creates, multi)
+		apply = append(apply, func() { st.keepIndexKeys(multi, deleted) })
 	}
 	delete(rest, "GlobalSecondaryIndexUpdates")
 	if len(kept) > 0 {

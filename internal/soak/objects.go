@@ -455,7 +455,7 @@ func newTable(i int) *awsv1alpha1.DynamoDBTable {
 	}
 	if kind == tablePayPerRequestGSI || kind == tableProvisionedGSI {
 		t.Spec.AttributeDefinitions = append(t.Spec.AttributeDefinitions, awsv1alpha1.AttributeDefinition{AttributeName: "gk", AttributeType: "S"})
-		gsi := awsv1alpha1.GlobalSecondaryIndex{IndexName: "by-gk", KeySchema: awsv1alpha1.KeySchema{{AttributeName: "gk", KeyType: "HASH"}}}
+		gsi := awsv1alpha1.GlobalSecondaryIndex{IndexName: "by-gk", KeySchema: awsv1alpha1.IndexKeySchema{{AttributeName: "gk", KeyType: "HASH"}}}
 		if provisioned {
 			gsi.ProvisionedThroughput = &awsv1alpha1.ProvisionedThroughput{ReadCapacityUnits: 3, WriteCapacityUnits: 3}
 		}

@@ -32,9 +32,13 @@ func (c *tableConn) Create(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 	if obj.Spec.RestoreFrom != nil {
 		desc, err = p.createByRestore(ctx, ep, obj)
 	} else {
+		in := plan.CreateTableInput(name, &obj.Spec, p.wantedTags(ep, obj))
 		var out *dynamodb.CreateTableOutput
-		if out, err = ep.API.CreateTable(ctx, plan.CreateTableInput(name, &obj.Spec, p.wantedTags(ep, obj))); err == nil {
+		if out, err = ep.API.CreateTable(ctx, in); err == nil {
 			desc = out.TableDescription
+		}
+		if refused := multiKeysRefused(multiKeyIndexesOf(in, nil), err); refused != nil {
+			return refused
 		}
 	}
 	var exists *tableExistsError
@@ -57,8 +61,8 @@ func (c *tableConn) Create(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 		mem.policyChange = &policyChange{anyDoc: true, at: time.Now()}
 	}
 	p.flights.accepted(ep.TableKey(name), p.tableFlight(callCreateTable, time.Now()))
-	p.created.mark(ep.TableKey(name), creation{UID: string(obj.UID), TableID: tableIdentity(desc)})
-	obj.Status.TableID = tableIdentity(desc)
+	p.owners.mark(ep.TableKey(name), ownerRecord{UID: string(obj.UID), TableID: TableIdentity(desc)})
+	obj.Status.TableID = TableIdentity(desc)
 	recordStatus(obj, desc)
 	recordTarget(obj, ep)
 	return nil

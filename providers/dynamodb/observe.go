@@ -93,6 +93,7 @@ func (p *Provider) compare(ctx context.Context, ep *access.Endpoint, obj *awsv1a
 		return providers.Observation{}, err
 	}
 	p.skipUnsupported(ep, obj, have)
+	insightsFailed := holdFailedInsights(p.memoryOf(obj), obj, have)
 	want, err := p.desire(ep, obj, have)
 	if err != nil {
 		return providers.Observation{}, err
@@ -115,6 +116,9 @@ func (p *Provider) compare(ctx context.Context, ep *access.Endpoint, obj *awsv1a
 	outputsErr := p.writeOutputs(ctx, ep, obj)
 	if broken := plan.ReplicasNotWorking(want.Replicas, have.Replicas); pl.Empty() && available && broken != "" {
 		return notAvailable(reasonReplicaNotWorking, broken+": Tether cannot fix this by itself (see the replica's Region in AWS)", time.Minute), nil
+	}
+	if pl.Empty() && available && insightsFailed != "" {
+		return notAvailable(reasonInsightsFailed, insightsFailed, insightsFailedRecheck), nil
 	}
 	if pl.Empty() && available && outputsErr != nil {
 		return notAvailable(reasonOutputsNotWritten, outputsErr.Error(), conflictDelay), nil

@@ -30,6 +30,9 @@ type featureRead struct {
 	feature string
 	needed  bool
 	read    func() error
+	// inFlux, when set, says whether the answer shows a change AWS is
+	// still applying: the next look reads it again, whatever the interval.
+	inFlux func() bool
 }
 
 func describeTable(ctx context.Context, api access.API, name string) (*types.TableDescription, error) {
@@ -68,6 +71,9 @@ func (p *Provider) readSecondary(ctx context.Context, ep *access.Endpoint, obj *
 				return access.Classify(err)
 			}
 			mem.readAt[r.feature] = time.Now()
+			if r.inFlux != nil && r.inFlux() {
+				mem.readAgain(r.feature)
+			}
 		}
 		plan.Adopt(r.feature, &mem.reads, have)
 	}
@@ -78,34 +84,34 @@ func (p *Provider) readSecondary(ctx context.Context, ep *access.Endpoint, obj *
 func (p *Provider) reads(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, desc *types.TableDescription, mem *memory) []featureRead {
 	name := aws.String(obj.ResolvedTableName())
 	return []featureRead{
-		{plan.FeatureTTL, plan.Uses(&obj.Spec, plan.FeatureTTL), func() error {
+		{feature: plan.FeatureTTL, needed: plan.Uses(&obj.Spec, plan.FeatureTTL), read: func() error {
 			out, err := ep.API.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: name})
 			if err == nil {
 				mem.reads.TTL = plan.ObservedTTL(out.TimeToLiveDescription)
 			}
 			return err
 		}},
-		{plan.FeaturePITR, plan.Uses(&obj.Spec, plan.FeaturePITR), func() error {
+		{feature: plan.FeaturePITR, needed: plan.Uses(&obj.Spec, plan.FeaturePITR), read: func() error {
 			out, err := ep.API.DescribeContinuousBackups(ctx, &dynamodb.DescribeContinuousBackupsInput{TableName: name})
 			if err == nil {
 				mem.reads.PITR, mem.reads.PITRDays = plan.ObservedPITR(out.ContinuousBackupsDescription)
 			}
 			return err
 		}},
-		{plan.FeatureTags, p.usesTags(ep, obj) || len(obj.Status.ManagedTagKeys) > 0, func() error {
+		{feature: plan.FeatureTags, needed: p.usesTags(ep, obj) || len(obj.Status.ManagedTagKeys) > 0, read: func() error {
 			tags, err := listTags(ctx, ep.API, aws.ToString(desc.TableArn))
 			if err == nil {
 				mem.reads.Tags = tags
 			}
 			return err
 		}},
-		{plan.FeatureInsights, plan.Uses(&obj.Spec, plan.FeatureInsights), func() error {
+		{feature: plan.FeatureInsights, needed: plan.Uses(&obj.Spec, plan.FeatureInsights), read: func() error {
 			return readInsights(ctx, ep, obj, mem)
-		}},
-		{plan.FeaturePolicy, plan.Uses(&obj.Spec, plan.FeaturePolicy) || obj.Status.ResourcePolicyRevisionID != "", func() error {
+		}, inFlux: func() bool { return plan.InsightsInFlux(mem.reads.Insights) }},
+		{feature: plan.FeaturePolicy, needed: plan.Uses(&obj.Spec, plan.FeaturePolicy) || obj.Status.ResourcePolicyRevisionID != "", read: func() error {
 			return readPolicy(ctx, ep, aws.ToString(desc.TableArn), mem)
 		}},
-		{plan.FeatureAutoScaling, plan.Uses(&obj.Spec, plan.FeatureAutoScaling) || len(obj.Status.ManagedScalableTargets) > 0, func() error {
+		{feature: plan.FeatureAutoScaling, needed: plan.Uses(&obj.Spec, plan.FeatureAutoScaling) || len(obj.Status.ManagedScalableTargets) > 0, read: func() error {
 			return readScaling(ctx, ep, obj, desc, mem)
 		}},
 	}
@@ -129,13 +135,16 @@ func listTags(ctx context.Context, api access.API, arn string) (map[string]strin
 	}
 }
 
-// readInsights lists the table's and its indexes' contributor insights.
+// readInsights lists the table's and its indexes' contributor insights,
+// every page (a page may be empty and still have a NextToken), and asks
+// DescribeContributorInsights why those that FAILED did: only it carries
+// AWS's FailureException (API DescribeContributorInsights).
 func readInsights(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, mem *memory) error {
+	name := aws.String(obj.ResolvedTableName())
 	var summaries []types.ContributorInsightsSummary
 	var next *string
 	for {
-		out, err := ep.API.ListContributorInsights(ctx, &dynamodb.ListContributorInsightsInput{
-			TableName: aws.String(obj.ResolvedTableName()), NextToken: next})
+		out, err := ep.API.ListContributorInsights(ctx, &dynamodb.ListContributorInsightsInput{TableName: name, NextToken: next})
 		if err != nil {
 			return err
 		}
@@ -145,7 +154,24 @@ func readInsights(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.Dyn
 		}
 		next = out.NextToken
 	}
-	mem.reads.Insights = plan.ObservedInsights(summaries)
+	read := plan.ObservedInsights(summaries)
+	for index, in := range read {
+		if in.Status != string(types.ContributorInsightsStatusFailed) {
+			continue
+		}
+		d := &dynamodb.DescribeContributorInsightsInput{TableName: name}
+		if index != "" {
+			d.IndexName = aws.String(index)
+		}
+		out, err := ep.API.DescribeContributorInsights(ctx, d)
+		if err != nil {
+			return err
+		}
+		if f := out.FailureException; f != nil {
+			in.Failure = aws.ToString(f.ExceptionName) + ": " + aws.ToString(f.ExceptionDescription)
+		}
+	}
+	mem.reads.Insights = read
 	return nil
 }
 

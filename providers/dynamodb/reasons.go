@@ -10,6 +10,10 @@ const (
 	ReasonNotOwned          = "NotOwned"
 	ReasonImmutableMismatch = "ImmutableMismatch"
 	ReasonAccountNotFound   = "AccountNotFound"
+	// ReasonUnsupportedByEndpoint: the endpoint lacks a feature the spec
+	// needs and that cannot be left out (an index's multi-attribute key):
+	// Tether stops until the spec changes.
+	ReasonUnsupportedByEndpoint = "UnsupportedByEndpoint"
 
 	reasonInaccessible      = "Inaccessible"
 	reasonDeleting          = "Deleting"

@@ -35,6 +35,9 @@ func (c *tableConn) Update(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, 
 	name := obj.ResolvedTableName()
 	if err := p.send(ctx, ep, obj, step); err != nil {
 		p.clients.InvalidateCredentials(ep, err)
+		if refused := multiKeysRefused(multiKeyIndexesOf(nil, &step), err); refused != nil {
+			return refused
+		}
 		if feature, lacks := endpointLacks(step, err); lacks {
 			p.markUnsupported(ep, obj, feature, err)
 			return providers.Pendingf(time.Second, reasonFeatureUnsupported, "the endpoint does not support %s: %v", feature, access.Stable(err))
@@ -54,7 +57,8 @@ func (c *tableConn) Update(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, 
 	}
 	p.flights.accepted(ep.TableKey(name), p.stepFlight(step, time.Now()))
 	p.memoryOf(obj).afterSent(step)
-	recordAddedReplica(obj, step)
+	noteInsightsSent(p.memoryOf(obj), obj, step)
+	p.recordAddedReplica(ep, obj, step)
 	return nil
 }
 

@@ -54,6 +54,7 @@ type WarmThroughput struct {
 // ContributorInsightsSpecification turns CloudWatch Contributor Insights on
 // or off for the table or an index. Beware: the most accessed keys show in
 // plain text in CloudWatch.
+// +kubebuilder:validation:XValidation:rule="!has(self.mode) || self.enabled",message="contributorInsightsSpecification.mode needs enabled: true (a mode is sent only with ENABLE)"
 type ContributorInsightsSpecification struct {
 	// Enabled turns Contributor Insights on (true) or off (false).
 	Enabled bool `json:"enabled"`

@@ -249,7 +249,10 @@ type OutputsReference struct {
 	Name string `json:"name"`
 }
 
-// KeySchema is a HASH key, then optionally a RANGE key, as DynamoDB requires.
+// KeySchema is a HASH key, then optionally a RANGE key, as DynamoDB requires
+// of a table's key (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_CreateTable.html:
+// exactly one HASH element, then at most one RANGE element; only global
+// secondary indexes take keys of several attributes).
 // +listType=atomic
 // +kubebuilder:validation:MinItems=1
 // +kubebuilder:validation:MaxItems=2
@@ -321,9 +324,10 @@ type GlobalSecondaryIndex struct {
 	// +kubebuilder:validation:MaxLength=255
 	// +kubebuilder:validation:Pattern=`^[a-zA-Z0-9_.-]+$`
 	IndexName string `json:"indexName"`
-	// KeySchema is the index's partition key (HASH) and optional sort key
-	// (RANGE), attributes of attributeDefinitions.
-	KeySchema KeySchema `json:"keySchema"`
+	// KeySchema is the index's partition key (HASH) of one to four
+	// attributes, then its optional sort key (RANGE) of up to four, each an
+	// attribute of attributeDefinitions.
+	KeySchema IndexKeySchema `json:"keySchema"`
 	// Projection defaults to ALL.
 	// +optional
 	// +kubebuilder:default={}

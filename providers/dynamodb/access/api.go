@@ -22,6 +22,7 @@ type API interface {
 	TagResource(ctx context.Context, in *dynamodb.TagResourceInput, opts ...func(*dynamodb.Options)) (*dynamodb.TagResourceOutput, error)
 	UntagResource(ctx context.Context, in *dynamodb.UntagResourceInput, opts ...func(*dynamodb.Options)) (*dynamodb.UntagResourceOutput, error)
 	featureAPI
+	api2026
 }
 
 var _ API = (*dynamodb.Client)(nil)

@@ -1,6 +1,9 @@
 package plan
 
 import (
+	"fmt"
+	"slices"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -12,7 +15,22 @@ import (
 // UpdateContributorInsights per table or index, with the statuses
 // ENABLING, ENABLED, DISABLING, DISABLED and FAILED (API
 // UpdateContributorInsights). One ListContributorInsights reads the table
-// and all its indexes (API ListContributorInsights).
+// and all its indexes (API ListContributorInsights); it leaves out what is
+// DISABLED (ACK dynamodb-controller docs/api-quirks/table-subresources.md),
+// so what it does not list is off.
+//
+// The mode (ACCESSED_AND_THROTTLED_KEYS or THROTTLED_KEYS) is changed by an
+// ENABLE with the new mode, and an ENABLE without one reverts to
+// ACCESSED_AND_THROTTLED_KEYS (ibid.; API ContributorInsightsMode): every
+// ENABLE carries a mode, the spec's or, where the spec leaves the mode
+// alone, the one AWS reports.
+//
+// ENABLING and DISABLING are AWS still applying a change (1 to 16 seconds,
+// ibid.): nothing more is sent meanwhile and the table is not Ready. FAILED
+// (over the Region's quota of Contributor Insights rules, say) never
+// recovers by itself: an ENABLE is sent again, its description naming
+// AWS's failure (DescribeContributorInsights FailureException), so that the
+// generic stall breaker stops it, with that reason, when it keeps failing.
 
 // FeatureInsights names contributor insights where an endpoint may lack them.
 const FeatureInsights = "contributorInsightsSpecification"
@@ -30,8 +48,37 @@ func init() {
 				have.GSIs[i].Insights = insightOf(r.Insights, have.GSIs[i].Name)
 			}
 		},
+		busy:   insightsBusy,
 		passes: []pass{{atInsights, (*planner).updateInsights}},
 	}))
+}
+
+// insightsInFlux are the statuses of a change AWS is still applying.
+var insightsInFlux = []types.ContributorInsightsStatus{types.ContributorInsightsStatusEnabling, types.ContributorInsightsStatusDisabling}
+
+// insightsBusy names the table's or an index's contributor insights AWS is
+// still turning on or off, "" when none.
+func insightsBusy(have *Table) string {
+	if in := have.Insights; in != nil && slices.Contains(insightsInFlux, types.ContributorInsightsStatus(in.Status)) {
+		return "contributor insights on the table are " + in.Status
+	}
+	for _, ix := range have.GSIs {
+		if in := ix.Insights; in != nil && slices.Contains(insightsInFlux, types.ContributorInsightsStatus(in.Status)) {
+			return fmt.Sprintf("contributor insights on index %s are %s", ix.Name, in.Status)
+		}
+	}
+	return ""
+}
+
+// InsightsInFlux says whether a read shows contributor insights that AWS
+// is still turning on or off: the next look reads them again.
+func InsightsInFlux(read map[string]*Insights) bool {
+	for _, in := range read {
+		if slices.Contains(insightsInFlux, types.ContributorInsightsStatus(in.Status)) {
+			return true
+		}
+	}
+	return false
 }
 
 // insightsSetting is where contributor insights sit and how the spec says
@@ -108,18 +155,22 @@ func (p *planner) insightStep(index string, want, have *Insights) (Step, bool) {
 	in := &dynamodb.UpdateContributorInsightsInput{TableName: aws.String(p.name), ContributorInsightsAction: types.ContributorInsightsActionDisable}
 	desc := "disable contributor insights"
 	if want.Enabled {
+		mode := orDefault(want.Mode, orDefault(have.Mode, string(types.ContributorInsightsModeAccessedAndThrottledKeys)))
 		in.ContributorInsightsAction = types.ContributorInsightsActionEnable
-		in.ContributorInsightsMode = types.ContributorInsightsMode(want.Mode)
-		desc = "enable contributor insights"
-		if want.Mode != "" {
-			desc += " (" + want.Mode + ")"
-		}
+		in.ContributorInsightsMode = types.ContributorInsightsMode(mode)
+		desc = "enable contributor insights (" + mode + ")"
 	}
 	if index != "" {
 		in.IndexName = aws.String(index)
 		desc += " on index " + index
 	} else {
 		desc += " on the table"
+	}
+	if have.Status == string(types.ContributorInsightsStatusFailed) {
+		desc += " again: AWS reports them FAILED"
+		if have.Failure != "" {
+			desc += " (" + have.Failure + ")"
+		}
 	}
 	return Step{Kind: stepInsights, Description: desc, Insights: in}, true
 }

@@ -123,6 +123,9 @@ type Insights struct {
 	// Status is AWS's status (observed only): ENABLING counts as on and
 	// DISABLING as off, so a change in flight is not sent again.
 	Status string
+	// Failure is AWS's reason for a FAILED status (observed only), as
+	// "ExceptionName: ExceptionDescription".
+	Failure string
 }
 
 // Policy is a table's resource-based policy, compared as parsed JSON
@@ -228,7 +231,7 @@ func withScalars(keys []Key, scalars map[string]string) []Key {
 	return keys
 }
 
-func specKeys(ks awsv1alpha1.KeySchema) []Key {
+func specKeys(ks []awsv1alpha1.KeySchemaElement) []Key {
 	out := make([]Key, 0, len(ks))
 	for _, k := range ks {
 		out = append(out, Key{Name: k.AttributeName, Type: k.KeyType})

@@ -30,7 +30,7 @@ func TestObservedOnDemandTableMatchesItsSpec(t *testing.T) {
 	spec := &awsv1alpha1.DynamoDBTableSpec{
 		BillingMode: awsv1alpha1.BillingModePayPerRequest,
 		GlobalSecondaryIndexes: []awsv1alpha1.GlobalSecondaryIndex{{IndexName: "byCustomer",
-			KeySchema:  awsv1alpha1.KeySchema{{AttributeName: "customer", KeyType: "HASH"}, {AttributeName: "created", KeyType: "RANGE"}},
+			KeySchema:  awsv1alpha1.IndexKeySchema{{AttributeName: "customer", KeyType: "HASH"}, {AttributeName: "created", KeyType: "RANGE"}},
 			Projection: awsv1alpha1.Projection{ProjectionType: "INCLUDE", NonKeyAttributes: []string{"a", "b"}}}},
 		SSESpecification: &awsv1alpha1.SSESpecification{SSEEnabled: true, KMSMasterKeyID: "abc"},
 	}

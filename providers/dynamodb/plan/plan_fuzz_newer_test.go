@@ -313,6 +313,22 @@ func (c *newerCheck) check(fail func(string, ...any), s Step, mode string, index
 		if s.Insights.ContributorInsightsAction == "" {
 			fail("contributor insights without an action")
 		}
+		// An ENABLE without a mode reverts to ACCESSED_AND_THROTTLED_KEYS
+		// (ACK dynamodb-controller docs/api-quirks/table-subresources.md):
+		// every ENABLE names one, the spec's where it has one.
+		if s.Insights.ContributorInsightsAction == types.ContributorInsightsActionEnable {
+			want := c.want.Insights
+			if ix := aws.ToString(s.Insights.IndexName); ix != "" {
+				w, _ := c.want.index(ix)
+				want = w.Insights
+			}
+			switch {
+			case s.Insights.ContributorInsightsMode == "":
+				fail("an ENABLE without a mode")
+			case want != nil && want.Mode != "" && string(s.Insights.ContributorInsightsMode) != want.Mode:
+				fail("ENABLE with mode %s, the spec says %s", s.Insights.ContributorInsightsMode, want.Mode)
+			}
+		}
 	case s.PutPolicy != nil:
 		var doc any
 		if json.Unmarshal([]byte(aws.ToString(s.PutPolicy.Policy)), &doc) != nil || len(aws.ToString(s.PutPolicy.Policy)) > maxPolicyBytes {

@@ -59,6 +59,7 @@ func FuzzPlan(f *testing.F) {
 		const name = "fuzz-table"
 		removeTags := src.removeTags()
 		newer := src.newer(spec, desc)
+		src.newer2026(spec, desc)
 		tags := map[string]string{"tether.dev/owner": "uid"}
 		maps.Copy(tags, spec.Tags)
 		want := Desired(spec, tags)
@@ -140,6 +141,7 @@ func checkPlan(t *testing.T, name string, want, have *Table, allow bool, p *Plan
 		if aws.ToString(in.TableName) != name {
 			fail("renames the table to %q", aws.ToString(in.TableName))
 		}
+		checkIndexKeys(fail, want, in)
 		var creates, deletes, updates []types.GlobalSecondaryIndexUpdate
 		for _, u := range in.GlobalSecondaryIndexUpdates {
 			n := 0
@@ -425,7 +427,7 @@ func (s *fuzzSource) spec() *awsv1alpha1.DynamoDBTableSpec {
 			continue
 		}
 		seen[name] = true
-		g := awsv1alpha1.GlobalSecondaryIndex{IndexName: name, KeySchema: s.keys(), Projection: s.projection()}
+		g := awsv1alpha1.GlobalSecondaryIndex{IndexName: name, KeySchema: awsv1alpha1.IndexKeySchema(s.keys()), Projection: s.projection()}
 		if provisioned {
 			g.ProvisionedThroughput = s.capacity()
 		}

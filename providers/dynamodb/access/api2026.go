@@ -1,0 +1,13 @@
+package access
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// api2026 is the part of the DynamoDB client the features of issue 40
+// (DynamoDB as AWS ships it in 2026) use.
+type api2026 interface {
+	DescribeContributorInsights(ctx context.Context, in *dynamodb.DescribeContributorInsightsInput, opts ...func(*dynamodb.Options)) (*dynamodb.DescribeContributorInsightsOutput, error)
+}
