@@ -88,7 +88,7 @@ func (s *sender) claimBatch() *batch {
 
 // sendBatch sends one batch: a temporary scene, or a group command.
 func (s *sender) sendBatch(ctx context.Context, b *batch) {
-	if !b.groupZero && !s.removeStaleBeforeTemporaries(ctx) {
+	if !b.groupZero && !s.temporariesUsable() { // the bridge showed it has no v1 since the batch was chosen
 		s.giveBack(b.orders)
 		return
 	}

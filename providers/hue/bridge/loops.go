@@ -81,7 +81,8 @@ func (s *sender) waitForWork(ctx context.Context) bool {
 // batches of the HueLights' line, while the light loop goes on with the
 // others.
 func (s *sender) runGroups(ctx context.Context) {
-	s.removeStaleNowOrLater(ctx)
+	s.removeStaleGroups(ctx)
+	s.removeStaleScenes(ctx)
 	for {
 		var timeout <-chan time.Time
 		if left, held := s.held(); held {

@@ -40,9 +40,6 @@ type sender struct {
 	tempGroups tempGroups
 	scenes     tempScenes
 	groupLine  groupLine
-	// staleLeft: the temporary groups and scenes a crash may have left
-	// are still to be looked for (v1.go).
-	staleLeft bool
 
 	lightKick chan struct{}
 	groupKick chan struct{}
