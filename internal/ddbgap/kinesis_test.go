@@ -26,7 +26,7 @@ func TestModelKinesisStreamingDestination(t *testing.T) {
 	ctx := context.Background()
 	g := NewWithT(t)
 	const table = "kinesis-a"
-	const stream = "arn:aws:kinesis:us-east-1:111122223333:stream/orders"   // the caller's Region (ddbtest.EnvFor)
+	const stream = "arn:aws:kinesis:us-east-1:111122223333:stream/orders"    // the caller's Region (ddbtest.EnvFor)
 	const elsewhere = "arn:aws:kinesis:eu-west-1:111122223333:stream/orders" // another Region
 	w.table(table, types.BillingModePayPerRequest, false)
 
@@ -85,7 +85,7 @@ func TestModelKinesisStreamingDestination(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(out.DestinationStatus).To(Equal(types.DestinationStatusEnabling))
 	_, err = enable(stream, "")
-	w.expect(err, "ValidationException") // one live destination: ENABLING is live
+	w.expect(err, "ValidationException")                                                           // one live destination: ENABLING is live
 	w.expect(update(types.ApproximateCreationDateTimePrecisionMicrosecond), "ValidationException") // not ACTIVE yet
 	g.Expect(settled()).To(Equal(types.DestinationStatusActive))
 	g.Expect(last().ApproximateCreationDateTimePrecision).To(BeEmpty(), "never set: none reported (MILLISECOND)")

@@ -57,10 +57,14 @@ func usesKinesis(obj *awsv1alpha1.DynamoDBTable) bool {
 // forgets the one Tether enabled once it is off (DISABLED, ENABLE_FAILED
 // or no longer listed) and the spec does not name it.
 func recordKinesis(obj *awsv1alpha1.DynamoDBTable, have plan.Kinesis) {
+	s, named := &obj.Status, ""
+	if !usesKinesis(obj) {
+		s.KinesisStreamingDestination = nil
+		return
+	}
 	if have == nil {
 		return
 	}
-	s, named := &obj.Status, ""
 	if k := obj.Spec.KinesisStreamingDestination; k != nil {
 		named = k.StreamArn
 	}
@@ -74,6 +78,9 @@ func recordKinesis(obj *awsv1alpha1.DynamoDBTable, have plan.Kinesis) {
 		if d, ok := have[m]; !ok || d.Status == string(types.DestinationStatusDisabled) || d.Failed() {
 			s.ManagedKinesisStreamArn = ""
 		}
+	}
+	if !usesKinesis(obj) {
+		s.KinesisStreamingDestination = nil // the one Tether enabled is off and forgotten
 	}
 }
 
