@@ -36,41 +36,9 @@ func TestAFeedWhoseOwnCallsDoNotComeBackFallsBackToPolling(t *testing.T) {
 	t.Parallel()
 	g := NewWithT(t)
 	ctx := context.Background()
-	// The account's DynamoDB calls go through a proxy of their own, which
-	// tells the model of each call DynamoDB Local answered.
-	calls, err := faultproxy.New(s.local, 3)
-	g.Expect(err).NotTo(HaveOccurred())
-	endpoint, err := calls.Listen("127.0.0.1:0")
-	g.Expect(err).NotTo(HaveOccurred())
-	t.Cleanup(func() { _ = calls.Close() })
-	a, ns, url := s.account(t, "", func(a *awsv1alpha1.AWSAccount) {
-		a.Spec.Endpoint = endpoint
-		a.Spec.ChangeEvents.EchoWindow = &metav1.Duration{Duration: echoWindow}
-	})
-	rule := sqstest.NewRule(s.queue, url, sqstest.Call{Account: accountID, Region: region, Role: "tether", Session: access.SessionName(a)})
-	calls.OnAnswered(func(c faultproxy.Answered) {
-		if c.Status == 200 && c.Table != "" {
-			rule.Deliver(context.Background(), c.Operation, c.Table)
-		}
-	})
-	obj := s.ready(t, s.table(t, ns, func(o *awsv1alpha1.DynamoDBTable) {
-		o.Spec.BillingMode = awsv1alpha1.BillingModeProvisioned
-		o.Spec.ProvisionedThroughput = &awsv1alpha1.ProvisionedThroughput{ReadCapacityUnits: 5, WriteCapacityUnits: 5}
-	}))
-	s.coveredThrough(t, calls, a, obj)
+	e := s.echoingAccount(t)
+	a, obj, calls, rule, resized := e.account, e.table, e.calls, e.rule, e.resized
 	describes := func() int { return calls.CallsFor(obj.Status.TableName)["DescribeTable"] }
-	// resized has Tether change the table's read capacity (UpdateTable).
-	resized := func(reads int64) {
-		t.Helper()
-		cur := &awsv1alpha1.DynamoDBTable{}
-		g.Expect(s.c.Get(ctx, client.ObjectKeyFromObject(obj), cur)).To(Succeed())
-		before := cur.DeepCopy()
-		cur.Spec.ProvisionedThroughput.ReadCapacityUnits = reads
-		updates := calls.CallsFor(obj.Status.TableName)["UpdateTable"]
-		g.Expect(s.c.Patch(ctx, cur, client.MergeFrom(before))).To(Succeed())
-		g.Eventually(func() int { return calls.CallsFor(obj.Status.TableName)["UpdateTable"] }, timeout, tick).Should(BeNumerically(">", updates),
-			"Tether did not update the table")
-	}
 
 	// Delivered: the call comes back as Tether's own, and the feed stays
 	// healthy past the window and the check after it.
@@ -102,4 +70,56 @@ func TestAFeedWhoseOwnCallsDoNotComeBackFallsBackToPolling(t *testing.T) {
 	rule.SetEnabled(true)
 	resized(8)
 	s.mode(t, a, awsv1alpha1.ChangeEventsModeEvents, changefeed.ReasonReceiving)
+}
+
+// echoing is an AWSAccount whose DynamoDB calls go through a proxy of
+// their own, which tells a model of CloudTrail and the EventBridge rule
+// (sqstest.Rule) of each call DynamoDB Local answered, and a covered,
+// PROVISIONED table of it.
+type echoing struct {
+	account *awsv1alpha1.AWSAccount
+	url     string
+	table   *awsv1alpha1.DynamoDBTable
+	calls   *faultproxy.Proxy
+	rule    *sqstest.Rule
+	// resized has Tether change the table's read capacity (UpdateTable).
+	resized func(reads int64)
+}
+
+func (s *suite) echoingAccount(t *testing.T) *echoing {
+	t.Helper()
+	g := NewWithT(t)
+	ctx := context.Background()
+	calls, err := faultproxy.New(s.local, 3)
+	g.Expect(err).NotTo(HaveOccurred())
+	endpoint, err := calls.Listen("127.0.0.1:0")
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(func() { _ = calls.Close() })
+	a, ns, url := s.account(t, "", func(a *awsv1alpha1.AWSAccount) {
+		a.Spec.Endpoint = endpoint
+		a.Spec.ChangeEvents.EchoWindow = &metav1.Duration{Duration: echoWindow}
+	})
+	rule := sqstest.NewRule(s.queue, url, sqstest.Call{Account: accountID, Region: region, Role: "tether", Session: access.SessionName(a)})
+	calls.OnAnswered(func(c faultproxy.Answered) {
+		if c.Status == 200 && c.Table != "" {
+			rule.Deliver(context.Background(), c.Operation, c.Table)
+		}
+	})
+	obj := s.ready(t, s.table(t, ns, func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.BillingMode = awsv1alpha1.BillingModeProvisioned
+		o.Spec.ProvisionedThroughput = &awsv1alpha1.ProvisionedThroughput{ReadCapacityUnits: 5, WriteCapacityUnits: 5}
+	}))
+	s.coveredThrough(t, calls, a, obj)
+	resized := func(reads int64) {
+		t.Helper()
+		cur := &awsv1alpha1.DynamoDBTable{}
+		g.Expect(s.c.Get(ctx, client.ObjectKeyFromObject(obj), cur)).To(Succeed())
+		before := cur.DeepCopy()
+		cur.Spec.ProvisionedThroughput.ReadCapacityUnits = reads
+		updates := calls.CallsFor(obj.Status.TableName)["UpdateTable"]
+		g.Expect(s.c.Patch(ctx, cur, client.MergeFrom(before))).To(Succeed())
+		g.Eventually(func() int { return calls.CallsFor(obj.Status.TableName)["UpdateTable"] }, timeout, tick).Should(BeNumerically(">", updates),
+			"Tether did not update the table")
+	}
+	return &echoing{account: a, url: url, table: obj, calls: calls, rule: rule, resized: resized}
 }

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	"github.com/tether-dev/tether/internal/ddbtest"
 )
 
 const (
@@ -57,11 +58,15 @@ func readyAtGeneration(g Gomega, obj *awsv1alpha1.DynamoDBTable) *awsv1alpha1.Dy
 }
 
 // raw talks to DynamoDB Local directly, behind the operator's back.
-func raw(t *testing.T) *awsdynamodb.Client {
+func raw(t *testing.T) *awsdynamodb.Client { return rawAs(t, ddbtest.AccessKeyID) }
+
+// rawAs is raw with the access key id key: DynamoDB Local keeps a database
+// per key, one account's tables.
+func rawAs(t *testing.T, key string) *awsdynamodb.Client {
 	t.Helper()
 	cfg, err := config.LoadDefaultConfig(context.Background(), config.WithRegion("us-east-1"),
 		config.WithCredentialsProvider(aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
-			return aws.Credentials{AccessKeyID: "tethertest", SecretAccessKey: "tethertest"}, nil
+			return aws.Credentials{AccessKeyID: key, SecretAccessKey: "tethertest"}, nil
 		})))
 	if err != nil {
 		t.Fatal(err)
@@ -70,10 +75,13 @@ func raw(t *testing.T) *awsdynamodb.Client {
 }
 
 // tablesNamed counts the tables DynamoDB Local has under name.
-func tablesNamed(t *testing.T, name string) int {
+func tablesNamed(t *testing.T, name string) int { return tablesNamedAs(t, ddbtest.AccessKeyID, name) }
+
+// tablesNamedAs counts them in the database of the access key id key.
+func tablesNamedAs(t *testing.T, key, name string) int {
 	t.Helper()
 	n := 0
-	p := awsdynamodb.NewListTablesPaginator(raw(t), &awsdynamodb.ListTablesInput{})
+	p := awsdynamodb.NewListTablesPaginator(rawAs(t, key), &awsdynamodb.ListTablesInput{})
 	for p.HasMorePages() {
 		page, err := p.NextPage(context.Background())
 		if err != nil {

@@ -103,6 +103,13 @@ type manager struct {
 // SDK pointed at dynamoURL.
 func startManager(t *testing.T, name, dynamoURL string, args ...string) *manager {
 	t.Helper()
+	return startManagerWith(t, name, dynamoURL, nil, args...)
+}
+
+// startManagerWith is startManager with environment variables of its own
+// (other credentials, another STS) over ddbtest's.
+func startManagerWith(t *testing.T, name, dynamoURL string, vars map[string]string, args ...string) *manager {
+	t.Helper()
 	logPath := filepath.Join(t.TempDir(), name+".log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
@@ -116,6 +123,9 @@ func startManager(t *testing.T, name, dynamoURL string, args ...string) *manager
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
 	for k, v := range ddbtest.EnvFor(dynamoURL) {
 		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	for k, v := range vars {
+		cmd.Env = append(cmd.Env, k+"="+v) // the last value of a key wins (os/exec)
 	}
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// The manager dies with the test binary, whatever happens.

@@ -167,15 +167,23 @@ func (s *Server) Output() string { return s.out.String() }
 // made of letters and digits (DynamoDB Local rejects others).
 func (s *Server) Env() map[string]string { return EnvFor(s.URL) }
 
-// EnvFor returns the environment for any endpoint URL (a fault proxy too).
+// AccessKeyID is the dummy access key id of EnvFor's environment.
+const AccessKeyID = "tethertest"
+
+// EnvFor returns the environment for any endpoint URL (a fault proxy too),
+// with the process's STS model (sts.go) to tell the operator its account.
 func EnvFor(url string) map[string]string {
-	return map[string]string{
+	env := map[string]string{
 		"AWS_ENDPOINT_URL_DYNAMODB": url,
-		"AWS_ACCESS_KEY_ID":         "tethertest",
+		"AWS_ACCESS_KEY_ID":         AccessKeyID,
 		"AWS_SECRET_ACCESS_KEY":     "tethertest",
 		"AWS_REGION":                "us-east-1",
 		"AWS_EC2_METADATA_DISABLED": "true",
 	}
+	if sts := callerSTS(); sts != "" {
+		env["AWS_ENDPOINT_URL_STS"] = sts
+	}
+	return env
 }
 
 func freePort() (int, error) {

@@ -29,6 +29,10 @@ type Call struct {
 	ErrorCode string
 	// EventID is CloudTrail's id of the call; a fresh one when empty.
 	EventID string
+	// ReadOnly makes it a read (Describe*, List*), which a rule sends only
+	// when it opts in to read-only events. With no Table it is about no
+	// table (ListTables).
+	ReadOnly bool
 }
 
 // byARN are the calls whose request names the table by ARN
@@ -59,6 +63,10 @@ func (c Call) Event() string {
 	if byARN[c.Name] {
 		params = map[string]any{"resourceArn": c.TableARN()}
 	}
+	resources := []any{map[string]any{"accountId": c.Account, "type": "AWS::DynamoDB::Table", "ARN": c.TableARN()}}
+	if c.Table == "" {
+		params, resources = map[string]any{}, []any{}
+	}
 	detail := map[string]any{
 		"eventVersion": "1.09",
 		"userIdentity": map[string]any{
@@ -83,8 +91,8 @@ func (c Call) Event() string {
 		"responseElements":   nil,
 		"requestID":          newID(),
 		"eventID":            id,
-		"readOnly":           false,
-		"resources":          []any{map[string]any{"accountId": c.Account, "type": "AWS::DynamoDB::Table", "ARN": c.TableARN()}},
+		"readOnly":           c.ReadOnly,
+		"resources":          resources,
 		"eventType":          "AwsApiCall",
 		"managementEvent":    true,
 		"recipientAccountId": c.Account,

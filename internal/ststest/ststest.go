@@ -1,10 +1,11 @@
-// Package ststest is a model of AWS STS's AssumeRole, served over HTTP with
-// STS's own Query protocol, for tests of cross-account access through
-// aws-sdk-go-v2's real stscreds provider. No STS runs here, so this is a
+// Package ststest is a model of AWS STS's AssumeRole and GetCallerIdentity,
+// served over HTTP with STS's own Query protocol, for tests of
+// cross-account access through aws-sdk-go-v2's real stscreds provider and
+// of the operator learning its own account. No STS runs here, so this is a
 // model: its rules and answers follow AWS's API reference
-// (docs.aws.amazon.com/STS/latest/APIReference/API_AssumeRole.html and
-// CommonErrors.html; the XML shapes are the ones service/sts v1.51.8
-// deserializes), and tests that use it say so.
+// (docs.aws.amazon.com/STS/latest/APIReference/API_AssumeRole.html,
+// API_GetCallerIdentity.html and CommonErrors.html; the XML shapes are the
+// ones service/sts v1.51.8 deserializes), and tests that use it say so.
 //
 // What it models: roles that trust given callers (by access key id, which
 // the SDK's SigV4 Authorization header names; signatures are not checked),
@@ -13,6 +14,9 @@
 // expiry. Each role's sessions get their own access key id, made of letters
 // and digits, so that DynamoDB Local, which keeps a separate database per
 // access key id and region, shows each role its own tables: an account.
+// GetCallerIdentity names the account of the credentials that sign it: a
+// role's sessions are in the role's account, any other access key id in
+// the account Options.Accounts gives it (DefaultAccount by default).
 package ststest
 
 import (
@@ -50,7 +54,15 @@ type Options struct {
 	// DurationSeconds (at least 15 minutes); tests shorten it to see the
 	// SDK refresh. Default: the requested duration.
 	Lifetime time.Duration
+	// Accounts are the accounts of access key ids that are no role's
+	// sessions (an operator's own credentials), by access key id; the
+	// others are in DefaultAccount.
+	Accounts map[string]string
 }
+
+// DefaultAccount is the account of an access key id that Options.Accounts
+// does not name: the account DynamoDB Local writes in every ARN.
+const DefaultAccount = "000000000000"
 
 // Call is one AssumeRole request as the model saw it.
 type Call struct {
@@ -68,6 +80,10 @@ type Server struct {
 	mu     sync.Mutex
 	calls  []Call
 	denied map[string]bool
+	// whoAmI are the access key ids that asked GetCallerIdentity, in order.
+	whoAmI []string
+	// sessions is the last session name issued per role access key id.
+	sessions map[string]string
 }
 
 // Start serves the model on a free port of 127.0.0.1.
@@ -76,7 +92,7 @@ func Start(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{URL: "http://" + ln.Addr().String(), opts: opts, denied: map[string]bool{}}
+	s := &Server{URL: "http://" + ln.Addr().String(), opts: opts, denied: map[string]bool{}, sessions: map[string]string{}}
 	s.srv = &http.Server{Handler: s}
 	go func() { _ = s.srv.Serve(ln) }()
 	return s, nil
@@ -91,6 +107,14 @@ func (s *Server) Deny(roleARN string, denied bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.denied[roleARN] = denied
+}
+
+// CallerIdentityCalls are the access key ids that asked GetCallerIdentity
+// so far, in order.
+func (s *Server) CallerIdentityCalls() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.whoAmI...)
 }
 
 // Calls returns the AssumeRole calls so far.
@@ -130,7 +154,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "MalformedQueryString", err.Error())
 		return
 	}
-	if action := r.Form.Get("Action"); action != "AssumeRole" {
+	switch action := r.Form.Get("Action"); action {
+	case "AssumeRole":
+	case "GetCallerIdentity":
+		s.callerIdentity(w, caller(r))
+		return
+	default:
 		writeError(w, http.StatusBadRequest, "InvalidAction", fmt.Sprintf("Could not find operation %s for version %s", action, r.Form.Get("Version")))
 		return
 	}
@@ -190,8 +219,49 @@ func (s *Server) assume(c Call, durationParam string) (int, string, string, issu
 	if s.opts.Lifetime > 0 {
 		lifetime = s.opts.Lifetime
 	}
+	s.mu.Lock()
+	s.sessions[role.AccessKeyID] = c.SessionName
+	s.mu.Unlock()
 	return http.StatusOK, "", "", issued{AccessKeyID: role.AccessKeyID, SecretAccessKey: randomHex(20),
 		SessionToken: randomHex(32), Expiration: time.Now().Add(lifetime).UTC()}
+}
+
+// callerIdentity answers GetCallerIdentity, which any valid credentials
+// may call ("No permissions are required to perform this operation", API
+// GetCallerIdentity): the account, ARN and user id of the credentials that
+// signed the request.
+func (s *Server) callerIdentity(w http.ResponseWriter, key string) {
+	if key == "" {
+		writeError(w, http.StatusForbidden, "MissingAuthenticationToken", "Request is missing Authentication Token")
+		return
+	}
+	s.mu.Lock()
+	s.whoAmI = append(s.whoAmI, key)
+	session := s.sessions[key]
+	s.mu.Unlock()
+	account, arn, userID := DefaultAccount, callerARN(key), "AIDA"+strings.ToUpper(key)
+	if a, ok := s.opts.Accounts[key]; ok {
+		account, arn = a, fmt.Sprintf("arn:aws:iam::%s:user/%s", a, key)
+	}
+	for _, r := range s.opts.Roles {
+		if r.AccessKeyID == key {
+			roleName := r.ARN[strings.LastIndex(r.ARN, "/")+1:]
+			account = strings.SplitN(r.ARN, ":", 6)[4]
+			arn = fmt.Sprintf("arn:aws:sts::%s:assumed-role/%s/%s", account, roleName, session)
+			userID = "AROA" + strings.ToUpper(roleName) + ":" + session
+		}
+	}
+	type result struct {
+		XMLName   xml.Name `xml:"GetCallerIdentityResponse"`
+		Xmlns     string   `xml:"xmlns,attr"`
+		Arn       string   `xml:"GetCallerIdentityResult>Arn"`
+		UserID    string   `xml:"GetCallerIdentityResult>UserId"`
+		Account   string   `xml:"GetCallerIdentityResult>Account"`
+		RequestID string   `xml:"ResponseMetadata>RequestId"`
+	}
+	body, _ := xml.Marshal(result{Xmlns: stsNamespace, Arn: arn, UserID: userID, Account: account, RequestID: randomHex(16)})
+	w.Header().Set("Content-Type", "text/xml")
+	_, _ = w.Write(body)
 }
 
 func (s *Server) role(arn string) (Role, bool) {
@@ -221,7 +291,7 @@ func caller(r *http.Request) string {
 }
 
 func callerARN(accessKeyID string) string {
-	return fmt.Sprintf("arn:aws:iam::000000000000:user/%s", accessKeyID)
+	return fmt.Sprintf("arn:aws:iam::%s:user/%s", DefaultAccount, accessKeyID)
 }
 
 // sessionTags reads Tags.member.N.Key / Tags.member.N.Value.

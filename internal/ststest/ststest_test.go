@@ -107,3 +107,49 @@ func TestShortLivedCredentialsAreRefreshedByTheCache(t *testing.T) {
 		t.Errorf("AssumeRole calls = %d, want a refresh after expiry", n)
 	}
 }
+
+// GetCallerIdentity, asked with the SDK's own client, names the account of
+// the credentials that sign it: an assumed role's sessions are in the
+// role's account, other keys where Options.Accounts puts them, else in
+// DefaultAccount.
+func TestModelTellsTheCallersAccount(t *testing.T) {
+	srv, err := Start(Options{Roles: []Role{{ARN: teamARN, Trusts: []string{"operatorkey"}, AccessKeyID: "teamkey"}},
+		Accounts: map[string]string{"movedkey": "222222222222"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ctx := context.Background()
+	stsAs := func(creds aws.CredentialsProvider) *sts.Client {
+		return sts.New(sts.Options{Region: "us-east-1", Credentials: creds, BaseEndpoint: aws.String(srv.URL)})
+	}
+	static := func(key string) aws.CredentialsProvider {
+		return credentials.NewStaticCredentialsProvider(key, "secret", "")
+	}
+	team := aws.NewCredentialsCache(stscreds.NewAssumeRoleProvider(stsAs(static("operatorkey")), teamARN,
+		func(o *stscreds.AssumeRoleOptions) { o.RoleSessionName = "tether-team" }))
+	for _, tc := range []struct {
+		name         string
+		creds        aws.CredentialsProvider
+		account, arn string
+	}{
+		{"default account", static("operatorkey"), DefaultAccount, "arn:aws:iam::000000000000:user/operatorkey"},
+		{"an account of its own", static("movedkey"), "222222222222", "arn:aws:iam::222222222222:user/movedkey"},
+		{"an assumed role", team, "111111111111", "arn:aws:sts::111111111111:assumed-role/tether-team/tether-team"},
+	} {
+		out, err := stsAs(tc.creds).GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if aws.ToString(out.Account) != tc.account || aws.ToString(out.Arn) != tc.arn || aws.ToString(out.UserId) == "" {
+			t.Errorf("%s: account %q, arn %q, user id %q; want %q, %q", tc.name, aws.ToString(out.Account), aws.ToString(out.Arn),
+				aws.ToString(out.UserId), tc.account, tc.arn)
+		}
+	}
+	if got := srv.CallerIdentityCalls(); len(got) != 3 || got[0] != "operatorkey" || got[2] != "teamkey" {
+		t.Errorf("GetCallerIdentity callers = %v", got)
+	}
+	if n := len(srv.Calls()); n != 1 {
+		t.Errorf("AssumeRole calls = %d, want 1: GetCallerIdentity is counted apart", n)
+	}
+}

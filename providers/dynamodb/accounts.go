@@ -113,7 +113,11 @@ func (p *Provider) endpointFor(ctx context.Context, obj *awsv1alpha1.DynamoDBTab
 	if err != nil {
 		return nil, err
 	}
-	if err := p.checkNotMoved(obj, t); err != nil {
+	current, err := p.currentAccount(ctx, obj, t)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.checkNotMoved(obj, t, current); err != nil {
 		return nil, err
 	}
 	ep, err := p.clients.For(ctx, t)
@@ -127,27 +131,57 @@ func (p *Provider) endpointFor(ctx context.Context, obj *awsv1alpha1.DynamoDBTab
 	return ep, nil
 }
 
+// currentAccount is the AWS account the object's identity is in now: its
+// AWSAccount's role's, or the operator's own as STS names it (asked before
+// the operator's first call: access.Clients.OperatorAccount). While STS
+// cannot say, an object whose status records an account touches nothing:
+// AccountChanged, for the account may well have moved (a manager restarted
+// with another account's credentials); one that records none gets STS's
+// error, and nothing is created either.
+func (p *Provider) currentAccount(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, t access.Target) (string, error) {
+	if t.AWSAccount != nil {
+		_, id := p.clients.AccountOf(t.AWSAccount)
+		return id, nil
+	}
+	id, err := p.clients.OperatorAccount(ctx)
+	if err == nil || obj.Status.AccountID == "" {
+		return id, err
+	}
+	delay := accountDelay
+	if ra, ok := providers.AsRetryAfter(err); ok {
+		delay = ra.Delay
+	}
+	return "", providers.RetryAfter(delay, reasonAccountChanged, fmt.Errorf(
+		"table %s is in AWS account %s (through the operator's own account), and Tether cannot tell which account the operator's "+
+			"credentials are in now (%v): it creates nothing and deletes nothing until STS answers sts:GetCallerIdentity; "+
+			"to let go of the table, annotate the object tether.dev/reconcile: paused and delete it",
+		obj.ResolvedTableName(), obj.Status.AccountID, err))
+}
+
 // checkNotMoved refuses to act when the object now resolves to another
 // account or region than the one its table was found in: an AWSAccount's
 // role now in another AWS account (changed, or the AWSAccount re-created),
-// the namespace's default account or the AWSAccount's region changed under
+// the operator restarted with another account's credentials, the
+// namespace's default account or the AWSAccount's region changed under
 // it. Following would create a second table, empty, elsewhere and leave
 // (or, on delete, miss) the first one. Accounts are compared by their AWS
-// account id, not by the AWSAccount's name: a name tells nothing of where
-// its role leads.
-func (p *Provider) checkNotMoved(obj *awsv1alpha1.DynamoDBTable, t access.Target) error {
+// account id (current, as currentAccount found it), not by the
+// AWSAccount's name: a name tells nothing of where its role leads. Once
+// the status records an account, the object stays bound to it, table or
+// no table: a table deleted in the first account is not re-created in
+// another.
+func (p *Provider) checkNotMoved(obj *awsv1alpha1.DynamoDBTable, t access.Target, id string) error {
 	s := obj.Status
+	if s.AccountID != "" && s.AccountID != id {
+		return providers.RetryAfter(accountDelay, reasonAccountChanged, fmt.Errorf(
+			"table %s is in AWS account %s (through %s), but the object now resolves to AWS account %s (through %s: its role or the "+
+				"operator's credentials changed, it was re-created, or the namespace's default account changed): Tether creates no table in %s "+
+				"and deletes nothing in %s; point the AWSAccount (or the operator's credentials) back at account %s to go on, or to let go "+
+				"of the table, annotate the object tether.dev/reconcile: paused and delete it",
+			obj.ResolvedTableName(), s.AccountID, accountLabel(s.Account), id, accountLabel(t.Account), id, s.AccountID, s.AccountID))
+	}
 	if s.TableID == "" || s.Region == "" {
 		return nil
-	}
-	_, id := p.clients.AccountOf(t.AWSAccount)
-	if s.AccountID != "" && id != "" && s.AccountID != id {
-		return providers.RetryAfter(accountDelay, reasonAccountChanged, fmt.Errorf(
-			"table %s is in AWS account %s (through %s), but the object now resolves to AWS account %s (through %s: its role changed, "+
-				"it was re-created, or the namespace's default account changed): Tether creates no table in %s and deletes nothing in %s; "+
-				"point the AWSAccount back at a role of account %s to go on, or to let go of the table, annotate the object "+
-				"tether.dev/reconcile: paused and delete it",
-			obj.ResolvedTableName(), s.AccountID, accountLabel(s.Account), id, accountLabel(t.Account), id, s.AccountID, s.AccountID))
 	}
 	sameAccount := s.Account == t.Account || (s.AccountID != "" && s.AccountID == id)
 	if s.Region == t.Region && sameAccount {
@@ -167,13 +201,12 @@ func accountLabel(name string) string {
 	return "AWSAccount " + name
 }
 
-// recordTarget shows where the table is in the status.
+// recordTarget shows where the table is in the status: the account as
+// Tether knows it (its role's, or the operator's as STS named it), never
+// as an ARN says, which names no account on some endpoints (DynamoDB
+// Local's say 000000000000 whoever asks).
 func recordTarget(obj *awsv1alpha1.DynamoDBTable, ep *access.Endpoint) {
 	obj.Status.Account = ep.Identity
 	obj.Status.Region = ep.Region
 	obj.Status.AccountID = ep.AccountID
-	if obj.Status.AccountID == "" {
-		// The operator's own account, when not configured, is in the ARN.
-		obj.Status.AccountID = awsv1alpha1.AccountOfARN(obj.Status.TableArn)
-	}
 }

@@ -59,7 +59,6 @@ func newAccountsFixture(t *testing.T, url string, opts Options, stsOpts ststest.
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
-	t.Setenv("AWS_ENDPOINT_URL_STS", srv.URL)
 	scheme := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{awsv1alpha1.AddToScheme, corev1.AddToScheme} {
 		if err := add(scheme); err != nil {
@@ -69,7 +68,10 @@ func newAccountsFixture(t *testing.T, url string, opts Options, stsOpts ststest.
 	reader := fake.NewClientBuilder().WithScheme(scheme).WithIndex(&awsv1alpha1.DynamoDBTable{}, IndexTableName, TableNameOf).
 		WithObjects(objs...).Build()
 	opts.Reader = reader
-	return &accountsFixture{fixture: newFixture(t, url, opts), sts: srv, reader: reader}
+	f := newFixture(t, url, opts)
+	// After newFixture, whose environment names the process's STS model.
+	t.Setenv("AWS_ENDPOINT_URL_STS", srv.URL)
+	return &accountsFixture{fixture: f, sts: srv, reader: reader}
 }
 
 func namespace(name string, labels, annotations map[string]string) *corev1.Namespace {

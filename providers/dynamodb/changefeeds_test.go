@@ -31,7 +31,9 @@ func (f feeds) Cover(identity string, _ apitypes.NamespacedName) (time.Duration,
 	return d, ok
 }
 
-func (feeds) Sent(string, string, string, string, string, time.Time) {}
+func (feeds) Sending(string, string, string, string, string, time.Time) func(bool) {
+	return func(bool) {}
+}
 
 // While a healthy change feed covers an account's tables, they are looked
 // at every safety interval: 5,000 tables every 30 minutes ask their
@@ -110,11 +112,12 @@ func TestAChangeReportedOutsideIsReadAtTheNextLook(t *testing.T) {
 	}
 }
 
-// sentLog is a ChangeFeeds that covers nothing and keeps what it was told
-// was sent.
+// sentLog is a ChangeFeeds that covers nothing and keeps the calls it was
+// told AWS accepted, and how many it was told were under way.
 type sentLog struct {
-	mu   sync.Mutex
-	sent []sentCall
+	mu       sync.Mutex
+	sent     []sentCall
+	underway int
 }
 
 type sentCall struct {
@@ -124,10 +127,18 @@ type sentCall struct {
 
 func (*sentLog) Cover(string, apitypes.NamespacedName) (time.Duration, bool) { return 0, false }
 
-func (l *sentLog) Sent(identity, call, account, region, table string, began time.Time) {
+func (l *sentLog) Sending(identity, call, account, region, table string, began time.Time) func(bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.sent = append(l.sent, sentCall{identity, call, account, region, table, began})
+	l.underway++
+	return func(accepted bool) {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.underway--
+		if accepted {
+			l.sent = append(l.sent, sentCall{identity, call, account, region, table, began})
+		}
+	}
 }
 
 func (l *sentLog) take() []sentCall {
@@ -138,10 +149,11 @@ func (l *sentLog) take() []sentCall {
 	return out
 }
 
-// The change feeds are told of each write about a table that AWS accepted,
-// once per call with the table's account, region and name and when the
-// call began (their echo check expects its event back), and of nothing
-// else: not of reads, nor of a write AWS refused.
+// The change feeds are told of each write about a table, and of its
+// answer, once per call with the table's account, region and name and when
+// the call began (their echo check expects the event of a write AWS
+// accepted back), and of nothing else: not of reads; a write AWS refused
+// is told as refused.
 func TestTheFeedsAreToldOfEachWriteAWSAccepted(t *testing.T) {
 	log := &sentLog{}
 	f := newFixture(t, dynamoDBLocal(t).URL, Options{ChangeFeeds: log, Clients: access.ClientOptions{AccountID: "444455556666", MaxAttempts: 2}})
@@ -177,5 +189,8 @@ func TestTheFeedsAreToldOfEachWriteAWSAccepted(t *testing.T) {
 	f.converge(obj)
 	if got := log.take(); len(got) != 1 || got[0].call != "UpdateTable" || got[0].table != name {
 		t.Errorf("told of %+v, want the one UpdateTable", got)
+	}
+	if log.underway != 0 {
+		t.Errorf("%d calls told as under way were never answered", log.underway)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	"github.com/tether-dev/tether/internal/ddbtest"
 	"github.com/tether-dev/tether/internal/ststest"
 	"github.com/tether-dev/tether/providers"
 	"github.com/tether-dev/tether/providers/dynamodb/access"
@@ -139,6 +140,9 @@ func TestRegionIsResolvedBeforeKeying(t *testing.T) {
 // endpointOf resolves obj's target and client as Observe does.
 func endpointOf(t *testing.T, p *Provider, obj *awsv1alpha1.DynamoDBTable) *access.Endpoint {
 	t.Helper()
+	// No DynamoDB call is made; the operator's own identity needs STS to
+	// say its account first (ddbtest's environment has a model of it).
+	ddbtest.UseEndpoint(t, "http://127.0.0.1:1")
 	ep, err := p.endpointFor(context.Background(), obj)
 	if err != nil {
 		t.Fatal(err)

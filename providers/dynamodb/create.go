@@ -61,8 +61,8 @@ func (c *tableConn) Create(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 		mem.policyChange = &policyChange{anyDoc: true, at: time.Now()}
 	}
 	p.flights.accepted(ep.TableKey(name), p.tableFlight(callCreateTable, time.Now()))
-	p.created.mark(ep.TableKey(name), creation{UID: string(obj.UID), TableID: tableIdentity(desc)})
-	obj.Status.TableID = tableIdentity(desc)
+	p.owners.mark(ep.TableKey(name), ownerRecord{UID: string(obj.UID), TableID: TableIdentity(desc)})
+	obj.Status.TableID = TableIdentity(desc)
 	recordStatus(obj, desc)
 	recordTarget(obj, ep)
 	return nil

@@ -94,10 +94,17 @@ func (p *Provider) lowerDeletionProtection(ctx context.Context, ep *access.Endpo
 	return providers.Pendingf(time.Second, reasonDeleting, "turned deletion protection off on table %s, as the spec says, to delete it", name)
 }
 
+// released forgets what Tether recorded of obj's table: obj no longer
+// manages it (deleted, gone, or never its).
 func (p *Provider) released(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) {
-	if p.created.of(ep.TableKey(obj.ResolvedTableName())).UID == string(obj.UID) {
-		p.created.mark(ep.TableKey(obj.ResolvedTableName()), creation{})
+	key := ep.TableKey(obj.ResolvedTableName())
+	if p.owners.of(key).UID == string(obj.UID) {
+		p.owners.mark(key, ownerRecord{})
 	}
+	if p.restores.of(key).UID == string(obj.UID) {
+		p.restores.mark(key, restoreStart{})
+	}
+	p.replicas.forget(key, obj.UID)
 	p.forget(obj)
 }
 

@@ -25,6 +25,7 @@ import (
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/internal/ddbtest"
 	"github.com/tether-dev/tether/internal/faultproxy"
+	"github.com/tether-dev/tether/internal/ststest"
 	"github.com/tether-dev/tether/providers"
 	"github.com/tether-dev/tether/providers/dynamodb/access"
 )
@@ -71,6 +72,12 @@ func newFixture(t *testing.T, url string, opts Options) *fixture {
 	t.Helper()
 	proxy := ddbtest.FaultProxy(t, url, 1)
 	ddbtest.UseEndpoint(t, proxy.URL())
+	if id := opts.Clients.AccountID; id != "" {
+		// --aws-account-id must be the account STS names for the
+		// operator's credentials (access.Clients.OperatorAccount): a
+		// model that puts them there.
+		operatorIn(t, id)
+	}
 	events := &eventLog{}
 	opts.Recorder = events
 	if opts.SecondaryReadInterval == 0 {
@@ -83,6 +90,20 @@ func newFixture(t *testing.T, url string, opts Options) *fixture {
 	// The raw client goes around the proxy: its calls are not counted.
 	raw := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(url) })
 	return &fixture{t: t, p: New(opts), proxy: proxy, raw: raw, events: events}
+}
+
+// operatorIn has STS (a model, internal/ststest) name account as the
+// operator's own for the rest of the test: the access key id of the
+// environment now (ddbtest.UseEndpoint's, or one the test set) is in it.
+func operatorIn(t *testing.T, account string) *ststest.Server {
+	t.Helper()
+	sts, err := ststest.Start(ststest.Options{Accounts: map[string]string{os.Getenv("AWS_ACCESS_KEY_ID"): account}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sts.Close)
+	t.Setenv("AWS_ENDPOINT_URL_STS", sts.URL)
+	return sts
 }
 
 func localFixture(t *testing.T) *fixture {

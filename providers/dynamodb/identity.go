@@ -10,9 +10,11 @@ import (
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 )
 
-// tableIdentity tells one table from another of the same name: AWS's
+// TableIdentity tells one table from another of the same name: AWS's
 // TableId, or (DynamoDB Local has none) the ARN with the creation time.
-func tableIdentity(d *types.TableDescription) string {
+// It is what status.tableId shows; exported for tests that play a tenant
+// writing a live table's identity there.
+func TableIdentity(d *types.TableDescription) string {
 	if id := aws.ToString(d.TableId); id != "" {
 		return id
 	}

@@ -32,8 +32,6 @@ const (
 	OutputEndpoint  = "AWS_ENDPOINT_URL_DYNAMODB"
 )
 
-var outputKeys = []string{OutputTableName, OutputTableArn, OutputStreamArn, OutputRegion, OutputAccountID, OutputEndpoint}
-
 // outputsData is what the outputs ConfigMap holds for obj's table now.
 func outputsData(obj *awsv1alpha1.DynamoDBTable, ep *access.Endpoint) map[string]string {
 	s := obj.Status
@@ -56,11 +54,15 @@ func checksum(data map[string]string) string {
 
 // writeOutputs keeps spec.writeOutputsTo's ConfigMap current. Tether only
 // ever writes to a ConfigMap it created: it creates it (an existing one of
-// that name is someone else's, and is left alone), records its UID in the
-// status, and later patches it with that UID as a precondition, so a
-// ConfigMap someone else put in its place is never written. It needs no
-// read of ConfigMaps at all, and writes only when the data changed. The
-// owner reference lets the garbage collector remove it with the object.
+// that name is someone else's, and is left alone) with the object's
+// owner-uid label, records its UID in the status, and later patches it on
+// two preconditions the API server checks: that UID, and that label. The
+// status is anyone's to write who may patch the status subresource, so the
+// UID alone (another ConfigMap's, written there) would prove nothing; the
+// label is on no ConfigMap Tether did not create but for one whose writer
+// could write it anyway. It needs no read of ConfigMaps at all, and writes
+// only when the data changed. The owner reference lets the garbage
+// collector remove it with the object.
 func (p *Provider) writeOutputs(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) error {
 	ref := obj.Spec.WriteOutputsTo
 	if ref == nil || p.opts.Writer == nil || obj.Status.TableArn == "" {
@@ -122,34 +124,32 @@ func (p *Provider) createOutputs(ctx context.Context, obj *awsv1alpha1.DynamoDBT
 // reads ConfigMaps, and one it did not create is left alone (the test
 // fails: Invalid). The answer gives the ConfigMap's UID.
 func (p *Provider) claimOutputs(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, cm *corev1.ConfigMap) error {
-	label := "/metadata/labels/" + strings.ReplaceAll(TagOwnerUID, "/", "~1")
-	body, err := json.Marshal([]map[string]any{
-		{"op": "test", "path": label, "value": string(obj.UID)},
-		{"op": "replace", "path": "/data", "value": cm.Data},
-	})
+	return p.patchOwnOutputs(ctx, obj, cm, "", cm.Data)
+}
+
+// patchOutputs replaces the data of the ConfigMap Tether created with UID
+// uid.
+func (p *Provider) patchOutputs(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, uid string, data map[string]string) error {
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: obj.Namespace, Name: obj.Spec.WriteOutputsTo.Name}}
+	return p.patchOwnOutputs(ctx, obj, cm, uid, data)
+}
+
+// patchOwnOutputs replaces cm's data with one JSON patch whose test
+// operations the API server checks first: the object's owner-uid label
+// Tether put on the ConfigMap it created, and, when uid is set, the UID it
+// recorded. A failed test is Invalid, and nothing is written. The whole of
+// data is Tether's: it is replaced, so keys that no longer apply go.
+func (p *Provider) patchOwnOutputs(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, cm *corev1.ConfigMap, uid string, data map[string]string) error {
+	ops := []map[string]any{{"op": "test", "path": "/metadata/labels/" + strings.ReplaceAll(TagOwnerUID, "/", "~1"), "value": string(obj.UID)}}
+	if uid != "" {
+		ops = append(ops, map[string]any{"op": "test", "path": "/metadata/uid", "value": uid})
+	}
+	ops = append(ops, map[string]any{"op": "add", "path": "/data", "value": data})
+	body, err := json.Marshal(ops)
 	if err != nil {
 		return err
 	}
 	return p.opts.Writer.Patch(ctx, cm, client.RawPatch(types.JSONPatchType, body))
-}
-
-// patchOutputs replaces the data of the ConfigMap with UID uid: a merge
-// patch that carries metadata.uid, which the API server checks against the
-// object's, and removes the keys that no longer apply.
-func (p *Provider) patchOutputs(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, uid string, data map[string]string) error {
-	values := map[string]any{}
-	for _, k := range outputKeys {
-		values[k] = nil
-		if v, ok := data[k]; ok {
-			values[k] = v
-		}
-	}
-	body, err := json.Marshal(map[string]any{"metadata": map[string]any{"uid": uid}, "data": values})
-	if err != nil {
-		return err
-	}
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: obj.Namespace, Name: obj.Spec.WriteOutputsTo.Name}}
-	return p.opts.Writer.Patch(ctx, cm, client.RawPatch(types.MergePatchType, body))
 }
 
 func ptrTrue() *bool { t := true; return &t }

@@ -21,56 +21,64 @@ type ownership int
 
 const (
 	notOwned ownership = iota
-	// ownedByRecord: the table's identity is the one Tether recorded for
-	// obj (in the status, or in this process's memory of its CreateTable).
+	// ownedByRecord: Tether's own record says the table is obj's (it
+	// created or restored it for obj, or read obj's owner tag on it, in
+	// this process), or, where the endpoint holds no tags, the status
+	// records it and obj's namespace may adopt it anyway (ownsByStatus).
 	ownedByRecord
 	// ownedByTag: the table carries obj's owner-uid tag.
 	ownedByTag
-	// ownedByRestore: obj's own restore made the table (restoredFor).
+	// ownedByRestore: a restore Tether began for obj made the table
+	// (restoredFor).
 	ownedByRestore
 	// ownedByAdoption: the table is someone else's and obj adopts it.
 	ownedByAdoption
 )
 
 // owns says whether obj may manage the table, and by which proof.
-// Ownership rests on proof, never on timing alone:
-//   - the table's identity is the one Tether recorded for obj (from its own
-//     CreateTable answer, or when it adopted the table), in the status or,
-//     should that status write have been lost, in this process's memory;
-//   - or the table carries obj's owner-uid tag, which Tether gives
-//     CreateTable and a restored table right after the restore (read once,
-//     only when nothing else proves ownership);
-//   - or, carrying no owner tag, it was restored from obj's source, which
-//     obj's namespace may read, after obj recorded that it was about to
-//     create it (restoredFor);
-//   - or obj asks to adopt it, and its AWSAccount lets its namespace adopt.
+// Ownership rests only on what a tenant cannot write, never on the status
+// (anyone who may patch the status subresource writes it) nor on timing:
+//   - Tether's own record, in this process's memory, that the table is
+//     obj's: from its own CreateTable or restore answer, or an owner tag it
+//     read before (ownerRecords);
+//   - the owner-uid tag AWS holds on the table, which Tether gives
+//     CreateTable and a restored table right after the restore (read once
+//     after a restart, then recorded);
+//   - carrying no owner tag, the table was made by a restore Tether began
+//     for obj in this process, from that very source (restoredFor);
+//   - obj asks to adopt it, and its AWSAccount lets its namespace adopt.
+//
+// Where the endpoint holds no tags at all (DynamoDB Local), nothing in AWS
+// can prove ownership after a restart: there, and only there, the table
+// identity the status records is taken, for a namespace that may adopt the
+// table anyway (ownsByStatus), which gives it nothing it could not ask for.
 //
 // A table that appeared between Observe and CreateTable (ResourceInUse) has
 // none of these, so it is someone else's until the user says otherwise.
 // why says, when the table is not owned, what refused an adoption.
 func (p *Provider) owns(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) (how ownership, why string, err error) {
-	id := tableIdentity(d)
-	if obj.Status.TableID != "" && obj.Status.TableID == id {
-		return ownedByRecord, "", nil
-	}
-	if p.created.of(ep.TableKey(obj.ResolvedTableName())) == (creation{UID: string(obj.UID), TableID: id}) {
+	key, mine := ep.TableKey(obj.ResolvedTableName()), ownerRecord{UID: string(obj.UID), TableID: TableIdentity(d)}
+	if p.owners.of(key) == mine {
 		return ownedByRecord, "", nil
 	}
 	owner, err := p.ownerTagOf(ctx, ep, obj, d)
 	if err != nil {
 		return notOwned, "", err
 	}
-	if owner == string(obj.UID) {
+	switch {
+	case owner == string(obj.UID):
+		p.owners.mark(key, mine)
 		return ownedByTag, "", nil
+	case owner == "" && p.restoredFor(ep, obj, d):
+		p.owners.mark(key, mine)
+		return ownedByRestore, "", nil
 	}
-	if owner == "" && restoredFor(obj, d) {
-		// The create-started note is the user's to write too: the record
-		// proves the table only where the namespace may read its source.
-		switch err := p.checkRestoreSource(ctx, ep, obj); {
-		case err == nil:
-			return ownedByRestore, "", nil
-		case !isRefusal(err, reasonRestoreNotAllowed):
+	if owner == "" {
+		switch by, err := p.ownsByStatus(ctx, ep, obj, d); {
+		case err != nil:
 			return notOwned, "", err
+		case by:
+			return ownedByRecord, "", nil
 		}
 	}
 	if obj.Annotations[awsv1alpha1.AnnotationAdopt] != "true" {
@@ -81,6 +89,20 @@ func (p *Provider) owns(ctx context.Context, ep *access.Endpoint, obj *awsv1alph
 		return notOwned, why, err
 	}
 	return ownedByAdoption, "", nil
+}
+
+// ownsByStatus takes the status's record of the table's identity as proof
+// where nothing else can be: the endpoint holds no tags (after a restart,
+// DynamoDB Local's tables carry no proof at all), and obj's namespace may
+// adopt tables there (the operator's own identity, or an AWSAccount's
+// spec.tenancy.adoptionNamespaces), so that a status patch gives nothing
+// the adopt annotation would not.
+func (p *Provider) ownsByStatus(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) (bool, error) {
+	if !p.clients.Lacks(ep, plan.FeatureTags) || obj.Status.TableID == "" || obj.Status.TableID != TableIdentity(d) {
+		return false, nil
+	}
+	may, _, err := p.mayAdopt(ctx, ep, obj)
+	return may, err
 }
 
 // ownerTagOf reads the table's tags for Tether's owner-uid tag ("" when
@@ -126,7 +148,7 @@ func (p *Provider) checkOwnership(ctx context.Context, ep *access.Endpoint, obj 
 			"(Tether will then change it to match the spec; deleting the object deletes it only with %s: \"true\" and deletionPolicy Delete)",
 			p.whyNotOwned(obj, d), awsv1alpha1.AnnotationAdopt, awsv1alpha1.AnnotationDeleteAdopted)
 	}
-	id := tableIdentity(d)
+	id := TableIdentity(d)
 	if obj.Status.TableID != id {
 		if how == ownedByAdoption {
 			obj.Status.Adopted = true
@@ -138,15 +160,18 @@ func (p *Provider) checkOwnership(ctx context.Context, ep *access.Endpoint, obj 
 }
 
 // whyNotOwned explains, as precisely as Tether knows, why the table is
-// not taken for obj's: it lost a create race, an earlier create was
-// interrupted before its answer arrived, the table was replaced, or it was
-// simply there.
+// not taken for obj's: it lost a create race, the status names it but is
+// no proof, an earlier create was interrupted before its answer arrived,
+// the table was replaced, or it was simply there.
 func (p *Provider) whyNotOwned(obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) string {
 	name := obj.ResolvedTableName()
 	switch {
 	case p.memoryOf(obj).createRefused:
 		return fmt.Sprintf("table %s was created by someone else between Tether's check and its CreateTable "+
 			"(DynamoDB answered ResourceInUseException), so it is not this object's", name)
+	case obj.Status.TableID == TableIdentity(d):
+		return fmt.Sprintf("table %s is the one status.tableId names, but the status is no proof of ownership (anyone who may "+
+			"patch it writes it): the table carries no owner tag of this object, and Tether has no record of creating it", name)
 	case obj.Status.TableID != "":
 		return fmt.Sprintf("table %s was replaced outside Tether by a table it did not create (its id differs from the one on record)", name)
 	case interruptedCreate(obj, d):

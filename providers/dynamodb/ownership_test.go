@@ -102,7 +102,7 @@ func TestCreateRaceLeavesTheTableNotOwned(t *testing.T) {
 
 			obj.Annotations[awsv1alpha1.AnnotationAdopt] = "true"
 			f.converge(obj)
-			if obj.Status.TableID != tableIdentity(f.describe(obj.Name)) {
+			if obj.Status.TableID != TableIdentity(f.describe(obj.Name)) {
 				t.Errorf("adopted table's id not recorded")
 			}
 		})

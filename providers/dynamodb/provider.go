@@ -88,9 +88,11 @@ type Provider struct {
 	opts        Options
 	defaultTags defaultTags
 
-	objects memories  // by object UID
-	created creations // the tables Tether created, and for which object
-	flights flightLog // the calls AWS accepted, by table
+	objects  memories      // by object UID
+	owners   ownerRecords  // whose tables are whose, by Tether's own record (ownership.go)
+	restores restoreStarts // the restores Tether began, by table
+	replicas addedReplicas // the replicas Tether added, by table (replicas.go)
+	flights  flightLog     // the calls AWS accepted, by table
 
 	// changedOutside are the objects whose table AWS reported changed
 	// since their last look (changefeeds.go).

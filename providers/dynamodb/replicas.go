@@ -6,11 +6,13 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	apitypes "k8s.io/apimachinery/pkg/types"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/providers"
@@ -21,6 +23,64 @@ import (
 // A global table's replicas as the adapter handles them beside the plan
 // (plan/replicas.go): the status's record of them, which of them Tether
 // added, and their removal before the table is deleted.
+
+// addedReplicas are the replicas Tether added, by table key and Region,
+// with the object it added each for. They decide which replicas Tether
+// removes before deleting a table, so they are Tether's own record, in
+// memory: status.addedReplicaRegions shows them, and is anyone's to write
+// (who may patch the status subresource).
+type addedReplicas struct {
+	mu    sync.Mutex
+	byKey map[string]map[string]apitypes.UID
+}
+
+func (a *addedReplicas) add(key, region string, uid apitypes.UID) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.byKey == nil {
+		a.byKey = map[string]map[string]apitypes.UID{}
+	}
+	if a.byKey[key] == nil {
+		a.byKey[key] = map[string]apitypes.UID{}
+	}
+	a.byKey[key][region] = uid
+}
+
+// has says whether Tether added the table's replica in region for uid.
+func (a *addedReplicas) has(key, region string, uid apitypes.UID) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	by, ok := a.byKey[key][region]
+	return ok && by == uid
+}
+
+// regions are the Regions of the table's replicas Tether added.
+func (a *addedReplicas) regions(key string) []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Sorted(maps.Keys(a.byKey[key]))
+}
+
+// drop forgets one replica (it is gone).
+func (a *addedReplicas) drop(key, region string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.byKey[key], region)
+	if len(a.byKey[key]) == 0 {
+		delete(a.byKey, key)
+	}
+}
+
+// forget drops the table's record of the replicas added for uid (the
+// object lets go of the table).
+func (a *addedReplicas) forget(key string, uid apitypes.UID) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	maps.DeleteFunc(a.byKey[key], func(_ string, by apitypes.UID) bool { return by == uid })
+	if len(a.byKey[key]) == 0 {
+		delete(a.byKey, key)
+	}
+}
 
 // recordReplicas shows every replica AWS reports in the status, sorted.
 func recordReplicas(obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) {
@@ -34,13 +94,16 @@ func recordReplicas(obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) {
 }
 
 // removeReplicasFirst is the start of deleting a global table: the
-// replicas Tether added (status.addedReplicaRegions) go one by one, each
-// once the table is idle, before DeleteTable (the order ACK follows,
-// sdk_delete_pre_build_request.go.tpl). Replicas Tether did not add (of a
-// table it adopted, or added by someone else) are never removed: with one
-// left, the table is not deleted either, as what DeleteTable does to the
-// other Regions is not documented, and the delete waits, saying so. done is
-// false while the delete cannot go on; the error says why.
+// replicas that are the object's go one by one, each once the table is
+// idle, before DeleteTable (the order ACK follows,
+// sdk_delete_pre_build_request.go.tpl). The object's are those Tether's
+// own record says it added for it (addedReplicas), and those its spec
+// names, which it could have Tether remove by dropping them from the spec
+// anyway; never because the status says so. Others (of a table it adopted,
+// or added by someone else) are never removed: with one left, the table is
+// not deleted either, as what DeleteTable does to the other Regions is not
+// documented, and the delete waits, saying so. done is false while the
+// delete cannot go on; the error says why.
 func (p *Provider) removeReplicasFirst(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) (done bool, err error) {
 	reps := plan.WithoutRegion(plan.ObservedReplicas(d), ep.Region)
 	if len(reps) == 0 {
@@ -55,7 +118,7 @@ func (p *Provider) removeReplicasFirst(ctx context.Context, ep *access.Endpoint,
 		switch {
 		case p.flights.unseen(ep.TableKey(name), string(plan.StepDeleteReplica)+":"+region, time.Now()):
 			going = append(going, region) // a late read: its removal is in flight
-		case slices.Contains(obj.Status.AddedReplicaRegions, region):
+		case p.replicas.has(ep.TableKey(name), region, obj.UID) || specNamesReplica(obj, region):
 			ours = append(ours, region)
 		default:
 			others = append(others, region)
@@ -83,32 +146,49 @@ func (p *Provider) removeReplicasFirst(ctx context.Context, ep *access.Endpoint,
 		region, name, len(ours))
 }
 
-// recordAddedReplica notes a replica Tether just added.
-func recordAddedReplica(obj *awsv1alpha1.DynamoDBTable, step plan.Step) {
+// specNamesReplica says whether obj's spec names a replica in region.
+func specNamesReplica(obj *awsv1alpha1.DynamoDBTable, region string) bool {
+	return slices.ContainsFunc(obj.Spec.Replicas, func(r awsv1alpha1.Replica) bool { return r.RegionName == region })
+}
+
+// recordAddedReplica notes a replica Tether just added, in its own record
+// and, for the user to see, in the status.
+func (p *Provider) recordAddedReplica(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, step plan.Step) {
 	if step.Kind != plan.StepCreateReplica || step.Table == nil || len(step.Table.ReplicaUpdates) != 1 {
 		return
 	}
 	region := aws.ToString(step.Table.ReplicaUpdates[0].Create.RegionName)
+	p.replicas.add(ep.TableKey(obj.ResolvedTableName()), region, obj.UID)
 	if !slices.Contains(obj.Status.AddedReplicaRegions, region) {
 		obj.Status.AddedReplicaRegions = append(slices.Clone(obj.Status.AddedReplicaRegions), region)
 		slices.Sort(obj.Status.AddedReplicaRegions)
 	}
 }
 
-// forgetGoneReplicas drops from status.addedReplicaRegions the replicas an
-// idle table no longer has (removed by Tether or by someone else): one
-// added later by someone else is not Tether's. A replica Tether just added
-// may not show yet (DescribeTable is eventually consistent): it is kept
-// while its add is in flight (inflight.go).
+// forgetGoneReplicas drops from Tether's record of the replicas it added,
+// and from status.addedReplicaRegions, those an idle table no longer has
+// (removed by Tether or by someone else): one added later by someone else
+// is not Tether's. A replica Tether just added may not show yet
+// (DescribeTable is eventually consistent): it is kept while its add is in
+// flight (inflight.go).
 func (p *Provider) forgetGoneReplicas(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) {
-	if d.TableStatus != types.TableStatusActive || len(obj.Status.AddedReplicaRegions) == 0 {
+	if d.TableStatus != types.TableStatusActive {
 		return
 	}
-	have, now := plan.ObservedReplicas(d), time.Now()
-	obj.Status.AddedReplicaRegions = slices.DeleteFunc(slices.Clone(obj.Status.AddedReplicaRegions), func(region string) bool {
+	have, now, key := plan.ObservedReplicas(d), time.Now(), ep.TableKey(obj.ResolvedTableName())
+	gone := func(region string) bool {
 		_, ok := have[region]
-		return !ok && !p.flights.unseen(ep.TableKey(obj.ResolvedTableName()), string(plan.StepCreateReplica)+":"+region, now)
-	})
+		return !ok && !p.flights.unseen(key, string(plan.StepCreateReplica)+":"+region, now)
+	}
+	for _, region := range p.replicas.regions(key) {
+		if gone(region) {
+			p.replicas.drop(key, region)
+		}
+	}
+	if len(obj.Status.AddedReplicaRegions) == 0 {
+		return
+	}
+	obj.Status.AddedReplicaRegions = slices.DeleteFunc(slices.Clone(obj.Status.AddedReplicaRegions), gone)
 	if len(obj.Status.AddedReplicaRegions) == 0 {
 		obj.Status.AddedReplicaRegions = nil
 	}

@@ -73,7 +73,8 @@ func (p *Provider) mayAdopt(ctx context.Context, ep *access.Endpoint, obj *awsv1
 
 // checkPolicyPrincipals refuses a resource policy that grants access to a
 // principal outside the table's account, unless the AWSAccount allows that
-// principal's account.
+// principal's account, and one with a grant it does not fully understand
+// (principals.go): the text it reads is the one sent to AWS.
 func checkPolicyPrincipals(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, pol *plan.Policy) error {
 	if pol == nil || pol.Absent || trustsFully(ep) {
 		return nil
@@ -82,99 +83,29 @@ func checkPolicyPrincipals(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, 
 	if slices.Contains(allowed, "*") {
 		return nil
 	}
+	partition, _ := access.PartitionOf(ep.Region)
+	grants, err := policyGrants(pol.Text, partition)
+	if err != nil {
+		return refusal(reasonPolicyNotAllowed, "spec.resourcePolicy has a grant Tether does not fully understand (%v); AWSAccount %s lets "+
+			"namespace %s grant access only to principals of account %s (its spec.tenancy.policyPrincipalAccounts), which it must be able to "+
+			"tell: write the document as IAM's grammar does (Statement, Effect, Principal with AWS, Service, Federated or CanonicalUser, "+
+			"each a string or a list of strings): the policy is not attached and, before the table exists, the table is not created",
+			err, ep.Identity, obj.Namespace, ep.AccountID)
+	}
 	var outside []string
-	for _, principal := range grantedPrincipals(pol.Doc) {
-		account := principalAccount(principal)
-		if account == "" || (account != ep.AccountID && !slices.Contains(allowed, account)) {
-			outside = append(outside, principal)
+	for _, g := range grants {
+		if g.account == "" || (g.account != ep.AccountID && !slices.Contains(allowed, g.account)) {
+			outside = append(outside, g.principal)
 		}
 	}
 	if len(outside) == 0 {
 		return nil
 	}
+	where := ep.AccountID
+	if partition != "" {
+		where += " of partition " + partition
+	}
 	return refusal(reasonPolicyNotAllowed, "spec.resourcePolicy grants access to %s, outside account %s; AWSAccount %s does not allow it "+
 		"(its spec.tenancy.policyPrincipalAccounts): the policy is not attached and, before the table exists, the table is not created",
-		strings.Join(outside, ", "), ep.AccountID, ep.Identity)
-}
-
-// grantedPrincipals lists whom a policy document's Allow statements grant
-// access to, in IAM's grammar (Statement an object or a list; Principal
-// "*" or a map of AWS, Service, Federated, CanonicalUser to a string or a
-// list). An Allow with NotPrincipal grants everyone else: "*".
-func grantedPrincipals(doc any) []string {
-	m, _ := doc.(map[string]any)
-	var statements []any
-	switch st := m["Statement"].(type) {
-	case []any:
-		statements = st
-	case map[string]any:
-		statements = []any{st}
-	}
-	var out []string
-	for _, raw := range statements {
-		st, _ := raw.(map[string]any)
-		if effect, _ := st["Effect"].(string); effect != "Allow" {
-			continue
-		}
-		if _, ok := st["NotPrincipal"]; ok {
-			out = append(out, "*")
-		}
-		switch pr := st["Principal"].(type) {
-		case string:
-			out = append(out, pr)
-		case map[string]any:
-			for _, kind := range []string{"AWS", "Service", "Federated", "CanonicalUser"} {
-				for _, v := range stringsOf(pr[kind]) {
-					if kind != "AWS" {
-						v = kind + ":" + v
-					}
-					out = append(out, v)
-				}
-			}
-		}
-	}
-	return out
-}
-
-func stringsOf(v any) []string {
-	switch x := v.(type) {
-	case string:
-		return []string{x}
-	case []any:
-		var out []string
-		for _, e := range x {
-			if s, ok := e.(string); ok {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	return nil
-}
-
-// principalAccount is the account an AWS principal belongs to: a 12-digit
-// account id, or the account field of an IAM or STS ARN. "" for anything
-// else ("*", service, federated and canonical-user principals, unique ids):
-// nothing proves those are inside the account.
-func principalAccount(principal string) string {
-	if isAccountID(principal) {
-		return principal
-	}
-	parts := strings.SplitN(principal, ":", 6)
-	if len(parts) == 6 && parts[0] == "arn" && (parts[2] == "iam" || parts[2] == "sts") && isAccountID(parts[4]) {
-		return parts[4]
-	}
-	return ""
-}
-
-func isAccountID(s string) bool {
-	if len(s) != 12 {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
+		strings.Join(outside, ", "), where, ep.Identity)
 }

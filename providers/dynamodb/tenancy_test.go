@@ -2,16 +2,23 @@ package dynamodb
 
 import (
 	"context"
-	"encoding/json"
+	"fmt"
+	"io"
 	"maps"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	neturl "net/url"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
@@ -23,12 +30,17 @@ import (
 	"github.com/tether-dev/tether/providers/dynamodb/plan"
 )
 
-// Issue 23 item 7: whom a resource policy may grant access to. Only Allow
-// statements grant; an AWS principal is inside the account when it is the
-// account id or an IAM or STS ARN of it; anything else ("*", a
-// NotPrincipal, service and federated principals, another account) is
-// outside unless the AWSAccount lists that account, or "*". The operator's
-// own identity is trusted with any.
+// Issue 23 item 7 and issue 39 item 7: whom a resource policy may grant
+// access to. Only Deny statements grant nothing; an AWS principal is
+// inside the account when it is the account id or an IAM or STS ARN of it
+// in the table's partition; anything else ("*", a NotPrincipal, service
+// and federated principals, another account, another partition's ARN with
+// the same digits) is outside unless the AWSAccount lists that account, or
+// "*". A statement whose principals are not fully understood (an account
+// id as a JSON number, alone or in a list, element names in another case
+// beside the usual ones, a principal kind IAM has not, an Allow naming no
+// principal) refuses the policy: each of those passed before. The
+// operator's own identity is trusted with any.
 func TestPolicyPrincipalsOutsideTheAccount(t *testing.T) {
 	statement := func(s string) string { return `{"Version": "2012-10-17", "Statement": ` + s + `}` }
 	cases := []struct {
@@ -49,18 +61,32 @@ func TestPolicyPrincipalsOutsideTheAccount(t *testing.T) {
 		{"a federated user", statement(`{"Effect": "Allow", "Principal": {"Federated": "cognito-identity.amazonaws.com"}, "Action": "*", "Resource": "*"}`), nil, "Federated:"},
 		{"a unique id proves nothing", statement(`{"Effect": "Allow", "Principal": {"AWS": "AROAEXAMPLEID"}, "Action": "*", "Resource": "*"}`), nil, "AROAEXAMPLEID"},
 		{"a deny grants nothing", statement(`{"Effect": "Deny", "Principal": "*", "Action": "dynamodb:DeleteTable", "Resource": "*"}`), nil, ""},
+		// Issue 39 item 7: shapes the check did not read, each of which
+		// it passed.
+		{"an account id as a number", statement(`{"Effect": "Allow", "Principal": {"AWS": 999999999999}, "Action": "*", "Resource": "*"}`), nil, "not fully understand"},
+		{"an account id as a number in a list", statement(`{"Effect": "Allow", "Principal": {"AWS": ["111111111111", 999999999999]}, "Action": "*", "Resource": "*"}`), nil, "not fully understand"},
+		{"lower-case aws", statement(`{"Effect": "Allow", "Principal": {"aws": "arn:aws:iam::999999999999:root"}, "Action": "*", "Resource": "*"}`), nil, "not fully understand"},
+		{"lower-case effect", statement(`{"effect": "Allow", "Principal": {"AWS": "arn:aws:iam::999999999999:root"}, "Action": "*", "Resource": "*"}`), nil, "999999999999"},
+		{"lower-case statement", `{"Version": "2012-10-17", "statement": {"Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::999999999999:root"}, "Action": "*", "Resource": "*"}}`, nil, "999999999999"},
+		{"Statement and statement", `{"Version": "2012-10-17", "Statement": {"Effect": "Deny", "Principal": "*", "Action": "*", "Resource": "*"}, "statement": {"Effect": "Allow", "Principal": "*", "Action": "*", "Resource": "*"}}`, nil, "not fully understand"},
+		{"another partition, the same digits", statement(`{"Effect": "Allow", "Principal": {"AWS": "arn:aws-cn:iam::111111111111:root"}, "Action": "*", "Resource": "*"}`), nil, "arn:aws-cn:iam::111111111111:root"},
+		{"another partition, its account allowed", statement(`{"Effect": "Allow", "Principal": {"AWS": "arn:aws-us-gov:iam::999999999999:root"}, "Action": "*", "Resource": "*"}`), []string{"999999999999"}, "arn:aws-us-gov:iam::999999999999:root"},
+		{"a principal kind IAM has not", statement(`{"Effect": "Allow", "Principal": {"Anyone": "x"}, "Action": "*", "Resource": "*"}`), nil, "not fully understand"},
+		{"a principal that is neither * nor a map", statement(`{"Effect": "Allow", "Principal": "arn:aws:iam::999999999999:root", "Action": "*", "Resource": "*"}`), nil, "not fully understand"},
+		{"an allow naming no principal", statement(`{"Effect": "Allow", "Action": "*", "Resource": "*"}`), nil, "not fully understand"},
+		{"a statement that is no object", statement(`["Allow"]`), nil, "not fully understand"},
+		{"an effect that is not exactly Deny is an allow", statement(`{"Effect": "deny", "Principal": {"AWS": "arn:aws:iam::999999999999:root"}, "Action": "*", "Resource": "*"}`), nil, "999999999999"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var doc any
-			if err := json.Unmarshal([]byte(c.policy), &doc); err != nil {
+			pol, err := plan.SpecPolicy(&runtime.RawExtension{Raw: []byte(c.policy)})
+			if err != nil {
 				t.Fatal(err)
 			}
-			pol := &plan.Policy{Doc: doc}
-			ep := &access.Endpoint{Identity: "team", AccountID: "111111111111", AWSAccount: account("team", roleA, func(a *awsv1alpha1.AWSAccount) {
+			ep := &access.Endpoint{Identity: "team", Region: "us-east-1", AccountID: "111111111111", AWSAccount: account("team", roleA, func(a *awsv1alpha1.AWSAccount) {
 				a.Spec.Tenancy.PolicyPrincipalAccounts = c.allowed
 			})}
-			err := checkPolicyPrincipals(ep, newTable(), pol)
+			err = checkPolicyPrincipals(ep, newTable(), pol)
 			switch {
 			case c.outside == "" && err != nil:
 				t.Errorf("refused: %v", err)
@@ -138,7 +164,7 @@ func TestRestoreSourcesOfAnAccountOnTheModel(t *testing.T) {
 	now := newTable(inNamespace("team-a"), usingAccount("shared"), func(o *awsv1alpha1.DynamoDBTable) { o.Name = earlier.Name })
 	hold(now)
 	fromBackup := &awsv1alpha1.RestoreSource{BackupArn: aws.ToString(backup.BackupDetails.BackupArn)}
-	refused(restoring("team-a", fromBackup), "not the table DynamoDBTable "+now.Name+" holds")
+	refused(restoring("team-a", fromBackup), "not a backup of the table "+now.Name+" holds")
 	// Its own backup team-a may restore.
 	own, err := db.CreateBackup(ctx, &dynamodb.CreateBackupInput{TableName: aws.String(now.Name), BackupName: aws.String("own")})
 	if err != nil {
@@ -193,45 +219,84 @@ func TestARestoredTableIsTaggedRightAwayOnTheModel(t *testing.T) {
 	}
 }
 
-// Issue 23 item 13, MODEL without tagging: a manager stopped between the
-// restore and its status write (a new process, the object without a table
-// id) finds its table by the restore's own record (the source the spec
-// names, restored after the create-started note), instead of calling it
-// NotOwned. A table restored from another source, or before the note, is
-// still not the object's.
+// Issue 23 item 13 and issue 39 item 5, MODEL without tagging: a restore
+// whose answer was lost (the first attempt made the table, its answer
+// never came back, and the SDK's retry met TableAlreadyExistsException) is
+// recognised by Tether's own record of the restore it began: the table was
+// restored from the source it sent, after it began. That record is in
+// memory: a manager restarted since has none, and the create-started note
+// on the object, anyone's to write, proves nothing (it claimed a table
+// restored outside Tether before); nor does a table restored from another
+// source, or one made before the restore began.
 func TestAnInterruptedRestoreIsRecognisedOnTheModel(t *testing.T) {
-	f := newModelFixture(t, ddbgap.Options{}, Options{})
+	gap := ddbgap.New(dynamoDBLocal(t).URL, ddbgap.Options{Transition: 50 * time.Millisecond})
+	gapURL, err := gap.Listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = gap.Close() })
+	f := newFixture(t, losingFirstAnswer(t, gapURL, "RestoreTableToPointInTime"), Options{})
 	obj := newTable()
 	source := f.sourceTable(obj.Name+"-src", 1, true)
 	other := f.sourceTable(obj.Name+"-other", 1, true)
 	obj.Spec.RestoreFrom = &awsv1alpha1.RestoreSource{PointInTime: &awsv1alpha1.PointInTimeRestore{SourceTableArn: source, UseLatestRestorableTime: true}}
-	noted := func(o *awsv1alpha1.DynamoDBTable, at time.Time) *awsv1alpha1.DynamoDBTable {
-		o.Annotations = map[string]string{commonv1alpha1.AnnotationCreateStarted: at.UTC().Format(time.RFC3339)}
-		return o
+	f.converge(obj)
+	if n := f.proxy.Calls()["RestoreTableToPointInTime"]; n < 2 {
+		t.Fatalf("restore attempts = %d, want the lost one and the SDK's retry", n)
 	}
-	noted(obj, time.Now())
-	if _, err := f.pass(obj); err != nil {
-		t.Fatal(err)
-	}
-	lost := obj.DeepCopy()
-	lost.Status = awsv1alpha1.DynamoDBTableStatus{}
-	restarted := newFixture(t, f.gap.URL(), Options{})
-	restarted.converge(lost)
-	if lost.Status.TableID != obj.Status.TableID {
-		t.Errorf("table id after the restart = %q, want %q", lost.Status.TableID, obj.Status.TableID)
+	if id := TableIdentity(f.describe(obj.Name)); obj.Status.TableID != id {
+		t.Errorf("table id = %q, want the restored table's %q", obj.Status.TableID, id)
 	}
 
+	noted := func(o *awsv1alpha1.DynamoDBTable) *awsv1alpha1.DynamoDBTable {
+		o.Name = obj.Name
+		o.Annotations = map[string]string{commonv1alpha1.AnnotationCreateStarted: time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)}
+		return o
+	}
+	lost := noted(obj.DeepCopy())
+	lost.Status = awsv1alpha1.DynamoDBTableStatus{}
 	for name, o := range map[string]*awsv1alpha1.DynamoDBTable{
+		"after a restart, with a create-started note": lost,
 		"another source": noted(newTable(func(o *awsv1alpha1.DynamoDBTable) {
 			o.Spec.RestoreFrom = &awsv1alpha1.RestoreSource{PointInTime: &awsv1alpha1.PointInTimeRestore{SourceTableArn: other, UseLatestRestorableTime: true}}
-		}), time.Now()),
-		"a note after the table": noted(newTable(func(o *awsv1alpha1.DynamoDBTable) { o.Spec.RestoreFrom = obj.Spec.RestoreFrom }), time.Now().Add(time.Hour)),
+		})),
 	} {
-		o.Name = obj.Name
-		if _, err := newFixture(t, f.gap.URL(), Options{}).pass(o); !isTerminalReason(err, ReasonNotOwned) {
+		restarted := newFixture(t, gapURL, Options{})
+		if _, err := restarted.pass(o); !isTerminalReason(err, ReasonNotOwned) {
 			t.Errorf("%s: %v, want %s", name, err, ReasonNotOwned)
 		}
+		if calls := restarted.proxy.Calls(); calls["TagResource"]+calls["UpdateTable"]+calls["DeleteTable"] != 0 {
+			t.Errorf("%s: writes to a table not proven the object's: %v", name, calls)
+		}
 	}
+}
+
+// losingFirstAnswer is an endpoint in front of url whose first call of
+// operation reaches url, but whose answer is lost on the way back: the
+// caller gets a 500 instead, as when a connection drops after AWS acted.
+func losingFirstAnswer(t *testing.T, url, operation string) string {
+	t.Helper()
+	target, err := neturl.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lost atomic.Bool
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.ModifyResponse = func(r *http.Response) error {
+		if strings.HasSuffix(r.Request.Header.Get("X-Amz-Target"), "."+operation) && lost.CompareAndSwap(false, true) {
+			_ = r.Body.Close()
+			r.StatusCode = http.StatusInternalServerError
+			body := `{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"the answer was lost"}`
+			r.Body = io.NopCloser(strings.NewReader(body))
+			r.ContentLength = int64(len(body))
+			r.Header.Set("Content-Length", fmt.Sprint(len(body)))
+			r.Header.Del("X-Amz-Crc32")
+		}
+		return nil
+	}
+	srv := httptest.NewServer(proxy)
+	t.Cleanup(srv.Close)
+	return srv.URL
 }
 
 // Issue 23 item 14, on dynalite (which has tagging): an AWSAccount's tags

@@ -59,7 +59,7 @@ func (c *tableConn) Update(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, 
 	p.memoryOf(obj).afterSent(step)
 	noteInsightsSent(p.memoryOf(obj), obj, step)
 	noteKinesisSent(p.memoryOf(obj), obj, step)
-	recordAddedReplica(obj, step)
+	p.recordAddedReplica(ep, obj, step)
 	return nil
 }
 

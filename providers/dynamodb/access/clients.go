@@ -23,6 +23,20 @@ import (
 // not known.
 const operatorAccount = "operator"
 
+// stsFallbackRegion is where STS is asked when no region is configured:
+// STS is global, and its regional endpoints all answer.
+const stsFallbackRegion = "us-east-1"
+
+// firstOf is the first value that is not "".
+func firstOf(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
 // Clients builds one DynamoDB client per identity and region and reuses it;
 // requests are paced by one limiter per account and region.
 type Clients struct {
@@ -39,6 +53,9 @@ type Clients struct {
 	feeds Feeds
 	// capabilities are what endpoints were found to lack (probe.go).
 	capabilities capabilities
+	// operator is the operator's own account, once STS named it
+	// (operator.go).
+	operator operatorIdentity
 }
 
 // NewClients returns a client factory; feeds, when not nil, are told of
@@ -100,7 +117,15 @@ func (c *Clients) baseConfigLocked(ctx context.Context) (aws.Config, error) {
 // endpoint from the SDK's own AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL;
 // an AWSAccount's credentials come from STS (see session). The SDK's
 // default HTTP client is kept, so AWS_CA_BUNDLE keeps working.
+//
+// The operator's own identity gets an endpoint only once STS has said which
+// account it is in (OperatorAccount): until then, no call is made as it.
 func (c *Clients) For(ctx context.Context, t Target) (*Endpoint, error) {
+	if t.AWSAccount == nil {
+		if _, err := c.OperatorAccount(ctx); err != nil {
+			return nil, err
+		}
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	base, err := c.baseConfigLocked(ctx)
@@ -168,12 +193,12 @@ func (c *Clients) retryer() aws.Retryer {
 }
 
 // AccountOf is the account key and id of an AWSAccount (nil: the operator's
-// own identity).
+// own identity, whose id is known once STS named it: OperatorAccount).
 func (c *Clients) AccountOf(a *awsv1alpha1.AWSAccount) (key, id string) {
 	if a != nil {
 		id = a.AccountID()
 	} else {
-		id = c.opts.AccountID
+		id = c.operator.known()
 	}
 	if id == "" {
 		return operatorAccount, ""
@@ -240,17 +265,7 @@ func (c *Clients) sessionLocked(base aws.Config, a *awsv1alpha1.AWSAccount) (*se
 	if old, ok := c.sessions[a.Name]; ok {
 		c.dropEndpointsLocked(old.fingerprint)
 	}
-	stsRegion := a.Spec.Region
-	if stsRegion == "" {
-		stsRegion = c.opts.DefaultRegion
-	}
-	if stsRegion == "" {
-		stsRegion = base.Region
-	}
-	if stsRegion == "" {
-		// STS is global; its regional endpoints all answer AssumeRole.
-		stsRegion = "us-east-1"
-	}
+	stsRegion := firstOf(a.Spec.Region, c.opts.DefaultRegion, base.Region, stsFallbackRegion)
 	account, _ := c.AccountOf(a)
 	s := newSession(base, a, stsRegion, account)
 	c.sessions[a.Name] = s

@@ -10,34 +10,37 @@ import (
 )
 
 // Feeds are the change feeds (providers/dynamodb/changefeed), told of each
-// of Tether's writes AWS accepted.
+// of Tether's writes, and of whether AWS accepted it.
 type Feeds interface {
-	// Sent tells the feed of identity (an AWSAccount's name, "" for the
-	// operator's own) that AWS accepted Tether's call (UpdateTable,
-	// TagResource, ...) about a table (account id, "" when not known,
-	// region, name), begun at began: its event should come back through
-	// the feed, which shows that events reach the queue.
-	Sent(identity, call, account, region, table string, began time.Time)
+	// Sending tells the feed of identity (an AWSAccount's name, "" for the
+	// operator's own) that Tether is about to make a call (UpdateTable,
+	// TagResource, ...) about a table (account id, region, name), begun at
+	// began; the function it returns is told, once, whether AWS accepted
+	// it. An accepted call's event should come back through the feed,
+	// which shows that events reach the queue; it may come back before
+	// the answer does.
+	Sending(identity, call, account, region, table string, began time.Time) (answered func(accepted bool))
 }
 
-// tellFeedsOfWrites tells the change feeds of each write about a table
-// that AWS accepted, once per call whatever its retries: CloudTrail
-// records it and the feed's rule should deliver it back, which is how a
-// feed shows that events reach its queue (changefeed's echo check). A
-// call AWS refused is not told: AWS documents no promise that CloudTrail
-// records every refusal (a throttled call, say), and an echo expected in
-// vain would put the tables on polling for nothing.
+// tellFeedsOfWrites tells the change feeds of each write about a table,
+// once per call whatever its retries, and then whether AWS accepted it:
+// CloudTrail records it and the feed's rule should deliver it back, which
+// is how a feed shows that events reach its queue (changefeed's echo
+// check). A call AWS refused is not expected back: AWS documents no
+// promise that CloudTrail records every refusal (a throttled call, say),
+// and an echo expected in vain would put the tables on polling for
+// nothing.
 func tellFeedsOfWrites(feeds Feeds, identity, accountID, region string) func(*middleware.Stack) error {
 	return func(stack *middleware.Stack) error {
 		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("TetherTellFeeds",
 			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-				began := time.Now()
-				out, md, err := next.HandleInitialize(ctx, in)
-				if err == nil {
-					if call, table := writeOf(in.Parameters); table != "" {
-						feeds.Sent(identity, call, accountID, region, table, began)
-					}
+				call, table := writeOf(in.Parameters)
+				if table == "" {
+					return next.HandleInitialize(ctx, in)
 				}
+				answered := feeds.Sending(identity, call, accountID, region, table, time.Now())
+				out, md, err := next.HandleInitialize(ctx, in)
+				answered(err == nil)
 				return out, md, err
 			}), middleware.After)
 	}

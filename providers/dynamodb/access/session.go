@@ -114,23 +114,24 @@ func (s *session) check(ctx context.Context, retryDenied bool) error {
 		s.denied = nil
 		return nil
 	}
-	classified := classifySTS(s.roleARN, err)
+	classified := classifySTS("AssumeRole "+s.roleARN, err)
 	if ra, ok := providers.AsRetryAfter(classified); ok && ra.Reason == ReasonAccessDenied {
 		s.denied = classified
 	}
 	return classified
 }
 
-// classifySTS turns an AssumeRole failure into a typed error with AWS's
-// code and message and no request id. A refusal (AccessDenied, a
-// ValidationError of the role's values) waits for a person; anything else
-// (STS unreachable, throttled) is retried like any endpoint error.
-func classifySTS(roleARN string, err error) error {
+// classifySTS turns an STS call's failure (call names it: "AssumeRole
+// <role>", "GetCallerIdentity") into a typed error with AWS's code and
+// message and no request id. A refusal (AccessDenied, a ValidationError of
+// the role's values) waits for a person; anything else (STS unreachable,
+// throttled) is retried like any endpoint error.
+func classifySTS(call string, err error) error {
 	var apiErr smithy.APIError
 	if !errors.As(err, &apiErr) {
-		return providers.RetryAfter(endpointErrorDelay, reasonEndpointError, fmt.Errorf("STS AssumeRole %s: %w", roleARN, err))
+		return providers.RetryAfter(endpointErrorDelay, reasonEndpointError, fmt.Errorf("STS %s: %w", call, err))
 	}
-	e := &awsError{text: fmt.Sprintf("STS AssumeRole %s: %s: %s", roleARN, apiErr.ErrorCode(), apiErr.ErrorMessage()), cause: err}
+	e := &awsError{text: fmt.Sprintf("STS %s: %s: %s", call, apiErr.ErrorCode(), apiErr.ErrorMessage()), cause: err}
 	switch apiErr.ErrorCode() {
 	case "AccessDenied", "ValidationError", "RegionDisabledException", "MalformedPolicyDocument", "PackedPolicyTooLarge", "InvalidClientTokenId", "ExpiredToken":
 		return providers.RetryAfter(deniedDelay, ReasonAccessDenied, e)

@@ -32,21 +32,25 @@ var echoedCalls = map[string]bool{
 
 // echo is one of Tether's own calls, which CloudTrail records and the
 // feed's rule should deliver back as an event: proof that events of the
-// account reach the queue.
+// account reach the queue. Only the event of that very call about that
+// very table meets it (an event of another call, or about another table,
+// shows nothing of whether Tether's own come back).
 type echo struct {
 	// call is the API call (UpdateTable, TagResource, ...).
 	call string
-	// account (its id, "" when Tether does not know it), region and table
-	// name the table.
+	// account (its id), region and table name the table.
 	account, region, table string
 	// at is when the call began: an event that arrived since meets it.
 	at time.Time
 }
 
-// key names the table an echo is about.
-func (e echo) key() string { return echoKey(e.account, e.region, e.table) }
+// key names the call and the table an echo is about.
+func (e echo) key() string { return e.account + "|" + e.region + "|" + e.table + "|" + e.call }
 
-func echoKey(account, region, table string) string { return account + "|" + region + "|" + table }
+// echoOf is the echo an event of a change would meet.
+func echoOf(c change) echo {
+	return echo{call: c.Call, account: c.Account, region: c.Region, table: c.Table, at: c.At}
+}
 
 // message says which call did not come back and what to check.
 func (e echo) message(window time.Duration) string {
@@ -59,6 +63,6 @@ func (e echo) message(window time.Duration) string {
 		"Check that the EventBridge rule exists and is enabled, that its pattern matches %s events "+
 		"(source aws.dynamodb, detail-type \"AWS API Call via CloudTrail\"), that the queue's policy lets events.amazonaws.com "+
 		"sqs:SendMessage with the rule's ARN as aws:SourceArn, and that a CloudTrail trail is logging management events "+
-		"in the account and region; the next event from the account that reaches the queue puts the feed back to Events",
+		"in the account and region; the feed is back to Events when the event of this call, or of one of Tether's later calls, reaches the queue",
 		e.call, e.table, where, e.at.UTC().Format(time.RFC3339), window, e.call)
 }

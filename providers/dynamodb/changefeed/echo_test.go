@@ -19,11 +19,14 @@ import (
 )
 
 // The echo check: a healthy feed expects each of Tether's own calls back
-// as an event within its echo window; an event about the table meets the
-// call; a call that does not come back puts the feed on polling (NoEcho),
-// and only an event from the account, not SQS answering, takes it back.
-// Each step is at an offset from t0, with SQS answering and the check
-// running at every tick, as the reader and the registry do.
+// as an event within its echo window; only the event of that very call
+// about that very table meets it; a call that does not come back puts the
+// feed on polling (NoEcho), and only the echo of that call, or of one of
+// Tether's calls made since, takes it back: not SQS answering, not any
+// other event (issue 39 item 9: a forged read-only event about no table,
+// or an event of another call or table, ended NoEcho). Each step is at an
+// offset from t0, with SQS answering and the check running at every tick,
+// as the reader and the registry do.
 func TestEchoes(t *testing.T) {
 	const (
 		window  = 15 * time.Minute
@@ -33,14 +36,26 @@ func TestEchoes(t *testing.T) {
 	)
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	type step func(h *health) bool
+	at := func(d time.Duration, call, account, table string) echo {
+		return echo{call: call, account: account, region: region, table: table, at: t0.Add(d)}
+	}
+	// sent is one of Tether's calls, begun at d and accepted at once.
 	sent := func(d time.Duration, call, account, table string) step {
 		return func(h *health) bool {
-			h.expect(echo{call: call, account: account, region: region, table: table, at: t0.Add(d)})
-			return false
+			e := at(d, call, account, table)
+			h.begin(e)
+			return h.callAnswered(t0.Add(d), e, true)
 		}
 	}
-	heard := func(d time.Duration, account, table string) step {
-		return func(h *health) bool { return h.hear(t0.Add(d), account, region, table) }
+	// began and answered are the two ends of a call under way.
+	began := func(d time.Duration, call, account, table string) step {
+		return func(h *health) bool { h.begin(at(d, call, account, table)); return false }
+	}
+	answered := func(d, began time.Duration, call, account, table string, accepted bool) step {
+		return func(h *health) bool { return h.callAnswered(t0.Add(d), at(began, call, account, table), accepted) }
+	}
+	heard := func(d time.Duration, call, account, table string) step {
+		return func(h *health) bool { return h.hear(t0.Add(d), at(d, call, account, table)) }
 	}
 	tick := func(d time.Duration) step {
 		return func(h *health) bool {
@@ -57,14 +72,14 @@ func TestEchoes(t *testing.T) {
 	many := func(skipped string) step {
 		return func(h *health) bool {
 			for i := range 1000 {
-				h.expect(echo{call: "UpdateTable", account: account, region: region, table: fmt.Sprintf("t%02d", i%100), at: t0.Add(time.Second)})
+				sent(time.Second, "UpdateTable", account, fmt.Sprintf("t%02d", i%100))(h)
 			}
 			if len(h.expected) != 100 {
 				t.Errorf("1,000 calls about 100 tables: %d expected, want one per table", len(h.expected))
 			}
 			for i := range 100 {
 				if table := fmt.Sprintf("t%02d", i); table != skipped {
-					h.hear(t0.Add(time.Minute), account, region, table)
+					heard(time.Minute, "UpdateTable", account, table)(h)
 				}
 			}
 			return false
@@ -72,6 +87,8 @@ func TestEchoes(t *testing.T) {
 	}
 	up := tick(0)
 	past := window + 2*time.Second
+	missing := []step{up, sent(time.Second, "UpdateTable", account, "orders"), tick(past)}
+	then := func(steps ...step) []step { return append(slices.Clone(missing), steps...) }
 
 	cases := []struct {
 		name      string
@@ -84,7 +101,7 @@ func TestEchoes(t *testing.T) {
 		says []string
 	}{
 		{name: "a call that comes back keeps the feed",
-			steps: []step{up, sent(time.Second, "UpdateTable", account, "orders"), heard(2*time.Minute, account, "orders"), tick(past)},
+			steps: []step{up, sent(time.Second, "UpdateTable", account, "orders"), heard(2*time.Minute, "UpdateTable", account, "orders"), tick(past)},
 			mode:  awsv1alpha1.ChangeEventsModeEvents, why: ReasonReceiving, changes: 1},
 		{name: "a call not back yet, within the window",
 			steps: []step{up, sent(2*time.Second, "UpdateTable", account, "orders"), tick(window + 2*time.Second)},
@@ -95,19 +112,23 @@ func TestEchoes(t *testing.T) {
 			says: []string{"TagResource", "orders", account, region, "2026-01-01T00:00:01Z", "15m0s", "EventBridge rule exists and is enabled",
 				"pattern matches TagResource", "events.amazonaws.com", "aws:SourceArn", "CloudTrail trail is logging"}},
 		{name: "an event about another table does not meet it",
-			steps: []step{up, sent(time.Second, "UpdateTable", account, "orders"), heard(time.Minute, account, "invoices"), tick(past)},
+			steps: []step{up, sent(time.Second, "UpdateTable", account, "orders"), heard(time.Minute, "UpdateTable", account, "invoices"), tick(past)},
+			mode:  awsv1alpha1.ChangeEventsModePolling, why: ReasonNoEcho, changes: 2},
+		{name: "an event of another call about the table does not meet it",
+			steps: []step{up, sent(time.Second, "UpdateTable", account, "orders"), heard(time.Minute, "TagResource", account, "orders"), tick(past)},
 			mode:  awsv1alpha1.ChangeEventsModePolling, why: ReasonNoEcho, changes: 2},
 		{name: "an event about a table of the same name in another account does not meet it",
-			steps: []step{up, sent(time.Second, "UpdateTable", account, "orders"), heard(time.Minute, other, "orders"), tick(past)},
+			steps: []step{up, sent(time.Second, "UpdateTable", account, "orders"), heard(time.Minute, "UpdateTable", other, "orders"), tick(past)},
 			mode:  awsv1alpha1.ChangeEventsModePolling, why: ReasonNoEcho, changes: 2},
-		{name: "an event that arrived before the call returned meets it",
-			steps: []step{up, heard(2*time.Second, account, "orders"), sent(time.Second, "UpdateTable", account, "orders"), tick(past)},
-			mode:  awsv1alpha1.ChangeEventsModeEvents, why: ReasonReceiving, changes: 1},
+		{name: "an event that arrived while the call was under way meets it",
+			steps: []step{up, began(time.Second, "UpdateTable", account, "orders"), heard(2*time.Second, "UpdateTable", account, "orders"),
+				answered(3*time.Second, time.Second, "UpdateTable", account, "orders", true), tick(past)},
+			mode: awsv1alpha1.ChangeEventsModeEvents, why: ReasonReceiving, changes: 1},
 		{name: "an event that arrived before the call began does not meet it",
-			steps: []step{up, heard(time.Second, account, "orders"), sent(2*time.Second, "UpdateTable", account, "orders"), tick(past + time.Second)},
+			steps: []step{up, heard(time.Second, "UpdateTable", account, "orders"), sent(2*time.Second, "UpdateTable", account, "orders"), tick(past + time.Second)},
 			mode:  awsv1alpha1.ChangeEventsModePolling, why: ReasonNoEcho, changes: 2},
-		{name: "a call whose account Tether does not know is met by its table's event",
-			steps: []step{up, sent(time.Second, "UpdateTable", "", "orders"), heard(time.Minute, account, "orders"), tick(past)},
+		{name: "a call AWS refused is not expected",
+			steps: []step{up, began(time.Second, "UpdateTable", account, "orders"), answered(2*time.Second, time.Second, "UpdateTable", account, "orders", false), tick(past)},
 			mode:  awsv1alpha1.ChangeEventsModeEvents, why: ReasonReceiving, changes: 1},
 		{name: "a call made while the feed polls is not expected",
 			steps: []step{sent(time.Second, "UpdateTable", account, "orders"), tick(2 * time.Second), tick(past + time.Second)},
@@ -117,7 +138,7 @@ func TestEchoes(t *testing.T) {
 			mode:  awsv1alpha1.ChangeEventsModeEvents, why: ReasonReceiving, changes: 3},
 		{name: "the same call twice: one event meets both",
 			steps: []step{up, sent(time.Second, "UpdateTable", account, "orders"), sent(2*time.Second, "UpdateTable", account, "orders"),
-				heard(time.Minute, account, "orders"), tick(past + time.Second)},
+				heard(time.Minute, "UpdateTable", account, "orders"), tick(past + time.Second)},
 			mode: awsv1alpha1.ChangeEventsModeEvents, why: ReasonReceiving, changes: 1},
 		{name: "two calls to a table: the window runs from the first",
 			steps: []step{up, sent(time.Second, "UpdateTable", account, "orders"), sent(10*time.Minute, "TagResource", account, "orders"), tick(past)},
@@ -129,23 +150,29 @@ func TestEchoes(t *testing.T) {
 			steps: []step{up, many("t42"), tick(past)},
 			mode:  awsv1alpha1.ChangeEventsModePolling, why: ReasonNoEcho, changes: 2, says: []string{"table t42 "}},
 		{name: "SQS answering does not restore a missing echo",
-			steps: []step{up, sent(time.Second, "UpdateTable", account, "orders"), tick(past), tick(past + time.Minute), tick(past + 2*time.Minute)},
+			steps: then(tick(past+time.Minute), tick(past+2*time.Minute)),
 			mode:  awsv1alpha1.ChangeEventsModePolling, why: ReasonNoEcho, changes: 2},
-		{name: "any event from the account restores it",
-			steps: []step{up, sent(time.Second, "UpdateTable", account, "orders"), tick(past), heard(past+time.Minute, account, "invoices"), tick(past + 2*time.Minute)},
+		{name: "the missing call's own event restores it",
+			steps: then(heard(past+time.Minute, "UpdateTable", account, "orders"), tick(past+2*time.Minute)),
 			mode:  awsv1alpha1.ChangeEventsModeEvents, why: ReasonReceiving, changes: 3},
-		{name: "an event about no table from the account restores it",
-			steps: []step{up, sent(time.Second, "UpdateTable", account, "orders"), tick(past), heard(past+time.Minute, account, "")},
+		{name: "the echo of a call Tether made since restores it",
+			steps: then(sent(past+time.Second, "DeleteTable", account, "invoices"), heard(past+time.Minute, "DeleteTable", account, "invoices"), tick(past+2*time.Minute)),
 			mode:  awsv1alpha1.ChangeEventsModeEvents, why: ReasonReceiving, changes: 3},
+		{name: "an event about another table from the account does not restore it",
+			steps: then(heard(past+time.Minute, "UpdateTable", account, "invoices"), tick(past+2*time.Minute)),
+			mode:  awsv1alpha1.ChangeEventsModePolling, why: ReasonNoEcho, changes: 2},
+		{name: "an event of another call about the table does not restore it",
+			steps: then(heard(past+time.Minute, "UpdateTimeToLive", account, "orders"), tick(past+2*time.Minute)),
+			mode:  awsv1alpha1.ChangeEventsModePolling, why: ReasonNoEcho, changes: 2},
 		{name: "an event from another account does not restore it",
-			steps: []step{up, sent(time.Second, "UpdateTable", account, "orders"), tick(past), heard(past+time.Minute, other, "orders"), tick(past + 2*time.Minute)},
+			steps: then(heard(past+time.Minute, "UpdateTable", other, "orders"), tick(past+2*time.Minute)),
 			mode:  awsv1alpha1.ChangeEventsModePolling, why: ReasonNoEcho, changes: 2},
 		{name: "a queue that fails and answers again after a missing echo is still missing it",
-			steps: []step{up, sent(time.Second, "UpdateTable", account, "orders"), tick(past), failed(past+time.Minute, ReasonQueueNotFound), tick(past + 2*time.Minute)},
+			steps: then(failed(past+time.Minute, ReasonQueueNotFound), tick(past+2*time.Minute)),
 			mode:  awsv1alpha1.ChangeEventsModePolling, why: ReasonNoEcho, changes: 2},
 		{name: "restored, then a call missed again",
-			steps: []step{up, sent(time.Second, "UpdateTable", account, "orders"), tick(past), heard(past+time.Minute, account, "orders"),
-				sent(past+2*time.Minute, "DeleteTable", account, "invoices"), tick(2*past + 2*time.Minute)},
+			steps: then(heard(past+time.Minute, "UpdateTable", account, "orders"), sent(past+2*time.Minute, "DeleteTable", account, "invoices"),
+				tick(2*past+2*time.Minute)),
 			mode: awsv1alpha1.ChangeEventsModePolling, why: ReasonNoEcho, changes: 4, says: []string{"DeleteTable", "invoices"}},
 	}
 	for _, c := range cases {
@@ -168,15 +195,64 @@ func TestEchoes(t *testing.T) {
 					t.Errorf("the message does not say %q: %s", s, h.message)
 				}
 			}
+			if len(h.underway) != 0 || len(h.early) != 0 {
+				t.Errorf("calls still under way after their answers: %v, %v", h.underway, h.early)
+			}
 		})
 	}
 }
 
+// Issue 39 item 8: what a feed keeps about tables is only about Tether's
+// own calls. Events about 10,000 tables nobody holds, and events of calls
+// about Tether's tables it did not make, leave nothing behind, healthy or
+// missing an echo; an event that arrives while a call is under way is
+// kept only until its answer.
+func TestHealthKeepsOnlyTethersOwnCalls(t *testing.T) {
+	const account, region = "111122223333", "eu-west-1"
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	h := startingHealth(t0, time.Minute)
+	h.answered(t0)
+	kept := func() int { return len(h.expected) + len(h.underway) + len(h.early) }
+	forged := func(at time.Time) {
+		for i := range 10_000 {
+			h.hear(at, echo{call: "UpdateTable", account: account, region: region, table: fmt.Sprintf("nobodys-%05d", i), at: at})
+		}
+	}
+	forged(t0)
+	if n := kept(); n != 0 {
+		t.Fatalf("10,000 events about tables nobody holds left %d entries", n)
+	}
+	own := echo{call: "UpdateTable", account: account, region: region, table: "orders", at: t0}
+	h.begin(own)
+	h.hear(t0, own)
+	forged(t0)
+	if n := kept(); n != 2 {
+		t.Fatalf("one call under way and its event: %d entries, want 2", n)
+	}
+	h.callAnswered(t0, own, true)
+	if n := kept(); n != 0 {
+		t.Fatalf("the call answered and its event come: %d entries, want none", n)
+	}
+	h.begin(own)
+	h.callAnswered(t0.Add(time.Second), echo{call: own.call, account: account, region: region, table: own.table, at: t0.Add(time.Second)}, true)
+	h.answered(t0.Add(2 * time.Minute))
+	h.check(t0.Add(2 * time.Minute))
+	if h.reason != ReasonNoEcho {
+		t.Fatalf("a call that did not come back: %s", h.reason)
+	}
+	forged(t0.Add(3 * time.Minute))
+	if n := kept(); n != 0 {
+		t.Fatalf("missing an echo, 10,000 events about tables nobody holds left %d entries", n)
+	}
+}
+
 // Through the registry: only the calls the rule sends are expected, of
-// the feed of the identity that made them; a missing echo wakes the tables
-// the feed covered and the status says why; an event read by any feed of
-// the queue meets the call, even a failed call's and one about a table no
-// object holds; a later event from the account restores the feed.
+// the feed of the identity that made them, and only once AWS accepted
+// them; a missing echo wakes the tables the feed covered and the status
+// says why; the event of the call, read by any feed of the queue, meets
+// it, even one about a table no object holds; a failed call's event does
+// not, nor does any other event restore the feed: only the missing call's
+// echo, or that of a call made since.
 func TestAMissingEchoPutsTheTablesBackOnPolling(t *testing.T) {
 	const (
 		account = "111122223333"
@@ -207,6 +283,9 @@ func TestAMissingEchoPutsTheTablesBackOnPolling(t *testing.T) {
 		}
 		return c.Event()
 	}
+	sent := func(identity, call, table string) {
+		r.Sending(identity, call, account, region, table, clock.Now())(true)
+	}
 	// SQS answers both feeds, the minute passes, and the check runs.
 	aMinuteLater := func() {
 		clock.Step(window + time.Second)
@@ -221,10 +300,14 @@ func TestAMissingEchoPutsTheTablesBackOnPolling(t *testing.T) {
 	}
 
 	// Reads are not expected back, nor calls of an identity without a
-	// feed; a call is expected of its own identity's feed only.
-	r.Sent("team-a", "DescribeTable", account, region, "orders", clock.Now())
-	r.Sent("team-c", "UpdateTable", account, region, "orders", clock.Now())
-	r.Sent("team-b", "UpdateTable", account, region, "invoices", clock.Now())
+	// feed, nor a call AWS refused, nor one under an account that is no
+	// account id (no event could meet it); a call is expected of its own
+	// identity's feed only.
+	sent("team-a", "DescribeTable", "orders")
+	sent("team-c", "UpdateTable", "orders")
+	r.Sending("team-a", "UpdateTable", account, region, "orders", clock.Now())(false)
+	r.Sending("team-a", "UpdateTable", "", region, "orders", clock.Now())(true)
+	sent("team-b", "UpdateTable", "invoices")
 	if outcome := r.route(context.Background(), a, event("UpdateTable", "invoices")); outcome != OutcomeForeign {
 		t.Fatalf("an event about a table no object holds: %s", outcome)
 	}
@@ -234,18 +317,19 @@ func TestAMissingEchoPutsTheTablesBackOnPolling(t *testing.T) {
 			mode("team-a"), mode("team-b"), q.Len())
 	}
 
-	// A failed call's event meets the call.
-	r.Sent("team-a", "UpdateTable", account, region, "orders", clock.Now())
+	// A failed call's event does not meet the call; its own event does.
+	sent("team-a", "UpdateTable", "orders")
 	if outcome := r.route(context.Background(), b, event("UpdateTable", "orders", func(c *sqstest.Call) { c.ErrorCode = "ValidationException" })); outcome != OutcomeIgnored {
 		t.Fatalf("a failed call's event: %s", outcome)
 	}
+	r.route(context.Background(), b, event("UpdateTable", "orders"))
 	aMinuteLater()
 	if mode("team-a") != ReasonReceiving {
-		t.Fatalf("a call whose failed event came back: %s", mode("team-a"))
+		t.Fatalf("a call whose event came back: %s", mode("team-a"))
 	}
 
 	// A call that does not come back.
-	r.Sent("team-a", "TagResource", account, region, "orders", clock.Now())
+	sent("team-a", "TagResource", "orders")
 	aMinuteLater()
 	s, _ := r.Status("team-a")
 	if s.Mode != awsv1alpha1.ChangeEventsModePolling || s.Reason != ReasonNoEcho || !strings.Contains(s.Message, "TagResource of table orders") {
@@ -261,10 +345,18 @@ func TestAMissingEchoPutsTheTablesBackOnPolling(t *testing.T) {
 		t.Fatalf("another feed of the queue: %s", mode("team-b"))
 	}
 
-	// Any event from the account, read by either feed, restores it.
-	r.route(context.Background(), b, event("UpdateTimeToLive", "anything", func(c *sqstest.Call) { c.Role, c.Session = "Admin", "console-user" }))
+	// Other events from the account, read by either feed, do not restore
+	// it: another call, another table, a read about no table.
+	r.route(context.Background(), b, event("UpdateTimeToLive", "orders", func(c *sqstest.Call) { c.Role, c.Session = "Admin", "console-user" }))
+	r.route(context.Background(), b, event("TagResource", "anything", func(c *sqstest.Call) { c.Role, c.Session = "Admin", "console-user" }))
+	r.route(context.Background(), a, event("ListTables", "", func(c *sqstest.Call) { c.ReadOnly = true }))
+	if mode("team-a") != ReasonNoEcho {
+		t.Fatalf("after events that are not the missing echo: %s", mode("team-a"))
+	}
+	// The echo of the missing call, read by either feed, restores it.
+	r.route(context.Background(), b, event("TagResource", "orders"))
 	if mode("team-a") != ReasonReceiving {
-		t.Fatalf("after an event from the account: %s", mode("team-a"))
+		t.Fatalf("after the missing call's echo: %s", mode("team-a"))
 	}
 }
 

@@ -2,8 +2,11 @@ package changefeed
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"time"
+
+	"github.com/tether-dev/tether/providers/dynamodb/access"
 )
 
 // MaxEventBytes bounds a message Tether parses: an EventBridge event is at
@@ -104,7 +107,8 @@ const (
 	// reading from this queue holds (another account, region, table).
 	OutcomeForeign = "foreign"
 	// OutcomeMalformed: not an EventBridge event of a CloudTrail record,
-	// or larger than MaxEventBytes.
+	// larger than MaxEventBytes, or naming an account, Region, table, call,
+	// id or caller that cannot be AWS's.
 	OutcomeMalformed = "malformed"
 	// OutcomeRetried: could not be routed now (the cache could not be
 	// read); left in the queue to come back.
@@ -136,12 +140,46 @@ func parseEvent(body string) (change, string) {
 		return change{}, OutcomeMalformed
 	}
 	c.Table = tableOf(r, &c)
+	if !wellFormed(c) {
+		return change{}, OutcomeMalformed
+	}
 	if r.ReadOnly || r.ErrorCode != "" || c.Table == "" {
 		// No table changed; the change says whose call it was all the
 		// same (a call of Tether's that failed still comes back).
 		return c, OutcomeIgnored
 	}
 	return c, ""
+}
+
+// What an event names is checked against AWS's own patterns and lengths
+// before anything of it is kept, looked up or logged: anyone who may send
+// to the queue writes it, and an event about a 250 KB "table name" is
+// about no table AWS has.
+var (
+	// tableNamePattern: "Length Constraints: Minimum length of 3. Maximum
+	// length of 255. Pattern: [a-zA-Z0-9_.-]+" (DynamoDB API Reference,
+	// CreateTable, TableName).
+	tableNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_.-]{3,255}$`)
+	// eventIDPattern: CloudTrail's eventID is a GUID CloudTrail makes
+	// (CloudTrail User Guide, "CloudTrail record contents"), EventBridge's
+	// id a UUID (EventBridge User Guide, "Events"); 64 bounds either.
+	eventIDPattern = regexp.MustCompile(`^[0-9A-Za-z-]{1,64}$`)
+	// callPattern: an API operation's name (UpdateTable, TagResource).
+	callPattern = regexp.MustCompile(`^[A-Za-z0-9]{1,64}$`)
+)
+
+// maxPrincipalARN is the longest ARN of a caller: STS's and IAM's ARNs are
+// at most 2048 characters (STS API Reference, AssumedRoleUser, Arn).
+const maxPrincipalARN = 2048
+
+// wellFormed says whether what an event names could be AWS's: a 12-digit
+// account id, a Region of one of AWS's partitions, an API's name, an id
+// and caller of their bounds, and a table name DynamoDB allows.
+func wellFormed(c change) bool {
+	_, region := access.PartitionOf(c.Region)
+	return access.IsAccountID(c.Account) && region && callPattern.MatchString(c.Call) &&
+		(c.ID == "" || eventIDPattern.MatchString(c.ID)) && len(c.By) <= maxPrincipalARN &&
+		(c.Table == "" || tableNamePattern.MatchString(c.Table))
 }
 
 // tableOf finds the table a record is about: by name in the request, else

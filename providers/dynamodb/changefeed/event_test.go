@@ -26,6 +26,14 @@ func TestParseEvent(t *testing.T) {
 		}
 		return strings.Replace(body, old, new, 1)
 	}
+	// within is a body under MaxEventBytes: a case about what it names
+	// must not pass for its size.
+	within := func(body string) string {
+		if len(body) > MaxEventBytes {
+			t.Fatalf("a body of %d bytes, over MaxEventBytes", len(body))
+		}
+		return body
+	}
 	orders := change{ID: "e-1", Account: "111122223333", Region: "eu-west-1", Table: "orders", At: at,
 		By: "arn:aws:sts::111122223333:assumed-role/Admin/console-user"}
 	with := func(call string) change { c := orders; c.Call = call; return c }
@@ -73,6 +81,25 @@ func TestParseEvent(t *testing.T) {
 			outcome: OutcomeMalformed},
 		{name: "over the size bound", body: edit(call("UpdateTable"), `"userAgent":"aws-cli/2.15.0"`, `"userAgent":"`+strings.Repeat("x", MaxEventBytes)+`"`),
 			outcome: OutcomeMalformed},
+
+		// Issue 39 item 8: what no AWS event names is dropped before
+		// anything of it is kept, a read-only event included.
+		{name: "a table name longer than DynamoDB allows", body: call("UpdateTable", func(c *sqstest.Call) { c.Table = strings.Repeat("t", 256) }),
+			outcome: OutcomeMalformed},
+		{name: "a read-only event about a 100 KB table name",
+			body:    within(edit(call("DescribeTable", func(c *sqstest.Call) { c.Table = strings.Repeat("t", 100*1024) }), `"readOnly":false`, `"readOnly":true`)),
+			outcome: OutcomeMalformed},
+		{name: "a table name shorter than DynamoDB allows", body: call("UpdateTable", func(c *sqstest.Call) { c.Table = "ab" }), outcome: OutcomeMalformed},
+		{name: "a table name with a character DynamoDB refuses", body: edit(call("UpdateTable"), `"tableName":"orders"`, `"tableName":"or ders"`),
+			outcome: OutcomeMalformed},
+		{name: "an account id that is none", body: call("UpdateTable", func(c *sqstest.Call) { c.Account = "11112222333x" }), outcome: OutcomeMalformed},
+		{name: "a Region no partition has", body: call("UpdateTable", func(c *sqstest.Call) { c.Region = "moon-base-1" }), outcome: OutcomeMalformed},
+		{name: "a Region longer than any", body: call("UpdateTable", func(c *sqstest.Call) { c.Region = "us-" + strings.Repeat("x", 100) + "-1" }),
+			outcome: OutcomeMalformed},
+		{name: "an event id of 200 KB", body: within(call("UpdateTable", func(c *sqstest.Call) { c.EventID = strings.Repeat("e", 200*1024) })), outcome: OutcomeMalformed},
+		{name: "a call name that is none", body: call("Update Table!"), outcome: OutcomeMalformed},
+		{name: "a Region of another partition", body: call("UpdateTable", func(c *sqstest.Call) { c.Region = "cn-north-1" }),
+			want: func() change { c := with("UpdateTable"); c.Region = "cn-north-1"; return c }()},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -2,7 +2,6 @@ package changefeed
 
 import (
 	"fmt"
-	"maps"
 	"time"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
@@ -39,6 +38,10 @@ const (
 // calls come back through it: SQS answering alone would call a feed
 // healthy whose rule was deleted, disabled or no longer matches, and its
 // tables would wait their safety interval for events that never come.
+//
+// What it keeps about tables is only about Tether's own calls (echo.go):
+// an event about anything else, forged or real, leaves nothing behind, so
+// no message on the queue grows its memory.
 type health struct {
 	mode, reason, message string
 	since                 time.Time
@@ -49,18 +52,21 @@ type health struct {
 
 	// echoWindow is how long one of Tether's calls may take to come back.
 	echoWindow time.Duration
-	// expected are Tether's calls, by table (echoKey), that have not come
-	// back yet: the oldest per table, whose window ends first. Only calls
-	// made while the feed is healthy are expected; a feed that leaves
-	// Events forgets them.
+	// expected are Tether's calls AWS accepted whose events have not come
+	// back yet, by table and call (echo.key): the oldest per key, whose
+	// window ends first. They are expected while the feed is healthy, and
+	// while it misses an echo (missed), when any of them coming back shows
+	// that events reach the queue again. At most remembered.
 	expected map[string]echo
-	// heard is when an event about a table (echoKey) last arrived, within
-	// the last echo window: an event may arrive before the call it echoes
-	// has returned to Tether.
-	heard map[string]time.Time
+	// underway counts Tether's calls sent and not answered yet, by key; an
+	// event about one of them may arrive before its answer, and early is
+	// when it did. Both hold Tether's calls in flight only.
+	underway map[string]int
+	early    map[string]time.Time
 	// missed is the call whose echo never came, nil while none is
-	// missing. An answer from SQS does not clear it, only an event from
-	// its account: that is what shows events reach the queue again.
+	// missing. An answer from SQS does not clear it, nor does any event:
+	// only the echo of that call or of one expected since (the same table
+	// and call) shows that Tether's events reach the queue again.
 	missed *echo
 }
 
@@ -70,7 +76,7 @@ func startingHealth(now time.Time, echoWindow time.Duration) health {
 	}
 	return health{mode: awsv1alpha1.ChangeEventsModePolling, reason: ReasonStarting,
 		message: "reading the queue for the first time; until it answers, tables are read every poll interval", since: now,
-		echoWindow: echoWindow, expected: map[string]echo{}, heard: map[string]time.Time{}}
+		echoWindow: echoWindow, expected: map[string]echo{}, underway: map[string]int{}, early: map[string]time.Time{}}
 }
 
 // healthy says whether the feed covers its tables.
@@ -97,7 +103,6 @@ func (h *health) failed(now time.Time, reason, message string) bool {
 // that hangs, a reader that stopped), or one of whose expected echoes is
 // older than the echo window. It returns true when the mode changed.
 func (h *health) check(now time.Time) bool {
-	h.forgetHeardBefore(now.Add(-h.echoWindow))
 	if !h.healthy() {
 		return false
 	}
@@ -106,45 +111,77 @@ func (h *health) check(now time.Time) bool {
 	}
 	if late, ok := h.oldestExpected(); ok && now.Sub(late.at) > h.echoWindow {
 		h.missed = &late
+		delete(h.expected, late.key())
 		return h.failed(now, ReasonNoEcho, late.message(h.echoWindow))
 	}
 	return false
 }
 
-// expect records one of Tether's calls, made at began, whose event should
-// come back through the feed. Calls made while the feed is not healthy
-// are not expected: its tables are polled anyway, and events wait in a
-// queue that cannot be read.
-func (h *health) expect(e echo) {
-	if !h.healthy() {
-		return
-	}
+// begin records one of Tether's calls about to be sent.
+func (h *health) begin(e echo) { h.underway[e.key()]++ }
+
+// callAnswered records the answer to a call begin recorded: accepted, its
+// event is expected back, unless it already came while the call was
+// under way. It returns true when the mode changed.
+func (h *health) callAnswered(now time.Time, e echo, accepted bool) bool {
 	key := e.key()
-	if at, ok := h.heard[key]; ok && !at.Before(e.at) {
+	early, came := h.early[key]
+	if h.underway[key]--; h.underway[key] <= 0 {
+		delete(h.underway, key)
+		delete(h.early, key)
+	}
+	switch {
+	case !accepted:
+		return false
+	case came && !early.Before(e.at):
+		return h.met(now)
+	}
+	h.expect(e)
+	return false
+}
+
+// expect records one of Tether's calls, made at e.at, whose event should
+// come back through the feed. Calls made while the feed is not healthy
+// are not expected, unless it misses an echo (any of them coming back then
+// shows events reach the queue again): its tables are polled anyway, and
+// events wait in a queue that cannot be read.
+func (h *health) expect(e echo) {
+	if !h.healthy() && h.missed == nil {
 		return
 	}
-	if _, ok := h.expected[key]; !ok {
-		h.expected[key] = e
+	if _, ok := h.expected[e.key()]; !ok && len(h.expected) < remembered {
+		h.expected[e.key()] = e
 	}
 }
 
-// hear records an event about a table of account (table "" for an event
-// about none), which meets every call expected of the table, and, from
-// the account of a missing echo, shows that events reach the queue again.
-// It returns true when the mode changed.
-func (h *health) hear(now time.Time, account, region, table string) bool {
-	if table != "" {
-		// A call whose account Tether does not know expects its echo
-		// under no account.
-		for _, key := range []string{echoKey(account, region, table), echoKey("", region, table)} {
-			h.heard[key] = now
-			delete(h.expected, key)
-		}
+// hear records the event of a call that changed a table: it meets the
+// expected call of that very table and call, or the call under way it
+// echoes. Meeting the missing echo, or one expected since, puts the feed
+// back to Events. An event that meets nothing leaves nothing behind. It
+// returns true when the mode changed.
+func (h *health) hear(now time.Time, e echo) bool {
+	key := e.key()
+	if h.underway[key] > 0 {
+		h.early[key] = now
 	}
-	if h.missed == nil || (h.missed.account != "" && h.missed.account != account) {
+	_, expected := h.expected[key]
+	delete(h.expected, key)
+	if !expected && (h.missed == nil || h.missed.key() != key) {
+		return false
+	}
+	return h.met(now)
+}
+
+// met is an expected echo come back: while one is missing, it shows that
+// Tether's events reach the queue again. The calls expected while it was
+// missing are dropped: their events may have been lost with the rule, and
+// waiting for them would fail the feed again at once.
+func (h *health) met(now time.Time) bool {
+	if h.missed == nil {
 		return false
 	}
 	h.missed = nil
+	clear(h.expected)
 	if h.reason != ReasonNoEcho {
 		return false
 	}
@@ -163,19 +200,13 @@ func (h *health) oldestExpected() (echo, bool) {
 	return oldest, found
 }
 
-// forgetHeardBefore drops the arrivals older than cutoff: no call still
-// in flight began before them.
-func (h *health) forgetHeardBefore(cutoff time.Time) {
-	maps.DeleteFunc(h.heard, func(_ string, at time.Time) bool { return at.Before(cutoff) })
-}
-
 func (h *health) set(now time.Time, mode, reason, message string) bool {
 	changed := h.mode != mode
 	if changed {
 		h.since = now
 	}
 	h.mode, h.reason, h.message = mode, reason, message
-	if !h.healthy() {
+	if !h.healthy() && h.missed == nil {
 		clear(h.expected)
 	}
 	return changed

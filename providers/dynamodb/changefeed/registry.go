@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
 )
 
 // OperatorIdentity names the operator's own identity among the feeds, as
@@ -345,25 +346,37 @@ func (r *Registry) update(f *feed, change func(*health, time.Time) bool) {
 	r.log.Info("change feed "+h.mode, "feed", label(f.identity), "queue", f.queue.URL, "reason", h.reason, "message", h.message)
 }
 
-// Sent tells the feed of identity (an AWSAccount's name, OperatorIdentity
-// for the operator's own) that AWS accepted Tether's call about a table
-// (account id, "" when not known, region, name), begun at began. When the
-// feed's rule sends that call's events, its event must come back within
-// the feed's echo window, or the feed is not healthy (echo.go).
-func (r *Registry) Sent(identity, call, account, region, table string, began time.Time) {
-	if !echoedCalls[call] {
-		return
+// Sending tells the feed of identity (an AWSAccount's name,
+// OperatorIdentity for the operator's own) that Tether is about to make a
+// call about a table (account id, region, name), begun at began; the
+// function it returns takes the answer, once: whether AWS accepted the
+// call. When the feed's rule sends that call's events, the event of an
+// accepted call must come back within the feed's echo window, or the feed
+// is not healthy (echo.go); one that arrives while the call is under way
+// meets it too. A call whose account is no account id is not expected:
+// an event naming such an account is dropped as malformed (event.go), so
+// none could meet it.
+func (r *Registry) Sending(identity, call, account, region, table string, began time.Time) func(accepted bool) {
+	if !echoedCalls[call] || !access.IsAccountID(account) {
+		return func(bool) {}
 	}
+	e := echo{call: call, account: account, region: region, table: table, at: began}
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if f, ok := r.feeds[identity]; ok {
-		f.health.expect(echo{call: call, account: account, region: region, table: table, at: began})
+	f, ok := r.feeds[identity]
+	if ok {
+		f.health.begin(e)
+	}
+	r.mu.Unlock()
+	if !ok {
+		return func(bool) {}
+	}
+	return func(accepted bool) {
+		r.update(f, func(h *health, now time.Time) bool { return h.callAnswered(now, e, accepted) })
 	}
 }
 
-// hear tells every feed reading f's queue of an event of a DynamoDB call:
-// it meets their calls expected of its table, and shows that events of its
-// account reach the queue.
+// hear tells every feed reading f's queue of the event of a call that
+// changed a table: it meets their calls of that table expected back.
 func (r *Registry) hear(f *feed, c change) {
 	r.mu.Lock()
 	var readers []*feed
@@ -374,7 +387,7 @@ func (r *Registry) hear(f *feed, c change) {
 	}
 	r.mu.Unlock()
 	for _, g := range readers {
-		r.update(g, func(h *health, now time.Time) bool { return h.hear(now, c.Account, c.Region, c.Table) })
+		r.update(g, func(h *health, now time.Time) bool { return h.hear(now, echoOf(c)) })
 	}
 }
 

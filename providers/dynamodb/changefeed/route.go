@@ -30,13 +30,13 @@ const lookSpacing = 3 * time.Second
 // the outcome.
 func (r *Registry) route(ctx context.Context, f *feed, body string) string {
 	c, outcome := parseEvent(body)
-	if c.Account != "" {
-		// Whatever became of it, the event shows that the account's
-		// events reach the queue.
-		r.hear(f, c)
-	}
 	if outcome != "" {
 		return outcome
+	}
+	if echoedCalls[c.Call] {
+		// Whatever else becomes of it, it meets the call of Tether's it
+		// echoes, if any (echo.go).
+		r.hear(f, c)
 	}
 	if c.ID != "" {
 		if _, dup := r.seen.Get(c.ID); dup {
