@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
@@ -246,4 +247,105 @@ func TestDynamoDBTableMultiAttributeIndexKeys(t *testing.T) {
 	g.Expect(meta.FindStatusCondition(refused.Status.Conditions, "Synced").Message).To(
 		ContainSubstring("does not support global secondary index keys of more than one HASH or RANGE attribute (index byTenant)"))
 	g.Expect(s.describe(g, later.Name).Table.GlobalSecondaryIndexes).To(BeEmpty())
+}
+
+// kinesisTransition is how long the model keeps a Kinesis destination
+// ENABLING, UPDATING, DISABLING (and ENABLING before ENABLE_FAILED): several
+// of the adapter's looks (TransitionPoll, 500 ms), so that a resend or a
+// step planned while AWS is still applying a change would be seen.
+const kinesisTransition = 2 * time.Second
+
+// kinesisState is the destination the status shows, as "STATUS PRECISION",
+// "" when none.
+func kinesisState(o *awsv1alpha1.DynamoDBTable) string {
+	d := o.Status.KinesisStreamingDestination
+	if d == nil {
+		return ""
+	}
+	return d.DestinationStatus + " " + d.ApproximateCreationDateTimePrecision
+}
+
+// MODEL (DynamoDB Local has no Kinesis streaming destinations: it answers
+// UnknownOperationException, internal/ddbgap/kinesis_test.go): the
+// destination is enabled, its state shown in the status, and ENABLING is
+// AWS still applying the ENABLE (not Ready, no step planned, nothing sent
+// again); its precision is changed; a stream in another Region is
+// accepted and then ENABLE_FAILED, which Tether names with AWS's reason
+// and does not enable again for that generation; the spec's next change
+// is the next try; removed from the spec, the destination Tether enabled
+// is disabled.
+func TestDynamoDBTableKinesisStreamingDestinationOnTheModel(t *testing.T) {
+	s := startDynamoDB(t)
+	g := NewWithT(t)
+	w := s.modelWorld(t, "team-kinesis", ddbgap.Options{Transition: kinesisTransition})
+	const stream = "arn:aws:kinesis:us-east-1:111122223333:stream/orders"    // the table's Region
+	const elsewhere = "arn:aws:kinesis:eu-west-1:111122223333:stream/orders" // another Region: ENABLE_FAILED
+	calls := func(op string) func() int {
+		return func() int { return w.gap.Calls(op + "KinesisStreamingDestination") }
+	}
+	obj := w.table("kinesis", func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.KinesisStreamingDestination = &awsv1alpha1.KinesisStreamingDestination{StreamArn: stream}
+	})
+	s.create(t, obj)
+
+	// Not drift while ENABLING: shown, not Ready, nothing planned.
+	var enabling *awsv1alpha1.DynamoDBTable
+	g.Eventually(func(g Gomega) string {
+		enabling = s.get(g, obj)
+		return kinesisState(enabling)
+	}, ddbTimeout, 20*time.Millisecond).Should(HavePrefix("ENABLING"))
+	g.Expect(ddbCondition(enabling, "Ready")).NotTo(HavePrefix("True"))
+	g.Expect(enabling.Status.PendingPlan).To(BeEmpty(), "ENABLING counts as on: no step is planned")
+	g.Expect(enabling.Status.ManagedKinesisStreamArn).To(Equal(stream))
+	s.eventuallyReady(t, obj)
+	g.Expect(kinesisState(s.get(g, obj))).To(Equal("ACTIVE MILLISECOND"))
+	g.Expect(calls("Enable")()).To(Equal(1), "one ENABLE, not one per look while ENABLING")
+
+	// The precision: one UPDATE, UPDATING waited out.
+	s.update(t, obj, func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.KinesisStreamingDestination.ApproximateCreationDateTimePrecision = awsv1alpha1.KinesisPrecisionMicrosecond
+	})
+	g.Eventually(func(g Gomega) string { return kinesisState(s.get(g, obj)) }, ddbTimeout, ddbPoll).Should(Equal("UPDATING MICROSECOND"))
+	s.eventuallyReady(t, obj)
+	g.Expect(kinesisState(s.get(g, obj))).To(Equal("ACTIVE MICROSECOND"))
+	g.Expect(calls("Update")()).To(Equal(1))
+
+	// Another stream: the live one is disabled first, then the new one is
+	// enabled, accepted, and fails.
+	s.update(t, obj, func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.KinesisStreamingDestination = &awsv1alpha1.KinesisStreamingDestination{StreamArn: elsewhere}
+	})
+	var failed *awsv1alpha1.DynamoDBTable
+	g.Eventually(func(g Gomega) string {
+		failed = s.get(g, obj)
+		return ddbCondition(failed, "Ready")
+	}, ddbTimeout, ddbPoll).Should(Equal("False/KinesisStreamingFailed"))
+	ready := meta.FindStatusCondition(failed.Status.Conditions, "Ready")
+	g.Expect(ready.Message).To(ContainSubstring("ENABLE_FAILED (the model: Kinesis data stream " + elsewhere + " is not in the table's Region us-east-1)"))
+	g.Expect(ddbCondition(failed, "Synced")).To(Equal("True/Success"), "nothing failed on Tether's side")
+	g.Expect(failed.Status.KinesisStreamingDestination.StreamArn).To(Equal(elsewhere))
+	g.Expect(failed.Status.KinesisStreamingDestination.DestinationStatus).To(Equal("ENABLE_FAILED"))
+	g.Expect(calls("Disable")()).To(Equal(1), "the live destination disabled before the new one")
+	g.Consistently(calls("Enable"), 3*kinesisTransition, ddbPoll).Should(Equal(2), "one ENABLE for the generation, not one per look")
+
+	// The spec's change is the next try.
+	s.update(t, obj, func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.KinesisStreamingDestination = &awsv1alpha1.KinesisStreamingDestination{StreamArn: stream}
+	})
+	s.eventuallyReady(t, obj)
+	g.Expect(kinesisState(s.get(g, obj))).To(Equal("ACTIVE MILLISECOND"), "enabled anew: AWS's default precision")
+	g.Expect(calls("Enable")()).To(Equal(3))
+
+	// Removed from the spec: the destination Tether enabled is disabled.
+	s.update(t, obj, func(o *awsv1alpha1.DynamoDBTable) { o.Spec.KinesisStreamingDestination = nil })
+	g.Eventually(func(g Gomega) string {
+		o := s.get(g, obj)
+		return o.Status.ManagedKinesisStreamArn + "|" + kinesisState(o) + "|" + ddbCondition(o, "Ready")
+	}, ddbTimeout, ddbPoll).Should(HavePrefix("||True"))
+	out, err := w.raw.DescribeKinesisStreamingDestination(context.Background(), &awsdynamodb.DescribeKinesisStreamingDestinationInput{TableName: aws.String(obj.Spec.TableName)})
+	g.Expect(err).NotTo(HaveOccurred())
+	for _, d := range out.KinesisDataStreamDestinations {
+		g.Expect(d.DestinationStatus).To(BeElementOf(types.DestinationStatusDisabled, types.DestinationStatusEnableFailed), "no live destination left: %s", aws.ToString(d.StreamArn))
+	}
+	g.Expect(calls("Disable")()).To(Equal(2))
 }

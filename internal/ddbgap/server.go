@@ -3,7 +3,8 @@
 // client code of Tether runs against them in tests: global table replicas
 // (UpdateTable ReplicaUpdates), on-demand and warm throughput, continuous
 // backups, resource-based policies, contributor insights, on-demand backups
-// (CreateBackup, DescribeBackup) and restores, tagging when asked
+// (CreateBackup, DescribeBackup) and restores, Kinesis streaming
+// destinations, tagging when asked
 // (Options.Tagging), and the Application Auto Scaling calls for DynamoDB.
 // Every other call, and the
 // parts of a call DynamoDB Local does implement, go to DynamoDB Local.
@@ -68,8 +69,10 @@ type Server struct {
 	targets  map[string]*scalableTarget // database|resource|dimension
 	policies map[string]*scalingPolicy  // database|resource|dimension|policy name
 	revision int64
-	srv      *http.Server
-	url      string
+	// calls counts the requests by operation (Calls).
+	calls map[string]int
+	srv   *http.Server
+	url   string
 }
 
 // New returns a model in front of DynamoDB Local at target.
@@ -85,7 +88,16 @@ func New(target string, opts Options) *Server {
 	}
 	return &Server{target: strings.TrimSuffix(target, "/"), http: &http.Client{Timeout: 30 * time.Second}, opts: opts,
 		tables: map[string]*tableState{}, backups: map[string]backup{},
-		targets: map[string]*scalableTarget{}, policies: map[string]*scalingPolicy{}}
+		targets: map[string]*scalableTarget{}, policies: map[string]*scalingPolicy{}, calls: map[string]int{}}
+}
+
+// Calls is how many requests of the operation (EnableKinesisStreamingDestination,
+// say) the model received, answered or refused: what a test counts to
+// prove a call was not sent again.
+func (s *Server) Calls(op string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls[op]
 }
 
 // Listen serves on a free local port and returns the base URL.
@@ -146,6 +158,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	raw, _ := io.ReadAll(r.Body)
 	target := r.Header.Get("X-Amz-Target")
 	service, op, _ := strings.Cut(target, ".")
+	s.mu.Lock()
+	s.calls[op]++
+	s.mu.Unlock()
 	c := &call{r: r, op: op, raw: raw}
 	_ = json.Unmarshal(raw, &c.body)
 	if c.body == nil {
@@ -195,6 +210,11 @@ func (s *Server) dynamoDBHandler(op string) func(*call) (any, error) {
 		"DescribeBackup":              s.describeBackup,
 		"RestoreTableToPointInTime":   s.restoreToPointInTime,
 		"RestoreTableFromBackup":      s.restoreFromBackup,
+
+		"DescribeKinesisStreamingDestination": s.describeKinesisStreamingDestination,
+		"EnableKinesisStreamingDestination":   s.enableKinesisStreamingDestination,
+		"UpdateKinesisStreamingDestination":   s.updateKinesisStreamingDestination,
+		"DisableKinesisStreamingDestination":  s.disableKinesisStreamingDestination,
 	}[op]
 }
 

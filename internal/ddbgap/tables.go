@@ -38,6 +38,8 @@ type tableState struct {
 
 	indexKeys map[string]indexKeys // multi-attribute index keys (multikeys.go)
 
+	kinesis []*kinesisDest // Kinesis streaming destinations, oldest first (kinesis.go)
+
 	pace paced // with Options.Pace
 }
 
@@ -92,6 +94,9 @@ func (st *tableState) advance(now time.Time) {
 	}
 	for _, in := range st.insights {
 		in.advance(now)
+	}
+	for _, d := range st.kinesis {
+		d.advance(now)
 	}
 }
 

@@ -10,7 +10,8 @@ import (
 // desire is the table obj's spec asks for, with what depends on the
 // status: the tags, replicas and scalable targets Tether added before and
 // the spec dropped are removed, and the policy Tether attached is removed
-// when the spec drops it. It keeps the status's records of what Tether
+// when the spec drops it, as is the Kinesis streaming destination Tether
+// enabled (status.managedKinesisStreamArn). It keeps the status's records of what Tether
 // manages (managedTagKeys, managedReplicaRegions, managedScalableTargets)
 // from what have shows; each record is kept only where have knows it.
 func (p *Provider) desire(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, have *plan.Table) (*plan.Table, error) {
@@ -24,6 +25,7 @@ func (p *Provider) desire(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, h
 		return nil, providers.Terminal(access.ReasonInvalidSpec, err)
 	}
 	want.Policy = pol
+	want.Kinesis = plan.DesiredKinesis(&obj.Spec, obj.Status.ManagedKinesisStreamArn)
 	if have.Replicas != nil {
 		have.Replicas = plan.WithoutRegion(have.Replicas, ep.Region)
 		want.RemoveReplicas = obj.Status.ManagedReplicaRegions

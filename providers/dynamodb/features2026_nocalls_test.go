@@ -12,3 +12,23 @@ func (n noCalls) DescribeContributorInsights(context.Context, *dynamodb.Describe
 	n.fail()
 	return nil, nil
 }
+
+func (n noCalls) DescribeKinesisStreamingDestination(context.Context, *dynamodb.DescribeKinesisStreamingDestinationInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeKinesisStreamingDestinationOutput, error) {
+	n.fail()
+	return nil, nil
+}
+
+func (n noCalls) EnableKinesisStreamingDestination(context.Context, *dynamodb.EnableKinesisStreamingDestinationInput, ...func(*dynamodb.Options)) (*dynamodb.EnableKinesisStreamingDestinationOutput, error) {
+	n.fail()
+	return nil, nil
+}
+
+func (n noCalls) UpdateKinesisStreamingDestination(context.Context, *dynamodb.UpdateKinesisStreamingDestinationInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateKinesisStreamingDestinationOutput, error) {
+	n.fail()
+	return nil, nil
+}
+
+func (n noCalls) DisableKinesisStreamingDestination(context.Context, *dynamodb.DisableKinesisStreamingDestinationInput, ...func(*dynamodb.Options)) (*dynamodb.DisableKinesisStreamingDestinationOutput, error) {
+	n.fail()
+	return nil, nil
+}

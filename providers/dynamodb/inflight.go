@@ -205,6 +205,14 @@ func stepPart(step plan.Step) string {
 	if step.Insights != nil {
 		return aws.ToString(step.Insights.IndexName)
 	}
+	switch {
+	case step.KinesisEnable != nil:
+		return aws.ToString(step.KinesisEnable.StreamArn)
+	case step.KinesisUpdate != nil:
+		return aws.ToString(step.KinesisUpdate.StreamArn)
+	case step.KinesisDisable != nil:
+		return aws.ToString(step.KinesisDisable.StreamArn)
+	}
 	return ""
 }
 
@@ -245,6 +253,7 @@ func alreadyDone(step plan.Step, err error) bool {
 		"is already enabled",            // TimeToLive
 		"is already disabled",           // TimeToLive
 		"will not change",               // warm throughput, throughput
+		"Precision is already set",      // a Kinesis destination's precision (ACK, docs/api-quirks/table-policy-kinesis-autoscaling.md)
 	} {
 		if strings.Contains(msg, words) {
 			return true

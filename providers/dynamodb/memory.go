@@ -40,6 +40,9 @@ type memory struct {
 	// insightsEnabled is the object's fingerprint when Tether last enabled
 	// contributor insights, by index ("" for the table) (insights.go).
 	insightsEnabled map[string]string
+	// kinesisEnabled is the object's fingerprint when Tether last enabled
+	// a Kinesis streaming destination, by stream ARN (kinesis.go).
+	kinesisEnabled map[string]string
 }
 
 // policyChange is Tether's last change of the policy.
@@ -109,7 +112,8 @@ func (ms *memories) of(uid apitypes.UID) *memory {
 	}
 	m, ok := ms.byUID[uid]
 	if !ok {
-		m = &memory{readAt: map[string]time.Time{}, warned: map[string]bool{}, insightsEnabled: map[string]string{}}
+		m = &memory{readAt: map[string]time.Time{}, warned: map[string]bool{}, insightsEnabled: map[string]string{},
+			kinesisEnabled: map[string]string{}}
 		ms.byUID[uid] = m
 	}
 	return m

@@ -94,6 +94,8 @@ func (p *Provider) compare(ctx context.Context, ep *access.Endpoint, obj *awsv1a
 	}
 	p.skipUnsupported(ep, obj, have)
 	insightsFailed := holdFailedInsights(p.memoryOf(obj), obj, have)
+	recordKinesis(obj, have.Kinesis)
+	kinesisFailed := holdFailedKinesis(p.memoryOf(obj), obj, have)
 	want, err := p.desire(ep, obj, have)
 	if err != nil {
 		return providers.Observation{}, err
@@ -119,6 +121,9 @@ func (p *Provider) compare(ctx context.Context, ep *access.Endpoint, obj *awsv1a
 	}
 	if pl.Empty() && available && insightsFailed != "" {
 		return notAvailable(reasonInsightsFailed, insightsFailed, insightsFailedRecheck), nil
+	}
+	if pl.Empty() && available && kinesisFailed != "" {
+		return notAvailable(reasonKinesisFailed, kinesisFailed, kinesisFailedRecheck), nil
 	}
 	if pl.Empty() && available && outputsErr != nil {
 		return notAvailable(reasonOutputsNotWritten, outputsErr.Error(), conflictDelay), nil
@@ -176,6 +181,8 @@ func (p *Provider) noteMissing(obj *awsv1alpha1.DynamoDBTable) {
 	obj.Status.TableArn = ""
 	obj.Status.TableStatus = ""
 	obj.Status.LatestStreamArn = ""
+	obj.Status.KinesisStreamingDestination = nil
+	obj.Status.ManagedKinesisStreamArn = ""
 	obj.Status.GlobalSecondaryIndexes = nil
 	obj.Status.PendingPlan = nil
 	mem := p.memoryOf(obj)

@@ -108,6 +108,9 @@ func (p *Provider) reads(ctx context.Context, ep *access.Endpoint, obj *awsv1alp
 		{feature: plan.FeatureInsights, needed: plan.Uses(&obj.Spec, plan.FeatureInsights), read: func() error {
 			return readInsights(ctx, ep, obj, mem)
 		}, inFlux: func() bool { return plan.InsightsInFlux(mem.reads.Insights) }},
+		{feature: plan.FeatureKinesis, needed: usesKinesis(obj), read: func() error {
+			return readKinesis(ctx, ep, obj, mem)
+		}, inFlux: func() bool { return plan.KinesisInFlux(mem.reads.Kinesis) }},
 		{feature: plan.FeaturePolicy, needed: plan.Uses(&obj.Spec, plan.FeaturePolicy) || obj.Status.ResourcePolicyRevisionID != "", read: func() error {
 			return readPolicy(ctx, ep, aws.ToString(desc.TableArn), mem)
 		}},

@@ -58,6 +58,7 @@ func (c *tableConn) Update(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, 
 	p.flights.accepted(ep.TableKey(name), p.stepFlight(step, time.Now()))
 	p.memoryOf(obj).afterSent(step)
 	noteInsightsSent(p.memoryOf(obj), obj, step)
+	noteKinesisSent(p.memoryOf(obj), obj, step)
 	p.recordAddedReplica(ep, obj, step)
 	return nil
 }
@@ -78,6 +79,12 @@ func (p *Provider) send(ctx context.Context, ep *access.Endpoint, obj *awsv1alph
 		_, err = ep.API.UntagResource(ctx, &dynamodb.UntagResourceInput{ResourceArn: aws.String(obj.Status.TableArn), TagKeys: step.UntagKeys})
 	case step.Insights != nil:
 		_, err = ep.API.UpdateContributorInsights(ctx, step.Insights)
+	case step.KinesisEnable != nil:
+		_, err = ep.API.EnableKinesisStreamingDestination(ctx, step.KinesisEnable)
+	case step.KinesisUpdate != nil:
+		_, err = ep.API.UpdateKinesisStreamingDestination(ctx, step.KinesisUpdate)
+	case step.KinesisDisable != nil:
+		_, err = ep.API.DisableKinesisStreamingDestination(ctx, step.KinesisDisable)
 	case step.PutPolicy != nil || step.DeletePolicy != nil:
 		err = p.sendPolicy(ctx, ep, obj, step)
 	case step.Register != nil || step.ScalingPolicy != nil || step.Deregister != nil:

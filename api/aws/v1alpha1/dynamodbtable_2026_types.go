@@ -25,3 +25,54 @@ package v1alpha1
 // +kubebuilder:validation:XValidation:rule="self.filter(k, k.keyType == 'RANGE').size() <= 4",message="a global secondary index keySchema may have at most four RANGE keys"
 // +kubebuilder:validation:XValidation:rule="self.all(a, self.exists_one(b, b.attributeName == a.attributeName))",message="keySchema cannot use the same attribute as HASH and RANGE key, nor name an attribute twice"
 type IndexKeySchema []KeySchemaElement
+
+// Precisions of the approximate creation timestamp of the records a table
+// sends to a Kinesis data stream, as AWS spells them.
+const (
+	KinesisPrecisionMillisecond = "MILLISECOND"
+	KinesisPrecisionMicrosecond = "MICROSECOND"
+)
+
+// KinesisStreamingDestination streams the table's changes to a Kinesis data
+// stream (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_EnableKinesisStreamingDestination.html).
+// A table has one live destination at a time: naming another stream
+// disables the one the table streams to, then enables this one. Removing
+// the field disables the destination Tether enabled
+// (status.managedKinesisStreamArn); one it did not enable is left alone.
+// AWS checks the stream only after accepting the call: a stream that does
+// not exist, or is in another Region or account, ends ENABLE_FAILED, which
+// the Ready condition names with AWS's reason.
+type KinesisStreamingDestination struct {
+	// StreamArn is the Kinesis data stream's ARN:
+	// arn:<partition>:kinesis:<region>:<account>:stream/<name>, the name
+	// 1-128 of a-z, A-Z, 0-9, _ . and - (AWS's own constraints on a stream
+	// name, https://docs.aws.amazon.com/kinesis/latest/APIReference/API_CreateStream.html).
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:XValidation:rule="self.matches('^arn:aws[a-z-]*:kinesis:[a-z0-9-]+:[0-9]{12}:stream/[a-zA-Z0-9_.-]{1,128}$')",message="streamArn must be a Kinesis data stream's ARN: arn:<partition>:kinesis:<region>:<12-digit account>:stream/<name of 1-128 of a-zA-Z0-9_.->"
+	StreamArn string `json:"streamArn"`
+	// ApproximateCreationDateTimePrecision is the precision of each
+	// record's ApproximateCreationDateTime: MILLISECOND (AWS's default) or
+	// MICROSECOND; left alone when absent. A change takes AWS about two
+	// minutes (UPDATING).
+	// +optional
+	// +kubebuilder:validation:Enum=MILLISECOND;MICROSECOND
+	ApproximateCreationDateTimePrecision string `json:"approximateCreationDateTimePrecision,omitempty"`
+}
+
+// KinesisStreamingDestinationStatus is the destination as
+// DescribeKinesisStreamingDestination reports it.
+type KinesisStreamingDestinationStatus struct {
+	// StreamArn is the Kinesis data stream's ARN.
+	StreamArn string `json:"streamArn"`
+	// DestinationStatus is ENABLING, ACTIVE, UPDATING, DISABLING, DISABLED
+	// or ENABLE_FAILED.
+	DestinationStatus string `json:"destinationStatus"`
+	// DestinationStatusDescription is AWS's word on the status (its reason
+	// for ENABLE_FAILED).
+	// +optional
+	DestinationStatusDescription string `json:"destinationStatusDescription,omitempty"`
+	// ApproximateCreationDateTimePrecision as AWS reports it (MILLISECOND
+	// when it reports none).
+	// +optional
+	ApproximateCreationDateTimePrecision string `json:"approximateCreationDateTimePrecision,omitempty"`
+}

@@ -209,6 +209,11 @@ type DynamoDBTableSpec struct {
 	// +optional
 	AutoScaling *AutoScaling `json:"autoScaling,omitempty"`
 
+	// KinesisStreamingDestination streams the table's changes to a Kinesis
+	// data stream; removing it disables the destination Tether enabled.
+	// +optional
+	KinesisStreamingDestination *KinesisStreamingDestination `json:"kinesisStreamingDestination,omitempty"`
+
 	// RestoreFrom creates the table by restoring a point in time of another
 	// table or a backup, whenever Tether creates it; what a restore cannot
 	// set (stream, TTL, point-in-time recovery, tags, ...) follows as
@@ -509,6 +514,16 @@ type DynamoDBTableStatus struct {
 	// this is still the table's revision.
 	// +optional
 	ResourcePolicyRevisionID string `json:"resourcePolicyRevisionId,omitempty"`
+	// KinesisStreamingDestination is the table's Kinesis data stream
+	// destination as AWS reports it: the stream spec.kinesisStreamingDestination
+	// names, or while it names none, the one Tether enabled.
+	// +optional
+	KinesisStreamingDestination *KinesisStreamingDestinationStatus `json:"kinesisStreamingDestination,omitempty"`
+	// ManagedKinesisStreamArn is the Kinesis data stream Tether enabled as
+	// the table's destination: it is disabled when the spec no longer names
+	// it, while a destination someone else enabled is left alone.
+	// +optional
+	ManagedKinesisStreamArn string `json:"managedKinesisStreamArn,omitempty"`
 	// ManagedScalableTargets are the capacities Tether registered with
 	// Application Auto Scaling ("table/read", "index/<name>/write"), so that
 	// autoscaling removed from the spec is deregistered.

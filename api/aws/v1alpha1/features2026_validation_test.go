@@ -30,6 +30,9 @@ globalSecondaryIndexes:
   - {attributeName: day, keyType: RANGE}
   - {attributeName: seq, keyType: RANGE}
 contributorInsightsSpecification: {enabled: true, mode: THROTTLED_KEYS}
+kinesisStreamingDestination:
+  streamArn: arn:aws:kinesis:us-east-1:111122223333:stream/orders.v2_x-y
+  approximateCreationDateTimePrecision: MICROSECOND
 `
 
 func TestFeatures2026AreAccepted(t *testing.T) {
@@ -69,6 +72,18 @@ func TestFeatures2026RefuseBadInput(t *testing.T) {
 			"contributorInsightsSpecification.mode needs enabled: true"},
 		{"index insights mode with insights off", on("{enabled: true, mode: ACCESSED_AND_THROTTLED_KEYS}", "{enabled: false, mode: ACCESSED_AND_THROTTLED_KEYS}"),
 			"contributorInsightsSpecification.mode needs enabled: true"},
+		{"Kinesis destination not a Kinesis ARN", on("arn:aws:kinesis:us-east-1:111122223333:stream/orders.v2_x-y", "arn:aws:sqs:us-east-1:111122223333:orders"),
+			"streamArn must be a Kinesis data stream's ARN"},
+		{"Kinesis destination with a short account", on("111122223333:stream", "1111:stream"),
+			"streamArn must be a Kinesis data stream's ARN"},
+		{"Kinesis stream name with a slash", on("stream/orders.v2_x-y", "stream/orders/x"),
+			"streamArn must be a Kinesis data stream's ARN"},
+		{"Kinesis stream name too long", on("stream/orders.v2_x-y", "stream/"+strings.Repeat("s", 129)),
+			"streamArn must be a Kinesis data stream's ARN"},
+		{"Kinesis precision AWS does not know", on("approximateCreationDateTimePrecision: MICROSECOND", "approximateCreationDateTimePrecision: NANOSECOND"),
+			`supported values: "MILLISECOND", "MICROSECOND"`},
+		{"Kinesis destination without a stream", on("  streamArn: arn:aws:kinesis:us-east-1:111122223333:stream/orders.v2_x-y\n", ""),
+			"streamArn: Required value"},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -10,4 +10,8 @@ import (
 // (DynamoDB as AWS ships it in 2026) use.
 type api2026 interface {
 	DescribeContributorInsights(ctx context.Context, in *dynamodb.DescribeContributorInsightsInput, opts ...func(*dynamodb.Options)) (*dynamodb.DescribeContributorInsightsOutput, error)
+	DescribeKinesisStreamingDestination(ctx context.Context, in *dynamodb.DescribeKinesisStreamingDestinationInput, opts ...func(*dynamodb.Options)) (*dynamodb.DescribeKinesisStreamingDestinationOutput, error)
+	EnableKinesisStreamingDestination(ctx context.Context, in *dynamodb.EnableKinesisStreamingDestinationInput, opts ...func(*dynamodb.Options)) (*dynamodb.EnableKinesisStreamingDestinationOutput, error)
+	UpdateKinesisStreamingDestination(ctx context.Context, in *dynamodb.UpdateKinesisStreamingDestinationInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateKinesisStreamingDestinationOutput, error)
+	DisableKinesisStreamingDestination(ctx context.Context, in *dynamodb.DisableKinesisStreamingDestinationInput, opts ...func(*dynamodb.Options)) (*dynamodb.DisableKinesisStreamingDestinationOutput, error)
 }

@@ -62,6 +62,12 @@ func writeOf(params any) (call, table string) {
 		return "UpdateContinuousBackups", tableName(in.TableName)
 	case *dynamodb.UpdateContributorInsightsInput:
 		return "UpdateContributorInsights", tableName(in.TableName)
+	case *dynamodb.EnableKinesisStreamingDestinationInput:
+		return "EnableKinesisStreamingDestination", tableName(in.TableName)
+	case *dynamodb.UpdateKinesisStreamingDestinationInput:
+		return "UpdateKinesisStreamingDestination", tableName(in.TableName)
+	case *dynamodb.DisableKinesisStreamingDestinationInput:
+		return "DisableKinesisStreamingDestination", tableName(in.TableName)
 	case *dynamodb.TagResourceInput:
 		return "TagResource", tableName(in.ResourceArn)
 	case *dynamodb.UntagResourceInput:

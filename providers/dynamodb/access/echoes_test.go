@@ -20,6 +20,9 @@ func TestWriteOf(t *testing.T) {
 		{&dynamodb.PutResourcePolicyInput{ResourceArn: aws.String(arn + "/stream/2026-01-01T00:00:00.000")}, "PutResourcePolicy", "orders"},
 		{&dynamodb.RestoreTableToPointInTimeInput{SourceTableName: aws.String("old"), TargetTableName: aws.String("orders")}, "RestoreTableToPointInTime", "orders"},
 		{&dynamodb.TagResourceInput{ResourceArn: aws.String("arn:aws:dynamodb:eu-west-1:111122223333:backup/x")}, "TagResource", ""},
+		{&dynamodb.EnableKinesisStreamingDestinationInput{TableName: aws.String("orders")}, "EnableKinesisStreamingDestination", "orders"},
+		{&dynamodb.DisableKinesisStreamingDestinationInput{TableName: aws.String(arn)}, "DisableKinesisStreamingDestination", "orders"},
+		{&dynamodb.DescribeKinesisStreamingDestinationInput{TableName: aws.String("orders")}, "", ""},
 		{&dynamodb.DescribeTableInput{TableName: aws.String("orders")}, "", ""},
 		{&dynamodb.DeleteTableInput{}, "DeleteTable", ""},
 	}

@@ -25,6 +25,7 @@ var echoedCalls = map[string]bool{
 	"CreateTable": true, "UpdateTable": true, "DeleteTable": true, "UpdateTimeToLive": true,
 	"UpdateContinuousBackups": true, "TagResource": true, "UntagResource": true, "PutResourcePolicy": true,
 	"DeleteResourcePolicy": true, "UpdateContributorInsights": true, "UpdateKinesisStreamingDestination": true,
+	"EnableKinesisStreamingDestination": true, "DisableKinesisStreamingDestination": true,
 	"UpdateTableReplicaAutoScaling": true, "RestoreTableFromBackup": true, "RestoreTableToPointInTime": true,
 	"ImportTable": true,
 }

@@ -45,6 +45,7 @@ type Table struct {
 	Warm     *Warm
 	Insights *Insights
 	Policy   *Policy
+	Kinesis  Kinesis             // by stream ARN (kinesis.go)
 	Scaling  map[string]*Scaling // by ScalingKey
 	Replicas map[string]Replica  // by Region
 	// RemoveScaling and RemoveReplicas are what Tether added before and the
@@ -180,6 +181,7 @@ type Reads struct {
 	Insights map[string]*Insights // "" for the table, else the index name
 	Policy   *Policy
 	Scaling  map[string]*Scaling
+	Kinesis  Kinesis
 }
 
 // index looks an index up by name.
@@ -203,7 +205,7 @@ func (t *Table) clone() *Table {
 	if t.Tags != nil {
 		c.Tags = maps.Clone(t.Tags)
 	}
-	c.Scaling, c.Replicas = maps.Clone(t.Scaling), maps.Clone(t.Replicas)
+	c.Scaling, c.Replicas, c.Kinesis = maps.Clone(t.Scaling), maps.Clone(t.Replicas), maps.Clone(t.Kinesis)
 	return &c
 }
 

@@ -21,8 +21,8 @@ import (
 //   - index creates come one per call, after the billing mode and
 //     throughput they are created under, and before the per-index settings
 //     (on-demand caps, warm throughput, autoscaling) that need them;
-//   - the settings with APIs of their own (TTL, backups, insights, policy,
-//     tags) follow; tags go last.
+//   - the settings with APIs of their own (TTL, backups, insights, the
+//     Kinesis destination, policy, tags) follow; tags go last.
 const (
 	atYieldToAutoScaling position = iota
 	atDeleteReplicas
@@ -43,6 +43,7 @@ const (
 	atTableClass
 	atSSE
 	atInsights
+	atKinesis
 	atPolicy
 	atTags
 	positions // how many there are

@@ -29,4 +29,8 @@ type Step struct {
 	Register      *applicationautoscaling.RegisterScalableTargetInput
 	ScalingPolicy *applicationautoscaling.PutScalingPolicyInput
 	Deregister    *applicationautoscaling.DeregisterScalableTargetInput
+	// Inputs of the Kinesis streaming destination's steps (kinesis.go).
+	KinesisEnable  *dynamodb.EnableKinesisStreamingDestinationInput
+	KinesisUpdate  *dynamodb.UpdateKinesisStreamingDestinationInput
+	KinesisDisable *dynamodb.DisableKinesisStreamingDestinationInput
 }
