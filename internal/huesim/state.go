@@ -28,6 +28,9 @@ type LightState struct {
 	ColorMode string     `json:"colormode"`
 	Mode      string     `json:"mode"`
 	Reachable bool       `json:"reachable"`
+	// V2Effect is the CLIP v2 effect the bulb plays (effects.go); only
+	// the v2 view shows it, so it is not part of the v1 state's JSON.
+	V2Effect string `json:"-"`
 }
 
 // fields is the state as JSON fields, before the model picks those it
