@@ -60,7 +60,7 @@ func TestModelDisassociation(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(aws.ToBool(describe(w.ddb).DisassociationProtectionEnabled)).To(BeTrue(), "the replica's protection is its own, not the table's")
 
-	w.expect(disassociate(replica, "IMMEDIATE", nil), "ValidationException") // WAIT_FOR_REPLICATION is the only mode
+	w.expect(disassociate(replica, "IMMEDIATE", nil), "ValidationException")                                    // WAIT_FOR_REPLICATION is the only mode
 	w.expect(disassociate("us-east-1", types.DisassociationModeWaitForReplication, nil), "ValidationException") // not the Region called
 	w.expect(disassociate(replica, types.DisassociationModeWaitForReplication, func(in *dynamodb.UpdateTableInput) {
 		in.ReplicaUpdates = append(in.ReplicaUpdates, addReplica("ap-south-1")...)
