@@ -46,6 +46,10 @@ import (
 // disassociateMode is the one DisassociationMode AWS defines.
 const disassociateMode = "WAIT_FOR_REPLICATION"
 
+// CallDisassociate counts, under Calls, the UpdateTable calls with a
+// Disassociate action, answered or refused.
+const CallDisassociate = "UpdateTable.Disassociate"
+
 // disassociation answers the UpdateTable calls that disassociate a replica
 // or set disassociation protection; handled is false for any other call.
 func (s *Server) disassociation(c *call) (out any, handled bool, err error) {
@@ -58,6 +62,11 @@ func (s *Server) disassociation(c *call) (out any, handled bool, err error) {
 	_, protect := c.body["DisassociationProtectionEnabled"]
 	if dis == nil && !protect {
 		return nil, false, nil
+	}
+	if dis != nil {
+		s.mu.Lock()
+		s.calls[CallDisassociate]++
+		s.mu.Unlock()
 	}
 	for k := range c.body {
 		if k != "TableName" && ((dis != nil && k != "ReplicaUpdates") || (dis == nil && k != "DisassociationProtectionEnabled")) {

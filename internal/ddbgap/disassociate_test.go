@@ -70,6 +70,7 @@ func TestModelDisassociation(t *testing.T) {
 	}), "ValidationException")
 	g.Expect(describe(w.ddb).Replicas).To(HaveLen(1), "no refused call started anything")
 
+	g.Expect(w.gap.Calls(ddbgap.CallDisassociate)).To(Equal(5), "each refused Disassociate counted once (the SDK retries no ValidationException); protection changes are not counted")
 	g.Expect(disassociate(replica, types.DisassociationModeWaitForReplication, nil)).To(Succeed())
 	g.Eventually(func() []types.ReplicaDescription { return describe(w.ddb).Replicas }, 5*time.Second, 50*time.Millisecond).Should(BeEmpty())
 	g.Expect(describe(w.ddb).TableStatus).To(Equal(types.TableStatusActive))
