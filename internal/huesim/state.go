@@ -80,6 +80,9 @@ type Options struct {
 	// for the bridge id in lower case, as a real bridge's. Another name
 	// makes a bridge whose certificate does not match its id.
 	CertificateName string
+	// V1Off makes a bridge without the v1 API (v1off.go): 404 on every
+	// v1 path but pairing and the public config, on both ports.
+	V1Off bool
 }
 
 // Bridge is the simulated bridge's state. Its methods are safe for
@@ -103,6 +106,8 @@ type Bridge struct {
 	events eventHub
 	// credentialed counts the requests that carried a username (server.go).
 	credentialed atomic.Int64
+	// v1Requests are the requests on v1 paths (v1off.go).
+	v1Requests []V1Request
 }
 
 type whitelistEntry struct {

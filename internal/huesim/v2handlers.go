@@ -40,7 +40,7 @@ func (b *Bridge) HandlerTLS() http.Handler {
 		v2Error(w, http.StatusMethodNotAllowed, "method not allowed")
 	})
 	mux.HandleFunc("GET /eventstream/clip/v2", b.v2Authed(b.eventStream))
-	return b.gate(mux)
+	return b.gate(b.v1Gate(mux))
 }
 
 // v2Answer writes the v2 answer envelope.
