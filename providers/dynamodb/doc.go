@@ -43,7 +43,9 @@
 //   - Create (create.go) sends CreateTable, or restores the table
 //     (restore.go, from a source the namespace may read); Update
 //     (update.go) sends the plan's first step only, and the next pass plans
-//     again from what AWS then reports; the policy's and autoscaling's
+//     again from what AWS then reports (a replica's disassociation goes to
+//     the replica's Region, and a refusal is kept for the spec as it is:
+//     disassociation.go); the policy's and autoscaling's
 //     calls have their own files (policy.go, scaling.go). Delete
 //     (delete.go) deletes only a table the object owns, after the replicas
 //     Tether added (replicas.go) and the scalable targets it registered.
