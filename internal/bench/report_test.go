@@ -153,3 +153,15 @@ func TestFlooredMeasureIsJudgedOnItsRatio(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryModelHasSpecs: figure 9 and the soak give every simulated bulb
+// model a spec in its reach and one beyond it; a model added to the
+// simulator without them would get two HueLights of one name.
+func TestEveryModelHasSpecs(t *testing.T) {
+	for _, model := range huesim.ModelIDs() {
+		specs, ok := modelSpecs[model]
+		if !ok || specs[0].kind != "in" || specs[1].kind != "out" {
+			t.Errorf("model %s has no in and out specs in modelSpecs", model)
+		}
+	}
+}
