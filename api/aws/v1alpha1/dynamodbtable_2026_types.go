@@ -177,9 +177,10 @@ type ImportStatus struct {
 	// ErrorCount is the number of items AWS could not import.
 	// +optional
 	ErrorCount int64 `json:"errorCount,omitempty"`
-	// FailureCode and FailureMessage are AWS's reason for FAILED.
+	// FailureCode is AWS's code for FAILED.
 	// +optional
 	FailureCode string `json:"failureCode,omitempty"`
+	// FailureMessage is AWS's reason for FAILED.
 	// +optional
 	FailureMessage string `json:"failureMessage,omitempty"`
 }

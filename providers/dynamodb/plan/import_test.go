@@ -10,8 +10,8 @@ import (
 )
 
 // TestImportTableInputCarriesWhatImportTableTakes: the table's keys,
-// billing, indexes and SSE go into TableCreationParameters, an index's
-// warm throughput (no part of ImportTable) does not, the S3 source and CSV
+// billing, indexes (with their warm throughput, which ImportTable takes)
+// and SSE go into TableCreationParameters, the S3 source and CSV
 // options are AWS's shapes, an absent prefix and owner are not sent as
 // empty strings, and the ClientToken is the one given.
 func TestImportTableInputCarriesWhatImportTableTakes(t *testing.T) {
@@ -36,8 +36,9 @@ func TestImportTableInputCarriesWhatImportTableTakes(t *testing.T) {
 	if len(p.KeySchema) != 1 || len(p.AttributeDefinitions) != 2 {
 		t.Fatalf("keys %v, attributes %v", p.KeySchema, p.AttributeDefinitions)
 	}
-	if len(p.GlobalSecondaryIndexes) != 1 || aws.ToString(p.GlobalSecondaryIndexes[0].IndexName) != "byG" || p.GlobalSecondaryIndexes[0].WarmThroughput != nil {
-		t.Fatalf("indexes %+v: want byG without warm throughput", p.GlobalSecondaryIndexes)
+	if len(p.GlobalSecondaryIndexes) != 1 || aws.ToString(p.GlobalSecondaryIndexes[0].IndexName) != "byG" ||
+		p.GlobalSecondaryIndexes[0].WarmThroughput == nil || aws.ToInt64(p.GlobalSecondaryIndexes[0].WarmThroughput.ReadUnitsPerSecond) != warm {
+		t.Fatalf("indexes %+v: want byG with its warm throughput", p.GlobalSecondaryIndexes)
 	}
 	if p.SSESpecification == nil || aws.ToString(p.SSESpecification.KMSMasterKeyId) != "alias/k" {
 		t.Fatalf("SSE %+v", p.SSESpecification)
