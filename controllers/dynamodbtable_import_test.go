@@ -83,6 +83,13 @@ func TestDynamoDBTableImportFromS3OnTheModel(t *testing.T) {
 	g.Expect(running.Status.Import.ImportStatus).To(Equal("IN_PROGRESS"))
 	g.Expect(running.Status.Import.ImportArn).To(ContainSubstring(":table/" + good.Spec.TableName + "/import/"))
 	g.Expect(running.Status.PendingPlan).To(BeEmpty(), "nothing is planned while AWS imports")
+	// The table found (CREATING, then ACTIVE a little before the import
+	// ends) is still AWS's: nothing is sent, not even the owner tag.
+	g.Eventually(func(g Gomega) string {
+		running = s.get(g, good)
+		return running.Status.TableStatus + " " + ddbCondition(running, "Ready")
+	}, ddbTimeout, 20*time.Millisecond).Should(BeElementOf("CREATING False/Importing", "ACTIVE False/Importing"))
+	g.Expect(w.gap.Calls("TagResource")).To(BeZero(), "no step while AWS imports")
 
 	ready := s.eventuallyReady(t, good)
 	g.Expect(ready.Status.Import.ImportStatus).To(Equal("COMPLETED"))

@@ -42,8 +42,15 @@ import (
 // refused by AWS but races the first.
 
 // ReasonImportFailed: the import from S3 FAILED (AWS's reason in the
-// message), or the endpoint cannot import.
+// message) and left the table with the rows that were valid; the table is
+// managed, only Ready says so.
 const ReasonImportFailed = "ImportFailed"
+
+// ReasonImportLeftNoTable: the import ended without a table (it FAILED
+// before it made one, or the table was deleted since), or cannot be made
+// with the object's token; Tether stops: it does not import again by
+// itself.
+const ReasonImportLeftNoTable = "ImportLeftNoTable"
 
 // reasonImporting: AWS is still importing; nothing is sent meanwhile.
 const reasonImporting = "Importing"
@@ -138,7 +145,7 @@ func (p *Provider) createByImport(ctx context.Context, ep *access.Endpoint, obj 
 	case "ImportConflictException":
 		// The token names another import (API ImportTable): only a new
 		// generation of the object makes a new token.
-		return providers.Terminal(ReasonImportFailed, access.Stable(err))
+		return providers.Terminal(ReasonImportLeftNoTable, access.Stable(err))
 	default:
 		return access.Classify(err)
 	}
@@ -161,7 +168,7 @@ func importUnsupported(ep *access.Endpoint, err error) error {
 	if err != nil {
 		why = access.Stable(err).Error()
 	}
-	return providers.Terminalf(ReasonImportFailed, "the DynamoDB endpoint for %s cannot import from S3 (%s): "+
+	return providers.Terminalf(ReasonUnsupportedByEndpoint, "the DynamoDB endpoint for %s cannot import from S3 (%s): "+
 		"the table is not created empty instead; remove spec.importFrom (in a new object) to create an empty table", ep.Region, why)
 }
 
@@ -185,7 +192,7 @@ func (p *Provider) importEnded(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTab
 // deleted since.
 func importWithoutTable(obj *awsv1alpha1.DynamoDBTable) error {
 	st := obj.Status.Import
-	return providers.Terminalf(ReasonImportFailed, "the import %s of %s ended %s%s and table %s does not exist: "+
+	return providers.Terminalf(ReasonImportLeftNoTable, "the import %s of %s ended %s%s and table %s does not exist: "+
 		"Tether does not import again by itself; fix the source, then recreate the object (importFrom cannot change)",
 		st.ImportArn, importSourceOf(obj), st.ImportStatus, failureOf(st), obj.ResolvedTableName())
 }
