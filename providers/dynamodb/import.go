@@ -69,8 +69,10 @@ const importFailedRecheck = 10 * time.Minute
 // ImportTable) and answers the import already running instead of starting
 // a second one for the same name, which AWS would accept. A hash keeps it
 // short whatever the UID.
-func importToken(obj *awsv1alpha1.DynamoDBTable) string {
-	sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%d", obj.UID, obj.Generation)))
+func importToken(obj *awsv1alpha1.DynamoDBTable) string { return importTokenOf(obj, obj.Generation) }
+
+func importTokenOf(obj *awsv1alpha1.DynamoDBTable, generation int64) string {
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%d", obj.UID, generation)))
 	return hex.EncodeToString(sum[:16])
 }
 
@@ -285,4 +287,35 @@ func importStatusOf(d *types.ImportTableDescription, generation int64) *awsv1alp
 	return &awsv1alpha1.ImportStatus{ImportArn: aws.ToString(d.ImportArn), ImportStatus: string(d.ImportStatus), Generation: generation,
 		ProcessedItemCount: d.ProcessedItemCount, ImportedItemCount: d.ImportedItemCount, ErrorCount: d.ErrorCount,
 		FailureCode: aws.ToString(d.FailureCode), FailureMessage: aws.ToString(d.FailureMessage)}
+}
+
+// reclaimImport proves, after a restart, that a table still being imported
+// is obj's: Tether's record of its ImportTable answer was in memory, and
+// ImportTable takes no tags, so nothing else says so until the import has
+// ended. It asks AWS again with the import's own ClientToken (of the
+// generation status.import names, which only says which token to try):
+// while that import runs AWS answers it, and starts none (ACK's live
+// probes, aws-controllers-k8s/dynamodb-controller
+// docs/api-quirks/import.md); for any other token, or once the import has
+// ended, the table exists and AWS refuses (ResourceInUseException). Only
+// an answer naming this very table is taken, as the answer to Tether's
+// first call would be.
+func (p *Provider) reclaimImport(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) bool {
+	st, key := obj.Status.Import, ep.TableKey(obj.ResolvedTableName())
+	if obj.Spec.ImportFrom == nil || st == nil || st.ImportStatus != string(types.ImportStatusInProgress) ||
+		p.imports.of(key).UID != "" || p.clients.Lacks(ep, featureImport) {
+		return false
+	}
+	out, err := ep.API.ImportTable(ctx, plan.ImportTableInput(obj.ResolvedTableName(), &obj.Spec, importTokenOf(obj, st.Generation)))
+	if err != nil || out.ImportTableDescription == nil {
+		return false
+	}
+	a := out.ImportTableDescription
+	rec := importRecord{UID: string(obj.UID), generation: st.Generation, arn: aws.ToString(a.ImportArn),
+		tableArn: aws.ToString(a.TableArn), tableID: aws.ToString(a.TableId), at: time.Now(), status: a.ImportStatus}
+	if rec.tableID == "" || rec.tableID != aws.ToString(d.TableId) {
+		return false
+	}
+	p.imports.mark(key, rec)
+	return true
 }

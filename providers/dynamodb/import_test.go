@@ -1,10 +1,13 @@
 package dynamodb
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	. "github.com/onsi/gomega"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
@@ -86,4 +89,43 @@ func TestImportIsNeverRepeatedOnTheModel(t *testing.T) {
 	}, 15*time.Second, 100*time.Millisecond).Should(BeTrue(), "the import's table becomes the object's, tagged and Ready")
 	g.Expect(changed.Status.Import.ImportStatus).To(Equal("COMPLETED"))
 	g.Expect([]int{f.proxy.Calls()["ImportTable"], f.proxy.Calls()["CreateTable"], f.proxy.Calls()["DeleteTable"]}).To(Equal([]int{1, 0, 0}))
+}
+
+// MODEL: a manager restarted while an import runs has lost its record of
+// the ImportTable answer, and the table carries no owner tag yet
+// (ImportTable takes none). The new manager asks AWS again with the
+// import's own ClientToken, which answers the running import and starts
+// none, and so proves the table is the object's: not NotOwned, and the
+// import is followed to the end with one import in all.
+func TestImportSurvivesARestartOnTheModel(t *testing.T) {
+	g := NewWithT(t)
+	f := newModelFixture(t, ddbgap.Options{Tagging: true, ImportDuration: 3 * time.Second,
+		S3: map[string]map[string]string{"exports": {"a.json": `{"Item":{"pk":{"S":"a"}}}` + "\n"}}}, Options{})
+	obj := newTable(func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.ImportFrom = &awsv1alpha1.ImportSource{InputFormat: awsv1alpha1.ImportFormatDynamoDBJSON,
+			S3BucketSource: awsv1alpha1.ImportS3BucketSource{S3Bucket: "exports"}}
+	})
+	_, err := f.pass(obj)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(obj.Status.Import.ImportStatus).To(Equal("IN_PROGRESS"))
+
+	// The table is visible (CREATING) when the new manager first looks.
+	g.Eventually(func() error {
+		_, err := f.raw.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String(obj.ResolvedTableName())})
+		return err
+	}, 10*time.Second, 50*time.Millisecond).Should(Succeed())
+	restarted := newFixture(t, f.gap.URL(), Options{})
+	g.Eventually(func() string {
+		_, err := restarted.pass(obj)
+		g.Expect(err).NotTo(HaveOccurred(), "the restarted manager proves the table is the object's")
+		return obj.Status.TableStatus
+	}, 10*time.Second, 100*time.Millisecond).ShouldNot(BeEmpty())
+	g.Eventually(func() bool {
+		obs, err := restarted.pass(obj)
+		g.Expect(err).NotTo(HaveOccurred())
+		return obs.Outcome == providers.OutcomeUpToDate && obs.Available
+	}, 15*time.Second, 100*time.Millisecond).Should(BeTrue())
+	g.Expect(obj.Status.Import.ImportStatus).To(Equal("COMPLETED"))
+	g.Expect(f.gap.Calls("ImportTable")).To(Equal(2), "the first call, and its replay with the same token")
+	g.Expect(f.gap.Imports()).To(HaveLen(1), "one import in all")
 }

@@ -50,7 +50,9 @@ const (
 //   - carrying no owner tag, the table was made by a restore Tether began
 //     for obj in this process, from that very source (restoredFor), or by
 //     the import whose ImportTable answer Tether recorded for obj
-//     (importedFor; the owner tag follows once the import has ended);
+//     (importedFor; the owner tag follows once the import has ended), or,
+//     after a restart while it runs, AWS's answer to that import's own
+//     ClientToken (reclaimImport);
 //   - obj asks to adopt it, and its AWSAccount lets its namespace adopt.
 //
 // Where the endpoint holds no tags at all (DynamoDB Local), nothing in AWS
@@ -77,7 +79,7 @@ func (p *Provider) owns(ctx context.Context, ep *access.Endpoint, obj *awsv1alph
 	case owner == "" && p.restoredFor(ep, obj, d):
 		p.owners.mark(key, mine)
 		return ownedByRestore, "", nil
-	case owner == "" && p.importedFor(ep, obj, d):
+	case owner == "" && (p.importedFor(ep, obj, d) || p.reclaimImport(ctx, ep, obj, d)):
 		p.owners.mark(key, mine)
 		return ownedByImport, "", nil
 	}
