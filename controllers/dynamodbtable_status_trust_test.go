@@ -358,3 +358,47 @@ func TestDynamoDBTablePoliciesAndRestoreSourcesAreReadAsAWSReadsThem(t *testing.
 	g.Expect(conditionMessage(refused, "Synced")).To(ContainSubstring("is not the ARN of table " + own.Spec.TableName))
 	g.Consistently(func() map[string]int { return h.writes(elsewhere.Spec.TableName) }, "2s", ddbPoll).Should(BeEmpty(), "a restore reached AWS")
 }
+
+// status.managedReplicaRegions is no proof either that a replica is the
+// object's to remove. Someone else adds a replica to the tenant's table;
+// the tenant writes its Region into managedReplicaRegions, once with the
+// spec asking to delete dropped replicas and once asking to disassociate
+// them: neither is sent, the replica stays. Before, the status alone made
+// Tether delete it.
+func TestDynamoDBTableStatusManagedReplicaRegionsRemovesNoForeignReplica(t *testing.T) {
+	s := startDynamoDB(t)
+	g := NewWithT(t)
+	ctx := context.Background()
+	h := s.hostileAccount(t)
+	obj := newDDBTable(h.tenantNS, "ledger-dr", h.in, func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.TableName = ddbName("ledger-dr")
+		o.Spec.StreamSpecification = &awsv1alpha1.StreamSpecification{StreamViewType: "NEW_AND_OLD_IMAGES"}
+	})
+	s.create(t, obj)
+	s.eventuallyReady(t, obj)
+	name := obj.Spec.TableName
+	_, err := h.db.UpdateTable(ctx, &awsdynamodb.UpdateTableInput{TableName: aws.String(name),
+		ReplicaUpdates: []types.ReplicationGroupUpdate{{Create: &types.CreateReplicationGroupMemberAction{RegionName: aws.String("eu-west-1")}}}})
+	g.Expect(err).NotTo(HaveOccurred())
+	replicas := func(g Gomega) []string {
+		var out []string
+		for _, r := range h.describe(g, name).Replicas {
+			out = append(out, aws.ToString(r.RegionName)+"/"+string(r.ReplicaStatus))
+		}
+		return out
+	}
+	g.Eventually(replicas, ddbTimeout, ddbPoll).Should(Equal([]string{"eu-west-1/ACTIVE"}))
+
+	before := h.writes(name)
+	for _, keep := range []bool{false, true} {
+		if keep {
+			s.update(t, obj, func(o *awsv1alpha1.DynamoDBTable) {
+				o.Spec.DisassociateReplicas = []awsv1alpha1.ReplicaDisassociation{{RegionName: "eu-west-1"}}
+			})
+		}
+		s.patchStatus(t, obj, map[string]any{"managedReplicaRegions": []string{"eu-west-1"}})
+		s.nudge(t, obj)
+		g.Consistently(replicas, "2s", ddbPoll).Should(Equal([]string{"eu-west-1/ACTIVE"}), "a replica someone else added was removed (keep=%v)", keep)
+		g.Expect(h.writes(name)).To(Equal(before), "calls that change the table reached AWS (keep=%v)", keep)
+	}
+}

@@ -11,6 +11,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
+
+	"github.com/tether-dev/tether/providers"
 )
 
 // Events are best effort: they must not take from the API server the time
@@ -24,6 +26,10 @@ import (
 // outside bursts appear at once; in a burst they follow the status writes.
 
 // oneEventAtATime is an event sink that has one request in flight at most.
+// It also cuts every note to what the API server takes
+// (providers.TruncateNote): every recorder of the manager sends through
+// it, whoever emits the event, and an event with a longer note would be
+// refused and lost.
 type oneEventAtATime struct {
 	mu   sync.Mutex
 	sink events.EventSink
@@ -32,19 +38,32 @@ type oneEventAtATime struct {
 func (s *oneEventAtATime) Create(ctx context.Context, e *eventsv1.Event) (*eventsv1.Event, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.sink.Create(ctx, e)
+	return s.sink.Create(ctx, withNoteCut(e))
 }
 
 func (s *oneEventAtATime) Update(ctx context.Context, e *eventsv1.Event) (*eventsv1.Event, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.sink.Update(ctx, e)
+	return s.sink.Update(ctx, withNoteCut(e))
 }
 
 func (s *oneEventAtATime) Patch(ctx context.Context, e *eventsv1.Event, data []byte) (*eventsv1.Event, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.sink.Patch(ctx, e, data)
+}
+
+// withNoteCut is e with its note cut, a copy when cut: the broadcaster
+// keeps the event it hands over for its series. A Patch carries only a
+// series' count and time, never the note, so it needs no cut.
+func withNoteCut(e *eventsv1.Event) *eventsv1.Event {
+	note := providers.TruncateNote(e.Note)
+	if note == e.Note {
+		return e
+	}
+	e = e.DeepCopy()
+	e.Note = note
+	return e
 }
 
 // eventsManager is the manager the kinds are set up with: its event

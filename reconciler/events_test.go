@@ -2,6 +2,7 @@ package reconciler
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -9,6 +10,8 @@ import (
 
 	. "github.com/onsi/gomega"
 	eventsv1 "k8s.io/api/events/v1"
+
+	"github.com/tether-dev/tether/providers"
 )
 
 // heldSink is an event sink whose requests stay in flight until released,
@@ -75,4 +78,48 @@ func TestEventsGoOneAtATime(t *testing.T) {
 	wg.Wait()
 	g.Expect(held.maxSeen.Load()).To(Equal(int32(1)), "requests in flight at once")
 	g.Expect(held.calls.Load()).To(Equal(int32(n)), "events sent")
+}
+
+// notesSink records the notes it was sent.
+type notesSink struct {
+	mu    sync.Mutex
+	notes []string
+}
+
+func (s *notesSink) record(e *eventsv1.Event) (*eventsv1.Event, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.notes = append(s.notes, e.Note)
+	return e, nil
+}
+
+func (s *notesSink) Create(_ context.Context, e *eventsv1.Event) (*eventsv1.Event, error) {
+	return s.record(e)
+}
+
+func (s *notesSink) Update(_ context.Context, e *eventsv1.Event) (*eventsv1.Event, error) {
+	return s.record(e)
+}
+
+func (s *notesSink) Patch(_ context.Context, e *eventsv1.Event, _ []byte) (*eventsv1.Event, error) {
+	return s.record(e)
+}
+
+// TestEventNotesAreCutToWhatTheAPIServerTakes: a note over the API server's
+// limit goes out cut, as a condition's message is cut; a short one goes
+// out as it is; the event the broadcaster handed over is left as it was
+// (it keeps it for its series).
+func TestEventNotesAreCutToWhatTheAPIServerTakes(t *testing.T) {
+	g := NewWithT(t)
+	rec := &notesSink{}
+	sink := &oneEventAtATime{sink: rec}
+	long := strings.Repeat("living-room-ceiling-spot (on: false -> true); ", 100)
+	e := &eventsv1.Event{Note: long}
+	_, _ = sink.Create(context.Background(), e)
+	_, _ = sink.Update(context.Background(), e)
+	_, _ = sink.Create(context.Background(), &eventsv1.Event{Note: "updated: size 1 -> 2"})
+	g.Expect(rec.notes).To(Equal([]string{providers.TruncateNote(long), providers.TruncateNote(long), "updated: size 1 -> 2"}))
+	g.Expect(len(rec.notes[0])).To(BeNumerically("<=", providers.MaxEventNoteBytes))
+	g.Expect(rec.notes[0]).To(HaveSuffix("..."))
+	g.Expect(e.Note).To(Equal(long), "the broadcaster's event was changed")
 }

@@ -42,6 +42,10 @@ type tableState struct {
 
 	imported *importView // the import that made the table (imports.go)
 
+	// protection is the table's own disassociation protection as a global
+	// table's member, nil for AWS's default (disassociate.go).
+	protection *bool
+
 	pace paced // with Options.Pace
 }
 
@@ -58,6 +62,9 @@ type replica struct {
 	until          time.Time
 	next           string // status after until; "" removes the replica
 	fields         map[string]any
+	// protection is the replica's disassociation protection, nil for
+	// AWS's default (disassociate.go).
+	protection *bool
 }
 
 // state is the model's state of a table as the caller sees it.
@@ -192,6 +199,7 @@ func (s *Server) overlay(st *tableState, t map[string]any, own string) {
 		}
 		t["Replicas"] = reps
 		t["GlobalTableVersion"] = "2019.11.21"
+		t["DisassociationProtectionEnabled"] = st.ownProtection()
 	}
 	if st.restoreSummary != nil {
 		t["RestoreSummary"] = st.restoreSummary
@@ -409,6 +417,9 @@ func (s *Server) stillDeleting(c *call, name string) error {
 // warm throughput) itself, after checking AWS's rules, and sends the rest of
 // the request to DynamoDB Local.
 func (s *Server) updateTable(c *call) (any, error) {
+	if out, handled, err := s.disassociation(c); handled {
+		return out, err
+	}
 	name := str(c.body, "TableName")
 	cur, err := s.local(c.r, "DescribeTable", map[string]any{"TableName": name})
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 func (b *Bridge) Handler() http.Handler {
 	mux := http.NewServeMux()
 	b.v1Routes(mux)
-	return b.gate(mux)
+	return b.gate(b.v1Gate(mux))
 }
 
 // v1Routes adds the v1 API to mux.

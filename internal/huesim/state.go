@@ -28,6 +28,9 @@ type LightState struct {
 	ColorMode string     `json:"colormode"`
 	Mode      string     `json:"mode"`
 	Reachable bool       `json:"reachable"`
+	// V2Effect is the CLIP v2 effect the bulb plays (effects.go); only
+	// the v2 view shows it, so it is not part of the v1 state's JSON.
+	V2Effect string `json:"-"`
 }
 
 // fields is the state as JSON fields, before the model picks those it
@@ -80,6 +83,9 @@ type Options struct {
 	// for the bridge id in lower case, as a real bridge's. Another name
 	// makes a bridge whose certificate does not match its id.
 	CertificateName string
+	// V1Off makes a bridge without the v1 API (v1off.go): 404 on every
+	// v1 path but pairing and the public config, on both ports.
+	V1Off bool
 }
 
 // Bridge is the simulated bridge's state. Its methods are safe for
@@ -103,6 +109,8 @@ type Bridge struct {
 	events eventHub
 	// credentialed counts the requests that carried a username (server.go).
 	credentialed atomic.Int64
+	// v1Requests are the requests on v1 paths (v1off.go).
+	v1Requests []V1Request
 }
 
 type whitelistEntry struct {

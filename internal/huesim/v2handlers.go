@@ -40,7 +40,7 @@ func (b *Bridge) HandlerTLS() http.Handler {
 		v2Error(w, http.StatusMethodNotAllowed, "method not allowed")
 	})
 	mux.HandleFunc("GET /eventstream/clip/v2", b.v2Authed(b.eventStream))
-	return b.gate(mux)
+	return b.gate(b.v1Gate(mux))
 }
 
 // v2Answer writes the v2 answer envelope.
@@ -125,7 +125,7 @@ func (b *Bridge) v2GetOne(w http.ResponseWriter, r *http.Request) {
 }
 
 // lightPut is the part of LightPut the simulator acts on; other features
-// (alert, effects, ...) are accepted and ignored.
+// (alert, gradient, ...) are accepted and ignored.
 type lightPut struct {
 	On *struct {
 		On bool `json:"on"`
@@ -145,6 +145,17 @@ type lightPut struct {
 	Dynamics *struct {
 		Duration *int `json:"duration"`
 	} `json:"dynamics"`
+	Effects *struct {
+		Effect *string `json:"effect"`
+	} `json:"effects"`
+}
+
+// effect is the effect the PUT sets, "" when none.
+func (p lightPut) effect() string {
+	if p.Effects == nil || p.Effects.Effect == nil {
+		return ""
+	}
+	return *p.Effects.Effect
 }
 
 // v1Body translates a v2 PUT to the v1 state body the bulb model applies,
@@ -224,11 +235,18 @@ func (b *Bridge) v2PutLight(w http.ResponseWriter, r *http.Request) {
 	}
 	b.mu.Lock()
 	body, refusal := put.v1Body(light.model())
+	effect := put.effect()
+	if refusal == "" && effect != "" {
+		refusal = effectRefusal(light.model(), effect)
+	}
 	reachable := light.State.Reachable
 	if refusal == "" {
 		// Attributes sent to a light that is off and stays off do not
 		// apply, without an error (as for a group action).
 		applyState(&light.State, light.model(), false, "/lights/"+light.ID+"/state", body, groupAction)
+		if effect != "" && light.State.On {
+			light.State.V2Effect = effect
+		}
 	}
 	b.mu.Unlock()
 	status, errs := http.StatusOK, []string{}

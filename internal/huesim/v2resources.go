@@ -102,6 +102,9 @@ func (b *Bridge) v2Light(l *Light) resource {
 		r["color"] = map[string]any{"xy": point(st.XY), "gamut_type": m.GamutType,
 			"gamut": map[string]any{"red": point(m.Gamut[0]), "green": point(m.Gamut[1]), "blue": point(m.Gamut[2])}}
 	}
+	if m.hasEffects() {
+		r["effects"] = effectsJSON(m, st)
+	}
 	return r
 }
 

@@ -28,7 +28,21 @@ func (p *Provider) desire(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, h
 	want.Kinesis = plan.DesiredKinesis(&obj.Spec, obj.Status.ManagedKinesisStreamArn)
 	if have.Replicas != nil {
 		have.Replicas = plan.WithoutRegion(have.Replicas, ep.Region)
-		want.RemoveReplicas = obj.Status.ManagedReplicaRegions
+		key := ep.TableKey(obj.ResolvedTableName())
+		for region := range want.Replicas {
+			if _, ok := have.Replicas[region]; ok {
+				p.replicas.name(key, region, obj.UID)
+			}
+		}
+		// The status lists what Tether manages for the user to see, and
+		// is anyone's to write: a dropped replica is removed only when
+		// Tether's own record says it added it or the spec named it.
+		for _, region := range obj.Status.ManagedReplicaRegions {
+			if p.replicas.mayRemove(key, region, obj.UID) {
+				want.RemoveReplicas = append(want.RemoveReplicas, region)
+			}
+		}
+		want.DisassociationRefused = refusedDisassociations(p.memoryOf(obj), obj)
 		obj.Status.ManagedReplicaRegions = plan.ManagedReplicaRegions(obj.Status.ManagedReplicaRegions, want.Replicas, have.Replicas)
 	}
 	if have.Scaling != nil {

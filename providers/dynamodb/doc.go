@@ -44,7 +44,9 @@
 //     (restore.go, from a source the namespace may read), or imports it
 //     from S3 (import.go, followed by DescribeImport until it ends); Update
 //     (update.go) sends the plan's first step only, and the next pass plans
-//     again from what AWS then reports; the policy's and autoscaling's
+//     again from what AWS then reports (a replica's disassociation goes to
+//     the replica's Region, and a refusal is kept for the spec as it is:
+//     disassociation.go); the policy's and autoscaling's
 //     calls have their own files (policy.go, scaling.go). Delete
 //     (delete.go) deletes only a table the object owns, after the replicas
 //     Tether added (replicas.go) and the scalable targets it registered.

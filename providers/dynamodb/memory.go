@@ -43,6 +43,10 @@ type memory struct {
 	// kinesisEnabled is the object's fingerprint when Tether last enabled
 	// a Kinesis streaming destination, by stream ARN (kinesis.go).
 	kinesisEnabled map[string]string
+	// disassociationRefused are the disassociations AWS refused, by the
+	// replica's Region, with the fingerprint they were refused for
+	// (disassociation.go).
+	disassociationRefused map[string]disassociationRefusal
 }
 
 // policyChange is Tether's last change of the policy.
@@ -113,7 +117,7 @@ func (ms *memories) of(uid apitypes.UID) *memory {
 	m, ok := ms.byUID[uid]
 	if !ok {
 		m = &memory{readAt: map[string]time.Time{}, warned: map[string]bool{}, insightsEnabled: map[string]string{},
-			kinesisEnabled: map[string]string{}}
+			kinesisEnabled: map[string]string{}, disassociationRefused: map[string]disassociationRefusal{}}
 		ms.byUID[uid] = m
 	}
 	return m

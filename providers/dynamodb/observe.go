@@ -60,6 +60,7 @@ func (c *tableConn) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable)
 	}
 	recordStatus(obj, desc)
 	recordReplicas(obj, desc)
+	recordDisassociationProtection(obj, desc)
 	p.forgetGoneReplicas(ep, obj, desc)
 	recordTarget(obj, ep)
 	if obs, wait, err := p.followImport(ctx, ep, obj); wait || err != nil {

@@ -29,9 +29,39 @@ import (
 // removes before deleting a table, so they are Tether's own record, in
 // memory: status.addedReplicaRegions shows them, and is anyone's to write
 // (who may patch the status subresource).
+//
+// named are, likewise, the replicas the object's spec named while the
+// table had them: a replica the spec drops is removed (deleted or
+// disassociated) only when one of the two records says it is the
+// object's.
 type addedReplicas struct {
 	mu    sync.Mutex
 	byKey map[string]map[string]apitypes.UID
+	named map[string]map[string]apitypes.UID
+}
+
+// name notes that the object uid's spec names the table's replica in
+// region, which the table has.
+func (a *addedReplicas) name(key, region string, uid apitypes.UID) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.named == nil {
+		a.named = map[string]map[string]apitypes.UID{}
+	}
+	if a.named[key] == nil {
+		a.named[key] = map[string]apitypes.UID{}
+	}
+	a.named[key][region] = uid
+}
+
+// mayRemove says whether Tether added the table's replica in region for
+// uid, or uid's spec named it: only then may a spec that drops it remove it.
+func (a *addedReplicas) mayRemove(key, region string, uid apitypes.UID) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	added, ok := a.byKey[key][region]
+	named, ok2 := a.named[key][region]
+	return (ok && added == uid) || (ok2 && named == uid)
 }
 
 func (a *addedReplicas) add(key, region string, uid apitypes.UID) {
@@ -54,20 +84,30 @@ func (a *addedReplicas) has(key, region string, uid apitypes.UID) bool {
 	return ok && by == uid
 }
 
-// regions are the Regions of the table's replicas Tether added.
+// regions are the Regions of the table's replicas Tether added or a spec
+// named.
 func (a *addedReplicas) regions(key string) []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return slices.Sorted(maps.Keys(a.byKey[key]))
+	out := slices.Collect(maps.Keys(a.byKey[key]))
+	for region := range a.named[key] {
+		if !slices.Contains(out, region) {
+			out = append(out, region)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // drop forgets one replica (it is gone).
 func (a *addedReplicas) drop(key, region string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	delete(a.byKey[key], region)
-	if len(a.byKey[key]) == 0 {
-		delete(a.byKey, key)
+	for _, m := range []map[string]map[string]apitypes.UID{a.byKey, a.named} {
+		delete(m[key], region)
+		if len(m[key]) == 0 {
+			delete(m, key)
+		}
 	}
 }
 
@@ -76,9 +116,11 @@ func (a *addedReplicas) drop(key, region string) {
 func (a *addedReplicas) forget(key string, uid apitypes.UID) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	maps.DeleteFunc(a.byKey[key], func(_ string, by apitypes.UID) bool { return by == uid })
-	if len(a.byKey[key]) == 0 {
-		delete(a.byKey, key)
+	for _, m := range []map[string]map[string]apitypes.UID{a.byKey, a.named} {
+		maps.DeleteFunc(m[key], func(_ string, by apitypes.UID) bool { return by == uid })
+		if len(m[key]) == 0 {
+			delete(m, key)
+		}
 	}
 }
 

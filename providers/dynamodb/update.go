@@ -24,7 +24,11 @@ func (c *tableConn) Update(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, 
 	}
 	if len(pl.Steps) == 0 {
 		if pl.Blocked != "" {
-			return providers.Terminalf(ReasonIndexReplacement, "%s", pl.Blocked)
+			reason := ReasonIndexReplacement
+			if pl.BlockedReason != "" {
+				reason = pl.BlockedReason
+			}
+			return providers.Terminalf(reason, "%s", pl.Blocked)
 		}
 		return nil
 	}
@@ -33,8 +37,15 @@ func (c *tableConn) Update(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, 
 		return providers.Pendingf(p.opts.TransitionPoll, access.ReasonTableBusy, "waiting: %s; pending: %s", hold, pl)
 	}
 	name := obj.ResolvedTableName()
-	if err := p.send(ctx, ep, obj, step); err != nil {
-		p.clients.InvalidateCredentials(ep, err)
+	to, err := p.stepEndpoint(ctx, ep, step)
+	if err != nil {
+		return err
+	}
+	if err := p.send(ctx, to, obj, step); err != nil {
+		p.clients.InvalidateCredentials(to, err)
+		if refused := p.disassociationRefused(obj, step, err); refused != nil {
+			return refused
+		}
 		if refused := multiKeysRefused(multiKeyIndexesOf(nil, &step), err); refused != nil {
 			return refused
 		}
@@ -60,6 +71,7 @@ func (c *tableConn) Update(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, 
 	noteInsightsSent(p.memoryOf(obj), obj, step)
 	noteKinesisSent(p.memoryOf(obj), obj, step)
 	p.recordAddedReplica(ep, obj, step)
+	p.recordDisassociation(ep, obj, step)
 	return nil
 }
 

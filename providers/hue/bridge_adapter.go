@@ -52,9 +52,19 @@ func (e *BridgeExternal) Connect(ctx context.Context, b *huev1alpha1.HueBridge) 
 		}
 	}
 	if err != nil {
+		e.recordStreamOnly(b)
 		return nil, err
 	}
 	return &bridgeConn{e: e, session: s}, nil
+}
+
+// recordStreamOnly keeps status.eventStream true on a pass that fails
+// before the binding is written: the stream of the session the HueBridge
+// is bound to, none when it is not bound. Left as the last good pass
+// wrote it, it would say Connected while no stream is open.
+func (e *BridgeExternal) recordStreamOnly(b *huev1alpha1.HueBridge) {
+	st, _ := e.Registry.StreamOf(b)
+	recordStream(b, st)
 }
 
 // Observe reports the bridge not created while it is not paired, so that
@@ -69,9 +79,11 @@ func (c *bridgeConn) Observe(ctx context.Context, b *huev1alpha1.HueBridge) (pro
 	}
 	cfg, err := c.session.Config(ctx)
 	if err != nil {
+		c.e.recordStreamOnly(b)
 		return providers.Observation{}, Classify(b.Name, err)
 	}
 	if !cfg.Authorized {
+		c.e.recordStreamOnly(b)
 		err := Classify(b.Name, wire.UnauthorizedError())
 		setPaired(b, false, ReasonUnauthorized, err.Error())
 		return providers.Observation{}, err
@@ -80,6 +92,7 @@ func (c *bridgeConn) Observe(ctx context.Context, b *huev1alpha1.HueBridge) (pro
 	b.Status.BridgeID, b.Status.Name, b.Status.APIVersion = providers.Truncate(cfg.BridgeID), providers.Truncate(cfg.Name), providers.Truncate(cfg.APIVersion)
 	h := c.session.Health(ctx)
 	if h.Err != nil {
+		c.e.recordStreamOnly(b)
 		err := Classify(b.Name, h.Err)
 		if wire.ErrorType(h.Err) == wire.TypeUnauthorized {
 			setPaired(b, false, ReasonUnauthorized, err.Error())
@@ -129,8 +142,14 @@ func recordBinding(b *huev1alpha1.HueBridge, bd Binding) {
 		cert.NotAfter = ptrTime(metav1.NewTime(bd.Certificate.NotAfter))
 	}
 	b.Status.Certificate = cert
+	recordStream(b, bd.Stream)
+}
+
+// recordStream writes the event stream's health into the status: none
+// on v1 or without a session.
+func recordStream(b *huev1alpha1.HueBridge, st bridge.StreamStatus) {
 	b.Status.EventStream = nil
-	if st := bd.Stream; st.State != "" {
+	if st.State != "" {
 		es := &huev1alpha1.EventStreamStatus{State: st.State, Reconnects: int32(st.Reconnects), Message: providers.Truncate(st.Message)}
 		if !st.ConnectedSince.IsZero() {
 			es.ConnectedSince = ptrTime(metav1.NewTime(st.ConnectedSince))

@@ -358,6 +358,9 @@ func recordObserved(l *huev1alpha1.HueLight, c *lightConn) {
 	if st.Bri != nil {
 		l.Status.Observed.Brightness = int32(*st.Bri)
 	}
+	if st.Effect != nil {
+		l.Status.Observed.Effect = *st.Effect
+	}
 	l.Status.Capabilities = capabilitiesStatus(c.light)
 }
 

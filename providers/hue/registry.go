@@ -103,6 +103,18 @@ func (r *Registry) BindingOf(ctx context.Context, b *huev1alpha1.HueBridge) (Bin
 	return Binding{API: wire.APIOf(c), Address: addr, Certificate: wire.CertificateOf(c), Stream: bd.run.session.Status().Stream}, true
 }
 
+// StreamOf is the event stream of the session b is bound to; false when
+// b is not bound (then it has no stream).
+func (r *Registry) StreamOf(b *huev1alpha1.HueBridge) (bridge.StreamStatus, bool) {
+	r.mu.Lock()
+	bd, ok := r.bindings[b.Name]
+	r.mu.Unlock()
+	if !ok {
+		return bridge.StreamStatus{}, false
+	}
+	return bd.run.session.Status().Stream, true
+}
+
 // binder serialises the binding of one HueBridge and remembers its last
 // failure, so a bridge that does not answer is asked at most once per poll
 // interval however many HueLights want it.

@@ -28,6 +28,10 @@ func desiredFrom(spec huev1alpha1.HueLightSpec) model.Desired {
 		t := deciseconds(spec.TransitionTime.Duration)
 		d.Transition = &t
 	}
+	if spec.Effect != nil {
+		e := *spec.Effect
+		d.Effect = &e
+	}
 	return d
 }
 
@@ -57,7 +61,8 @@ func transitionOf(d *metav1.Duration) *int {
 // capabilitiesStatus is the bulb's capabilities as the HueLight shows them.
 func capabilitiesStatus(l model.Light) *huev1alpha1.LightCapabilities {
 	c := l.Capabilities
-	out := &huev1alpha1.LightCapabilities{Type: l.Type, ModelID: l.ModelID, Dimmable: c.Dimmable}
+	out := &huev1alpha1.LightCapabilities{Type: l.Type, ModelID: l.ModelID, Dimmable: c.Dimmable,
+		Effects: append([]string(nil), c.Effects...)}
 	if c.Color {
 		out.ColorModes = append(out.ColorModes, huev1alpha1.ColorModeXY, huev1alpha1.ColorModeHueSaturation)
 	}

@@ -20,17 +20,19 @@ func TestDesiredFrom(t *testing.T) {
 		want string // JSON of Desired
 	}{
 		{"the talk's manifest: on by default", huev1alpha1.HueLightSpec{Name: "hallway", Brightness: ptr.To[int32](254)},
-			`{"On":true,"Bri":254,"XY":null,"CT":null,"Hue":null,"Sat":null,"Transition":null}`},
+			`{"On":true,"Bri":254,"XY":null,"CT":null,"Hue":null,"Sat":null,"Transition":null,"Effect":null}`},
 		{"off", huev1alpha1.HueLightSpec{Name: "x", On: ptr.To(false)},
-			`{"On":false,"Bri":null,"XY":null,"CT":null,"Hue":null,"Sat":null,"Transition":null}`},
+			`{"On":false,"Bri":null,"XY":null,"CT":null,"Hue":null,"Sat":null,"Transition":null,"Effect":null}`},
 		{"xy", huev1alpha1.HueLightSpec{Name: "x", Color: &huev1alpha1.Color{XY: []huev1alpha1.Chromaticity{0.3, 0.4}}},
-			`{"On":true,"Bri":null,"XY":[0.3,0.4],"CT":null,"Hue":null,"Sat":null,"Transition":null}`},
+			`{"On":true,"Bri":null,"XY":[0.3,0.4],"CT":null,"Hue":null,"Sat":null,"Transition":null,"Effect":null}`},
 		{"hue 0 sat 0 stay values", huev1alpha1.HueLightSpec{Name: "x", Color: &huev1alpha1.Color{Hue: ptr.To[int32](0), Saturation: ptr.To[int32](0)}},
-			`{"On":true,"Bri":null,"XY":null,"CT":null,"Hue":0,"Sat":0,"Transition":null}`},
+			`{"On":true,"Bri":null,"XY":null,"CT":null,"Hue":0,"Sat":0,"Transition":null,"Effect":null}`},
 		{"transition 1.5s is 15 tenths", huev1alpha1.HueLightSpec{Name: "x", TransitionTime: &metav1.Duration{Duration: 1500 * time.Millisecond}},
-			`{"On":true,"Bri":null,"XY":null,"CT":null,"Hue":null,"Sat":null,"Transition":15}`},
+			`{"On":true,"Bri":null,"XY":null,"CT":null,"Hue":null,"Sat":null,"Transition":15,"Effect":null}`},
 		{"instant transition is 0, not absent", huev1alpha1.HueLightSpec{Name: "x", TransitionTime: &metav1.Duration{}},
-			`{"On":true,"Bri":null,"XY":null,"CT":null,"Hue":null,"Sat":null,"Transition":0}`},
+			`{"On":true,"Bri":null,"XY":null,"CT":null,"Hue":null,"Sat":null,"Transition":0,"Effect":null}`},
+		{"an effect is passed as named", huev1alpha1.HueLightSpec{Name: "x", Effect: ptr.To("candle")},
+			`{"On":true,"Bri":null,"XY":null,"CT":null,"Hue":null,"Sat":null,"Transition":null,"Effect":"candle"}`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

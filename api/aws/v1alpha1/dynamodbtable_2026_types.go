@@ -184,3 +184,36 @@ type ImportStatus struct {
 	// +optional
 	FailureMessage string `json:"failureMessage,omitempty"`
 }
+
+// DisassociationModeWaitForReplication is the one DisassociationMode AWS
+// defines: the replica leaves once what is pending has replicated
+// (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DisassociateReplicationGroupMemberAction.html).
+const DisassociationModeWaitForReplication = "WAIT_FOR_REPLICATION"
+
+// ReplicaDisassociation says that a replica, once spec.replicas no longer
+// names it, is kept as a table of its own in its Region rather than
+// deleted: Tether sends UpdateTable with ReplicaUpdates Disassociate, alone
+// in its call, to the replica's Region with the table's credentials
+// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/globaltables-disassociate.html).
+// Only a replica Tether added or the spec named is disassociated. The
+// replica's own disassociation protection is on by default and AWS
+// refuses while it is: switch it off in the replica's Region first. A
+// refusal is named in the Ready condition and not sent again until the
+// spec changes. Once disassociated, the former replica is a table of its
+// own (same name, data, indexes and settings) that Tether does not manage:
+// status.disassociatedReplicaRegions lists it, and deleting this object
+// leaves it.
+type ReplicaDisassociation struct {
+	// RegionName is the replica's Region.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:Pattern=`^[a-z0-9-]+$`
+	RegionName string `json:"regionName"`
+	// DisassociationMode is how pending replication is handled:
+	// WAIT_FOR_REPLICATION, the only mode AWS defines (and its default
+	// here).
+	// +optional
+	// +kubebuilder:default=WAIT_FOR_REPLICATION
+	// +kubebuilder:validation:Enum=WAIT_FOR_REPLICATION
+	DisassociationMode string `json:"disassociationMode,omitempty"`
+}

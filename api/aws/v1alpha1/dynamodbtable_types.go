@@ -60,6 +60,8 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.replicas) || size(self.replicas) == 0 || (has(self.streamSpecification) && self.streamSpecification.streamViewType == 'NEW_AND_OLD_IMAGES')",message="replicas need streamSpecification.streamViewType NEW_AND_OLD_IMAGES (global tables replicate through the stream)"
 // +kubebuilder:validation:XValidation:rule="!has(self.replicas) || size(self.replicas) == 0 || self.billingMode != 'PROVISIONED' || (has(self.autoScaling) && has(self.autoScaling.write) && (!has(self.globalSecondaryIndexes) || self.globalSecondaryIndexes.all(g, has(g.autoScaling) && has(g.autoScaling.write))))",message="replicas of a PROVISIONED table need autoScaling.write on the table and on every global secondary index (AWS requires on-demand capacity or write autoscaling for global tables)"
 // +kubebuilder:validation:XValidation:rule="!has(self.replicas) || !has(self.region) || self.replicas.all(r, r.regionName != self.region)",message="replicas must not name the table's own region"
+// +kubebuilder:validation:XValidation:rule="!has(self.disassociateReplicas) || !has(self.region) || self.disassociateReplicas.all(r, r.regionName != self.region)",message="disassociateReplicas must not name the table's own region (a table disassociates only its replicas)"
+// +kubebuilder:validation:XValidation:rule="!has(self.disassociationProtectionEnabled) || (has(self.replicas) && size(self.replicas) > 0)",message="disassociationProtectionEnabled needs replicas (AWS has disassociation protection only on a replica of a global table)"
 // +kubebuilder:validation:XValidation:rule="!has(self.replicas) || self.billingMode == 'PROVISIONED' || self.replicas.all(r, !has(r.provisionedThroughputOverride) && (!has(r.globalSecondaryIndexes) || r.globalSecondaryIndexes.all(i, !has(i.provisionedThroughputOverride))))",message="a replica's provisionedThroughputOverride needs billingMode PROVISIONED"
 // +kubebuilder:validation:XValidation:rule="!has(self.replicas) || self.billingMode == 'PAY_PER_REQUEST' || self.replicas.all(r, !has(r.onDemandThroughputOverride) && (!has(r.globalSecondaryIndexes) || r.globalSecondaryIndexes.all(i, !has(i.onDemandThroughputOverride))))",message="a replica's onDemandThroughputOverride needs billingMode PAY_PER_REQUEST"
 // +kubebuilder:validation:XValidation:rule="!has(self.replicas) || self.replicas.all(r, !has(r.globalSecondaryIndexes) || r.globalSecondaryIndexes.all(i, has(self.globalSecondaryIndexes) && self.globalSecondaryIndexes.exists(g, g.indexName == i.indexName)))",message="a replica's globalSecondaryIndexes must name indexes of the table"
@@ -182,6 +184,25 @@ type DynamoDBTableSpec struct {
 	// +listMapKey=regionName
 	// +kubebuilder:validation:MaxItems=16
 	Replicas []Replica `json:"replicas,omitempty"`
+
+	// DisassociateReplicas are the replicas kept as tables of their own,
+	// not deleted, when spec.replicas stops naming them (see
+	// ReplicaDisassociation). Listing a Region the spec still names only
+	// says what its removal will do.
+	// +optional
+	// +listType=map
+	// +listMapKey=regionName
+	// +kubebuilder:validation:MaxItems=16
+	DisassociateReplicas []ReplicaDisassociation `json:"disassociateReplicas,omitempty"`
+
+	// DisassociationProtectionEnabled is the table's own disassociation
+	// protection as a replica of a global table (multi-Region eventual
+	// consistency): while on (AWS's default), AWS refuses to disassociate
+	// it. Left alone when absent; set on its own in an UpdateTable
+	// (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateTable.html).
+	// AWS has it only on a global table, so it needs replicas.
+	// +optional
+	DisassociationProtectionEnabled *bool `json:"disassociationProtectionEnabled,omitempty"`
 
 	// OnDemandThroughput caps a PAY_PER_REQUEST table's request units; left
 	// alone when absent.
@@ -520,6 +541,17 @@ type DynamoDBTableStatus struct {
 	// +optional
 	// +listType=set
 	ManagedReplicaRegions []string `json:"managedReplicaRegions,omitempty"`
+	// DisassociatedReplicaRegions are the former replicas Tether
+	// disassociated (spec.disassociateReplicas): each is now a table of
+	// its own in its Region, with the table's name, that Tether does not
+	// manage; deleting this object leaves them.
+	// +optional
+	// +listType=set
+	DisassociatedReplicaRegions []string `json:"disassociatedReplicaRegions,omitempty"`
+	// DisassociationProtectionEnabled is the table's own disassociation
+	// protection as AWS reports it (only a global table has one).
+	// +optional
+	DisassociationProtectionEnabled *bool `json:"disassociationProtectionEnabled,omitempty"`
 	// ResourcePolicyRevisionID is the revision of the resource policy
 	// Tether attached; it is removed with spec.resourcePolicy only while
 	// this is still the table's revision.

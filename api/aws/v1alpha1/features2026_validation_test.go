@@ -33,6 +33,14 @@ contributorInsightsSpecification: {enabled: true, mode: THROTTLED_KEYS}
 kinesisStreamingDestination:
   streamArn: arn:aws:kinesis:us-east-1:111122223333:stream/orders.v2_x-y
   approximateCreationDateTimePrecision: MICROSECOND
+region: us-east-1
+streamSpecification: {streamViewType: NEW_AND_OLD_IMAGES}
+replicas:
+- regionName: ap-south-1
+disassociateReplicas:
+- regionName: eu-west-1
+  disassociationMode: WAIT_FOR_REPLICATION
+disassociationProtectionEnabled: false
 `
 
 func TestFeatures2026AreAccepted(t *testing.T) {
@@ -82,6 +90,14 @@ func TestFeatures2026RefuseBadInput(t *testing.T) {
 			"streamArn must be a Kinesis data stream's ARN"},
 		{"Kinesis precision AWS does not know", on("approximateCreationDateTimePrecision: MICROSECOND", "approximateCreationDateTimePrecision: NANOSECOND"),
 			`supported values: "MILLISECOND", "MICROSECOND"`},
+		{"disassociation protection without replicas", on("replicas:\n- regionName: ap-south-1\n", ""),
+			"disassociationProtectionEnabled needs replicas"},
+		{"disassociation of the table's own Region", on("- regionName: eu-west-1\n  disassociationMode", "- regionName: us-east-1\n  disassociationMode"),
+			"disassociateReplicas must not name the table's own region"},
+		{"disassociation mode AWS does not define", on("disassociationMode: WAIT_FOR_REPLICATION", "disassociationMode: IMMEDIATE"),
+			`supported values: "WAIT_FOR_REPLICATION"`},
+		{"disassociation without a Region", on("- regionName: eu-west-1\n  disassociationMode", "- disassociationMode"),
+			"regionName: Required value"},
 		{"Kinesis destination without a stream", on("  streamArn: arn:aws:kinesis:us-east-1:111122223333:stream/orders.v2_x-y\n", ""),
 			"streamArn: Required value"},
 	}

@@ -187,7 +187,8 @@ type HueBridgeStatus struct {
 	// Name is the bridge's name as set in the Hue app.
 	// +optional
 	Name string `json:"name,omitempty"`
-	// APIVersion is the bridge's API version.
+	// APIVersion is the bridge's API version (v1's apiversion); on CLIP v2
+	// the bridge's software version, whose first two numbers are it.
 	// +optional
 	APIVersion string `json:"apiVersion,omitempty"`
 	// LightCount is how many lights the bridge knows.

@@ -119,6 +119,20 @@ type HueLightSpec struct {
 	// +kubebuilder:validation:XValidation:rule="duration(self).getMilliseconds() % 100 == 0",message="transitionTime must be a multiple of 100ms (the bridge counts in tenths of a second), e.g. 400ms or 1.5s"
 	TransitionTime *metav1.Duration `json:"transitionTime,omitempty"`
 
+	// Effect is the light effect the bulb plays, CLIP v2 only: candle,
+	// fire, prism, sparkle, opal, glisten, underwater, cosmos, sunbeam,
+	// enchant (the names Hue documents), or no_effect to stop one. A bulb
+	// plays only the effects it lists (status.capabilities.effects); any
+	// other, a bulb without effects, or a v1 bridge is named in the Ready
+	// condition and nothing is sent for it. Left out, the bulb keeps
+	// whatever effect it plays. Names Hue adds later are let in: the bulb's
+	// own list decides.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:Pattern=`^[a-z][a-z0-9_]*$`
+	Effect *string `json:"effect,omitempty"`
+
 	// OnDelete says what happens to the bulb when this HueLight is deleted:
 	// TurnOff (default) switches it off, Keep leaves it as it is.
 	// +optional
@@ -136,6 +150,11 @@ type ObservedLightState struct {
 	// ColorMode is the colour setting the bulb last used: xy, ct or hs.
 	// +optional
 	ColorMode string `json:"colorMode,omitempty"`
+	// Effect is the effect the bulb plays (no_effect when none), as a
+	// CLIP v2 bridge reports it; empty for a bulb without effects and on
+	// the v1 API.
+	// +optional
+	Effect string `json:"effect,omitempty"`
 }
 
 // Colour modes a bulb may take.
@@ -170,6 +189,12 @@ type LightCapabilities struct {
 	// Gamut is the triangle of colours the bulb shows.
 	// +optional
 	Gamut *Gamut `json:"gamut,omitempty"`
+	// Effects are the effects the bulb lists on a CLIP v2 bridge, the
+	// values spec.effect may take for it; empty for a bulb without
+	// effects and on the v1 API.
+	// +optional
+	// +listType=atomic
+	Effects []string `json:"effects,omitempty"`
 }
 
 // MiredRange is a colour-temperature range in mireds, inclusive.

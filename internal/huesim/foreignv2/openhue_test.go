@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"math"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -232,5 +233,65 @@ func TestPlainSSEClientReadsTheEventStream(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestOpenhueGoPlaysAnEffect: openhue-go's generated types decode the
+// simulator's effects object where a light has one (LCA001: effect_values
+// with candle, status no_effect) and find none on a light without effects
+// (LCT015); its LightPut.Effects starts candle on the LCA001, which the
+// simulator shows and openhue-go reads back as the status; and its
+// generated client gets 400 for an effect sent to the LCT015. This proves
+// the field names Tether reads and writes (effects.effect_values,
+// effects.status, effects.effect) are those of Signify's API description
+// as openhue transcribes it, not the simulator's own invention; it does
+// not prove which real bulbs list which effects.
+func TestOpenhueGoPlaysAnEffect(t *testing.T) {
+	sim := startBridge(t)
+	home, err := openhue.NewHome(sim.TLSAddr(), user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withEffects, without := v1ID(t, sim, "LCA001"), v1ID(t, sim, "LCT015")
+	lights, err := home.GetLights()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := lights[sim.LightIDV2(withEffects)].Effects
+	if e == nil || e.EffectValues == nil || !slices.Contains(*e.EffectValues, openhue.SupportedEffectsCandle) ||
+		e.Status == nil || *e.Status != openhue.SupportedEffectsNoEffect {
+		t.Fatalf("LCA001's effects as openhue-go decodes them: %+v", e)
+	}
+	if e := lights[sim.LightIDV2(without)].Effects; e != nil {
+		t.Fatalf("LCT015 has an effects object: %+v", e)
+	}
+
+	on, candle := true, openhue.SupportedEffectsCandle
+	if err := home.UpdateLight(sim.LightIDV2(withEffects), openhue.LightPut{On: &openhue.On{On: &on},
+		Effects: &openhue.Effects{Effect: &candle}}); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := sim.Light(withEffects); l.State.V2Effect != "candle" {
+		t.Fatalf("LCA001 plays %q after openhue-go's command, want candle", l.State.V2Effect)
+	}
+	lights, _ = home.GetLights()
+	if e := lights[sim.LightIDV2(withEffects)].Effects; e == nil || e.Status == nil || *e.Status != candle {
+		t.Fatalf("openhue-go reads back %+v, want status candle", e)
+	}
+
+	c, err := openhue.NewClientWithResponses(sim.TLSURL(), openhue.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+		r.Header.Set("hue-application-key", user)
+		return nil
+	}), openhue.WithHTTPClient(insecureClient()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.UpdateLightWithResponse(context.Background(), sim.LightIDV2(without),
+		openhue.LightPut{On: &openhue.On{On: &on}, Effects: &openhue.Effects{Effect: &candle}})
+	if err != nil || res.StatusCode() != http.StatusBadRequest || !strings.Contains(string(res.Body), "effect") {
+		t.Fatalf("candle on a bulb without effects: %v %d %s", err, res.StatusCode(), res.Body)
+	}
+	if l, _ := sim.Light(without); l.State.On {
+		t.Error("the LCT015 was switched on by a command the bridge refused as a whole")
 	}
 }

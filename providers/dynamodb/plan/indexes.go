@@ -97,9 +97,9 @@ func (p *planner) deleteIndexes() {
 		p.cur.removeIndex(have.Name)
 	}
 	if len(blocked) > 0 {
-		p.blocked = fmt.Sprintf("global secondary index %s, which DynamoDB cannot change in place; "+
+		p.block("", fmt.Sprintf("global secondary index %s, which DynamoDB cannot change in place; "+
 			"annotate the object %s: \"true\" to delete and re-create it (queries on it fail meanwhile), or restore its previous definition",
-			strings.Join(blocked, ", "), awsv1alpha1.AnnotationAllowIndexReplacement)
+			strings.Join(blocked, ", "), awsv1alpha1.AnnotationAllowIndexReplacement))
 	}
 }
 

@@ -52,6 +52,15 @@ type Table struct {
 	// spec no longer has (desired only).
 	RemoveScaling  []string
 	RemoveReplicas []string
+	// DisassociationProtection is the table's own disassociation
+	// protection (disassociation.go).
+	DisassociationProtection *bool
+	// Disassociate are the replicas to keep as tables of their own when
+	// the spec drops them, with their DisassociationMode, and
+	// DisassociationRefused those AWS refused to disassociate for this
+	// spec, with AWS's words (desired only).
+	Disassociate          map[string]string
+	DisassociationRefused map[string]string
 }
 
 // Throughput is provisioned capacity.

@@ -13,7 +13,9 @@ import (
 //     compares capacities;
 //   - a replica goes first, since its removal is what lets the stream or
 //     capacity mode it needed change, and is added last, once the stream
-//     and capacity it needs are planned;
+//     and capacity it needs are planned; a replica the spec keeps as a
+//     table of its own is disassociated before the delete pass, which
+//     then never sees it;
 //   - indexes are deleted before a billing switch, which must carry the
 //     throughput of every index left, and scalable targets are deregistered
 //     before a switch to PAY_PER_REQUEST;
@@ -25,6 +27,7 @@ import (
 //     Kinesis destination, policy, tags) follow; tags go last.
 const (
 	atYieldToAutoScaling position = iota
+	atDisassociateReplicas
 	atDeleteReplicas
 	atDeleteIndexes
 	atDeregisterScaling
@@ -40,6 +43,7 @@ const (
 	atPITR
 	atRecoveryPeriod
 	atDeletionProtection
+	atDisassociationProtection
 	atTableClass
 	atSSE
 	atInsights
@@ -70,6 +74,20 @@ type planner struct {
 	// allow (Plan.Blocked).
 	steps   []Step
 	blocked string
+	// blockedReason is the reason of the first feature that blocked the
+	// plan with one of its own ("" for an index replacement).
+	blockedReason string
+}
+
+// block adds what the user must change to the plan's blocked message.
+func (p *planner) block(reason, why string) {
+	if p.blocked == "" {
+		p.blockedReason = reason
+	}
+	if p.blocked != "" {
+		p.blocked += "; "
+	}
+	p.blocked += why
 }
 
 // Options are the user's say in a plan beyond the spec.

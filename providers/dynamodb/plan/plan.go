@@ -11,7 +11,7 @@ func Compute(tableName string, want, have *Table, opts Options) *Plan {
 	for _, run := range passAt {
 		run(p)
 	}
-	return &Plan{Steps: p.steps, Blocked: p.blocked, busy: have.busy(), gate: have.gate()}
+	return &Plan{Steps: p.steps, Blocked: p.blocked, BlockedReason: p.blockedReason, busy: have.busy(), gate: have.gate()}
 }
 
 // Plan is the ordered list of steps from what AWS reports to the spec. Only
@@ -23,6 +23,9 @@ type Plan struct {
 	// Blocked explains a change the adapter will not make on its own (an
 	// index replacement without the annotation); "" when there is none.
 	Blocked string
+	// BlockedReason is the condition reason of what blocks it, "" for an
+	// index replacement.
+	BlockedReason string
 	// busy is what AWS is still doing to the table ("" when idle): the
 	// table is not Ready until it is done. gate is what of it holds which
 	// steps.

@@ -125,3 +125,102 @@ func checkIndexKeys(fail func(string, ...any), want *Table, in *dynamodb.UpdateT
 		}
 	}
 }
+
+// disassociation2026 has the spec keep some replicas as tables of their
+// own when it drops them, and declare the table's disassociation
+// protection where the CRD allows it (with replicas); AWS reports the
+// table's protection on, off or not at all.
+func (s *fuzzSource) disassociation2026(spec *awsv1alpha1.DynamoDBTableSpec, d *types.TableDescription) {
+	for _, region := range fuzzRegions {
+		if s.bool() {
+			spec.DisassociateReplicas = append(spec.DisassociateReplicas, awsv1alpha1.ReplicaDisassociation{RegionName: region,
+				DisassociationMode: s.pick("", awsv1alpha1.DisassociationModeWaitForReplication)})
+		}
+	}
+	if len(spec.Replicas) > 0 && s.bool() {
+		spec.DisassociationProtectionEnabled = aws.Bool(s.bool())
+	}
+	switch s.intn(3) {
+	case 1:
+		d.DisassociationProtectionEnabled = aws.Bool(true)
+	case 2:
+		d.DisassociationProtectionEnabled = aws.Bool(false)
+	}
+}
+
+// disassociationRefused are the disassociations AWS refused for this spec
+// (the adapter's memory).
+func (s *fuzzSource) disassociationRefused() map[string]string {
+	out := map[string]string{}
+	for _, region := range fuzzRegions {
+		if s.intn(4) == 0 {
+			out[region] = "refused"
+		}
+	}
+	return out
+}
+
+// checkStepRegion: only a disassociation goes to another Region, the
+// replica's own, which its RegionName names (API
+// DisassociateReplicationGroupMemberAction: "Set this value to the Region
+// where you send the UpdateTable request").
+func checkStepRegion(fail func(string, ...any), s Step) {
+	var dis *types.DisassociateReplicationGroupMemberAction
+	if s.Table != nil {
+		for _, u := range s.Table.ReplicaUpdates {
+			if u.Disassociate != nil {
+				dis = u.Disassociate
+			}
+		}
+	}
+	switch {
+	case dis == nil && s.Region != "":
+		fail("sent to Region %s, though it disassociates nothing", s.Region)
+	case dis != nil && s.Region != aws.ToString(dis.RegionName):
+		fail("disassociates replica %s from Region %q", aws.ToString(dis.RegionName), s.Region)
+	}
+}
+
+// checkDisassociate: a disassociation is of an ACTIVE replica the spec
+// dropped, that Tether may remove and the spec keeps, not refused for this
+// spec, in the one mode AWS defines; it is the only replica update of its
+// call (checkReplica, checkTable).
+func (c *newerCheck) checkDisassociate(fail func(string, ...any), d *types.DisassociateReplicationGroupMemberAction) {
+	region := aws.ToString(d.RegionName)
+	if c.replicas[region] != string(types.ReplicaStatusActive) {
+		fail("disassociates replica %s, which is %q", region, c.replicas[region])
+	}
+	if _, wanted := c.want.Replicas[region]; wanted || !slices.Contains(c.want.RemoveReplicas, region) {
+		fail("disassociates replica %s, which the spec names or Tether may not remove", region)
+	}
+	if _, keep := c.want.Disassociate[region]; !keep {
+		fail("disassociates replica %s, which the spec does not keep", region)
+	}
+	if c.want.DisassociationRefused[region] != "" {
+		fail("disassociates replica %s again after AWS refused it for this spec", region)
+	}
+	if d.DisassociationMode != types.DisassociationModeWaitForReplication {
+		fail("disassociation mode %q", d.DisassociationMode)
+	}
+	delete(c.replicas, region)
+}
+
+// checkDisassociationProtection: the table's protection is the spec's,
+// alone in its call (API UpdateTable: "You can't combine this change with
+// any other change"), and only on a global table.
+func (c *newerCheck) checkDisassociationProtection(fail func(string, ...any), in *dynamodb.UpdateTableInput) {
+	if in.DisassociationProtectionEnabled == nil {
+		return
+	}
+	if c.want.DisassociationProtection == nil || *c.want.DisassociationProtection != *in.DisassociationProtectionEnabled {
+		fail("disassociation protection %v, which the spec does not ask", *in.DisassociationProtectionEnabled)
+	}
+	if len(c.replicas) == 0 {
+		fail("disassociation protection on a table without replicas")
+	}
+	if in.BillingMode != "" || in.ProvisionedThroughput != nil || in.StreamSpecification != nil || in.DeletionProtectionEnabled != nil ||
+		in.TableClass != "" || in.SSESpecification != nil || len(in.ReplicaUpdates) > 0 || len(in.GlobalSecondaryIndexUpdates) > 0 ||
+		in.OnDemandThroughput != nil || in.WarmThroughput != nil || len(in.AttributeDefinitions) > 0 {
+		fail("disassociation protection combined with another change")
+	}
+}

@@ -294,6 +294,7 @@ func newNewerCheck(want, have *Table) *newerCheck {
 // check applies the newer features' rules to one step, given the billing
 // mode and the indexes before it, then records what the step changes.
 func (c *newerCheck) check(fail func(string, ...any), s Step, mode string, indexes map[string]Index) {
+	checkStepRegion(fail, s)
 	switch {
 	case s.Table != nil:
 		c.checkTable(fail, s.Table, mode, indexes)
@@ -405,6 +406,7 @@ func (c *newerCheck) checkTable(fail func(string, ...any), in *dynamodb.UpdateTa
 	}
 	alone := func(what string) {
 		if in.BillingMode != "" || in.ProvisionedThroughput != nil || in.StreamSpecification != nil || in.DeletionProtectionEnabled != nil ||
+			in.DisassociationProtectionEnabled != nil ||
 			in.TableClass != "" || in.SSESpecification != nil || len(in.AttributeDefinitions) > 0 {
 			fail("%s combined with another change", what)
 		}
@@ -416,6 +418,7 @@ func (c *newerCheck) checkTable(fail func(string, ...any), in *dynamodb.UpdateTa
 			fail("a replica update combined with another change")
 		}
 	}
+	c.checkDisassociationProtection(fail, in)
 	if in.OnDemandThroughput != nil {
 		alone("on-demand limits")
 		if c.want.OnDemand == nil {
@@ -496,7 +499,7 @@ func (c *newerCheck) checkReplica(fail func(string, ...any), in *dynamodb.Update
 	}
 	u := in.ReplicaUpdates[0]
 	n := 0
-	for _, set := range []bool{u.Create != nil, u.Update != nil, u.Delete != nil} {
+	for _, set := range []bool{u.Create != nil, u.Update != nil, u.Delete != nil, u.Disassociate != nil} {
 		if set {
 			n++
 		}
@@ -539,7 +542,12 @@ func (c *newerCheck) checkReplica(fail func(string, ...any), in *dynamodb.Update
 		if _, wanted := c.want.Replicas[region]; wanted || !slices.Contains(c.want.RemoveReplicas, region) {
 			fail("deletes replica %s, which the spec names or Tether did not add", region)
 		}
+		if _, keep := c.want.Disassociate[region]; keep {
+			fail("deletes replica %s, which the spec keeps as a table of its own", region)
+		}
 		delete(c.replicas, region)
+	case u.Disassociate != nil:
+		c.checkDisassociate(fail, u.Disassociate)
 	}
 }
 
@@ -637,6 +645,8 @@ func applyNewerTable(tb *Table, in *dynamodb.UpdateTableInput) {
 				u.Update.ProvisionedThroughputOverride, u.Update.OnDemandThroughputOverride, u.Update.GlobalSecondaryIndexes)
 		case u.Delete != nil:
 			delete(tb.Replicas, aws.ToString(u.Delete.RegionName))
+		case u.Disassociate != nil:
+			delete(tb.Replicas, aws.ToString(u.Disassociate.RegionName))
 		}
 	}
 }

@@ -60,10 +60,12 @@ func FuzzPlan(f *testing.F) {
 		removeTags := src.removeTags()
 		newer := src.newer(spec, desc)
 		src.newer2026(spec, desc)
+		src.disassociation2026(spec, desc)
 		tags := map[string]string{"tether.dev/owner": "uid"}
 		maps.Copy(tags, spec.Tags)
 		want := Desired(spec, tags)
 		want.RemoveTags = removeTags
+		want.DisassociationRefused = src.disassociationRefused()
 		have := Observed(desc)
 		have.TTL, have.PITR, have.Tags = secondary.TTL, secondary.PITR, secondary.Tags
 		newer.apply(want, have)
@@ -161,7 +163,7 @@ func checkPlan(t *testing.T, name string, want, have *Table, allow bool, p *Plan
 			}
 		}
 		other := in.BillingMode != "" || in.ProvisionedThroughput != nil || in.StreamSpecification != nil ||
-			in.DeletionProtectionEnabled != nil || in.TableClass != "" || in.SSESpecification != nil || len(updates) > 0 ||
+			in.DeletionProtectionEnabled != nil || in.DisassociationProtectionEnabled != nil || in.TableClass != "" || in.SSESpecification != nil || len(updates) > 0 ||
 			in.OnDemandThroughput != nil || in.WarmThroughput != nil || len(in.ReplicaUpdates) > 0 ||
 			len(in.GlobalSecondaryIndexUpdates) > len(creates)+len(deletes)
 		if len(creates)+len(deletes) > 1 {
@@ -342,6 +344,9 @@ func applyTableStep(tb *Table, in *dynamodb.UpdateTableInput) {
 		if aws.ToBool(s.StreamEnabled) {
 			tb.Stream = string(s.StreamViewType)
 		}
+	}
+	if in.DisassociationProtectionEnabled != nil {
+		tb.DisassociationProtection = aws.Bool(*in.DisassociationProtectionEnabled)
 	}
 	if in.DeletionProtectionEnabled != nil {
 		tb.DeletionProtection = aws.Bool(*in.DeletionProtectionEnabled)

@@ -33,4 +33,7 @@ type Step struct {
 	KinesisEnable  *dynamodb.EnableKinesisStreamingDestinationInput
 	KinesisUpdate  *dynamodb.UpdateKinesisStreamingDestinationInput
 	KinesisDisable *dynamodb.DisableKinesisStreamingDestinationInput
+	// Region is where the call goes when it is not the table's own Region:
+	// a replica's disassociation goes to the replica's (disassociation.go).
+	Region string
 }

@@ -44,7 +44,7 @@ func (s *sender) chooseLocked() *batch {
 	if s.scenesUsableLocked(now) {
 		return s.sceneBatchLocked()
 	}
-	if time.Now().Before(s.tempGroups.pausedUntil) || time.Duration(s.line.len())*s.interval < tempGroupCost {
+	if time.Now().Before(s.tempGroups.pausedUntil) || time.Duration(s.line.len())*s.interval < tempGroupCost || !s.temporariesUsable() {
 		return nil
 	}
 	return &batch{full: full, orders: best}
@@ -88,6 +88,10 @@ func (s *sender) claimBatch() *batch {
 
 // sendBatch sends one batch: a temporary scene, or a group command.
 func (s *sender) sendBatch(ctx context.Context, b *batch) {
+	if !b.groupZero && !s.temporariesUsable() { // the bridge showed it has no v1 since the batch was chosen
+		s.giveBack(b.orders)
+		return
+	}
 	if b.scene {
 		s.sendScene(ctx, b)
 		return

@@ -151,7 +151,9 @@ func (l *line) wait(o *order, slot time.Duration) time.Duration {
 }
 
 // takeFair returns up to n queued orders, one per light, namespaces in
-// turn from the one whose turn it is; they stay in line.
+// turn from the one whose turn it is; they stay in line. Orders for what
+// only a light command carries (an effect) are left out: a scene's
+// lightstates cannot hold it.
 func (l *line) takeFair(n int) []*order {
 	var out []*order
 	seen := map[string]bool{}
@@ -164,7 +166,7 @@ func (l *line) takeFair(n int) []*order {
 			for next[ns] < len(q) {
 				o := q[next[ns]]
 				next[ns]++
-				if !seen[o.lightID] {
+				if !seen[o.lightID] && !o.full.LightOnly() {
 					seen[o.lightID] = true
 					out = append(out, o)
 					took = true
@@ -183,12 +185,16 @@ func (l *line) takeFair(n int) []*order {
 }
 
 // largestSameState groups the queued orders by the whole state they want,
-// and returns the largest group.
+// and returns the largest group. An order for what only a light command
+// carries (an effect) is in none: no group command can send it.
 func (l *line) largestSameState() []*order {
 	byState := map[string][]*order{}
 	var best []*order
 	for _, q := range l.queues {
 		for _, o := range q {
+			if o.full.LightOnly() {
+				continue
+			}
 			k := o.fullKey
 			byState[k] = append(byState[k], o)
 			if len(byState[k]) > len(best) {

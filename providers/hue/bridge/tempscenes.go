@@ -36,7 +36,7 @@ const (
 
 // scenesUsableLocked reports whether a temporary scene may be tried now.
 func (s *sender) scenesUsableLocked(now time.Time) bool {
-	if !s.scenes.enabled || now.Before(s.scenes.pausedUntil) {
+	if !s.scenes.enabled || now.Before(s.scenes.pausedUntil) || !s.temporariesUsable() {
 		return false
 	}
 	_, ok := wire.RoomsOf(s.client.get())

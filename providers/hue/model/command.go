@@ -17,7 +17,16 @@ type StateBody struct {
 	XY             *[2]float64 `json:"xy,omitempty"`
 	CT             *int        `json:"ct,omitempty"`
 	TransitionTime *int        `json:"transitiontime,omitempty"`
+	// Effect is a CLIP v2 effect (effects.effect). Only a light command
+	// carries it (LightOnly); the v1 API never gets it, as model.Project
+	// leaves it out for a light that is not described in CLIP v2.
+	Effect *string `json:"effect,omitempty"`
 }
+
+// LightOnly reports whether the body sets what only a command to one
+// light can carry: a CLIP v2 effect, which neither a grouped_light, a v1
+// group nor a v1 scene takes. Such a body never goes in a group command.
+func (b StateBody) LightOnly() bool { return b.Effect != nil }
 
 // Key is the body as the bridge receives it, to compare bodies by value.
 func (b StateBody) Key() string {
@@ -43,6 +52,8 @@ func (b StateBody) Without(params ...string) StateBody {
 			b.CT = nil
 		case "transitiontime":
 			b.TransitionTime = nil
+		case "effect":
+			b.Effect = nil
 		}
 	}
 	return b
@@ -62,7 +73,7 @@ func (b StateBody) Only(params ...string) StateBody {
 // fields are the body's attributes by parameter name; nil ones are not set.
 func (b StateBody) fields() map[string]any {
 	return map[string]any{"on": b.On, "bri": b.Bri, "hue": b.Hue, "sat": b.Sat, "xy": b.XY, "ct": b.CT,
-		"transitiontime": b.TransitionTime}
+		"transitiontime": b.TransitionTime, "effect": b.Effect}
 }
 
 // Params lists the attributes the body sets.
@@ -121,6 +132,9 @@ func (b StateBody) Merged(next StateBody) StateBody {
 	if next.TransitionTime != nil {
 		b.TransitionTime = next.TransitionTime
 	}
+	if next.Effect != nil {
+		b.Effect = next.Effect
+	}
 	return b
 }
 
@@ -131,6 +145,8 @@ func isNil(v any) bool {
 	case *int:
 		return p == nil
 	case *[2]float64:
+		return p == nil
+	case *string:
 		return p == nil
 	}
 	return v == nil

@@ -22,6 +22,9 @@ type Desired struct {
 	Sat *int
 	// Transition is in tenths of a second, nil for the bridge's default.
 	Transition *int
+	// Effect is a CLIP v2 effect name (candle, no_effect, ...); nil leaves
+	// whatever the light plays.
+	Effect *string
 	// gamut is the bulb's, set by project: hue/sat are compared as the
 	// colour they make on it.
 	gamut *Gamut
@@ -46,6 +49,7 @@ func FullBody(want Desired) StateBody {
 	case want.Hue != nil && want.Sat != nil:
 		b.Hue, b.Sat = want.Hue, want.Sat
 	}
+	b.Effect = want.Effect
 	return b
 }
 
@@ -70,6 +74,7 @@ func Compare(want Desired, got LightState) *Diff {
 	if want.On {
 		d.compareBrightness(want, got)
 		d.compareColour(want, got)
+		d.compareEffect(want, got)
 	}
 	if len(d.Changes) == 0 {
 		return nil
@@ -104,6 +109,19 @@ func (d *Diff) compareColour(want Desired, got LightState) {
 			d.Body.Hue, d.Body.Sat = want.Hue, want.Sat
 			d.Changes = append(d.Changes, fmt.Sprintf("hue/saturation: %s -> %d/%d", describeColour(got), *want.Hue, *want.Sat))
 		}
+	}
+}
+
+// compareEffect sends the effect when the light plays another one, or
+// does not say which it plays.
+func (d *Diff) compareEffect(want Desired, got LightState) {
+	if want.Effect != nil && (got.Effect == nil || *got.Effect != *want.Effect) {
+		d.Body.Effect = want.Effect
+		shown := "unknown"
+		if got.Effect != nil {
+			shown = *got.Effect
+		}
+		d.Changes = append(d.Changes, fmt.Sprintf("effect: %s -> %s", shown, *want.Effect))
 	}
 }
 
@@ -157,6 +175,8 @@ func (d Desired) Without(param string) Desired {
 		d.Hue, d.Sat = nil, nil
 	case "transitiontime":
 		d.Transition = nil
+	case "effect":
+		d.Effect = nil
 	}
 	return d
 }

@@ -28,6 +28,10 @@ type LightState struct {
 	// ColorMode is the colour setting last used (xy, ct, hs); empty when
 	// not reported.
 	ColorMode string
+	// Effect is the effect the light plays (CLIP v2's effects.status:
+	// no_effect, candle, ...); nil for a light without effects, and on the
+	// v1 API.
+	Effect *string
 }
 
 // Capabilities is what a bulb can show.
@@ -44,6 +48,14 @@ type Capabilities struct {
 	// Gamut is the triangle of colours it can show; nil when unknown (then
 	// xy is sent as written, and the bridge maps it).
 	Gamut *Gamut
+	// V2 says the bridge describes the light in CLIP v2: only that API
+	// has the features below, so on the v1 API a bulb has none of them,
+	// whatever it could do on a v2 bridge.
+	V2 bool
+	// Effects are the effects the light lists (CLIP v2's
+	// effects.effect_values, no_effect among them); nil when it has no
+	// effects object: a light shows an effect only if it lists it.
+	Effects []string
 }
 
 // MiredRange is a colour-temperature range, inclusive.

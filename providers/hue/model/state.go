@@ -10,7 +10,7 @@ import "time"
 func Reported(st LightState) []string {
 	out := []string{"on"}
 	for p, v := range map[string]bool{"bri": st.Bri != nil, "hue": st.Hue != nil, "sat": st.Sat != nil,
-		"xy": st.XY != nil, "ct": st.CT != nil} {
+		"xy": st.XY != nil, "ct": st.CT != nil, "effect": st.Effect != nil} {
 		if v {
 			out = append(out, p)
 		}
@@ -27,7 +27,8 @@ func (s LightState) Shows(body StateBody, g *Gamut) bool {
 	if body.Hue != nil && body.Sat != nil && (s.Hue != nil || s.XY != nil) {
 		hs = showsHueSat(*body.Hue, *body.Sat, s, g)
 	}
-	return (body.On == nil || *body.On == s.On) && match(s.Bri, body.Bri) && hs &&
+	effect := body.Effect == nil || s.Effect == nil || *s.Effect == *body.Effect
+	return (body.On == nil || *body.On == s.On) && match(s.Bri, body.Bri) && hs && effect &&
 		match(s.CT, body.CT) && (body.XY == nil || s.XY == nil || NearXY(*s.XY, *body.XY))
 }
 
@@ -38,6 +39,9 @@ func (s LightState) Applied(body StateBody) LightState {
 	}
 	if body.Bri != nil {
 		s.Bri = body.Bri
+	}
+	if body.Effect != nil {
+		s.Effect = body.Effect
 	}
 	switch {
 	case body.XY != nil:

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/tether-dev/tether/providers/hue/model"
@@ -55,6 +56,9 @@ type v2Client struct {
 	slots   chan struct{}
 	peer    *peerRecord
 	store   *v2Store
+	// noV1 is set once a keyed v1 request was answered 404: the bridge's
+	// firmware has no v1 API (V1Gone).
+	noV1 atomic.Bool
 }
 
 // NewClientV2 returns a CLIP v2 Client for the bridge at address (host,
@@ -106,6 +110,9 @@ func ProbeV2(ctx context.Context, address string, timeout time.Duration, trust T
 		return nil, BridgeConfig{}, err
 	}
 	cfg, err := probe.publicConfig(ctx)
+	if err != nil && !IsNetwork(err) {
+		return nil, BridgeConfig{}, &NoPublicConfigError{Cause: err}
+	}
 	if err != nil {
 		return nil, BridgeConfig{}, err
 	}
@@ -313,31 +320,59 @@ func (c *v2Client) servesV2(ctx context.Context) error {
 	return statusError(status, ans)
 }
 
-// Config reads the bridge's identity (the public v1 config, which v2
-// bridges serve over HTTPS too) and whether it knows the key (a v2 GET of
-// the bridge resource: 403 when it does not).
+// Config reads the bridge's identity over CLIP v2 alone: the bridge
+// resource (bridge_id; 403 when the bridge does not know the key) and the
+// device that owns it (its name, and its software version, whose first
+// two numbers are the API version: "1.65.1965111030"). A bridge whose
+// firmware drops the v1 API still answers them. Only a key the bridge
+// does not know falls back to the public /api/config, which anyone may
+// read, for the id to name in the condition.
 func (c *v2Client) Config(ctx context.Context) (BridgeConfig, error) {
 	status, ans, err := c.call(ctx, "GetConfig", http.MethodGet, "/clip/v2/resource/bridge", nil)
 	if err != nil {
 		return BridgeConfig{}, err
 	}
-	cfg, err := c.publicConfig(ctx)
-	if err != nil {
-		return BridgeConfig{}, err
-	}
 	if status == http.StatusForbidden || status == http.StatusUnauthorized {
-		return cfg, nil // Authorized stays false
+		return c.publicConfig(ctx) // Authorized stays false
 	}
 	if err := statusError(status, ans); err != nil {
 		return BridgeConfig{}, err
 	}
 	var bridges []struct {
 		BridgeID string `json:"bridge_id"`
+		Owner    v2Ref  `json:"owner"`
 	}
-	if json.Unmarshal(ans.Data, &bridges) == nil && len(bridges) == 1 && bridges[0].BridgeID != "" {
-		cfg.BridgeID = NormalizeBridgeID(bridges[0].BridgeID)
+	if json.Unmarshal(ans.Data, &bridges) != nil {
+		return BridgeConfig{}, otherJSON(status, "a CLIP v2 bridge resource")
 	}
-	cfg.Authorized = true
+	if len(bridges) != 1 || bridges[0].BridgeID == "" {
+		return BridgeConfig{}, &ProtocolError{Detail: fmt.Sprintf("CLIP v2 lists %d bridge resources, not one with a bridge_id", len(bridges))}
+	}
+	cfg := BridgeConfig{BridgeID: NormalizeBridgeID(bridges[0].BridgeID), Authorized: true}
+	if bridges[0].Owner.RID == "" {
+		return cfg, nil
+	}
+	status, ans, err = c.call(ctx, "GetConfig", http.MethodGet, "/clip/v2/resource/device/"+bridges[0].Owner.RID, nil)
+	if err == nil {
+		err = statusError(status, ans)
+	}
+	if err != nil {
+		return BridgeConfig{}, err
+	}
+	var devices []struct {
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+		ProductData struct {
+			SoftwareVersion string `json:"software_version"`
+		} `json:"product_data"`
+	}
+	if json.Unmarshal(ans.Data, &devices) != nil {
+		return BridgeConfig{}, otherJSON(status, "a CLIP v2 device resource")
+	}
+	if len(devices) == 1 {
+		cfg.Name, cfg.APIVersion = devices[0].Metadata.Name, devices[0].ProductData.SoftwareVersion
+	}
 	return cfg, nil
 }
 
@@ -387,6 +422,9 @@ func (c *v2Client) v1(ctx context.Context, operation, method, path string, body 
 	}
 	raw, err := readAnswer(res.Body)
 	if err != nil {
+		return err
+	}
+	if err := c.v1Answered(res.StatusCode); err != nil {
 		return err
 	}
 	if res.StatusCode == http.StatusTooManyRequests || res.StatusCode == http.StatusServiceUnavailable {
@@ -474,13 +512,16 @@ func lightPut(b model.StateBody, g *model.Gamut) map[string]any {
 	if b.TransitionTime != nil {
 		put["dynamics"] = map[string]int{"duration": *b.TransitionTime * 100}
 	}
+	if b.Effect != nil {
+		put["effects"] = map[string]string{"effect": *b.Effect}
+	}
 	return put
 }
 
 // v2Params are the attributes a 400's description may name, by the words a
 // v2 property path has for them.
 var v2Params = []struct{ word, param string }{
-	{"mirek", "ct"}, {"color_temperature", "ct"}, {"xy", "xy"}, {"color", "xy"},
+	{"effect", "effect"}, {"mirek", "ct"}, {"color_temperature", "ct"}, {"xy", "xy"}, {"color", "xy"},
 	{"brightness", "bri"}, {"dimming", "bri"}, {"duration", "transitiontime"}, {"dynamics", "transitiontime"},
 }
 

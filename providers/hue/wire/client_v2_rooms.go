@@ -23,6 +23,50 @@ import (
 
 var _ RoomsClient = (*v2Client)(nil)
 
+// A bridge whose firmware dropped the v1 API (Signify: v1 "will
+// eventually be removed", https://developers.meethue.com/new-hue-api/)
+// answers a keyed v1 path 404, as a web server answers an unknown path.
+// The client remembers it at the first such answer, and the session stops
+// asking v1 for what it can do without (temporary groups and scenes: its
+// lights then go by CLIP v2 light commands). Its v1 requests are answered
+// V1GoneError from then on, without a request, so that what needs v1 says
+// so in its condition (rooms, zones and scenes here: not yet on CLIP v2's
+// own resources) instead of "not valid Hue v1 API".
+
+// V1GoneError is a v1 request to a CLIP v2 bridge that has no v1 API. It
+// is ErrNoRooms (errors.Is): rooms, zones and scenes are what needs v1.
+type V1GoneError struct{}
+
+func (V1GoneError) Is(target error) bool { return target == ErrNoRooms }
+
+func (V1GoneError) Error() string {
+	return "the bridge answers 404 on the v1 API (a firmware without it): Tether speaks CLIP v2 to it, but rooms, zones, " +
+		"group commands of rooms and scenes still go through v1 on a CLIP v2 bridge"
+}
+
+// V1Gone reports whether c speaks to a CLIP v2 bridge whose v1 API is gone,
+// as far as c has seen.
+func V1Gone(c Client) bool {
+	v2, ok := c.(*v2Client)
+	return ok && v2.noV1.Load()
+}
+
+// v1Answered records a keyed v1 request answered 404, and refuses one
+// sent to a bridge known to have no v1. Pairing and the public config
+// (no key) tell nothing: a bridge without v1 still serves them.
+func (c *v2Client) v1Answered(status int) error {
+	if c.user == "" {
+		return nil
+	}
+	if status == http.StatusNotFound {
+		c.noV1.Store(true)
+	}
+	if c.noV1.Load() {
+		return V1GoneError{}
+	}
+	return nil
+}
+
 // v1Rooms is the v1 RoomsClient over this client's HTTPS connection.
 func (c *v2Client) v1Rooms() *v1Client {
 	return &v1Client{baseURL: c.base, user: c.user, timeout: c.timeout,
@@ -37,11 +81,19 @@ type slotted struct {
 }
 
 func (s slotted) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := s.c.v1Answered(0); err != nil {
+		return nil, err
+	}
 	if err := s.c.acquire(req.Context()); err != nil {
 		return nil, err
 	}
 	res, err := s.next.RoundTrip(req)
 	if err != nil {
+		s.c.release()
+		return nil, err
+	}
+	if err := s.c.v1Answered(res.StatusCode); err != nil {
+		_ = res.Body.Close()
 		s.c.release()
 		return nil, err
 	}

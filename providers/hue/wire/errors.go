@@ -34,6 +34,18 @@ func (e *ProtocolError) Error() string {
 	return "the bridge sent an answer that is not valid Hue v1 API: " + e.Detail
 }
 
+// NoPublicConfigError is a bridge that serves CLIP v2 but not the public
+// /api/config, where Tether learns which bridge answers before it sends
+// the key. It is not a bridge without CLIP v2 (so apiVersion Auto does not
+// take it for one and fall back to v1), and it does not unwrap to its
+// cause for the same reason.
+type NoPublicConfigError struct{ Cause error }
+
+func (e *NoPublicConfigError) Error() string {
+	return "the bridge serves CLIP v2 but not the public /api/config, where Tether learns which bridge answers before it sends the key: " +
+		e.Cause.Error()
+}
+
 // ErrorType returns the Hue error type in err, or 0.
 func ErrorType(err error) int {
 	var bridgeErr *BridgeError
@@ -43,8 +55,13 @@ func ErrorType(err error) int {
 	return 0
 }
 
-// IsNetwork reports connection failures and timeouts.
+// IsNetwork reports connection failures and timeouts. A v1 request refused
+// because the bridge has no v1 (V1GoneError) is none, though the HTTP
+// client wraps it as one.
 func IsNetwork(err error) bool {
+	if errors.As(err, new(V1GoneError)) {
+		return false
+	}
 	var netErr net.Error
 	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) ||
 		errors.Is(err, net.ErrClosed)

@@ -195,6 +195,12 @@ type (
 			} `json:"gamut"`
 			GamutType string `json:"gamut_type"`
 		} `json:"color"`
+		// Effects is present only on a light that has effects (openhue-go's
+		// LightGet.Effects: effect_values, status, status_values).
+		Effects *struct {
+			EffectValues []string `json:"effect_values"`
+			Status       *string  `json:"status"`
+		} `json:"effects"`
 	}
 )
 
@@ -268,7 +274,12 @@ func v1ID(idV1, id string) string {
 // (Home Assistant's v2 light does the same: color -> xy, color_temperature
 // -> colour temperature, dimming -> brightness).
 func (l v2Light) capabilities() model.Capabilities {
-	c := model.Capabilities{Dimmable: l.Dimming != nil, Color: l.Color != nil}
+	c := model.Capabilities{Dimmable: l.Dimming != nil, Color: l.Color != nil, V2: true}
+	if e := l.Effects; e != nil {
+		// A light whose effects object lists nothing still has effects:
+		// none it can be asked for, which is what the note should say.
+		c.Effects = append([]string{}, e.EffectValues...)
+	}
 	if ct := l.ColorTemperature; ct != nil {
 		r := model.MiredRange{Min: minMireds, Max: maxMireds}
 		// aiohue maps a schema minimum of 0 to 153 and a maximum of 65535
@@ -328,6 +339,10 @@ func (l v2Light) state(reachable bool) model.LightState {
 	if ct := l.ColorTemperature; ct != nil && ct.MirekValid && ct.Mirek != nil {
 		v := *ct.Mirek
 		st.CT, st.ColorMode = &v, "ct"
+	}
+	if e := l.Effects; e != nil && e.Status != nil {
+		v := *e.Status
+		st.Effect = &v
 	}
 	return st
 }
