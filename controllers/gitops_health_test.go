@@ -42,6 +42,7 @@ var stoppedReasons = map[string]bool{
 	dynamodb.ReasonImmutableMismatch:         true,
 	dynamodb.ReasonIndexReplacement:          true,
 	dynamodb.ReasonRestoreFailed:             true,
+	dynamodb.ReasonImportLeftNoTable:         true,
 	dynamodb.ReasonUnsupportedByEndpoint:     true,
 	hue.ReasonInvalidValue:                   true,
 	hue.ReasonCredentialsNamespaceNotAllowed: true,

@@ -4,7 +4,7 @@
 // (UpdateTable ReplicaUpdates), on-demand and warm throughput, continuous
 // backups, resource-based policies, contributor insights, on-demand backups
 // (CreateBackup, DescribeBackup) and restores, Kinesis streaming
-// destinations, tagging when asked
+// destinations, imports from S3 (from Options.S3), tagging when asked
 // (Options.Tagging), and the Application Auto Scaling calls for DynamoDB.
 // Every other call, and the
 // parts of a call DynamoDB Local does implement, go to DynamoDB Local.
@@ -50,6 +50,13 @@ type Options struct {
 	// Pace makes tables as slow to change and reads as late as AWS says
 	// they may be (pace.go); its zero value answers at once.
 	Pace Pace
+	// S3 is what the model's imports read (imports.go): by bucket, the
+	// objects by key. A bucket not listed does not exist.
+	S3 map[string]map[string]string
+	// ImportDuration is how long an import takes from ImportTable to
+	// COMPLETED, AWS's phases in proportion (imports.go). Default ten
+	// Transitions.
+	ImportDuration time.Duration
 	// InsightsRules is the quota of Contributor Insights rules of one
 	// account and Region (insights.go). Default CloudWatch's, 100.
 	InsightsRules int
@@ -69,6 +76,9 @@ type Server struct {
 	targets  map[string]*scalableTarget // database|resource|dimension
 	policies map[string]*scalingPolicy  // database|resource|dimension|policy name
 	revision int64
+	// imports are the imports from S3, by ARN (imports.go).
+	imports   map[string]*importJob
+	importSeq int64
 	// calls counts the requests by operation (Calls).
 	calls map[string]int
 	srv   *http.Server
@@ -88,7 +98,8 @@ func New(target string, opts Options) *Server {
 	}
 	return &Server{target: strings.TrimSuffix(target, "/"), http: &http.Client{Timeout: 30 * time.Second}, opts: opts,
 		tables: map[string]*tableState{}, backups: map[string]backup{},
-		targets: map[string]*scalableTarget{}, policies: map[string]*scalingPolicy{}, calls: map[string]int{}}
+		targets: map[string]*scalableTarget{}, policies: map[string]*scalingPolicy{}, calls: map[string]int{},
+		imports: map[string]*importJob{}}
 }
 
 // Calls is how many requests of the operation (EnableKinesisStreamingDestination,
@@ -215,6 +226,9 @@ func (s *Server) dynamoDBHandler(op string) func(*call) (any, error) {
 		"EnableKinesisStreamingDestination":   s.enableKinesisStreamingDestination,
 		"UpdateKinesisStreamingDestination":   s.updateKinesisStreamingDestination,
 		"DisableKinesisStreamingDestination":  s.disableKinesisStreamingDestination,
+
+		"ImportTable":    s.importTable,
+		"DescribeImport": s.describeImport,
 	}[op]
 }
 

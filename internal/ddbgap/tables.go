@@ -40,6 +40,8 @@ type tableState struct {
 
 	kinesis []*kinesisDest // Kinesis streaming destinations, oldest first (kinesis.go)
 
+	imported *importView // the import that made the table (imports.go)
+
 	// protection is the table's own disassociation protection as a global
 	// table's member, nil for AWS's default (disassociate.go).
 	protection *bool
@@ -114,6 +116,9 @@ func (st *tableState) busy(now time.Time) string {
 	if now.Before(st.restoringUntil) {
 		return "the table is being restored (CREATING)"
 	}
+	if why := st.imported.importing(now); why != "" {
+		return why
+	}
 	for _, region := range slices.Sorted(maps.Keys(st.replicas)) {
 		if r := st.replicas[region]; !r.until.IsZero() {
 			return fmt.Sprintf("replica %s is %s", region, r.status)
@@ -164,7 +169,10 @@ func (s *Server) overlay(st *tableState, t map[string]any, own string) {
 	st.overlayKeys(t)
 	billing := billingOf(t)
 	st.pace.report(t, now, s.opts.Pace)
-	if now.Before(st.restoringUntil) {
+	if st.imported != nil {
+		t["TableId"] = st.imported.job.tableID
+	}
+	if now.Before(st.restoringUntil) || st.imported.importing(now) != "" {
 		t["TableStatus"] = "CREATING"
 	} else if st.busy(now) != "" && str(t, "TableStatus") == "ACTIVE" {
 		t["TableStatus"] = "UPDATING"
@@ -384,7 +392,7 @@ func (s *Server) pacedView(c *call, name string) (any, error) {
 		delete(s.tables, key)
 	case st.pace.deleting != nil:
 		return map[string]any{"Table": clone(st.pace.deleting)}, nil
-	case st.pace.unseen(now, s.opts.Pace):
+	case st.pace.unseen(now, s.opts.Pace), st.imported != nil && now.Before(st.imported.job.unseenUntil):
 		return nil, notFound("ResourceNotFoundException", "Requested resource not found: Table: %s not found", name)
 	}
 	if view := st.pace.staleView(now); view != nil {

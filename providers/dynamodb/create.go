@@ -15,7 +15,8 @@ import (
 )
 
 // Create makes the table with everything CreateTable accepts (or, with
-// spec.restoreFrom, by a restore); TTL, point-in-time recovery and the rest
+// spec.restoreFrom, by a restore; with spec.importFrom, by an import from
+// S3); TTL, point-in-time recovery and the rest
 // have their own APIs and follow as update steps.
 func (c *tableConn) Create(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) error {
 	p, ep := c.p, c.ep
@@ -29,9 +30,12 @@ func (c *tableConn) Create(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 		desc *types.TableDescription
 		err  error
 	)
-	if obj.Spec.RestoreFrom != nil {
+	switch {
+	case obj.Spec.ImportFrom != nil:
+		err = p.createByImport(ctx, ep, obj)
+	case obj.Spec.RestoreFrom != nil:
 		desc, err = p.createByRestore(ctx, ep, obj)
-	} else {
+	default:
 		in := plan.CreateTableInput(name, &obj.Spec, p.wantedTags(ep, obj))
 		var out *dynamodb.CreateTableOutput
 		if out, err = ep.API.CreateTable(ctx, in); err == nil {
@@ -57,6 +61,12 @@ func (c *tableConn) Create(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 	}
 	mem := p.memoryOf(obj)
 	mem.createRefused = false
+	if obj.Spec.ImportFrom != nil {
+		// No table to describe yet: the import's record is what proves it
+		// obj's once it appears (importedFor).
+		recordTarget(obj, ep)
+		return nil
+	}
 	if obj.Spec.ResourcePolicy != nil && obj.Spec.RestoreFrom == nil {
 		mem.policyChange = &policyChange{anyDoc: true, at: time.Now()}
 	}

@@ -104,6 +104,9 @@ func (p *Provider) released(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable)
 	if p.restores.of(key).UID == string(obj.UID) {
 		p.restores.mark(key, restoreStart{})
 	}
+	if p.imports.of(key).UID == string(obj.UID) {
+		p.imports.mark(key, importRecord{})
+	}
 	p.replicas.forget(key, obj.UID)
 	p.forget(obj)
 }

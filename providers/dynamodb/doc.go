@@ -32,8 +32,8 @@
 //   - Observe (observe.go) takes a turn on the limiter (noting what the
 //     table asks of it, demand.go), reads the table with DescribeTable
 //     and proves it is the object's own (ownership.go: the identity on
-//     record or in memory, the owner tag, the object's own restore, or an
-//     adoption its AWSAccount allows, tenancy.go). compare then reads what
+//     record or in memory, the owner tag, the object's own restore or
+//     import, or an adoption its AWSAccount allows, tenancy.go). compare then reads what
 //     the features read with calls of their own, when due (reads.go),
 //     hides what the endpoint lacks (unsupported.go), completes the
 //     desired table with what the status records (desire.go: tags,
@@ -41,7 +41,8 @@
 //     asks plan for the steps. A step AWS accepted that reads do not show
 //     yet is waited for, not sent again (inflight.go, waits.go).
 //   - Create (create.go) sends CreateTable, or restores the table
-//     (restore.go, from a source the namespace may read); Update
+//     (restore.go, from a source the namespace may read), or imports it
+//     from S3 (import.go, followed by DescribeImport until it ends); Update
 //     (update.go) sends the plan's first step only, and the next pass plans
 //     again from what AWS then reports (a replica's disassociation goes to
 //     the replica's Region, and a refusal is kept for the spec as it is:

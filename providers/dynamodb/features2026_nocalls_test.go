@@ -32,3 +32,13 @@ func (n noCalls) DisableKinesisStreamingDestination(context.Context, *dynamodb.D
 	n.fail()
 	return nil, nil
 }
+
+func (n noCalls) ImportTable(context.Context, *dynamodb.ImportTableInput, ...func(*dynamodb.Options)) (*dynamodb.ImportTableOutput, error) {
+	n.fail()
+	return nil, nil
+}
+
+func (n noCalls) DescribeImport(context.Context, *dynamodb.DescribeImportInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeImportOutput, error) {
+	n.fail()
+	return nil, nil
+}

@@ -38,6 +38,16 @@ func (c *tableConn) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable)
 		if f, ok := p.flights.inFlight(ep.TableKey(name), callCreateTable, time.Now()); ok {
 			return p.waitFor(f.notYetSeen(providers.ReasonCreating, "the CreateTable of table "+name, time.Now())), nil
 		}
+		// An import shows no table for a while (import.go): wait for it;
+		// one that ended without a table is not begun again.
+		if obs, wait, err := p.followImport(ctx, ep, obj); wait || err != nil {
+			return obs, err
+		}
+		if obj.Spec.ImportFrom != nil {
+			if err := p.importEnded(ep, obj); err != nil {
+				return providers.Observation{}, err
+			}
+		}
 		p.noteMissing(obj)
 		return providers.Absent(), nil
 	}
@@ -53,6 +63,9 @@ func (c *tableConn) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable)
 	recordDisassociationProtection(obj, desc)
 	p.forgetGoneReplicas(ep, obj, desc)
 	recordTarget(obj, ep)
+	if obs, wait, err := p.followImport(ctx, ep, obj); wait || err != nil {
+		return obs, err
+	}
 
 	switch desc.TableStatus {
 	case types.TableStatusCreating:
@@ -125,6 +138,9 @@ func (p *Provider) compare(ctx context.Context, ep *access.Endpoint, obj *awsv1a
 	}
 	if pl.Empty() && available && kinesisFailed != "" {
 		return notAvailable(reasonKinesisFailed, kinesisFailed, kinesisFailedRecheck), nil
+	}
+	if failed := importFailure(obj); pl.Empty() && available && failed != "" {
+		return notAvailable(ReasonImportFailed, failed, importFailedRecheck), nil
 	}
 	if pl.Empty() && available && outputsErr != nil {
 		return notAvailable(reasonOutputsNotWritten, outputsErr.Error(), conflictDelay), nil

@@ -31,6 +31,9 @@ const (
 	// ownedByRestore: a restore Tether began for obj made the table
 	// (restoredFor).
 	ownedByRestore
+	// ownedByImport: an import Tether began for obj made the table
+	// (importedFor).
+	ownedByImport
 	// ownedByAdoption: the table is someone else's and obj adopts it.
 	ownedByAdoption
 )
@@ -45,7 +48,11 @@ const (
 //     CreateTable and a restored table right after the restore (read once
 //     after a restart, then recorded);
 //   - carrying no owner tag, the table was made by a restore Tether began
-//     for obj in this process, from that very source (restoredFor);
+//     for obj in this process, from that very source (restoredFor), or by
+//     the import whose ImportTable answer Tether recorded for obj
+//     (importedFor; the owner tag follows once the import has ended), or,
+//     after a restart while it runs, AWS's answer to that import's own
+//     ClientToken (reclaimImport);
 //   - obj asks to adopt it, and its AWSAccount lets its namespace adopt.
 //
 // Where the endpoint holds no tags at all (DynamoDB Local), nothing in AWS
@@ -72,6 +79,9 @@ func (p *Provider) owns(ctx context.Context, ep *access.Endpoint, obj *awsv1alph
 	case owner == "" && p.restoredFor(ep, obj, d):
 		p.owners.mark(key, mine)
 		return ownedByRestore, "", nil
+	case owner == "" && (p.importedFor(ep, obj, d) || p.reclaimImport(ctx, ep, obj, d)):
+		p.owners.mark(key, mine)
+		return ownedByImport, "", nil
 	}
 	if owner == "" {
 		switch by, err := p.ownsByStatus(ctx, ep, obj, d); {

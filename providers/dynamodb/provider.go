@@ -91,6 +91,7 @@ type Provider struct {
 	objects  memories      // by object UID
 	owners   ownerRecords  // whose tables are whose, by Tether's own record (ownership.go)
 	restores restoreStarts // the restores Tether began, by table
+	imports  importRecords // the imports Tether began, by table (import.go)
 	replicas addedReplicas // the replicas Tether added, by table (replicas.go)
 	flights  flightLog     // the calls AWS accepted, by table
 

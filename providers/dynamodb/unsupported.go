@@ -24,7 +24,7 @@ const featureRestore = "restoreFrom"
 
 // optionalFeatures are the features an endpoint may lack, as
 // status.unsupportedFeatures names them.
-func optionalFeatures() []string { return append(plan.Optional(), featureRestore) }
+func optionalFeatures() []string { return append(plan.Optional(), featureRestore, featureImport) }
 
 // usesTags says whether Tether manages tags on obj's table (and so reads
 // them back): the spec has tags, or the operator or the AWSAccount has
@@ -42,6 +42,8 @@ func (p *Provider) usesFeature(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTab
 		return p.usesTags(ep, obj)
 	case featureRestore:
 		return obj.Spec.RestoreFrom != nil
+	case featureImport:
+		return obj.Spec.ImportFrom != nil
 	}
 	return plan.Uses(&obj.Spec, feature)
 }

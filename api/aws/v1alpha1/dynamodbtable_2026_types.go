@@ -77,6 +77,114 @@ type KinesisStreamingDestinationStatus struct {
 	ApproximateCreationDateTimePrecision string `json:"approximateCreationDateTimePrecision,omitempty"`
 }
 
+// Input formats and compressions of an import from S3, as AWS spells them
+// (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ImportTable.html).
+const (
+	ImportFormatCSV          = "CSV"
+	ImportFormatDynamoDBJSON = "DYNAMODB_JSON"
+	ImportFormatION          = "ION"
+)
+
+// ImportSource creates the table by importing data from Amazon S3
+// (ImportTable, https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ImportTable.html)
+// instead of CreateTable. The import only creates a table: ImportTable
+// refuses a table that exists, and it takes neither local secondary indexes
+// nor streams, tags, TTL, point-in-time recovery, deletion protection, table
+// class or a resource policy, which Tether sets once the import has ended.
+// A failed import leaves the table with the rows that were valid: Tether
+// names AWS's reason and neither deletes the table nor imports again. The
+// field cannot be added, changed or removed after creation.
+// +kubebuilder:validation:XValidation:rule="!has(self.inputFormatOptions) || self.inputFormat == 'CSV'",message="inputFormatOptions (csv) needs inputFormat CSV"
+type ImportSource struct {
+	// S3BucketSource is where the data is: the bucket, the key prefix
+	// shared by every object to import, and the bucket's account.
+	S3BucketSource ImportS3BucketSource `json:"s3BucketSource"`
+	// InputFormat is CSV, DYNAMODB_JSON or ION.
+	// +kubebuilder:validation:Enum=CSV;DYNAMODB_JSON;ION
+	InputFormat string `json:"inputFormat"`
+	// InputCompressionType is GZIP, ZSTD or NONE (AWS's default).
+	// +optional
+	// +kubebuilder:validation:Enum=GZIP;ZSTD;NONE
+	InputCompressionType string `json:"inputCompressionType,omitempty"`
+	// InputFormatOptions say how CSV input is read.
+	// +optional
+	InputFormatOptions *ImportInputFormatOptions `json:"inputFormatOptions,omitempty"`
+}
+
+// ImportS3BucketSource is AWS's S3BucketSource
+// (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_S3BucketSource.html).
+type ImportS3BucketSource struct {
+	// S3Bucket is the bucket's name.
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:Pattern=`^[a-z0-9A-Z]+[\.\-\w]*[a-z0-9A-Z]+$`
+	S3Bucket string `json:"s3Bucket"`
+	// S3KeyPrefix is the key prefix shared by every object to import (a raw
+	// prefix: an export's data/ folder for a re-import); absent, the whole
+	// bucket.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	S3KeyPrefix string `json:"s3KeyPrefix,omitempty"`
+	// S3BucketOwner is the 12-digit account that owns the bucket, when it
+	// is not the table's account.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[0-9]{12}$`
+	S3BucketOwner string `json:"s3BucketOwner,omitempty"`
+}
+
+// ImportInputFormatOptions is AWS's InputFormatOptions
+// (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_InputFormatOptions.html).
+type ImportInputFormatOptions struct {
+	// Csv says how CSV input is read.
+	// +optional
+	Csv *ImportCsvOptions `json:"csv,omitempty"`
+}
+
+// ImportCsvOptions is AWS's CsvOptions
+// (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_CsvOptions.html).
+type ImportCsvOptions struct {
+	// Delimiter is one of , ; : | tab or space; AWS's default is a comma.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[,;:|\t ]$`
+	Delimiter string `json:"delimiter,omitempty"`
+	// HeaderList names the columns when the files have no header line.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=255
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=65536
+	HeaderList []string `json:"headerList,omitempty"`
+}
+
+// ImportStatus is the import's progress as DescribeImport reports it
+// (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ImportTableDescription.html).
+// DescribeTable says nothing of an import, so its ARN is kept here.
+type ImportStatus struct {
+	// ImportArn is the import's ARN.
+	ImportArn string `json:"importArn"`
+	// ImportStatus is IN_PROGRESS, COMPLETED, FAILED, CANCELLING or
+	// CANCELLED.
+	ImportStatus string `json:"importStatus"`
+	// Generation is the object's generation the import was made for.
+	// +optional
+	Generation int64 `json:"generation,omitempty"`
+	// ProcessedItemCount is the number of items read from S3.
+	// +optional
+	ProcessedItemCount int64 `json:"processedItemCount,omitempty"`
+	// ImportedItemCount is the number of items written to the table.
+	// +optional
+	ImportedItemCount int64 `json:"importedItemCount,omitempty"`
+	// ErrorCount is the number of items AWS could not import.
+	// +optional
+	ErrorCount int64 `json:"errorCount,omitempty"`
+	// FailureCode is AWS's code for FAILED.
+	// +optional
+	FailureCode string `json:"failureCode,omitempty"`
+	// FailureMessage is AWS's reason for FAILED.
+	// +optional
+	FailureMessage string `json:"failureMessage,omitempty"`
+}
+
 // DisassociationModeWaitForReplication is the one DisassociationMode AWS
 // defines: the replica leaves once what is pending has replicated
 // (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DisassociateReplicationGroupMemberAction.html).

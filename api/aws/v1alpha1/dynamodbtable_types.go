@@ -54,6 +54,9 @@ const (
 // +kubebuilder:validation:XValidation:rule="oldSelf.attributeDefinitions.all(o, !self.keySchema.exists(k, k.attributeName == o.attributeName) || self.attributeDefinitions.exists(a, a.attributeName == o.attributeName && a.attributeType == o.attributeType))",message="the attributeType of a table key attribute cannot change after creation (DynamoDB cannot change a key's type): keep the type it had, or declare a new table"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.localSecondaryIndexes) || oldSelf.attributeDefinitions.all(o, !oldSelf.localSecondaryIndexes.exists(l, l.keySchema.exists(k, k.attributeName == o.attributeName)) || self.attributeDefinitions.exists(a, a.attributeName == o.attributeName && a.attributeType == o.attributeType))",message="the attributeType of a local secondary index key attribute cannot change after creation (DynamoDB cannot change a key's type): keep the type it had, or declare a new table"
 // +kubebuilder:validation:XValidation:rule="has(self.restoreFrom) == has(oldSelf.restoreFrom)",message="restoreFrom cannot be added or removed after creation (a restore only creates a table)"
+// +kubebuilder:validation:XValidation:rule="has(self.importFrom) == has(oldSelf.importFrom)",message="importFrom cannot be added or removed after creation (an import only creates a table)"
+// +kubebuilder:validation:XValidation:rule="!has(self.importFrom) || !has(self.restoreFrom)",message="importFrom and restoreFrom cannot both create the table"
+// +kubebuilder:validation:XValidation:rule="!has(self.importFrom) || !has(self.localSecondaryIndexes)",message="importFrom cannot create localSecondaryIndexes (ImportTable takes none, and DynamoDB adds them only at creation)"
 // +kubebuilder:validation:XValidation:rule="!has(self.replicas) || size(self.replicas) == 0 || (has(self.streamSpecification) && self.streamSpecification.streamViewType == 'NEW_AND_OLD_IMAGES')",message="replicas need streamSpecification.streamViewType NEW_AND_OLD_IMAGES (global tables replicate through the stream)"
 // +kubebuilder:validation:XValidation:rule="!has(self.replicas) || size(self.replicas) == 0 || self.billingMode != 'PROVISIONED' || (has(self.autoScaling) && has(self.autoScaling.write) && (!has(self.globalSecondaryIndexes) || self.globalSecondaryIndexes.all(g, has(g.autoScaling) && has(g.autoScaling.write))))",message="replicas of a PROVISIONED table need autoScaling.write on the table and on every global secondary index (AWS requires on-demand capacity or write autoscaling for global tables)"
 // +kubebuilder:validation:XValidation:rule="!has(self.replicas) || !has(self.region) || self.replicas.all(r, r.regionName != self.region)",message="replicas must not name the table's own region"
@@ -242,6 +245,14 @@ type DynamoDBTableSpec struct {
 	// +optional
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="restoreFrom cannot be changed after creation"
 	RestoreFrom *RestoreSource `json:"restoreFrom,omitempty"`
+
+	// ImportFrom creates the table by importing data from Amazon S3
+	// (ImportTable) instead of CreateTable; the import's progress is in
+	// status.import. It only creates the table: it cannot be added,
+	// changed or removed afterwards.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="importFrom cannot be changed after creation (an import only creates a table)"
+	ImportFrom *ImportSource `json:"importFrom,omitempty"`
 
 	// DeletionPolicy says what deleting the object does to the table:
 	// Delete (the default) deletes it, Retain leaves it in place.
@@ -556,6 +567,10 @@ type DynamoDBTableStatus struct {
 	// it, while a destination someone else enabled is left alone.
 	// +optional
 	ManagedKinesisStreamArn string `json:"managedKinesisStreamArn,omitempty"`
+	// Import is the progress of the import from S3 (spec.importFrom) that
+	// created the table.
+	// +optional
+	Import *ImportStatus `json:"import,omitempty"`
 	// ManagedScalableTargets are the capacities Tether registered with
 	// Application Auto Scaling ("table/read", "index/<name>/write"), so that
 	// autoscaling removed from the spec is deregistered.

@@ -14,4 +14,6 @@ type api2026 interface {
 	EnableKinesisStreamingDestination(ctx context.Context, in *dynamodb.EnableKinesisStreamingDestinationInput, opts ...func(*dynamodb.Options)) (*dynamodb.EnableKinesisStreamingDestinationOutput, error)
 	UpdateKinesisStreamingDestination(ctx context.Context, in *dynamodb.UpdateKinesisStreamingDestinationInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateKinesisStreamingDestinationOutput, error)
 	DisableKinesisStreamingDestination(ctx context.Context, in *dynamodb.DisableKinesisStreamingDestinationInput, opts ...func(*dynamodb.Options)) (*dynamodb.DisableKinesisStreamingDestinationOutput, error)
+	ImportTable(ctx context.Context, in *dynamodb.ImportTableInput, opts ...func(*dynamodb.Options)) (*dynamodb.ImportTableOutput, error)
+	DescribeImport(ctx context.Context, in *dynamodb.DescribeImportInput, opts ...func(*dynamodb.Options)) (*dynamodb.DescribeImportOutput, error)
 }
