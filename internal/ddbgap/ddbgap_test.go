@@ -328,7 +328,8 @@ func TestModelKeepsAccountsApart(t *testing.T) {
 // Backups and tagging: DescribeBackup names the source table as it was
 // (what Tether compares with the table it recorded), an unknown backup is
 // BackupNotFoundException; with Options.Tagging tags are kept per table, a
-// missing table is ResourceNotFoundException, and a restored table starts
+// missing table is ResourceNotFoundException, CreateTable's tags are the
+// table's from its creation, and a restored table starts
 // without tags; without it, tagging is DynamoDB Local's (unknown operation).
 func TestModelBackupsAndTags(t *testing.T) {
 	w := newWorldWith(t, ddbgap.Options{Tagging: true})
@@ -394,6 +395,15 @@ func TestModelBackupsAndTags(t *testing.T) {
 	}
 	if got := tagsOf("restored"); len(got) != 0 {
 		t.Errorf("a restored table carries tags %v", got)
+	}
+	if _, err := w.ddb.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String("born-tagged"), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		Tags:                 []types.Tag{{Key: aws.String("owner"), Value: aws.String("me")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := tagsOf("born-tagged"); got["owner"] != "me" {
+		t.Errorf("tags given to CreateTable = %v, want owner=me", got)
 	}
 
 	plain := newWorld(t)

@@ -306,6 +306,15 @@ func (s *Server) createTable(c *call) (any, error) {
 		// "CreateTable ResourcePolicy attaches at creation" (API CreateTable).
 		st.policy = &policyState{doc: doc, revision: s.nextRevision()}
 	}
+	if s.opts.Tagging {
+		// "Tags: A list of key-value pairs to label the table" (API
+		// CreateTable): they are the table's from its creation.
+		st.tags = map[string]string{}
+		for _, t := range list(c.body, "Tags") {
+			tag, _ := t.(map[string]any)
+			st.tags[str(tag, "Key")] = str(tag, "Value")
+		}
+	}
 	s.tables[tableKey(c.r, name)] = st
 	s.overlay(st, obj(out, "TableDescription"), region(c.r))
 	return out, nil

@@ -328,7 +328,9 @@ func (s *soak) setUpAccount(ctx context.Context) error {
 	}
 	s.w.OnStop(sts.Close)
 	s.managerEnv = map[string]string{"AWS_ENDPOINT_URL_STS": sts.URL}
-	gap := ddbgap.New(s.w.DynamoDB.URL, ddbgap.Options{})
+	// The AWSAccount's endpoint stands for AWS, which tags tables: the
+	// owner tag is what proves them Tether's after a restart.
+	gap := ddbgap.New(s.w.DynamoDB.URL, ddbgap.Options{Tagging: true})
 	gapURL, err := gap.Listen()
 	if err != nil {
 		return err
