@@ -8,7 +8,7 @@ CONTROLLER_GEN_VERSION ?= v0.23.0
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_GEN_VERSION)
 KUBECTL ?= kubectl
 IMG ?= tether:dev
-GO_TEST_FLAGS ?= -count=1 -timeout 45m
+GO_TEST_FLAGS ?= -count=1 -timeout 45m -p 3
 
 .PHONY: all
 all: build
