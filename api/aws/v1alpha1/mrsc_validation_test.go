@@ -65,6 +65,7 @@ func TestMRSCRefusesWhatAWSRefuses(t *testing.T) {
 		{"replica in us-west-1", mrscOn("- regionName: us-east-2\n", "- regionName: us-west-1\n"), "not available in us-west-1"},
 		{"table in us-west-1", mrscOn("region: us-east-1\n", "region: us-west-1\n"), "not available in us-west-1"},
 		{"consistency AWS does not know", mrscOn("multiRegionConsistency: STRONG\n", "multiRegionConsistency: LINEARIZABLE\n"), `supported values: "EVENTUAL", "STRONG"`},
+		{"STRONG of an imported table", mrscSpec + "importFrom:\n  s3BucketSource: {s3Bucket: rows}\n  inputFormat: CSV\n", "needs a table created empty"},
 		{"disassociation of a STRONG table's replica", mrscSpec + "disassociateReplicas:\n- regionName: us-east-2\n", "for multiRegionConsistency EVENTUAL only"},
 		{"witness without a Region", mrscOn(mrscWitness, "globalTableWitness: {}\n"), "regionName: Required value"},
 	}

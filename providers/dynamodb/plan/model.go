@@ -61,6 +61,12 @@ type Table struct {
 	// spec, with AWS's words (desired only).
 	Disassociate          map[string]string
 	DisassociationRefused map[string]string
+	// Consistency is the global table's MultiRegionConsistency, STRONG or
+	// "" (EVENTUAL, or not managed on the desired side); Witnesses its
+	// witnesses by Region, with their WitnessStatus (observed) or ACTIVE
+	// (desired); nil is not managed or not known (mrsc.go).
+	Consistency string
+	Witnesses   map[string]string
 }
 
 // Throughput is provisioned capacity.
@@ -215,6 +221,7 @@ func (t *Table) clone() *Table {
 		c.Tags = maps.Clone(t.Tags)
 	}
 	c.Scaling, c.Replicas, c.Kinesis = maps.Clone(t.Scaling), maps.Clone(t.Replicas), maps.Clone(t.Kinesis)
+	c.Witnesses = maps.Clone(t.Witnesses)
 	return &c
 }
 
