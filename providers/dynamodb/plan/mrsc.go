@@ -75,7 +75,7 @@ func init() {
 				have.Witnesses[aws.ToString(w.RegionName)] = string(w.WitnessStatus)
 			}
 		},
-		busy: func(have *Table) string { return witnessBusy(have.Witnesses) },
+		busy:   func(have *Table) string { return witnessBusy(have.Witnesses) },
 		passes: []pass{{atLeaveStrong, (*planner).leaveStrong}, {atCreateStrong, (*planner).createStrong}},
 	})
 }
