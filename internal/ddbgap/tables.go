@@ -46,6 +46,11 @@ type tableState struct {
 	// table's member, nil for AWS's default (disassociate.go).
 	protection *bool
 
+	// strong is the table's multi-Region strong consistency, nil for none;
+	// replicationDenied: DenyReplication (mrsc.go).
+	strong            *strongState
+	replicationDenied bool
+
 	pace paced // with Options.Pace
 }
 
@@ -107,6 +112,7 @@ func (st *tableState) advance(now time.Time) {
 	for _, d := range st.kinesis {
 		d.advance(now)
 	}
+	st.finishStrong(now)
 }
 
 // busy says what the table is still doing. "While it's UPDATING, you can't
@@ -123,6 +129,9 @@ func (st *tableState) busy(now time.Time) string {
 		if r := st.replicas[region]; !r.until.IsZero() {
 			return fmt.Sprintf("replica %s is %s", region, r.status)
 		}
+	}
+	if why := st.strongBusy(); why != "" {
+		return why
 	}
 	for _, name := range slices.Sorted(maps.Keys(st.warm)) {
 		if w := st.warm[name]; now.Before(w.until) {
@@ -201,6 +210,7 @@ func (s *Server) overlay(st *tableState, t map[string]any, own string) {
 		t["GlobalTableVersion"] = "2019.11.21"
 		t["DisassociationProtectionEnabled"] = st.ownProtection()
 	}
+	st.overlayStrong(t, now)
 	if st.restoreSummary != nil {
 		t["RestoreSummary"] = st.restoreSummary
 	}
@@ -427,6 +437,9 @@ func (s *Server) stillDeleting(c *call, name string) error {
 // the request to DynamoDB Local.
 func (s *Server) updateTable(c *call) (any, error) {
 	if out, handled, err := s.disassociation(c); handled {
+		return out, err
+	}
+	if out, handled, err := s.strongConsistency(c); handled {
 		return out, err
 	}
 	name := str(c.body, "TableName")

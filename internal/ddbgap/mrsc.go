@@ -1,0 +1,352 @@
+package ddbgap
+
+import (
+	"maps"
+	"slices"
+	"time"
+)
+
+// Multi-Region strong consistency (MRSC) global tables and their witness,
+// which DynamoDB Local lacks: it answers "Nothing to update" to
+// MultiRegionConsistency, ReplicaUpdates or GlobalTableWitnessUpdates
+// alone, and ignores them beside a real change (measured on DynamoDB Local
+// 3.3.1). The parameters are the SDK's (aws-sdk-go-v2 service/dynamodb
+// UpdateTableInput.MultiRegionConsistency, GlobalTableWitnessUpdates "You
+// can only perform one create or delete action per request"; DescribeTable
+// TableDescription.MultiRegionConsistency, GlobalTableWitnesses with their
+// WitnessStatus CREATING, ACTIVE or DELETING). The rules are those ACK's
+// live probes of AWS found (aws-controllers-k8s/dynamodb-controller
+// docs/api-quirks/table-global-tables.md), with AWS's words where the
+// probes quote them and the model's own otherwise:
+//   - a STRONG global table is made of a single-Region table, empty, in
+//     ONE UpdateTable: MultiRegionConsistency STRONG with two
+//     ReplicaUpdates Create, or one Create and one witness Create. One
+//     replica alone is refused ("Unsupported replica count"), a witness
+//     without STRONG too, and so is a witness in a replica's or the
+//     table's Region, and us-west-1 ("Unsupported Region(s)");
+//   - "Requests that modify replicas or witnesses must not also modify
+//     other fields";
+//   - the consistency is set only as the global table is created
+//     (developerguide GlobalTables.md, via the SDK's documentation): a
+//     table with replicas cannot become STRONG, and one with items cannot
+//     either ("the table must be empty");
+//   - frozen afterwards: adding a replica, deleting one replica ("does not
+//     include all witnesses"), changing the consistency and a delete beside
+//     STRONG are refused. The one way out is one UpdateTable that deletes
+//     every replica and the witness: the table is then a single-Region
+//     table (55 to 70 s on AWS, one Options.Transition here);
+//   - the replicas and the witness become ACTIVE in 16 s (three replicas)
+//     to 86 s (a replica and a witness) on AWS, and DescribeTable leaves
+//     them out for the first 5 to 32 s: here ACTIVE after one
+//     Options.Transition and left out for its first third, the table
+//     UPDATING meanwhile;
+//   - AWS echoes MultiRegionConsistency only as STRONG.
+// A table whose replication the service-linked role may not do
+// (DenyReplication) is REPLICATION_NOT_AUTHORIZED, in its TableStatus and
+// its replicas' ReplicaStatus (aws-sdk-go-v2 service/dynamodb CHANGELOG
+// v1.44.0; developerguide globaltables-security.html).
+
+// CallStrong counts, under Calls, the UpdateTable calls that name
+// MultiRegionConsistency or GlobalTableWitnessUpdates or change the
+// replicas of a STRONG table, answered or refused.
+const CallStrong = "UpdateTable.MultiRegionConsistency"
+
+const (
+	consistencyStrong   = "STRONG"
+	consistencyEventual = "EVENTUAL"
+	// unsupportedRegion is the Region AWS refuses for MRSC.
+	unsupportedRegion = "us-west-1"
+)
+
+// strongState is what the model keeps of a STRONG global table.
+type strongState struct {
+	// witnesses by Region; a replica's fields are not used.
+	witnesses map[string]*replica
+	// listedAt: DescribeTable leaves the replicas and witnesses out before.
+	listedAt time.Time
+	// leaving: the one way out was taken; the table is single-Region once
+	// every replica and witness is gone.
+	leaving bool
+}
+
+// strongConsistency answers the UpdateTable calls of MRSC; handled is false
+// for any other call (a plain EVENTUAL replica create among them).
+func (s *Server) strongConsistency(c *call) (out any, handled bool, err error) {
+	mrc, wu := str(c.body, "MultiRegionConsistency"), list(c.body, "GlobalTableWitnessUpdates")
+	name := str(c.body, "TableName")
+	s.mu.Lock()
+	st := s.tables[tableKey(c.r, name)]
+	isStrong := st != nil && st.strong != nil
+	s.mu.Unlock()
+	creates, deletes, others := replicaActions(list(c.body, "ReplicaUpdates"))
+	switch {
+	case !isStrong && mrc == "" && wu == nil:
+		return nil, false, nil
+	case !isStrong && mrc == consistencyEventual && wu == nil:
+		// EVENTUAL is what a replica create makes anyway.
+		delete(c.body, "MultiRegionConsistency")
+		return nil, false, nil
+	case isStrong && mrc == "" && wu == nil && len(creates)+len(deletes) == 0:
+		return nil, false, nil // a replica's settings, or no replica at all
+	}
+	s.mu.Lock()
+	s.calls[CallStrong]++
+	s.mu.Unlock()
+	for k := range c.body {
+		if k != "TableName" && k != "MultiRegionConsistency" && k != "ReplicaUpdates" && k != "GlobalTableWitnessUpdates" {
+			return nil, true, validation("One or more parameter values were invalid: Requests that modify replicas or witnesses must not also modify other fields (%s)", k)
+		}
+	}
+	if len(wu) > 1 {
+		return nil, true, validation("One or more parameter values were invalid: only one create or delete witness action per request")
+	}
+	wCreate, wDelete := witnessActions(wu)
+	if _, err := s.local(c.r, "DescribeTable", map[string]any{"TableName": name}); err != nil {
+		return nil, true, err
+	}
+	items := 0
+	if !isStrong {
+		scan, err := s.local(c.r, "Scan", map[string]any{"TableName": name, "Limit": 1, "Select": "COUNT"})
+		if err != nil {
+			return nil, true, err
+		}
+		n, _ := num(scan, "Count")
+		items = int(n)
+	}
+	if err := s.applyStrong(c, name, isStrong, mrc, creates, deletes, others, wCreate, wDelete, items); err != nil {
+		return nil, true, err
+	}
+	return s.describeAfter(c, name)
+}
+
+// applyStrong checks the call against the table's state and applies it.
+func (s *Server) applyStrong(c *call, name string, isStrong bool, mrc string, creates, deletes []string, others int, wCreate, wDelete []string, items int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.state(c.r, name)
+	now := time.Now()
+	st.advance(now)
+	if why := st.busy(now); why != "" {
+		return inUse("Attempt to change a resource which is still in use: %s", why)
+	}
+	var apply func()
+	var err error
+	if isStrong {
+		apply, err = st.leaveStrong(mrc, creates, deletes, others, wCreate, wDelete)
+	} else {
+		apply, err = st.makeStrong(mrc, creates, deletes, others, wCreate, wDelete, items, region(c.r))
+	}
+	if err != nil {
+		return err
+	}
+	apply()
+	st.advanceStrong(now, s.opts.Transition)
+	return nil
+}
+
+// makeStrong checks the call that makes a single-Region table a STRONG
+// global table.
+func (st *tableState) makeStrong(mrc string, creates, deletes []string, others int, wCreate, wDelete []string, items int, own string) (func(), error) {
+	switch {
+	case mrc != consistencyStrong && len(wCreate)+len(wDelete) > 0:
+		return nil, validation("One or more parameter values were invalid: witnesses are only supported with MultiRegionConsistency STRONG")
+	case len(st.replicas) > 0:
+		return nil, validation("One or more parameter values were invalid: MultiRegionConsistency can only be set when the global table is created")
+	case len(deletes) > 0 || others > 0 || len(wDelete) > 0:
+		return nil, validation("One or more parameter values were invalid: Unsupported replica count for multi-Region strong consistency")
+	case !(len(creates) == 2 && len(wCreate) == 0) && !(len(creates) == 1 && len(wCreate) == 1):
+		return nil, validation("One or more parameter values were invalid: Unsupported replica count for multi-Region strong consistency (%d replicas, %d witnesses)", len(creates), len(wCreate))
+	case items > 0:
+		return nil, validation("One or more parameter values were invalid: the table must be empty to become a multi-Region strong consistency global table")
+	}
+	regions := append(slices.Clone(creates), wCreate...)
+	if slices.Contains(regions, unsupportedRegion) || own == unsupportedRegion {
+		return nil, validation("One or more parameter values were invalid: Unsupported Region(s) for multi-Region strong consistency: %s", unsupportedRegion)
+	}
+	for _, w := range wCreate {
+		if w == own || slices.Contains(creates, w) {
+			return nil, validation("One or more parameter values were invalid: a witness cannot be in the Region of the table or of a replica: %s", w)
+		}
+	}
+	for _, r := range creates {
+		if r == own {
+			return nil, validation("One or more parameter values were invalid: cannot add a replica in the table's own region %s", r)
+		}
+	}
+	return func() {
+		st.strong = &strongState{witnesses: map[string]*replica{}}
+		for _, r := range creates {
+			st.replicas[r] = &replica{region: r, status: "CREATING", next: "ACTIVE", fields: map[string]any{}}
+		}
+		for _, w := range wCreate {
+			st.strong.witnesses[w] = &replica{region: w, status: "CREATING", next: "ACTIVE"}
+		}
+	}, nil
+}
+
+// leaveStrong checks a call on a STRONG global table: only the one way out
+// passes.
+func (st *tableState) leaveStrong(mrc string, creates, deletes []string, others int, wCreate, wDelete []string) (func(), error) {
+	all := slices.Sorted(maps.Keys(st.replicas))
+	witnesses := slices.Sorted(maps.Keys(st.strong.witnesses))
+	slices.Sort(deletes)
+	slices.Sort(wDelete)
+	switch {
+	case mrc != "":
+		return nil, validation("One or more parameter values were invalid: MultiRegionConsistency cannot be changed")
+	case len(creates) > 0 || len(wCreate) > 0 || others > 0:
+		return nil, validation("One or more parameter values were invalid: Unsupported replica count for multi-Region strong consistency")
+	case !slices.Equal(wDelete, witnesses):
+		return nil, validation("One or more parameter values were invalid: the request does not include all witnesses")
+	case !slices.Equal(deletes, all):
+		return nil, validation("One or more parameter values were invalid: Unsupported replica count for multi-Region strong consistency")
+	}
+	return func() {
+		st.strong.leaving = true
+		for _, r := range st.replicas {
+			r.status, r.next = "DELETING", ""
+		}
+		for _, w := range st.strong.witnesses {
+			w.status, w.next = "DELETING", ""
+		}
+	}, nil
+}
+
+// advanceStrong starts the transitions of the members just changed: each
+// ends one Transition from now, and they are listed after its first third.
+func (st *tableState) advanceStrong(now time.Time, transition time.Duration) {
+	until := now.Add(transition)
+	for _, r := range st.replicas {
+		if r.until.IsZero() && r.next != r.status {
+			r.until = until
+		}
+	}
+	for _, w := range st.strong.witnesses {
+		if w.until.IsZero() && w.next != w.status {
+			w.until = until
+		}
+	}
+	if !st.strong.leaving {
+		st.strong.listedAt = now.Add(transition / 3)
+	}
+}
+
+// finishStrong ends the witnesses' transitions whose time has come, and the
+// STRONG state once the way out is done.
+func (st *tableState) finishStrong(now time.Time) {
+	if st.strong == nil {
+		return
+	}
+	for region, w := range st.strong.witnesses {
+		if w.until.IsZero() || now.Before(w.until) {
+			continue
+		}
+		if w.next == "" {
+			delete(st.strong.witnesses, region)
+			continue
+		}
+		w.status, w.until = w.next, time.Time{}
+	}
+	if st.strong.leaving && len(st.replicas) == 0 && len(st.strong.witnesses) == 0 {
+		st.strong = nil
+	}
+}
+
+// strongBusy is a witness still changing, "" when none.
+func (st *tableState) strongBusy() string {
+	if st.strong == nil {
+		return ""
+	}
+	for _, region := range slices.Sorted(maps.Keys(st.strong.witnesses)) {
+		if w := st.strong.witnesses[region]; !w.until.IsZero() {
+			return "witness " + region + " is " + w.status
+		}
+	}
+	return ""
+}
+
+// overlayStrong adds to a description what the model keeps of MRSC, and a
+// denied replication.
+func (st *tableState) overlayStrong(t map[string]any, now time.Time) {
+	if st.replicationDenied {
+		t["TableStatus"] = "REPLICATION_NOT_AUTHORIZED"
+	}
+	if st.strong == nil {
+		return
+	}
+	t["MultiRegionConsistency"] = consistencyStrong
+	// Disassociation protection is of eventual consistency tables only.
+	delete(t, "DisassociationProtectionEnabled")
+	if now.Before(st.strong.listedAt) {
+		delete(t, "Replicas")
+		delete(t, "GlobalTableVersion")
+		return
+	}
+	var ws []any
+	for _, region := range slices.Sorted(maps.Keys(st.strong.witnesses)) {
+		ws = append(ws, map[string]any{"RegionName": region, "WitnessStatus": st.strong.witnesses[region].status})
+	}
+	if len(ws) > 0 {
+		t["GlobalTableWitnesses"] = ws
+	}
+}
+
+// replicaActions sorts a ReplicaUpdates list into the Regions it creates
+// and deletes, and how many other actions it has.
+func replicaActions(updates []any) (creates, deletes []string, others int) {
+	for _, u := range updates {
+		u, _ := u.(map[string]any)
+		switch {
+		case obj(u, "Create") != nil:
+			creates = append(creates, str(obj(u, "Create"), "RegionName"))
+		case obj(u, "Delete") != nil:
+			deletes = append(deletes, str(obj(u, "Delete"), "RegionName"))
+		default:
+			others++
+		}
+	}
+	return creates, deletes, others
+}
+
+// witnessActions are the Regions a GlobalTableWitnessUpdates list creates
+// and deletes.
+func witnessActions(updates []any) (creates, deletes []string) {
+	for _, u := range updates {
+		u, _ := u.(map[string]any)
+		if cr := obj(u, "Create"); cr != nil {
+			creates = append(creates, str(cr, "RegionName"))
+		}
+		if del := obj(u, "Delete"); del != nil {
+			deletes = append(deletes, str(del, "RegionName"))
+		}
+	}
+	return creates, deletes
+}
+
+// DenyReplication makes the table's replication not authorized, as when a
+// policy or SCP denies DynamoDB's service-linked role: its TableStatus and
+// every replica's ReplicaStatus are REPLICATION_NOT_AUTHORIZED until
+// AllowReplication.
+func (s *Server) DenyReplication(table string) {
+	s.setReplicationDenied(table, true)
+}
+
+// AllowReplication lifts DenyReplication: the replicas are ACTIVE again.
+func (s *Server) AllowReplication(table string) {
+	s.setReplicationDenied(table, false)
+}
+
+func (s *Server) setReplicationDenied(table string, denied bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	status := "ACTIVE"
+	if denied {
+		status = "REPLICATION_NOT_AUTHORIZED"
+	}
+	s.named(table, func(st *tableState) {
+		st.replicationDenied = denied
+		for _, r := range st.replicas {
+			r.status, r.until = status, time.Time{}
+		}
+	})
+}
