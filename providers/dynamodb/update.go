@@ -46,6 +46,9 @@ func (c *tableConn) Update(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, 
 		if refused := p.disassociationRefused(obj, step, err); refused != nil {
 			return refused
 		}
+		if refused := strongRefused(step, err); refused != nil {
+			return refused
+		}
 		if refused := multiKeysRefused(multiKeyIndexesOf(nil, &step), err); refused != nil {
 			return refused
 		}
