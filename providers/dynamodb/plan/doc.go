@@ -24,7 +24,8 @@
 //     warm.go, insights.go (contributor insights), policy.go (the resource
 //     policy), autoscaling.go, replicas.go and disassociation.go (a
 //     replica kept as a table of its own, the table's disassociation
-//     protection). A feature file says how its
+//     protection), mrsc.go (a multi-Region strong consistency global
+//     table, made and left in one call each). A feature file says how its
 //     fields are desired and observed, how they compare, which steps bring
 //     them to the spec and at which positions, and what CreateTable
 //     carries of it (create.go puts those together). A setting the table
