@@ -123,7 +123,9 @@ func TestDynamoDBTableStrongGlobalTableOnTheModel(t *testing.T) {
 // REAL PEER (DynamoDB Local itself): it has no multi-Region strong
 // consistency and answers "Nothing to update" to the one call that makes
 // a STRONG global table. Tether says the endpoint does not support it
-// (UnsupportedByEndpoint), is never Ready, and does not send it again.
+// (UnsupportedByEndpoint), is never Ready, and does not send it again; nor
+// is a STRONG table Ready on it once it is known to lack replicas, which
+// an eventually consistent table there goes without.
 func TestDynamoDBTableStrongGlobalTableUnsupportedOnDynamoDBLocal(t *testing.T) {
 	s := startDynamoDB(t)
 	g := NewWithT(t)
@@ -137,4 +139,20 @@ func TestDynamoDBTableStrongGlobalTableUnsupportedOnDynamoDBLocal(t *testing.T) 
 	g.Consistently(func(g Gomega) string { return ddbCondition(s.get(g, local), "Ready") }, 2*time.Second, ddbPoll).
 		ShouldNot(HavePrefix("True"))
 	g.Expect(s.describe(g, local.Name).Table.MultiRegionConsistency).To(BeEmpty(), "DynamoDB Local ignored it")
+
+	// Once the endpoint is known to lack replicas (an eventually
+	// consistent global table's replica was refused there, and left out),
+	// a STRONG table is still not left without them: not Ready either.
+	eventual := newDDBTable("team-mrsc-local", ddbName("mrec-local"), func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.StreamSpecification = &awsv1alpha1.StreamSpecification{StreamViewType: "NEW_AND_OLD_IMAGES"}
+		o.Spec.Replicas = []awsv1alpha1.Replica{{RegionName: "us-east-2"}}
+	})
+	s.create(t, eventual)
+	g.Expect(s.eventuallyReady(t, eventual).Status.UnsupportedFeatures).To(ContainElement("replicas"))
+	later := newDDBTable("team-mrsc-local", ddbName("mrsc-later"), strongTable("", "us-east-2", "us-west-2"))
+	s.create(t, later)
+	refused = s.eventuallySynced(t, later, "False/UnsupportedByEndpoint")
+	g.Expect(meta.FindStatusCondition(refused.Status.Conditions, "Synced").Message).To(
+		ContainSubstring("does not support multi-Region strong consistency"))
+	g.Expect(ddbCondition(refused, "Ready")).NotTo(HavePrefix("True"))
 }

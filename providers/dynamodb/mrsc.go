@@ -176,3 +176,32 @@ func (p *Provider) leaveStrongFirst(ctx context.Context, ep *access.Endpoint, d 
 	return false, providers.Pendingf(time.Second, reasonDeleting, "removing every replica (%s) and witness of table %s "+
 		"before deleting the table", strings.Join(ours, ", "), name)
 }
+
+// strongMembersInFlight records, beside the call's own flight, each replica
+// the call that makes a STRONG global table created: until a read lists it
+// (AWS leaves them out for the first seconds), it is not taken for gone
+// (forgetGoneReplicas).
+func (p *Provider) strongMembersInFlight(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, step plan.Step, at time.Time) {
+	if step.Kind != plan.StepCreateStrong || step.Table == nil {
+		return
+	}
+	for _, u := range step.Table.ReplicaUpdates {
+		if u.Create != nil {
+			p.flights.accepted(ep.TableKey(obj.ResolvedTableName()), flight{call: step.Description,
+				subject: string(plan.StepCreateReplica) + ":" + aws.ToString(u.Create.RegionName), at: at, settle: p.opts.SettleWindow})
+		}
+	}
+}
+
+// strongWithoutReplicas is the error of a STRONG spec on an endpoint found
+// to lack replicas altogether (DynamoDB Local, once a replica was refused
+// there): a STRONG table cannot be left without them, as replicas can,
+// so it is not Ready either; nil otherwise.
+func (p *Provider) strongWithoutReplicas(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) error {
+	if obj.Spec.MultiRegionConsistency != awsv1alpha1.MultiRegionConsistencyStrong || !p.clients.Lacks(ep, plan.FeatureReplicas) {
+		return nil
+	}
+	return providers.Terminalf(ReasonUnsupportedByEndpoint, "the DynamoDB endpoint does not support multi-Region strong consistency "+
+		"(spec.multiRegionConsistency STRONG): it has no global table replicas. The table stays a single-Region table; on this "+
+		"endpoint leave multiRegionConsistency out")
+}

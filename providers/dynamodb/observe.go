@@ -113,6 +113,9 @@ func (p *Provider) compare(ctx context.Context, ep *access.Endpoint, obj *awsv1a
 		return providers.Observation{}, err
 	}
 	p.skipUnsupported(ep, obj, have)
+	if err := p.strongWithoutReplicas(ep, obj); err != nil {
+		return providers.Observation{}, err
+	}
 	insightsFailed := holdFailedInsights(p.memoryOf(obj), obj, have)
 	recordKinesis(obj, have.Kinesis)
 	kinesisFailed := holdFailedKinesis(p.memoryOf(obj), obj, have)
