@@ -58,7 +58,8 @@ func members(o *awsv1alpha1.DynamoDBTable) string {
 // refused by the API server. REPLICATION_NOT_AUTHORIZED is a condition
 // saying what to fix, and no CreateTable or DeleteTable follows it.
 // Deleting the object removes every replica and the witness in one call,
-// then the table.
+// then the table; the spec dropping every replica and the consistency is
+// that one call too, and the table stays, single-Region.
 func TestDynamoDBTableStrongGlobalTableOnTheModel(t *testing.T) {
 	s := startDynamoDB(t)
 	g := NewWithT(t)
@@ -118,6 +119,18 @@ func TestDynamoDBTableStrongGlobalTableOnTheModel(t *testing.T) {
 	s.eventuallyGone(t, paired)
 	g.Expect(strongCalls()).To(Equal(3), "the one way out, one call")
 	g.Expect(w.gap.Calls("DeleteTable")).To(BeNumerically(">", deletes))
+
+	// The one way out, by the spec: every replica and the consistency
+	// removed together; one call, and a single-Region table is Ready.
+	s.update(t, obj, func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.MultiRegionConsistency, o.Spec.Replicas = "", nil
+	})
+	g.Eventually(func(g Gomega) string {
+		o := s.get(g, obj)
+		return o.Status.MultiRegionConsistency + "|" + members(o) + "|" + ddbCondition(o, "Ready")
+	}, ddbTimeout, ddbPoll).Should(Equal("||True/Available"))
+	g.Expect(strongCalls()).To(Equal(4))
+	g.Expect(w.gap.Calls("CreateTable")).To(Equal(creates), "the table stays: no re-create")
 }
 
 // REAL PEER (DynamoDB Local itself): it has no multi-Region strong

@@ -11,35 +11,33 @@ import (
 // MultiRegionConsistency, ReplicaUpdates or GlobalTableWitnessUpdates
 // alone, and ignores them beside a real change (measured on DynamoDB Local
 // 3.3.1). The parameters are the SDK's (aws-sdk-go-v2 service/dynamodb
-// UpdateTableInput.MultiRegionConsistency, GlobalTableWitnessUpdates "You
-// can only perform one create or delete action per request"; DescribeTable
-// TableDescription.MultiRegionConsistency, GlobalTableWitnesses with their
-// WitnessStatus CREATING, ACTIVE or DELETING). The rules are those ACK's
-// live probes of AWS found (aws-controllers-k8s/dynamodb-controller
-// docs/api-quirks/table-global-tables.md), with AWS's words where the
-// probes quote them and the model's own otherwise:
-//   - a STRONG global table is made of a single-Region table, empty, in
-//     ONE UpdateTable: MultiRegionConsistency STRONG with two
-//     ReplicaUpdates Create, or one Create and one witness Create. One
-//     replica alone is refused ("Unsupported replica count"), a witness
-//     without STRONG too, and so is a witness in a replica's or the
-//     table's Region, and us-west-1 ("Unsupported Region(s)");
-//   - "Requests that modify replicas or witnesses must not also modify
-//     other fields";
-//   - the consistency is set only as the global table is created
-//     (developerguide GlobalTables.md, via the SDK's documentation): a
-//     table with replicas cannot become STRONG, and one with items cannot
-//     either ("the table must be empty");
-//   - frozen afterwards: adding a replica, deleting one replica ("does not
-//     include all witnesses"), changing the consistency and a delete beside
-//     STRONG are refused. The one way out is one UpdateTable that deletes
-//     every replica and the witness: the table is then a single-Region
-//     table (55 to 70 s on AWS, one Options.Transition here);
-//   - the replicas and the witness become ACTIVE in 16 s (three replicas)
-//     to 86 s (a replica and a witness) on AWS, and DescribeTable leaves
-//     them out for the first 5 to 32 s: here ACTIVE after one
-//     Options.Transition and left out for its first third, the table
-//     UPDATING meanwhile;
+// UpdateTableInput.MultiRegionConsistency, GlobalTableWitnessUpdates of at
+// most one element; DescribeTable TableDescription.MultiRegionConsistency,
+// GlobalTableWitnesses with their WitnessStatus CREATING, ACTIVE or
+// DELETING). The rules, and AWS's words for each refusal, are those ACK's
+// live probes of AWS recorded (aws-controllers-k8s/dynamodb-controller
+// docs/api-quirks/table-global-tables.md, findings DDB-TABLE-257, -258,
+// -260 and -202; docs/api-quirks/details/DDB-TABLE-257.md):
+//   - a STRONG global table is made of a single-Region table in ONE
+//     UpdateTable: MultiRegionConsistency STRONG with two ReplicaUpdates
+//     Create, or one Create and one witness Create (-257, -258); one
+//     replica alone is refused, a witness without STRONG, in a replica's or
+//     the table's Region, in us-west-1, two witnesses, and any other field
+//     in the call (-257);
+//   - STRONG cannot be applied to an existing EVENTUAL global table (-202);
+//     and the SDK's documentation says the table must be empty
+//     (developerguide GlobalTables.md; AWS's words are not on record, the
+//     model's are its own);
+//   - frozen afterwards: adding a replica, deleting one replica, any
+//     MultiRegionConsistency, STRONG beside a Delete and a DeleteTable are
+//     refused (-260). The one way out is one UpdateTable that deletes every
+//     replica and the witness: the table is then a single-Region table
+//     (55 to 70 s on AWS, one Options.Transition here);
+//   - the members become ACTIVE in 16 s (two replicas) to 86 s (a replica
+//     and a witness) on AWS, DescribeTable listing none of them for the
+//     first 5 to 32 s while the table is UPDATING, and the call's answer
+//     already says STRONG (-258): here ACTIVE after one Options.Transition
+//     and unlisted for its first third;
 //   - AWS echoes MultiRegionConsistency only as STRONG.
 // A table whose replication the service-linked role may not do
 // (DenyReplication) is REPLICATION_NOT_AUTHORIZED, in its TableStatus and
@@ -94,11 +92,11 @@ func (s *Server) strongConsistency(c *call) (out any, handled bool, err error) {
 	s.mu.Unlock()
 	for k := range c.body {
 		if k != "TableName" && k != "MultiRegionConsistency" && k != "ReplicaUpdates" && k != "GlobalTableWitnessUpdates" {
-			return nil, true, validation("One or more parameter values were invalid: Requests that modify replicas or witnesses must not also modify other fields (%s)", k)
+			return nil, true, validation("Requests that modify replicas or witnesses must not also modify other fields (%s)", k)
 		}
 	}
 	if len(wu) > 1 {
-		return nil, true, validation("One or more parameter values were invalid: only one create or delete witness action per request")
+		return nil, true, validation("1 validation error detected: Value at 'globalTableWitnessUpdates' failed to satisfy constraint: Member must have length less than or equal to 1")
 	}
 	wCreate, wDelete := witnessActions(wu)
 	if _, err := s.local(c.r, "DescribeTable", map[string]any{"TableName": name}); err != nil {
@@ -149,23 +147,28 @@ func (s *Server) applyStrong(c *call, name string, isStrong bool, mrc string, cr
 func (st *tableState) makeStrong(mrc string, creates, deletes []string, others int, wCreate, wDelete []string, items int, own string) (func(), error) {
 	switch {
 	case mrc != consistencyStrong && len(wCreate)+len(wDelete) > 0:
-		return nil, validation("One or more parameter values were invalid: witnesses are only supported with MultiRegionConsistency STRONG")
+		return nil, validation("MultiRegionConsistency must be set as STRONG when GlobalTableWitnessUpdates parameter is present.")
 	case len(st.replicas) > 0:
-		return nil, validation("One or more parameter values were invalid: MultiRegionConsistency can only be set when the global table is created")
+		return nil, validation("MultiRegionConsistency parameter is unsupported on existing global table")
 	case len(deletes) > 0 || others > 0 || len(wDelete) > 0:
-		return nil, validation("One or more parameter values were invalid: Unsupported replica count for multi-Region strong consistency")
+		return nil, validation("Only Replica Create actions are supported when MultiRegionConsistency parameter is provided.")
+	case len(creates) == 0:
+		return nil, validation("At least one of ProvisionedThroughput, BillingMode, ... or TableClass is required")
 	case !(len(creates) == 2 && len(wCreate) == 0) && !(len(creates) == 1 && len(wCreate) == 1):
-		return nil, validation("One or more parameter values were invalid: Unsupported replica count for multi-Region strong consistency (%d replicas, %d witnesses)", len(creates), len(wCreate))
+		return nil, validation("Unsupported replica count for global tables with MultiRegionConsistency set to STRONG.")
 	case items > 0:
-		return nil, validation("One or more parameter values were invalid: the table must be empty to become a multi-Region strong consistency global table")
+		return nil, validation("the model: the table must be empty to become a multi-Region strong consistency global table")
 	}
 	regions := append(slices.Clone(creates), wCreate...)
 	if slices.Contains(regions, unsupportedRegion) || own == unsupportedRegion {
-		return nil, validation("One or more parameter values were invalid: Unsupported Region(s) for multi-Region strong consistency: %s", unsupportedRegion)
+		return nil, validation("Unsupported Region(s) specified for global tables with MultiRegionConsistency set to STRONG: [%s].", unsupportedRegion)
 	}
 	for _, w := range wCreate {
-		if w == own || slices.Contains(creates, w) {
-			return nil, validation("One or more parameter values were invalid: a witness cannot be in the Region of the table or of a replica: %s", w)
+		switch {
+		case slices.Contains(creates, w):
+			return nil, validation("Cannot target multiple regions with the same action")
+		case w == own:
+			return nil, validation("Cannot add a witness in the same region as an existing replica when creating a global table with MultiRegionConsistency set to STRONG.")
 		}
 	}
 	for _, r := range creates {
@@ -192,14 +195,20 @@ func (st *tableState) leaveStrong(mrc string, creates, deletes []string, others 
 	slices.Sort(deletes)
 	slices.Sort(wDelete)
 	switch {
+	case mrc == consistencyStrong && len(deletes) > 0:
+		return nil, validation("Only Replica Create actions are supported when MultiRegionConsistency parameter is provided.")
+	case mrc == consistencyStrong && len(creates) > 0:
+		return nil, validation("Unsupported replica count for global tables with MultiRegionConsistency set to STRONG.")
 	case mrc != "":
-		return nil, validation("One or more parameter values were invalid: MultiRegionConsistency cannot be changed")
-	case len(creates) > 0 || len(wCreate) > 0 || others > 0:
-		return nil, validation("One or more parameter values were invalid: Unsupported replica count for multi-Region strong consistency")
+		return nil, validation("MultiRegionConsistency parameter is unsupported on existing global table")
+	case len(creates) > 0:
+		return nil, validation("Cannot add replicas to a global table with strong MultiRegionConsistency")
+	case len(deletes) == 0 || others > 0 || len(wCreate) > 0:
+		return nil, validation("At least one of ProvisionedThroughput, BillingMode, ... or TableClass is required")
 	case !slices.Equal(wDelete, witnesses):
-		return nil, validation("One or more parameter values were invalid: the request does not include all witnesses")
+		return nil, validation("Update table delete operation does not include all witnesses.")
 	case !slices.Equal(deletes, all):
-		return nil, validation("One or more parameter values were invalid: Unsupported replica count for multi-Region strong consistency")
+		return nil, validation("Deletion of only one table replica is not supported for global tables with MultiRegionConsistency set to STRONG.")
 	}
 	return func() {
 		st.strong.leaving = true

@@ -367,6 +367,12 @@ func (s *Server) deleteTable(c *call) (any, error) {
 		// returns a ResourceInUseException" (API DeleteTable).
 		return nil, inUse("Attempt to change a resource which is still in use: %s", why)
 	}
+	if st.strong != nil {
+		s.mu.Unlock()
+		// aws-controllers-k8s/dynamodb-controller
+		// docs/api-quirks/table-global-tables.md, DDB-TABLE-260 (mrsc.go).
+		return nil, validation("Deletion of only one table replica is not supported for global tables with MultiRegionConsistency set to STRONG.")
+	}
 	if len(st.replicas) > 0 {
 		s.mu.Unlock()
 		// AWS's API reference does not say what a DeleteTable of a table

@@ -17,7 +17,8 @@ import (
 // (API UpdateTable MultiRegionConsistency and GlobalTableWitnessUpdates;
 // developerguide V2globaltables_HowItWorks.html). AWS's ways, as ACK's
 // live probes found them (aws-controllers-k8s/dynamodb-controller
-// docs/api-quirks/table-global-tables.md):
+// docs/api-quirks/table-global-tables.md, findings DDB-TABLE-257, -258,
+// -260 and -202):
 //   - AWS makes a STRONG global table one way only: a single-Region table,
 //     empty and ACTIVE, then ONE UpdateTable with MultiRegionConsistency
 //     STRONG and either two ReplicaUpdates Create or one Create and one
