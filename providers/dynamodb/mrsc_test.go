@@ -132,3 +132,29 @@ func TestStrongRefusedIsNamed(t *testing.T) {
 		})
 	}
 }
+
+// MODEL: a replica AWS reports REPLICATION_NOT_AUTHORIZED while the table
+// stays ACTIVE (aws-sdk-go-v2 service/dynamodb CHANGELOG v1.44.0) makes the
+// table not Ready, reason ReplicationNotAuthorized saying what to fix; no
+// replica is re-created, removed or changed for it.
+func TestReplicaReplicationNotAuthorizedOnTheModel(t *testing.T) {
+	f := newModelFixture(t, ddbgap.Options{}, Options{})
+	obj := newTable(withStream("NEW_AND_OLD_IMAGES"), func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.Replicas = []awsv1alpha1.Replica{{RegionName: "eu-west-1"}}
+	})
+	f.converge(obj)
+	f.gap.SetReplicaStatus(obj.Name, "eu-west-1", "REPLICATION_NOT_AUTHORIZED", "")
+	f.proxy.ResetCounts()
+	for range 3 {
+		obs, err := f.pass(obj)
+		if err != nil || obs.Available || obs.Reason != reasonReplicationNotAuthorized ||
+			!strings.Contains(obs.Message, "replica eu-west-1 is REPLICATION_NOT_AUTHORIZED") || !strings.Contains(obs.Message, "service-linked role") {
+			t.Fatalf("observation = %+v, %v", obs, err)
+		}
+	}
+	for _, op := range []string{"UpdateTable", "CreateTable", "DeleteTable"} {
+		if got := f.proxy.Calls()[op]; got != 0 {
+			t.Errorf("%s calls = %d", op, got)
+		}
+	}
+}

@@ -34,6 +34,9 @@ import (
 //     the first seconds (5 to 32 s observed): waited for (Pending), not
 //     drift, and the table is Ready only once every replica and the
 //     witness are ACTIVE.
+// GlobalTableSettingsReplicationMode, which AWS reports on a global table
+// (ENABLED_WITH_OVERRIDES) and not on a regional one, is neither desired
+// nor compared: it is no drift.
 // The replicas keep their own file (replicas.go): it adds, changes and
 // removes replicas of an eventually consistent table, and only changes the
 // settings of a strongly consistent one's.
