@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -98,30 +97,9 @@ func (r importRecord) ended() bool {
 }
 
 // importRecords are the imports Tether began, by table key.
-type importRecords struct {
-	mu    sync.Mutex
-	byKey map[string]importRecord
-}
+type importRecords = byTable[importRecord]
 
-func (rs *importRecords) of(key string) importRecord {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	return rs.byKey[key]
-}
-
-// mark records r for key; an empty r forgets it.
-func (rs *importRecords) mark(key string, r importRecord) {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	if r.UID == "" {
-		delete(rs.byKey, key)
-		return
-	}
-	if rs.byKey == nil {
-		rs.byKey = map[string]importRecord{}
-	}
-	rs.byKey[key] = r
-}
+func (r importRecord) owner() string { return r.UID }
 
 // createByImport starts the import that creates obj's table. It is not
 // sent for a generation whose import has ended (importEnded), nor while

@@ -139,30 +139,9 @@ type ownerRecord struct{ UID, TableID string }
 // read. They are kept in memory, where nothing a tenant writes reaches
 // them, and are the first proof of ownership (ownership.go); after a
 // restart, the owner tag proves it again, once.
-type ownerRecords struct {
-	mu    sync.Mutex
-	byKey map[string]ownerRecord
-}
+type ownerRecords = byTable[ownerRecord]
 
-func (rs *ownerRecords) of(key string) ownerRecord {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	return rs.byKey[key]
-}
-
-// mark records r for key; an empty r forgets it.
-func (rs *ownerRecords) mark(key string, r ownerRecord) {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	if r.UID == "" {
-		delete(rs.byKey, key)
-		return
-	}
-	if rs.byKey == nil {
-		rs.byKey = map[string]ownerRecord{}
-	}
-	rs.byKey[key] = r
-}
+func (r ownerRecord) owner() string { return r.UID }
 
 // restoreStart is Tether's record of a restore it began for an object:
 // from which source (as sent), and when. Should the restore's answer be
@@ -174,27 +153,34 @@ type restoreStart struct {
 }
 
 // restoreStarts are the restores Tether began, by table key, in memory.
-type restoreStarts struct {
+type restoreStarts = byTable[restoreStart]
+
+func (r restoreStart) owner() string { return r.UID }
+
+// byTable is one kind of Tether's in-memory records, by table key
+// (account, region, name), for passes that run at once. A record names the
+// object it is for; one that names none is no record.
+type byTable[R interface{ owner() string }] struct {
 	mu    sync.Mutex
-	byKey map[string]restoreStart
+	byKey map[string]R
 }
 
-func (rs *restoreStarts) of(key string) restoreStart {
+func (rs *byTable[R]) of(key string) R {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	return rs.byKey[key]
 }
 
-// mark records r for key; an empty r forgets it.
-func (rs *restoreStarts) mark(key string, r restoreStart) {
+// mark records r for key; a record for no object forgets it.
+func (rs *byTable[R]) mark(key string, r R) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
-	if r.UID == "" {
+	if r.owner() == "" {
 		delete(rs.byKey, key)
 		return
 	}
 	if rs.byKey == nil {
-		rs.byKey = map[string]restoreStart{}
+		rs.byKey = map[string]R{}
 	}
 	rs.byKey[key] = r
 }
