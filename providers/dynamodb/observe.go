@@ -120,7 +120,7 @@ func (p *Provider) compare(ctx context.Context, ep *access.Endpoint, obj *awsv1a
 	pl := plan.Compute(aws.ToString(desc.TableName), want, have,
 		plan.Options{AllowIndexReplacement: obj.Annotations[awsv1alpha1.AnnotationAllowIndexReplacement] == "true"})
 	recordPlan(obj, pl)
-	recordPolicy(obj, want.Policy, have.Policy)
+	p.recordPolicy(ep.TableKey(obj.ResolvedTableName()), obj, want.Policy, have.Policy)
 	p.flights.seenIn(ep.TableKey(obj.ResolvedTableName()), pl)
 	if w, held := p.heldByFlight(ep, obj, pl, time.Now()); held {
 		return p.waitFor(w), nil
