@@ -54,10 +54,6 @@ const ReasonImportLeftNoTable = "ImportLeftNoTable"
 // reasonImporting: AWS is still importing; nothing is sent meanwhile.
 const reasonImporting = "Importing"
 
-// featureImport names spec.importFrom among what an endpoint may lack
-// (DynamoDB Local answers ImportTable UnknownOperationException).
-const featureImport = "importFrom"
-
 // importFailedRecheck is how often a table whose import FAILED is looked
 // at: only the user can change that (a new object), so rarely.
 const importFailedRecheck = 10 * time.Minute
@@ -74,32 +70,6 @@ func importTokenOf(obj *awsv1alpha1.DynamoDBTable, generation int64) string {
 	sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%d", obj.UID, generation)))
 	return hex.EncodeToString(sum[:16])
 }
-
-// importRecord is Tether's own record of an ImportTable AWS answered for
-// an object: in memory, where nothing a tenant writes reaches it, it is
-// what proves the table the import made is obj's until the owner tag is
-// on it (importedFor), as the CreateTable answer does for a created table.
-type importRecord struct {
-	UID        string
-	generation int64
-	// arn is the import's; tableArn and tableID the table's, as
-	// ImportTable answered them.
-	arn, tableArn, tableID string
-	at                     time.Time
-	// status is the import's last known status.
-	status types.ImportStatus
-}
-
-// ended says whether the import has ended (COMPLETED, FAILED or
-// CANCELLED): nothing more will happen to the table by it.
-func (r importRecord) ended() bool {
-	return r.status == types.ImportStatusCompleted || r.status == types.ImportStatusFailed || r.status == types.ImportStatusCancelled
-}
-
-// importRecords are the imports Tether began, by table key.
-type importRecords = byTable[importRecord]
-
-func (r importRecord) owner() string { return r.UID }
 
 // createByImport starts the import that creates obj's table. It is not
 // sent for a generation whose import has ended (importEnded), nor while

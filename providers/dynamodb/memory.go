@@ -129,60 +129,7 @@ func (ms *memories) forget(uid apitypes.UID) {
 	delete(ms.byUID, uid)
 }
 
-// ownerRecord is Tether's own record that a table is an object's: which
-// object, and the identity of that very table (identity.go).
-type ownerRecord struct{ UID, TableID string }
-
-// ownerRecords are Tether's own records of whose tables are whose, by
-// table key (account, region, name): the tables it created or restored for
-// an object (from the call's own answer), and those whose owner tag it
-// read. They are kept in memory, where nothing a tenant writes reaches
-// them, and are the first proof of ownership (ownership.go); after a
-// restart, the owner tag proves it again, once.
-type ownerRecords = byTable[ownerRecord]
-
-func (r ownerRecord) owner() string { return r.UID }
-
-// restoreStart is Tether's record of a restore it began for an object:
-// from which source (as sent), and when. Should the restore's answer be
-// lost (a timeout), the table it made is recognised by its restore summary
-// (restoredFor).
-type restoreStart struct {
-	UID, source string
-	at          time.Time
-}
-
-// restoreStarts are the restores Tether began, by table key, in memory.
-type restoreStarts = byTable[restoreStart]
-
-func (r restoreStart) owner() string { return r.UID }
-
-// byTable is one kind of Tether's in-memory records, by table key
-// (account, region, name), for passes that run at once. A record names the
-// object it is for; one that names none is no record.
-type byTable[R interface{ owner() string }] struct {
-	mu    sync.Mutex
-	byKey map[string]R
-}
-
-func (rs *byTable[R]) of(key string) R {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	return rs.byKey[key]
-}
-
-// mark records r for key; a record for no object forgets it.
-func (rs *byTable[R]) mark(key string, r R) {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	if r.owner() == "" {
-		delete(rs.byKey, key)
-		return
-	}
-	if rs.byKey == nil {
-		rs.byKey = map[string]R{}
-	}
-	rs.byKey[key] = r
-}
+// disassociationRefusal is AWS's refusal of a call for one fingerprint of the object.
+type disassociationRefusal struct{ fingerprint, words string }
 
 func metaNow() metav1.Time { return metav1.NewTime(time.Now()) }
