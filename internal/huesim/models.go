@@ -42,6 +42,8 @@ type Model struct {
 	// Effects are the effect_values of its CLIP v2 effects feature; nil
 	// for a bulb with no effects object (effects.go).
 	Effects []string
+	// Powerup: its light has a CLIP v2 powerup object (powerup.go).
+	Powerup bool
 }
 
 var (
@@ -58,11 +60,12 @@ var Models = map[string]Model{
 		Archetype: "sultanbulb", MinDimLevel: 5000, MaxLumen: 600, GamutType: "B", Gamut: gamutB, CT: [2]int{153, 500}},
 	"LLC010": {ID: "LLC010", Type: TypeColor, Manufacturer: "Philips", ProductName: "Hue Living colors Iris",
 		Archetype: "huelivingcolorsiris", MinDimLevel: 10000, MaxLumen: 210, GamutType: "A", Gamut: gamutA},
-	// A newer colour bulb with effects (effects.go); its other numbers are
+	// A newer colour bulb with effects (effects.go) and a powerup setting
+	// (powerup.go); its other numbers are
 	// the LCT015's, the same product line (gamut C, docs/hue-facts.md).
 	"LCA001": {ID: "LCA001", Type: TypeExtendedColor, Manufacturer: "Signify Netherlands B.V.", ProductName: "Hue color lamp",
 		Archetype: "sultanbulb", MinDimLevel: 1000, MaxLumen: 800, GamutType: "C", Gamut: gamutC, CT: [2]int{153, 500},
-		Effects: documentedEffects},
+		Effects: documentedEffects, Powerup: true},
 	"LTW001": {ID: "LTW001", Type: TypeColorTemperature, Manufacturer: "Signify Netherlands B.V.", ProductName: "Hue white ambiance lamp",
 		Archetype: "classicbulb", MinDimLevel: 1000, MaxLumen: 806, CT: [2]int{153, 454}},
 	"LWB010": {ID: "LWB010", Type: TypeDimmable, Manufacturer: "Signify Netherlands B.V.", ProductName: "Hue white lamp",

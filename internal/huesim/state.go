@@ -31,6 +31,9 @@ type LightState struct {
 	// V2Effect is the CLIP v2 effect the bulb plays (effects.go); only
 	// the v2 view shows it, so it is not part of the v1 state's JSON.
 	V2Effect string `json:"-"`
+	// V2Powerup is the CLIP v2 powerup setting (powerup.go), nil for the
+	// factory one; like V2Effect only the v2 view shows it.
+	V2Powerup *Powerup `json:"-"`
 }
 
 // fields is the state as JSON fields, before the model picks those it

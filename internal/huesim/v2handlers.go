@@ -148,6 +148,7 @@ type lightPut struct {
 	Effects *struct {
 		Effect *string `json:"effect"`
 	} `json:"effects"`
+	Powerup json.RawMessage `json:"powerup"`
 }
 
 // effect is the effect the PUT sets, "" when none.
@@ -239,6 +240,14 @@ func (b *Bridge) v2PutLight(w http.ResponseWriter, r *http.Request) {
 	if refusal == "" && effect != "" {
 		refusal = effectRefusal(light.model(), effect)
 	}
+	var powerup *powerupPut
+	if refusal == "" && put.Powerup != nil {
+		p, err := decodePowerup(put.Powerup)
+		if refusal = powerupRefusal(light.model(), p); err != nil {
+			refusal = "invalid value for powerup: " + err.Error()
+		}
+		powerup = &p
+	}
 	reachable := light.State.Reachable
 	if refusal == "" {
 		// Attributes sent to a light that is off and stays off do not
@@ -246,6 +255,10 @@ func (b *Bridge) v2PutLight(w http.ResponseWriter, r *http.Request) {
 		applyState(&light.State, light.model(), false, "/lights/"+light.ID+"/state", body, groupAction)
 		if effect != "" && light.State.On {
 			light.State.V2Effect = effect
+		}
+		// A setting, not the state: it applies whether the light is on.
+		if powerup != nil {
+			applyPowerup(&light.State, *powerup)
 		}
 	}
 	b.mu.Unlock()

@@ -105,6 +105,9 @@ func (b *Bridge) v2Light(l *Light) resource {
 	if m.hasEffects() {
 		r["effects"] = effectsJSON(m, st)
 	}
+	if m.Powerup {
+		r["powerup"] = powerupOf(st)
+	}
 	return r
 }
 

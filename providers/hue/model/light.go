@@ -32,6 +32,9 @@ type LightState struct {
 	// no_effect, candle, ...); nil for a light without effects, and on the
 	// v1 API.
 	Effect *string
+	// Powerup is the light's CLIP v2 powerup setting (powerup.go); nil
+	// for a light without one, and on the v1 API.
+	Powerup *Powerup
 }
 
 // Capabilities is what a bulb can show.
@@ -56,6 +59,9 @@ type Capabilities struct {
 	// effects.effect_values, no_effect among them); nil when it has no
 	// effects object: a light shows an effect only if it lists it.
 	Effects []string
+	// Powerup: the light has a powerup object (CLIP v2), so it takes a
+	// powerup setting.
+	Powerup bool
 }
 
 // MiredRange is a colour-temperature range, inclusive.

@@ -515,13 +515,16 @@ func lightPut(b model.StateBody, g *model.Gamut) map[string]any {
 	if b.Effect != nil {
 		put["effects"] = map[string]string{"effect": *b.Effect}
 	}
+	if b.Powerup != nil {
+		put["powerup"] = powerupPut(*b.Powerup)
+	}
 	return put
 }
 
 // v2Params are the attributes a 400's description may name, by the words a
 // v2 property path has for them.
 var v2Params = []struct{ word, param string }{
-	{"effect", "effect"}, {"mirek", "ct"}, {"color_temperature", "ct"}, {"xy", "xy"}, {"color", "xy"},
+	{"effect", "effect"}, {"powerup", "powerup"}, {"mirek", "ct"}, {"color_temperature", "ct"}, {"xy", "xy"}, {"color", "xy"},
 	{"brightness", "bri"}, {"dimming", "bri"}, {"duration", "transitiontime"}, {"dynamics", "transitiontime"},
 }
 

@@ -201,6 +201,9 @@ type (
 			EffectValues []string `json:"effect_values"`
 			Status       *string  `json:"status"`
 		} `json:"effects"`
+		// Powerup is present only on a light that has the setting
+		// (v2powerup.go).
+		Powerup *v2Powerup `json:"powerup"`
 	}
 )
 
@@ -280,6 +283,7 @@ func (l v2Light) capabilities() model.Capabilities {
 		// none it can be asked for, which is what the note should say.
 		c.Effects = append([]string{}, e.EffectValues...)
 	}
+	c.Powerup = l.Powerup != nil
 	if ct := l.ColorTemperature; ct != nil {
 		r := model.MiredRange{Min: minMireds, Max: maxMireds}
 		// aiohue maps a schema minimum of 0 to 153 and a maximum of 65535
@@ -343,6 +347,10 @@ func (l v2Light) state(reachable bool) model.LightState {
 	if e := l.Effects; e != nil && e.Status != nil {
 		v := *e.Status
 		st.Effect = &v
+	}
+	if l.Powerup != nil {
+		p := l.Powerup.model()
+		st.Powerup = &p
 	}
 	return st
 }
