@@ -361,6 +361,9 @@ func recordObserved(l *huev1alpha1.HueLight, c *lightConn) {
 	if st.Effect != nil {
 		l.Status.Observed.Effect = *st.Effect
 	}
+	if st.Powerup != nil {
+		l.Status.Observed.Powerup = st.Powerup.Preset
+	}
 	l.Status.Capabilities = capabilitiesStatus(c.light)
 }
 

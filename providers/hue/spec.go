@@ -32,6 +32,7 @@ func desiredFrom(spec huev1alpha1.HueLightSpec) model.Desired {
 		e := *spec.Effect
 		d.Effect = &e
 	}
+	d.Powerup = powerupFrom(spec.Powerup)
 	return d
 }
 
@@ -62,7 +63,7 @@ func transitionOf(d *metav1.Duration) *int {
 func capabilitiesStatus(l model.Light) *huev1alpha1.LightCapabilities {
 	c := l.Capabilities
 	out := &huev1alpha1.LightCapabilities{Type: l.Type, ModelID: l.ModelID, Dimmable: c.Dimmable,
-		Effects: append([]string(nil), c.Effects...)}
+		Effects: append([]string(nil), c.Effects...), Powerup: c.Powerup}
 	if c.Color {
 		out.ColorModes = append(out.ColorModes, huev1alpha1.ColorModeXY, huev1alpha1.ColorModeHueSaturation)
 	}

@@ -133,6 +133,15 @@ type HueLightSpec struct {
 	// +kubebuilder:validation:Pattern=`^[a-z][a-z0-9_]*$`
 	Effect *string `json:"effect,omitempty"`
 
+	// Powerup is what the bulb does when its power returns (after a power
+	// cut, or switched at the wall), CLIP v2 only. It is a setting of the
+	// bulb, kept whether spec.on is true or false. A bulb without the
+	// setting (status.capabilities.powerup false), or a v1 bridge, is named
+	// in the Ready condition and nothing is sent for it. Left out, the bulb
+	// keeps its own.
+	// +optional
+	Powerup *Powerup `json:"powerup,omitempty"`
+
 	// OnDelete says what happens to the bulb when this HueLight is deleted:
 	// TurnOff (default) switches it off, Keep leaves it as it is.
 	// +optional
@@ -155,6 +164,83 @@ type ObservedLightState struct {
 	// the v1 API.
 	// +optional
 	Effect string `json:"effect,omitempty"`
+	// Powerup is the bulb's powerup preset (safety, powerfail,
+	// last_on_state or custom), as a CLIP v2 bridge reports it; empty for
+	// a bulb without the setting and on the v1 API.
+	// +optional
+	Powerup string `json:"powerup,omitempty"`
+}
+
+// Powerup is a bulb's powerup setting, in Hue's terms: a preset, or custom
+// with what on, brightness and colour become (CLIP v2 API reference,
+// "light", powerup).
+// +kubebuilder:validation:XValidation:rule="self.preset == 'custom' || !(has(self.on) || has(self.dimming) || has(self.color))",message="powerup.on, powerup.dimming and powerup.color go only with preset custom: Hue's other presets fix them"
+// +kubebuilder:validation:XValidation:rule="self.preset != 'custom' || has(self.on) || has(self.dimming) || has(self.color)",message="preset custom needs at least one of powerup.on, powerup.dimming or powerup.color"
+type Powerup struct {
+	// Preset is what the bulb does: safety (on, full brightness, warm
+	// white: Hue's default), powerfail (as it was before the power cut),
+	// last_on_state (as it was when last on), or custom (on, dimming and
+	// color below).
+	// +kubebuilder:validation:Enum=safety;powerfail;last_on_state;custom
+	Preset string `json:"preset"`
+	// On is whether the bulb comes on, with preset custom.
+	// +optional
+	On *PowerupOn `json:"on,omitempty"`
+	// Dimming is the brightness it comes on with, with preset custom.
+	// +optional
+	Dimming *PowerupDimming `json:"dimming,omitempty"`
+	// Color is the colour it comes on with, with preset custom.
+	// +optional
+	Color *PowerupColor `json:"color,omitempty"`
+}
+
+// PowerupOn is whether a bulb comes on when power returns: mode on (as on
+// says), toggle (on and off in turn at each power toggle) or previous (as
+// before the power went).
+// +kubebuilder:validation:XValidation:rule="has(self.on) == (self.mode == 'on')",message="powerup.on.on is set with mode on, and only then"
+type PowerupOn struct {
+	// Mode is on, toggle or previous.
+	// +kubebuilder:validation:Enum=on;toggle;previous
+	Mode string `json:"mode"`
+	// On is whether the bulb comes on, with mode on.
+	// +optional
+	On *bool `json:"on,omitempty"`
+}
+
+// PowerupDimming is the brightness a bulb comes on with: mode dimming (at
+// brightness) or previous (as before the power went).
+// +kubebuilder:validation:XValidation:rule="has(self.brightness) == (self.mode == 'dimming')",message="powerup.dimming.brightness is set with mode dimming, and only then"
+type PowerupDimming struct {
+	// Mode is dimming or previous.
+	// +kubebuilder:validation:Enum=dimming;previous
+	Mode string `json:"mode"`
+	// Brightness from 1 to 254, as spec.brightness, with mode dimming.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=254
+	Brightness *int32 `json:"brightness,omitempty"`
+}
+
+// PowerupColor is the colour a bulb comes on with: mode color_temperature
+// (colorTemperature), color (xy) or previous (as before the power went).
+// +kubebuilder:validation:XValidation:rule="has(self.colorTemperature) == (self.mode == 'color_temperature')",message="powerup.color.colorTemperature is set with mode color_temperature, and only then"
+// +kubebuilder:validation:XValidation:rule="has(self.xy) == (self.mode == 'color')",message="powerup.color.xy is set with mode color, and only then"
+type PowerupColor struct {
+	// Mode is color_temperature, color or previous.
+	// +kubebuilder:validation:Enum=color_temperature;color;previous
+	Mode string `json:"mode"`
+	// ColorTemperature in mireds, as spec.color.colorTemperature, with
+	// mode color_temperature.
+	// +optional
+	// +kubebuilder:validation:Minimum=153
+	// +kubebuilder:validation:Maximum=500
+	ColorTemperature *int32 `json:"colorTemperature,omitempty"`
+	// XY is the CIE 1931 chromaticity [x, y], with mode color.
+	// +optional
+	// +kubebuilder:validation:MinItems=2
+	// +kubebuilder:validation:MaxItems=2
+	// +listType=atomic
+	XY []Chromaticity `json:"xy,omitempty"`
 }
 
 // Colour modes a bulb may take.
@@ -195,6 +281,10 @@ type LightCapabilities struct {
 	// +optional
 	// +listType=atomic
 	Effects []string `json:"effects,omitempty"`
+	// Powerup is true for a bulb that takes spec.powerup: it has the
+	// setting on a CLIP v2 bridge.
+	// +optional
+	Powerup bool `json:"powerup,omitempty"`
 }
 
 // MiredRange is a colour-temperature range in mireds, inclusive.
