@@ -53,6 +53,17 @@ func TestHueManifestValidation(t *testing.T) {
 		{"transition too long", light(obj{"name": "h", "transitionTime": "2h"}), "transitionTime must be between 0s and 1h49m13.5s"},
 		{"unknown onDelete", light(obj{"name": "h", "onDelete": "Explode"}), `supported values: "TurnOff", "Keep"`},
 		{"id not a number", light(obj{"id": "hallway"}), "spec.id in body should match"},
+		{"gradient with one point", light(obj{"name": "h", "gradient": obj{"points": []any{obj{"xy": []any{0.3, 0.3}}}}}),
+			"should have at least 2 items"},
+		{"gradient with six points", light(obj{"name": "h", "gradient": obj{"points": []any{obj{"xy": []any{0.3, 0.3}},
+			obj{"xy": []any{0.3, 0.3}}, obj{"xy": []any{0.3, 0.3}}, obj{"xy": []any{0.3, 0.3}}, obj{"xy": []any{0.3, 0.3}},
+			obj{"xy": []any{0.3, 0.3}}}}}), "must have at most 5 items"},
+		{"gradient point outside 0..1", light(obj{"name": "h", "gradient": obj{"points": []any{obj{"xy": []any{0.3, 1.3}},
+			obj{"xy": []any{0.3, 0.3}}}}}), "should be less than or equal to 1"},
+		{"gradient mode not a name", light(obj{"name": "h", "gradient": obj{"mode": "Random Pixelated", "points": []any{
+			obj{"xy": []any{0.3, 0.3}}, obj{"xy": []any{0.3, 0.3}}}}}), "spec.gradient.mode in body should match"},
+		{"gradient with color", light(obj{"name": "h", "color": obj{"xy": []any{0.3, 0.3}}, "gradient": obj{"points": []any{
+			obj{"xy": []any{0.3, 0.3}}, obj{"xy": []any{0.3, 0.3}}}}}), "gradient sets the light's colours: leave color out"},
 		{"unknown powerup preset", light(obj{"name": "h", "powerup": obj{"preset": "always_on"}}),
 			`supported values: "safety", "powerfail", "last_on_state", "custom"`},
 		{"powerup parts with a preset other than custom", light(obj{"name": "h", "powerup": obj{"preset": "safety",

@@ -34,6 +34,9 @@ type LightState struct {
 	// V2Powerup is the CLIP v2 powerup setting (powerup.go), nil for the
 	// factory one; like V2Effect only the v2 view shows it.
 	V2Powerup *Powerup `json:"-"`
+	// V2Gradient is the CLIP v2 gradient (gradient.go), nil for none set
+	// yet; only the v2 view shows it.
+	V2Gradient *Gradient `json:"-"`
 }
 
 // fields is the state as JSON fields, before the model picks those it

@@ -148,7 +148,8 @@ type lightPut struct {
 	Effects *struct {
 		Effect *string `json:"effect"`
 	} `json:"effects"`
-	Powerup json.RawMessage `json:"powerup"`
+	Powerup  json.RawMessage `json:"powerup"`
+	Gradient json.RawMessage `json:"gradient"`
 }
 
 // effect is the effect the PUT sets, "" when none.
@@ -248,6 +249,11 @@ func (b *Bridge) v2PutLight(w http.ResponseWriter, r *http.Request) {
 		}
 		powerup = &p
 	}
+	var gradient *Gradient
+	if refusal == "" && put.Gradient != nil {
+		g, why := decodeGradient(light.model(), put.Gradient)
+		refusal, gradient = why, &g
+	}
 	reachable := light.State.Reachable
 	if refusal == "" {
 		// Attributes sent to a light that is off and stays off do not
@@ -259,6 +265,9 @@ func (b *Bridge) v2PutLight(w http.ResponseWriter, r *http.Request) {
 		// A setting, not the state: it applies whether the light is on.
 		if powerup != nil {
 			applyPowerup(&light.State, *powerup)
+		}
+		if gradient != nil && light.State.On {
+			light.State.V2Gradient = gradient
 		}
 	}
 	b.mu.Unlock()

@@ -108,6 +108,9 @@ func (b *Bridge) v2Light(l *Light) resource {
 	if m.Powerup {
 		r["powerup"] = powerupOf(st)
 	}
+	if m.Gradient != nil {
+		r["gradient"] = gradientJSON(*m.Gradient, st)
+	}
 	return r
 }
 

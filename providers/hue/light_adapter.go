@@ -364,6 +364,7 @@ func recordObserved(l *huev1alpha1.HueLight, c *lightConn) {
 	if st.Powerup != nil {
 		l.Status.Observed.Powerup = st.Powerup.Preset
 	}
+	l.Status.Observed.Gradient = observedGradient(st.Gradient)
 	l.Status.Capabilities = capabilitiesStatus(c.light)
 }
 

@@ -33,6 +33,7 @@ func desiredFrom(spec huev1alpha1.HueLightSpec) model.Desired {
 		d.Effect = &e
 	}
 	d.Powerup = powerupFrom(spec.Powerup)
+	d.Gradient = gradientFrom(spec.Gradient)
 	return d
 }
 
@@ -63,7 +64,8 @@ func transitionOf(d *metav1.Duration) *int {
 func capabilitiesStatus(l model.Light) *huev1alpha1.LightCapabilities {
 	c := l.Capabilities
 	out := &huev1alpha1.LightCapabilities{Type: l.Type, ModelID: l.ModelID, Dimmable: c.Dimmable,
-		Effects: append([]string(nil), c.Effects...), Powerup: c.Powerup}
+		Effects: append([]string(nil), c.Effects...), Powerup: c.Powerup,
+		Gradient: gradientCapabilities(c.Gradient)}
 	if c.Color {
 		out.ColorModes = append(out.ColorModes, huev1alpha1.ColorModeXY, huev1alpha1.ColorModeHueSaturation)
 	}

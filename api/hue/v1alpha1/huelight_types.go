@@ -77,6 +77,7 @@ type Color struct {
 
 // HueLightSpec is the state one bulb should have.
 // +kubebuilder:validation:XValidation:rule="has(self.name) != has(self.id)",message="set exactly one of name (the light's name on the bridge) or id (its number on the bridge)"
+// +kubebuilder:validation:XValidation:rule="!(has(self.gradient) && has(self.color))",message="gradient sets the light's colours: leave color out when gradient is set"
 type HueLightSpec struct {
 	// BridgeRef names the HueBridge. It may be left out when exactly one
 	// HueBridge exists.
@@ -142,6 +143,16 @@ type HueLightSpec struct {
 	// +optional
 	Powerup *Powerup `json:"powerup,omitempty"`
 
+	// Gradient is the colours along a gradient light (a gradient
+	// lightstrip), CLIP v2 only: 2 to 5 points, of which the bulb shows as
+	// many as it can (status.capabilities.gradient.pointsCapable; the rest
+	// are named in the Ready condition and left out), and how they are
+	// laid out (mode, one of the bulb's modes). A bulb without a gradient,
+	// or a v1 bridge, is named in the Ready condition and nothing is sent
+	// for it. Left out, the bulb keeps its own.
+	// +optional
+	Gradient *Gradient `json:"gradient,omitempty"`
+
 	// OnDelete says what happens to the bulb when this HueLight is deleted:
 	// TurnOff (default) switches it off, Keep leaves it as it is.
 	// +optional
@@ -169,6 +180,10 @@ type ObservedLightState struct {
 	// a bulb without the setting and on the v1 API.
 	// +optional
 	Powerup string `json:"powerup,omitempty"`
+	// Gradient is the gradient the bulb shows, as a CLIP v2 bridge
+	// reports it; absent for a bulb without one and on the v1 API.
+	// +optional
+	Gradient *ObservedGradient `json:"gradient,omitempty"`
 }
 
 // Powerup is a bulb's powerup setting, in Hue's terms: a preset, or custom
@@ -243,6 +258,58 @@ type PowerupColor struct {
 	XY []Chromaticity `json:"xy,omitempty"`
 }
 
+// Gradient is the colours along a light, in Hue's terms (CLIP v2 API
+// reference, "light", gradient).
+type Gradient struct {
+	// Points are the colours from one end to the other: at least 2, the
+	// fewest a bridge takes, and at most 5, the most Hue's API
+	// reference lets a light have.
+	// +kubebuilder:validation:MinItems=2
+	// +kubebuilder:validation:MaxItems=5
+	// +listType=atomic
+	Points []GradientPoint `json:"points"`
+	// Mode is how the bulb lays the points out, one of its modes
+	// (status.capabilities.gradient.modes): interpolated_palette (the
+	// bridge's default), interpolated_palette_mirrored, random_pixelated,
+	// segmented_palette. Names Hue adds later are let in: the bulb's own
+	// list decides.
+	// +optional
+	// +kubebuilder:validation:MaxLength=48
+	// +kubebuilder:validation:Pattern=`^[a-z][a-z0-9_]*$`
+	Mode string `json:"mode,omitempty"`
+}
+
+// GradientPoint is one colour of a gradient.
+type GradientPoint struct {
+	// XY is the CIE 1931 chromaticity [x, y], each between 0 and 1.
+	// +kubebuilder:validation:MinItems=2
+	// +kubebuilder:validation:MaxItems=2
+	// +listType=atomic
+	XY []Chromaticity `json:"xy"`
+}
+
+// ObservedGradient is the gradient a bulb shows.
+type ObservedGradient struct {
+	// Points are its colours, as the bridge reports them.
+	// +optional
+	// +listType=atomic
+	Points []GradientPoint `json:"points,omitempty"`
+	// Mode is how it lays them out.
+	// +optional
+	Mode string `json:"mode,omitempty"`
+}
+
+// GradientCapabilities is what a gradient light reports of the feature.
+type GradientCapabilities struct {
+	// PointsCapable is the number of gradient points the bulb shows.
+	PointsCapable int32 `json:"pointsCapable"`
+	// Modes are the ways it lays points out, the values spec.gradient.mode
+	// may take for it; empty when it reports none (then no mode is sent).
+	// +optional
+	// +listType=atomic
+	Modes []string `json:"modes,omitempty"`
+}
+
 // Colour modes a bulb may take.
 const (
 	ColorModeXY               = "xy"
@@ -285,6 +352,10 @@ type LightCapabilities struct {
 	// setting on a CLIP v2 bridge.
 	// +optional
 	Powerup bool `json:"powerup,omitempty"`
+	// Gradient is set for a gradient light on a CLIP v2 bridge: the
+	// points it shows and the modes it lists.
+	// +optional
+	Gradient *GradientCapabilities `json:"gradient,omitempty"`
 }
 
 // MiredRange is a colour-temperature range in mireds, inclusive.

@@ -24,13 +24,15 @@ type StateBody struct {
 	// Powerup is a CLIP v2 powerup setting (powerup.go), light-only like
 	// an effect and never sent on the v1 API for the same reason.
 	Powerup *Powerup `json:"powerup,omitempty"`
+	// Gradient is a CLIP v2 gradient (gradient.go), light-only too.
+	Gradient *Gradient `json:"gradient,omitempty"`
 }
 
 // LightOnly reports whether the body sets what only a command to one
-// light can carry: a CLIP v2 effect or powerup setting, which neither a
-// grouped_light, a v1 group nor a v1 scene takes. Such a body never goes in
-// a group command.
-func (b StateBody) LightOnly() bool { return b.Effect != nil || b.Powerup != nil }
+// light can carry: a CLIP v2 effect, powerup setting or gradient, which
+// neither a grouped_light, a v1 group nor a v1 scene takes. Such a body
+// never goes in a group command.
+func (b StateBody) LightOnly() bool { return b.Effect != nil || b.Powerup != nil || b.Gradient != nil }
 
 // Key is the body as the bridge receives it, to compare bodies by value.
 func (b StateBody) Key() string {
@@ -60,6 +62,8 @@ func (b StateBody) Without(params ...string) StateBody {
 			b.Effect = nil
 		case "powerup":
 			b.Powerup = nil
+		case "gradient":
+			b.Gradient = nil
 		}
 	}
 	return b
@@ -79,7 +83,7 @@ func (b StateBody) Only(params ...string) StateBody {
 // fields are the body's attributes by parameter name; nil ones are not set.
 func (b StateBody) fields() map[string]any {
 	return map[string]any{"on": b.On, "bri": b.Bri, "hue": b.Hue, "sat": b.Sat, "xy": b.XY, "ct": b.CT,
-		"transitiontime": b.TransitionTime, "effect": b.Effect, "powerup": b.Powerup}
+		"transitiontime": b.TransitionTime, "effect": b.Effect, "powerup": b.Powerup, "gradient": b.Gradient}
 }
 
 // Params lists the attributes the body sets.
@@ -144,6 +148,9 @@ func (b StateBody) Merged(next StateBody) StateBody {
 	if next.Powerup != nil {
 		b.Powerup = next.Powerup
 	}
+	if next.Gradient != nil {
+		b.Gradient = next.Gradient
+	}
 	return b
 }
 
@@ -158,6 +165,8 @@ func isNil(v any) bool {
 	case *string:
 		return p == nil
 	case *Powerup:
+		return p == nil
+	case *Gradient:
 		return p == nil
 	}
 	return v == nil

@@ -28,6 +28,9 @@ type Desired struct {
 	// Powerup is the bulb's CLIP v2 powerup setting; nil leaves the
 	// bulb's. Unlike the state, it is wanted whether the light is on or off.
 	Powerup *Powerup
+	// Gradient is a CLIP v2 gradient (gradient.go); nil leaves the
+	// light's.
+	Gradient *Gradient
 	// gamut is the bulb's, set by project: hue/sat are compared as the
 	// colour they make on it.
 	gamut *Gamut
@@ -54,6 +57,7 @@ func FullBody(want Desired) StateBody {
 		b.Hue, b.Sat = want.Hue, want.Sat
 	}
 	b.Effect = want.Effect
+	b.Gradient = want.Gradient
 	return b
 }
 
@@ -80,6 +84,7 @@ func Compare(want Desired, got LightState) *Diff {
 		d.compareBrightness(want, got)
 		d.compareColour(want, got)
 		d.compareEffect(want, got)
+		d.compareGradient(want, got)
 	}
 	d.comparePowerup(want, got)
 	if len(d.Changes) == 0 {
@@ -185,6 +190,8 @@ func (d Desired) Without(param string) Desired {
 		d.Effect = nil
 	case "powerup":
 		d.Powerup = nil
+	case "gradient":
+		d.Gradient = nil
 	}
 	return d
 }

@@ -131,6 +131,7 @@ func Project(want Desired, l Light) Projection {
 		p.Want.XY, p.Want.Hue, p.Want.Sat = &xy, nil, nil
 	}
 	p.fitEffect(want, l)
+	p.fitGradient(want, l)
 	return p
 }
 
@@ -240,6 +241,8 @@ func specField(param string) string {
 		return "effect"
 	case "powerup":
 		return "powerup"
+	case "gradient":
+		return "gradient"
 	}
 	return param
 }

@@ -35,6 +35,9 @@ type LightState struct {
 	// Powerup is the light's CLIP v2 powerup setting (powerup.go); nil
 	// for a light without one, and on the v1 API.
 	Powerup *Powerup
+	// Gradient is the light's CLIP v2 gradient (gradient.go); nil for a
+	// light without one, and on the v1 API.
+	Gradient *Gradient
 }
 
 // Capabilities is what a bulb can show.
@@ -62,6 +65,9 @@ type Capabilities struct {
 	// Powerup: the light has a powerup object (CLIP v2), so it takes a
 	// powerup setting.
 	Powerup bool
+	// Gradient is what a gradient light reports of the feature; nil for a
+	// light without it.
+	Gradient *GradientCapabilities
 }
 
 // MiredRange is a colour-temperature range, inclusive.

@@ -10,7 +10,7 @@ import "time"
 func Reported(st LightState) []string {
 	out := []string{"on"}
 	for p, v := range map[string]bool{"bri": st.Bri != nil, "hue": st.Hue != nil, "sat": st.Sat != nil,
-		"xy": st.XY != nil, "ct": st.CT != nil, "effect": st.Effect != nil, "powerup": st.Powerup != nil} {
+		"xy": st.XY != nil, "ct": st.CT != nil, "effect": st.Effect != nil, "powerup": st.Powerup != nil, "gradient": st.Gradient != nil} {
 		if v {
 			out = append(out, p)
 		}
@@ -29,7 +29,8 @@ func (s LightState) Shows(body StateBody, g *Gamut) bool {
 	}
 	effect := body.Effect == nil || s.Effect == nil || *s.Effect == *body.Effect
 	powerup := body.Powerup == nil || s.Powerup == nil || body.Powerup.Shows(*s.Powerup)
-	return (body.On == nil || *body.On == s.On) && match(s.Bri, body.Bri) && hs && effect && powerup &&
+	gradient := body.Gradient == nil || s.Gradient == nil || body.Gradient.Shows(*s.Gradient)
+	return (body.On == nil || *body.On == s.On) && match(s.Bri, body.Bri) && hs && effect && powerup && gradient &&
 		match(s.CT, body.CT) && (body.XY == nil || s.XY == nil || NearXY(*s.XY, *body.XY))
 }
 
@@ -46,6 +47,9 @@ func (s LightState) Applied(body StateBody) LightState {
 	}
 	if body.Powerup != nil {
 		s.Powerup = body.Powerup
+	}
+	if body.Gradient != nil {
+		s.Gradient = body.Gradient
 	}
 	switch {
 	case body.XY != nil:

@@ -518,13 +518,16 @@ func lightPut(b model.StateBody, g *model.Gamut) map[string]any {
 	if b.Powerup != nil {
 		put["powerup"] = powerupPut(*b.Powerup)
 	}
+	if b.Gradient != nil {
+		put["gradient"] = gradientPut(*b.Gradient)
+	}
 	return put
 }
 
 // v2Params are the attributes a 400's description may name, by the words a
 // v2 property path has for them.
 var v2Params = []struct{ word, param string }{
-	{"effect", "effect"}, {"powerup", "powerup"}, {"mirek", "ct"}, {"color_temperature", "ct"}, {"xy", "xy"}, {"color", "xy"},
+	{"effect", "effect"}, {"powerup", "powerup"}, {"gradient", "gradient"}, {"mirek", "ct"}, {"color_temperature", "ct"}, {"xy", "xy"}, {"color", "xy"},
 	{"brightness", "bri"}, {"dimming", "bri"}, {"duration", "transitiontime"}, {"dynamics", "transitiontime"},
 }
 

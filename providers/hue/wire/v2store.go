@@ -204,6 +204,8 @@ type (
 		// Powerup is present only on a light that has the setting
 		// (v2powerup.go).
 		Powerup *v2Powerup `json:"powerup"`
+		// Gradient is present only on a gradient light (v2gradient.go).
+		Gradient *v2Gradient `json:"gradient"`
 	}
 )
 
@@ -284,6 +286,9 @@ func (l v2Light) capabilities() model.Capabilities {
 		c.Effects = append([]string{}, e.EffectValues...)
 	}
 	c.Powerup = l.Powerup != nil
+	if l.Gradient != nil {
+		c.Gradient = l.Gradient.capabilities()
+	}
 	if ct := l.ColorTemperature; ct != nil {
 		r := model.MiredRange{Min: minMireds, Max: maxMireds}
 		// aiohue maps a schema minimum of 0 to 153 and a maximum of 65535
@@ -351,6 +356,10 @@ func (l v2Light) state(reachable bool) model.LightState {
 	if l.Powerup != nil {
 		p := l.Powerup.model()
 		st.Powerup = &p
+	}
+	if l.Gradient != nil {
+		g := l.Gradient.model()
+		st.Gradient = &g
 	}
 	return st
 }
