@@ -64,6 +64,9 @@ func TestHueManifestValidation(t *testing.T) {
 			obj{"xy": []any{0.3, 0.3}}, obj{"xy": []any{0.3, 0.3}}}}}), "spec.gradient.mode in body should match"},
 		{"gradient with color", light(obj{"name": "h", "color": obj{"xy": []any{0.3, 0.3}}, "gradient": obj{"points": []any{
 			obj{"xy": []any{0.3, 0.3}}, obj{"xy": []any{0.3, 0.3}}}}}), "gradient sets the light's colours: leave color out"},
+		{"speed above 1", light(obj{"name": "h", "dynamics": obj{"speed": 1.5}}), "should be less than or equal to 1"},
+		{"speed below 0", light(obj{"name": "h", "dynamics": obj{"speed": -0.1}}), "should be greater than or equal to 0"},
+		{"dynamics without a speed", light(obj{"name": "h", "dynamics": obj{}}), "spec.dynamics.speed: Required value"},
 		{"unknown powerup preset", light(obj{"name": "h", "powerup": obj{"preset": "always_on"}}),
 			`supported values: "safety", "powerfail", "last_on_state", "custom"`},
 		{"powerup parts with a preset other than custom", light(obj{"name": "h", "powerup": obj{"preset": "safety",

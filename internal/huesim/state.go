@@ -37,6 +37,9 @@ type LightState struct {
 	// V2Gradient is the CLIP v2 gradient (gradient.go), nil for none set
 	// yet; only the v2 view shows it.
 	V2Gradient *Gradient `json:"-"`
+	// V2Speed is the CLIP v2 dynamics.speed (dynamics.go); only the v2
+	// view shows it.
+	V2Speed float64 `json:"-"`
 }
 
 // fields is the state as JSON fields, before the model picks those it

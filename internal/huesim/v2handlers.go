@@ -143,7 +143,8 @@ type lightPut struct {
 		Mirek *int `json:"mirek"`
 	} `json:"color_temperature"`
 	Dynamics *struct {
-		Duration *int `json:"duration"`
+		Duration *int     `json:"duration"`
+		Speed    *float64 `json:"speed"`
 	} `json:"dynamics"`
 	Effects *struct {
 		Effect *string `json:"effect"`
@@ -249,6 +250,10 @@ func (b *Bridge) v2PutLight(w http.ResponseWriter, r *http.Request) {
 		}
 		powerup = &p
 	}
+	var speed *float64
+	if refusal == "" && put.Dynamics != nil && put.Dynamics.Speed != nil {
+		speed, refusal = put.Dynamics.Speed, speedRefusal(*put.Dynamics.Speed)
+	}
 	var gradient *Gradient
 	if refusal == "" && put.Gradient != nil {
 		g, why := decodeGradient(light.model(), put.Gradient)
@@ -268,6 +273,9 @@ func (b *Bridge) v2PutLight(w http.ResponseWriter, r *http.Request) {
 		}
 		if gradient != nil && light.State.On {
 			light.State.V2Gradient = gradient
+		}
+		if speed != nil && light.State.On {
+			light.State.V2Speed = *speed
 		}
 	}
 	b.mu.Unlock()

@@ -365,6 +365,9 @@ func recordObserved(l *huev1alpha1.HueLight, c *lightConn) {
 		l.Status.Observed.Powerup = st.Powerup.Preset
 	}
 	l.Status.Observed.Gradient = observedGradient(st.Gradient)
+	if st.Speed != nil {
+		l.Status.Observed.Speed = ptr.To(huev1alpha1.Speed(*st.Speed))
+	}
 	l.Status.Capabilities = capabilitiesStatus(c.light)
 }
 

@@ -34,6 +34,10 @@ func desiredFrom(spec huev1alpha1.HueLightSpec) model.Desired {
 	}
 	d.Powerup = powerupFrom(spec.Powerup)
 	d.Gradient = gradientFrom(spec.Gradient)
+	if dyn := spec.Dynamics; dyn != nil && dyn.Speed != nil {
+		v := float64(*dyn.Speed)
+		d.Speed = &v
+	}
 	return d
 }
 
@@ -65,7 +69,7 @@ func capabilitiesStatus(l model.Light) *huev1alpha1.LightCapabilities {
 	c := l.Capabilities
 	out := &huev1alpha1.LightCapabilities{Type: l.Type, ModelID: l.ModelID, Dimmable: c.Dimmable,
 		Effects: append([]string(nil), c.Effects...), Powerup: c.Powerup,
-		Gradient: gradientCapabilities(c.Gradient)}
+		Gradient: gradientCapabilities(c.Gradient), Dynamics: c.Dynamics}
 	if c.Color {
 		out.ColorModes = append(out.ColorModes, huev1alpha1.ColorModeXY, huev1alpha1.ColorModeHueSaturation)
 	}

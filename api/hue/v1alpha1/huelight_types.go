@@ -35,6 +35,19 @@ func (c Chromaticity) MarshalJSON() ([]byte, error) {
 	return strconv.AppendFloat(nil, float64(c), 'g', -1, 64), nil
 }
 
+// Speed is a speed between 0 (slowest) and 1 (fastest), a float as the
+// bridge speaks it; MarshalJSON lets controller-gen take the schema from
+// the markers, as for Chromaticity.
+// +kubebuilder:validation:Type=number
+// +kubebuilder:validation:Minimum=0
+// +kubebuilder:validation:Maximum=1
+type Speed float64
+
+// MarshalJSON writes the speed as a plain JSON number.
+func (s Speed) MarshalJSON() ([]byte, error) {
+	return strconv.AppendFloat(nil, float64(s), 'g', -1, 64), nil
+}
+
 // BridgeReference names a HueBridge.
 type BridgeReference struct {
 	// Name of the HueBridge.
@@ -153,6 +166,13 @@ type HueLightSpec struct {
 	// +optional
 	Gradient *Gradient `json:"gradient,omitempty"`
 
+	// Dynamics is how fast what the bulb plays goes, CLIP v2 only. A bulb
+	// without dynamics (status.capabilities.dynamics false), or a v1
+	// bridge, is named in the Ready condition and nothing is sent for it.
+	// Left out, the bulb keeps its own.
+	// +optional
+	Dynamics *Dynamics `json:"dynamics,omitempty"`
+
 	// OnDelete says what happens to the bulb when this HueLight is deleted:
 	// TurnOff (default) switches it off, Keep leaves it as it is.
 	// +optional
@@ -184,6 +204,11 @@ type ObservedLightState struct {
 	// reports it; absent for a bulb without one and on the v1 API.
 	// +optional
 	Gradient *ObservedGradient `json:"gradient,omitempty"`
+	// Speed is the speed of what the bulb plays, as a CLIP v2 bridge
+	// reports it while it is valid (an effect or a dynamic palette plays);
+	// absent otherwise and on the v1 API.
+	// +optional
+	Speed *Speed `json:"speed,omitempty"`
 }
 
 // Powerup is a bulb's powerup setting, in Hue's terms: a preset, or custom
@@ -256,6 +281,19 @@ type PowerupColor struct {
 	// +kubebuilder:validation:MaxItems=2
 	// +listType=atomic
 	XY []Chromaticity `json:"xy,omitempty"`
+}
+
+// Dynamics is the speed of what a bulb plays (CLIP v2 API reference,
+// "light", dynamics).
+type Dynamics struct {
+	// Speed of the effect or dynamic palette the bulb plays, from 0
+	// (slowest) to 1 (fastest). The bridge counts a speed only while
+	// something plays ("in case of status none, the speed is not valid"):
+	// a bulb playing nothing is sent the speed once, and the Ready
+	// condition says it is taken as shown; while it plays an effect the
+	// speed is compared and put back.
+	// +required
+	Speed *Speed `json:"speed"`
 }
 
 // Gradient is the colours along a light, in Hue's terms (CLIP v2 API
@@ -356,6 +394,10 @@ type LightCapabilities struct {
 	// points it shows and the modes it lists.
 	// +optional
 	Gradient *GradientCapabilities `json:"gradient,omitempty"`
+	// Dynamics is true for a bulb that takes spec.dynamics.speed: it has
+	// dynamics on a CLIP v2 bridge.
+	// +optional
+	Dynamics bool `json:"dynamics,omitempty"`
 }
 
 // MiredRange is a colour-temperature range in mireds, inclusive.

@@ -26,13 +26,18 @@ type StateBody struct {
 	Powerup *Powerup `json:"powerup,omitempty"`
 	// Gradient is a CLIP v2 gradient (gradient.go), light-only too.
 	Gradient *Gradient `json:"gradient,omitempty"`
+	// Speed is a CLIP v2 dynamics.speed, 0 to 1 (dynamics.go), light-only
+	// too.
+	Speed *float64 `json:"speed,omitempty"`
 }
 
 // LightOnly reports whether the body sets what only a command to one
-// light can carry: a CLIP v2 effect, powerup setting or gradient, which
-// neither a grouped_light, a v1 group nor a v1 scene takes. Such a body
-// never goes in a group command.
-func (b StateBody) LightOnly() bool { return b.Effect != nil || b.Powerup != nil || b.Gradient != nil }
+// light can carry: a CLIP v2 effect, powerup setting, gradient or speed,
+// which neither a v1 group nor a v1 scene takes. Such a body never goes in
+// a group command.
+func (b StateBody) LightOnly() bool {
+	return b.Effect != nil || b.Powerup != nil || b.Gradient != nil || b.Speed != nil
+}
 
 // Key is the body as the bridge receives it, to compare bodies by value.
 func (b StateBody) Key() string {
@@ -64,6 +69,8 @@ func (b StateBody) Without(params ...string) StateBody {
 			b.Powerup = nil
 		case "gradient":
 			b.Gradient = nil
+		case "speed":
+			b.Speed = nil
 		}
 	}
 	return b
@@ -83,7 +90,7 @@ func (b StateBody) Only(params ...string) StateBody {
 // fields are the body's attributes by parameter name; nil ones are not set.
 func (b StateBody) fields() map[string]any {
 	return map[string]any{"on": b.On, "bri": b.Bri, "hue": b.Hue, "sat": b.Sat, "xy": b.XY, "ct": b.CT,
-		"transitiontime": b.TransitionTime, "effect": b.Effect, "powerup": b.Powerup, "gradient": b.Gradient}
+		"transitiontime": b.TransitionTime, "effect": b.Effect, "powerup": b.Powerup, "gradient": b.Gradient, "speed": b.Speed}
 }
 
 // Params lists the attributes the body sets.
@@ -151,6 +158,9 @@ func (b StateBody) Merged(next StateBody) StateBody {
 	if next.Gradient != nil {
 		b.Gradient = next.Gradient
 	}
+	if next.Speed != nil {
+		b.Speed = next.Speed
+	}
 	return b
 }
 
@@ -167,6 +177,8 @@ func isNil(v any) bool {
 	case *Powerup:
 		return p == nil
 	case *Gradient:
+		return p == nil
+	case *float64:
 		return p == nil
 	}
 	return v == nil

@@ -31,6 +31,9 @@ type Desired struct {
 	// Gradient is a CLIP v2 gradient (gradient.go); nil leaves the
 	// light's.
 	Gradient *Gradient
+	// Speed is a CLIP v2 dynamics.speed, 0 to 1 (dynamics.go); nil leaves
+	// the light's.
+	Speed *float64
 	// gamut is the bulb's, set by project: hue/sat are compared as the
 	// colour they make on it.
 	gamut *Gamut
@@ -58,6 +61,7 @@ func FullBody(want Desired) StateBody {
 	}
 	b.Effect = want.Effect
 	b.Gradient = want.Gradient
+	b.Speed = want.Speed
 	return b
 }
 
@@ -85,6 +89,7 @@ func Compare(want Desired, got LightState) *Diff {
 		d.compareColour(want, got)
 		d.compareEffect(want, got)
 		d.compareGradient(want, got)
+		d.compareSpeed(want, got)
 	}
 	d.comparePowerup(want, got)
 	if len(d.Changes) == 0 {
@@ -192,6 +197,8 @@ func (d Desired) Without(param string) Desired {
 		d.Powerup = nil
 	case "gradient":
 		d.Gradient = nil
+	case "speed":
+		d.Speed = nil
 	}
 	return d
 }

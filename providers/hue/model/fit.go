@@ -132,6 +132,7 @@ func Project(want Desired, l Light) Projection {
 	}
 	p.fitEffect(want, l)
 	p.fitGradient(want, l)
+	p.fitSpeed(want, l)
 	return p
 }
 
@@ -243,6 +244,8 @@ func specField(param string) string {
 		return "powerup"
 	case "gradient":
 		return "gradient"
+	case "speed":
+		return "dynamics.speed"
 	}
 	return param
 }

@@ -38,6 +38,10 @@ type LightState struct {
 	// Gradient is the light's CLIP v2 gradient (gradient.go); nil for a
 	// light without one, and on the v1 API.
 	Gradient *Gradient
+	// Speed is the speed of what the light plays (CLIP v2's
+	// dynamics.speed), nil when it says it is not valid (nothing plays),
+	// for a light without dynamics, and on the v1 API (dynamics.go).
+	Speed *float64
 }
 
 // Capabilities is what a bulb can show.
@@ -68,6 +72,9 @@ type Capabilities struct {
 	// Gradient is what a gradient light reports of the feature; nil for a
 	// light without it.
 	Gradient *GradientCapabilities
+	// Dynamics: the light has a dynamics object (CLIP v2), so it takes a
+	// speed.
+	Dynamics bool
 }
 
 // MiredRange is a colour-temperature range, inclusive.

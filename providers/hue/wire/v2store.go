@@ -206,6 +206,13 @@ type (
 		Powerup *v2Powerup `json:"powerup"`
 		// Gradient is present only on a gradient light (v2gradient.go).
 		Gradient *v2Gradient `json:"gradient"`
+		// Dynamics is the speed of what the light plays, valid only when
+		// speed_valid says so (openhue-go's LightGet.Dynamics; aiohue's
+		// DynamicsFeature).
+		Dynamics *struct {
+			Speed      *float64 `json:"speed"`
+			SpeedValid bool     `json:"speed_valid"`
+		} `json:"dynamics"`
 	}
 )
 
@@ -285,7 +292,7 @@ func (l v2Light) capabilities() model.Capabilities {
 		// none it can be asked for, which is what the note should say.
 		c.Effects = append([]string{}, e.EffectValues...)
 	}
-	c.Powerup = l.Powerup != nil
+	c.Powerup, c.Dynamics = l.Powerup != nil, l.Dynamics != nil
 	if l.Gradient != nil {
 		c.Gradient = l.Gradient.capabilities()
 	}
@@ -360,6 +367,10 @@ func (l v2Light) state(reachable bool) model.LightState {
 	if l.Gradient != nil {
 		g := l.Gradient.model()
 		st.Gradient = &g
+	}
+	if d := l.Dynamics; d != nil && d.SpeedValid && d.Speed != nil {
+		v := *d.Speed
+		st.Speed = &v
 	}
 	return st
 }
