@@ -2,11 +2,13 @@ package controllers
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 )
 
 // TestHueManifestValidation: the API server itself rejects wrong manifests
@@ -127,5 +129,34 @@ func TestHueManifestValidation(t *testing.T) {
 		NewWithT(t).Expect(c.Create(context.Background(), l, client.DryRunAll)).To(Succeed())
 		NewWithT(t).Expect(l.Object["spec"]).To(HaveKeyWithValue("on", true), "on defaults to true")
 		NewWithT(t).Expect(l.Object["spec"]).To(HaveKeyWithValue("onDelete", "TurnOff"), "onDelete defaults to TurnOff")
+	})
+
+	// A bare on: key, as kubectl, Helm, Argo CD and Flux read it (YAML 1.1
+	// through sigs.k8s.io/yaml: "true"), is refused with the fix, on each
+	// kind and nested type that has an on field; quoted, it is taken. Before,
+	// "true" was pruned and on took its default: a light told to be off
+	// switched on.
+	t.Run("a bare on: key", func(t *testing.T) {
+		manifests := map[string]string{
+			"HueLight": "apiVersion: hue.tether.dev/v1alpha1\nkind: HueLight\nmetadata: {generateName: bare-, namespace: entrance}\n" +
+				"spec:\n  name: hallway\n  on: false\n",
+			"HueLight powerup": "apiVersion: hue.tether.dev/v1alpha1\nkind: HueLight\nmetadata: {generateName: bare-, namespace: entrance}\n" +
+				"spec:\n  name: hallway\n  powerup:\n    preset: custom\n    \"on\": {mode: \"on\", on: false}\n",
+			"HueGroup": "apiVersion: hue.tether.dev/v1alpha1\nkind: HueGroup\nmetadata: {generateName: bare-, namespace: entrance}\n" +
+				"spec:\n  name: hall\n  on: false\n",
+			"HueScene": "apiVersion: hue.tether.dev/v1alpha1\nkind: HueScene\nmetadata: {generateName: bare-, namespace: entrance}\n" +
+				"spec:\n  name: evening\n  groupRef: {name: hall}\n  lights:\n  - name: hallway\n    on: false\n",
+		}
+		for kind, manifest := range manifests {
+			u := &unstructured.Unstructured{}
+			NewWithT(t).Expect(yaml.Unmarshal([]byte(manifest), &u.Object)).To(Succeed())
+			err := c.Create(context.Background(), u, client.DryRunAll)
+			NewWithT(t).Expect(err).To(MatchError(ContainSubstring(`a bare on: key is read by YAML as true: (YAML 1.1)`)), kind)
+
+			quoted := strings.ReplaceAll(strings.ReplaceAll(manifest, " on: false", ` "on": false`), "{mode: \"on\", on: false}", `{mode: "on", "on": false}`)
+			u = &unstructured.Unstructured{}
+			NewWithT(t).Expect(yaml.Unmarshal([]byte(quoted), &u.Object)).To(Succeed())
+			NewWithT(t).Expect(c.Create(context.Background(), u, client.DryRunAll)).To(Succeed(), kind+" quoted")
+		}
 	})
 }

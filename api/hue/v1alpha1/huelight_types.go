@@ -91,6 +91,7 @@ type Color struct {
 // HueLightSpec is the state one bulb should have.
 // +kubebuilder:validation:XValidation:rule="has(self.name) != has(self.id)",message="set exactly one of name (the light's name on the bridge) or id (its number on the bridge)"
 // +kubebuilder:validation:XValidation:rule="!(has(self.gradient) && has(self.color))",message="gradient sets the light's colours: leave color out when gradient is set"
+// +kubebuilder:validation:XValidation:rule="!has(self.__true__)",message="a bare on: key is read by YAML as true: (YAML 1.1); write \"on\": true or \"on\": false, with quotes"
 type HueLightSpec struct {
 	// BridgeRef names the HueBridge. It may be left out when exactly one
 	// HueBridge exists.
@@ -112,6 +113,9 @@ type HueLightSpec struct {
 	// +optional
 	// +kubebuilder:default=true
 	On *bool `json:"on,omitempty"`
+
+	// BareOn refuses a bare `on:` key, which YAML 1.1 reads as `true:`.
+	BareOn `json:",inline"`
 
 	// Brightness from 1 (dimmest, still on) to 254 (brightest).
 	// +optional
@@ -238,6 +242,7 @@ type Powerup struct {
 // says), toggle (on and off in turn at each power toggle) or previous (as
 // before the power went).
 // +kubebuilder:validation:XValidation:rule="has(self.on) == (self.mode == 'on')",message="powerup.on.on is set with mode on, and only then"
+// +kubebuilder:validation:XValidation:rule="!has(self.__true__)",message="a bare on: key is read by YAML as true: (YAML 1.1); write \"on\": true or \"on\": false, with quotes"
 type PowerupOn struct {
 	// Mode is on, toggle or previous.
 	// +kubebuilder:validation:Enum=on;toggle;previous
@@ -245,6 +250,9 @@ type PowerupOn struct {
 	// On is whether the bulb comes on, with mode on.
 	// +optional
 	On *bool `json:"on,omitempty"`
+
+	// BareOn refuses a bare `on:` key, which YAML 1.1 reads as `true:`.
+	BareOn `json:",inline"`
 }
 
 // PowerupDimming is the brightness a bulb comes on with: mode dimming (at
