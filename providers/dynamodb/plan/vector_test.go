@@ -128,8 +128,8 @@ func TestVectorIndexSteps(t *testing.T) {
 	}
 }
 
-// TestVectorIndexInputs: CreateTable carries the spec's vector indexes as
-// AWS takes them, and an index create sends the type of each search
+// TestVectorIndexInputs: CreateTable (and ImportTable) carries the spec's
+// vector indexes as AWS takes them, and an index create sends the type of each search
 // schema attribute, never the vector attribute.
 func TestVectorIndexInputs(t *testing.T) {
 	spec := specVectors("byTenant")
@@ -144,6 +144,11 @@ func TestVectorIndexInputs(t *testing.T) {
 		len(v.SearchSchema) != 1 || aws.ToString(v.SearchSchema[0].AttributeName) != "tenant" || v.SearchSchema[0].SearchSchemaElementType != types.SearchSchemaElementTypeHash {
 		t.Fatalf("CreateTable's vector index %+v", v)
 	}
+	spec.ImportFrom = &awsv1alpha1.ImportSource{S3BucketSource: awsv1alpha1.ImportS3BucketSource{S3Bucket: "b"}, InputFormat: awsv1alpha1.ImportFormatION}
+	if imp := ImportTableInput("t", spec, "token"); len(imp.TableCreationParameters.VectorIndexes) != 1 {
+		t.Fatalf("ImportTable carries %d vector indexes (AWS API TableCreationParameters takes them)", len(imp.TableCreationParameters.VectorIndexes))
+	}
+	spec.ImportFrom = nil
 
 	want := Desired(spec, nil)
 	have := with(active(ppr, nil), func(tb *Table) { tb.Vectors = map[string]Vector{} })
