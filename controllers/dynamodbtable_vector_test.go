@@ -122,7 +122,9 @@ func TestDynamoDBTableVectorIndexesOnTheModel(t *testing.T) {
 // never appears in DescribeTable; Tether asks for it once more by
 // UpdateTable, which DynamoDB Local answers "Nothing to update", and then
 // says the endpoint does not support vector indexes (UnsupportedByEndpoint)
-// rather than Ready, and sends nothing more.
+// rather than Ready, and sends nothing more. With a search schema,
+// DynamoDB Local refuses the table (its attribute definitions must all be
+// keys): the same reason, no table.
 func TestDynamoDBTableVectorIndexesOnDynamoDBLocal(t *testing.T) {
 	s := startDynamoDB(t)
 	g := NewWithT(t)
@@ -135,6 +137,15 @@ func TestDynamoDBTableVectorIndexesOnDynamoDBLocal(t *testing.T) {
 	g.Expect(ddbCondition(refused, "Ready")).NotTo(HavePrefix("True"))
 	g.Expect(refused.Status.VectorIndexes).To(BeEmpty())
 	g.Expect(s.describe(g, local.Name).Table.VectorIndexes).To(BeEmpty(), "DynamoDB Local dropped the index")
+
+	// With a search schema, DynamoDB Local refuses the table itself (its
+	// attribute definitions must all be keys): no table, the same reason.
+	searched := newDDBTable("team-vector-local", ddbName("vector-local-search"), vectorIndexOn("byTenant", true))
+	s.create(t, searched)
+	refused = s.eventuallySynced(t, searched, "False/UnsupportedByEndpoint")
+	g.Expect(meta.FindStatusCondition(refused.Status.Conditions, "Synced").Message).To(
+		ContainSubstring("does not support vector indexes (index byTenant)"))
+	g.Expect(s.tableExists(t, searched.Name)).To(BeFalse())
 
 	w := s.modelWorld(t, "team-vector-asl", ddbgap.Options{WithoutVectorIndexes: true})
 	obj := w.table("vector-asl", vectorIndexOn("byEmb", false))

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
@@ -25,6 +26,12 @@ import (
 //     table is not Ready, the condition says so, and nothing is sent
 //     again until the spec changes. No index can be left out as tags can:
 //     a client's SearchVectors needs it.
+//     With a search schema it does not even take the table: its attribute
+//     definitions must all be keys ("The number of attributes in key
+//     schema must match the number of attributes defined in attribute
+//     definitions"), which is that endpoint lacking vector indexes too,
+//     not a bad spec (AWS takes them: its search schema's attributes must
+//     be defined).
 //   - AWS refuses what the API server cannot check: a sixth index
 //     (LimitExceededException, when indexes came from elsewhere), a name
 //     reused, a vector attribute some item holds otherwise
@@ -66,4 +73,41 @@ func vectorIndexRefused(step plan.Step, err error) error {
 		return providers.Terminalf(ReasonVectorIndexRefused, "DynamoDB refused to %s: %v", step.Description, access.Stable(err))
 	}
 	return nil
+}
+
+// vectorCreateRefused is the error of an endpoint that refused a
+// CreateTable for the attribute definitions only a vector index's search
+// schema uses (DynamoDB Local, which knows no vector indexes), nil for any
+// other answer.
+func vectorCreateRefused(in *dynamodb.CreateTableInput, err error) error {
+	if in == nil || access.ErrorCode(err) != "ValidationException" ||
+		!strings.Contains(err.Error(), "number of attributes in key schema must match the number of attributes defined in attribute definitions") {
+		return nil
+	}
+	keys := map[string]bool{}
+	for _, k := range in.KeySchema {
+		keys[aws.ToString(k.AttributeName)] = true
+	}
+	for _, ix := range in.GlobalSecondaryIndexes {
+		for _, k := range ix.KeySchema {
+			keys[aws.ToString(k.AttributeName)] = true
+		}
+	}
+	for _, ix := range in.LocalSecondaryIndexes {
+		for _, k := range ix.KeySchema {
+			keys[aws.ToString(k.AttributeName)] = true
+		}
+	}
+	var indexes []string
+	for _, v := range in.VectorIndexes {
+		if slices.ContainsFunc(v.SearchSchema, func(e types.SearchSchemaElement) bool { return !keys[aws.ToString(e.AttributeName)] }) {
+			indexes = append(indexes, aws.ToString(v.IndexName))
+		}
+	}
+	if len(indexes) == 0 {
+		return nil
+	}
+	return providers.Terminalf(ReasonUnsupportedByEndpoint, "the DynamoDB endpoint does not support vector indexes (index %s): "+
+		"it refused the attribute definitions of their search schema, which AWS requires: %v. DynamoDB Local 3.3.1 has no vector indexes",
+		strings.Join(indexes, ", "), access.Stable(err))
 }

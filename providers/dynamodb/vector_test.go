@@ -64,3 +64,31 @@ func TestVectorIndexRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestVectorCreateRefused: DynamoDB Local's refusal of a CreateTable whose
+// attribute definitions a vector index's search schema alone uses is the
+// endpoint lacking vector indexes, named by index; the same words without
+// such an index, or another answer, are not.
+func TestVectorCreateRefused(t *testing.T) {
+	spec := &awsv1alpha1.DynamoDBTableSpec{BillingMode: awsv1alpha1.BillingModePayPerRequest,
+		AttributeDefinitions: []awsv1alpha1.AttributeDefinition{{AttributeName: "pk", AttributeType: "S"}, {AttributeName: "tenant", AttributeType: "S"}},
+		KeySchema:            awsv1alpha1.KeySchema{{AttributeName: "pk", KeyType: "HASH"}},
+		VectorIndexes: []awsv1alpha1.VectorIndex{{IndexName: "byTenant", VectorAttribute: awsv1alpha1.VectorAttribute{AttributeName: "emb"},
+			Dimensions: 8, DistanceFunction: awsv1alpha1.VectorDistanceCosine,
+			SearchSchema: []awsv1alpha1.VectorSearchSchemaElement{{AttributeName: "tenant", Type: "HASH"}}}}}
+	in := plan.CreateTableInput("t", spec, nil)
+	local := &smithy.GenericAPIError{Code: "ValidationException",
+		Message: "The number of attributes in key schema must match the number of attributes defined in attribute definitions."}
+	var term *providers.TerminalError
+	if err := vectorCreateRefused(in, local); !errors.As(err, &term) || term.Reason != ReasonUnsupportedByEndpoint ||
+		!strings.Contains(err.Error(), "does not support vector indexes (index byTenant)") {
+		t.Fatalf("DynamoDB Local's refusal: %v", err)
+	}
+	if err := vectorCreateRefused(in, &smithy.GenericAPIError{Code: "ValidationException", Message: "something else"}); err != nil {
+		t.Fatalf("another refusal: %v", err)
+	}
+	plain := plan.CreateTableInput("t", &awsv1alpha1.DynamoDBTableSpec{KeySchema: spec.KeySchema, AttributeDefinitions: spec.AttributeDefinitions}, nil)
+	if err := vectorCreateRefused(plain, local); err != nil {
+		t.Fatalf("a table without vector indexes: %v", err)
+	}
+}
