@@ -8,8 +8,10 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsdynamodb "github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/internal/ddbgap"
@@ -154,4 +156,48 @@ func TestDynamoDBTableVectorIndexesOnDynamoDBLocal(t *testing.T) {
 	g.Expect(w.gap.Calls("CreateTable")).To(Equal(1))
 	g.Consistently(func() int { return w.gap.Calls("UpdateTable") }, "3s", ddbPoll).Should(Equal(1), "one UpdateTable, not one per look")
 	g.Expect(ddbCondition(s.get(g, obj), "Ready")).NotTo(HavePrefix("True"))
+}
+
+// MODEL: a table adopted with a vector index of the spec's name but another
+// definition (AWS has no update of a vector index) stops with
+// VectorIndexMismatch naming what differs, sends no UpdateTable (neither a
+// delete of an index searches may rely on nor a create), and a new name in
+// the spec then creates the new index and deletes the old one, one call
+// each.
+func TestDynamoDBTableVectorIndexMismatchOnTheModel(t *testing.T) {
+	s := startDynamoDB(t)
+	g := NewWithT(t)
+	ctx := context.Background()
+	w := s.modelWorld(t, "team-vector-adopt", ddbgap.Options{})
+	g.Eventually(func(g Gomega) {
+		a := &awsv1alpha1.AWSAccount{}
+		g.Expect(s.client.Get(ctx, client.ObjectKey{Name: w.account}, a)).To(Succeed())
+		a.Spec.Tenancy.AdoptionNamespaces.Names = []string{w.ns}
+		g.Expect(s.client.Update(ctx, a)).To(Succeed())
+	}, ddbTimeout, ddbPoll).Should(Succeed())
+	name := ddbName("vector-adopted")
+	_, err := w.raw.CreateTable(ctx, &awsdynamodb.CreateTableInput{TableName: aws.String(name), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		VectorIndexes: []types.VectorIndex{{IndexName: aws.String("byEmb"), VectorAttribute: &types.VectorAttributeDefinition{AttributeName: aws.String("emb")},
+			Dimensions: aws.Int64(16), DistanceFunction: types.VectorDistanceFunctionCosine, Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}}})
+	g.Expect(err).NotTo(HaveOccurred())
+
+	obj := w.table("vector-adopted", vectorIndexOn("byEmb", false), func(o *awsv1alpha1.DynamoDBTable) {
+		o.Annotations = map[string]string{awsv1alpha1.AnnotationAdopt: "true"}
+		o.Spec.TableName = name
+	})
+	s.create(t, obj)
+	blocked := s.eventuallySynced(t, obj, "False/VectorIndexMismatch")
+	g.Expect(meta.FindStatusCondition(blocked.Status.Conditions, "Synced").Message).To(ContainSubstring("vector index byEmb differs in its dimensions"))
+	g.Expect(ddbCondition(blocked, "Ready")).NotTo(HavePrefix("True"))
+	g.Consistently(func() int { return w.gap.Calls("UpdateTable") }, "2s", ddbPoll).Should(BeZero(), "nothing sent")
+
+	// A new name: the new index created, the old one deleted.
+	s.update(t, obj, func(o *awsv1alpha1.DynamoDBTable) { o.Spec.VectorIndexes[0].IndexName = "byEmb8" })
+	g.Eventually(func(g Gomega) string {
+		o := s.get(g, obj)
+		return vectorStates(o) + "|" + ddbCondition(o, "Ready")
+	}, ddbTimeout, ddbPoll).Should(Equal("byEmb8:ACTIVE|True/Available"))
+	g.Expect(w.gap.Calls("UpdateTable")).To(Equal(2))
 }
