@@ -162,8 +162,8 @@ func TestDynamoDBTableVectorIndexesOnDynamoDBLocal(t *testing.T) {
 // definition (AWS has no update of a vector index) stops with
 // VectorIndexMismatch naming what differs, sends no UpdateTable (neither a
 // delete of an index searches may rely on nor a create), and a new name in
-// the spec then creates the new index and deletes the old one, one call
-// each.
+// the spec then deletes the old index and creates the new one, one call
+// each (deletes go first: they are legal whatever the count of indexes).
 func TestDynamoDBTableVectorIndexMismatchOnTheModel(t *testing.T) {
 	s := startDynamoDB(t)
 	g := NewWithT(t)
@@ -193,7 +193,7 @@ func TestDynamoDBTableVectorIndexMismatchOnTheModel(t *testing.T) {
 	g.Expect(ddbCondition(blocked, "Ready")).NotTo(HavePrefix("True"))
 	g.Consistently(func() int { return w.gap.Calls("UpdateTable") }, "2s", ddbPoll).Should(BeZero(), "nothing sent")
 
-	// A new name: the new index created, the old one deleted.
+	// A new name: the old index deleted, the new one created.
 	s.update(t, obj, func(o *awsv1alpha1.DynamoDBTable) { o.Spec.VectorIndexes[0].IndexName = "byEmb8" })
 	g.Eventually(func(g Gomega) string {
 		o := s.get(g, obj)

@@ -7,8 +7,8 @@ package v1alpha1
 // the table (CreateTable VectorIndexes) or one per UpdateTable
 // (VectorIndexUpdates Create or Delete), and has no update of one: a
 // changed definition is refused here, and the way to change one is a new
-// name (Tether then creates the new index and deletes the old one, one
-// UpdateTable each).
+// name (Tether then deletes the old index and creates the new one, one
+// UpdateTable each; searches on the old name fail from then on).
 
 // MaxVectorIndexes is how many vector indexes AWS takes on one table: a
 // sixth is refused with ValidationException by CreateTable and
@@ -30,7 +30,7 @@ const (
 
 // VectorIndex is one vector index. Once created it cannot change (AWS has
 // no update of a vector index): give a new definition a new indexName.
-// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="a vector index cannot change once declared (DynamoDB has no update of a vector index): give the new definition a new indexName, and Tether creates it and deletes the old one"
+// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="a vector index cannot change once declared (DynamoDB has no update of a vector index): give the new definition a new indexName, and Tether deletes the old index and creates the new one"
 type VectorIndex struct {
 	// IndexName is the index's name, 3-255 characters, unique among the
 	// table's vector indexes.
