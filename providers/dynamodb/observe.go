@@ -201,6 +201,7 @@ func (p *Provider) noteMissing(obj *awsv1alpha1.DynamoDBTable) {
 	obj.Status.KinesisStreamingDestination = nil
 	obj.Status.ManagedKinesisStreamArn = ""
 	obj.Status.GlobalSecondaryIndexes = nil
+	obj.Status.VectorIndexes = nil
 	obj.Status.PendingPlan = nil
 	mem := p.memoryOf(obj)
 	mem.forgetAllSecondary()
