@@ -45,6 +45,8 @@ var stoppedReasons = map[string]bool{
 	dynamodb.ReasonRestoreFailed:             true,
 	dynamodb.ReasonImportLeftNoTable:         true,
 	dynamodb.ReasonUnsupportedByEndpoint:     true,
+	dynamodb.ReasonVectorIndexRefused:        true,
+	plan.ReasonVectorIndexMismatch:           true,
 	plan.ReasonStrongRefused:                 true,
 	hue.ReasonInvalidValue:                   true,
 	hue.ReasonCredentialsNamespaceNotAllowed: true,

@@ -46,10 +46,11 @@
 //     (update.go) sends the plan's first step only, and the next pass plans
 //     again from what AWS then reports (a replica's disassociation goes to
 //     the replica's Region, and a refusal is kept for the spec as it is:
-//     disassociation.go; a strongly consistent global table's refusals,
-//     its members not listed yet and REPLICATION_NOT_AUTHORIZED: mrsc.go);
-//     the policy's and autoscaling's
-//     calls have their own files (policy.go, scaling.go). Delete
+//     disassociation.go; what an answer to a vector index step means and
+//     the vector indexes' status: vector.go; a strongly consistent global
+//     table's refusals, its members not listed yet and
+//     REPLICATION_NOT_AUTHORIZED: mrsc.go); the policy's and
+//     autoscaling's calls have their own files (policy.go, scaling.go). Delete
 //     (delete.go) deletes only a table the object owns, after the replicas
 //     Tether added (replicas.go; all in one call for a strongly consistent
 //     global table, mrsc.go) and the scalable targets it registered.

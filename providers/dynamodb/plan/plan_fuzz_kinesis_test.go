@@ -54,10 +54,10 @@ func (s *fuzzSource) kinesis2026(spec *awsv1alpha1.DynamoDBTableSpec) *fuzzKines
 			}
 			k := KinesisStream{Status: s.pick(fuzzDestinationStatuses...),
 				Precision: s.pick(awsv1alpha1.KinesisPrecisionMillisecond, awsv1alpha1.KinesisPrecisionMicrosecond)}
-			if k.live() && live {
+			if k.Live() && live {
 				k.Status = "DISABLED"
 			}
-			live = live || k.live()
+			live = live || k.Live()
 			out.read[arn] = k
 		}
 	}
@@ -89,7 +89,7 @@ func (c *newerCheck) checkKinesis(fail func(string, ...any), s Step) {
 			fail("enables %s, which the spec does not name", arn)
 		}
 		for other, k := range c.kinesis {
-			if k.live() {
+			if k.Live() {
 				fail("enables %s while %s is %s: one live destination at a time", arn, other, k.Status)
 			}
 		}
@@ -118,7 +118,7 @@ func (c *newerCheck) checkKinesis(fail func(string, ...any), s Step) {
 	case s.KinesisDisable != nil:
 		arn := aws.ToString(s.KinesisDisable.StreamArn)
 		switch w, named := c.want.Kinesis[arn]; {
-		case !c.kinesis[arn].live():
+		case !c.kinesis[arn].Live():
 			fail("disables %s, which is %q", arn, c.kinesis[arn].Status)
 		case arn == target:
 			fail("disables %s, which the spec names", arn)
