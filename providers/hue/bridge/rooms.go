@@ -18,8 +18,9 @@ import (
 // (to tell drift from the lights the session reads anyway), and which
 // HueGroup holds which bulb. GET /groups is read only while HueGroups watch
 // the bridge, once per poll interval, to see membership changed in the Hue
-// app; a scene is read at most once per poll interval, and again after
-// the session wrote one.
+// app; on CLIP v2 the event stream brings them as soon as they change
+// (Session.applyStreamRead); a scene is read at most once per poll
+// interval, and again after the session wrote one.
 type rooms struct {
 	mu       sync.Mutex
 	groups   []wire.Group
@@ -78,6 +79,15 @@ func (r *rooms) read(ctx context.Context, c wire.Client, maxAge time.Duration) (
 	defer r.mu.Unlock()
 	r.groups, r.groupErr, r.readAt = groups, err, time.Now()
 	return groups, err
+}
+
+// took records the rooms and zones a read brought (a CLIP v2 full read, or
+// an event that changed one) as the groups' last read: the event stream
+// keeps them current as it keeps the lights.
+func (r *rooms) took(groups []wire.Group) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.groups, r.groupErr, r.readAt = groups, nil, time.Now()
 }
 
 // watched reports whether HueGroups watch the bridge.

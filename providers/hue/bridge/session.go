@@ -239,4 +239,10 @@ func (s *Session) applyStreamRead(r wire.Read) {
 		s.stream.event(r.At)
 	}
 	s.afterRead(s.cache.apply(r, nil))
+	if r.Groups != nil {
+		// A room or zone changed in the Hue app wakes its HueGroup now,
+		// as a drifted light wakes its HueLight.
+		s.rooms.took(r.Groups)
+		s.wakes.groups(s.rooms.changed(r.Groups))
+	}
 }

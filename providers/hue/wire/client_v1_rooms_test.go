@@ -15,10 +15,11 @@ import (
 )
 
 // TestRoomsAndScenes drives each backend's RoomsClient against the
-// simulator: v1 over HTTP, and CLIP v2's (the v1 API over the v2 client's
-// verified HTTPS connection and request slots). Rooms and zones, a room
-// refusing a light of another room, a scene stored, read back, changed,
-// recalled on a room and deleted.
+// simulator: v1 over HTTP, and CLIP v2's (rooms and zones as CLIP v2's
+// room and zone resources, scenes through the v1 API over the v2 client's
+// verified HTTPS connection and request slots). Rooms and zones with the
+// same ids on both, a room refusing a light of another room, a scene
+// stored, read back, changed, recalled on a room and deleted.
 func TestRoomsAndScenes(t *testing.T) {
 	for _, api := range []string{APIV1, APIV2} {
 		t.Run(api, func(t *testing.T) {
@@ -57,6 +58,12 @@ func roomsAndScenes(t *testing.T, sim *huesim.Server, c RoomsClient) {
 	g.Expect(c.SetGroupLights(ctx, zone, []string{"2", "3"})).To(Succeed())
 	groups, err := c.ListGroups(ctx)
 	g.Expect(err).NotTo(HaveOccurred())
+	for i := range groups {
+		if _, v2 := c.(*v2Client); v2 {
+			g.Expect(groups[i].Class).To(BeEmpty(), "CLIP v2 has archetypes, which Tether does not read")
+			groups[i].Class = "Other"
+		}
+	}
 	g.Expect(groups).To(Equal([]Group{
 		{ID: room, Name: "Kitchen", Type: GroupRoom, Class: "Other", LightIDs: []string{"1", "2"}},
 		{ID: zone, Name: "Downstairs", Type: GroupZone, Class: "Other", LightIDs: []string{"2", "3"}},

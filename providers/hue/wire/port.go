@@ -45,6 +45,9 @@ type Read struct {
 	At      time.Time
 	LightAt map[string]time.Time
 	Full    bool
+	// Groups are the bridge's rooms and zones when the read holds them (a
+	// CLIP v2 full read, or an event that changed one); nil otherwise.
+	Groups []Group
 }
 
 // Credentials are what pairing issues: the username (CLIP v2's
