@@ -139,6 +139,12 @@ func (c *v2Client) ListGroups(ctx context.Context) ([]Group, error) {
 	return c.store.groups(), nil
 }
 
+// LightGroups lists the v1 LightGroups, through v1: temporary groups are
+// v1 LightGroups on a CLIP v2 bridge too (client_v2.go).
+func (c *v2Client) LightGroups(ctx context.Context) ([]Group, error) {
+	return lightGroupsOf(c.v1Rooms().ListGroups(ctx))
+}
+
 // readType reads every resource of one type into the store.
 func (c *v2Client) readType(ctx context.Context, rtype string) error {
 	started := time.Now()
