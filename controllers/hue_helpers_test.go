@@ -167,6 +167,36 @@ func (h *hueEnv) groupCommands(id string) []string {
 	return out
 }
 
+// sceneRecalls lists the bodies of the recalls of scene sceneID on group
+// groupID: a group action with "scene" on v1 (and for a v1 scene on CLIP
+// v2), a PUT with recall to the v2 scene on CLIP v2.
+func (h *hueEnv) sceneRecalls(groupID, sceneID string) []string {
+	var out []string
+	for _, body := range h.commandsTo("PUT", "/groups/"+groupID+"/action") {
+		if strings.Contains(body, `"scene":"`+sceneID+`"`) {
+			out = append(out, body)
+		}
+	}
+	for _, body := range h.commandsTo("PUT", "/clip/v2/resource/scene/"+h.sim.SceneIDV2(sceneID)) {
+		if strings.Contains(body, `"recall"`) {
+			out = append(out, body)
+		}
+	}
+	return out
+}
+
+// sceneWrites lists the bodies of the changes to scene sceneID (not its
+// recalls), on either API.
+func (h *hueEnv) sceneWrites(sceneID string) []string {
+	out := h.commandsTo("PUT", "/scenes/"+sceneID)
+	for _, body := range h.commandsTo("PUT", "/clip/v2/resource/scene/"+h.sim.SceneIDV2(sceneID)) {
+		if !strings.Contains(body, `"recall"`) {
+			out = append(out, body)
+		}
+	}
+	return out
+}
+
 // newHueEnv starts a simulator with lights, stores the pre-paired username
 // (unless paired is false) and creates a HueBridge for it.
 func newHueEnv(t *testing.T, name string, paired bool, lights ...string) *hueEnv {

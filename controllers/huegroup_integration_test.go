@@ -267,7 +267,7 @@ func TestHueLightAndHueGroupOnOneBulb(t *testing.T) {
 // scene updates it on the bridge and shows it again; deleting it deletes it
 // from the bridge.
 func TestHueScenesOnAGroup(t *testing.T) {
-	forEachAPI(t, func(t *testing.T, api string) {
+	forEachGroupAPI(t, func(t *testing.T, api string) {
 		h := newHueEnvOn(t, api, "scenes", true, roomLights)
 		g := NewWithT(t)
 		ctx := context.Background()
@@ -299,19 +299,17 @@ func TestHueScenesOnAGroup(t *testing.T) {
 		g.Eventually(func(g Gomega) string { return h.group(g, "entrance", "living-room").Status.ActiveScene }, hueTimeout, huePoll).Should(Equal("evening"))
 		gr := h.eventuallyGroupReady("entrance", "living-room", "True/"+hue.ReasonLimited)
 		g.Expect(fmt.Sprint(gr.Status.Conditions)).To(ContainSubstring("white: this bulb (LWB010, Dimmable light) shows no colour"))
-		action := "/groups/" + id + "/action" // a recall: scenes still go through v1 on CLIP v2
-		recall := fmt.Sprintf(`{"scene":%q}`, sc.Status.SceneID)
-		g.Expect(h.commandsTo("PUT", action)).To(ContainElement(recall))
+		g.Expect(h.sceneRecalls(id, sc.Status.SceneID)).NotTo(BeEmpty(), "recalled with one group command")
 		g.Expect(h.sim.ActiveScene(id)).To(Equal("Evening"))
 		lamp := h.bulb(g, "lamp")
 		g.Expect(lamp.On && lamp.Bri == 100 && lamp.ColorMode == "xy").To(BeTrue(), "lamp %+v", lamp)
 		g.Expect(h.bulb(g, "strip").On).To(BeFalse())
 
 		// A member drifts: the scene is recalled again.
-		recalls := len(h.commandsTo("PUT", action))
+		recalls := len(h.sceneRecalls(id, sc.Status.SceneID))
 		g.Expect(h.sim.ChangeLight("1", func(st *huesim.LightState) { st.Bri = 5 })).To(Succeed())
 		g.Eventually(func(g Gomega) int { return h.bulb(g, "lamp").Bri }, driftSeen, huePoll).Should(Equal(100))
-		g.Expect(h.commandsTo("PUT", action)).To(HaveLen(recalls + 1))
+		g.Expect(h.sceneRecalls(id, sc.Status.SceneID)).To(HaveLen(recalls + 1))
 
 		// The scene changes: stored again, and shown again.
 		g.Eventually(func() error {
@@ -323,7 +321,7 @@ func TestHueScenesOnAGroup(t *testing.T) {
 			return h.c.Update(ctx, &cur)
 		}, hueTimeout, huePoll).Should(Succeed())
 		g.Eventually(func(g Gomega) int { return h.bulb(g, "lamp").Bri }, hueTimeout, huePoll).Should(Equal(180))
-		g.Expect(h.commandsTo("PUT", "/scenes/"+sc.Status.SceneID)).To(HaveLen(1))
+		g.Expect(h.sceneWrites(sc.Status.SceneID)).To(HaveLen(1))
 		g.Expect(*h.sim.Scenes()[sc.Status.SceneID].States["1"].Bri).To(Equal(180))
 		g.Eventually(func(g Gomega) string { return h.group(g, "entrance", "living-room").Status.ActiveScene }, hueTimeout, huePoll).Should(Equal("evening"))
 
@@ -450,7 +448,7 @@ func TestHueGroupAdoptsAZone(t *testing.T) {
 // API server) is not stored, and its condition names the light; adding the
 // light to the scene's group is not Tether's to guess.
 func TestHueSceneLightOutsideItsGroup(t *testing.T) {
-	forEachAPI(t, func(t *testing.T, api string) {
+	forEachGroupAPI(t, func(t *testing.T, api string) {
 		h := newHueEnvOn(t, api, "outside", true, roomLights)
 		h.sim.AddGroup("Study", "1", "3")
 		h.create(h.newGroup("entrance", "study", "Study"))

@@ -41,6 +41,9 @@ func (b *Bridge) HandlerTLS() http.Handler {
 		mux.HandleFunc("PUT /clip/v2/resource/"+typ+"/{id}", b.v2Authed(withType(typ, b.v2UpdateGroup)))
 		mux.HandleFunc("DELETE /clip/v2/resource/"+typ+"/{id}", b.v2Authed(withType(typ, b.v2DeleteGroup)))
 	}
+	mux.HandleFunc("POST /clip/v2/resource/scene", b.v2Authed(b.v2CreateScene))
+	mux.HandleFunc("PUT /clip/v2/resource/scene/{id}", b.v2Authed(b.v2UpdateScene))
+	mux.HandleFunc("DELETE /clip/v2/resource/scene/{id}", b.v2Authed(b.v2DeleteScene))
 	mux.HandleFunc("/clip/v2/{rest...}", func(w http.ResponseWriter, r *http.Request) {
 		v2Error(w, http.StatusMethodNotAllowed, "method not allowed")
 	})

@@ -12,7 +12,8 @@ import (
 // fixture; docs/hue-facts.md, "Resources"): a light service, the device that
 // owns it (model, name) and the device's zigbee_connectivity (reachability);
 // plus the bridge, bridge_home and its grouped_light (the v1 group 0), and
-// the rooms and zones with theirs (v2rooms.go). Every
+// the rooms and zones with theirs (v2rooms.go) and their scenes
+// (v2scenes.go). Every
 // view is computed from the one state the v1 API serves, so the two views of
 // one bridge cannot disagree.
 
@@ -67,7 +68,8 @@ func (b *Bridge) v2Resources() []resource {
 			"children": append(devices, ref(bridgeDevice, "device")), "services": []map[string]string{ref(homeLights, "grouped_light")}},
 		b.v2GroupedLight(homeLights, home, ids),
 	)
-	return append(out, b.v2Groups()...)
+	out = append(out, b.v2Groups()...)
+	return append(out, b.v2Scenes()...)
 }
 
 // v2Light is a light service: only the features its model has, as aiohue's

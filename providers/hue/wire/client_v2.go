@@ -60,6 +60,8 @@ type v2Client struct {
 	// noV1 is set once a keyed v1 request was answered 404: the bridge's
 	// firmware has no v1 API (V1Gone).
 	noV1 atomic.Bool
+	// scenes are the ids of its scenes (client_v2_scenes.go).
+	scenes sceneIDs
 }
 
 // NewClientV2 returns a CLIP v2 Client for the bridge at address (host,

@@ -16,7 +16,8 @@ import (
 
 // TestV2RoomsWithoutV1: on a CLIP v2 bridge whose v1 API is gone, rooms
 // and zones are created, changed, commanded through their grouped_light
-// and deleted over CLIP v2 alone (the simulator records no v1 request),
+// and deleted, and a zone's scene stored, recalled, changed, read and
+// deleted, over CLIP v2 alone (the simulator records no v1 request),
 // with the v1 group ids a v1 client would see; the event stream brings a
 // zone the Hue app made as Read.Groups, so the session hears of it by
 // push. On the code before, every one of these went to v1 and failed.
@@ -75,6 +76,26 @@ func TestV2RoomsWithoutV1(t *testing.T) {
 			return nil
 		}
 	}, 5*time.Second, 20*time.Millisecond).Should(ContainElement(Group{ID: app, Name: "Upstairs", Type: GroupZone, LightIDs: []string{"1"}}))
+
+	// A scene of the zone: a v2 scene, recalled through its recall.
+	states := map[string]model.StateBody{"2": {On: ptr.To(true), Bri: ptr.To(40)}, "3": {On: ptr.To(false)}}
+	scene, err := rc.CreateScene(ctx, SceneSpec{Name: "Dusk", GroupID: zone, AppData: "tether-y", States: states})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(sim.Scenes()).To(HaveKeyWithValue(scene, HaveField("Group", zone)), "its id is the v1 scene id, its group the zone")
+	g.Expect(rc.RecallScene(ctx, scene, zone, nil)).To(Succeed())
+	l2, _ := sim.Light("2")
+	l3, _ := sim.Light("3")
+	g.Expect(l2.State.On && l2.State.Bri == 40 && !l3.State.On).To(BeTrue(), "after the recall: %+v %+v", l2.State, l3.State)
+	g.Expect(sim.Commands()).To(ContainElement(And(HaveField("Path", "/clip/v2/resource/scene/"+sim.SceneIDV2(scene)),
+		HaveField("Body", MatchJSON(`{"recall":{"action":"active"}}`)))))
+	states["3"] = model.StateBody{On: ptr.To(true), Bri: ptr.To(254)}
+	g.Expect(rc.UpdateScene(ctx, scene, SceneSpec{Name: "Dusk", GroupID: zone, AppData: "tether-y", States: states})).To(Succeed())
+	read, err := rc.Scene(ctx, scene)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(read).To(Equal(Scene{ID: scene, Name: "Dusk", GroupID: zone, LightIDs: []string{"2", "3"}, AppData: "tether-y", States: states}))
+	g.Expect(rc.DeleteScene(ctx, scene)).To(Succeed())
+	g.Expect(rc.DeleteScene(ctx, scene)).To(Succeed(), "a scene already gone is deleted")
+	g.Expect(sim.Scenes()).To(BeEmpty())
 
 	g.Expect(client.DeleteGroup(ctx, room)).To(Succeed())
 	g.Expect(sim.Groups()).NotTo(HaveKey(room))

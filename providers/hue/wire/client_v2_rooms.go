@@ -309,25 +309,3 @@ func (c *v2Client) writeRoom(ctx context.Context, operation, method, path string
 	}
 	return refs[0].RID, nil
 }
-
-func (c *v2Client) Scenes(ctx context.Context) ([]Scene, error) { return c.v1Rooms().Scenes(ctx) }
-
-func (c *v2Client) Scene(ctx context.Context, id string) (Scene, error) {
-	return c.v1Rooms().Scene(ctx, id)
-}
-
-func (c *v2Client) CreateScene(ctx context.Context, spec SceneSpec) (string, error) {
-	return c.v1Rooms().CreateScene(ctx, spec)
-}
-
-func (c *v2Client) UpdateScene(ctx context.Context, id string, spec SceneSpec) error {
-	return c.v1Rooms().UpdateScene(ctx, id, spec)
-}
-
-func (c *v2Client) DeleteScene(ctx context.Context, id string) error {
-	return c.v1Rooms().DeleteScene(ctx, id)
-}
-
-func (c *v2Client) RecallScene(ctx context.Context, sceneID, groupID string, transition *int) error {
-	return c.v1Rooms().RecallScene(ctx, sceneID, groupID, transition)
-}

@@ -115,6 +115,12 @@ type LightGroupLister interface {
 	LightGroups(ctx context.Context) ([]Group, error)
 }
 
+// LightSceneLister lists a bridge's v1 scenes: what temporary scenes are
+// stored as on both APIs, so that those a crash left can be found.
+type LightSceneLister interface {
+	LightScenes(ctx context.Context) ([]Scene, error)
+}
+
 // lightGroupsOf keeps the light groups of a listing.
 func lightGroupsOf(groups []Group, err error) ([]Group, error) {
 	return slices.DeleteFunc(groups, func(g Group) bool { return g.Type != GroupLight }), err

@@ -106,6 +106,17 @@ func (s *v2Store) groupByRID(rid string) (string, bool) {
 	return groupV1ID(r.IDV1, rid), true
 }
 
+// lightV1ID is the v1 id of the light with resource id rid (rid itself
+// when the store does not hold it).
+func (s *v2Store) lightV1ID(rid string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l, ok := s.resources[rid]; ok && l.Type == "light" {
+		return v1ID(l.IDV1, rid)
+	}
+	return rid
+}
+
 // hasLights reports whether the store holds any light (a full read came).
 func (s *v2Store) hasLights() bool {
 	s.mu.Lock()
