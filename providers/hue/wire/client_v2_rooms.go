@@ -12,19 +12,22 @@ import (
 
 // Rooms and zones on a CLIP v2 bridge are CLIP v2's own room and zone
 // resources (v2groups.go), and their group commands go to each one's
-// grouped_light (client_v2.go, SetGroupState): nothing of a HueGroup needs
-// the v1 API there. The session keeps v1 ids for them as for lights: a
-// room, its grouped_light and the v1 group are one object with the id_v1
-// "/groups/N" (aiohue's real-bridge fixture, tests/fixtures/v2_resources.json;
-// docs/hue-facts.md, "id_v1"), so Group.ID is N on both APIs and what
-// Tether stored one way the Hue app sees the other way.
+// grouped_light (client_v2.go, SetGroupState); their scenes are CLIP v2
+// scenes (client_v2_scenes.go): nothing of a HueGroup or HueScene needs the
+// v1 API there. The session keeps v1 ids for them as for lights: a room,
+// its grouped_light and the v1 group are one object with the id_v1
+// "/groups/N", a v2 scene and the v1 scene "/scenes/<id>" another
+// (aiohue's real-bridge fixture, tests/fixtures/v2_resources.json;
+// docs/hue-facts.md, "id_v1"), so Group.ID and Scene.ID read the same on
+// both APIs and what Tether stored one way the Hue app sees the other way.
 //
-// Scenes still go through the v1 API the bridge serves beside CLIP v2,
-// over the client's verified HTTPS connection and within its request
-// slots, as temporary groups do: a v2 scene belongs to exactly one room or
-// zone and holds actions per light, which HueScene (a light scene of its
-// own lights) does not map onto yet. On a bridge without v1 they say so
-// (V1GoneError).
+// What stays on the v1 API the bridge serves beside CLIP v2 (over the
+// client's verified HTTPS connection and within its request slots):
+// temporary groups and scenes, which CLIP v2 has no form of that the Hue
+// app would not show (a v2 scene belongs to one room or zone, so a
+// temporary scene across a bridge's lights would need a temporary zone),
+// and the look for those a crash left (LightGroups, LightScenes). On a
+// bridge without v1 the session does without them (V1GoneError).
 
 var _ RoomsClient = (*v2Client)(nil)
 
@@ -39,14 +42,14 @@ var _ RoomsClient = (*v2Client)(nil)
 // own resources) instead of "not valid Hue v1 API".
 
 // V1GoneError is a v1 request to a CLIP v2 bridge that has no v1 API. It
-// is ErrNoRooms (errors.Is): scenes are what still needs v1.
+// is ErrNoRooms (errors.Is): what still needs v1 is not managed there.
 type V1GoneError struct{}
 
 func (V1GoneError) Is(target error) bool { return target == ErrNoRooms }
 
 func (V1GoneError) Error() string {
-	return "the bridge answers 404 on the v1 API (a firmware without it): Tether speaks CLIP v2 to it, rooms and zones " +
-		"included, but scenes still go through v1 on a CLIP v2 bridge"
+	return "the bridge answers 404 on the v1 API (a firmware without it): Tether speaks CLIP v2 to it; " +
+		"only temporary groups and scenes, and scenes stored through v1, need v1"
 }
 
 // V1Gone reports whether c speaks to a CLIP v2 bridge whose v1 API is gone,

@@ -14,11 +14,12 @@
 //     still serves HueLights).
 //   - client_v1.go (plain HTTP; huego cannot be bounded) and client_v2.go
 //     (CLIP v2 over HTTPS, its resources kept in v2store.go) implement the
-//     port; client_v1_rooms.go and client_v2_rooms.go its rooms part (on
-//     CLIP v2, rooms and zones are its room, zone and grouped_light
-//     resources, kept in the store (v2groups.go) under their v1 ids;
-//     scenes still go through the v1 API a v2 bridge serves too, over the
-//     v2 client's connection and request slots). stream.go reads a v2
+//     port; client_v1_rooms.go, client_v2_rooms.go and
+//     client_v2_scenes.go its rooms part (on CLIP v2, rooms and zones are
+//     its room, zone and grouped_light resources, kept in the store
+//     (v2groups.go) under their v1 ids, and their scenes its scene
+//     resources; temporary groups and scenes stay v1 objects, over the v2
+//     client's connection and request slots). stream.go reads a v2
 //     bridge's event stream (a PushClient delivers a Read after each
 //     message, with the rooms and zones when one changed); whoever runs
 //     the stream is above.
