@@ -13,6 +13,7 @@ import (
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/huesim"
@@ -142,4 +143,41 @@ func v2AppClient(t *testing.T, sim *huesim.Server) func(method, path, body strin
 		res.Body.Close()
 		return res.StatusCode
 	}
+}
+
+// TestHueSceneChangedInTheHueAppIsPutBackByPush: on a CLIP v2 bridge
+// without v1, polled once an hour, a HueScene is stored as a v2 scene of
+// its HueGroup's zone; the Hue app changes a light's action in it (a
+// direct CLIP v2 request): the event wakes the HueScene, which stores its
+// spec again within driftSeen. Without the push (the scene read at most
+// once per poll interval, the HueScene woken by its resync) it would take
+// far longer than the test waits.
+func TestHueSceneChangedInTheHueAppIsPutBackByPush(t *testing.T) {
+	h := newHueEnvOnWith(t, apiV2WithoutV1, "scenepush", true, roomLights, func(s *huev1alpha1.HueBridgeSpec) {
+		s.PollInterval = &metav1.Duration{Duration: time.Hour}
+	})
+	g := NewWithT(t)
+	ctx := context.Background()
+	zone := h.sim.AddZone("Nook", "1", "3")
+	h.create(h.newGroup("entrance", "nook", "Nook"))
+	h.eventuallyGroupReady("entrance", "nook", "True/Available")
+	h.create(&huev1alpha1.HueScene{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "entrance", Name: "cosy"},
+		Spec: huev1alpha1.HueSceneSpec{GroupRef: huev1alpha1.GroupReference{Name: "nook"}, Name: "Cosy",
+			Lights: []huev1alpha1.SceneLight{{Name: "lamp", Brightness: ptr.To[int32](120)}, {Name: "strip", Brightness: ptr.To[int32](60)}}},
+	})
+	eventuallySceneReady(h, "cosy", "True/Available")
+	var sc huev1alpha1.HueScene
+	g.Expect(h.c.Get(ctx, client.ObjectKey{Namespace: "entrance", Name: "cosy"}, &sc)).To(Succeed())
+	id := sc.Status.SceneID
+	g.Expect(h.sim.Scenes()).To(HaveKeyWithValue(id, HaveField("Group", zone)), "a v2 scene of the zone")
+
+	hueApp := v2AppClient(t, h.sim)
+	g.Expect(hueApp("PUT", "/clip/v2/resource/scene/"+h.sim.SceneIDV2(id), fmt.Sprintf(
+		`{"actions":[{"target":{"rid":%q,"rtype":"light"},"action":{"on":{"on":true},"dimming":{"brightness":5}}}]}`, h.sim.LightIDV2("1")))).
+		To(Equal(http.StatusOK))
+	g.Expect(h.sim.Scenes()[id].States).To(HaveLen(1), "the Hue app's change took")
+	g.Eventually(func() map[string]huesim.SceneState { return h.sim.Scenes()[id].States }, driftSeen, huePoll).
+		Should(And(HaveLen(2), HaveKeyWithValue("1", HaveField("Bri", HaveValue(Equal(120))))), "the HueScene's spec is stored again")
+	eventuallySceneReady(h, "cosy", "True/Available")
 }

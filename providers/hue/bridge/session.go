@@ -250,4 +250,8 @@ func (s *Session) applyStreamRead(r wire.Read) {
 		s.rooms.took(r.Groups)
 		s.wakes.groups(s.rooms.changed(r.Groups))
 	}
+	if len(r.Scenes) > 0 {
+		// So does a scene changed there, its HueScene.
+		s.wakes.scenes(s.rooms.scenesChanged(r.Scenes))
+	}
 }

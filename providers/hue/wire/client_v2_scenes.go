@@ -82,6 +82,29 @@ func (s *sceneIDs) markV1(ids ...string) {
 	}
 }
 
+// v1IDs are the scene ids of refs (RID the resource id, RType its id_v1
+// when the event carried one): a deleted scene's by the last listing.
+func (s *sceneIDs) v1IDs(refs []v2Ref) []string {
+	if len(refs) == 0 {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(refs))
+	for _, r := range refs {
+		id := sceneV1ID(r.RType, r.RID)
+		if r.RType == "" {
+			for v1, rid := range s.byV1 {
+				if rid == r.RID {
+					id = v1
+				}
+			}
+		}
+		out = append(out, id)
+	}
+	return out
+}
+
 // isV1 reports whether id is a v1 scene this client knows of.
 func (s *sceneIDs) isV1(id string) bool {
 	s.mu.Lock()

@@ -93,9 +93,14 @@ type v2Event struct {
 	Data []json.RawMessage `json:"data"`
 }
 
-// touched says what an event message changed in the store: a resource a
-// light view reads (light, device, zigbee_connectivity), a room or zone.
-type touched struct{ lights, groups bool }
+// touched says what an event message changed: in the store, a resource a
+// light view reads (light, device, zigbee_connectivity), a room or zone;
+// and the scenes it named (their ids and id_v1s: the store keeps no
+// scenes, client_v2_scenes.go reads them).
+type touched struct {
+	lights, groups bool
+	scenes         []v2Ref // RID the id, RType the id_v1 ("" on a delete)
+}
 
 // apply merges event containers received at at, and says what they
 // touched. It fails when the store would pass maxAnswerBytes: no bridge has
@@ -110,7 +115,18 @@ func (s *v2Store) apply(events []v2Event, at time.Time) (touched, error) {
 				ID   string `json:"id"`
 				Type string `json:"type"`
 			}
-			if json.Unmarshal(raw, &head) != nil || head.ID == "" || !v2Kept[head.Type] {
+			if json.Unmarshal(raw, &head) != nil || head.ID == "" {
+				continue
+			}
+			if head.Type == "scene" {
+				var idV1 struct {
+					IDV1 string `json:"id_v1"`
+				}
+				_ = json.Unmarshal(raw, &idV1)
+				t.scenes = append(t.scenes, v2Ref{RID: head.ID, RType: idV1.IDV1})
+				continue
+			}
+			if !v2Kept[head.Type] {
 				continue
 			}
 			switch e.Type {
