@@ -4,7 +4,7 @@
 // (UpdateTable ReplicaUpdates), on-demand and warm throughput, continuous
 // backups, resource-based policies, contributor insights, on-demand backups
 // (CreateBackup, DescribeBackup) and restores, Kinesis streaming
-// destinations, imports from S3 (from Options.S3), tagging when asked
+// destinations, vector indexes, imports from S3 (from Options.S3), tagging when asked
 // (Options.Tagging), and the Application Auto Scaling calls for DynamoDB.
 // Every other call, and the
 // parts of a call DynamoDB Local does implement, go to DynamoDB Local.
@@ -60,6 +60,11 @@ type Options struct {
 	// InsightsRules is the quota of Contributor Insights rules of one
 	// account and Region (insights.go). Default CloudWatch's, 100.
 	InsightsRules int
+	// WithoutVectorIndexes answers vector indexes as DynamoDB Local 3.3.1
+	// does (vector.go): CreateTable's VectorIndexes go to it, which drops
+	// them, and so do VectorIndexUpdates, which it answers "Nothing to
+	// update".
+	WithoutVectorIndexes bool
 }
 
 // Server is the model endpoint.

@@ -19,10 +19,11 @@
 //     its room, zone and grouped_light resources, kept in the store
 //     (v2groups.go) under their v1 ids, and their scenes its scene
 //     resources; temporary groups and scenes stay v1 objects, over the v2
-//     client's connection and request slots). stream.go reads a v2
-//     bridge's event stream (a PushClient delivers a Read after each
-//     message, with the rooms and zones when one changed); whoever runs
-//     the stream is above.
+//     client's connection and request slots). v2powerup.go and
+//     v2gradient.go are those features' shapes in CLIP v2's form.
+//     stream.go reads a v2 bridge's event stream (a PushClient delivers a
+//     Read after each message, with the rooms and zones when one changed,
+//     and the scenes it named); whoever runs the stream is above.
 //   - trust.go checks a bridge's certificate (the Hue roots and the bridge
 //     id it names), proof.go says what a client proves of the bridge
 //     (Identity, and Record, the form a credentials Secret keeps it in),
