@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -116,6 +117,86 @@ func forEachAPI(t *testing.T, test func(t *testing.T, api string)) {
 	}
 }
 
+// apiV2WithoutV1 is CLIP v2 on a bridge whose v1 API is gone
+// (huesim.Options.V1Off): newHueEnvOn takes it as an API.
+const apiV2WithoutV1 = "V2-without-v1"
+
+// forEachGroupAPI runs a HueGroup test on each backend and on CLIP v2
+// without v1, where the test also fails if anything but the allowed v1
+// requests reached the bridge (expectNoV1).
+func forEachGroupAPI(t *testing.T, test func(t *testing.T, api string)) {
+	for _, api := range append(hueAPIs, apiV2WithoutV1) {
+		t.Run(api, func(t *testing.T) { test(t, api) })
+	}
+}
+
+// allowedV1 are the v1 requests a session sends a bridge without v1: the
+// keyless public config it reads before it sends the key, and the
+// sender's one look for temporary groups a crash left, whose 404 tells it
+// the bridge has no v1 (TestHueV2BridgeWithoutV1).
+var allowedV1 = []huesim.V1Request{
+	{Method: "GET", Path: "/api/config"},
+	{Method: "GET", Path: "/api/{user}/groups", Refused: true},
+}
+
+// expectNoV1 fails the test if the bridge received a v1 request other than
+// allowedV1, or the look for temporary groups more than once.
+func (h *hueEnv) expectNoV1() {
+	h.t.Helper()
+	looks := 0
+	for _, r := range h.sim.V1Requests() {
+		if r == allowedV1[1] {
+			looks++
+		}
+		if !slices.Contains(allowedV1, r) || looks > 1 {
+			h.t.Errorf("a v1 request reached the bridge without v1: %+v (all: %+v)", r, h.sim.V1Requests())
+			return
+		}
+	}
+}
+
+// groupCommands lists the bodies of the group commands the bridge received
+// for the group with v1 id id: PUT /groups/<id>/action on v1 (and scene
+// recalls, which still go through v1 on CLIP v2), PUT to its grouped_light
+// on CLIP v2.
+func (h *hueEnv) groupCommands(id string) []string {
+	out := h.commandsTo("PUT", "/groups/"+id+"/action")
+	if gl := h.sim.GroupedLightIDV2(id); gl != "" {
+		out = append(out, h.commandsTo("PUT", "/clip/v2/resource/grouped_light/"+gl)...)
+	}
+	return out
+}
+
+// sceneRecalls lists the bodies of the recalls of scene sceneID on group
+// groupID: a group action with "scene" on v1 (and for a v1 scene on CLIP
+// v2), a PUT with recall to the v2 scene on CLIP v2.
+func (h *hueEnv) sceneRecalls(groupID, sceneID string) []string {
+	var out []string
+	for _, body := range h.commandsTo("PUT", "/groups/"+groupID+"/action") {
+		if strings.Contains(body, `"scene":"`+sceneID+`"`) {
+			out = append(out, body)
+		}
+	}
+	for _, body := range h.commandsTo("PUT", "/clip/v2/resource/scene/"+h.sim.SceneIDV2(sceneID)) {
+		if strings.Contains(body, `"recall"`) {
+			out = append(out, body)
+		}
+	}
+	return out
+}
+
+// sceneWrites lists the bodies of the changes to scene sceneID (not its
+// recalls), on either API.
+func (h *hueEnv) sceneWrites(sceneID string) []string {
+	out := h.commandsTo("PUT", "/scenes/"+sceneID)
+	for _, body := range h.commandsTo("PUT", "/clip/v2/resource/scene/"+h.sim.SceneIDV2(sceneID)) {
+		if !strings.Contains(body, `"recall"`) {
+			out = append(out, body)
+		}
+	}
+	return out
+}
+
 // newHueEnv starts a simulator with lights, stores the pre-paired username
 // (unless paired is false) and creates a HueBridge for it.
 func newHueEnv(t *testing.T, name string, paired bool, lights ...string) *hueEnv {
@@ -162,11 +243,18 @@ func newHueEnvOnWith(t *testing.T, api, name string, paired bool, opts huesim.Op
 	}
 	c := startHue(t)
 	opts.Usernames = []string{hueUser}
+	v1Off := api == apiV2WithoutV1
+	if v1Off {
+		api, opts.V1Off = wire.APIV2, true
+	}
 	sim, err := huesim.Start(opts, "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := &hueEnv{t: t, c: c, sim: sim, bridge: name, secret: name + "-credentials", api: api}
+	if v1Off {
+		t.Cleanup(h.expectNoV1) // after h.cleanup: deleting goes without v1 too
+	}
 	t.Cleanup(h.cleanup)
 	if paired {
 		h.writeSecret(hueUser)

@@ -24,8 +24,11 @@ import (
 
 // The HueGroup and HueScene tests run against the simulator on both
 // backends (v1 over HTTP; CLIP v2 over HTTPS with its event stream, rooms
-// and scenes through the v1 API the bridge serves beside it,
-// client_v2_rooms.go) and count the commands it received.
+// and zones as CLIP v2's room, zone and grouped_light, scenes through the
+// v1 API the bridge serves beside it, client_v2_rooms.go) and count the
+// commands it received. The HueGroup tests without scenes run a third time
+// on CLIP v2 with the bridge's v1 API off (forEachGroupAPI), and fail
+// there if a v1 request beyond the allowed ones reached it.
 
 // roomLights are a colour bulb, a white one (LWB010: brightness only) and a
 // second colour bulb.
@@ -115,7 +118,7 @@ func xyColor(x, y float64) *huev1alpha1.Color {
 // lights off and removes the room it created; the zone (onDelete Keep) is
 // removed and its lights are left on.
 func TestHueGroupCreatesARoomAndAZone(t *testing.T) {
-	forEachAPI(t, func(t *testing.T, api string) {
+	forEachGroupAPI(t, func(t *testing.T, api string) {
 		h := newHueEnvOn(t, api, "rooms", true, roomLights)
 		g := NewWithT(t)
 		ctx := context.Background()
@@ -137,8 +140,7 @@ func TestHueGroupCreatesARoomAndAZone(t *testing.T) {
 		lamp, white := h.bulb(g, "lamp"), h.bulb(g, "white")
 		g.Expect(lamp.On && lamp.Bri == 100 && lamp.ColorMode == "xy").To(BeTrue(), "lamp %+v", lamp)
 		g.Expect(white.On && white.Bri == 100).To(BeTrue(), "white %+v", white)
-		action := "/groups/" + kitchen.ID + "/action"
-		g.Expect(h.commandsTo("PUT", action)).To(HaveLen(1), "one group command sets the room")
+		g.Expect(h.groupCommands(kitchen.ID)).To(HaveLen(1), "one group command sets the room")
 		g.Expect(h.lightCommands("1") + h.lightCommands("2")).To(BeZero())
 		g.Consistently(func() int { return len(h.sim.Commands()) }, 3*huePollInterval, huePoll).Should(Equal(len(h.sim.Commands())),
 			"nothing more is sent: the white bulb's missing colour is not a difference")
@@ -160,7 +162,7 @@ func TestHueGroupCreatesARoomAndAZone(t *testing.T) {
 		g.Expect(fmt.Sprint(gr.Status.Conditions)).To(ContainSubstring(`"white" by HueGroup entrance/kitchen`))
 		downstairs, ok := h.groupNamed("Downstairs")
 		g.Expect(ok).To(BeTrue(), "a zone may hold a light of a room")
-		g.Expect(h.commandsTo("PUT", "/groups/"+downstairs.ID+"/action")).To(BeEmpty(), "the zone sends nothing while in conflict")
+		g.Expect(h.groupCommands(downstairs.ID)).To(BeEmpty(), "the zone sends nothing while in conflict")
 
 		g.Expect(h.c.Delete(ctx, room)).To(Succeed())
 		g.Eventually(func() bool { _, ok := h.groupNamed("Kitchen"); return ok }, hueTimeout, huePoll).Should(BeFalse(),
@@ -181,7 +183,7 @@ func TestHueGroupCreatesARoomAndAZone(t *testing.T) {
 // an unreachable member is named while the others stay Ready, and deleting
 // the HueGroup switches the lights off and leaves the room on the bridge.
 func TestHueGroupAdoptsARoom(t *testing.T) {
-	forEachAPI(t, func(t *testing.T, api string) {
+	forEachGroupAPI(t, func(t *testing.T, api string) {
 		h := newHueEnvOn(t, api, "adopt", true, roomLights)
 		g := NewWithT(t)
 		id := h.sim.AddGroup("Living room", "1", "2")
@@ -191,8 +193,11 @@ func TestHueGroupAdoptsARoom(t *testing.T) {
 		gr := h.eventuallyGroupReady("entrance", "living-room", "True/Available")
 		g.Expect(gr.Status.Created).To(BeFalse())
 		g.Expect(gr.Status.GroupID).To(Equal(id))
-		action := "/groups/" + id + "/action"
-		g.Expect(h.commandsTo("PUT", action)).To(Equal([]string{`{"on":true,"bri":200}`}))
+		g.Expect(h.groupCommands(id)).To(HaveLen(1))
+		if api == wire.APIV1 {
+			g.Expect(h.groupCommands(id)).To(Equal([]string{`{"on":true,"bri":200}`}))
+		}
+		g.Expect(h.bulb(g, "white").Bri).To(Equal(200))
 
 		// Drift of one member, from the Hue app.
 		g.Expect(h.sim.ChangeLight("2", func(st *huesim.LightState) { st.Bri = 10 })).To(Succeed())
@@ -201,7 +206,7 @@ func TestHueGroupAdoptsARoom(t *testing.T) {
 		// own requeue put it back only after a minute on v2 while the
 		// stream's reads did not wake HueGroups).
 		g.Eventually(func(g Gomega) int { return h.bulb(g, "white").Bri }, driftSeen, huePoll).Should(Equal(200))
-		g.Expect(h.commandsTo("PUT", action)).To(HaveLen(2), "one group command put it back")
+		g.Expect(h.groupCommands(id)).To(HaveLen(2), "one group command put it back")
 		h.eventuallyGroupReady("entrance", "living-room", "True/Available")
 
 		// A member out of reach: the rest are still Ready, and it is named.
@@ -230,7 +235,7 @@ func TestHueGroupAdoptsARoom(t *testing.T) {
 // sends nothing (a group command would set that bulb too), until the
 // HueLight is deleted.
 func TestHueLightAndHueGroupOnOneBulb(t *testing.T) {
-	forEachAPI(t, func(t *testing.T, api string) {
+	forEachGroupAPI(t, func(t *testing.T, api string) {
 		h := newHueEnvOn(t, api, "owners", true, roomLights)
 		g := NewWithT(t)
 		id := h.sim.AddGroup("Study", "1", "3")
@@ -243,7 +248,7 @@ func TestHueLightAndHueGroupOnOneBulb(t *testing.T) {
 		h.create(study)
 		gr := h.eventuallyGroupReady("entrance", "study", "False/"+providers.ReasonConflict)
 		g.Expect(fmt.Sprint(gr.Status.Conditions)).To(ContainSubstring(`"lamp" by HueLight entrance/reading`))
-		g.Consistently(func() []string { return h.commandsTo("PUT", "/groups/"+id+"/action") }, 3*huePollInterval, huePoll).Should(BeEmpty())
+		g.Consistently(func() []string { return h.groupCommands(id) }, 3*huePollInterval, huePoll).Should(BeEmpty())
 		g.Expect(h.bulb(g, "lamp").Bri).To(Equal(50))
 		h.eventuallyLightReady("entrance", "reading", "True/Available")
 
@@ -262,7 +267,7 @@ func TestHueLightAndHueGroupOnOneBulb(t *testing.T) {
 // scene updates it on the bridge and shows it again; deleting it deletes it
 // from the bridge.
 func TestHueScenesOnAGroup(t *testing.T) {
-	forEachAPI(t, func(t *testing.T, api string) {
+	forEachGroupAPI(t, func(t *testing.T, api string) {
 		h := newHueEnvOn(t, api, "scenes", true, roomLights)
 		g := NewWithT(t)
 		ctx := context.Background()
@@ -294,19 +299,17 @@ func TestHueScenesOnAGroup(t *testing.T) {
 		g.Eventually(func(g Gomega) string { return h.group(g, "entrance", "living-room").Status.ActiveScene }, hueTimeout, huePoll).Should(Equal("evening"))
 		gr := h.eventuallyGroupReady("entrance", "living-room", "True/"+hue.ReasonLimited)
 		g.Expect(fmt.Sprint(gr.Status.Conditions)).To(ContainSubstring("white: this bulb (LWB010, Dimmable light) shows no colour"))
-		action := "/groups/" + id + "/action"
-		recall := fmt.Sprintf(`{"scene":%q}`, sc.Status.SceneID)
-		g.Expect(h.commandsTo("PUT", action)).To(ContainElement(recall))
+		g.Expect(h.sceneRecalls(id, sc.Status.SceneID)).NotTo(BeEmpty(), "recalled with one group command")
 		g.Expect(h.sim.ActiveScene(id)).To(Equal("Evening"))
 		lamp := h.bulb(g, "lamp")
 		g.Expect(lamp.On && lamp.Bri == 100 && lamp.ColorMode == "xy").To(BeTrue(), "lamp %+v", lamp)
 		g.Expect(h.bulb(g, "strip").On).To(BeFalse())
 
 		// A member drifts: the scene is recalled again.
-		recalls := len(h.commandsTo("PUT", action))
+		recalls := len(h.sceneRecalls(id, sc.Status.SceneID))
 		g.Expect(h.sim.ChangeLight("1", func(st *huesim.LightState) { st.Bri = 5 })).To(Succeed())
 		g.Eventually(func(g Gomega) int { return h.bulb(g, "lamp").Bri }, driftSeen, huePoll).Should(Equal(100))
-		g.Expect(h.commandsTo("PUT", action)).To(HaveLen(recalls + 1))
+		g.Expect(h.sceneRecalls(id, sc.Status.SceneID)).To(HaveLen(recalls + 1))
 
 		// The scene changes: stored again, and shown again.
 		g.Eventually(func() error {
@@ -318,7 +321,7 @@ func TestHueScenesOnAGroup(t *testing.T) {
 			return h.c.Update(ctx, &cur)
 		}, hueTimeout, huePoll).Should(Succeed())
 		g.Eventually(func(g Gomega) int { return h.bulb(g, "lamp").Bri }, hueTimeout, huePoll).Should(Equal(180))
-		g.Expect(h.commandsTo("PUT", "/scenes/"+sc.Status.SceneID)).To(HaveLen(1))
+		g.Expect(h.sceneWrites(sc.Status.SceneID)).To(HaveLen(1))
 		g.Expect(*h.sim.Scenes()[sc.Status.SceneID].States["1"].Bri).To(Equal(180))
 		g.Eventually(func(g Gomega) string { return h.group(g, "entrance", "living-room").Status.ActiveScene }, hueTimeout, huePoll).Should(Equal("evening"))
 
@@ -406,7 +409,7 @@ func sceneIDsOf(m map[string]huesim.Scene) []string {
 // given a colour and switched off, one group command per change, and the
 // room's other bulb is never touched.
 func TestHueGroupAdoptsAZone(t *testing.T) {
-	forEachAPI(t, func(t *testing.T, api string) {
+	forEachGroupAPI(t, func(t *testing.T, api string) {
 		h := newHueEnvOn(t, api, "zone", true, roomLights)
 		g := NewWithT(t)
 		h.sim.AddGroup("Living room", "1", "2")
@@ -418,8 +421,10 @@ func TestHueGroupAdoptsAZone(t *testing.T) {
 		gr := h.eventuallyGroupReady("entrance", "reading-corner", "True/Available")
 		g.Expect(gr.Status.Type).To(Equal("Zone"))
 		g.Expect(gr.Status.Created).To(BeFalse())
-		action := "/groups/" + id + "/action"
-		g.Expect(h.commandsTo("PUT", action)).To(Equal([]string{`{"on":true,"bri":80}`}))
+		g.Expect(h.groupCommands(id)).To(HaveLen(1))
+		if api == wire.APIV1 {
+			g.Expect(h.groupCommands(id)).To(Equal([]string{`{"on":true,"bri":80}`}))
+		}
 		lamp, strip := h.bulb(g, "lamp"), h.bulb(g, "strip")
 		g.Expect(lamp.On && lamp.Bri == 80 && strip.On && strip.Bri == 80).To(BeTrue(), "lamp %+v, strip %+v", lamp, strip)
 
@@ -427,12 +432,12 @@ func TestHueGroupAdoptsAZone(t *testing.T) {
 		g.Eventually(func(g Gomega) string { return h.bulb(g, "strip").ColorMode }, hueTimeout, huePoll).Should(Equal("xy"))
 		g.Expect(h.bulb(g, "lamp").ColorMode).To(Equal("xy"))
 		h.eventuallyGroupReady("entrance", "reading-corner", "True/Available")
-		g.Expect(h.commandsTo("PUT", action)).To(HaveLen(2), "one group command for the colour")
+		g.Expect(h.groupCommands(id)).To(HaveLen(2), "one group command for the colour")
 
 		h.updateGroup("entrance", "reading-corner", func(gr *huev1alpha1.HueGroup) { gr.Spec.On = ptr.To(false) })
 		g.Eventually(func(g Gomega) bool { return h.bulb(g, "lamp").On || h.bulb(g, "strip").On }, hueTimeout, huePoll).Should(BeFalse())
 		h.eventuallyGroupReady("entrance", "reading-corner", "True/Available")
-		g.Expect(h.commandsTo("PUT", action)).To(HaveLen(3), "one group command switches the zone off")
+		g.Expect(h.groupCommands(id)).To(HaveLen(3), "one group command switches the zone off")
 		g.Expect(h.bulb(g, "white")).To(Equal(white), "the room's bulb outside the zone is untouched")
 		g.Expect(h.lightCommands("1") + h.lightCommands("2") + h.lightCommands("3")).To(BeZero())
 	})
@@ -443,7 +448,7 @@ func TestHueGroupAdoptsAZone(t *testing.T) {
 // API server) is not stored, and its condition names the light; adding the
 // light to the scene's group is not Tether's to guess.
 func TestHueSceneLightOutsideItsGroup(t *testing.T) {
-	forEachAPI(t, func(t *testing.T, api string) {
+	forEachGroupAPI(t, func(t *testing.T, api string) {
 		h := newHueEnvOn(t, api, "outside", true, roomLights)
 		h.sim.AddGroup("Study", "1", "3")
 		h.create(h.newGroup("entrance", "study", "Study"))
@@ -473,7 +478,7 @@ func TestHueSceneLightOutsideItsGroup(t *testing.T) {
 // command, Ready and Limited, no stall. The breaker is the generic
 // reconciler's (stall.go), reached here through the HueGroup's own diff.
 func TestHueGroupStallBreaker(t *testing.T) {
-	forEachAPI(t, func(t *testing.T, api string) {
+	forEachGroupAPI(t, func(t *testing.T, api string) {
 		h := newHueEnvOn(t, api, "groupstall", true, huesim.Options{Lights: []string{"strip"}, Models: map[string]string{"strip": "GL-C-006P"}})
 		g := NewWithT(t)
 		room := h.newGroup("entrance", "porch", "Porch")
@@ -485,7 +490,7 @@ func TestHueGroupStallBreaker(t *testing.T) {
 			if !ok {
 				return 0
 			}
-			return len(h.commandsTo("PUT", "/groups/"+porch.ID+"/action"))
+			return len(h.groupCommands(porch.ID))
 		}
 		if api == wire.APIV1 {
 			g.Eventually(func(g Gomega) string {

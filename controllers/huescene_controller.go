@@ -20,7 +20,8 @@ import (
 // +kubebuilder:rbac:groups=hue.tether.dev,resources=huescenes/status,verbs=patch
 
 // SetupHueScene registers the HueScene controller: the generic reconciler,
-// woken when its HueGroup gets (or changes) its room or zone.
+// woken when its HueGroup gets (or changes) its room or zone, and when the
+// bridge's event stream shows its scene changed.
 func SetupHueScene(mgr ctrl.Manager, registry *hue.Registry) error {
 	connector := &hue.SceneExternal{Reader: mgr.GetClient(), Registry: registry}
 	r := reconciler.New(mgr.GetClient(), mgr.GetEventRecorder("tether-huescene"), "huescene",
@@ -30,7 +31,8 @@ func SetupHueScene(mgr ctrl.Manager, registry *hue.Registry) error {
 			Customize: func(b *builder.Builder) *builder.Builder {
 				return b.Watches(&huev1alpha1.HueGroup{},
 					handler.EnqueueRequestsFromMapFunc(scenesOfGroup(mgr.GetClient())),
-					builder.WithPredicates(groupPlaced()))
+					builder.WithPredicates(groupPlaced())).
+					WatchesRawSource(wakeSource(registry.SceneWakes()))
 			},
 		})
 	return r.SetupWithManager(mgr)

@@ -22,6 +22,10 @@ type Group struct {
 	Type   string
 	Class  string // rooms and zones (rooms.go)
 	Lights []string
+	// serial numbers the groups in the order they were made, so that a
+	// group that takes a deleted one's id gets CLIP v2 ids of its own
+	// (v2rooms.go).
+	serial int
 }
 
 // createGroup is POST /groups: {"name", "lights", "type", "class"}. Like a
@@ -65,11 +69,18 @@ func (b *Bridge) createGroup(_ *http.Request, addr string, body map[string]json.
 		return []result{failure(ErrGroupTableFull, addr, "group could not be created. Group table is full")}
 	}
 	g.ID = b.freeGroupID()
+	g.serial = b.nextGroupSerial()
 	if g.Name == "" {
 		g.Name = "Group " + g.ID
 	}
 	b.groups[g.ID] = &g
 	return []result{{"success": map[string]any{"id": g.ID}}}
+}
+
+// nextGroupSerial is the serial of a group made now. Callers hold b.mu.
+func (b *Bridge) nextGroupSerial() int {
+	b.groupSerial++
+	return b.groupSerial
 }
 
 // freeGroupID is the lowest unused id from 1. Callers hold b.mu.
@@ -176,6 +187,6 @@ func (b *Bridge) addGroup(name, typ string, lights []string) string {
 		return ""
 	}
 	id := b.freeGroupID()
-	b.groups[id] = &Group{ID: id, Name: name, Type: typ, Class: defaultRoomClass, Lights: slices.Clone(lights)}
+	b.groups[id] = &Group{ID: id, Name: name, Type: typ, Class: defaultRoomClass, Lights: slices.Clone(lights), serial: b.nextGroupSerial()}
 	return id
 }

@@ -107,12 +107,14 @@ type Bridge struct {
 	linkUntil time.Time
 	limits    *limits
 	groups    map[string]*Group // created through POST /groups
-	scenes    map[string]*Scene // scenes.go
-	recalled  map[string]string // group id -> the scene last recalled on it
-	commands  []Command
-	gets      map[string]int
-	conn      connectivity
-	watch     watchers
+	// groupSerial is the last group's serial (groups.go).
+	groupSerial int
+	scenes      map[string]*Scene // scenes.go
+	recalled    map[string]string // group id -> the scene last recalled on it
+	commands    []Command
+	gets        map[string]int
+	conn        connectivity
+	watch       watchers
 	// The CLIP v2 API's request counters and event stream (v2*.go).
 	v2Counters
 	events eventHub

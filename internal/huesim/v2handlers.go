@@ -36,6 +36,14 @@ func (b *Bridge) HandlerTLS() http.Handler {
 	mux.HandleFunc("GET /clip/v2/resource/{type}/{id}", b.v2Authed(b.v2GetOne))
 	mux.HandleFunc("PUT /clip/v2/resource/light/{id}", b.v2Authed(b.v2PutLight))
 	mux.HandleFunc("PUT /clip/v2/resource/grouped_light/{id}", b.v2Authed(b.v2PutGroupedLight))
+	for _, typ := range []string{"room", "zone"} {
+		mux.HandleFunc("POST /clip/v2/resource/"+typ, b.v2Authed(withType(typ, b.v2CreateGroup)))
+		mux.HandleFunc("PUT /clip/v2/resource/"+typ+"/{id}", b.v2Authed(withType(typ, b.v2UpdateGroup)))
+		mux.HandleFunc("DELETE /clip/v2/resource/"+typ+"/{id}", b.v2Authed(withType(typ, b.v2DeleteGroup)))
+	}
+	mux.HandleFunc("POST /clip/v2/resource/scene", b.v2Authed(b.v2CreateScene))
+	mux.HandleFunc("PUT /clip/v2/resource/scene/{id}", b.v2Authed(b.v2UpdateScene))
+	mux.HandleFunc("DELETE /clip/v2/resource/scene/{id}", b.v2Authed(b.v2DeleteScene))
 	mux.HandleFunc("/clip/v2/{rest...}", func(w http.ResponseWriter, r *http.Request) {
 		v2Error(w, http.StatusMethodNotAllowed, "method not allowed")
 	})
@@ -323,17 +331,30 @@ func sortedKeys(m map[string]json.RawMessage) []string {
 	return out
 }
 
-// v2PutGroupedLight applies a body to every light of bridge_home's
-// grouped_light (v1 group 0), each as far as it can, on the group budget.
+// withType sets the path value "type" for a route whose type is fixed.
+func withType(typ string, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		r.SetPathValue("type", typ)
+		h(w, r)
+	}
+}
+
+// v2PutGroupedLight applies a body to every light of a grouped_light
+// (bridge_home's, the v1 group 0, or a room's or zone's: v2rooms.go), each
+// as far as it can, on the group budget (one command for the group, as a
+// v1 group action is).
 func (b *Bridge) v2PutGroupedLight(w http.ResponseWriter, r *http.Request) {
 	raw, _ := io.ReadAll(r.Body)
 	rid := r.PathValue("id")
-	if rid != b.v2ID("grouped_light", "0") {
+	b.mu.Lock()
+	groupID, members, found := b.groupedLightLights(rid)
+	b.mu.Unlock()
+	if !found {
 		b.recordV2(r, raw, "", http.StatusNotFound)
 		v2Error(w, http.StatusNotFound, "Not Found")
 		return
 	}
-	if !b.limits.allow("/groups/0/action") {
+	if !b.limits.allow("/groups/" + groupID + "/action") {
 		b.v2Refused.Add(1)
 		b.recordV2(r, raw, "", http.StatusTooManyRequests)
 		w.WriteHeader(http.StatusTooManyRequests)
@@ -352,9 +373,11 @@ func (b *Bridge) v2PutGroupedLight(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b.mu.Lock()
-	for _, l := range b.lights {
+	for _, id := range members {
 		// Each light takes what it can of the group's command.
-		applyState(&l.State, l.model(), false, "/groups/0/action", body, groupAction)
+		if l, ok := b.lights[id]; ok {
+			applyState(&l.State, l.model(), false, "/groups/"+groupID+"/action", body, groupAction)
+		}
 	}
 	b.mu.Unlock()
 	b.recordV2(r, raw, "", http.StatusOK)

@@ -11,7 +11,9 @@ import (
 // resources a real bridge has for it (aiohue's models and its real-bridge
 // fixture; docs/hue-facts.md, "Resources"): a light service, the device that
 // owns it (model, name) and the device's zigbee_connectivity (reachability);
-// plus the bridge, bridge_home and its grouped_light (the v1 group 0). Every
+// plus the bridge, bridge_home and its grouped_light (the v1 group 0), and
+// the rooms and zones with theirs (v2rooms.go) and their scenes
+// (v2scenes.go). Every
 // view is computed from the one state the v1 API serves, so the two views of
 // one bridge cannot disagree.
 
@@ -66,7 +68,8 @@ func (b *Bridge) v2Resources() []resource {
 			"children": append(devices, ref(bridgeDevice, "device")), "services": []map[string]string{ref(homeLights, "grouped_light")}},
 		b.v2GroupedLight(homeLights, home, ids),
 	)
-	return out
+	out = append(out, b.v2Groups()...)
+	return append(out, b.v2Scenes()...)
 }
 
 // v2Light is a light service: only the features its model has, as aiohue's
@@ -142,7 +145,9 @@ func (b *Bridge) v2Connectivity(l *Light) resource {
 	}
 }
 
-// v2GroupedLight is bridge_home's grouped_light: on when any light is.
+// v2GroupedLight is a grouped_light owned by bridge_home (the caller sets
+// another owner for a room or zone): on when any light is, its brightness
+// the mean of the lights that are on.
 func (b *Bridge) v2GroupedLight(id, home string, lightIDs []string) resource {
 	anyOn, bri, n := false, 0.0, 0
 	for _, lid := range lightIDs {

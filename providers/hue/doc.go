@@ -45,7 +45,8 @@
 //     errors (the retry policy: which reason, how soon), and metrics.go
 //     counts each call. The session wakes an object by key when a read
 //     shows its bulbs drifted or its command went out; the registry hands
-//     those keys to the controllers (LightWakes, GroupWakes, BridgeWakes).
+//     those keys to the controllers (LightWakes, GroupWakes, SceneWakes,
+//     BridgeWakes).
 //
 // What the adapters say:
 //

@@ -40,6 +40,7 @@ type Registry struct {
 	lights   chan Wake
 	bridges  chan Wake
 	groups   chan Wake
+	scenes   chan Wake
 	// bridgeIDs carries the sessions' wake-ups of their HueBridges, by
 	// bridge id (relayBridgeWakes).
 	bridgeIDs chan string
@@ -136,6 +137,7 @@ func NewRegistry(reader, secrets client.Reader, settings Settings, log logr.Logg
 		lights:    make(chan Wake, 4096),
 		bridges:   make(chan Wake, 64),
 		groups:    make(chan Wake, 1024),
+		scenes:    make(chan Wake, 1024),
 		bridgeIDs: make(chan string, 64),
 		log:       log,
 		base:      base,
@@ -160,6 +162,9 @@ func (r *Registry) BridgeWakes() <-chan Wake { return r.bridges }
 // GroupWakes carries the HueGroups to reconcile (a member drifted or
 // changed reachability, the group's lights changed, a command sent).
 func (r *Registry) GroupWakes() <-chan Wake { return r.groups }
+
+// SceneWakes carries the HueScenes whose scene an event showed changed.
+func (r *Registry) SceneWakes() <-chan Wake { return r.scenes }
 
 // Start blocks until ctx ends, then stops every session.
 func (r *Registry) Start(ctx context.Context) error {
@@ -450,7 +455,7 @@ func sameSettings(a, b bridge.Settings) bool {
 // bridge share the settings of the one that started it.
 func (r *Registry) startLocked(cfg wire.BridgeConfig, c wire.Client, settings bridge.Settings) *running {
 	s := bridge.New(bridge.Options{BridgeID: cfg.BridgeID, Client: c, Config: cfg, Settings: settings, Log: r.log,
-		Wakes: bridge.Wakes{Lights: r.lights, Groups: r.groups, Bridge: r.bridgeIDs}})
+		Wakes: bridge.Wakes{Lights: r.lights, Groups: r.groups, Scenes: r.scenes, Bridge: r.bridgeIDs}})
 	run := &running{id: cfg.BridgeID, session: s, client: c}
 	r.sessions[cfg.BridgeID] = run
 	s.Start(r.base)

@@ -216,9 +216,13 @@ func (c *sceneConn) Observe(_ context.Context, sc *huev1alpha1.HueScene) (provid
 	}
 	if c.stored == nil {
 		sc.Status.SceneID = ""
+		c.rooms.WatchScene(client.ObjectKeyFromObject(sc), "")
 		return providers.Absent(), nil
 	}
 	sc.Status.SceneID = c.stored.ID
+	// A change to the scene in the Hue app wakes this HueScene (on CLIP
+	// v2, by push), to put its spec back.
+	c.rooms.WatchScene(client.ObjectKeyFromObject(sc), c.stored.ID)
 	if d := compareScene(spec, *c.stored, c.lights); d != nil {
 		return providers.Differs(d), nil
 	}
@@ -277,7 +281,8 @@ func (c *sceneConn) Update(ctx context.Context, sc *huev1alpha1.HueScene, diff p
 
 // Delete deletes the HueScene's scene from the bridge: the one find read
 // there with its mark, never an id taken from the status.
-func (c *sceneConn) Delete(ctx context.Context, _ *huev1alpha1.HueScene) error {
+func (c *sceneConn) Delete(ctx context.Context, sc *huev1alpha1.HueScene) error {
+	c.rooms.WatchScene(client.ObjectKeyFromObject(sc), "")
 	if c.stored == nil {
 		return nil
 	}

@@ -16,8 +16,9 @@
 //     loop delivers what a v2 bridge's event stream pushes; both go to
 //     cache.go, which answers with the HueLights whose bulb drifted,
 //     became (un)reachable, vanished or appeared. Only those are woken
-//     (Wakes.Lights), the HueGroups one of whose members did
-//     (Wakes.Groups), and the HueBridges when the bridge started or
+//     (Wakes.Lights), the HueGroups one of whose members did or whose
+//     room or zone an event showed changed (Wakes.Groups), the HueScenes
+//     whose scene one did (Wakes.Scenes), and the HueBridges when the bridge started or
 //     stopped answering or its number of lights changed (Wakes.Bridge).
 //     A HueLight's pass reads the cache, never the bridge: LookAt claims
 //     its bulb and returns who holds it, the bulb as the cache knows it

@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -18,8 +19,9 @@ import (
 // (to tell drift from the lights the session reads anyway), and which
 // HueGroup holds which bulb. GET /groups is read only while HueGroups watch
 // the bridge, once per poll interval, to see membership changed in the Hue
-// app; a scene is read at most once per poll interval, and again after
-// the session wrote one.
+// app; on CLIP v2 the event stream brings them as soon as they change
+// (Session.applyStreamRead); a scene is read at most once per poll
+// interval, and again after the session wrote one.
 type rooms struct {
 	mu       sync.Mutex
 	groups   []wire.Group
@@ -29,6 +31,9 @@ type rooms struct {
 	// claims are the HueGroups that want each bulb.
 	claims *claims
 	scenes sceneReads
+	// sceneWatchers are the HueScenes' scenes, by HueScene: an event that
+	// changes one wakes its HueScene.
+	sceneWatchers map[types.NamespacedName]string
 }
 
 // GroupWant is what a HueGroup wants of its members: the group's lights as
@@ -56,7 +61,7 @@ type sceneRead struct {
 }
 
 func newRooms() *rooms {
-	return &rooms{watchers: map[types.NamespacedName]GroupWant{}, claims: newClaims()}
+	return &rooms{watchers: map[types.NamespacedName]GroupWant{}, claims: newClaims(), sceneWatchers: map[types.NamespacedName]string{}}
 }
 
 // read returns the bridge's groups as last read, reading them through c
@@ -78,6 +83,15 @@ func (r *rooms) read(ctx context.Context, c wire.Client, maxAge time.Duration) (
 	defer r.mu.Unlock()
 	r.groups, r.groupErr, r.readAt = groups, err, time.Now()
 	return groups, err
+}
+
+// took records the rooms and zones a read brought (a CLIP v2 full read, or
+// an event that changed one) as the groups' last read: the event stream
+// keeps them current as it keeps the lights.
+func (r *rooms) took(groups []wire.Group) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.groups, r.groupErr, r.readAt = groups, nil, time.Now()
 }
 
 // watched reports whether HueGroups watch the bridge.
@@ -201,6 +215,32 @@ func (r *rooms) sceneList(ctx context.Context, rc wire.RoomsClient, maxAge time.
 	defer r.mu.Unlock()
 	r.scenes.list, r.scenes.listAt = list, time.Now()
 	return list, nil
+}
+
+// watchScene records the scene a HueScene stored ("" stops watching).
+func (r *rooms) watchScene(key types.NamespacedName, sceneID string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if sceneID == "" {
+		delete(r.sceneWatchers, key)
+		return
+	}
+	r.sceneWatchers[key] = sceneID
+}
+
+// scenesChanged drops the scenes read and returns the HueScenes whose
+// scene is one of ids.
+func (r *rooms) scenesChanged(ids []string) []types.NamespacedName {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.scenes = sceneReads{}
+	var out []types.NamespacedName
+	for k, id := range r.sceneWatchers {
+		if slices.Contains(ids, id) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // forgetScenes drops the scenes read: the session wrote one.

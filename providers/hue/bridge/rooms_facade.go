@@ -152,6 +152,12 @@ func (r Rooms) Scenes(ctx context.Context) ([]wire.Scene, error) {
 	return r.s.rooms.sceneList(ctx, rc, r.s.settings.Interval)
 }
 
+// WatchScene records the scene a HueScene stored, so that an event
+// changing it (in the Hue app) wakes the HueScene; "" stops watching.
+func (r Rooms) WatchScene(key types.NamespacedName, sceneID string) {
+	r.s.rooms.watchScene(key, sceneID)
+}
+
 // CreateScene stores a scene, paced like a light command (the bridge
 // writes a lightstate per light).
 func (r Rooms) CreateScene(ctx context.Context, spec wire.SceneSpec) (string, error) {

@@ -118,14 +118,19 @@ func (s *Session) run(ctx context.Context) {
 			s.log.Info("the event stream stayed up; polling stops")
 			s.wakes.bridge(s.bridgeID)
 		}
-		if answering, _ := s.cache.answering(); !answering || !s.stream.live() || s.stream.safetyDue(now) {
+		answering, _ := s.cache.answering()
+		read := !answering || !s.stream.live() || s.stream.safetyDue(now)
+		if read {
 			// A HueLight's first Observe may just have read: skip, not
 			// repeat. While the bridge does not answer, this read is what
 			// finds it back, for the sender's held commands too, even
 			// with a stream that still looks up.
 			_ = s.refresh(ctx, s.settings.Interval/2)
+			// The groups likewise: a live stream pushes a room or zone
+			// that changed (applyStreamRead), so they are read with the
+			// safety read only.
+			s.refreshGroups(ctx)
 		}
-		s.refreshGroups(ctx)
 		select {
 		case <-ctx.Done():
 		case <-t.C:
@@ -239,4 +244,14 @@ func (s *Session) applyStreamRead(r wire.Read) {
 		s.stream.event(r.At)
 	}
 	s.afterRead(s.cache.apply(r, nil))
+	if r.Groups != nil {
+		// A room or zone changed in the Hue app wakes its HueGroup now,
+		// as a drifted light wakes its HueLight.
+		s.rooms.took(r.Groups)
+		s.wakes.groups(s.rooms.changed(r.Groups))
+	}
+	if len(r.Scenes) > 0 {
+		// So does a scene changed there, its HueScene.
+		s.wakes.scenes(s.rooms.scenesChanged(r.Scenes))
+	}
 }

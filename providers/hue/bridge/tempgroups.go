@@ -147,11 +147,11 @@ func (s *sender) removeStaleGroups(ctx context.Context) {
 // room or zone may have any name).
 func (s *sender) temporaryGroupCandidates(ctx context.Context) (map[string]string, error) {
 	c := s.client.get()
-	rc, ok := wire.RoomsOf(c)
+	lg, ok := c.(wire.LightGroupLister)
 	if !ok {
 		return c.Groups(ctx)
 	}
-	groups, err := rc.ListGroups(ctx)
+	groups, err := lg.LightGroups(ctx)
 	out := map[string]string{}
 	for _, g := range groups {
 		if g.Type == wire.GroupLight {

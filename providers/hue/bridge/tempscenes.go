@@ -122,11 +122,11 @@ func (s *sender) deleteLeftoverScenes(ctx context.Context) {
 
 // removeStaleScenes deletes temporary scenes a crashed Tether left behind.
 func (s *sender) removeStaleScenes(ctx context.Context) {
-	rc, ok := wire.RoomsOf(s.client.get())
+	lister, ok := s.client.get().(wire.LightSceneLister) // temporary scenes are v1 scenes
 	if !ok {
 		return
 	}
-	scenes, err := rc.Scenes(ctx)
+	scenes, err := lister.LightScenes(ctx)
 	if err != nil {
 		s.log.V(1).Info("cannot list scenes to remove stale temporary ones", "error", err.Error())
 		return

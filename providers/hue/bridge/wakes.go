@@ -20,6 +20,9 @@ type Wakes struct {
 	// Groups carries the HueGroups one of whose members drifted, whose
 	// group changed, or whose command went out.
 	Groups chan<- Wake
+	// Scenes carries the HueScenes whose scene an event showed changed
+	// (in the Hue app, or deleted there).
+	Scenes chan<- Wake
 	// Bridge carries the session's bridge id when the bridge started or
 	// stopped answering, its number of lights changed, or its event stream
 	// did: its HueBridges report that.
@@ -35,6 +38,8 @@ type wakes struct {
 func (w *wakes) lights(keys []types.NamespacedName) { w.send(w.Lights, keys, "hueLight") }
 
 func (w *wakes) groups(keys []types.NamespacedName) { w.send(w.Groups, keys, "hueGroup") }
+
+func (w *wakes) scenes(keys []types.NamespacedName) { w.send(w.Scenes, keys, "hueScene") }
 
 func (w *wakes) send(ch chan<- Wake, keys []types.NamespacedName, kind string) {
 	if ch == nil {

@@ -163,7 +163,7 @@ func TestV2StoreHoldsOnlyWhatTheBridgeHas(t *testing.T) {
 		{Type: "add", Data: []json.RawMessage{v2Raw(t, map[string]any{"id": "s-new", "type": "scene"})}},
 		{Type: "update", Data: []json.RawMessage{v2Raw(t, map[string]any{"id": "l1", "type": "light", "on": map[string]any{"on": true}})}},
 	}, now)
-	if err != nil || !touched || len(s.resources) != 1 || !s.resources["l1"].On.On {
+	if err != nil || !touched.lights || touched.groups || len(s.resources) != 1 || !s.resources["l1"].On.On {
 		t.Fatalf("touched %v, err %v, %d resources, light %+v: want only the held light updated", touched, err, len(s.resources), s.resources["l1"])
 	}
 

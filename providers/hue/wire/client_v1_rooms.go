@@ -61,6 +61,15 @@ func (c *v1Client) ListGroups(ctx context.Context) (groups []Group, err error) {
 	return groups, err
 }
 
+// LightGroups lists the v1 LightGroups.
+func (c *v1Client) LightGroups(ctx context.Context) ([]Group, error) {
+	return lightGroupsOf(c.ListGroups(ctx))
+}
+
+// LightScenes lists the v1 scenes (all of them: HueScenes too are v1
+// scenes here).
+func (c *v1Client) LightScenes(ctx context.Context) ([]Scene, error) { return c.Scenes(ctx) }
+
 func (c *v1Client) CreateRoom(ctx context.Context, spec GroupSpec) (id string, err error) {
 	err = c.bounded(ctx, "CreateGroup", func(ctx context.Context) error {
 		body := map[string]any{"name": spec.Name, "type": spec.Type, "lights": nonNil(spec.LightIDs)}

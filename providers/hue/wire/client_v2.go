@@ -28,9 +28,10 @@ import (
 // lights by name, and Light.ID stays the v1 id (from id_v1), so spec.id and
 // status.lightID mean the same on both APIs.
 //
-// Groups: group 0 is bridge_home's grouped_light. Temporary groups stay v1
-// LightGroups (over the same HTTPS connection: a v2 bridge serves v1 too),
-// because a v2 zone would show in the Hue app while it exists.
+// Groups: group 0 is bridge_home's grouped_light, a room or zone its own
+// grouped_light (client_v2_rooms.go). Temporary groups stay v1 LightGroups
+// (over the same HTTPS connection: a v2 bridge serves v1 too), because a
+// v2 zone would show in the Hue app while it exists.
 
 // v2MaxConcurrent is how many requests Tether has open at a bridge at once,
 // the event stream included: "the bridge will deny more than 3 requests at
@@ -59,6 +60,8 @@ type v2Client struct {
 	// noV1 is set once a keyed v1 request was answered 404: the bridge's
 	// firmware has no v1 API (V1Gone).
 	noV1 atomic.Bool
+	// scenes are the ids of its scenes (client_v2_scenes.go).
+	scenes sceneIDs
 }
 
 // NewClientV2 returns a CLIP v2 Client for the bridge at address (host,
@@ -300,7 +303,7 @@ func (c *v2Client) readAll(ctx context.Context) (Read, error) {
 	}
 	c.store.replace(list, started)
 	r := c.store.read(started)
-	r.Full = true
+	r.Full, r.Groups = true, c.store.groups()
 	return r, nil
 }
 
@@ -579,9 +582,15 @@ func (c *v2Client) CreateGroup(ctx context.Context, name string, lightIDs []stri
 	return decodeCreated(raw)
 }
 
-// SetGroupState sets group 0 through bridge_home's grouped_light, and a
-// temporary group through v1.
+// SetGroupState sets group 0 through bridge_home's grouped_light, a room
+// or zone through its own (v2groups.go), and a temporary group through v1.
 func (c *v2Client) SetGroupState(ctx context.Context, id string, body model.StateBody) (Result, error) {
+	if _, _, grouped, ok := c.store.groupByV1(id); ok {
+		if grouped == "" {
+			return Result{}, &BridgeError{Type: TypeNotAvailable, Description: fmt.Sprintf("room or zone %s has no lights to command", id)}
+		}
+		return c.put(ctx, "SetGroupState", "/clip/v2/resource/grouped_light/"+grouped, body, nil)
+	}
 	if id == "0" {
 		rid, ok := c.store.homeGroupedLight()
 		if !ok {
@@ -601,10 +610,19 @@ func (c *v2Client) SetGroupState(ctx context.Context, id string, body model.Stat
 	return decodeAnswer(http.StatusOK, raw, body)
 }
 
-// DeleteGroup deletes a v1 group; one already gone is success.
+// DeleteGroup deletes a room or zone the store holds through CLIP v2, and
+// any other group (a temporary one) through v1; one already gone is
+// success, and so is one on a bridge without v1 (no temporary group can
+// be there).
 func (c *v2Client) DeleteGroup(ctx context.Context, id string) error {
+	if rid, rtype, _, ok := c.store.groupByV1(id); ok {
+		return c.deleteRoom(ctx, rid, rtype)
+	}
 	var raw []byte
 	if err := c.v1(ctx, "DeleteGroup", http.MethodDelete, "/api/"+c.user+"/groups/"+id, nil, &raw); err != nil {
+		if errors.As(err, &V1GoneError{}) {
+			return nil
+		}
 		return err
 	}
 	if _, err := decodeAnswer(http.StatusOK, raw, model.StateBody{}); ErrorType(err) != TypeNotAvailable {

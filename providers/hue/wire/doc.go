@@ -14,12 +14,16 @@
 //     still serves HueLights).
 //   - client_v1.go (plain HTTP; huego cannot be bounded) and client_v2.go
 //     (CLIP v2 over HTTPS, its resources kept in v2store.go) implement the
-//     port; client_v1_rooms.go and client_v2_rooms.go its rooms part (a v2
-//     bridge serves the v1 API too, over the v2 client's connection and
-//     request slots). v2powerup.go and v2gradient.go are those features'
-//     shapes in CLIP v2's form. stream.go reads a v2 bridge's event stream (a
-//     PushClient delivers a Read after each message); whoever runs the
-//     stream is above.
+//     port; client_v1_rooms.go, client_v2_rooms.go and
+//     client_v2_scenes.go its rooms part (on CLIP v2, rooms and zones are
+//     its room, zone and grouped_light resources, kept in the store
+//     (v2groups.go) under their v1 ids, and their scenes its scene
+//     resources; temporary groups and scenes stay v1 objects, over the v2
+//     client's connection and request slots). v2powerup.go and
+//     v2gradient.go are those features' shapes in CLIP v2's form.
+//     stream.go reads a v2 bridge's event stream (a PushClient delivers a
+//     Read after each message, with the rooms and zones when one changed,
+//     and the scenes it named); whoever runs the stream is above.
 //   - trust.go checks a bridge's certificate (the Hue roots and the bridge
 //     id it names), proof.go says what a client proves of the bridge
 //     (Identity, and Record, the form a credentials Secret keeps it in),

@@ -45,6 +45,11 @@ type Read struct {
 	At      time.Time
 	LightAt map[string]time.Time
 	Full    bool
+	// Groups are the bridge's rooms and zones when the read holds them (a
+	// CLIP v2 full read, or an event that changed one); nil otherwise.
+	Groups []Group
+	// Scenes are the ids of the scenes an event changed, added or deleted.
+	Scenes []string
 }
 
 // Credentials are what pairing issues: the username (CLIP v2's

@@ -108,6 +108,24 @@ type SceneSpec struct {
 	States  map[string]model.StateBody
 }
 
+// LightGroupLister lists a bridge's light groups: what temporary groups
+// are made as (v1 LightGroups on both APIs; CLIP v2 has no view of them),
+// so that those a crash left can be found among them.
+type LightGroupLister interface {
+	LightGroups(ctx context.Context) ([]Group, error)
+}
+
+// LightSceneLister lists a bridge's v1 scenes: what temporary scenes are
+// stored as on both APIs, so that those a crash left can be found.
+type LightSceneLister interface {
+	LightScenes(ctx context.Context) ([]Scene, error)
+}
+
+// lightGroupsOf keeps the light groups of a listing.
+func lightGroupsOf(groups []Group, err error) ([]Group, error) {
+	return slices.DeleteFunc(groups, func(g Group) bool { return g.Type != GroupLight }), err
+}
+
 // RoomsOf returns the rooms-and-scenes part of a client, if it has one.
 func RoomsOf(c Client) (RoomsClient, bool) {
 	rc, ok := c.(RoomsClient)

@@ -116,8 +116,13 @@ func (c *v2Client) Watch(ctx context.Context, silence time.Duration, connected f
 		if err != nil {
 			return err // the next connect reads everything again
 		}
-		if touched {
-			deliver(c.store.read(now))
+		if touched.lights || touched.groups || len(touched.scenes) > 0 {
+			r := c.store.read(now)
+			if touched.groups {
+				r.Groups = c.store.groups() // a room or zone changed: pushed like a light
+			}
+			r.Scenes = c.scenes.v1IDs(touched.scenes)
+			deliver(r)
 		}
 	}
 }

@@ -32,8 +32,10 @@ type v2Store struct {
 	lastID string
 }
 
-// v2Kept are the resource types the store's views read.
-var v2Kept = map[string]bool{"light": true, "device": true, "zigbee_connectivity": true, "bridge_home": true}
+// v2Kept are the resource types the store's views read: the lights' and
+// the rooms' and zones' (v2groups.go).
+var v2Kept = map[string]bool{"light": true, "device": true, "zigbee_connectivity": true, "bridge_home": true,
+	"room": true, "zone": true}
 
 // v2Resource is a kept resource: the fields of each kept type that a view
 // reads (aiohue models), the light's in v2Light.
@@ -43,7 +45,8 @@ type v2Resource struct {
 	ProductData struct {
 		ModelID string `json:"model_id"`
 	} `json:"product_data"` // device
-	Services []v2Ref `json:"services"` // device, bridge_home
+	Services []v2Ref `json:"services"` // device, bridge_home, room, zone
+	Children []v2Ref `json:"children"` // room (devices), zone (lights)
 	Status   string  `json:"status"`   // zigbee_connectivity
 	size     int     // its JSON bytes, counted in the store's size
 }
@@ -90,22 +93,40 @@ type v2Event struct {
 	Data []json.RawMessage `json:"data"`
 }
 
-// apply merges event containers received at at, and reports whether any
-// touched a resource a light view reads (light, device,
-// zigbee_connectivity). It fails when the store would pass maxAnswerBytes:
-// no bridge has that much, and the stream's next connect reads everything
-// again.
-func (s *v2Store) apply(events []v2Event, at time.Time) (bool, error) {
+// touched says what an event message changed: in the store, a resource a
+// light view reads (light, device, zigbee_connectivity), a room or zone;
+// and the scenes it named (their ids and id_v1s: the store keeps no
+// scenes, client_v2_scenes.go reads them).
+type touched struct {
+	lights, groups bool
+	scenes         []v2Ref // RID the id, RType the id_v1 ("" on a delete)
+}
+
+// apply merges event containers received at at, and says what they
+// touched. It fails when the store would pass maxAnswerBytes: no bridge has
+// that much, and the stream's next connect reads everything again.
+func (s *v2Store) apply(events []v2Event, at time.Time) (touched, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	touched := false
+	var t touched
 	for _, e := range events {
 		for _, raw := range e.Data {
 			var head struct {
 				ID   string `json:"id"`
 				Type string `json:"type"`
 			}
-			if json.Unmarshal(raw, &head) != nil || head.ID == "" || !v2Kept[head.Type] {
+			if json.Unmarshal(raw, &head) != nil || head.ID == "" {
+				continue
+			}
+			if head.Type == "scene" {
+				var idV1 struct {
+					IDV1 string `json:"id_v1"`
+				}
+				_ = json.Unmarshal(raw, &idV1)
+				t.scenes = append(t.scenes, v2Ref{RID: head.ID, RType: idV1.IDV1})
+				continue
+			}
+			if !v2Kept[head.Type] {
 				continue
 			}
 			switch e.Type {
@@ -131,15 +152,19 @@ func (s *v2Store) apply(events []v2Event, at time.Time) (bool, error) {
 				continue
 			}
 			if s.size > maxAnswerBytes {
-				return touched, &ProtocolError{Detail: fmt.Sprintf("the event stream brought more than %d MiB of resources, more than a full read may hold", maxAnswerBytes>>20)}
+				return t, &ProtocolError{Detail: fmt.Sprintf("the event stream brought more than %d MiB of resources, more than a full read may hold", maxAnswerBytes>>20)}
 			}
 			s.changedAt[head.ID] = at
-			if head.Type != "bridge_home" {
-				touched = true
+			switch head.Type {
+			case "room", "zone":
+				t.groups = true
+			case "bridge_home":
+			default:
+				t.lights = true
 			}
 		}
 	}
-	return touched, nil
+	return t, nil
 }
 
 // put stores r (new, or the one held with an update merged in), counting
