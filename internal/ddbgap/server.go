@@ -60,6 +60,9 @@ type Options struct {
 	// InsightsRules is the quota of Contributor Insights rules of one
 	// account and Region (insights.go). Default CloudWatch's, 100.
 	InsightsRules int
+	// Accounts are the AWS account ids of the callers, by access key id,
+	// for multi-account global tables (multiaccount.go).
+	Accounts map[string]string
 }
 
 // Server is the model endpoint.

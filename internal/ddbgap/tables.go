@@ -46,6 +46,10 @@ type tableState struct {
 	// table's member, nil for AWS's default (disassociate.go).
 	protection *bool
 
+	// member is the table's place in a multi-account global table
+	// (multiaccount.go).
+	member *membership
+
 	pace paced // with Options.Pace
 }
 
@@ -204,6 +208,7 @@ func (s *Server) overlay(st *tableState, t map[string]any, own string) {
 	if st.restoreSummary != nil {
 		t["RestoreSummary"] = st.restoreSummary
 	}
+	s.overlayMembership(st, t)
 	_ = own
 }
 
@@ -244,6 +249,9 @@ func (st *tableState) warmOf(name, billing string, pt map[string]any, now time.T
 }
 
 func (s *Server) createTable(c *call) (any, error) {
+	if str(c.body, "GlobalTableSourceArn") != "" {
+		return s.joinTable(c)
+	}
 	name := str(c.body, "TableName")
 	billing := str(c.body, "BillingMode")
 	if billing == "" {
@@ -357,6 +365,10 @@ func (s *Server) deleteTable(c *call) (any, error) {
 		// returns a ResourceInUseException" (API DeleteTable).
 		return nil, inUse("Attempt to change a resource which is still in use: %s", why)
 	}
+	if err := s.leaveOrRefuse(st); err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
 	if len(st.replicas) > 0 {
 		s.mu.Unlock()
 		// AWS's API reference does not say what a DeleteTable of a table
@@ -373,6 +385,7 @@ func (s *Server) deleteTable(c *call) (any, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.left(tableKey(c.r, name), st)
 	if s.opts.Pace.Delete <= 0 {
 		delete(s.tables, tableKey(c.r, name))
 		return out, nil

@@ -67,6 +67,12 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.replicas) || self.replicas.all(r, !has(r.globalSecondaryIndexes) || r.globalSecondaryIndexes.all(i, has(self.globalSecondaryIndexes) && self.globalSecondaryIndexes.exists(g, g.indexName == i.indexName)))",message="a replica's globalSecondaryIndexes must name indexes of the table"
 // +kubebuilder:validation:XValidation:rule="self.billingMode == 'PAY_PER_REQUEST' || (!has(self.onDemandThroughput) && (!has(self.globalSecondaryIndexes) || self.globalSecondaryIndexes.all(g, !has(g.onDemandThroughput))))",message="onDemandThroughput needs billingMode PAY_PER_REQUEST"
 // +kubebuilder:validation:XValidation:rule="self.billingMode == 'PROVISIONED' || (!has(self.autoScaling) && (!has(self.globalSecondaryIndexes) || self.globalSecondaryIndexes.all(g, !has(g.autoScaling))))",message="autoScaling needs billingMode PROVISIONED"
+// +kubebuilder:validation:XValidation:rule="has(self.globalTableSource) == has(oldSelf.globalTableSource)",message="globalTableSource cannot be added or removed after creation (a table joins a global table only when it is created)"
+// +kubebuilder:validation:XValidation:rule="!has(self.globalTableSource) || (!has(self.restoreFrom) && !has(self.importFrom))",message="a table that joins a globalTableSource is created by the join: not by restoreFrom or importFrom"
+// +kubebuilder:validation:XValidation:rule="!has(self.globalTableSource) || (!has(self.globalSecondaryIndexes) && !has(self.localSecondaryIndexes))",message="a table that joins a globalTableSource takes its indexes from the source (settings replication): declare none"
+// +kubebuilder:validation:XValidation:rule="!has(self.globalTableSource) || (self.billingMode != 'PROVISIONED' && !has(self.provisionedThroughput) && !has(self.onDemandThroughput) && !has(self.warmThroughput) && !has(self.autoScaling))",message="a table that joins a globalTableSource takes its billing mode, capacity, on-demand and warm throughput and autoscaling from the source (settings replication): declare none (billingMode's default is not applied)"
+// +kubebuilder:validation:XValidation:rule="!has(self.globalTableSource) || (!has(self.timeToLiveSpecification) && (!has(self.streamSpecification) || self.streamSpecification.streamViewType == 'NEW_AND_OLD_IMAGES'))",message="a table that joins a globalTableSource takes its TTL and stream from the source (settings replication; global tables stream NEW_AND_OLD_IMAGES)"
+// +kubebuilder:validation:XValidation:rule="!has(self.globalTableSource) || ((!has(self.replicas) || size(self.replicas) == 0) && !has(self.disassociateReplicas) && !has(self.disassociationProtectionEnabled))",message="a table that joins a globalTableSource is a member of the source's global table: it declares no replicas of its own"
 type DynamoDBTableSpec struct {
 	// TableName is the DynamoDB table name; metadata.name when empty.
 	// It cannot change after creation.
@@ -253,6 +259,17 @@ type DynamoDBTableSpec struct {
 	// +optional
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="importFrom cannot be changed after creation (an import only creates a table)"
 	ImportFrom *ImportSource `json:"importFrom,omitempty"`
+
+	// GlobalTableSource makes the table a replica of a table in another AWS
+	// account (a multi-account global table), created by joining it. The
+	// key schema and attribute definitions must be the source's (AWS takes
+	// them from the source; Tether sends neither and names a difference in
+	// the Ready condition); billing, capacity, indexes, TTL and the stream
+	// are the source's (settings replication) and cannot be declared. It
+	// cannot change after creation.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="globalTableSource cannot be changed after creation"
+	GlobalTableSource *GlobalTableSource `json:"globalTableSource,omitempty"`
 
 	// DeletionPolicy says what deleting the object does to the table:
 	// Delete (the default) deletes it, Retain leaves it in place.
@@ -552,6 +569,10 @@ type DynamoDBTableStatus struct {
 	// protection as AWS reports it (only a global table has one).
 	// +optional
 	DisassociationProtectionEnabled *bool `json:"disassociationProtectionEnabled,omitempty"`
+	// GlobalTableSourceArn is the source table spec.globalTableSource
+	// resolved to, the one the join named.
+	// +optional
+	GlobalTableSourceArn string `json:"globalTableSourceArn,omitempty"`
 	// ResourcePolicyRevisionID is the revision of the resource policy
 	// Tether attached; it is removed with spec.resourcePolicy only while
 	// this is still the table's revision.
