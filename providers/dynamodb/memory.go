@@ -47,6 +47,10 @@ type memory struct {
 	// replica's Region, with the fingerprint they were refused for
 	// (disassociation.go).
 	disassociationRefused map[string]disassociationRefusal
+	// replicationPolicy is set while the table's policy carries the
+	// replication statements of a multi-account global table, which it
+	// must read even when the spec has no policy (multiaccount.go).
+	replicationPolicy bool
 }
 
 // policyChange is Tether's last change of the policy.

@@ -102,6 +102,13 @@ func (p *Provider) compare(ctx context.Context, ep *access.Endpoint, obj *awsv1a
 			"the table's %s differs from the spec, and DynamoDB cannot change it after creation: "+
 				"make the spec match the table, or delete the table to have it re-created", what)
 	}
+	if why, ok := notJoined(ep, obj, desc); ok {
+		return notAvailable(ReasonUnsupportedByEndpoint, why, time.Minute), nil
+	}
+	rep, err := p.replicationOf(ctx, ep, obj) // multiaccount.go
+	if err != nil {
+		return providers.Observation{}, err
+	}
 	have := plan.Observed(desc)
 	if err := p.readSecondary(ctx, ep, obj, desc, have); err != nil {
 		return providers.Observation{}, err
@@ -115,6 +122,9 @@ func (p *Provider) compare(ctx context.Context, ep *access.Endpoint, obj *awsv1a
 		return providers.Observation{}, err
 	}
 	if err := checkPolicyPrincipals(ep, obj, want.Policy); err != nil {
+		return providers.Observation{}, err
+	}
+	if err := rep.apply(obj, want, have); err != nil {
 		return providers.Observation{}, err
 	}
 	pl := plan.Compute(aws.ToString(desc.TableName), want, have,
