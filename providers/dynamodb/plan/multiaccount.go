@@ -107,7 +107,7 @@ func FromSource(want, have *Table) {
 	want.BillingMode, want.Throughput = have.BillingMode, have.Throughput
 	want.GSIs = slices.Clone(have.GSIs)
 	want.Stream = have.Stream
-	want.TTL, want.OnDemand, want.Warm, want.Scaling = nil, nil, nil, nil
+	want.TTL, want.OnDemand, want.Warm, want.Scaling, want.RemoveScaling = nil, nil, nil, nil, nil
 }
 
 // ReplicationStatements are the statements a member of a multi-account

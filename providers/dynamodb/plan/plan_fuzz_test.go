@@ -69,6 +69,7 @@ func FuzzPlan(f *testing.F) {
 		have := Observed(desc)
 		have.TTL, have.PITR, have.Tags = secondary.TTL, secondary.PITR, secondary.Tags
 		newer.apply(want, have)
+		joined := src.multiAccount(want, have)
 		haveCopy := have.clone()
 
 		p := Compute(name, want, have, Options{AllowIndexReplacement: allow})
@@ -80,6 +81,7 @@ func FuzzPlan(f *testing.F) {
 			t.Fatal("plan changed the observed table it was given")
 		}
 		checkPlan(t, name, want, have, allow, p)
+		joined(t.Fatalf, p)
 
 		after := applyPlan(t, have.clone(), p)
 		if again := Compute(name, want, after, Options{AllowIndexReplacement: allow}); len(again.Steps) > 0 {
