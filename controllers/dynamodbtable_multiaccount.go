@@ -13,6 +13,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	"github.com/tether-dev/tether/providers/dynamodb"
+	"github.com/tether-dev/tether/providers/dynamodb/plan"
 )
 
 // The two sides of a multi-account global table wake each other: a table
@@ -22,31 +24,49 @@ import (
 // this, each would wait for its next resync.
 
 // membersOfGlobalTable maps a DynamoDBTable to the other side of the
-// multi-account global tables it is part of: the source it joins, and the
-// tables that join it (by tableRef, or by a tableArn that names a table of
-// its name: a wider set than needed, which costs a pass each).
+// multi-account global tables it is part of: the tables that join it, and
+// the source it joins (by tableRef, or the tables of the name its tableArn
+// names: a wider set than needed, which costs a pass each). Both are found
+// by the table-name index, never by listing every table.
 func membersOfGlobalTable(c client.Reader) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
 		t, ok := obj.(*awsv1alpha1.DynamoDBTable)
 		if !ok {
 			return nil
 		}
-		var all awsv1alpha1.DynamoDBTableList
-		if err := c.List(ctx, &all); err != nil {
-			log.FromContext(ctx).Error(err, "listing DynamoDBTables for a multi-account global table")
+		var out []reconcile.Request
+		add := func(namespace, name string) {
+			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: namespace, Name: name}})
+		}
+		joiners, err := dynamodb.JoinersOf(ctx, c, t)
+		if err != nil {
+			log.FromContext(ctx).Error(err, "listing the DynamoDBTables that join a table")
 			return nil
 		}
-		var out []reconcile.Request
-		add := func(o *awsv1alpha1.DynamoDBTable) {
-			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: o.Namespace, Name: o.Name}})
-		}
-		for i := range all.Items {
-			o := &all.Items[i]
-			if o.UID == t.UID {
-				continue
+		for _, j := range joiners {
+			if joins(j, t) {
+				add(j.Namespace, j.Name)
 			}
-			if joins(t, o) || joins(o, t) {
-				add(o)
+		}
+		src := t.Spec.GlobalTableSource
+		switch {
+		case src == nil:
+		case src.TableRef != nil:
+			ns := src.TableRef.Namespace
+			if ns == "" {
+				ns = t.Namespace
+			}
+			add(ns, src.TableRef.Name)
+		default:
+			_, _, _, name, ok := plan.ArnParts(src.TableArn)
+			var list awsv1alpha1.DynamoDBTableList
+			if !ok || c.List(ctx, &list, client.MatchingFields{dynamodb.IndexTableName: name}) != nil {
+				return out
+			}
+			for i := range list.Items {
+				if o := &list.Items[i]; o.UID != t.UID && o.ResolvedTableName() == name {
+					add(o.Namespace, o.Name)
+				}
 			}
 		}
 		return out

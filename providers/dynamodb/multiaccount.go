@@ -309,17 +309,16 @@ func (r replication) apply(obj *awsv1alpha1.DynamoDBTable, want, have *plan.Tabl
 // A joiner that is not allowed is left out, and refused on its own side
 // (checkJoin).
 func (p *Provider) admittedJoiners(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) (arns, accounts []string, err error) {
-	if p.opts.Reader == nil {
-		return nil, nil, nil
+	if a := ep.AWSAccount; p.opts.Reader == nil || (a != nil && len(a.Spec.Tenancy.GlobalTables.ReplicaAccounts) == 0) {
+		return nil, nil, nil // no table may join it: nothing to list
 	}
-	var list awsv1alpha1.DynamoDBTableList
-	if err := p.opts.Reader.List(ctx, &list); err != nil {
+	candidates, err := JoinersOf(ctx, p.opts.Reader, obj)
+	if err != nil {
 		return nil, nil, err
 	}
 	self := selfArn(ep, obj)
-	for i := range list.Items {
-		j := &list.Items[i]
-		if j.UID == obj.UID || !j.DeletionTimestamp.IsZero() || !namesSource(j, obj, self) {
+	for _, j := range candidates {
+		if !j.DeletionTimestamp.IsZero() || !namesSource(j, obj, self) {
 			continue
 		}
 		t, err := p.resolve(ctx, j)
@@ -345,6 +344,50 @@ func (p *Provider) admittedJoiners(ctx context.Context, ep *access.Endpoint, obj
 		accounts = append(accounts, account)
 	}
 	return arns, accounts, nil
+}
+
+// joinIndexKey is the key a joining table is listed under in
+// IndexTableName besides its own name: its source's table name (tableArn),
+// or "ref:<namespace>/<name>" of the DynamoDBTable it names (tableRef),
+// which no table name can be (a table name has no ':' or '/').
+func joinIndexKey(t *awsv1alpha1.DynamoDBTable) string {
+	src := t.Spec.GlobalTableSource
+	switch {
+	case src == nil:
+		return ""
+	case src.TableRef != nil:
+		ns := src.TableRef.Namespace
+		if ns == "" {
+			ns = t.Namespace
+		}
+		return refIndexKey(ns, src.TableRef.Name)
+	}
+	_, _, _, name, _ := plan.ArnParts(src.TableArn)
+	return name
+}
+
+func refIndexKey(namespace, name string) string { return "ref:" + namespace + "/" + name }
+
+// JoinersOf are the DynamoDBTables that may join obj's table: those whose
+// globalTableSource names obj, or a table of obj's table name (whoever uses
+// them checks which), obj aside, found by IndexTableName.
+func JoinersOf(ctx context.Context, r client.Reader, obj *awsv1alpha1.DynamoDBTable) ([]*awsv1alpha1.DynamoDBTable, error) {
+	var out []*awsv1alpha1.DynamoDBTable
+	seen := map[string]bool{string(obj.UID): true}
+	for _, key := range []string{obj.ResolvedTableName(), refIndexKey(obj.Namespace, obj.Name)} {
+		var list awsv1alpha1.DynamoDBTableList
+		if err := r.List(ctx, &list, client.MatchingFields{IndexTableName: key}); err != nil {
+			return nil, err
+		}
+		for i := range list.Items {
+			j := &list.Items[i]
+			if j.Spec.GlobalTableSource != nil && !seen[string(j.UID)] {
+				seen[string(j.UID)] = true
+				out = append(out, j)
+			}
+		}
+	}
+	return out, nil
 }
 
 // namesSource says whether joiner's spec.globalTableSource names obj's
