@@ -75,7 +75,9 @@ func statementsOf(g Gomega, doc string) map[string]map[string]any {
 // CreateTable. A source no object holds, without the statements, is
 // refused by AWS: the condition prints the statements its owner must add,
 // and Tether writes nothing to it. Deleting the joiner deletes its table,
-// and the source lists it no more.
+// and the source lists it no more; a joiner whose spec says onDelete:
+// Disassociate leaves and stays a table of its own instead, once its own
+// disassociation protection is off.
 func TestDynamoDBTableMultiAccountGlobalTableOnTheModel(t *testing.T) {
 	s := startDynamoDB(t)
 	g := NewWithT(t)
@@ -210,6 +212,39 @@ func TestDynamoDBTableMultiAccountGlobalTableOnTheModel(t *testing.T) {
 	g.Eventually(func(g Gomega) map[string]map[string]any {
 		return statementsOf(g, policyOf(g, rawA, srcArn))
 	}, ddbTimeout, ddbPoll).Should(BeEmpty(), "the source's statements go with its last joiner")
+	// Leaving but keeping the table (onDelete: Disassociate): refused while
+	// its own disassociation protection is on (AWS's default) and not
+	// deleted instead; once the spec turns it off, the table leaves and
+	// stays in its account and Region, which Tether lets go of.
+	const keepRegion = "ap-south-1"
+	rawKeep := rawAs(t, url, suiteKeyB, keepRegion)
+	keeper := newDDBTable(nsJoin, "orders-kept", func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.TableName, o.Spec.Region = tableName, keepRegion
+		o.Spec.AccountRef = &awsv1alpha1.AccountReference{Name: joinAcct.Name}
+		o.Spec.GlobalTableSource = &awsv1alpha1.GlobalTableSource{OnDelete: awsv1alpha1.GlobalTableOnDeleteDisassociate,
+			TableRef: &awsv1alpha1.GlobalTableSourceRef{Namespace: nsSrc, Name: source.Name}}
+	})
+	s.create(t, keeper)
+	kept := s.eventuallyReady(t, keeper)
+	g.Expect(kept.Status.DisassociationProtectionEnabled).To(Equal(aws.Bool(true)), "AWS's default, as the model reports it")
+	disassociations := gap.Calls(ddbgap.CallDisassociate)
+	g.Expect(s.client.Delete(ctx, keeper.DeepCopy())).To(Succeed())
+	s.eventuallySynced(t, keeper, "False/ReplicaDisassociationRefused")
+	g.Expect(gap.Calls(ddbgap.CallDisassociate)).To(Equal(disassociations), "not sent while the protection is on")
+	g.Expect(rawKeep.DescribeTable(ctx, &awsdynamodb.DescribeTableInput{TableName: aws.String(tableName)})).Error().NotTo(HaveOccurred(), "not deleted instead")
+	s.update(t, keeper, func(o *awsv1alpha1.DynamoDBTable) { o.Spec.DisassociationProtectionEnabled = aws.Bool(false) })
+	s.eventuallyGone(t, keeper)
+	g.Expect(gap.Calls(ddbgap.CallDisassociate)).To(Equal(disassociations+1), "one Disassociate")
+	own, err := rawKeep.DescribeTable(ctx, &awsdynamodb.DescribeTableInput{TableName: aws.String(tableName)})
+	g.Expect(err).NotTo(HaveOccurred(), "the former replica stays in %s", keepRegion)
+	g.Expect(own.Table.Replicas).To(BeEmpty())
+	g.Expect(own.Table.GlobalTableVersion).To(BeNil())
+	g.Eventually(func(g Gomega) []types.ReplicaDescription {
+		out, err := rawA.DescribeTable(ctx, &awsdynamodb.DescribeTableInput{TableName: aws.String(tableName)})
+		g.Expect(err).NotTo(HaveOccurred())
+		return out.Table.Replicas
+	}, ddbTimeout, ddbPoll).Should(BeEmpty(), "the source lists it no more")
+
 	for _, o := range []*awsv1alpha1.DynamoDBTable{stranger, hostile, narrow, source} {
 		g.Expect(s.client.Delete(ctx, o.DeepCopy())).To(Succeed())
 	}

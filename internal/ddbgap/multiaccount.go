@@ -57,6 +57,9 @@ type membership struct {
 	source string
 	// members are, on the source, the tables that joined it, by key.
 	members map[string]*member
+	// protection is the member's own disassociation protection, nil for
+	// AWS's default (on).
+	protection *bool
 }
 
 // member is a table that joined, as its source sees it.
@@ -194,6 +197,48 @@ func (s *Server) overlayMembership(st *tableState, t map[string]any) {
 	t["Replicas"] = append(list(t, "Replicas"), others...)
 	t["GlobalTableVersion"] = "2019.11.21"
 	t["GlobalTableSettingsReplicationMode"] = settingsReplicationEnabled
+	t["DisassociationProtectionEnabled"] = m.protection == nil || *m.protection
+}
+
+// memberDisassociation answers the disassociation protection and the
+// Disassociate of a table that joined another account's table, sent to its
+// own Region ("RegionName ... the Region where you send the UpdateTable
+// request", API UpdateTable; "MREC only (same- and multi-account)",
+// developerguide/globaltables-disassociate.html): refused while its
+// protection is on, then it leaves at once (the model shows no
+// transition: AWS's pace is not on record) and stays a table of its own.
+// handled is false for a table that is no such member; the caller has
+// checked the call's shape. A source leaving its own global table is not
+// modelled.
+func (s *Server) memberDisassociation(c *call, dis map[string]any) (out any, handled bool, err error) {
+	name, here := str(c.body, "TableName"), region(c.r)
+	s.mu.Lock()
+	st, ok := s.tables[tableKey(c.r, name)]
+	if !ok || st.member == nil || st.member.source == "" {
+		s.mu.Unlock()
+		return nil, false, nil
+	}
+	m := st.member
+	if dis == nil {
+		m.protection = boolOf(c.body["DisassociationProtectionEnabled"])
+		s.mu.Unlock()
+		return s.describeAfter(c, name)
+	}
+	switch {
+	case str(dis, "RegionName") != here:
+		s.mu.Unlock()
+		return nil, true, validation("One or more parameter values were invalid: RegionName %s of a Disassociate action must be the Region the request is sent to (%s)", str(dis, "RegionName"), here)
+	case str(dis, "DisassociationMode") != disassociateMode:
+		s.mu.Unlock()
+		return nil, true, validation("One or more parameter values were invalid: DisassociationMode must be %s", disassociateMode)
+	case m.protection == nil || *m.protection:
+		s.mu.Unlock()
+		return nil, true, validation("the model: disassociation protection is enabled for table %s in %s: disable it first", name, here)
+	}
+	s.left(tableKey(c.r, name), st)
+	st.member = nil
+	s.mu.Unlock()
+	return s.describeAfter(c, name)
 }
 
 func (o *member) status(now time.Time) string {

@@ -23,8 +23,9 @@ import (
 // replication statements or the source's lacks the joining account's
 // AssociateTableReplica; accepted once they are there, both members then
 // listing each other (never themselves) with GlobalTableVersion; the
-// source not deleted while it has a member; the member leaving by
-// DeleteTable.
+// source not deleted while it has a member; the member leaving by a
+// Disassociate in its own Region once its own disassociation protection is
+// off, a table of its own then.
 func TestModelMultiAccountJoin(t *testing.T) {
 	const srcKey, joinKey = "masrckey", "majoinkey"
 	const srcAccount, joinAccount = "111111111111", "222222222222"
@@ -107,10 +108,24 @@ func TestModelMultiAccountJoin(t *testing.T) {
 
 	_, err = src.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(table)})
 	w.expect(err, "ValidationException") // the source has a member
-	_, err = joiner.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(table)})
+	// Leaving but keeping the table: refused while the member's own
+	// protection is on (AWS's default), then it is a table of its own.
+	g.Expect(aws.ToBool(member.DisassociationProtectionEnabled)).To(BeTrue())
+	leave := &dynamodb.UpdateTableInput{TableName: aws.String(table), ReplicaUpdates: []types.ReplicationGroupUpdate{{
+		Disassociate: &types.DisassociateReplicationGroupMemberAction{RegionName: aws.String("eu-west-1"),
+			DisassociationMode: types.DisassociationModeWaitForReplication}}}}
+	_, err = joiner.UpdateTable(ctx, leave)
+	w.expect(err, "ValidationException")
+	_, err = joiner.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(table), DisassociationProtectionEnabled: aws.Bool(false)})
 	g.Expect(err).NotTo(HaveOccurred())
+	_, err = joiner.UpdateTable(ctx, leave)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(describe(joiner).Replicas).To(BeEmpty(), "a table of its own")
+	g.Expect(describe(joiner).GlobalTableVersion).To(BeNil())
 	g.Expect(describe(src).Replicas).To(BeEmpty())
 	g.Expect(describe(src).GlobalTableVersion).To(BeNil())
+	_, err = joiner.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(table)})
+	g.Expect(err).NotTo(HaveOccurred())
 	_, err = src.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(table)})
 	g.Expect(err).NotTo(HaveOccurred())
 }

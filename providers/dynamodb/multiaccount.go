@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -46,6 +47,10 @@ const (
 	ReasonGlobalTableSourceNotAllowed = "GlobalTableSourceNotAllowed"
 	ReasonGlobalTableJoinRefused      = "GlobalTableJoinRefused"
 )
+
+// callLeaveGlobalTable is a joined table's Disassociate, in flight until a
+// read shows it left (inflight.go).
+const callLeaveGlobalTable = "disassociate from its global table"
 
 // joinRefusedDelay is how long a join AWS refused waits before it is sent
 // again for the same spec: the fix is made in the source's account, which
@@ -416,4 +421,75 @@ func notJoined(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, d *types.Tab
 	return fmt.Sprintf("table %s was created by joining %s, yet the DynamoDB endpoint for %s reports it as no member of a global table "+
 		"(no GlobalTableVersion, no Replicas): it does not support multi-account global tables, and the table is a plain, empty one; "+
 		"Tether does not call it Ready", aws.ToString(d.TableName), obj.Status.GlobalTableSourceArn, ep.Region), true
+}
+
+// leaveKeeping is the delete of a joined table whose spec says onDelete:
+// Disassociate: it leaves its global table by UpdateTable ReplicaUpdates
+// Disassociate, RegionName its own Region, sent there with its own
+// credentials (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/globaltables-disassociate.html),
+// and stays a table of its own that Tether lets go of. done is true once a
+// read shows it is no member (the object may go); until then err says why
+// the delete waits. AWS's refusal (its disassociation protection on, say)
+// is named and tried again only after deletionProtectedDelay: the table is
+// never deleted instead. handled is false for any other table.
+func (p *Provider) leaveKeeping(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) (handled bool, err error) {
+	src := obj.Spec.GlobalTableSource
+	if src == nil || src.OnDelete != awsv1alpha1.GlobalTableOnDeleteDisassociate {
+		return false, nil
+	}
+	name, key, now := obj.ResolvedTableName(), ep.TableKey(obj.ResolvedTableName()), time.Now()
+	if !plan.JoinedMember(d) {
+		p.released(ep, obj)
+		return true, nil
+	}
+	if _, ok := p.flights.inFlight(key, callLeaveGlobalTable, now); ok || d.TableStatus != types.TableStatusActive {
+		return true, providers.Pendingf(p.opts.TransitionPoll, reasonDeleting,
+			"table %s is leaving its global table; DynamoDB still lists the other members", name)
+	}
+	if aws.ToBool(d.DisassociationProtectionEnabled) {
+		return true, p.lowerDisassociationProtection(ctx, ep, obj)
+	}
+	_, err = ep.API.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name),
+		ReplicaUpdates: []types.ReplicationGroupUpdate{{Disassociate: &types.DisassociateReplicationGroupMemberAction{
+			RegionName: aws.String(ep.Region), DisassociationMode: types.DisassociationModeWaitForReplication}}}})
+	if access.ErrorCode(err) == "ValidationException" {
+		return true, providers.RetryAfter(deletionProtectedDelay, plan.ReasonDisassociationRefused, fmt.Errorf(
+			"AWS refused to disassociate table %s from its global table (%v): its own disassociation protection must be off "+
+				"(spec.disassociationProtectionEnabled: false) and it must be ACTIVE; it is not deleted instead (globalTableSource.onDelete: Disassociate)",
+			name, access.Stable(err)))
+	}
+	if err != nil {
+		return true, access.Classify(err)
+	}
+	p.flights.accepted(key, flight{call: callLeaveGlobalTable, subject: callLeaveGlobalTable, at: now, settle: p.opts.SettleWindow})
+	return true, providers.Pendingf(time.Second, reasonDeleting, "table %s is leaving its global table, to stay in %s as a table of its own", name, ep.Region)
+}
+
+// lowerDisassociationProtection turns the table's own disassociation
+// protection off before it leaves, only when the spec says so, as
+// lowerDeletionProtection does for deletion protection; otherwise the
+// delete waits and says why.
+func (p *Provider) lowerDisassociationProtection(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) error {
+	name := obj.ResolvedTableName()
+	if dp := obj.Spec.DisassociationProtectionEnabled; dp == nil || *dp {
+		return providers.RetryAfter(deletionProtectedDelay, plan.ReasonDisassociationRefused, fmt.Errorf(
+			"table %s is to leave its global table (globalTableSource.onDelete: Disassociate), and its disassociation protection is on, "+
+				"which AWS refuses it for: set spec.disassociationProtectionEnabled: false (or turn it off in AWS) to let it go on; "+
+				"it is not deleted instead", name))
+	}
+	_, err := ep.API.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name), DisassociationProtectionEnabled: aws.Bool(false)})
+	if err != nil {
+		return access.Classify(err)
+	}
+	return providers.Pendingf(time.Second, reasonDeleting, "turned disassociation protection off on table %s, as the spec says, to leave its global table", name)
+}
+
+// describeLeave is the Deleted event's words for a joined table kept as a
+// table of its own, "" for any other.
+func describeLeave(obj *awsv1alpha1.DynamoDBTable) string {
+	if src := obj.Spec.GlobalTableSource; src != nil && src.OnDelete == awsv1alpha1.GlobalTableOnDeleteDisassociate {
+		return fmt.Sprintf("table %s left its global table and stays, as a table of its own that Tether no longer manages "+
+			"(globalTableSource.onDelete: Disassociate)", obj.ResolvedTableName())
+	}
+	return ""
 }

@@ -61,7 +61,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.replicas) || size(self.replicas) == 0 || self.billingMode != 'PROVISIONED' || (has(self.autoScaling) && has(self.autoScaling.write) && (!has(self.globalSecondaryIndexes) || self.globalSecondaryIndexes.all(g, has(g.autoScaling) && has(g.autoScaling.write))))",message="replicas of a PROVISIONED table need autoScaling.write on the table and on every global secondary index (AWS requires on-demand capacity or write autoscaling for global tables)"
 // +kubebuilder:validation:XValidation:rule="!has(self.replicas) || !has(self.region) || self.replicas.all(r, r.regionName != self.region)",message="replicas must not name the table's own region"
 // +kubebuilder:validation:XValidation:rule="!has(self.disassociateReplicas) || !has(self.region) || self.disassociateReplicas.all(r, r.regionName != self.region)",message="disassociateReplicas must not name the table's own region (a table disassociates only its replicas)"
-// +kubebuilder:validation:XValidation:rule="!has(self.disassociationProtectionEnabled) || (has(self.replicas) && size(self.replicas) > 0)",message="disassociationProtectionEnabled needs replicas (AWS has disassociation protection only on a replica of a global table)"
+// +kubebuilder:validation:XValidation:rule="!has(self.disassociationProtectionEnabled) || (has(self.replicas) && size(self.replicas) > 0) || has(self.globalTableSource)",message="disassociationProtectionEnabled needs replicas or a globalTableSource (AWS has disassociation protection only on a replica of a global table)"
 // +kubebuilder:validation:XValidation:rule="!has(self.replicas) || self.billingMode == 'PROVISIONED' || self.replicas.all(r, !has(r.provisionedThroughputOverride) && (!has(r.globalSecondaryIndexes) || r.globalSecondaryIndexes.all(i, !has(i.provisionedThroughputOverride))))",message="a replica's provisionedThroughputOverride needs billingMode PROVISIONED"
 // +kubebuilder:validation:XValidation:rule="!has(self.replicas) || self.billingMode == 'PAY_PER_REQUEST' || self.replicas.all(r, !has(r.onDemandThroughputOverride) && (!has(r.globalSecondaryIndexes) || r.globalSecondaryIndexes.all(i, !has(i.onDemandThroughputOverride))))",message="a replica's onDemandThroughputOverride needs billingMode PAY_PER_REQUEST"
 // +kubebuilder:validation:XValidation:rule="!has(self.replicas) || self.replicas.all(r, !has(r.globalSecondaryIndexes) || r.globalSecondaryIndexes.all(i, has(self.globalSecondaryIndexes) && self.globalSecondaryIndexes.exists(g, g.indexName == i.indexName)))",message="a replica's globalSecondaryIndexes must name indexes of the table"
@@ -72,7 +72,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.globalTableSource) || (!has(self.globalSecondaryIndexes) && !has(self.localSecondaryIndexes))",message="a table that joins a globalTableSource takes its indexes from the source (settings replication): declare none"
 // +kubebuilder:validation:XValidation:rule="!has(self.globalTableSource) || (self.billingMode != 'PROVISIONED' && !has(self.provisionedThroughput) && !has(self.onDemandThroughput) && !has(self.warmThroughput) && !has(self.autoScaling))",message="a table that joins a globalTableSource takes its billing mode, capacity, on-demand and warm throughput and autoscaling from the source (settings replication): declare none (billingMode's default is not applied)"
 // +kubebuilder:validation:XValidation:rule="!has(self.globalTableSource) || (!has(self.timeToLiveSpecification) && (!has(self.streamSpecification) || self.streamSpecification.streamViewType == 'NEW_AND_OLD_IMAGES'))",message="a table that joins a globalTableSource takes its TTL and stream from the source (settings replication; global tables stream NEW_AND_OLD_IMAGES)"
-// +kubebuilder:validation:XValidation:rule="!has(self.globalTableSource) || ((!has(self.replicas) || size(self.replicas) == 0) && !has(self.disassociateReplicas) && !has(self.disassociationProtectionEnabled))",message="a table that joins a globalTableSource is a member of the source's global table: it declares no replicas of its own"
+// +kubebuilder:validation:XValidation:rule="!has(self.globalTableSource) || ((!has(self.replicas) || size(self.replicas) == 0) && !has(self.disassociateReplicas))",message="a table that joins a globalTableSource is a member of the source's global table: it declares no replicas of its own"
 type DynamoDBTableSpec struct {
 	// TableName is the DynamoDB table name; metadata.name when empty.
 	// It cannot change after creation.
@@ -265,10 +265,9 @@ type DynamoDBTableSpec struct {
 	// key schema and attribute definitions must be the source's (AWS takes
 	// them from the source; Tether sends neither and names a difference in
 	// the Ready condition); billing, capacity, indexes, TTL and the stream
-	// are the source's (settings replication) and cannot be declared. It
-	// cannot change after creation.
+	// are the source's (settings replication) and cannot be declared. Its
+	// source cannot change after creation.
 	// +optional
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="globalTableSource cannot be changed after creation"
 	GlobalTableSource *GlobalTableSource `json:"globalTableSource,omitempty"`
 
 	// DeletionPolicy says what deleting the object does to the table:

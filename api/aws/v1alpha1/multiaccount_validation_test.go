@@ -78,7 +78,7 @@ func TestGlobalTableSourceCannotChangeAfterCreation(t *testing.T) {
 	}
 	changed := obj.DeepCopy()
 	changed.Object["spec"].(map[string]any)["globalTableSource"] = map[string]any{"tableArn": "arn:aws:dynamodb:us-east-1:111122223333:table/other"}
-	if err := env.Client.Update(ctx, changed); err == nil || !strings.Contains(err.Error(), "globalTableSource cannot be changed after creation") {
+	if err := env.Client.Update(ctx, changed); err == nil || !strings.Contains(err.Error(), "globalTableSource's source cannot be changed after creation") {
 		t.Fatalf("changed globalTableSource: err = %v", err)
 	}
 	removed := obj.DeepCopy()
@@ -86,10 +86,23 @@ func TestGlobalTableSourceCannotChangeAfterCreation(t *testing.T) {
 	if err := env.Client.Update(ctx, removed); err == nil || !strings.Contains(err.Error(), "globalTableSource cannot be added or removed after creation") {
 		t.Fatalf("removed globalTableSource: err = %v", err)
 	}
+	swapped := obj.DeepCopy()
+	swapped.Object["spec"].(map[string]any)["globalTableSource"] = map[string]any{"tableRef": map[string]any{"name": "orders"}}
+	if err := env.Client.Update(ctx, swapped); err == nil || !strings.Contains(err.Error(), "globalTableSource's source cannot be changed after creation") {
+		t.Fatalf("tableArn swapped for tableRef: err = %v", err)
+	}
 	edited := obj.DeepCopy()
-	edited.Object["spec"].(map[string]any)["deletionProtectionEnabled"] = false
+	spec := edited.Object["spec"].(map[string]any)
+	spec["deletionProtectionEnabled"] = false
+	spec["disassociationProtectionEnabled"] = false
+	spec["globalTableSource"].(map[string]any)["onDelete"] = "Disassociate"
 	if err := env.Client.Update(ctx, edited); err != nil {
-		t.Fatalf("a change beside globalTableSource rejected: %v", err)
+		t.Fatalf("onDelete, or a change beside globalTableSource, rejected: %v", err)
+	}
+	wrong := edited.DeepCopy()
+	wrong.Object["spec"].(map[string]any)["globalTableSource"].(map[string]any)["onDelete"] = "Retain"
+	if err := env.Client.Update(ctx, wrong); err == nil || !strings.Contains(err.Error(), `supported values: "Delete", "Disassociate"`) {
+		t.Fatalf("onDelete Retain: err = %v", err)
 	}
 }
 

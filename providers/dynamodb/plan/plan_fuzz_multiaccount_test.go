@@ -15,7 +15,7 @@ func (s *fuzzSource) multiAccount(want, have *Table) func(fail func(string, ...a
 	}
 	// A joining spec declares no replicas of its own (the API server
 	// refuses it).
-	want.Replicas, want.RemoveReplicas, want.Disassociate, want.DisassociationProtection = nil, nil, nil, nil
+	want.Replicas, want.RemoveReplicas, want.Disassociate = nil, nil, nil
 	FromSource(want, have)
 	return func(fail func(string, ...any), p *Plan) {
 		for _, st := range p.Steps {
