@@ -72,7 +72,7 @@ func TestModelMultiAccountJoin(t *testing.T) {
 	w.expect(join(joiner, srcArn, func(in *dynamodb.CreateTableInput) {
 		in.KeySchema = []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}}
 	}), "ValidationException")
-	w.expect(join(as(srcKey, "eu-west-1"), srcArn, nil), "ValidationException") // its own account
+	w.expect(join(as(srcKey, "eu-west-1"), srcArn, nil), "ValidationException")  // its own account
 	w.expect(join(as(joinKey, "us-east-1"), srcArn, nil), "ValidationException") // the source's Region
 	w.expect(join(joiner, "arn:aws:dynamodb:us-east-1:"+srcAccount+":table/missing", nil), "ResourceNotFoundException")
 	w.expect(join(joiner, srcArn, nil), "ValidationException") // no stream yet
