@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -13,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	"github.com/tether-dev/tether/providers/dynamodb"
 	"github.com/tether-dev/tether/providers/dynamodb/plan"
 )
@@ -90,8 +93,9 @@ func joins(joiner, source *awsv1alpha1.DynamoDBTable) bool {
 }
 
 // globalTableMemberChanged passes what may change the other side: a table
-// created or deleted, its spec changed, its policy's revision or its
-// table's status.
+// created or deleted, its spec changed, its policy's revision, its table's
+// status, or its Ready condition (a source is Ready once the last of what a
+// join needs is in place).
 func globalTableMemberChanged() predicate.Predicate {
 	return predicate.Funcs{
 		CreateFunc: func(event.CreateEvent) bool { return true },
@@ -103,8 +107,17 @@ func globalTableMemberChanged() predicate.Predicate {
 				return false
 			}
 			return o.Generation != n.Generation || o.Status.ResourcePolicyRevisionID != n.Status.ResourcePolicyRevisionID ||
-				o.Status.TableStatus != n.Status.TableStatus || !o.DeletionTimestamp.Equal(n.DeletionTimestamp)
+				o.Status.TableStatus != n.Status.TableStatus || !o.DeletionTimestamp.Equal(n.DeletionTimestamp) ||
+				readiness(o) != readiness(n)
 		},
 		GenericFunc: func(event.GenericEvent) bool { return false },
 	}
+}
+
+// readiness is the object's Ready condition's status, "" when it has none.
+func readiness(t *awsv1alpha1.DynamoDBTable) metav1.ConditionStatus {
+	if c := meta.FindStatusCondition(t.Status.Conditions, commonv1alpha1.Ready); c != nil {
+		return c.Status
+	}
+	return ""
 }

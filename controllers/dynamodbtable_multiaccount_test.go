@@ -67,7 +67,7 @@ func statementsOf(g Gomega, doc string) map[string]map[string]any {
 // model internal/ddbgap (multiaccount.go cites AWS's rules). A source in
 // account A whose AWSAccount lets account B and the joining namespace join;
 // a table in account B joins it: the source's policy gets the replication
-// statements and its stream, the join is accepted and both are Ready, each
+// statements, its stream and settings replication, the join is accepted and both are Ready, each
 // listing the other's Region. A namespace whose AWSAccount does not admit
 // account A as a source, and a hostile tenant whose own AWSAccount does but
 // which names the source's ARN from a namespace the source's AWSAccount
@@ -161,6 +161,13 @@ func TestDynamoDBTableMultiAccountGlobalTableOnTheModel(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(d.Table.StreamSpecification.StreamViewType).To(Equal(types.StreamViewTypeNewAndOldImages), "the source streams for its replicas")
 	g.Expect(d.Table.Replicas).To(ContainElement(HaveField("RegionName", aws.String(joinRegion))), "the source lists the joiner")
+	// The model refuses a join until the source's settings replication is
+	// ENABLED, and does not report the mode of a regional table: Tether
+	// enabled it once, and did not send it again for want of seeing it.
+	// (Events name the step sent first, then the ones planned after it.)
+	g.Consistently(func(g Gomega) int {
+		return s.eventsNoting(g, source, "updated: enable settings replication") + s.eventsNoting(g, source, "drift: enable settings replication")
+	}, "2s", ddbPoll).Should(Equal(1))
 	src := statementsOf(g, policyOf(g, rawA, srcArn))
 	g.Expect(src).To(HaveKey("TetherGlobalTableReplication"))
 	g.Expect(src["TetherGlobalTableReplication"]["Principal"]).To(Equal(map[string]any{"Service": "replication.dynamodb.amazonaws.com"}))

@@ -19,7 +19,7 @@ import (
 // Multi-account global tables, with AWS's own SDK and two accounts (two
 // access keys): a join refused when malformed (no settings replication,
 // a key schema), from the source's own account or Region, for a source that
-// is not there, without its stream, or while either policy lacks the
+// is not there, without its stream or settings replication, or while either policy lacks the
 // replication statements or the source's lacks the joining account's
 // AssociateTableReplica; accepted once they are there, both members then
 // listing each other (never themselves) with GlobalTableVersion; the
@@ -47,6 +47,11 @@ func TestModelMultiAccountJoin(t *testing.T) {
 		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}}})
 	g.Expect(err).NotTo(HaveOccurred())
 
+	describe := func(c *dynamodb.Client) *types.TableDescription {
+		out, err := c.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+		g.Expect(err).NotTo(HaveOccurred())
+		return out.Table
+	}
 	replication := func(self string) map[string]any {
 		return map[string]any{"Effect": "Allow", "Principal": map[string]any{"Service": "replication.dynamodb.amazonaws.com"},
 			"Action":   []any{"dynamodb:ReadDataForReplication", "dynamodb:WriteDataForReplication", "dynamodb:ReplicateSettings"},
@@ -79,6 +84,15 @@ func TestModelMultiAccountJoin(t *testing.T) {
 	_, err = src.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(table),
 		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages}})
 	g.Expect(err).NotTo(HaveOccurred())
+	w.expect(join(joiner, srcArn, nil), "ValidationException") // no settings replication on the source
+	settings := func(mode types.GlobalTableSettingsReplicationMode) error {
+		_, err := src.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(table), GlobalTableSettingsReplicationMode: mode})
+		return err
+	}
+	w.expect(settings(types.GlobalTableSettingsReplicationModeEnabledWithOverrides), "ValidationException")
+	g.Expect(settings(types.GlobalTableSettingsReplicationModeEnabled)).To(Succeed())
+	g.Expect(settings(types.GlobalTableSettingsReplicationModeEnabled)).To(Succeed(), "idempotent")
+	g.Expect(describe(src).GlobalTableSettingsReplicationMode).To(BeEmpty(), "a regional table reports no mode")
 	w.expect(join(joiner, srcArn, nil), "AccessDeniedException") // no policy on the source
 	_, err = src.PutResourcePolicy(ctx, &dynamodb.PutResourcePolicyInput{ResourceArn: aws.String(srcArn), Policy: doc(replication(srcArn))})
 	g.Expect(err).NotTo(HaveOccurred())
@@ -86,16 +100,11 @@ func TestModelMultiAccountJoin(t *testing.T) {
 	_, err = src.PutResourcePolicy(ctx, &dynamodb.PutResourcePolicyInput{ResourceArn: aws.String(srcArn), Policy: doc(replication(srcArn), associate)})
 	g.Expect(err).NotTo(HaveOccurred())
 	w.expect(join(joiner, srcArn, func(in *dynamodb.CreateTableInput) { in.ResourcePolicy = nil }), "AccessDeniedException") // no mirror
-	g.Expect(w.gap.Calls(ddbgap.CallJoin)).To(Equal(9), "each refused join counted once (the SDK retries none of these)")
+	g.Expect(w.gap.Calls(ddbgap.CallJoin)).To(Equal(10), "each refused join counted once (the SDK retries none of these)")
 	_, err = joiner.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
 	w.expect(err, "ResourceNotFoundException") // no refused join made a table
 
 	g.Expect(join(joiner, srcArn, nil)).To(Succeed())
-	describe := func(c *dynamodb.Client) *types.TableDescription {
-		out, err := c.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
-		g.Expect(err).NotTo(HaveOccurred())
-		return out.Table
-	}
 	member := describe(joiner)
 	g.Expect(aws.ToString(member.GlobalTableVersion)).To(Equal("2019.11.21"))
 	g.Expect(member.GlobalTableSettingsReplicationMode).To(Equal(types.GlobalTableSettingsReplicationModeEnabled))

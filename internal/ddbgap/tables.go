@@ -439,6 +439,9 @@ func (s *Server) stillDeleting(c *call, name string) error {
 // warm throughput) itself, after checking AWS's rules, and sends the rest of
 // the request to DynamoDB Local.
 func (s *Server) updateTable(c *call) (any, error) {
+	if out, handled, err := s.settingsReplication(c); handled {
+		return out, err // multiaccount.go
+	}
 	if out, handled, err := s.disassociation(c); handled {
 		return out, err
 	}

@@ -51,6 +51,9 @@ type memory struct {
 	// replication statements of a multi-account global table, which it
 	// must read even when the spec has no policy (multiaccount.go).
 	replicationPolicy bool
+	// settingsReplicationSent: AWS accepted Tether's enabling of the
+	// table's settings replication (multiaccount.go).
+	settingsReplicationSent bool
 }
 
 // policyChange is Tether's last change of the policy.

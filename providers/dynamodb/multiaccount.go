@@ -250,6 +250,9 @@ type replication struct {
 	// joined: the table joined another account's table, which decides
 	// what settings replication synchronises.
 	joined bool
+	// settingsSent: AWS accepted Tether's enabling of settings
+	// replication on this source (noteSettingsReplicationSent).
+	settingsSent bool
 	// statements are the replication statements its policy carries, nil
 	// when none: a joined table's for itself and its source, a source's for
 	// itself and the joiners both sides' AWSAccounts allow.
@@ -276,13 +279,15 @@ func (p *Provider) replicationOf(ctx context.Context, ep *access.Endpoint, obj *
 			r.statements = plan.ReplicationStatements(self, arns, accounts)
 		}
 	}
-	p.memoryOf(obj).replicationPolicy = r.statements != nil
+	mem := p.memoryOf(obj)
+	mem.replicationPolicy = r.statements != nil
+	r.settingsSent = mem.settingsReplicationSent
 	return r, nil
 }
 
 // apply makes the desired table a member's: a joined table takes what
-// the source decides; a source streams NEW_AND_OLD_IMAGES, which
-// replication needs; either's policy is the spec's with the replication
+// the source decides; a source streams NEW_AND_OLD_IMAGES and has settings
+// replication enabled, which the join needs; either's policy is the spec's with the replication
 // statements (once it is read: have.Policy).
 func (r replication) apply(obj *awsv1alpha1.DynamoDBTable, want, have *plan.Table) error {
 	if r.joined {
@@ -292,7 +297,13 @@ func (r replication) apply(obj *awsv1alpha1.DynamoDBTable, want, have *plan.Tabl
 		return nil
 	}
 	if !r.joined {
-		want.Stream = string(types.StreamViewTypeNewAndOldImages)
+		plan.AsSource(want)
+		if r.settingsSent && have.SettingsReplication == "" {
+			// A regional table reports no mode (ACK dynamodb-controller
+			// docs/api-quirks/table-global-tables.md): the call AWS
+			// accepted stands, and is not sent again.
+			have.SettingsReplication = want.SettingsReplication
+		}
 	}
 	if have.Policy == nil {
 		return nil
@@ -492,4 +503,14 @@ func describeLeave(obj *awsv1alpha1.DynamoDBTable) string {
 			"(globalTableSource.onDelete: Disassociate)", obj.ResolvedTableName())
 	}
 	return ""
+}
+
+// noteSettingsReplicationSent remembers that AWS accepted the enabling of
+// settings replication: a regional table does not report it, and the call
+// is not sent again on that account (for this process's life; once more
+// after a restart, which AWS takes as a no-op).
+func noteSettingsReplicationSent(mem *memory, step plan.Step) {
+	if step.Kind == plan.StepSettingsReplication {
+		mem.settingsReplicationSent = true
+	}
 }

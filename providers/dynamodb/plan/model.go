@@ -61,6 +61,10 @@ type Table struct {
 	// spec, with AWS's words (desired only).
 	Disassociate          map[string]string
 	DisassociationRefused map[string]string
+	// SettingsReplication is the table's GlobalTableSettingsReplicationMode
+	// (multiaccount.go): desired only of a source others join, observed ""
+	// where AWS reports none.
+	SettingsReplication string
 }
 
 // Throughput is provisioned capacity.

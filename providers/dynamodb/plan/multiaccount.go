@@ -40,6 +40,46 @@ import (
 //     source
 //     (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/globaltables_MA_security.html).
 
+// StepSettingsReplication enables settings replication on a source that
+// others join.
+const StepSettingsReplication StepKind = "SettingsReplication"
+
+// Settings replication modes as DescribeTable reports them; a same-account
+// global table reports ENABLED_WITH_OVERRIDES once it has a replica, which
+// UpdateTable refuses to set (ACK dynamodb-controller
+// docs/api-quirks/details/DDB-TABLE-048, DDB-TABLE-320): it counts as
+// enabled, never as drift.
+const (
+	settingsReplicationEnabled       = string(types.GlobalTableSettingsReplicationModeEnabled)
+	settingsReplicationWithOverrides = string(types.GlobalTableSettingsReplicationModeEnabledWithOverrides)
+)
+
+func init() {
+	register(&feature{
+		kinds: []StepKind{StepSettingsReplication},
+		observe: func(d *types.TableDescription, have *Table) {
+			have.SettingsReplication = string(d.GlobalTableSettingsReplicationMode)
+		},
+		passes: []pass{{atSettingsReplication, (*planner).enableSettingsReplication}},
+	})
+}
+
+// enableSettingsReplication sets GlobalTableSettingsReplicationMode ENABLED,
+// alone in its call, on a table whose desired side asks for it (a source
+// others join: the adapter says so) and that does not report it enabled.
+// On a regional table the call is idempotent and nothing is UPDATING
+// (ibid., DDB-TABLE-048).
+func (p *planner) enableSettingsReplication() {
+	want, cur := p.want.SettingsReplication, p.cur.SettingsReplication
+	if want != settingsReplicationEnabled || cur == settingsReplicationEnabled || cur == settingsReplicationWithOverrides {
+		return
+	}
+	in := p.updateTable()
+	in.GlobalTableSettingsReplicationMode = types.GlobalTableSettingsReplicationModeEnabled
+	p.add(Step{Kind: StepSettingsReplication, Description: "enable settings replication", Table: in})
+	p.cur.SettingsReplication = want
+}
+
 // ReplicationService is the service principal that replicates between the
 // members of a multi-account global table.
 const ReplicationService = "replication.dynamodb.amazonaws.com"
@@ -98,6 +138,14 @@ func JoinTableInput(name, sourceArn string, policy *Policy, tags map[string]stri
 		in.Tags = append(in.Tags, types.Tag{Key: aws.String(k), Value: aws.String(tags[k])})
 	}
 	return in
+}
+
+// AsSource makes the desired table a source others join: its stream
+// NEW_AND_OLD_IMAGES and settings replication ENABLED, as AWS checks on
+// each join (developerguide/V2globaltables_MA.tutorial.html).
+func AsSource(want *Table) {
+	want.Stream = string(types.StreamViewTypeNewAndOldImages)
+	want.SettingsReplication = settingsReplicationEnabled
 }
 
 // FromSource makes the desired table take what settings replication

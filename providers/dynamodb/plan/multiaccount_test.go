@@ -150,3 +150,28 @@ func TestJoinedMember(t *testing.T) {
 		}
 	}
 }
+
+// A source others join gets settings replication ENABLED, alone in its
+// call, unless it reports it enabled (ENABLED_WITH_OVERRIDES counts: a
+// same-account global table reports it, and AWS refuses to set it).
+func TestSettingsReplicationOfASource(t *testing.T) {
+	cases := []struct {
+		want, have string
+		step       bool
+	}{
+		{settingsReplicationEnabled, "", true},
+		{settingsReplicationEnabled, "DISABLED", true},
+		{settingsReplicationEnabled, settingsReplicationEnabled, false},
+		{settingsReplicationEnabled, settingsReplicationWithOverrides, false},
+		{"", "DISABLED", false},
+	}
+	for _, c := range cases {
+		p := Compute("t", &Table{SettingsReplication: c.want}, &Table{Status: "ACTIVE", SettingsReplication: c.have}, Options{})
+		if got := len(p.Steps) == 1 && p.Steps[0].Kind == StepSettingsReplication; got != c.step || len(p.Steps) > 1 {
+			t.Errorf("want %q, have %q: steps %v", c.want, c.have, p.Descriptions())
+		}
+		if c.step && p.Steps[0].Table.GlobalTableSettingsReplicationMode != types.GlobalTableSettingsReplicationModeEnabled {
+			t.Errorf("want %q, have %q: %+v", c.want, c.have, p.Steps[0].Table)
+		}
+	}
+}

@@ -49,6 +49,7 @@ const (
 	atInsights
 	atKinesis
 	atPolicy
+	atSettingsReplication
 	atTags
 	positions // how many there are
 )

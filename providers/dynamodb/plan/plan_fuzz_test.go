@@ -305,6 +305,7 @@ func applyPlan(t *testing.T, tb *Table, p *Plan) *Table {
 
 func applyTableStep(tb *Table, in *dynamodb.UpdateTableInput) {
 	defer applyNewerTable(tb, in)
+	applyMultiAccountTable(tb, in)
 	toTP := func(p *types.ProvisionedThroughput) *Throughput {
 		return &Throughput{Read: aws.ToInt64(p.ReadCapacityUnits), Write: aws.ToInt64(p.WriteCapacityUnits)}
 	}
