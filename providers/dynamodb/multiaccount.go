@@ -423,6 +423,20 @@ func namesSource(joiner, obj *awsv1alpha1.DynamoDBTable, self string) bool {
 	return src.TableArn == self
 }
 
+// immutableView is the table as ImmutableMismatch compares it with the
+// spec: a joined table's local secondary indexes are the source's, always
+// synchronised (AWS CDK's GlobalTableSettingsReplicationMode reference),
+// and its spec cannot declare them, so they are left out; its key schema
+// is still compared (the spec must declare the source's).
+func immutableView(obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) *types.TableDescription {
+	if !plan.Joins(&obj.Spec) {
+		return d
+	}
+	c := *d
+	c.LocalSecondaryIndexes = nil
+	return &c
+}
+
 // notJoined is the wait of a joined table that is no member of a global
 // table: the endpoint made a plain table of the join.
 func notJoined(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) (string, bool) {

@@ -97,7 +97,7 @@ func observeCalls(obj *awsv1alpha1.DynamoDBTable) int {
 // what the spec and the status ask for (plan.Desired, desire.go), and the
 // planner's steps between them (plan.Compute).
 func (p *Provider) compare(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, desc *types.TableDescription) (providers.Observation, error) {
-	if what := plan.ImmutableMismatch(&obj.Spec, desc); what != "" {
+	if what := plan.ImmutableMismatch(&obj.Spec, immutableView(obj, desc)); what != "" {
 		return providers.Observation{}, providers.Terminalf(ReasonImmutableMismatch,
 			"the table's %s differs from the spec, and DynamoDB cannot change it after creation: "+
 				"make the spec match the table, or delete the table to have it re-created", what)
