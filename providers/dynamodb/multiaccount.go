@@ -21,8 +21,8 @@ import (
 )
 
 // Multi-account global tables: a table that joins another account's
-// table as a replica (spec.globalTableSource). Before any call, the join
-// is bounded as a restore source is (restore.go), on both sides:
+// table as a replica (spec.globalTableSource). Before the CreateTable
+// (after only the DescribeTable that found no table), the join is bounded as a restore source is (restore.go), on both sides:
 //   - the joining side: the object's AWSAccount lists the source's account
 //     in spec.tenancy.globalTables.sourceAccounts and selects the object's
 //     namespace in joinNamespaces (the operator's own identity is trusted
@@ -35,7 +35,7 @@ import (
 //     is joined only from its own namespace. A tenant naming another
 //     tenant's table is refused there, whatever its own AWSAccount allows.
 //
-// A refusal is GlobalTableSourceNotAllowed, with no AWS call. AWS's refusal
+// A refusal is GlobalTableSourceNotAllowed, and no CreateTable. AWS's refusal
 // of the join is GlobalTableJoinRefused, with AWS's words and the
 // statements the source's owner must add; it is not sent again until the
 // spec changes or joinRefusedDelay has passed. An endpoint that takes the
