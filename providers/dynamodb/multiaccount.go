@@ -260,14 +260,14 @@ type replication struct {
 }
 
 // replicationOf is obj's part in a multi-account global table, from the
-// spec and the objects that join it (never from a status but the source
-// ARN the join named). It notes whether the policy must be read.
+// spec and the objects that join it (joinedSource). It notes whether the
+// policy must be read.
 func (p *Provider) replicationOf(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) (replication, error) {
 	var r replication
 	self := selfArn(ep, obj)
 	if plan.Joins(&obj.Spec) {
 		r.joined = true
-		if src := obj.Status.GlobalTableSourceArn; src != "" {
+		if src := p.joinedSource(ctx, obj); src != "" {
 			r.statements = plan.ReplicationStatements(self, []string{src}, nil)
 		}
 	} else {
@@ -283,6 +283,21 @@ func (p *Provider) replicationOf(ctx context.Context, ep *access.Endpoint, obj *
 	mem.replicationPolicy = r.statements != nil
 	r.settingsSent = mem.settingsReplicationSent
 	return r, nil
+}
+
+// joinedSource is the source a joined table's policy names: resolved from
+// the spec, as at the join; the status's record only while a tableRef's
+// holder cannot be resolved (deleted since, say), so that the statement
+// replication needs is not dropped meanwhile. The status alone never adds
+// a source: anyone who may write it could name any table.
+func (p *Provider) joinedSource(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) string {
+	if src, err := p.resolveJoinSource(ctx, obj); err == nil {
+		return src.arn
+	}
+	if obj.Spec.GlobalTableSource.TableRef != nil {
+		return obj.Status.GlobalTableSourceArn
+	}
+	return ""
 }
 
 // apply makes the desired table a member's: a joined table takes what
