@@ -22,7 +22,8 @@ import (
 
 // Multi-account global tables: a table that joins another account's
 // table as a replica (spec.globalTableSource). Before the CreateTable
-// (after only the DescribeTable that found no table), the join is bounded as a restore source is (restore.go), on both sides:
+// (after only the DescribeTable that found no table), the join is bounded
+// as a restore source is (restore.go), on both sides:
 //   - the joining side: the object's AWSAccount lists the source's account
 //     in spec.tenancy.globalTables.sourceAccounts and selects the object's
 //     namespace in joinNamespaces (the operator's own identity is trusted
