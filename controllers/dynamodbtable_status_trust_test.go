@@ -402,3 +402,68 @@ func TestDynamoDBTableStatusManagedReplicaRegionsRemovesNoForeignReplica(t *test
 		g.Expect(h.writes(name)).To(Equal(before), "calls that change the table reached AWS (keep=%v)", keep)
 	}
 }
+
+// Issue 39, item 5 (the status lists of what Tether manages): someone else
+// tags the tenant's table, streams it to Kinesis and attaches a resource
+// policy; the tenant lists all three in its object's status as Tether's
+// (managedTagKeys, managedKinesisStreamArn, resourcePolicyRevisionId), in a
+// spec that names none of them, and has Tether look again. Nothing is
+// removed: Tether removes only what its own record says the object's spec
+// named or Tether put there (providers/dynamodb/named.go). Before, the
+// status lists decided, and the tag, the destination and the policy went.
+func TestDynamoDBTableStatusManagedListsRemoveNothingForeign(t *testing.T) {
+	s := startDynamoDB(t)
+	g := NewWithT(t)
+	ctx := context.Background()
+	h := s.hostileAccount(t)
+	obj := newDDBTable(h.tenantNS, "ledger-lists", h.in, func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.TableName = ddbName("ledger-lists")
+		o.Spec.Tags = map[string]string{"team": "ledger"}
+	})
+	s.create(t, obj)
+	s.eventuallyReady(t, obj)
+	name := obj.Spec.TableName
+	arn := aws.ToString(h.describe(g, name).TableArn)
+	const stream = "arn:aws:kinesis:us-east-1:111122223333:stream/finance"
+	_, err := h.db.TagResource(ctx, &awsdynamodb.TagResourceInput{ResourceArn: aws.String(arn),
+		Tags: []types.Tag{{Key: aws.String("cost-center"), Value: aws.String("finance")}}})
+	g.Expect(err).NotTo(HaveOccurred())
+	_, err = h.db.EnableKinesisStreamingDestination(ctx, &awsdynamodb.EnableKinesisStreamingDestinationInput{
+		TableName: aws.String(name), StreamArn: aws.String(stream)})
+	g.Expect(err).NotTo(HaveOccurred())
+	pol, err := h.db.PutResourcePolicy(ctx, &awsdynamodb.PutResourcePolicyInput{ResourceArn: aws.String(arn), Policy: aws.String(
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::111122223333:root"},"Action":"dynamodb:GetItem","Resource":"` + arn + `"}]}`)})
+	g.Expect(err).NotTo(HaveOccurred())
+	removals := func() int {
+		calls := h.proxy.CallsFor(name)
+		return calls["UntagResource"] + calls["DisableKinesisStreamingDestination"] + calls["DeleteResourcePolicy"]
+	}
+	foreign := func(g Gomega) []string {
+		var out []string
+		tags, err := h.db.ListTagsOfResource(ctx, &awsdynamodb.ListTagsOfResourceInput{ResourceArn: aws.String(arn)})
+		g.Expect(err).NotTo(HaveOccurred())
+		for _, t := range tags.Tags {
+			if aws.ToString(t.Key) == "cost-center" {
+				out = append(out, "tag")
+			}
+		}
+		k, err := h.db.DescribeKinesisStreamingDestination(ctx, &awsdynamodb.DescribeKinesisStreamingDestinationInput{TableName: aws.String(name)})
+		g.Expect(err).NotTo(HaveOccurred())
+		for _, d := range k.KinesisDataStreamDestinations {
+			if d.DestinationStatus == types.DestinationStatusActive || d.DestinationStatus == types.DestinationStatusEnabling {
+				out = append(out, "kinesis")
+			}
+		}
+		if _, err := h.db.GetResourcePolicy(ctx, &awsdynamodb.GetResourcePolicyInput{ResourceArn: aws.String(arn)}); err == nil {
+			out = append(out, "policy")
+		}
+		return out
+	}
+	g.Eventually(foreign, ddbTimeout, ddbPoll).Should(Equal([]string{"tag", "kinesis", "policy"}))
+
+	s.patchStatus(t, obj, map[string]any{"managedTagKeys": []string{"cost-center", "team"}, "managedKinesisStreamArn": stream,
+		"resourcePolicyRevisionId": aws.ToString(pol.RevisionId)})
+	s.nudge(t, obj)
+	g.Consistently(foreign, "3s", ddbPoll).Should(Equal([]string{"tag", "kinesis", "policy"}), "what someone else put on the table was removed")
+	g.Expect(removals()).To(BeZero(), "removals reached AWS")
+}

@@ -22,6 +22,7 @@ import (
 	"github.com/tether-dev/tether/providers"
 	"github.com/tether-dev/tether/providers/dynamodb"
 	"github.com/tether-dev/tether/providers/dynamodb/access"
+	"github.com/tether-dev/tether/providers/dynamodb/plan"
 	"github.com/tether-dev/tether/providers/hue"
 )
 
@@ -44,6 +45,8 @@ var stoppedReasons = map[string]bool{
 	dynamodb.ReasonRestoreFailed:             true,
 	dynamodb.ReasonImportLeftNoTable:         true,
 	dynamodb.ReasonUnsupportedByEndpoint:     true,
+	dynamodb.ReasonVectorIndexRefused:        true,
+	plan.ReasonVectorIndexMismatch:           true,
 	hue.ReasonInvalidValue:                   true,
 	hue.ReasonCredentialsNamespaceNotAllowed: true,
 }

@@ -51,6 +51,7 @@ var modelSpecs = map[string][2]modelSpec{
 	"LCT015":   {{"in", withXY(0.3, 0.3)}, {"out", withXY(0.8, 0.2)}},
 	"LCT001":   {{"in", withCT(300)}, {"out", withXY(0.17, 0.7)}},
 	"LCA001":   {{"in", withXY(0.3, 0.3)}, {"out", withXY(0.8, 0.2)}},
+	"LCX004":   {{"in", withXY(0.3, 0.3)}, {"out", withXY(0.8, 0.2)}},
 	"LLC010":   {{"in", withXY(0.4, 0.3)}, {"out", withCT(300)}},
 	"LTW001":   {{"in", withCT(300)}, {"out", withCT(500)}},
 	"LWB010":   {{"in", nil}, {"out", withXY(0.3, 0.3)}},

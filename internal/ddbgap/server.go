@@ -4,7 +4,7 @@
 // (UpdateTable ReplicaUpdates), on-demand and warm throughput, continuous
 // backups, resource-based policies, contributor insights, on-demand backups
 // (CreateBackup, DescribeBackup) and restores, Kinesis streaming
-// destinations, imports from S3 (from Options.S3), tagging when asked
+// destinations, vector indexes, imports from S3 (from Options.S3), tagging when asked
 // (Options.Tagging), and the Application Auto Scaling calls for DynamoDB.
 // Every other call, and the
 // parts of a call DynamoDB Local does implement, go to DynamoDB Local.
@@ -63,6 +63,11 @@ type Options struct {
 	// Accounts are the AWS account ids of the callers, by access key id,
 	// for multi-account global tables (multiaccount.go).
 	Accounts map[string]string
+	// WithoutVectorIndexes answers vector indexes as DynamoDB Local 3.3.1
+	// does (vector.go): CreateTable's VectorIndexes go to it, which drops
+	// them, and so do VectorIndexUpdates, which it answers "Nothing to
+	// update".
+	WithoutVectorIndexes bool
 }
 
 // Server is the model endpoint.

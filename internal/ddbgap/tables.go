@@ -40,6 +40,8 @@ type tableState struct {
 
 	kinesis []*kinesisDest // Kinesis streaming destinations, oldest first (kinesis.go)
 
+	vectors vectorState // vector indexes (vector.go)
+
 	imported *importView // the import that made the table (imports.go)
 
 	// protection is the table's own disassociation protection as a global
@@ -171,6 +173,7 @@ func (s *Server) overlay(st *tableState, t map[string]any, own string) {
 	now := time.Now()
 	st.advance(now)
 	st.overlayKeys(t)
+	st.overlayVectors(t, now, s.opts.Transition)
 	billing := billingOf(t)
 	st.pace.report(t, now, s.opts.Pace)
 	if st.imported != nil {
@@ -259,6 +262,9 @@ func (s *Server) createTable(c *call) (any, error) {
 	}
 	st := &tableState{onDemand: map[string]*limits{}, warm: map[string]*warmState{}, replicas: map[string]*replica{},
 		insights: map[string]*insight{}}
+	if err := s.createVectors(st, c.body, billing, time.Now()); err != nil {
+		return nil, err
+	}
 	settings := []struct {
 		name string
 		m    map[string]any
@@ -478,6 +484,12 @@ func (s *Server) updateTable(c *call) (any, error) {
 	rest := maps.Clone(c.body)
 	var apply []func()
 	fail := func(err error) (any, error) { s.mu.Unlock(); return nil, err }
+
+	vectors, err := s.updateVectors(st, t, c.body, rest, newBilling, now)
+	if err != nil {
+		return fail(err)
+	}
+	apply = append(apply, vectors)
 
 	if ru := list(c.body, "ReplicaUpdates"); ru != nil {
 		f, err := s.replicaUpdate(st, t, ru, newBilling, database(c.r), region(c.r), now)

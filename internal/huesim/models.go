@@ -42,6 +42,11 @@ type Model struct {
 	// Effects are the effect_values of its CLIP v2 effects feature; nil
 	// for a bulb with no effects object (effects.go).
 	Effects []string
+	// Powerup: its light has a CLIP v2 powerup object (powerup.go).
+	Powerup bool
+	// Gradient is its CLIP v2 gradient feature; nil for a light without
+	// a gradient object (gradient.go).
+	Gradient *GradientCaps
 }
 
 var (
@@ -58,11 +63,25 @@ var Models = map[string]Model{
 		Archetype: "sultanbulb", MinDimLevel: 5000, MaxLumen: 600, GamutType: "B", Gamut: gamutB, CT: [2]int{153, 500}},
 	"LLC010": {ID: "LLC010", Type: TypeColor, Manufacturer: "Philips", ProductName: "Hue Living colors Iris",
 		Archetype: "huelivingcolorsiris", MinDimLevel: 10000, MaxLumen: 210, GamutType: "A", Gamut: gamutA},
-	// A newer colour bulb with effects (effects.go); its other numbers are
+	// A newer colour bulb with effects (effects.go) and a powerup setting
+	// (powerup.go); its other numbers are
 	// the LCT015's, the same product line (gamut C, docs/hue-facts.md).
 	"LCA001": {ID: "LCA001", Type: TypeExtendedColor, Manufacturer: "Signify Netherlands B.V.", ProductName: "Hue color lamp",
 		Archetype: "sultanbulb", MinDimLevel: 1000, MaxLumen: 800, GamutType: "C", Gamut: gamutC, CT: [2]int{153, 500},
-		Effects: documentedEffects},
+		Effects: documentedEffects, Powerup: true},
+	// A gradient lightstrip (gradient.go): LCX004, "Hue gradient
+	// lightstrip", an Extended color light of 153-500 mireds showing 5
+	// gradient points, as a real one reports itself through a deCONZ
+	// gateway (home-assistant/core, tests/components/deconz/test_light.py);
+	// 5 points_capable, effects no_effect, candle and fire, and a powerup
+	// setting, as diyHue (diyhue/diyHue, an independent bridge) describes
+	// its LCX004; the gradient modes openhue-go names. Gamut C,
+	// min_dim_level and lumen are the LCT015's: a choice, not a record of
+	// the product.
+	"LCX004": {ID: "LCX004", Type: TypeExtendedColor, Manufacturer: "Signify Netherlands B.V.", ProductName: "Hue gradient lightstrip",
+		Archetype: "huelightstrip", MinDimLevel: 1000, MaxLumen: 800, GamutType: "C", Gamut: gamutC, CT: [2]int{153, 500},
+		Effects: []string{"no_effect", "candle", "fire"}, Powerup: true,
+		Gradient: &GradientCaps{PointsCapable: 5, Modes: gradientModes}},
 	"LTW001": {ID: "LTW001", Type: TypeColorTemperature, Manufacturer: "Signify Netherlands B.V.", ProductName: "Hue white ambiance lamp",
 		Archetype: "classicbulb", MinDimLevel: 1000, MaxLumen: 806, CT: [2]int{153, 454}},
 	"LWB010": {ID: "LWB010", Type: TypeDimmable, Manufacturer: "Signify Netherlands B.V.", ProductName: "Hue white lamp",

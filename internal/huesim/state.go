@@ -31,6 +31,15 @@ type LightState struct {
 	// V2Effect is the CLIP v2 effect the bulb plays (effects.go); only
 	// the v2 view shows it, so it is not part of the v1 state's JSON.
 	V2Effect string `json:"-"`
+	// V2Powerup is the CLIP v2 powerup setting (powerup.go), nil for the
+	// factory one; like V2Effect only the v2 view shows it.
+	V2Powerup *Powerup `json:"-"`
+	// V2Gradient is the CLIP v2 gradient (gradient.go), nil for none set
+	// yet; only the v2 view shows it.
+	V2Gradient *Gradient `json:"-"`
+	// V2Speed is the CLIP v2 dynamics.speed (dynamics.go); only the v2
+	// view shows it.
+	V2Speed float64 `json:"-"`
 }
 
 // fields is the state as JSON fields, before the model picks those it

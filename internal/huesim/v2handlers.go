@@ -143,11 +143,14 @@ type lightPut struct {
 		Mirek *int `json:"mirek"`
 	} `json:"color_temperature"`
 	Dynamics *struct {
-		Duration *int `json:"duration"`
+		Duration *int     `json:"duration"`
+		Speed    *float64 `json:"speed"`
 	} `json:"dynamics"`
 	Effects *struct {
 		Effect *string `json:"effect"`
 	} `json:"effects"`
+	Powerup  json.RawMessage `json:"powerup"`
+	Gradient json.RawMessage `json:"gradient"`
 }
 
 // effect is the effect the PUT sets, "" when none.
@@ -239,6 +242,23 @@ func (b *Bridge) v2PutLight(w http.ResponseWriter, r *http.Request) {
 	if refusal == "" && effect != "" {
 		refusal = effectRefusal(light.model(), effect)
 	}
+	var powerup *powerupPut
+	if refusal == "" && put.Powerup != nil {
+		p, err := decodePowerup(put.Powerup)
+		if refusal = powerupRefusal(light.model(), p); err != nil {
+			refusal = "invalid value for powerup: " + err.Error()
+		}
+		powerup = &p
+	}
+	var speed *float64
+	if refusal == "" && put.Dynamics != nil && put.Dynamics.Speed != nil {
+		speed, refusal = put.Dynamics.Speed, speedRefusal(*put.Dynamics.Speed)
+	}
+	var gradient *Gradient
+	if refusal == "" && put.Gradient != nil {
+		g, why := decodeGradient(light.model(), put.Gradient)
+		refusal, gradient = why, &g
+	}
 	reachable := light.State.Reachable
 	if refusal == "" {
 		// Attributes sent to a light that is off and stays off do not
@@ -246,6 +266,16 @@ func (b *Bridge) v2PutLight(w http.ResponseWriter, r *http.Request) {
 		applyState(&light.State, light.model(), false, "/lights/"+light.ID+"/state", body, groupAction)
 		if effect != "" && light.State.On {
 			light.State.V2Effect = effect
+		}
+		// A setting, not the state: it applies whether the light is on.
+		if powerup != nil {
+			applyPowerup(&light.State, *powerup)
+		}
+		if gradient != nil && light.State.On {
+			light.State.V2Gradient = gradient
+		}
+		if speed != nil && light.State.On {
+			light.State.V2Speed = *speed
 		}
 	}
 	b.mu.Unlock()

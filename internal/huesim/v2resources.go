@@ -80,7 +80,7 @@ func (b *Bridge) v2Light(l *Light) resource {
 		"on":       map[string]bool{"on": st.On},
 		"mode":     "normal",
 		"alert":    map[string]any{"action_values": []string{"breathe"}},
-		"dynamics": map[string]any{"status": "none", "status_values": []string{"none"}, "speed": 0, "speed_valid": false},
+		"dynamics": dynamicsJSON(st),
 	}
 	if m.dimmable() {
 		r["dimming"] = map[string]float64{"brightness": brightnessOf(st.Bri), "min_dim_level": float64(m.MinDimLevel) / 1000}
@@ -104,6 +104,12 @@ func (b *Bridge) v2Light(l *Light) resource {
 	}
 	if m.hasEffects() {
 		r["effects"] = effectsJSON(m, st)
+	}
+	if m.Powerup {
+		r["powerup"] = powerupOf(st)
+	}
+	if m.Gradient != nil {
+		r["gradient"] = gradientJSON(*m.Gradient, st)
 	}
 	return r
 }

@@ -128,7 +128,11 @@ func (s *Server) CreateQueue(ctx context.Context, name string, attributes map[st
 }
 
 // build compiles hack/tools/goaws once per test binary (the Go build cache
-// makes it quick after the first time).
+// makes it quick after the first time) into the repository's bin/, which
+// git ignores: one binary for every test binary, not a temporary directory
+// each that nothing removes. It is built beside its place and renamed
+// there, so that test binaries building at once never run a half-written
+// file.
 func build() (string, error) {
 	buildOnce.Do(func() {
 		root, err := repo.Root()
@@ -136,17 +140,25 @@ func build() (string, error) {
 			buildErr = err
 			return
 		}
-		dir, err := os.MkdirTemp("", "goaws-bin-")
+		dir := filepath.Join(root, "bin")
+		if buildErr = os.MkdirAll(dir, 0o755); buildErr != nil {
+			return
+		}
+		tmp, err := os.CreateTemp(dir, ".goaws-*")
 		if err != nil {
 			buildErr = err
 			return
 		}
-		built = filepath.Join(dir, "goaws")
-		cmd := exec.Command("go", "build", "-o", built, ".")
+		_ = tmp.Close()
+		defer os.Remove(tmp.Name())
+		cmd := exec.Command("go", "build", "-o", tmp.Name(), ".")
 		cmd.Dir = filepath.Join(root, "hack/tools/goaws")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("building goaws (hack/tools/goaws): %w\n%s", err, out)
+			return
 		}
+		built = filepath.Join(dir, "goaws")
+		buildErr = os.Rename(tmp.Name(), built)
 	})
 	return built, buildErr
 }

@@ -46,6 +46,9 @@ func (c *tableConn) Create(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 		if refused := multiKeysRefused(multiKeyIndexesOf(in, nil), err); refused != nil {
 			return refused
 		}
+		if refused := vectorCreateRefused(in, err); refused != nil {
+			return refused
+		}
 	}
 	var exists *tableExistsError
 	if access.ErrorCode(err) == "ResourceInUseException" || errors.As(err, &exists) {

@@ -111,6 +111,7 @@ func (p *Provider) released(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable)
 		p.imports.mark(key, importRecord{})
 	}
 	p.replicas.forget(key, obj.UID)
+	p.named.forget(key, obj.UID)
 	p.forget(obj)
 }
 

@@ -45,9 +45,6 @@ func (p *Provider) disassociationRefused(obj *awsv1alpha1.DynamoDBTable, step pl
 		"is switched off in its own Region)", step.Region, obj.ResolvedTableName(), access.Stable(err))
 }
 
-// disassociationRefusal is AWS's refusal of a call for one fingerprint of the object.
-type disassociationRefusal struct{ fingerprint, words string }
-
 // refusedDisassociations are the disassociations AWS refused for the
 // object as it is now, with AWS's words.
 func refusedDisassociations(mem *memory, obj *awsv1alpha1.DynamoDBTable) map[string]string {

@@ -50,8 +50,9 @@
 //     (update.go) sends the plan's first step only, and the next pass plans
 //     again from what AWS then reports (a replica's disassociation goes to
 //     the replica's Region, and a refusal is kept for the spec as it is:
-//     disassociation.go); the policy's and autoscaling's
-//     calls have their own files (policy.go, scaling.go). Delete
+//     disassociation.go; what an answer to a vector index step means and
+//     the vector indexes' status: vector.go); the policy's and
+//     autoscaling's calls have their own files (policy.go, scaling.go). Delete
 //     (delete.go) deletes only a table the object owns, after the replicas
 //     Tether added (replicas.go) and the scalable targets it registered.
 //   - What the adapter remembers between passes is in memory only

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -55,10 +54,6 @@ const ReasonImportLeftNoTable = "ImportLeftNoTable"
 // reasonImporting: AWS is still importing; nothing is sent meanwhile.
 const reasonImporting = "Importing"
 
-// featureImport names spec.importFrom among what an endpoint may lack
-// (DynamoDB Local answers ImportTable UnknownOperationException).
-const featureImport = "importFrom"
-
 // importFailedRecheck is how often a table whose import FAILED is looked
 // at: only the user can change that (a new object), so rarely.
 const importFailedRecheck = 10 * time.Minute
@@ -74,53 +69,6 @@ func importToken(obj *awsv1alpha1.DynamoDBTable) string { return importTokenOf(o
 func importTokenOf(obj *awsv1alpha1.DynamoDBTable, generation int64) string {
 	sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%d", obj.UID, generation)))
 	return hex.EncodeToString(sum[:16])
-}
-
-// importRecord is Tether's own record of an ImportTable AWS answered for
-// an object: in memory, where nothing a tenant writes reaches it, it is
-// what proves the table the import made is obj's until the owner tag is
-// on it (importedFor), as the CreateTable answer does for a created table.
-type importRecord struct {
-	UID        string
-	generation int64
-	// arn is the import's; tableArn and tableID the table's, as
-	// ImportTable answered them.
-	arn, tableArn, tableID string
-	at                     time.Time
-	// status is the import's last known status.
-	status types.ImportStatus
-}
-
-// ended says whether the import has ended (COMPLETED, FAILED or
-// CANCELLED): nothing more will happen to the table by it.
-func (r importRecord) ended() bool {
-	return r.status == types.ImportStatusCompleted || r.status == types.ImportStatusFailed || r.status == types.ImportStatusCancelled
-}
-
-// importRecords are the imports Tether began, by table key.
-type importRecords struct {
-	mu    sync.Mutex
-	byKey map[string]importRecord
-}
-
-func (rs *importRecords) of(key string) importRecord {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	return rs.byKey[key]
-}
-
-// mark records r for key; an empty r forgets it.
-func (rs *importRecords) mark(key string, r importRecord) {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	if r.UID == "" {
-		delete(rs.byKey, key)
-		return
-	}
-	if rs.byKey == nil {
-		rs.byKey = map[string]importRecord{}
-	}
-	rs.byKey[key] = r
 }
 
 // createByImport starts the import that creates obj's table. It is not

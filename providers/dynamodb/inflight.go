@@ -202,6 +202,9 @@ func stepPart(step plan.Step) string {
 			}
 		}
 	}
+	if index := plan.VectorIndexOf(step); index != "" {
+		return index
+	}
 	if step.Insights != nil {
 		return aws.ToString(step.Insights.IndexName)
 	}

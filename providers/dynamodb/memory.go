@@ -136,74 +136,7 @@ func (ms *memories) forget(uid apitypes.UID) {
 	delete(ms.byUID, uid)
 }
 
-// ownerRecord is Tether's own record that a table is an object's: which
-// object, and the identity of that very table (identity.go).
-type ownerRecord struct{ UID, TableID string }
-
-// ownerRecords are Tether's own records of whose tables are whose, by
-// table key (account, region, name): the tables it created or restored for
-// an object (from the call's own answer), and those whose owner tag it
-// read. They are kept in memory, where nothing a tenant writes reaches
-// them, and are the first proof of ownership (ownership.go); after a
-// restart, the owner tag proves it again, once.
-type ownerRecords struct {
-	mu    sync.Mutex
-	byKey map[string]ownerRecord
-}
-
-func (rs *ownerRecords) of(key string) ownerRecord {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	return rs.byKey[key]
-}
-
-// mark records r for key; an empty r forgets it.
-func (rs *ownerRecords) mark(key string, r ownerRecord) {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	if r.UID == "" {
-		delete(rs.byKey, key)
-		return
-	}
-	if rs.byKey == nil {
-		rs.byKey = map[string]ownerRecord{}
-	}
-	rs.byKey[key] = r
-}
-
-// restoreStart is Tether's record of a restore it began for an object:
-// from which source (as sent), and when. Should the restore's answer be
-// lost (a timeout), the table it made is recognised by its restore summary
-// (restoredFor).
-type restoreStart struct {
-	UID, source string
-	at          time.Time
-}
-
-// restoreStarts are the restores Tether began, by table key, in memory.
-type restoreStarts struct {
-	mu    sync.Mutex
-	byKey map[string]restoreStart
-}
-
-func (rs *restoreStarts) of(key string) restoreStart {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	return rs.byKey[key]
-}
-
-// mark records r for key; an empty r forgets it.
-func (rs *restoreStarts) mark(key string, r restoreStart) {
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	if r.UID == "" {
-		delete(rs.byKey, key)
-		return
-	}
-	if rs.byKey == nil {
-		rs.byKey = map[string]restoreStart{}
-	}
-	rs.byKey[key] = r
-}
+// disassociationRefusal is AWS's refusal of a call for one fingerprint of the object.
+type disassociationRefusal struct{ fingerprint, words string }
 
 func metaNow() metav1.Time { return metav1.NewTime(time.Now()) }

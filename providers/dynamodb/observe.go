@@ -130,7 +130,7 @@ func (p *Provider) compare(ctx context.Context, ep *access.Endpoint, obj *awsv1a
 	pl := plan.Compute(aws.ToString(desc.TableName), want, have,
 		plan.Options{AllowIndexReplacement: obj.Annotations[awsv1alpha1.AnnotationAllowIndexReplacement] == "true"})
 	recordPlan(obj, pl)
-	recordPolicy(obj, want.Policy, have.Policy)
+	p.recordPolicy(ep.TableKey(obj.ResolvedTableName()), obj, want.Policy, have.Policy)
 	p.flights.seenIn(ep.TableKey(obj.ResolvedTableName()), pl)
 	if w, held := p.heldByFlight(ep, obj, pl, time.Now()); held {
 		return p.waitFor(w), nil
@@ -211,6 +211,7 @@ func (p *Provider) noteMissing(obj *awsv1alpha1.DynamoDBTable) {
 	obj.Status.KinesisStreamingDestination = nil
 	obj.Status.ManagedKinesisStreamArn = ""
 	obj.Status.GlobalSecondaryIndexes = nil
+	obj.Status.VectorIndexes = nil
 	obj.Status.PendingPlan = nil
 	mem := p.memoryOf(obj)
 	mem.forgetAllSecondary()

@@ -54,5 +54,6 @@ func (p *Provider) sendPolicy(ctx context.Context, ep *access.Endpoint, obj *aws
 	}
 	mem.policyChange = &policyChange{revision: revision, at: time.Now()}
 	obj.Status.ResourcePolicyRevisionID = revision
+	p.named.note(ep.TableKey(obj.ResolvedTableName()), namedPolicy, revision, obj.UID)
 	return nil
 }

@@ -93,6 +93,7 @@ type Provider struct {
 	restores restoreStarts // the restores Tether began, by table
 	imports  importRecords // the imports Tether began, by table (import.go)
 	replicas addedReplicas // the replicas Tether added, by table (replicas.go)
+	named    namedOnTables // what each spec named on its table (named.go)
 	flights  flightLog     // the calls AWS accepted, by table
 
 	// changedOutside are the objects whose table AWS reported changed

@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -23,22 +22,6 @@ import (
 // A global table's replicas as the adapter handles them beside the plan
 // (plan/replicas.go): the status's record of them, which of them Tether
 // added, and their removal before the table is deleted.
-
-// addedReplicas are the replicas Tether added, by table key and Region,
-// with the object it added each for. They decide which replicas Tether
-// removes before deleting a table, so they are Tether's own record, in
-// memory: status.addedReplicaRegions shows them, and is anyone's to write
-// (who may patch the status subresource).
-//
-// named are, likewise, the replicas the object's spec named while the
-// table had them: a replica the spec drops is removed (deleted or
-// disassociated) only when one of the two records says it is the
-// object's.
-type addedReplicas struct {
-	mu    sync.Mutex
-	byKey map[string]map[string]apitypes.UID
-	named map[string]map[string]apitypes.UID
-}
 
 // name notes that the object uid's spec names the table's replica in
 // region, which the table has.

@@ -57,6 +57,7 @@ func (p *Provider) sendScaling(ctx context.Context, ep *access.Endpoint, obj *aw
 	switch {
 	case step.Register != nil:
 		s.Registered, s.Min, s.Max = true, aws.ToInt32(step.Register.MinCapacity), aws.ToInt32(step.Register.MaxCapacity)
+		p.named.note(ep.TableKey(table), namedScaling, k, obj.UID)
 	case step.ScalingPolicy != nil:
 		c := step.ScalingPolicy.TargetTrackingScalingPolicyConfiguration
 		s.HasPolicy, s.Target, s.ScaleIn, s.ScaleOut = true, int32(aws.ToFloat64(c.TargetValue)), c.ScaleInCooldown, c.ScaleOutCooldown

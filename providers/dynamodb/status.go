@@ -27,4 +27,5 @@ func recordStatus(obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) {
 	// Sorted, so that AWS answering in another order is no status change.
 	slices.SortFunc(indexes, func(a, b awsv1alpha1.IndexStatus) int { return strings.Compare(a.IndexName, b.IndexName) })
 	s.GlobalSecondaryIndexes = indexes
+	recordVectorIndexes(obj, d)
 }

@@ -18,9 +18,12 @@ import (
 // endpoint, access.Clients.Lacks), the rest of the table is managed, and
 // the status and one event per object say so.
 
-// featureRestore names spec.restoreFrom, the one feature an endpoint may
-// lack that is not the planner's (restore.go).
-const featureRestore = "restoreFrom"
+// The features an endpoint may lack that are not the planner's: they
+// create the table (restore.go, import.go).
+const (
+	featureRestore = "restoreFrom"
+	featureImport  = "importFrom" // DynamoDB Local answers ImportTable UnknownOperationException
+)
 
 // optionalFeatures are the features an endpoint may lack, as
 // status.unsupportedFeatures names them.

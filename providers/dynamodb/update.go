@@ -49,6 +49,9 @@ func (c *tableConn) Update(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, 
 		if refused := multiKeysRefused(multiKeyIndexesOf(nil, &step), err); refused != nil {
 			return refused
 		}
+		if refused := vectorIndexRefused(step, err); refused != nil {
+			return refused
+		}
 		if feature, lacks := endpointLacks(step, err); lacks {
 			p.markUnsupported(ep, obj, feature, err)
 			return providers.Pendingf(time.Second, reasonFeatureUnsupported, "the endpoint does not support %s: %v", feature, access.Stable(err))

@@ -361,6 +361,13 @@ func recordObserved(l *huev1alpha1.HueLight, c *lightConn) {
 	if st.Effect != nil {
 		l.Status.Observed.Effect = *st.Effect
 	}
+	if st.Powerup != nil {
+		l.Status.Observed.Powerup = st.Powerup.Preset
+	}
+	l.Status.Observed.Gradient = observedGradient(st.Gradient)
+	if st.Speed != nil {
+		l.Status.Observed.Speed = ptr.To(huev1alpha1.Speed(*st.Speed))
+	}
 	l.Status.Capabilities = capabilitiesStatus(c.light)
 }
 

@@ -32,6 +32,12 @@ func desiredFrom(spec huev1alpha1.HueLightSpec) model.Desired {
 		e := *spec.Effect
 		d.Effect = &e
 	}
+	d.Powerup = powerupFrom(spec.Powerup)
+	d.Gradient = gradientFrom(spec.Gradient)
+	if dyn := spec.Dynamics; dyn != nil && dyn.Speed != nil {
+		v := float64(*dyn.Speed)
+		d.Speed = &v
+	}
 	return d
 }
 
@@ -62,7 +68,8 @@ func transitionOf(d *metav1.Duration) *int {
 func capabilitiesStatus(l model.Light) *huev1alpha1.LightCapabilities {
 	c := l.Capabilities
 	out := &huev1alpha1.LightCapabilities{Type: l.Type, ModelID: l.ModelID, Dimmable: c.Dimmable,
-		Effects: append([]string(nil), c.Effects...)}
+		Effects: append([]string(nil), c.Effects...), Powerup: c.Powerup,
+		Gradient: gradientCapabilities(c.Gradient), Dynamics: c.Dynamics}
 	if c.Color {
 		out.ColorModes = append(out.ColorModes, huev1alpha1.ColorModeXY, huev1alpha1.ColorModeHueSaturation)
 	}

@@ -38,7 +38,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="self.keySchema.all(k, self.attributeDefinitions.exists(a, a.attributeName == k.attributeName))",message="every keySchema attributeName must be defined in attributeDefinitions"
 // +kubebuilder:validation:XValidation:rule="!has(self.globalSecondaryIndexes) || self.globalSecondaryIndexes.all(g, g.keySchema.all(k, self.attributeDefinitions.exists(a, a.attributeName == k.attributeName)))",message="every globalSecondaryIndexes keySchema attributeName must be defined in attributeDefinitions"
 // +kubebuilder:validation:XValidation:rule="!has(self.localSecondaryIndexes) || self.localSecondaryIndexes.all(l, l.keySchema.all(k, self.attributeDefinitions.exists(a, a.attributeName == k.attributeName)))",message="every localSecondaryIndexes keySchema attributeName must be defined in attributeDefinitions"
-// +kubebuilder:validation:XValidation:rule="self.attributeDefinitions.all(a, self.keySchema.exists(k, k.attributeName == a.attributeName) || (has(self.globalSecondaryIndexes) && self.globalSecondaryIndexes.exists(g, g.keySchema.exists(k, k.attributeName == a.attributeName))) || (has(self.localSecondaryIndexes) && self.localSecondaryIndexes.exists(l, l.keySchema.exists(k, k.attributeName == a.attributeName))))",message="attributeDefinitions may only list attributes used in a key schema of the table or of an index (DynamoDB rejects unused definitions)"
+// +kubebuilder:validation:XValidation:rule="self.attributeDefinitions.all(a, self.keySchema.exists(k, k.attributeName == a.attributeName) || (has(self.globalSecondaryIndexes) && self.globalSecondaryIndexes.exists(g, g.keySchema.exists(k, k.attributeName == a.attributeName))) || (has(self.localSecondaryIndexes) && self.localSecondaryIndexes.exists(l, l.keySchema.exists(k, k.attributeName == a.attributeName))) || (has(self.vectorIndexes) && self.vectorIndexes.exists(v, has(v.searchSchema) && v.searchSchema.exists(e, e.attributeName == a.attributeName))))",message="attributeDefinitions may only list attributes used in a key schema of the table or of an index, or in a vector index's searchSchema (DynamoDB rejects unused definitions)"
 // +kubebuilder:validation:XValidation:rule="self.billingMode != 'PROVISIONED' || has(self.provisionedThroughput)",message="provisionedThroughput is required when billingMode is PROVISIONED"
 // +kubebuilder:validation:XValidation:rule="self.billingMode != 'PAY_PER_REQUEST' || !has(self.provisionedThroughput)",message="provisionedThroughput must not be set when billingMode is PAY_PER_REQUEST"
 // +kubebuilder:validation:XValidation:rule="self.billingMode != 'PROVISIONED' || !has(self.globalSecondaryIndexes) || self.globalSecondaryIndexes.all(g, has(g.provisionedThroughput))",message="every global secondary index needs provisionedThroughput when billingMode is PROVISIONED"
@@ -69,10 +69,14 @@ const (
 // +kubebuilder:validation:XValidation:rule="self.billingMode == 'PROVISIONED' || (!has(self.autoScaling) && (!has(self.globalSecondaryIndexes) || self.globalSecondaryIndexes.all(g, !has(g.autoScaling))))",message="autoScaling needs billingMode PROVISIONED"
 // +kubebuilder:validation:XValidation:rule="has(self.globalTableSource) == has(oldSelf.globalTableSource)",message="globalTableSource cannot be added or removed after creation (a table joins a global table only when it is created)"
 // +kubebuilder:validation:XValidation:rule="!has(self.globalTableSource) || (!has(self.restoreFrom) && !has(self.importFrom))",message="a table that joins a globalTableSource is created by the join: not by restoreFrom or importFrom"
-// +kubebuilder:validation:XValidation:rule="!has(self.globalTableSource) || (!has(self.globalSecondaryIndexes) && !has(self.localSecondaryIndexes))",message="a table that joins a globalTableSource takes its indexes from the source (settings replication): declare none"
+// +kubebuilder:validation:XValidation:rule="!has(self.globalTableSource) || (!has(self.globalSecondaryIndexes) && !has(self.localSecondaryIndexes) && (!has(self.vectorIndexes) || size(self.vectorIndexes) == 0))",message="a table that joins a globalTableSource takes its indexes from the source (settings replication): declare none"
 // +kubebuilder:validation:XValidation:rule="!has(self.globalTableSource) || (self.billingMode != 'PROVISIONED' && !has(self.provisionedThroughput) && !has(self.onDemandThroughput) && !has(self.warmThroughput) && !has(self.autoScaling))",message="a table that joins a globalTableSource takes its billing mode, capacity, on-demand and warm throughput and autoscaling from the source (settings replication): declare none (billingMode's default is not applied)"
 // +kubebuilder:validation:XValidation:rule="!has(self.globalTableSource) || (!has(self.timeToLiveSpecification) && (!has(self.streamSpecification) || self.streamSpecification.streamViewType == 'NEW_AND_OLD_IMAGES'))",message="a table that joins a globalTableSource takes its TTL and stream from the source (settings replication; global tables stream NEW_AND_OLD_IMAGES)"
 // +kubebuilder:validation:XValidation:rule="!has(self.globalTableSource) || ((!has(self.replicas) || size(self.replicas) == 0) && !has(self.disassociateReplicas))",message="a table that joins a globalTableSource is a member of the source's global table: it declares no replicas of its own"
+// +kubebuilder:validation:XValidation:rule="!has(self.vectorIndexes) || size(self.vectorIndexes) == 0 || self.billingMode == 'PAY_PER_REQUEST'",message="vectorIndexes need billingMode PAY_PER_REQUEST (DynamoDB has vector indexes on on-demand tables only)"
+// +kubebuilder:validation:XValidation:rule="!has(self.vectorIndexes) || self.vectorIndexes.all(v, !self.attributeDefinitions.exists(a, a.attributeName == v.vectorAttribute.attributeName))",message="a vector index's vectorAttribute must not be in attributeDefinitions (DynamoDB refuses a vector attribute declared there)"
+// +kubebuilder:validation:XValidation:rule="!has(self.vectorIndexes) || self.vectorIndexes.all(v, !has(v.searchSchema) || v.searchSchema.all(e, self.attributeDefinitions.exists(a, a.attributeName == e.attributeName)))",message="every vector index searchSchema attributeName must be defined in attributeDefinitions (DynamoDB needs its type)"
+// +kubebuilder:validation:XValidation:rule="!has(self.vectorIndexes) || self.vectorIndexes.all(v, self.vectorIndexes.all(w, v.vectorAttribute.attributeName != w.vectorAttribute.attributeName || v.dimensions == w.dimensions))",message="vector indexes on the same vectorAttribute must have the same dimensions"
 type DynamoDBTableSpec struct {
 	// TableName is the DynamoDB table name; metadata.name when empty.
 	// It cannot change after creation.
@@ -141,6 +145,16 @@ type DynamoDBTableSpec struct {
 	// +listMapKey=indexName
 	// +kubebuilder:validation:MaxItems=20
 	GlobalSecondaryIndexes []GlobalSecondaryIndex `json:"globalSecondaryIndexes,omitempty"`
+
+	// VectorIndexes are the table's vector indexes (PAY_PER_REQUEST tables
+	// only), at most five: created with the table or one per update, and
+	// removed from the table when removed from the spec. A vector index
+	// cannot change once declared. See VectorIndex.
+	// +optional
+	// +listType=map
+	// +listMapKey=indexName
+	// +kubebuilder:validation:MaxItems=5
+	VectorIndexes []VectorIndex `json:"vectorIndexes,omitempty"`
 
 	// LocalSecondaryIndexes can only be declared when the table is created.
 	// +optional
@@ -541,6 +555,11 @@ type DynamoDBTableStatus struct {
 	// +listType=map
 	// +listMapKey=indexName
 	GlobalSecondaryIndexes []IndexStatus `json:"globalSecondaryIndexes,omitempty"`
+	// VectorIndexes as AWS reports them.
+	// +optional
+	// +listType=map
+	// +listMapKey=indexName
+	VectorIndexes []VectorIndexStatus `json:"vectorIndexes,omitempty"`
 	// Replicas of a global table as AWS reports them, one per Region.
 	// +optional
 	// +listType=map

@@ -45,6 +45,8 @@ func TestGlobalTableSourceRefusesBadInput(t *testing.T) {
 		{"a stream ARN", strings.Replace(joinSpec, "table/orders", "table/orders/stream/2026-01-01T00:00:00.000", 1), "tableArn must be a DynamoDB table's ARN"},
 		{"indexes", with("globalSecondaryIndexes:\n- indexName: byPk\n  keySchema: [{attributeName: pk, keyType: HASH}]\n"),
 			"takes its indexes from the source"},
+		{"vector indexes", with("vectorIndexes:\n- indexName: byEmbedding\n  vectorAttribute: {attributeName: embedding}\n  dimensions: 3\n  distanceFunction: COSINE\n"),
+			"takes its indexes from the source"},
 		{"PROVISIONED", with("billingMode: PROVISIONED\nprovisionedThroughput: {readCapacityUnits: 1, writeCapacityUnits: 1}\n"),
 			"takes its billing mode, capacity"},
 		{"on-demand throughput", with("onDemandThroughput: {maxReadRequestUnits: 10}\n"), "takes its billing mode, capacity"},

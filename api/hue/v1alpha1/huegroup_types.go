@@ -23,6 +23,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.lights) || has(self.type)",message="spec.type (Room or Zone) is required with spec.lights: Tether creates the group when the bridge has none of that name"
 // +kubebuilder:validation:XValidation:rule="!has(self.scene) || !(has(self.brightness) || has(self.color))",message="set either scene or brightness/color: a scene stores a state per light"
 // +kubebuilder:validation:XValidation:rule="!has(self.scene) || !has(self.on) || self.on",message="a scene sets each light on or off itself: leave on out (or true) with scene"
+// +kubebuilder:validation:XValidation:rule="!has(self.__true__)",message="a bare on: key is read by YAML as true: (YAML 1.1); write \"on\": true or \"on\": false, with quotes"
 type HueGroupSpec struct {
 	// BridgeRef names the HueBridge. It may be left out when exactly one
 	// HueBridge exists.
@@ -59,6 +60,9 @@ type HueGroupSpec struct {
 	// +optional
 	// +kubebuilder:default=true
 	On *bool `json:"on,omitempty"`
+
+	// BareOn refuses a bare `on:` key, which YAML 1.1 reads as `true:`.
+	BareOn `json:",inline"`
 
 	// Brightness of every light, from 1 (dimmest, still on) to 254.
 	// +optional

@@ -35,6 +35,19 @@ func (c Chromaticity) MarshalJSON() ([]byte, error) {
 	return strconv.AppendFloat(nil, float64(c), 'g', -1, 64), nil
 }
 
+// Speed is a speed between 0 (slowest) and 1 (fastest), a float as the
+// bridge speaks it; MarshalJSON lets controller-gen take the schema from
+// the markers, as for Chromaticity.
+// +kubebuilder:validation:Type=number
+// +kubebuilder:validation:Minimum=0
+// +kubebuilder:validation:Maximum=1
+type Speed float64
+
+// MarshalJSON writes the speed as a plain JSON number.
+func (s Speed) MarshalJSON() ([]byte, error) {
+	return strconv.AppendFloat(nil, float64(s), 'g', -1, 64), nil
+}
+
 // BridgeReference names a HueBridge.
 type BridgeReference struct {
 	// Name of the HueBridge.
@@ -77,6 +90,8 @@ type Color struct {
 
 // HueLightSpec is the state one bulb should have.
 // +kubebuilder:validation:XValidation:rule="has(self.name) != has(self.id)",message="set exactly one of name (the light's name on the bridge) or id (its number on the bridge)"
+// +kubebuilder:validation:XValidation:rule="!(has(self.gradient) && has(self.color))",message="gradient sets the light's colours: leave color out when gradient is set"
+// +kubebuilder:validation:XValidation:rule="!has(self.__true__)",message="a bare on: key is read by YAML as true: (YAML 1.1); write \"on\": true or \"on\": false, with quotes"
 type HueLightSpec struct {
 	// BridgeRef names the HueBridge. It may be left out when exactly one
 	// HueBridge exists.
@@ -98,6 +113,9 @@ type HueLightSpec struct {
 	// +optional
 	// +kubebuilder:default=true
 	On *bool `json:"on,omitempty"`
+
+	// BareOn refuses a bare `on:` key, which YAML 1.1 reads as `true:`.
+	BareOn `json:",inline"`
 
 	// Brightness from 1 (dimmest, still on) to 254 (brightest).
 	// +optional
@@ -133,6 +151,32 @@ type HueLightSpec struct {
 	// +kubebuilder:validation:Pattern=`^[a-z][a-z0-9_]*$`
 	Effect *string `json:"effect,omitempty"`
 
+	// Powerup is what the bulb does when its power returns (after a power
+	// cut, or switched at the wall), CLIP v2 only. It is a setting of the
+	// bulb, kept whether spec.on is true or false. A bulb without the
+	// setting (status.capabilities.powerup false), or a v1 bridge, is named
+	// in the Ready condition and nothing is sent for it. Left out, the bulb
+	// keeps its own.
+	// +optional
+	Powerup *Powerup `json:"powerup,omitempty"`
+
+	// Gradient is the colours along a gradient light (a gradient
+	// lightstrip), CLIP v2 only: 2 to 5 points, of which the bulb shows as
+	// many as it can (status.capabilities.gradient.pointsCapable; the rest
+	// are named in the Ready condition and left out), and how they are
+	// laid out (mode, one of the bulb's modes). A bulb without a gradient,
+	// or a v1 bridge, is named in the Ready condition and nothing is sent
+	// for it. Left out, the bulb keeps its own.
+	// +optional
+	Gradient *Gradient `json:"gradient,omitempty"`
+
+	// Dynamics is how fast what the bulb plays goes, CLIP v2 only. A bulb
+	// without dynamics (status.capabilities.dynamics false), or a v1
+	// bridge, is named in the Ready condition and nothing is sent for it.
+	// Left out, the bulb keeps its own.
+	// +optional
+	Dynamics *Dynamics `json:"dynamics,omitempty"`
+
 	// OnDelete says what happens to the bulb when this HueLight is deleted:
 	// TurnOff (default) switches it off, Keep leaves it as it is.
 	// +optional
@@ -155,6 +199,161 @@ type ObservedLightState struct {
 	// the v1 API.
 	// +optional
 	Effect string `json:"effect,omitempty"`
+	// Powerup is the bulb's powerup preset (safety, powerfail,
+	// last_on_state or custom), as a CLIP v2 bridge reports it; empty for
+	// a bulb without the setting and on the v1 API.
+	// +optional
+	Powerup string `json:"powerup,omitempty"`
+	// Gradient is the gradient the bulb shows, as a CLIP v2 bridge
+	// reports it; absent for a bulb without one and on the v1 API.
+	// +optional
+	Gradient *ObservedGradient `json:"gradient,omitempty"`
+	// Speed is the speed of what the bulb plays, as a CLIP v2 bridge
+	// reports it while it is valid (an effect or a dynamic palette plays);
+	// absent otherwise and on the v1 API.
+	// +optional
+	Speed *Speed `json:"speed,omitempty"`
+}
+
+// Powerup is a bulb's powerup setting, in Hue's terms: a preset, or custom
+// with what on, brightness and colour become (CLIP v2 API reference,
+// "light", powerup).
+// +kubebuilder:validation:XValidation:rule="self.preset == 'custom' || !(has(self.on) || has(self.dimming) || has(self.color))",message="powerup.on, powerup.dimming and powerup.color go only with preset custom: Hue's other presets fix them"
+// +kubebuilder:validation:XValidation:rule="self.preset != 'custom' || has(self.on) || has(self.dimming) || has(self.color)",message="preset custom needs at least one of powerup.on, powerup.dimming or powerup.color"
+type Powerup struct {
+	// Preset is what the bulb does: safety (on, full brightness, warm
+	// white: Hue's default), powerfail (as it was before the power cut),
+	// last_on_state (as it was when last on), or custom (on, dimming and
+	// color below).
+	// +kubebuilder:validation:Enum=safety;powerfail;last_on_state;custom
+	Preset string `json:"preset"`
+	// On is whether the bulb comes on, with preset custom.
+	// +optional
+	On *PowerupOn `json:"on,omitempty"`
+	// Dimming is the brightness it comes on with, with preset custom.
+	// +optional
+	Dimming *PowerupDimming `json:"dimming,omitempty"`
+	// Color is the colour it comes on with, with preset custom.
+	// +optional
+	Color *PowerupColor `json:"color,omitempty"`
+}
+
+// PowerupOn is whether a bulb comes on when power returns: mode on (as on
+// says), toggle (on and off in turn at each power toggle) or previous (as
+// before the power went).
+// +kubebuilder:validation:XValidation:rule="has(self.on) == (self.mode == 'on')",message="powerup.on.on is set with mode on, and only then"
+// +kubebuilder:validation:XValidation:rule="!has(self.__true__)",message="a bare on: key is read by YAML as true: (YAML 1.1); write \"on\": true or \"on\": false, with quotes"
+type PowerupOn struct {
+	// Mode is on, toggle or previous.
+	// +kubebuilder:validation:Enum=on;toggle;previous
+	Mode string `json:"mode"`
+	// On is whether the bulb comes on, with mode on.
+	// +optional
+	On *bool `json:"on,omitempty"`
+
+	// BareOn refuses a bare `on:` key, which YAML 1.1 reads as `true:`.
+	BareOn `json:",inline"`
+}
+
+// PowerupDimming is the brightness a bulb comes on with: mode dimming (at
+// brightness) or previous (as before the power went).
+// +kubebuilder:validation:XValidation:rule="has(self.brightness) == (self.mode == 'dimming')",message="powerup.dimming.brightness is set with mode dimming, and only then"
+type PowerupDimming struct {
+	// Mode is dimming or previous.
+	// +kubebuilder:validation:Enum=dimming;previous
+	Mode string `json:"mode"`
+	// Brightness from 1 to 254, as spec.brightness, with mode dimming.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=254
+	Brightness *int32 `json:"brightness,omitempty"`
+}
+
+// PowerupColor is the colour a bulb comes on with: mode color_temperature
+// (colorTemperature), color (xy) or previous (as before the power went).
+// +kubebuilder:validation:XValidation:rule="has(self.colorTemperature) == (self.mode == 'color_temperature')",message="powerup.color.colorTemperature is set with mode color_temperature, and only then"
+// +kubebuilder:validation:XValidation:rule="has(self.xy) == (self.mode == 'color')",message="powerup.color.xy is set with mode color, and only then"
+type PowerupColor struct {
+	// Mode is color_temperature, color or previous.
+	// +kubebuilder:validation:Enum=color_temperature;color;previous
+	Mode string `json:"mode"`
+	// ColorTemperature in mireds, as spec.color.colorTemperature, with
+	// mode color_temperature.
+	// +optional
+	// +kubebuilder:validation:Minimum=153
+	// +kubebuilder:validation:Maximum=500
+	ColorTemperature *int32 `json:"colorTemperature,omitempty"`
+	// XY is the CIE 1931 chromaticity [x, y], with mode color.
+	// +optional
+	// +kubebuilder:validation:MinItems=2
+	// +kubebuilder:validation:MaxItems=2
+	// +listType=atomic
+	XY []Chromaticity `json:"xy,omitempty"`
+}
+
+// Dynamics is the speed of what a bulb plays (CLIP v2 API reference,
+// "light", dynamics).
+type Dynamics struct {
+	// Speed of the effect or dynamic palette the bulb plays, from 0
+	// (slowest) to 1 (fastest). The bridge counts a speed only while
+	// something plays ("in case of status none, the speed is not valid"):
+	// a bulb playing nothing is sent the speed once, and the Ready
+	// condition says it is taken as shown; while it plays an effect the
+	// speed is compared and put back.
+	// +required
+	Speed *Speed `json:"speed"`
+}
+
+// Gradient is the colours along a light, in Hue's terms (CLIP v2 API
+// reference, "light", gradient).
+type Gradient struct {
+	// Points are the colours from one end to the other: at least 2, the
+	// fewest a bridge takes, and at most 5, the most Hue's API
+	// reference lets a light have.
+	// +kubebuilder:validation:MinItems=2
+	// +kubebuilder:validation:MaxItems=5
+	// +listType=atomic
+	Points []GradientPoint `json:"points"`
+	// Mode is how the bulb lays the points out, one of its modes
+	// (status.capabilities.gradient.modes): interpolated_palette (the
+	// bridge's default), interpolated_palette_mirrored, random_pixelated,
+	// segmented_palette. Names Hue adds later are let in: the bulb's own
+	// list decides.
+	// +optional
+	// +kubebuilder:validation:MaxLength=48
+	// +kubebuilder:validation:Pattern=`^[a-z][a-z0-9_]*$`
+	Mode string `json:"mode,omitempty"`
+}
+
+// GradientPoint is one colour of a gradient.
+type GradientPoint struct {
+	// XY is the CIE 1931 chromaticity [x, y], each between 0 and 1.
+	// +kubebuilder:validation:MinItems=2
+	// +kubebuilder:validation:MaxItems=2
+	// +listType=atomic
+	XY []Chromaticity `json:"xy"`
+}
+
+// ObservedGradient is the gradient a bulb shows.
+type ObservedGradient struct {
+	// Points are its colours, as the bridge reports them.
+	// +optional
+	// +listType=atomic
+	Points []GradientPoint `json:"points,omitempty"`
+	// Mode is how it lays them out.
+	// +optional
+	Mode string `json:"mode,omitempty"`
+}
+
+// GradientCapabilities is what a gradient light reports of the feature.
+type GradientCapabilities struct {
+	// PointsCapable is the number of gradient points the bulb shows.
+	PointsCapable int32 `json:"pointsCapable"`
+	// Modes are the ways it lays points out, the values spec.gradient.mode
+	// may take for it; empty when it reports none (then no mode is sent).
+	// +optional
+	// +listType=atomic
+	Modes []string `json:"modes,omitempty"`
 }
 
 // Colour modes a bulb may take.
@@ -195,6 +394,18 @@ type LightCapabilities struct {
 	// +optional
 	// +listType=atomic
 	Effects []string `json:"effects,omitempty"`
+	// Powerup is true for a bulb that takes spec.powerup: it has the
+	// setting on a CLIP v2 bridge.
+	// +optional
+	Powerup bool `json:"powerup,omitempty"`
+	// Gradient is set for a gradient light on a CLIP v2 bridge: the
+	// points it shows and the modes it lists.
+	// +optional
+	Gradient *GradientCapabilities `json:"gradient,omitempty"`
+	// Dynamics is true for a bulb that takes spec.dynamics.speed: it has
+	// dynamics on a CLIP v2 bridge.
+	// +optional
+	Dynamics bool `json:"dynamics,omitempty"`
 }
 
 // MiredRange is a colour-temperature range in mireds, inclusive.

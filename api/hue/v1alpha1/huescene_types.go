@@ -16,6 +16,7 @@ type GroupReference struct {
 }
 
 // SceneLight is the state one light of a scene should show.
+// +kubebuilder:validation:XValidation:rule="!has(self.__true__)",message="a bare on: key is read by YAML as true: (YAML 1.1); write \"on\": true or \"on\": false, with quotes"
 type SceneLight struct {
 	// Name of the light on the bridge; it must be one of the group's.
 	// +required
@@ -27,6 +28,9 @@ type SceneLight struct {
 	// +optional
 	// +kubebuilder:default=true
 	On *bool `json:"on,omitempty"`
+
+	// BareOn refuses a bare `on:` key, which YAML 1.1 reads as `true:`.
+	BareOn `json:",inline"`
 
 	// Brightness from 1 (dimmest, still on) to 254.
 	// +optional

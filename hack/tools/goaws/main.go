@@ -59,6 +59,9 @@ func main() {
 		os.Exit(1)
 	}
 	conf.LoadYamlConfig(cfg, "Local")
+	// goaws reads its configuration once; the emulator is killed, not
+	// stopped, so its file goes now rather than piling up in the temp dir.
+	_ = os.RemoveAll(filepath.Dir(cfg))
 	go gosqs.PeriodicTasks(time.Second, make(chan struct{}))
 	fmt.Printf("listening on %s\n", addr)
 	fmt.Fprintln(os.Stderr, http.ListenAndServe(addr, jsonFront(router.New())))

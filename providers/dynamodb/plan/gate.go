@@ -12,7 +12,8 @@ type stepGate struct {
 	// all holds every step: the table is not ACTIVE, an index is being
 	// deleted or allocated, a replica is changing.
 	all string
-	// indexes holds index creates and deletes only: an index backfills.
+	// indexes holds index creates and deletes only (vector indexes' too):
+	// an index backfills.
 	// "After the index begins backfilling, you can use UpdateTable to
 	// perform other operations" (API UpdateTable), but not another index
 	// create or delete, which AWS refuses with "Only 1 online index can be
@@ -62,7 +63,7 @@ func (g stepGate) holds(step Step) string {
 	if g.all != "" {
 		return g.all
 	}
-	if step.Kind == StepCreateIndex || step.Kind == StepDeleteIndex {
+	if step.Kind == StepCreateIndex || step.Kind == StepDeleteIndex || isVectorStep(step.Kind) {
 		return g.indexes
 	}
 	return ""

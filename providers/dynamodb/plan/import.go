@@ -11,7 +11,8 @@ import (
 // ImportTableInput is the ImportTable that creates the table of spec from
 // spec.importFrom. Its TableCreationParameters carry what ImportTable
 // takes of the table: keys, attributes, billing, throughput, on-demand
-// limits, global secondary indexes (with their warm throughput) and SSE
+// limits, global secondary indexes (with their warm throughput), vector
+// indexes and SSE
 // (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TableCreationParameters.html).
 // The rest (stream, TTL, point-in-time recovery, deletion protection,
 // table class, tags, resource policy, the table's warm throughput) is no
@@ -24,7 +25,8 @@ func ImportTableInput(name string, spec *awsv1alpha1.DynamoDBTableSpec, token st
 	c := CreateTableInput(name, spec, nil)
 	params := &types.TableCreationParameters{TableName: aws.String(name), AttributeDefinitions: c.AttributeDefinitions,
 		KeySchema: c.KeySchema, BillingMode: c.BillingMode, ProvisionedThroughput: c.ProvisionedThroughput,
-		OnDemandThroughput: c.OnDemandThroughput, SSESpecification: c.SSESpecification, GlobalSecondaryIndexes: c.GlobalSecondaryIndexes}
+		OnDemandThroughput: c.OnDemandThroughput, SSESpecification: c.SSESpecification, GlobalSecondaryIndexes: c.GlobalSecondaryIndexes,
+		VectorIndexes: c.VectorIndexes}
 	in := &dynamodb.ImportTableInput{ClientToken: aws.String(token), InputFormat: types.InputFormat(from.InputFormat),
 		InputCompressionType: types.InputCompressionType(from.InputCompressionType), TableCreationParameters: params,
 		S3BucketSource: &types.S3BucketSource{S3Bucket: aws.String(from.S3BucketSource.S3Bucket)}}

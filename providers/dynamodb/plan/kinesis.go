@@ -108,7 +108,7 @@ func ObservedKinesis(dests []types.KinesisDataStreamDestination) Kinesis {
 	out := Kinesis{}
 	for _, d := range dests {
 		arn := aws.ToString(d.StreamArn)
-		if old, ok := out[arn]; ok && old.live() {
+		if old, ok := out[arn]; ok && old.Live() {
 			continue
 		}
 		out[arn] = KinesisStream{Status: string(d.DestinationStatus),
@@ -118,7 +118,7 @@ func ObservedKinesis(dests []types.KinesisDataStreamDestination) Kinesis {
 	return out
 }
 
-func (k KinesisStream) live() bool {
+func (k KinesisStream) Live() bool {
 	return slices.Contains(kinesisLive, types.DestinationStatus(k.Status))
 }
 
@@ -157,7 +157,7 @@ func (p *planner) updateKinesis() {
 	}
 	for _, arn := range slices.Sorted(maps.Keys(cur)) {
 		c := cur[arn]
-		if arn == target || !c.live() {
+		if arn == target || !c.Live() {
 			continue
 		}
 		if w, named := want[arn]; target != "" || (named && w.Status == string(types.DestinationStatusDisabled)) {
@@ -172,7 +172,7 @@ func (p *planner) updateKinesis() {
 	}
 	w, c := want[target], cur[target]
 	switch {
-	case !c.live() && c.Status != string(types.DestinationStatusDisabling):
+	case !c.Live() && c.Status != string(types.DestinationStatusDisabling):
 		in := &dynamodb.EnableKinesisStreamingDestinationInput{TableName: aws.String(p.name), StreamArn: aws.String(target)}
 		desc := "enable Kinesis streaming destination " + target
 		if w.Precision != "" {

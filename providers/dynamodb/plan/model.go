@@ -45,7 +45,9 @@ type Table struct {
 	Warm     *Warm
 	Insights *Insights
 	Policy   *Policy
-	Kinesis  Kinesis             // by stream ARN (kinesis.go)
+	Kinesis  Kinesis // by stream ARN (kinesis.go)
+	// Vectors are the vector indexes by name (vector.go).
+	Vectors  map[string]Vector
 	Scaling  map[string]*Scaling // by ScalingKey
 	Replicas map[string]Replica  // by Region
 	// RemoveScaling and RemoveReplicas are what Tether added before and the
@@ -219,6 +221,7 @@ func (t *Table) clone() *Table {
 		c.Tags = maps.Clone(t.Tags)
 	}
 	c.Scaling, c.Replicas, c.Kinesis = maps.Clone(t.Scaling), maps.Clone(t.Replicas), maps.Clone(t.Kinesis)
+	c.Vectors = maps.Clone(t.Vectors)
 	return &c
 }
 

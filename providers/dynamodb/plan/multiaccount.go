@@ -3,6 +3,7 @@ package plan
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -154,6 +155,10 @@ func AsSource(want *Table) {
 func FromSource(want, have *Table) {
 	want.BillingMode, want.Throughput = have.BillingMode, have.Throughput
 	want.GSIs = slices.Clone(have.GSIs)
+	// Vector indexes are indexes too: whether settings replication carries
+	// them is not on record, so a joined table leaves them to the source
+	// (its spec cannot declare any) rather than deleting what came with it.
+	want.Vectors = maps.Clone(have.Vectors)
 	want.Stream = have.Stream
 	want.TTL, want.OnDemand, want.Warm, want.Scaling, want.RemoveScaling = nil, nil, nil, nil, nil
 }

@@ -18,7 +18,9 @@ import (
 //     then never sees it;
 //   - indexes are deleted before a billing switch, which must carry the
 //     throughput of every index left, and scalable targets are deregistered
-//     before a switch to PAY_PER_REQUEST;
+//     before a switch to PAY_PER_REQUEST; vector indexes, which only a
+//     PAY_PER_REQUEST table has, are deleted before a switch away from it
+//     and created after a switch to it (vector.go);
 //   - a changed stream view type needs the old stream off first;
 //   - index creates come one per call, after the billing mode and
 //     throughput they are created under, and before the per-index settings
@@ -30,11 +32,13 @@ const (
 	atDisassociateReplicas
 	atDeleteReplicas
 	atDeleteIndexes
+	atDeleteVectorIndexes
 	atDeregisterScaling
 	atSwitchBilling
 	atThroughput
 	atStream
 	atCreateIndexes
+	atCreateVectorIndexes
 	atOnDemand
 	atWarm
 	atRegisterScaling

@@ -10,8 +10,8 @@ import (
 // multiAccount makes the fuzzed table, on one choice in two, a member that
 // joined another account's table (FromSource), and returns the check that
 // no step of its plan changes what settings replication takes from the
-// source: billing, capacity, indexes, stream, TTL, on-demand and warm
-// throughput, autoscaling.
+// source: billing, capacity, indexes (vector indexes among them), stream,
+// TTL, on-demand and warm throughput, autoscaling.
 func (s *fuzzSource) multiAccount(want, have *Table) func(fail func(string, ...any), p *Plan) {
 	if !s.bool() {
 		// On one choice in two of the rest, a source others join: its
@@ -67,5 +67,5 @@ func applyMultiAccountTable(tb *Table, in *dynamodb.UpdateTableInput) {
 // replication synchronises.
 func sourceDecides(in *dynamodb.UpdateTableInput) bool {
 	return in.BillingMode != "" || in.ProvisionedThroughput != nil || len(in.GlobalSecondaryIndexUpdates) > 0 ||
-		in.StreamSpecification != nil || in.OnDemandThroughput != nil || in.WarmThroughput != nil
+		in.StreamSpecification != nil || in.OnDemandThroughput != nil || in.WarmThroughput != nil || len(in.VectorIndexUpdates) > 0
 }

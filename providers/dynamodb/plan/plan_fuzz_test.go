@@ -50,6 +50,10 @@ func FuzzPlan(f *testing.F) {
 	for i := range 8 {
 		f.Add(longSeed(uint64(i)))
 	}
+	// Longer ones reach the vector indexes' (plan_fuzz_vector_test.go).
+	for i := range 4 {
+		f.Add(append(longSeed(uint64(i)), longSeed(uint64(100+i))...))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		src := &fuzzSource{data: data}
 		spec := src.spec()
@@ -61,6 +65,7 @@ func FuzzPlan(f *testing.F) {
 		newer := src.newer(spec, desc)
 		src.newer2026(spec, desc)
 		src.disassociation2026(spec, desc)
+		src.vectors2026(spec, desc)
 		tags := map[string]string{"tether.dev/owner": "uid"}
 		maps.Copy(tags, spec.Tags)
 		want := Desired(spec, tags)
@@ -82,6 +87,7 @@ func FuzzPlan(f *testing.F) {
 		}
 		checkPlan(t, name, want, have, allow, p)
 		joined(t.Fatalf, p)
+		checkVectorPlan(t, spec, want, have, p)
 
 		after := applyPlan(t, have.clone(), p)
 		if again := Compute(name, want, after, Options{AllowIndexReplacement: allow}); len(again.Steps) > 0 {
@@ -174,7 +180,7 @@ func checkPlan(t *testing.T, name string, want, have *Table, allow bool, p *Plan
 		if len(creates)+len(deletes) == 1 && other {
 			fail("an index create/delete combined with another change")
 		}
-		if len(in.AttributeDefinitions) > 0 && len(creates) == 0 {
+		if len(in.AttributeDefinitions) > 0 && len(creates) == 0 && len(in.VectorIndexUpdates) == 0 {
 			fail("attribute definitions without an index to create")
 		}
 		if in.StreamSpecification != nil && (in.BillingMode != "" || in.ProvisionedThroughput != nil || len(updates) > 0) {
@@ -306,6 +312,7 @@ func applyPlan(t *testing.T, tb *Table, p *Plan) *Table {
 func applyTableStep(tb *Table, in *dynamodb.UpdateTableInput) {
 	defer applyNewerTable(tb, in)
 	applyMultiAccountTable(tb, in)
+	defer applyVectorStep(tb, in)
 	toTP := func(p *types.ProvisionedThroughput) *Throughput {
 		return &Throughput{Read: aws.ToInt64(p.ReadCapacityUnits), Write: aws.ToInt64(p.WriteCapacityUnits)}
 	}

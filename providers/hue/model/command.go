@@ -21,12 +21,23 @@ type StateBody struct {
 	// carries it (LightOnly); the v1 API never gets it, as model.Project
 	// leaves it out for a light that is not described in CLIP v2.
 	Effect *string `json:"effect,omitempty"`
+	// Powerup is a CLIP v2 powerup setting (powerup.go), light-only like
+	// an effect and never sent on the v1 API for the same reason.
+	Powerup *Powerup `json:"powerup,omitempty"`
+	// Gradient is a CLIP v2 gradient (gradient.go), light-only too.
+	Gradient *Gradient `json:"gradient,omitempty"`
+	// Speed is a CLIP v2 dynamics.speed, 0 to 1 (dynamics.go), light-only
+	// too.
+	Speed *float64 `json:"speed,omitempty"`
 }
 
 // LightOnly reports whether the body sets what only a command to one
-// light can carry: a CLIP v2 effect, which neither a grouped_light, a v1
-// group nor a v1 scene takes. Such a body never goes in a group command.
-func (b StateBody) LightOnly() bool { return b.Effect != nil }
+// light can carry: a CLIP v2 effect, powerup setting, gradient or speed,
+// which neither a v1 group nor a v1 scene takes. Such a body never goes in
+// a group command.
+func (b StateBody) LightOnly() bool {
+	return b.Effect != nil || b.Powerup != nil || b.Gradient != nil || b.Speed != nil
+}
 
 // Key is the body as the bridge receives it, to compare bodies by value.
 func (b StateBody) Key() string {
@@ -54,6 +65,12 @@ func (b StateBody) Without(params ...string) StateBody {
 			b.TransitionTime = nil
 		case "effect":
 			b.Effect = nil
+		case "powerup":
+			b.Powerup = nil
+		case "gradient":
+			b.Gradient = nil
+		case "speed":
+			b.Speed = nil
 		}
 	}
 	return b
@@ -73,7 +90,7 @@ func (b StateBody) Only(params ...string) StateBody {
 // fields are the body's attributes by parameter name; nil ones are not set.
 func (b StateBody) fields() map[string]any {
 	return map[string]any{"on": b.On, "bri": b.Bri, "hue": b.Hue, "sat": b.Sat, "xy": b.XY, "ct": b.CT,
-		"transitiontime": b.TransitionTime, "effect": b.Effect}
+		"transitiontime": b.TransitionTime, "effect": b.Effect, "powerup": b.Powerup, "gradient": b.Gradient, "speed": b.Speed}
 }
 
 // Params lists the attributes the body sets.
@@ -135,6 +152,15 @@ func (b StateBody) Merged(next StateBody) StateBody {
 	if next.Effect != nil {
 		b.Effect = next.Effect
 	}
+	if next.Powerup != nil {
+		b.Powerup = next.Powerup
+	}
+	if next.Gradient != nil {
+		b.Gradient = next.Gradient
+	}
+	if next.Speed != nil {
+		b.Speed = next.Speed
+	}
 	return b
 }
 
@@ -147,6 +173,12 @@ func isNil(v any) bool {
 	case *[2]float64:
 		return p == nil
 	case *string:
+		return p == nil
+	case *Powerup:
+		return p == nil
+	case *Gradient:
+		return p == nil
+	case *float64:
 		return p == nil
 	}
 	return v == nil

@@ -25,6 +25,15 @@ type Desired struct {
 	// Effect is a CLIP v2 effect name (candle, no_effect, ...); nil leaves
 	// whatever the light plays.
 	Effect *string
+	// Powerup is the bulb's CLIP v2 powerup setting; nil leaves the
+	// bulb's. Unlike the state, it is wanted whether the light is on or off.
+	Powerup *Powerup
+	// Gradient is a CLIP v2 gradient (gradient.go); nil leaves the
+	// light's.
+	Gradient *Gradient
+	// Speed is a CLIP v2 dynamics.speed, 0 to 1 (dynamics.go); nil leaves
+	// the light's.
+	Speed *float64
 	// gamut is the bulb's, set by project: hue/sat are compared as the
 	// colour they make on it.
 	gamut *Gamut
@@ -33,10 +42,11 @@ type Desired struct {
 // FullBody is the whole state a HueLight wants, as a command: what a group
 // command sends, since the lights of a group may differ in different ways.
 // Like Compare it sets colour only by priority (xy, ct, hue/sat), and
-// nothing but on/off for a light that should be off.
+// nothing but on/off (and the powerup setting) for a light that should be
+// off.
 func FullBody(want Desired) StateBody {
 	on := want.On
-	b := StateBody{On: &on, TransitionTime: want.Transition}
+	b := StateBody{On: &on, TransitionTime: want.Transition, Powerup: want.Powerup}
 	if !on {
 		return b
 	}
@@ -50,6 +60,8 @@ func FullBody(want Desired) StateBody {
 		b.Hue, b.Sat = want.Hue, want.Sat
 	}
 	b.Effect = want.Effect
+	b.Gradient = want.Gradient
+	b.Speed = want.Speed
 	return b
 }
 
@@ -65,7 +77,8 @@ func (d *Diff) String() string { return strings.Join(d.Changes, ", ") }
 
 // Compare returns what must be sent for the bulb to match want, or nil.
 // A light that should be off is only compared on on/off: its brightness
-// and colour cannot be changed while it is off (error 201) and do not show.
+// and colour cannot be changed while it is off (error 201) and do not show;
+// its powerup setting is compared either way.
 func Compare(want Desired, got LightState) *Diff {
 	d := &Diff{}
 	if want.On != got.On {
@@ -75,7 +88,10 @@ func Compare(want Desired, got LightState) *Diff {
 		d.compareBrightness(want, got)
 		d.compareColour(want, got)
 		d.compareEffect(want, got)
+		d.compareGradient(want, got)
+		d.compareSpeed(want, got)
 	}
+	d.comparePowerup(want, got)
 	if len(d.Changes) == 0 {
 		return nil
 	}
@@ -177,6 +193,12 @@ func (d Desired) Without(param string) Desired {
 		d.Transition = nil
 	case "effect":
 		d.Effect = nil
+	case "powerup":
+		d.Powerup = nil
+	case "gradient":
+		d.Gradient = nil
+	case "speed":
+		d.Speed = nil
 	}
 	return d
 }

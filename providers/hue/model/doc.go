@@ -25,6 +25,13 @@
 //     says what to send (Diff), or the whole state (FullBody) for a group
 //     command or a scene; command.go is that command (StateBody), merged,
 //     trimmed and keyed by value.
+//   - What only CLIP v2 lights have, each fitted, compared and sent like
+//     the rest (and left out, named, for a light without it or on a v1
+//     bridge): an effect (fit.go), powerup.go (what the bulb does when
+//     power returns: a setting, compared whether the light is on or off),
+//     gradient.go (colours along a gradient light) and dynamics.go (the
+//     speed of what it plays, valid only while something plays). A command
+//     with any of them goes to its light alone (StateBody.LightOnly).
 //   - state.go is what a reported state shows of a command (Shows), what
 //     it becomes once the bridge accepted one (Applied), and from when it
 //     surely shows it (SettleTime): where the session's reads and the

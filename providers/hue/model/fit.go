@@ -82,9 +82,11 @@ type Projection struct {
 }
 
 // Project fits want to what the bulb can show. A light that should be off
-// is compared on on/off only, so nothing of it needs fitting.
+// is compared on on/off (and its powerup setting) only, so nothing else of
+// it needs fitting.
 func Project(want Desired, l Light) Projection {
 	p := Projection{Want: want}
+	p.fitPowerup(want, l)
 	if !want.On {
 		return p
 	}
@@ -129,6 +131,8 @@ func Project(want Desired, l Light) Projection {
 		p.Want.XY, p.Want.Hue, p.Want.Sat = &xy, nil, nil
 	}
 	p.fitEffect(want, l)
+	p.fitGradient(want, l)
+	p.fitSpeed(want, l)
 	return p
 }
 
@@ -197,7 +201,7 @@ type Refused struct {
 // WithoutRefused leaves out of want the attributes refused (by parameter)
 // with the very value want has, and says so.
 func WithoutRefused(want Desired, refused map[string]Refused) (Desired, []string) {
-	if len(refused) == 0 || !want.On {
+	if len(refused) == 0 {
 		return want, nil
 	}
 	full := FullBody(want)
@@ -236,6 +240,12 @@ func specField(param string) string {
 		return "transitionTime"
 	case "effect":
 		return "effect"
+	case "powerup":
+		return "powerup"
+	case "gradient":
+		return "gradient"
+	case "speed":
+		return "dynamics.speed"
 	}
 	return param
 }

@@ -32,6 +32,16 @@ type LightState struct {
 	// no_effect, candle, ...); nil for a light without effects, and on the
 	// v1 API.
 	Effect *string
+	// Powerup is the light's CLIP v2 powerup setting (powerup.go); nil
+	// for a light without one, and on the v1 API.
+	Powerup *Powerup
+	// Gradient is the light's CLIP v2 gradient (gradient.go); nil for a
+	// light without one, and on the v1 API.
+	Gradient *Gradient
+	// Speed is the speed of what the light plays (CLIP v2's
+	// dynamics.speed), nil when it says it is not valid (nothing plays),
+	// for a light without dynamics, and on the v1 API (dynamics.go).
+	Speed *float64
 }
 
 // Capabilities is what a bulb can show.
@@ -56,6 +66,15 @@ type Capabilities struct {
 	// effects.effect_values, no_effect among them); nil when it has no
 	// effects object: a light shows an effect only if it lists it.
 	Effects []string
+	// Powerup: the light has a powerup object (CLIP v2), so it takes a
+	// powerup setting.
+	Powerup bool
+	// Gradient is what a gradient light reports of the feature; nil for a
+	// light without it.
+	Gradient *GradientCapabilities
+	// Dynamics: the light has a dynamics object (CLIP v2), so it takes a
+	// speed.
+	Dynamics bool
 }
 
 // MiredRange is a colour-temperature range, inclusive.

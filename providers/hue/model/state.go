@@ -10,7 +10,7 @@ import "time"
 func Reported(st LightState) []string {
 	out := []string{"on"}
 	for p, v := range map[string]bool{"bri": st.Bri != nil, "hue": st.Hue != nil, "sat": st.Sat != nil,
-		"xy": st.XY != nil, "ct": st.CT != nil, "effect": st.Effect != nil} {
+		"xy": st.XY != nil, "ct": st.CT != nil, "effect": st.Effect != nil, "powerup": st.Powerup != nil, "gradient": st.Gradient != nil, "speed": st.Speed != nil} {
 		if v {
 			out = append(out, p)
 		}
@@ -28,7 +28,10 @@ func (s LightState) Shows(body StateBody, g *Gamut) bool {
 		hs = showsHueSat(*body.Hue, *body.Sat, s, g)
 	}
 	effect := body.Effect == nil || s.Effect == nil || *s.Effect == *body.Effect
-	return (body.On == nil || *body.On == s.On) && match(s.Bri, body.Bri) && hs && effect &&
+	powerup := body.Powerup == nil || s.Powerup == nil || body.Powerup.Shows(*s.Powerup)
+	gradient := body.Gradient == nil || s.Gradient == nil || body.Gradient.Shows(*s.Gradient)
+	speed := body.Speed == nil || s.Speed == nil || nearSpeed(*s.Speed, *body.Speed)
+	return (body.On == nil || *body.On == s.On) && match(s.Bri, body.Bri) && hs && effect && powerup && gradient && speed &&
 		match(s.CT, body.CT) && (body.XY == nil || s.XY == nil || NearXY(*s.XY, *body.XY))
 }
 
@@ -42,6 +45,15 @@ func (s LightState) Applied(body StateBody) LightState {
 	}
 	if body.Effect != nil {
 		s.Effect = body.Effect
+	}
+	if body.Powerup != nil {
+		s.Powerup = body.Powerup
+	}
+	if body.Gradient != nil {
+		s.Gradient = body.Gradient
+	}
+	if body.Speed != nil {
+		s.Speed = body.Speed
 	}
 	switch {
 	case body.XY != nil:

@@ -509,11 +509,25 @@ func lightPut(b model.StateBody, g *model.Gamut) map[string]any {
 	if b.CT != nil {
 		put["color_temperature"] = map[string]int{"mirek": *b.CT}
 	}
+	// A transition and a speed are both dynamics: one object.
+	dynamics := map[string]any{}
 	if b.TransitionTime != nil {
-		put["dynamics"] = map[string]int{"duration": *b.TransitionTime * 100}
+		dynamics["duration"] = *b.TransitionTime * 100
+	}
+	if b.Speed != nil {
+		dynamics["speed"] = *b.Speed
+	}
+	if len(dynamics) > 0 {
+		put["dynamics"] = dynamics
 	}
 	if b.Effect != nil {
 		put["effects"] = map[string]string{"effect": *b.Effect}
+	}
+	if b.Powerup != nil {
+		put["powerup"] = powerupPut(*b.Powerup)
+	}
+	if b.Gradient != nil {
+		put["gradient"] = gradientPut(*b.Gradient)
 	}
 	return put
 }
@@ -521,7 +535,7 @@ func lightPut(b model.StateBody, g *model.Gamut) map[string]any {
 // v2Params are the attributes a 400's description may name, by the words a
 // v2 property path has for them.
 var v2Params = []struct{ word, param string }{
-	{"effect", "effect"}, {"mirek", "ct"}, {"color_temperature", "ct"}, {"xy", "xy"}, {"color", "xy"},
+	{"effect", "effect"}, {"powerup", "powerup"}, {"gradient", "gradient"}, {"speed", "speed"}, {"mirek", "ct"}, {"color_temperature", "ct"}, {"xy", "xy"}, {"color", "xy"},
 	{"brightness", "bri"}, {"dimming", "bri"}, {"duration", "transitiontime"}, {"dynamics", "transitiontime"},
 }
 

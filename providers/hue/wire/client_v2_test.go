@@ -43,8 +43,8 @@ func byID(lights []model.Light) map[string]model.Light {
 // does not have (hue/sat).
 func TestV2ClientReadsWhatV1Reads(t *testing.T) {
 	sim := huetest.StartSim(t, huesim.Options{})
-	// Ids follow the sorted model ids: 3 is an LCT001, 7 an LTW001.
-	_ = sim.SetReachable("7", false)
+	// Ids follow the sorted model ids: 3 is an LCT001, 8 an LTW001.
+	_ = sim.SetReachable("8", false)
 	_ = sim.ChangeLight("3", func(s *huesim.LightState) { s.On, s.Bri, s.ColorMode, s.XY = true, 200, "xy", [2]float64{0.3, 0.4} })
 	ctx := context.Background()
 	v1, err := NewClient(sim.Addr(), huetest.User, 2*time.Second).Lights(ctx)

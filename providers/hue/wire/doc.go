@@ -16,7 +16,8 @@
 //     (CLIP v2 over HTTPS, its resources kept in v2store.go) implement the
 //     port; client_v1_rooms.go and client_v2_rooms.go its rooms part (a v2
 //     bridge serves the v1 API too, over the v2 client's connection and
-//     request slots). stream.go reads a v2 bridge's event stream (a
+//     request slots). v2powerup.go and v2gradient.go are those features'
+//     shapes in CLIP v2's form. stream.go reads a v2 bridge's event stream (a
 //     PushClient delivers a Read after each message); whoever runs the
 //     stream is above.
 //   - trust.go checks a bridge's certificate (the Hue roots and the bridge

@@ -78,7 +78,7 @@ type Result struct {
 // Refusal is one attribute a bridge refused (parameter not available,
 // invalid value, device off).
 type Refusal struct {
-	Param       string // bri, xy, ct, hue, sat, on, transitiontime, effect
+	Param       string // bri, xy, ct, hue, sat, on, transitiontime, effect, powerup, gradient, speed
 	Type        int    // the bridge's error type
 	Description string
 }

@@ -201,6 +201,18 @@ type (
 			EffectValues []string `json:"effect_values"`
 			Status       *string  `json:"status"`
 		} `json:"effects"`
+		// Powerup is present only on a light that has the setting
+		// (v2powerup.go).
+		Powerup *v2Powerup `json:"powerup"`
+		// Gradient is present only on a gradient light (v2gradient.go).
+		Gradient *v2Gradient `json:"gradient"`
+		// Dynamics is the speed of what the light plays, valid only when
+		// speed_valid says so (openhue-go's LightGet.Dynamics; aiohue's
+		// DynamicsFeature).
+		Dynamics *struct {
+			Speed      *float64 `json:"speed"`
+			SpeedValid bool     `json:"speed_valid"`
+		} `json:"dynamics"`
 	}
 )
 
@@ -280,6 +292,10 @@ func (l v2Light) capabilities() model.Capabilities {
 		// none it can be asked for, which is what the note should say.
 		c.Effects = append([]string{}, e.EffectValues...)
 	}
+	c.Powerup, c.Dynamics = l.Powerup != nil, l.Dynamics != nil
+	if l.Gradient != nil {
+		c.Gradient = l.Gradient.capabilities()
+	}
 	if ct := l.ColorTemperature; ct != nil {
 		r := model.MiredRange{Min: minMireds, Max: maxMireds}
 		// aiohue maps a schema minimum of 0 to 153 and a maximum of 65535
@@ -343,6 +359,18 @@ func (l v2Light) state(reachable bool) model.LightState {
 	if e := l.Effects; e != nil && e.Status != nil {
 		v := *e.Status
 		st.Effect = &v
+	}
+	if l.Powerup != nil {
+		p := l.Powerup.model()
+		st.Powerup = &p
+	}
+	if l.Gradient != nil {
+		g := l.Gradient.model()
+		st.Gradient = &g
+	}
+	if d := l.Dynamics; d != nil && d.SpeedValid && d.Speed != nil {
+		v := *d.Speed
+		st.Speed = &v
 	}
 	return st
 }

@@ -1,0 +1,113 @@
+package dynamodb
+
+import (
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	apitypes "k8s.io/apimachinery/pkg/types"
+)
+
+// Tether's own records of the tables it handles, by table key (account,
+// region, name): whose each table is, the restores and imports it began,
+// the replicas it added. They are kept in memory, where nothing a tenant
+// writes reaches them, and decide what the status only shows (ownership.go,
+// restore.go, import.go, replicas.go; what a spec named is in named.go).
+
+// ownerRecord is Tether's own record that a table is an object's: which
+// object, and the identity of that very table (identity.go).
+type ownerRecord struct{ UID, TableID string }
+
+// ownerRecords are Tether's own records of whose tables are whose, by
+// table key (account, region, name): the tables it created or restored for
+// an object (from the call's own answer), and those whose owner tag it
+// read. They are kept in memory, where nothing a tenant writes reaches
+// them, and are the first proof of ownership (ownership.go); after a
+// restart, the owner tag proves it again, once.
+type ownerRecords = byTable[ownerRecord]
+
+func (r ownerRecord) owner() string { return r.UID }
+
+// restoreStart is Tether's record of a restore it began for an object:
+// from which source (as sent), and when. Should the restore's answer be
+// lost (a timeout), the table it made is recognised by its restore summary
+// (restoredFor).
+type restoreStart struct {
+	UID, source string
+	at          time.Time
+}
+
+// restoreStarts are the restores Tether began, by table key, in memory.
+type restoreStarts = byTable[restoreStart]
+
+func (r restoreStart) owner() string { return r.UID }
+
+// byTable is one kind of Tether's in-memory records, by table key
+// (account, region, name), for passes that run at once. A record names the
+// object it is for; one that names none is no record.
+type byTable[R interface{ owner() string }] struct {
+	mu    sync.Mutex
+	byKey map[string]R
+}
+
+func (rs *byTable[R]) of(key string) R {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return rs.byKey[key]
+}
+
+// mark records r for key; a record for no object forgets it.
+func (rs *byTable[R]) mark(key string, r R) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if r.owner() == "" {
+		delete(rs.byKey, key)
+		return
+	}
+	if rs.byKey == nil {
+		rs.byKey = map[string]R{}
+	}
+	rs.byKey[key] = r
+}
+
+// importRecord is Tether's own record of an ImportTable AWS answered for
+// an object: in memory, where nothing a tenant writes reaches it, it is
+// what proves the table the import made is obj's until the owner tag is
+// on it (importedFor), as the CreateTable answer does for a created table.
+type importRecord struct {
+	UID        string
+	generation int64
+	// arn is the import's; tableArn and tableID the table's, as
+	// ImportTable answered them.
+	arn, tableArn, tableID string
+	at                     time.Time
+	// status is the import's last known status.
+	status types.ImportStatus
+}
+
+// ended says whether the import has ended (COMPLETED, FAILED or
+// CANCELLED): nothing more will happen to the table by it.
+func (r importRecord) ended() bool {
+	return r.status == types.ImportStatusCompleted || r.status == types.ImportStatusFailed || r.status == types.ImportStatusCancelled
+}
+
+// importRecords are the imports Tether began, by table key.
+type importRecords = byTable[importRecord]
+
+func (r importRecord) owner() string { return r.UID }
+
+// addedReplicas are the replicas Tether added, by table key and Region,
+// with the object it added each for. They decide which replicas Tether
+// removes before deleting a table, so they are Tether's own record, in
+// memory: status.addedReplicaRegions shows them, and is anyone's to write
+// (who may patch the status subresource).
+//
+// named are, likewise, the replicas the object's spec named while the
+// table had them: a replica the spec drops is removed (deleted or
+// disassociated) only when one of the two records says it is the
+// object's.
+type addedReplicas struct {
+	mu    sync.Mutex
+	byKey map[string]map[string]apitypes.UID
+	named map[string]map[string]apitypes.UID
+}
