@@ -3,7 +3,6 @@ package plan
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -158,7 +157,15 @@ func FromSource(want, have *Table) {
 	// Vector indexes are indexes too: whether settings replication carries
 	// them is not on record, so a joined table leaves them to the source
 	// (its spec cannot declare any) rather than deleting what came with it.
-	want.Vectors = maps.Clone(have.Vectors)
+	want.Vectors = nil
+	if have.Vectors != nil {
+		want.Vectors = map[string]Vector{}
+		for name, v := range have.Vectors {
+			if v.Status != string(types.IndexStatusDeleting) { // going already: not to be created again
+				want.Vectors[name] = v
+			}
+		}
+	}
 	want.Stream = have.Stream
 	want.TTL, want.OnDemand, want.Warm, want.Scaling, want.RemoveScaling = nil, nil, nil, nil, nil
 }
