@@ -47,6 +47,7 @@ var stoppedReasons = map[string]bool{
 	dynamodb.ReasonUnsupportedByEndpoint:     true,
 	dynamodb.ReasonVectorIndexRefused:        true,
 	plan.ReasonVectorIndexMismatch:           true,
+	plan.ReasonStrongRefused:                 true,
 	hue.ReasonInvalidValue:                   true,
 	hue.ReasonCredentialsNamespaceNotAllowed: true,
 }

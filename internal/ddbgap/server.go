@@ -1,7 +1,8 @@
 // Package ddbgap is a narrow HTTP endpoint in front of DynamoDB Local that
 // answers the APIs DynamoDB Local lacks, so that the real aws-sdk-go-v2
 // client code of Tether runs against them in tests: global table replicas
-// (UpdateTable ReplicaUpdates), on-demand and warm throughput, continuous
+// (UpdateTable ReplicaUpdates), multi-Region strong consistency and its
+// witnesses (mrsc.go), on-demand and warm throughput, continuous
 // backups, resource-based policies, contributor insights, on-demand backups
 // (CreateBackup, DescribeBackup) and restores, Kinesis streaming
 // destinations, vector indexes, imports from S3 (from Options.S3), tagging when asked

@@ -51,6 +51,10 @@ type tableState struct {
 	// member is the table's place in a multi-account global table
 	// (multiaccount.go).
 	member *membership
+	// strong is the table's multi-Region strong consistency, nil for none;
+	// replicationDenied: DenyReplication (mrsc.go).
+	strong            *strongState
+	replicationDenied bool
 
 	pace paced // with Options.Pace
 }
@@ -113,6 +117,7 @@ func (st *tableState) advance(now time.Time) {
 	for _, d := range st.kinesis {
 		d.advance(now)
 	}
+	st.finishStrong(now)
 }
 
 // busy says what the table is still doing. "While it's UPDATING, you can't
@@ -129,6 +134,9 @@ func (st *tableState) busy(now time.Time) string {
 		if r := st.replicas[region]; !r.until.IsZero() {
 			return fmt.Sprintf("replica %s is %s", region, r.status)
 		}
+	}
+	if why := st.strongBusy(); why != "" {
+		return why
 	}
 	for _, name := range slices.Sorted(maps.Keys(st.warm)) {
 		if w := st.warm[name]; now.Before(w.until) {
@@ -208,6 +216,7 @@ func (s *Server) overlay(st *tableState, t map[string]any, own string) {
 		t["GlobalTableVersion"] = "2019.11.21"
 		t["DisassociationProtectionEnabled"] = st.ownProtection()
 	}
+	st.overlayStrong(t, now)
 	if st.restoreSummary != nil {
 		t["RestoreSummary"] = st.restoreSummary
 	}
@@ -371,6 +380,12 @@ func (s *Server) deleteTable(c *call) (any, error) {
 		// returns a ResourceInUseException" (API DeleteTable).
 		return nil, inUse("Attempt to change a resource which is still in use: %s", why)
 	}
+	if st.strong != nil {
+		s.mu.Unlock()
+		// aws-controllers-k8s/dynamodb-controller
+		// docs/api-quirks/table-global-tables.md, DDB-TABLE-260 (mrsc.go).
+		return nil, validation("Deletion of only one table replica is not supported for global tables with MultiRegionConsistency set to STRONG.")
+	}
 	if err := s.leaveOrRefuse(st); err != nil {
 		s.mu.Unlock()
 		return nil, err
@@ -449,6 +464,9 @@ func (s *Server) updateTable(c *call) (any, error) {
 		return out, err // multiaccount.go
 	}
 	if out, handled, err := s.disassociation(c); handled {
+		return out, err
+	}
+	if out, handled, err := s.strongConsistency(c); handled {
 		return out, err
 	}
 	name := str(c.body, "TableName")

@@ -25,6 +25,9 @@ func (c *tableConn) Create(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 			return err
 		}
 	}
+	if err := strongRegionsRefused(obj, ep.Region); err != nil {
+		return err
+	}
 	name := obj.ResolvedTableName()
 	var (
 		desc *types.TableDescription

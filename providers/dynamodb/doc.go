@@ -51,10 +51,13 @@
 //     again from what AWS then reports (a replica's disassociation goes to
 //     the replica's Region, and a refusal is kept for the spec as it is:
 //     disassociation.go; what an answer to a vector index step means and
-//     the vector indexes' status: vector.go); the policy's and
+//     the vector indexes' status: vector.go; a strongly consistent global
+//     table's refusals, its members not listed yet and
+//     REPLICATION_NOT_AUTHORIZED: mrsc.go); the policy's and
 //     autoscaling's calls have their own files (policy.go, scaling.go). Delete
 //     (delete.go) deletes only a table the object owns, after the replicas
-//     Tether added (replicas.go) and the scalable targets it registered.
+//     Tether added (replicas.go; all in one call for a strongly consistent
+//     global table, mrsc.go) and the scalable targets it registered.
 //   - What the adapter remembers between passes is in memory only
 //     (memory.go: each object's reads and warnings, the tables Tether
 //     created; inflight.go: the calls AWS accepted). The status shows where

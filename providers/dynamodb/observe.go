@@ -60,6 +60,7 @@ func (c *tableConn) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable)
 	}
 	recordStatus(obj, desc)
 	recordReplicas(obj, desc)
+	recordStrong(obj, desc)
 	recordDisassociationProtection(obj, desc)
 	p.forgetGoneReplicas(ep, obj, desc)
 	recordTarget(obj, ep)
@@ -74,6 +75,8 @@ func (c *tableConn) Observe(ctx context.Context, obj *awsv1alpha1.DynamoDBTable)
 		return p.transient(reasonDeleting, "the table is being deleted (not by Tether); it will be re-created once it is gone"), nil
 	case types.TableStatusActive, types.TableStatusUpdating:
 		return p.compare(ctx, ep, obj, desc)
+	case types.TableStatusReplicationNotAuthorized:
+		return tableNotAuthorized(name), nil
 	default:
 		return providers.Waiting(providers.Wait{Reason: reasonInaccessible,
 			Message: fmt.Sprintf("the table is %s; Tether cannot change it until AWS makes it ACTIVE", desc.TableStatus),
@@ -102,6 +105,9 @@ func (p *Provider) compare(ctx context.Context, ep *access.Endpoint, obj *awsv1a
 			"the table's %s differs from the spec, and DynamoDB cannot change it after creation: "+
 				"make the spec match the table, or delete the table to have it re-created", what)
 	}
+	if err := strongRegionsRefused(obj, ep.Region); err != nil {
+		return providers.Observation{}, err
+	}
 	if why, ok := notJoined(ep, obj, desc); ok {
 		return notAvailable(ReasonUnsupportedByEndpoint, why, time.Minute), nil
 	}
@@ -114,6 +120,9 @@ func (p *Provider) compare(ctx context.Context, ep *access.Endpoint, obj *awsv1a
 		return providers.Observation{}, err
 	}
 	p.skipUnsupported(ep, obj, have)
+	if err := p.strongWithoutReplicas(ep, obj); err != nil {
+		return providers.Observation{}, err
+	}
 	insightsFailed := holdFailedInsights(p.memoryOf(obj), obj, have)
 	recordKinesis(obj, have.Kinesis)
 	kinesisFailed := holdFailedKinesis(p.memoryOf(obj), obj, have)
@@ -140,6 +149,12 @@ func (p *Provider) compare(ctx context.Context, ep *access.Endpoint, obj *awsv1a
 	// the spec asks for: Ready waits for it.
 	available := desc.TableStatus == types.TableStatusActive && pl.Busy() == ""
 	outputsErr := p.writeOutputs(ctx, ep, obj)
+	if obs, waiting := p.strongNotListed(want, have); pl.Empty() && waiting {
+		return obs, nil
+	}
+	if denied := replicasNotAuthorized(have.Replicas); pl.Empty() && available && denied != "" {
+		return notAvailable(reasonReplicationNotAuthorized, denied, inaccessibleDelay), nil
+	}
 	if broken := plan.ReplicasNotWorking(want.Replicas, have.Replicas); pl.Empty() && available && broken != "" {
 		return notAvailable(reasonReplicaNotWorking, broken+": Tether cannot fix this by itself (see the replica's Region in AWS)", time.Minute), nil
 	}

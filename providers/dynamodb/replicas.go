@@ -155,7 +155,10 @@ func (p *Provider) removeReplicasFirst(ctx context.Context, ep *access.Endpoint,
 			others = append(others, region)
 		}
 	}
-	if len(ours) == 0 && len(going) > 0 {
+	if d.MultiRegionConsistency == types.MultiRegionConsistencyStrong && len(going) == 0 {
+		return p.leaveStrongFirst(ctx, ep, d, ours, others) // all together or none (mrsc.go)
+	}
+	if len(going) > 0 && (len(ours) == 0 || d.MultiRegionConsistency == types.MultiRegionConsistencyStrong) {
 		return false, providers.Pendingf(p.opts.TransitionPoll, reasonDeleting, "DynamoDB accepted the removal of replica %s of table %s "+
 			"and its reads do not show it yet (they are eventually consistent)", strings.Join(going, ", "), name)
 	}
@@ -182,17 +185,23 @@ func specNamesReplica(obj *awsv1alpha1.DynamoDBTable, region string) bool {
 	return slices.ContainsFunc(obj.Spec.Replicas, func(r awsv1alpha1.Replica) bool { return r.RegionName == region })
 }
 
-// recordAddedReplica notes a replica Tether just added, in its own record
+// recordAddedReplica notes the replicas Tether just added (one, or those of
+// a strongly consistent global table), in its own record
 // and, for the user to see, in the status.
 func (p *Provider) recordAddedReplica(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, step plan.Step) {
-	if step.Kind != plan.StepCreateReplica || step.Table == nil || len(step.Table.ReplicaUpdates) != 1 {
+	if (step.Kind != plan.StepCreateReplica && step.Kind != plan.StepCreateStrong) || step.Table == nil {
 		return
 	}
-	region := aws.ToString(step.Table.ReplicaUpdates[0].Create.RegionName)
-	p.replicas.add(ep.TableKey(obj.ResolvedTableName()), region, obj.UID)
-	if !slices.Contains(obj.Status.AddedReplicaRegions, region) {
-		obj.Status.AddedReplicaRegions = append(slices.Clone(obj.Status.AddedReplicaRegions), region)
-		slices.Sort(obj.Status.AddedReplicaRegions)
+	for _, u := range step.Table.ReplicaUpdates {
+		if u.Create == nil {
+			continue
+		}
+		region := aws.ToString(u.Create.RegionName)
+		p.replicas.add(ep.TableKey(obj.ResolvedTableName()), region, obj.UID)
+		if !slices.Contains(obj.Status.AddedReplicaRegions, region) {
+			obj.Status.AddedReplicaRegions = append(slices.Clone(obj.Status.AddedReplicaRegions), region)
+			slices.Sort(obj.Status.AddedReplicaRegions)
+		}
 	}
 }
 

@@ -46,6 +46,9 @@ func (c *tableConn) Update(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, 
 		if refused := p.disassociationRefused(obj, step, err); refused != nil {
 			return refused
 		}
+		if refused := strongRefused(step, err); refused != nil {
+			return refused
+		}
 		if refused := multiKeysRefused(multiKeyIndexesOf(nil, &step), err); refused != nil {
 			return refused
 		}
@@ -70,6 +73,7 @@ func (c *tableConn) Update(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, 
 		return access.Classify(err)
 	}
 	p.flights.accepted(ep.TableKey(name), p.stepFlight(step, time.Now()))
+	p.strongMembersInFlight(ep, obj, step, time.Now())
 	p.memoryOf(obj).afterSent(step)
 	noteInsightsSent(p.memoryOf(obj), obj, step)
 	noteKinesisSent(p.memoryOf(obj), obj, step)

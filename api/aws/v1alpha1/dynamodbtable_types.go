@@ -62,6 +62,15 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.replicas) || !has(self.region) || self.replicas.all(r, r.regionName != self.region)",message="replicas must not name the table's own region"
 // +kubebuilder:validation:XValidation:rule="!has(self.disassociateReplicas) || !has(self.region) || self.disassociateReplicas.all(r, r.regionName != self.region)",message="disassociateReplicas must not name the table's own region (a table disassociates only its replicas)"
 // +kubebuilder:validation:XValidation:rule="!has(self.disassociationProtectionEnabled) || (has(self.replicas) && size(self.replicas) > 0) || has(self.globalTableSource)",message="disassociationProtectionEnabled needs replicas or a globalTableSource (AWS has disassociation protection only on a replica of a global table)"
+// +kubebuilder:validation:XValidation:rule="!has(self.globalTableWitness) || (has(self.multiRegionConsistency) && self.multiRegionConsistency == 'STRONG')",message="globalTableWitness needs multiRegionConsistency STRONG (AWS has witnesses only in multi-Region strong consistency global tables)"
+// +kubebuilder:validation:XValidation:rule="!(has(self.multiRegionConsistency) && self.multiRegionConsistency == 'STRONG') || (has(self.replicas) && ((size(self.replicas) == 2 && !has(self.globalTableWitness)) || (size(self.replicas) == 1 && has(self.globalTableWitness))))",message="multiRegionConsistency STRONG needs exactly two replicas, or one replica and a globalTableWitness (AWS's MRSC: three Regions with the table's own)"
+// +kubebuilder:validation:XValidation:rule="!has(self.globalTableWitness) || !has(self.replicas) || self.replicas.all(r, r.regionName != self.globalTableWitness.regionName)",message="globalTableWitness must not be in a replica's Region"
+// +kubebuilder:validation:XValidation:rule="!has(self.globalTableWitness) || !has(self.region) || self.globalTableWitness.regionName != self.region",message="globalTableWitness must not be in the table's own region"
+// +kubebuilder:validation:XValidation:rule="!(has(self.multiRegionConsistency) && self.multiRegionConsistency == 'STRONG') || ((!has(self.region) || self.region != 'us-west-1') && (!has(self.replicas) || self.replicas.all(r, r.regionName != 'us-west-1')) && (!has(self.globalTableWitness) || self.globalTableWitness.regionName != 'us-west-1'))",message="multiRegionConsistency STRONG is not available in us-west-1 (AWS answers Unsupported Region(s))"
+// +kubebuilder:validation:XValidation:rule="!(has(self.multiRegionConsistency) && self.multiRegionConsistency == 'STRONG') || (!has(self.importFrom) && !has(self.restoreFrom))",message="multiRegionConsistency STRONG needs a table created empty: AWS makes a STRONG global table only of an empty table, so not with importFrom or restoreFrom"
+// +kubebuilder:validation:XValidation:rule="!(has(self.multiRegionConsistency) && self.multiRegionConsistency == 'STRONG') || (!has(self.disassociateReplicas) && !has(self.disassociationProtectionEnabled))",message="disassociateReplicas and disassociationProtectionEnabled are for multiRegionConsistency EVENTUAL only (AWS disassociates replicas of eventual consistency global tables only)"
+// +kubebuilder:validation:XValidation:rule="!(has(self.multiRegionConsistency) && self.multiRegionConsistency == 'STRONG') || (has(oldSelf.multiRegionConsistency) && oldSelf.multiRegionConsistency == 'STRONG') || !has(oldSelf.replicas) || size(oldSelf.replicas) == 0",message="multiRegionConsistency cannot become STRONG on a table with replicas: AWS sets it only as the global table is created; remove the replicas first, then declare STRONG with its replicas"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.multiRegionConsistency) || oldSelf.multiRegionConsistency != 'STRONG' || ((has(self.multiRegionConsistency) && self.multiRegionConsistency == 'STRONG') && has(self.replicas) && has(oldSelf.replicas) && size(self.replicas) == size(oldSelf.replicas) && self.replicas.all(r, oldSelf.replicas.exists(o, o.regionName == r.regionName)) && has(self.globalTableWitness) == has(oldSelf.globalTableWitness) && (!has(self.globalTableWitness) || self.globalTableWitness.regionName == oldSelf.globalTableWitness.regionName)) || ((!has(self.multiRegionConsistency) || self.multiRegionConsistency != 'STRONG') && (!has(self.replicas) || size(self.replicas) == 0) && !has(self.globalTableWitness))",message="a multiRegionConsistency STRONG global table is frozen: its replicas' Regions, its globalTableWitness and its consistency cannot change, except by removing every replica, the witness and multiRegionConsistency STRONG together (AWS then makes it a single-Region table)"
 // +kubebuilder:validation:XValidation:rule="!has(self.replicas) || self.billingMode == 'PROVISIONED' || self.replicas.all(r, !has(r.provisionedThroughputOverride) && (!has(r.globalSecondaryIndexes) || r.globalSecondaryIndexes.all(i, !has(i.provisionedThroughputOverride))))",message="a replica's provisionedThroughputOverride needs billingMode PROVISIONED"
 // +kubebuilder:validation:XValidation:rule="!has(self.replicas) || self.billingMode == 'PAY_PER_REQUEST' || self.replicas.all(r, !has(r.onDemandThroughputOverride) && (!has(r.globalSecondaryIndexes) || r.globalSecondaryIndexes.all(i, !has(i.onDemandThroughputOverride))))",message="a replica's onDemandThroughputOverride needs billingMode PAY_PER_REQUEST"
 // +kubebuilder:validation:XValidation:rule="!has(self.replicas) || self.replicas.all(r, !has(r.globalSecondaryIndexes) || r.globalSecondaryIndexes.all(i, has(self.globalSecondaryIndexes) && self.globalSecondaryIndexes.exists(g, g.indexName == i.indexName)))",message="a replica's globalSecondaryIndexes must name indexes of the table"
@@ -73,6 +82,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.globalTableSource) || (self.billingMode != 'PROVISIONED' && !has(self.provisionedThroughput) && !has(self.onDemandThroughput) && !has(self.warmThroughput) && !has(self.autoScaling))",message="a table that joins a globalTableSource takes its billing mode, capacity, on-demand and warm throughput and autoscaling from the source (settings replication): declare none (billingMode's default is not applied)"
 // +kubebuilder:validation:XValidation:rule="!has(self.globalTableSource) || (!has(self.timeToLiveSpecification) && (!has(self.streamSpecification) || self.streamSpecification.streamViewType == 'NEW_AND_OLD_IMAGES'))",message="a table that joins a globalTableSource takes its TTL and stream from the source (settings replication; global tables stream NEW_AND_OLD_IMAGES)"
 // +kubebuilder:validation:XValidation:rule="!has(self.globalTableSource) || ((!has(self.replicas) || size(self.replicas) == 0) && !has(self.disassociateReplicas))",message="a table that joins a globalTableSource is a member of the source's global table: it declares no replicas of its own"
+// +kubebuilder:validation:XValidation:rule="!has(self.globalTableSource) || (!has(self.globalTableWitness) && (!has(self.multiRegionConsistency) || self.multiRegionConsistency != 'STRONG'))",message="a table that joins a globalTableSource cannot be STRONG nor have a witness (multi-account global tables are of eventual consistency only)"
 // +kubebuilder:validation:XValidation:rule="!has(self.vectorIndexes) || size(self.vectorIndexes) == 0 || self.billingMode == 'PAY_PER_REQUEST'",message="vectorIndexes need billingMode PAY_PER_REQUEST (DynamoDB has vector indexes on on-demand tables only)"
 // +kubebuilder:validation:XValidation:rule="!has(self.vectorIndexes) || self.vectorIndexes.all(v, !self.attributeDefinitions.exists(a, a.attributeName == v.vectorAttribute.attributeName))",message="a vector index's vectorAttribute must not be in attributeDefinitions (DynamoDB refuses a vector attribute declared there)"
 // +kubebuilder:validation:XValidation:rule="!has(self.vectorIndexes) || self.vectorIndexes.all(v, !has(v.searchSchema) || v.searchSchema.all(e, self.attributeDefinitions.exists(a, a.attributeName == e.attributeName)))",message="every vector index searchSchema attributeName must be defined in attributeDefinitions (DynamoDB needs its type)"
@@ -223,6 +233,24 @@ type DynamoDBTableSpec struct {
 	// AWS has it only on a global table, so it needs replicas.
 	// +optional
 	DisassociationProtectionEnabled *bool `json:"disassociationProtectionEnabled,omitempty"`
+
+	// MultiRegionConsistency is the global table's consistency: EVENTUAL
+	// (absent, AWS's default) or STRONG (multi-Region strong consistency,
+	// MRSC). AWS makes a STRONG global table only one way, which Tether
+	// follows: an empty single-Region table first, then one UpdateTable
+	// that adds both replicas, or the one replica and the witness, and
+	// nothing else. STRONG needs exactly two replicas, or one replica and a
+	// globalTableWitness, and cannot change afterwards: the only way out is
+	// to remove every replica, the witness and this field together
+	// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/V2globaltables_HowItWorks.html).
+	// +optional
+	// +kubebuilder:validation:Enum=EVENTUAL;STRONG
+	MultiRegionConsistency string `json:"multiRegionConsistency,omitempty"`
+
+	// GlobalTableWitness is the witness Region of a STRONG global table
+	// with one replica; it cannot change afterwards.
+	// +optional
+	GlobalTableWitness *GlobalTableWitness `json:"globalTableWitness,omitempty"`
 
 	// OnDemandThroughput caps a PAY_PER_REQUEST table's request units; left
 	// alone when absent.
@@ -591,6 +619,16 @@ type DynamoDBTableStatus struct {
 	// resolved to, the one the join named.
 	// +optional
 	GlobalTableSourceArn string `json:"globalTableSourceArn,omitempty"`
+	// MultiRegionConsistency is the global table's consistency as AWS
+	// reports it (AWS reports only STRONG; absent otherwise).
+	// +optional
+	MultiRegionConsistency string `json:"multiRegionConsistency,omitempty"`
+	// GlobalTableWitnesses are the witnesses of a STRONG global table as
+	// AWS reports them.
+	// +optional
+	// +listType=map
+	// +listMapKey=regionName
+	GlobalTableWitnesses []GlobalTableWitnessStatus `json:"globalTableWitnesses,omitempty"`
 	// ResourcePolicyRevisionID is the revision of the resource policy
 	// Tether attached; it is removed with spec.resourcePolicy only while
 	// this is still the table's revision.

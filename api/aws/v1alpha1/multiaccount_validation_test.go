@@ -54,6 +54,7 @@ func TestGlobalTableSourceRefusesBadInput(t *testing.T) {
 		{"TTL", with("timeToLiveSpecification: {attributeName: expires, enabled: true}\n"), "takes its TTL and stream from the source"},
 		{"another stream view", strings.Replace(joinSpec, "streamViewType: NEW_AND_OLD_IMAGES", "streamViewType: KEYS_ONLY", 1), "takes its TTL and stream from the source"},
 		{"replicas of its own", with("replicas:\n- regionName: ap-south-1\n"), "declares no replicas of its own"},
+		{"STRONG", with("multiRegionConsistency: STRONG\n"), "cannot be STRONG nor have a witness"},
 		{"and a restore", with("restoreFrom: {backupArn: \"arn:aws:dynamodb:us-east-1:111122223333:table/source/backup/01234567890123-abcdefgh\"}\n"),
 			"is created by the join: not by restoreFrom or importFrom"},
 	}

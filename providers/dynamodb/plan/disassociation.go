@@ -90,7 +90,9 @@ func init() {
 // Each is taken out of the simulated table, so the delete pass after it
 // never deletes one of them, whether it is sent, refused or waiting.
 func (p *planner) disassociateReplicas() {
-	if p.cur.Replicas == nil || len(p.want.Disassociate) == 0 {
+	// AWS disassociates replicas of eventually consistent global tables
+	// only.
+	if p.cur.Replicas == nil || len(p.want.Disassociate) == 0 || p.cur.isStrong() {
 		return
 	}
 	var blocked []string
@@ -129,7 +131,7 @@ func (p *planner) disassociateReplicas() {
 // before it).
 func (p *planner) updateDisassociationProtection() {
 	w := p.want.DisassociationProtection
-	if w == nil || len(p.cur.Replicas) == 0 || (p.cur.DisassociationProtection != nil && *p.cur.DisassociationProtection == *w) {
+	if w == nil || len(p.cur.Replicas) == 0 || p.cur.isStrong() || (p.cur.DisassociationProtection != nil && *p.cur.DisassociationProtection == *w) {
 		return
 	}
 	in := p.updateTable()

@@ -67,6 +67,12 @@ type Table struct {
 	// (multiaccount.go): desired only of a source others join, observed ""
 	// where AWS reports none.
 	SettingsReplication string
+	// Consistency is the global table's MultiRegionConsistency, STRONG or
+	// "" (EVENTUAL, or not managed on the desired side); Witnesses its
+	// witnesses by Region, with their WitnessStatus (observed) or ACTIVE
+	// (desired); nil is not managed or not known (mrsc.go).
+	Consistency string
+	Witnesses   map[string]string
 }
 
 // Throughput is provisioned capacity.
@@ -221,6 +227,7 @@ func (t *Table) clone() *Table {
 		c.Tags = maps.Clone(t.Tags)
 	}
 	c.Scaling, c.Replicas, c.Kinesis = maps.Clone(t.Scaling), maps.Clone(t.Replicas), maps.Clone(t.Kinesis)
+	c.Witnesses = maps.Clone(t.Witnesses)
 	c.Vectors = maps.Clone(t.Vectors)
 	return &c
 }

@@ -15,7 +15,9 @@ import (
 //     capacity mode it needed change, and is added last, once the stream
 //     and capacity it needs are planned; a replica the spec keeps as a
 //     table of its own is disassociated before the delete pass, which
-//     then never sees it;
+//     then never sees it; a strongly consistent global table (mrsc.go)
+//     leaves that state first, its replicas and witness removed in one
+//     call, and is made where replicas are added, all in one call;
 //   - indexes are deleted before a billing switch, which must carry the
 //     throughput of every index left, and scalable targets are deregistered
 //     before a switch to PAY_PER_REQUEST; vector indexes, which only a
@@ -29,6 +31,7 @@ import (
 //     Kinesis destination, policy, tags) follow; tags go last.
 const (
 	atYieldToAutoScaling position = iota
+	atLeaveStrong
 	atDisassociateReplicas
 	atDeleteReplicas
 	atDeleteIndexes
@@ -42,6 +45,7 @@ const (
 	atOnDemand
 	atWarm
 	atRegisterScaling
+	atCreateStrong
 	atAddReplicas
 	atTTL
 	atPITR

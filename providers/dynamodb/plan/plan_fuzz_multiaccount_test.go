@@ -16,7 +16,7 @@ func (s *fuzzSource) multiAccount(want, have *Table) func(fail func(string, ...a
 	if !s.bool() {
 		// On one choice in two of the rest, a source others join: its
 		// stream and settings replication, whatever mode it reports.
-		if s.bool() {
+		if s.bool() && want.Consistency == "" { // multi-account global tables are MREC only
 			AsSource(want)
 			have.SettingsReplication = s.pick("", "DISABLED", settingsReplicationEnabled, settingsReplicationWithOverrides)
 		}
@@ -25,6 +25,7 @@ func (s *fuzzSource) multiAccount(want, have *Table) func(fail func(string, ...a
 	// A joining spec declares no replicas of its own (the API server
 	// refuses it).
 	want.Replicas, want.RemoveReplicas, want.Disassociate = nil, nil, nil
+	want.Consistency, want.Witnesses = "", nil // nor is it STRONG (MREC only)
 	FromSource(want, have)
 	return func(fail func(string, ...any), p *Plan) {
 		checkSettingsReplicationAlone(fail, p)

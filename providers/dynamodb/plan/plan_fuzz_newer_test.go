@@ -267,6 +267,12 @@ type newerCheck struct {
 	replicas map[string]string   // Region -> status
 	scaling  map[string]bool     // registered; nil: not known
 	policy   map[string]bool     // a target-tracking policy is there
+	// strong and witnesses: the table is STRONG, with these witnesses
+	// (plan_fuzz_mrsc_test.go); kinesis its destinations, nil when not
+	// read (plan_fuzz_kinesis_test.go).
+	strong    bool
+	witnesses map[string]bool
+	kinesis   Kinesis
 }
 
 func newNewerCheck(want, have *Table) *newerCheck {
@@ -282,6 +288,10 @@ func newNewerCheck(want, have *Table) *newerCheck {
 	for r, rep := range have.Replicas {
 		c.replicas[r] = rep.Status
 	}
+	c.strong, c.witnesses, c.kinesis = have.isStrong(), map[string]bool{}, maps.Clone(have.Kinesis)
+	for w := range have.Witnesses {
+		c.witnesses[w] = true
+	}
 	if have.Scaling != nil {
 		c.scaling, c.policy = map[string]bool{}, map[string]bool{}
 		for k, s := range have.Scaling {
@@ -296,6 +306,8 @@ func newNewerCheck(want, have *Table) *newerCheck {
 func (c *newerCheck) check(fail func(string, ...any), s Step, mode string, indexes map[string]Index) {
 	checkStepRegion(fail, s)
 	switch {
+	case isKinesisStep(s):
+		c.checkKinesis(fail, s)
 	case s.Table != nil:
 		c.checkTable(fail, s.Table, mode, indexes)
 	case s.Backups != nil:
@@ -397,8 +409,8 @@ func (c *newerCheck) key(fail func(string, ...any), resource string, dimension a
 }
 
 func (c *newerCheck) checkTable(fail func(string, ...any), in *dynamodb.UpdateTableInput, mode string, indexes map[string]Index) {
-	if in.MultiRegionConsistency != "" || len(in.GlobalTableWitnessUpdates) > 0 {
-		fail("touches multi-Region consistency, which the spec does not manage")
+	if c.checkStrong(fail, in) {
+		return
 	}
 	newMode := mode
 	if in.BillingMode != "" {
@@ -554,6 +566,8 @@ func (c *newerCheck) checkReplica(fail func(string, ...any), in *dynamodb.Update
 // applyNewer does to the model what AWS does for the newer features' steps.
 func applyNewer(tb *Table, s Step) {
 	switch {
+	case isKinesisStep(s):
+		applyKinesis(tb, s)
 	case s.Insights != nil:
 		in := &Insights{Enabled: s.Insights.ContributorInsightsAction == types.ContributorInsightsActionEnable, Status: "DISABLED"}
 		if in.Enabled {
@@ -649,6 +663,7 @@ func applyNewerTable(tb *Table, in *dynamodb.UpdateTableInput) {
 			delete(tb.Replicas, aws.ToString(u.Disassociate.RegionName))
 		}
 	}
+	applyStrongTable(tb, in)
 }
 
 // reportedReplica is a replica as DescribeTable reports it after an action:

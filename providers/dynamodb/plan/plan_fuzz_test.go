@@ -54,6 +54,9 @@ func FuzzPlan(f *testing.F) {
 	for i := range 4 {
 		f.Add(append(longSeed(uint64(i)), longSeed(uint64(100+i))...))
 	}
+	for _, seed := range seeds2026() {
+		f.Add(seed)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		src := &fuzzSource{data: data}
 		spec := src.spec()
@@ -66,6 +69,8 @@ func FuzzPlan(f *testing.F) {
 		src.newer2026(spec, desc)
 		src.disassociation2026(spec, desc)
 		src.vectors2026(spec, desc)
+		strong := src.mrsc2026(spec, desc)
+		kinesis := src.kinesis2026(spec)
 		tags := map[string]string{"tether.dev/owner": "uid"}
 		maps.Copy(tags, spec.Tags)
 		want := Desired(spec, tags)
@@ -74,6 +79,8 @@ func FuzzPlan(f *testing.F) {
 		have := Observed(desc)
 		have.TTL, have.PITR, have.Tags = secondary.TTL, secondary.PITR, secondary.Tags
 		newer.apply(want, have)
+		strong.apply(want)
+		kinesis.apply(spec, want, have)
 		joined := src.multiAccount(want, have)
 		haveCopy := have.clone()
 
@@ -124,7 +131,8 @@ func checkPlan(t *testing.T, name string, want, have *Table, allow bool, p *Plan
 		newer.check(fail, s, mode, indexes)
 		inputs := 0
 		for _, set := range []bool{s.Table != nil, s.TTL != nil, s.Backups != nil, len(s.Tags) > 0, len(s.UntagKeys) > 0,
-			s.Insights != nil, s.PutPolicy != nil, s.DeletePolicy != nil, s.Register != nil, s.ScalingPolicy != nil, s.Deregister != nil} {
+			s.Insights != nil, s.PutPolicy != nil, s.DeletePolicy != nil, s.Register != nil, s.ScalingPolicy != nil, s.Deregister != nil,
+			s.KinesisEnable != nil, s.KinesisUpdate != nil, s.KinesisDisable != nil} {
 			if set {
 				inputs++
 			}

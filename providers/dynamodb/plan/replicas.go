@@ -160,7 +160,9 @@ func sameOverride(want, have *int64) bool { return want == nil || (have != nil &
 // the spec no longer names, one per call, first: a replica's removal is
 // what lets the stream or capacity mode it needed change.
 func (p *planner) deleteReplicas() {
-	if p.cur.Replicas == nil {
+	// A strongly consistent global table's replicas go all together or
+	// not at all (mrsc.go).
+	if p.cur.Replicas == nil || p.cur.isStrong() {
 		return
 	}
 	for _, region := range slices.Sorted(slices.Values(p.want.RemoveReplicas)) {
@@ -185,6 +187,8 @@ func (p *planner) addReplicas() {
 		want := p.want.Replicas[region]
 		have, ok := p.cur.Replicas[region]
 		switch {
+		case !ok && (p.want.isStrong() || p.cur.isStrong()):
+			continue // made in one call with the others (mrsc.go), or waited for
 		case !ok:
 			p.add(p.replicaStep(StepCreateReplica, "add replica "+region,
 				types.ReplicationGroupUpdate{Create: createReplicaAction(region, want)}))
