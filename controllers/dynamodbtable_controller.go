@@ -117,7 +117,9 @@ func SetupDynamoDB(mgr ctrl.Manager, pollInterval time.Duration, feeds changefee
 					Watches(&awsv1alpha1.AWSAccount{}, handler.EnqueueRequestsFromMapFunc(tablesOfAccount(tables)),
 						builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 					Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(tablesInNamespace(tables)),
-						builder.WithPredicates(namespaceAccountChanged()))
+						builder.WithPredicates(namespaceAccountChanged())).
+					Watches(&awsv1alpha1.DynamoDBTable{}, handler.EnqueueRequestsFromMapFunc(membersOfGlobalTable(tables)),
+						builder.WithPredicates(globalTableMemberChanged()))
 			}})
 	return external, r.SetupWithManager(mgr)
 }

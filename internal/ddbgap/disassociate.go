@@ -79,6 +79,9 @@ func (s *Server) disassociation(c *call) (out any, handled bool, err error) {
 	if dis != nil && len(list(c.body, "ReplicaUpdates")) != 1 {
 		return nil, true, validation("One or more parameter values were invalid: a Disassociate action must be the only replica update in the request")
 	}
+	if out, handled, err := s.memberDisassociation(c, dis); handled {
+		return out, true, err // a member of a multi-account global table (multiaccount.go)
+	}
 	name, here := str(c.body, "TableName"), region(c.r)
 	s.mu.Lock()
 	now := time.Now()

@@ -61,6 +61,9 @@ type Options struct {
 	// InsightsRules is the quota of Contributor Insights rules of one
 	// account and Region (insights.go). Default CloudWatch's, 100.
 	InsightsRules int
+	// Accounts are the AWS account ids of the callers, by access key id,
+	// for multi-account global tables (multiaccount.go).
+	Accounts map[string]string
 	// WithoutVectorIndexes answers vector indexes as DynamoDB Local 3.3.1
 	// does (vector.go): CreateTable's VectorIndexes go to it, which drops
 	// them, and so do VectorIndexUpdates, which it answers "Nothing to

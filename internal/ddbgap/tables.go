@@ -48,6 +48,9 @@ type tableState struct {
 	// table's member, nil for AWS's default (disassociate.go).
 	protection *bool
 
+	// member is the table's place in a multi-account global table
+	// (multiaccount.go).
+	member *membership
 	// strong is the table's multi-Region strong consistency, nil for none;
 	// replicationDenied: DenyReplication (mrsc.go).
 	strong            *strongState
@@ -217,6 +220,7 @@ func (s *Server) overlay(st *tableState, t map[string]any, own string) {
 	if st.restoreSummary != nil {
 		t["RestoreSummary"] = st.restoreSummary
 	}
+	s.overlayMembership(st, t)
 	_ = own
 }
 
@@ -257,6 +261,9 @@ func (st *tableState) warmOf(name, billing string, pt map[string]any, now time.T
 }
 
 func (s *Server) createTable(c *call) (any, error) {
+	if str(c.body, "GlobalTableSourceArn") != "" {
+		return s.joinTable(c)
+	}
 	name := str(c.body, "TableName")
 	billing := str(c.body, "BillingMode")
 	if billing == "" {
@@ -379,6 +386,10 @@ func (s *Server) deleteTable(c *call) (any, error) {
 		// docs/api-quirks/table-global-tables.md, DDB-TABLE-260 (mrsc.go).
 		return nil, validation("Deletion of only one table replica is not supported for global tables with MultiRegionConsistency set to STRONG.")
 	}
+	if err := s.leaveOrRefuse(st); err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
 	if len(st.replicas) > 0 {
 		s.mu.Unlock()
 		// AWS's API reference does not say what a DeleteTable of a table
@@ -395,6 +406,7 @@ func (s *Server) deleteTable(c *call) (any, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.left(tableKey(c.r, name), st)
 	if s.opts.Pace.Delete <= 0 {
 		delete(s.tables, tableKey(c.r, name))
 		return out, nil
@@ -448,6 +460,9 @@ func (s *Server) stillDeleting(c *call, name string) error {
 // warm throughput) itself, after checking AWS's rules, and sends the rest of
 // the request to DynamoDB Local.
 func (s *Server) updateTable(c *call) (any, error) {
+	if out, handled, err := s.settingsReplication(c); handled {
+		return out, err // multiaccount.go
+	}
 	if out, handled, err := s.disassociation(c); handled {
 		return out, err
 	}

@@ -14,6 +14,9 @@ import (
 // IndexTableName is the field index of DynamoDBTables by the name of their
 // table, which the conflict check lists by (the controller registers it):
 // with 10,000 tables, listing them all on every look would copy them all.
+// A table that joins another's is also under its source's key
+// (joinIndexKey, multiaccount.go), which no table name can equal; whoever
+// lists by it checks the table name it wants.
 const IndexTableName = "tether.dev/table-name"
 
 // TableNameOf is IndexTableName's extractor.
@@ -22,7 +25,11 @@ func TableNameOf(obj client.Object) []string {
 	if !ok {
 		return nil
 	}
-	return []string{t.ResolvedTableName()}
+	keys := []string{t.ResolvedTableName()}
+	if k := joinIndexKey(t); k != "" && k != keys[0] {
+		keys = append(keys, k)
+	}
+	return keys
 }
 
 // checkConflict makes the later of two objects naming the same table (the

@@ -38,6 +38,8 @@ func (c *tableConn) Create(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 		err = p.createByImport(ctx, ep, obj)
 	case obj.Spec.RestoreFrom != nil:
 		desc, err = p.createByRestore(ctx, ep, obj)
+	case obj.Spec.GlobalTableSource != nil:
+		desc, err = p.createByJoin(ctx, ep, obj) // multiaccount.go
 	default:
 		in := plan.CreateTableInput(name, &obj.Spec, p.wantedTags(ep, obj))
 		var out *dynamodb.CreateTableOutput

@@ -61,6 +61,9 @@ func (c *tableConn) Delete(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) 
 	case types.TableStatusCreating, types.TableStatusUpdating:
 		return providers.Pendingf(p.opts.TransitionPoll, access.ReasonTableBusy, "waiting for table %s to leave %s before deleting it", name, d.TableStatus)
 	}
+	if handled, err := p.leaveKeeping(ctx, ep, obj, d); handled { // multiaccount.go
+		return err
+	}
 	if aws.ToBool(d.DeletionProtectionEnabled) {
 		return p.lowerDeletionProtection(ctx, ep, obj)
 	}
@@ -131,6 +134,9 @@ func (p *Provider) DescribeDelete(obj *awsv1alpha1.DynamoDBTable) string {
 	}
 	if obj.Spec.DeletionPolicy == awsv1alpha1.DeletionPolicyRetain {
 		return fmt.Sprintf("let go of table %s; it stays in DynamoDB (deletionPolicy: Retain)", name)
+	}
+	if left := describeLeave(obj); left != "" {
+		return left
 	}
 	return fmt.Sprintf("deleted table %s", name)
 }

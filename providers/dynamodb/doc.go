@@ -42,7 +42,11 @@
 //     yet is waited for, not sent again (inflight.go, waits.go).
 //   - Create (create.go) sends CreateTable, or restores the table
 //     (restore.go, from a source the namespace may read), or imports it
-//     from S3 (import.go, followed by DescribeImport until it ends); Update
+//     from S3 (import.go, followed by DescribeImport until it ends), or
+//     joins a table of another account as its replica (multiaccount.go:
+//     both AWSAccounts' tenancy.globalTables checked before the CreateTable, the
+//     source's replication statements and stream given by the object that
+//     holds it, a joined table that is no member never Ready); Update
 //     (update.go) sends the plan's first step only, and the next pass plans
 //     again from what AWS then reports (a replica's disassociation goes to
 //     the replica's Region, and a refusal is kept for the spec as it is:

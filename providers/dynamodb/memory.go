@@ -47,6 +47,13 @@ type memory struct {
 	// replica's Region, with the fingerprint they were refused for
 	// (disassociation.go).
 	disassociationRefused map[string]disassociationRefusal
+	// replicationPolicy is set while the table's policy carries the
+	// replication statements of a multi-account global table, which it
+	// must read even when the spec has no policy (multiaccount.go).
+	replicationPolicy bool
+	// settingsReplicationSent: AWS accepted Tether's enabling of the
+	// table's settings replication (multiaccount.go).
+	settingsReplicationSent bool
 }
 
 // policyChange is Tether's last change of the policy.

@@ -100,12 +100,19 @@ func observeCalls(obj *awsv1alpha1.DynamoDBTable) int {
 // what the spec and the status ask for (plan.Desired, desire.go), and the
 // planner's steps between them (plan.Compute).
 func (p *Provider) compare(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, desc *types.TableDescription) (providers.Observation, error) {
-	if what := plan.ImmutableMismatch(&obj.Spec, desc); what != "" {
+	if what := plan.ImmutableMismatch(&obj.Spec, immutableView(obj, desc)); what != "" {
 		return providers.Observation{}, providers.Terminalf(ReasonImmutableMismatch,
 			"the table's %s differs from the spec, and DynamoDB cannot change it after creation: "+
 				"make the spec match the table, or delete the table to have it re-created", what)
 	}
 	if err := strongRegionsRefused(obj, ep.Region); err != nil {
+		return providers.Observation{}, err
+	}
+	if why, ok := notJoined(ep, obj, desc); ok {
+		return notAvailable(ReasonUnsupportedByEndpoint, why, time.Minute), nil
+	}
+	rep, err := p.replicationOf(ctx, ep, obj) // multiaccount.go
+	if err != nil {
 		return providers.Observation{}, err
 	}
 	have := plan.Observed(desc)
@@ -124,6 +131,9 @@ func (p *Provider) compare(ctx context.Context, ep *access.Endpoint, obj *awsv1a
 		return providers.Observation{}, err
 	}
 	if err := checkPolicyPrincipals(ep, obj, want.Policy); err != nil {
+		return providers.Observation{}, err
+	}
+	if err := rep.apply(obj, want, have); err != nil {
 		return providers.Observation{}, err
 	}
 	pl := plan.Compute(aws.ToString(desc.TableName), want, have,

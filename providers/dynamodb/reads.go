@@ -111,7 +111,7 @@ func (p *Provider) reads(ctx context.Context, ep *access.Endpoint, obj *awsv1alp
 		{feature: plan.FeatureKinesis, needed: usesKinesis(obj), read: func() error {
 			return readKinesis(ctx, ep, obj, mem)
 		}, inFlux: func() bool { return plan.KinesisInFlux(mem.reads.Kinesis) }},
-		{feature: plan.FeaturePolicy, needed: plan.Uses(&obj.Spec, plan.FeaturePolicy) || obj.Status.ResourcePolicyRevisionID != "", read: func() error {
+		{feature: plan.FeaturePolicy, needed: plan.Uses(&obj.Spec, plan.FeaturePolicy) || obj.Status.ResourcePolicyRevisionID != "" || mem.replicationPolicy, read: func() error {
 			return readPolicy(ctx, ep, aws.ToString(desc.TableArn), mem)
 		}},
 		{feature: plan.FeatureAutoScaling, needed: plan.Uses(&obj.Spec, plan.FeatureAutoScaling) || len(obj.Status.ManagedScalableTargets) > 0, read: func() error {

@@ -130,6 +130,12 @@ func recordReplicas(obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) {
 // documented, and the delete waits, saying so. done is false while the
 // delete cannot go on; the error says why.
 func (p *Provider) removeReplicasFirst(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) (done bool, err error) {
+	if plan.Joins(&obj.Spec) {
+		// A member that joined another account's table lists the other
+		// members, which are not its own: it leaves by DeleteTable in its
+		// account and Region (multiaccount.go).
+		return true, nil
+	}
 	reps := plan.WithoutRegion(plan.ObservedReplicas(d), ep.Region)
 	if len(reps) == 0 {
 		return true, nil

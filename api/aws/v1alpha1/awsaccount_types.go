@@ -117,6 +117,13 @@ type Tenancy struct {
 	// +kubebuilder:validation:items:MinLength=1
 	// +kubebuilder:validation:items:MaxLength=128
 	EnforcedTagKeys []string `json:"enforcedTagKeys,omitempty"`
+
+	// GlobalTables says which multi-account global tables the account's
+	// tables may form: which accounts' tables they may join, which
+	// namespaces may join, and who may join the tables DynamoDBTables hold
+	// in it (dynamodbtable_multiaccount_types.go). Left out, none.
+	// +optional
+	GlobalTables GlobalTablesTenancy `json:"globalTables,omitempty"`
 }
 
 // AssumeRole is one sts:AssumeRole call. The values follow AWS's rules for

@@ -61,7 +61,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.replicas) || size(self.replicas) == 0 || self.billingMode != 'PROVISIONED' || (has(self.autoScaling) && has(self.autoScaling.write) && (!has(self.globalSecondaryIndexes) || self.globalSecondaryIndexes.all(g, has(g.autoScaling) && has(g.autoScaling.write))))",message="replicas of a PROVISIONED table need autoScaling.write on the table and on every global secondary index (AWS requires on-demand capacity or write autoscaling for global tables)"
 // +kubebuilder:validation:XValidation:rule="!has(self.replicas) || !has(self.region) || self.replicas.all(r, r.regionName != self.region)",message="replicas must not name the table's own region"
 // +kubebuilder:validation:XValidation:rule="!has(self.disassociateReplicas) || !has(self.region) || self.disassociateReplicas.all(r, r.regionName != self.region)",message="disassociateReplicas must not name the table's own region (a table disassociates only its replicas)"
-// +kubebuilder:validation:XValidation:rule="!has(self.disassociationProtectionEnabled) || (has(self.replicas) && size(self.replicas) > 0)",message="disassociationProtectionEnabled needs replicas (AWS has disassociation protection only on a replica of a global table)"
+// +kubebuilder:validation:XValidation:rule="!has(self.disassociationProtectionEnabled) || (has(self.replicas) && size(self.replicas) > 0) || has(self.globalTableSource)",message="disassociationProtectionEnabled needs replicas or a globalTableSource (AWS has disassociation protection only on a replica of a global table)"
 // +kubebuilder:validation:XValidation:rule="!has(self.globalTableWitness) || (has(self.multiRegionConsistency) && self.multiRegionConsistency == 'STRONG')",message="globalTableWitness needs multiRegionConsistency STRONG (AWS has witnesses only in multi-Region strong consistency global tables)"
 // +kubebuilder:validation:XValidation:rule="!(has(self.multiRegionConsistency) && self.multiRegionConsistency == 'STRONG') || (has(self.replicas) && ((size(self.replicas) == 2 && !has(self.globalTableWitness)) || (size(self.replicas) == 1 && has(self.globalTableWitness))))",message="multiRegionConsistency STRONG needs exactly two replicas, or one replica and a globalTableWitness (AWS's MRSC: three Regions with the table's own)"
 // +kubebuilder:validation:XValidation:rule="!has(self.globalTableWitness) || !has(self.replicas) || self.replicas.all(r, r.regionName != self.globalTableWitness.regionName)",message="globalTableWitness must not be in a replica's Region"
@@ -76,6 +76,13 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.replicas) || self.replicas.all(r, !has(r.globalSecondaryIndexes) || r.globalSecondaryIndexes.all(i, has(self.globalSecondaryIndexes) && self.globalSecondaryIndexes.exists(g, g.indexName == i.indexName)))",message="a replica's globalSecondaryIndexes must name indexes of the table"
 // +kubebuilder:validation:XValidation:rule="self.billingMode == 'PAY_PER_REQUEST' || (!has(self.onDemandThroughput) && (!has(self.globalSecondaryIndexes) || self.globalSecondaryIndexes.all(g, !has(g.onDemandThroughput))))",message="onDemandThroughput needs billingMode PAY_PER_REQUEST"
 // +kubebuilder:validation:XValidation:rule="self.billingMode == 'PROVISIONED' || (!has(self.autoScaling) && (!has(self.globalSecondaryIndexes) || self.globalSecondaryIndexes.all(g, !has(g.autoScaling))))",message="autoScaling needs billingMode PROVISIONED"
+// +kubebuilder:validation:XValidation:rule="has(self.globalTableSource) == has(oldSelf.globalTableSource)",message="globalTableSource cannot be added or removed after creation (a table joins a global table only when it is created)"
+// +kubebuilder:validation:XValidation:rule="!has(self.globalTableSource) || (!has(self.restoreFrom) && !has(self.importFrom))",message="a table that joins a globalTableSource is created by the join: not by restoreFrom or importFrom"
+// +kubebuilder:validation:XValidation:rule="!has(self.globalTableSource) || (!has(self.globalSecondaryIndexes) && !has(self.localSecondaryIndexes) && (!has(self.vectorIndexes) || size(self.vectorIndexes) == 0))",message="a table that joins a globalTableSource takes its indexes from the source (settings replication): declare none"
+// +kubebuilder:validation:XValidation:rule="!has(self.globalTableSource) || (self.billingMode != 'PROVISIONED' && !has(self.provisionedThroughput) && !has(self.onDemandThroughput) && !has(self.warmThroughput) && !has(self.autoScaling))",message="a table that joins a globalTableSource takes its billing mode, capacity, on-demand and warm throughput and autoscaling from the source (settings replication): declare none (billingMode's default is not applied)"
+// +kubebuilder:validation:XValidation:rule="!has(self.globalTableSource) || (!has(self.timeToLiveSpecification) && (!has(self.streamSpecification) || self.streamSpecification.streamViewType == 'NEW_AND_OLD_IMAGES'))",message="a table that joins a globalTableSource takes its TTL and stream from the source (settings replication; global tables stream NEW_AND_OLD_IMAGES)"
+// +kubebuilder:validation:XValidation:rule="!has(self.globalTableSource) || ((!has(self.replicas) || size(self.replicas) == 0) && !has(self.disassociateReplicas))",message="a table that joins a globalTableSource is a member of the source's global table: it declares no replicas of its own"
+// +kubebuilder:validation:XValidation:rule="!has(self.globalTableSource) || (!has(self.globalTableWitness) && (!has(self.multiRegionConsistency) || self.multiRegionConsistency != 'STRONG'))",message="a table that joins a globalTableSource cannot be STRONG nor have a witness (multi-account global tables are of eventual consistency only)"
 // +kubebuilder:validation:XValidation:rule="!has(self.vectorIndexes) || size(self.vectorIndexes) == 0 || self.billingMode == 'PAY_PER_REQUEST'",message="vectorIndexes need billingMode PAY_PER_REQUEST (DynamoDB has vector indexes on on-demand tables only)"
 // +kubebuilder:validation:XValidation:rule="!has(self.vectorIndexes) || self.vectorIndexes.all(v, !self.attributeDefinitions.exists(a, a.attributeName == v.vectorAttribute.attributeName))",message="a vector index's vectorAttribute must not be in attributeDefinitions (DynamoDB refuses a vector attribute declared there)"
 // +kubebuilder:validation:XValidation:rule="!has(self.vectorIndexes) || self.vectorIndexes.all(v, !has(v.searchSchema) || v.searchSchema.all(e, self.attributeDefinitions.exists(a, a.attributeName == e.attributeName)))",message="every vector index searchSchema attributeName must be defined in attributeDefinitions (DynamoDB needs its type)"
@@ -294,6 +301,16 @@ type DynamoDBTableSpec struct {
 	// +optional
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="importFrom cannot be changed after creation (an import only creates a table)"
 	ImportFrom *ImportSource `json:"importFrom,omitempty"`
+
+	// GlobalTableSource makes the table a replica of a table in another AWS
+	// account (a multi-account global table), created by joining it. The
+	// key schema and attribute definitions must be the source's (AWS takes
+	// them from the source; Tether sends neither and names a difference in
+	// the Ready condition); billing, capacity, indexes, TTL and the stream
+	// are the source's (settings replication) and cannot be declared. Its
+	// source cannot change after creation.
+	// +optional
+	GlobalTableSource *GlobalTableSource `json:"globalTableSource,omitempty"`
 
 	// DeletionPolicy says what deleting the object does to the table:
 	// Delete (the default) deletes it, Retain leaves it in place.
@@ -598,6 +615,10 @@ type DynamoDBTableStatus struct {
 	// protection as AWS reports it (only a global table has one).
 	// +optional
 	DisassociationProtectionEnabled *bool `json:"disassociationProtectionEnabled,omitempty"`
+	// GlobalTableSourceArn is the source table spec.globalTableSource
+	// resolved to, the one the join named.
+	// +optional
+	GlobalTableSourceArn string `json:"globalTableSourceArn,omitempty"`
 	// MultiRegionConsistency is the global table's consistency as AWS
 	// reports it (AWS reports only STRONG; absent otherwise).
 	// +optional

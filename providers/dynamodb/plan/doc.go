@@ -26,7 +26,12 @@
 //     disassociation.go (a
 //     replica kept as a table of its own, the table's disassociation
 //     protection), mrsc.go (a multi-Region strong consistency global
-//     table, made and left in one call each). A feature file says how its
+//     table, made and left in one call each). multiaccount.go is
+//     multi-account global tables: the CreateTable that joins another
+//     account's table, the replication statements each member's policy
+//     carries, what the source decides for a joined table (FromSource),
+//     and the settings replication a source needs (its one step). A
+//     feature file says how its
 //     fields are desired and observed, how they compare, which steps bring
 //     them to the spec and at which positions, and what CreateTable
 //     carries of it (create.go puts those together). A setting the table

@@ -63,6 +63,10 @@ type Table struct {
 	// spec, with AWS's words (desired only).
 	Disassociate          map[string]string
 	DisassociationRefused map[string]string
+	// SettingsReplication is the table's GlobalTableSettingsReplicationMode
+	// (multiaccount.go): desired only of a source others join, observed ""
+	// where AWS reports none.
+	SettingsReplication string
 	// Consistency is the global table's MultiRegionConsistency, STRONG or
 	// "" (EVENTUAL, or not managed on the desired side); Witnesses its
 	// witnesses by Region, with their WitnessStatus (observed) or ACTIVE

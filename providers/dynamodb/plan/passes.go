@@ -57,6 +57,7 @@ const (
 	atInsights
 	atKinesis
 	atPolicy
+	atSettingsReplication
 	atTags
 	positions // how many there are
 )

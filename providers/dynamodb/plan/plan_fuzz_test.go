@@ -81,6 +81,7 @@ func FuzzPlan(f *testing.F) {
 		newer.apply(want, have)
 		strong.apply(want)
 		kinesis.apply(spec, want, have)
+		joined := src.multiAccount(want, have)
 		haveCopy := have.clone()
 
 		p := Compute(name, want, have, Options{AllowIndexReplacement: allow})
@@ -92,6 +93,7 @@ func FuzzPlan(f *testing.F) {
 			t.Fatal("plan changed the observed table it was given")
 		}
 		checkPlan(t, name, want, have, allow, p)
+		joined(t.Fatalf, p)
 		checkVectorPlan(t, spec, want, have, p)
 
 		after := applyPlan(t, have.clone(), p)
@@ -317,6 +319,7 @@ func applyPlan(t *testing.T, tb *Table, p *Plan) *Table {
 
 func applyTableStep(tb *Table, in *dynamodb.UpdateTableInput) {
 	defer applyNewerTable(tb, in)
+	applyMultiAccountTable(tb, in)
 	defer applyVectorStep(tb, in)
 	toTP := func(p *types.ProvisionedThroughput) *Throughput {
 		return &Throughput{Read: aws.ToInt64(p.ReadCapacityUnits), Write: aws.ToInt64(p.WriteCapacityUnits)}

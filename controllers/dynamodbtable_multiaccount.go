@@ -1,0 +1,123 @@
+package controllers
+
+import (
+	"context"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
+	"github.com/tether-dev/tether/providers/dynamodb"
+	"github.com/tether-dev/tether/providers/dynamodb/plan"
+)
+
+// The two sides of a multi-account global table wake each other: a table
+// that comes to join a source (or goes) changes what the source's policy
+// must grant, and a source whose policy or status changed may now admit a
+// join AWS refused before (providers/dynamodb/multiaccount.go). Without
+// this, each would wait for its next resync.
+
+// membersOfGlobalTable maps a DynamoDBTable to the other side of the
+// multi-account global tables it is part of: the tables that join it, and
+// the source it joins (by tableRef, or the tables of the name its tableArn
+// names: a wider set than needed, which costs a pass each). Both are found
+// by the table-name index, never by listing every table.
+func membersOfGlobalTable(c client.Reader) handler.MapFunc {
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		t, ok := obj.(*awsv1alpha1.DynamoDBTable)
+		if !ok {
+			return nil
+		}
+		var out []reconcile.Request
+		add := func(namespace, name string) {
+			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: namespace, Name: name}})
+		}
+		joiners, err := dynamodb.JoinersOf(ctx, c, t)
+		if err != nil {
+			log.FromContext(ctx).Error(err, "listing the DynamoDBTables that join a table")
+			return nil
+		}
+		for _, j := range joiners {
+			if joins(j, t) {
+				add(j.Namespace, j.Name)
+			}
+		}
+		src := t.Spec.GlobalTableSource
+		switch {
+		case src == nil:
+		case src.TableRef != nil:
+			ns := src.TableRef.Namespace
+			if ns == "" {
+				ns = t.Namespace
+			}
+			add(ns, src.TableRef.Name)
+		default:
+			_, _, _, name, ok := plan.ArnParts(src.TableArn)
+			var list awsv1alpha1.DynamoDBTableList
+			if !ok || c.List(ctx, &list, client.MatchingFields{dynamodb.IndexTableName: name}) != nil {
+				return out
+			}
+			for i := range list.Items {
+				if o := &list.Items[i]; o.UID != t.UID && o.ResolvedTableName() == name {
+					add(o.Namespace, o.Name)
+				}
+			}
+		}
+		return out
+	}
+}
+
+// joins says whether joiner's spec.globalTableSource may name source.
+func joins(joiner, source *awsv1alpha1.DynamoDBTable) bool {
+	src := joiner.Spec.GlobalTableSource
+	if src == nil {
+		return false
+	}
+	if ref := src.TableRef; ref != nil {
+		ns := ref.Namespace
+		if ns == "" {
+			ns = joiner.Namespace
+		}
+		return ns == source.Namespace && ref.Name == source.Name
+	}
+	return strings.HasSuffix(src.TableArn, ":table/"+source.ResolvedTableName())
+}
+
+// globalTableMemberChanged passes what may change the other side: a table
+// created or deleted, its spec changed, its policy's revision, its table's
+// status, or its Ready condition (a source is Ready once the last of what a
+// join needs is in place).
+func globalTableMemberChanged() predicate.Predicate {
+	return predicate.Funcs{
+		CreateFunc: func(event.CreateEvent) bool { return true },
+		DeleteFunc: func(event.DeleteEvent) bool { return true },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			o, ok1 := e.ObjectOld.(*awsv1alpha1.DynamoDBTable)
+			n, ok2 := e.ObjectNew.(*awsv1alpha1.DynamoDBTable)
+			if !ok1 || !ok2 {
+				return false
+			}
+			return o.Generation != n.Generation || o.Status.ResourcePolicyRevisionID != n.Status.ResourcePolicyRevisionID ||
+				o.Status.TableStatus != n.Status.TableStatus || !o.DeletionTimestamp.Equal(n.DeletionTimestamp) ||
+				readiness(o) != readiness(n)
+		},
+		GenericFunc: func(event.GenericEvent) bool { return false },
+	}
+}
+
+// readiness is the object's Ready condition's status, "" when it has none.
+func readiness(t *awsv1alpha1.DynamoDBTable) metav1.ConditionStatus {
+	if c := meta.FindStatusCondition(t.Status.Conditions, commonv1alpha1.Ready); c != nil {
+		return c.Status
+	}
+	return ""
+}

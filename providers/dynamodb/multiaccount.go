@@ -1,0 +1,546 @@
+package dynamodb
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	"github.com/tether-dev/tether/providers"
+	"github.com/tether-dev/tether/providers/dynamodb/access"
+	"github.com/tether-dev/tether/providers/dynamodb/plan"
+)
+
+// Multi-account global tables: a table that joins another account's
+// table as a replica (spec.globalTableSource). Before the CreateTable
+// (after only the DescribeTable that found no table), the join is bounded
+// as a restore source is (restore.go), on both sides:
+//   - the joining side: the object's AWSAccount lists the source's account
+//     in spec.tenancy.globalTables.sourceAccounts and selects the object's
+//     namespace in joinNamespaces (the operator's own identity is trusted
+//     with any source);
+//   - the source side: when a DynamoDBTable holds the source (the one
+//     tableRef names, or any that resolves to the ARN's account, Region
+//     and table), its AWSAccount lists the joining account in
+//     replicaAccounts and selects the joining namespace in
+//     replicaNamespaces; a source held through the operator's own identity
+//     is joined only from its own namespace. A tenant naming another
+//     tenant's table is refused there, whatever its own AWSAccount allows.
+//
+// A refusal is GlobalTableSourceNotAllowed, and no CreateTable. AWS's refusal
+// of the join is GlobalTableJoinRefused, with AWS's words and the
+// statements the source's owner must add; it is not sent again until the
+// spec changes or joinRefusedDelay has passed. An endpoint that takes the
+// join for a plain CreateTable (DynamoDB Local) gives a table that is no
+// member of a global table: UnsupportedByEndpoint, never Ready.
+
+// Reasons of multi-account global tables.
+const (
+	ReasonGlobalTableSourceNotAllowed = "GlobalTableSourceNotAllowed"
+	ReasonGlobalTableJoinRefused      = "GlobalTableJoinRefused"
+)
+
+// callLeaveGlobalTable is a joined table's Disassociate, in flight until a
+// read shows it left (inflight.go).
+const callLeaveGlobalTable = "disassociate from its global table"
+
+// joinRefusedDelay is how long a join AWS refused waits before it is sent
+// again for the same spec: the fix is made in the source's account, which
+// Tether does not watch.
+const joinRefusedDelay = 5 * time.Minute
+
+// joinSource is the table a joining object names, resolved.
+type joinSource struct {
+	arn     string
+	account string
+	// holders are the DynamoDBTables that hold it (none for a table
+	// Tether does not manage).
+	holders []*awsv1alpha1.DynamoDBTable
+}
+
+// selfArn is the ARN the object's table has (or will have) in its account
+// and Region, as AWS spells it: the member the policies name.
+func selfArn(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) string {
+	partition, _ := access.PartitionOf(ep.Region)
+	return plan.TableArn(partition, ep.Region, ep.AccountID, obj.ResolvedTableName())
+}
+
+// resolveJoinSource finds the source table's ARN and the objects that hold
+// it, from the spec alone (never from a status).
+func (p *Provider) resolveJoinSource(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) (joinSource, error) {
+	src := obj.Spec.GlobalTableSource
+	if ref := src.TableRef; ref != nil {
+		ns := ref.Namespace
+		if ns == "" {
+			ns = obj.Namespace
+		}
+		holder := &awsv1alpha1.DynamoDBTable{}
+		if err := p.opts.Reader.Get(ctx, client.ObjectKey{Namespace: ns, Name: ref.Name}, holder); err != nil {
+			if apierrors.IsNotFound(err) {
+				return joinSource{}, refusal(ReasonGlobalTableSourceNotAllowed, "spec.globalTableSource.tableRef names DynamoDBTable %s/%s, "+
+					"which does not exist: nothing is created", ns, ref.Name)
+			}
+			return joinSource{}, err
+		}
+		t, err := p.resolve(ctx, holder)
+		if err != nil {
+			return joinSource{}, refusal(ReasonGlobalTableSourceNotAllowed, "spec.globalTableSource.tableRef names DynamoDBTable %s/%s, "+
+				"whose account Tether cannot resolve (%v): nothing is created", ns, ref.Name, err)
+		}
+		_, account := p.clients.AccountOf(t.AWSAccount)
+		partition, _ := access.PartitionOf(t.Region)
+		return joinSource{arn: plan.TableArn(partition, t.Region, account, holder.ResolvedTableName()), account: account,
+			holders: []*awsv1alpha1.DynamoDBTable{holder}}, nil
+	}
+	_, region, account, name, ok := plan.ArnParts(src.TableArn)
+	if !ok {
+		return joinSource{}, providers.Terminalf(access.ReasonInvalidSpec, "spec.globalTableSource.tableArn %s is not a table ARN", src.TableArn)
+	}
+	holders, err := p.holdersOf(ctx, obj, account, region, name)
+	return joinSource{arn: src.TableArn, account: account, holders: holders}, err
+}
+
+// holdersOf are the DynamoDBTables of any namespace, obj aside, that
+// resolve to the table name in that account and Region.
+func (p *Provider) holdersOf(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, account, region, name string) ([]*awsv1alpha1.DynamoDBTable, error) {
+	var list awsv1alpha1.DynamoDBTableList
+	if err := p.opts.Reader.List(ctx, &list, client.MatchingFields{IndexTableName: name}); err != nil {
+		return nil, err
+	}
+	var out []*awsv1alpha1.DynamoDBTable
+	for i := range list.Items {
+		c := &list.Items[i]
+		if c.UID == obj.UID || c.ResolvedTableName() != name {
+			continue
+		}
+		t, err := p.resolve(ctx, c)
+		if err != nil || t.Region != region {
+			continue
+		}
+		if _, id := p.clients.AccountOf(t.AWSAccount); id == account {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// checkJoin resolves obj's source and refuses a join either side's
+// AWSAccount does not allow. It makes no AWS call.
+func (p *Provider) checkJoin(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) (joinSource, error) {
+	src, err := p.resolveJoinSource(ctx, obj)
+	if err != nil {
+		return src, err
+	}
+	notAllowed := func(format string, args ...any) error {
+		return refusal(ReasonGlobalTableSourceNotAllowed, "spec.globalTableSource names %s: %s; nothing is created", src.arn, fmt.Sprintf(format, args...))
+	}
+	if src.account == ep.AccountID {
+		return src, notAllowed("it is in this table's own account %s, and each replica of a multi-account global table is in an account of its own", ep.AccountID)
+	}
+	ns := &corev1.Namespace{}
+	if err := p.opts.Reader.Get(ctx, client.ObjectKey{Name: obj.Namespace}, ns); err != nil {
+		return src, client.IgnoreNotFound(err)
+	}
+	if !trustsFully(ep) {
+		gt := tenancyOf(ep).GlobalTables
+		if !slices.Contains(gt.SourceAccounts, src.account) {
+			return src, notAllowed("AWSAccount %s does not let its tables join tables of account %s (its spec.tenancy.globalTables.sourceAccounts)",
+				ep.Identity, src.account)
+		}
+		if !selects(gt.JoinNamespaces, ns) {
+			return src, notAllowed("AWSAccount %s does not let namespace %s join a global table (its spec.tenancy.globalTables.joinNamespaces)",
+				ep.Identity, obj.Namespace)
+		}
+	}
+	for _, h := range src.holders {
+		if why := p.sourceRefuses(ctx, h, ep.AccountID, ns); why != "" {
+			return src, notAllowed("%s", why)
+		}
+	}
+	return src, nil
+}
+
+// sourceRefuses says why the AWSAccount of holder, which holds the source,
+// does not let the joining account (joiner) and namespace join, "" when it does.
+func (p *Provider) sourceRefuses(ctx context.Context, holder *awsv1alpha1.DynamoDBTable, joiner string, ns *corev1.Namespace) string {
+	t, err := p.resolve(ctx, holder)
+	if err != nil {
+		return fmt.Sprintf("its holder, DynamoDBTable %s/%s, does not resolve (%v)", holder.Namespace, holder.Name, err)
+	}
+	if t.AWSAccount == nil {
+		if holder.Namespace == ns.Name {
+			return ""
+		}
+		return fmt.Sprintf("DynamoDBTable %s/%s holds it through the operator's own identity, which lets only its own namespace join it",
+			holder.Namespace, holder.Name)
+	}
+	gt := t.AWSAccount.Spec.Tenancy.GlobalTables
+	if !slices.Contains(gt.ReplicaAccounts, joiner) {
+		return fmt.Sprintf("DynamoDBTable %s/%s holds it, and its AWSAccount %s does not let account %s join its tables (its spec.tenancy.globalTables.replicaAccounts)",
+			holder.Namespace, holder.Name, t.Account, joiner)
+	}
+	if !selects(gt.ReplicaNamespaces, ns) {
+		return fmt.Sprintf("DynamoDBTable %s/%s holds it, and its AWSAccount %s does not let namespace %s join its tables (its spec.tenancy.globalTables.replicaNamespaces)",
+			holder.Namespace, holder.Name, t.Account, ns.Name)
+	}
+	return ""
+}
+
+// joinPolicy is the policy the joining table carries: the spec's, with the
+// statements that let the replication service replicate between it and
+// the source.
+func joinPolicy(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, sourceArn string) (*plan.Policy, error) {
+	spec, err := plan.SpecPolicy(obj.Spec.ResourcePolicy)
+	if err != nil {
+		return nil, providers.Terminal(access.ReasonInvalidSpec, err)
+	}
+	return plan.MemberPolicy(spec, plan.ReplicationStatements(selfArn(ep, obj), []string{sourceArn}, nil))
+}
+
+// createByJoin makes the table by joining its source.
+func (p *Provider) createByJoin(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) (*types.TableDescription, error) {
+	src, err := p.checkJoin(ctx, ep, obj)
+	if err != nil {
+		return nil, err
+	}
+	pol, err := joinPolicy(ep, obj, src.arn)
+	if err != nil {
+		return nil, err
+	}
+	obj.Status.GlobalTableSourceArn = src.arn
+	in := plan.JoinTableInput(obj.ResolvedTableName(), src.arn, pol, p.wantedTags(ep, obj))
+	out, err := ep.API.CreateTable(ctx, in)
+	if err == nil {
+		return out.TableDescription, nil
+	}
+	return nil, joinRefused(ep, obj, src, err)
+}
+
+// joinRefused is what a refused join says: an endpoint that wanted a key
+// schema took it for a plain CreateTable (it knows no joins); otherwise
+// AWS's words and, for the source's owner, the statements its policy
+// needs.
+func joinRefused(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, src joinSource, err error) error {
+	code, stable := access.ErrorCode(err), access.Stable(err)
+	switch {
+	case code == "ValidationException" && strings.Contains(strings.ToLower(stable.Error()), "key schema"):
+		return providers.Terminalf(ReasonUnsupportedByEndpoint, "the DynamoDB endpoint for %s took the join for a plain CreateTable "+
+			"(%v): it does not know GlobalTableSourceArn (multi-account global tables); no table is created in its place", ep.Region, stable)
+	case code == "ValidationException", code == "AccessDeniedException", code == "ResourceNotFoundException":
+		need := plan.StatementsText(plan.ReplicationStatements(src.arn, []string{selfArn(ep, obj)}, []string{ep.AccountID}))
+		return providers.RetryAfter(joinRefusedDelay, ReasonGlobalTableJoinRefused, fmt.Errorf(
+			"AWS refused to join %s (%v); its owner must stream NEW_AND_OLD_IMAGES, enable settings replication and carry these "+
+				"statements in its resource policy (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/globaltables_MA_security.html): %s",
+			src.arn, stable, need))
+	}
+	return err
+}
+
+// replication is what a member of a multi-account global table asks of
+// its desired table.
+type replication struct {
+	// joined: the table joined another account's table, which decides
+	// what settings replication synchronises.
+	joined bool
+	// settingsSent: AWS accepted Tether's enabling of settings
+	// replication on this source (noteSettingsReplicationSent).
+	settingsSent bool
+	// statements are the replication statements its policy carries, nil
+	// when none: a joined table's for itself and its source, a source's for
+	// itself and the joiners both sides' AWSAccounts allow.
+	statements []any
+}
+
+// replicationOf is obj's part in a multi-account global table, from the
+// spec and the objects that join it (joinedSource). It notes whether the
+// policy must be read.
+func (p *Provider) replicationOf(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) (replication, error) {
+	var r replication
+	self := selfArn(ep, obj)
+	if plan.Joins(&obj.Spec) {
+		r.joined = true
+		if src := p.joinedSource(ctx, obj); src != "" {
+			r.statements = plan.ReplicationStatements(self, []string{src}, nil)
+		}
+	} else {
+		arns, accounts, err := p.admittedJoiners(ctx, ep, obj)
+		if err != nil {
+			return r, err
+		}
+		if len(arns) > 0 {
+			r.statements = plan.ReplicationStatements(self, arns, accounts)
+		}
+	}
+	mem := p.memoryOf(obj)
+	mem.replicationPolicy = r.statements != nil
+	r.settingsSent = mem.settingsReplicationSent
+	return r, nil
+}
+
+// joinedSource is the source a joined table's policy names: resolved from
+// the spec, as at the join; the status's record only while a tableRef's
+// holder cannot be resolved (deleted since, say), so that the statement
+// replication needs is not dropped meanwhile. The status alone never adds
+// a source: anyone who may write it could name any table.
+func (p *Provider) joinedSource(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) string {
+	if src, err := p.resolveJoinSource(ctx, obj); err == nil {
+		return src.arn
+	}
+	if obj.Spec.GlobalTableSource.TableRef != nil {
+		return obj.Status.GlobalTableSourceArn
+	}
+	return ""
+}
+
+// apply makes the desired table a member's: a joined table takes what
+// the source decides; a source streams NEW_AND_OLD_IMAGES and has settings
+// replication enabled, which the join needs; either's policy is the spec's with the replication
+// statements (once it is read: have.Policy).
+func (r replication) apply(obj *awsv1alpha1.DynamoDBTable, want, have *plan.Table) error {
+	if r.joined {
+		plan.FromSource(want, have)
+	}
+	if r.statements == nil {
+		return nil
+	}
+	if !r.joined {
+		plan.AsSource(want)
+		if r.settingsSent && have.SettingsReplication == "" {
+			// A regional table reports no mode (ACK dynamodb-controller
+			// docs/api-quirks/table-global-tables.md): the call AWS
+			// accepted stands, and is not sent again.
+			have.SettingsReplication = want.SettingsReplication
+		}
+	}
+	if have.Policy == nil {
+		return nil
+	}
+	spec, err := plan.SpecPolicy(obj.Spec.ResourcePolicy)
+	if err != nil {
+		return providers.Terminal(access.ReasonInvalidSpec, err)
+	}
+	pol, err := plan.MemberPolicy(spec, r.statements)
+	if err != nil {
+		return providers.Terminal(access.ReasonInvalidSpec, err)
+	}
+	want.Policy = pol
+	return nil
+}
+
+// admittedJoiners are the tables that join obj's table (by tableRef or by
+// its ARN), both sides' AWSAccounts allowing it: their ARNs and accounts.
+// A joiner that is not allowed is left out, and refused on its own side
+// (checkJoin).
+func (p *Provider) admittedJoiners(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) (arns, accounts []string, err error) {
+	if a := ep.AWSAccount; p.opts.Reader == nil || (a != nil && len(a.Spec.Tenancy.GlobalTables.ReplicaAccounts) == 0) {
+		return nil, nil, nil // no table may join it: nothing to list
+	}
+	candidates, err := JoinersOf(ctx, p.opts.Reader, obj)
+	if err != nil {
+		return nil, nil, err
+	}
+	self := selfArn(ep, obj)
+	for _, j := range candidates {
+		if !j.DeletionTimestamp.IsZero() || !namesSource(j, obj, self) {
+			continue
+		}
+		t, err := p.resolve(ctx, j)
+		if err != nil {
+			continue
+		}
+		_, account := p.clients.AccountOf(t.AWSAccount)
+		ns := &corev1.Namespace{}
+		if err := p.opts.Reader.Get(ctx, client.ObjectKey{Name: j.Namespace}, ns); err != nil || account == ep.AccountID {
+			continue
+		}
+		if t.AWSAccount != nil {
+			gt := t.AWSAccount.Spec.Tenancy.GlobalTables
+			if !slices.Contains(gt.SourceAccounts, ep.AccountID) || !selects(gt.JoinNamespaces, ns) {
+				continue
+			}
+		}
+		if p.sourceRefuses(ctx, obj, account, ns) != "" {
+			continue
+		}
+		partition, _ := access.PartitionOf(t.Region)
+		arns = append(arns, plan.TableArn(partition, t.Region, account, j.ResolvedTableName()))
+		accounts = append(accounts, account)
+	}
+	return arns, accounts, nil
+}
+
+// joinIndexKey is the key a joining table is listed under in
+// IndexTableName besides its own name: its source's table name (tableArn),
+// or "ref:<namespace>/<name>" of the DynamoDBTable it names (tableRef),
+// which no table name can be (a table name has no ':' or '/').
+func joinIndexKey(t *awsv1alpha1.DynamoDBTable) string {
+	src := t.Spec.GlobalTableSource
+	switch {
+	case src == nil:
+		return ""
+	case src.TableRef != nil:
+		ns := src.TableRef.Namespace
+		if ns == "" {
+			ns = t.Namespace
+		}
+		return refIndexKey(ns, src.TableRef.Name)
+	}
+	_, _, _, name, _ := plan.ArnParts(src.TableArn)
+	return name
+}
+
+func refIndexKey(namespace, name string) string { return "ref:" + namespace + "/" + name }
+
+// JoinersOf are the DynamoDBTables that may join obj's table: those whose
+// globalTableSource names obj, or a table of obj's table name (whoever uses
+// them checks which), obj aside, found by IndexTableName.
+func JoinersOf(ctx context.Context, r client.Reader, obj *awsv1alpha1.DynamoDBTable) ([]*awsv1alpha1.DynamoDBTable, error) {
+	var out []*awsv1alpha1.DynamoDBTable
+	seen := map[string]bool{string(obj.UID): true}
+	for _, key := range []string{obj.ResolvedTableName(), refIndexKey(obj.Namespace, obj.Name)} {
+		var list awsv1alpha1.DynamoDBTableList
+		if err := r.List(ctx, &list, client.MatchingFields{IndexTableName: key}); err != nil {
+			return nil, err
+		}
+		for i := range list.Items {
+			j := &list.Items[i]
+			if j.Spec.GlobalTableSource != nil && !seen[string(j.UID)] {
+				seen[string(j.UID)] = true
+				out = append(out, j)
+			}
+		}
+	}
+	return out, nil
+}
+
+// namesSource says whether joiner's spec.globalTableSource names obj's
+// table (self is its ARN).
+func namesSource(joiner, obj *awsv1alpha1.DynamoDBTable, self string) bool {
+	src := joiner.Spec.GlobalTableSource
+	if src == nil {
+		return false
+	}
+	if ref := src.TableRef; ref != nil {
+		ns := ref.Namespace
+		if ns == "" {
+			ns = joiner.Namespace
+		}
+		return ns == obj.Namespace && ref.Name == obj.Name
+	}
+	return src.TableArn == self
+}
+
+// immutableView is the table as ImmutableMismatch compares it with the
+// spec: a joined table's local secondary indexes are the source's, always
+// synchronised (AWS CDK's GlobalTableSettingsReplicationMode reference),
+// and its spec cannot declare them, so they are left out; its key schema
+// is still compared (the spec must declare the source's).
+func immutableView(obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) *types.TableDescription {
+	if !plan.Joins(&obj.Spec) {
+		return d
+	}
+	c := *d
+	c.LocalSecondaryIndexes = nil
+	return &c
+}
+
+// notJoined is the wait of a joined table that is no member of a global
+// table: the endpoint made a plain table of the join.
+func notJoined(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) (string, bool) {
+	if !plan.Joins(&obj.Spec) || plan.JoinedMember(d) || d.TableStatus != types.TableStatusActive {
+		return "", false
+	}
+	return fmt.Sprintf("table %s was created by joining %s, yet the DynamoDB endpoint for %s reports it as no member of a global table "+
+		"(no GlobalTableVersion, no Replicas): it does not support multi-account global tables, and the table is a plain, empty one; "+
+		"Tether does not call it Ready", aws.ToString(d.TableName), obj.Status.GlobalTableSourceArn, ep.Region), true
+}
+
+// leaveKeeping is the delete of a joined table whose spec says onDelete:
+// Disassociate: it leaves its global table by UpdateTable ReplicaUpdates
+// Disassociate, RegionName its own Region, sent there with its own
+// credentials (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/globaltables-disassociate.html),
+// and stays a table of its own that Tether lets go of. done is true once a
+// read shows it is no member (the object may go); until then err says why
+// the delete waits. AWS's refusal (its disassociation protection on, say)
+// is named and tried again only after deletionProtectedDelay: the table is
+// never deleted instead. handled is false for any other table.
+func (p *Provider) leaveKeeping(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) (handled bool, err error) {
+	src := obj.Spec.GlobalTableSource
+	if src == nil || src.OnDelete != awsv1alpha1.GlobalTableOnDeleteDisassociate {
+		return false, nil
+	}
+	name, key, now := obj.ResolvedTableName(), ep.TableKey(obj.ResolvedTableName()), time.Now()
+	if !plan.JoinedMember(d) {
+		p.released(ep, obj)
+		return true, nil
+	}
+	if _, ok := p.flights.inFlight(key, callLeaveGlobalTable, now); ok || d.TableStatus != types.TableStatusActive {
+		return true, providers.Pendingf(p.opts.TransitionPoll, reasonDeleting,
+			"table %s is leaving its global table; DynamoDB still lists the other members", name)
+	}
+	if aws.ToBool(d.DisassociationProtectionEnabled) {
+		return true, p.lowerDisassociationProtection(ctx, ep, obj)
+	}
+	_, err = ep.API.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name),
+		ReplicaUpdates: []types.ReplicationGroupUpdate{{Disassociate: &types.DisassociateReplicationGroupMemberAction{
+			RegionName: aws.String(ep.Region), DisassociationMode: types.DisassociationModeWaitForReplication}}}})
+	if access.ErrorCode(err) == "ValidationException" {
+		return true, providers.RetryAfter(deletionProtectedDelay, plan.ReasonDisassociationRefused, fmt.Errorf(
+			"AWS refused to disassociate table %s from its global table (%v): its own disassociation protection must be off "+
+				"(spec.disassociationProtectionEnabled: false) and it must be ACTIVE; it is not deleted instead (globalTableSource.onDelete: Disassociate)",
+			name, access.Stable(err)))
+	}
+	if err != nil {
+		return true, access.Classify(err)
+	}
+	p.flights.accepted(key, flight{call: callLeaveGlobalTable, subject: callLeaveGlobalTable, at: now, settle: p.opts.SettleWindow})
+	return true, providers.Pendingf(time.Second, reasonDeleting, "table %s is leaving its global table, to stay in %s as a table of its own", name, ep.Region)
+}
+
+// lowerDisassociationProtection turns the table's own disassociation
+// protection off before it leaves, only when the spec says so, as
+// lowerDeletionProtection does for deletion protection; otherwise the
+// delete waits and says why.
+func (p *Provider) lowerDisassociationProtection(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) error {
+	name := obj.ResolvedTableName()
+	if dp := obj.Spec.DisassociationProtectionEnabled; dp == nil || *dp {
+		return providers.RetryAfter(deletionProtectedDelay, plan.ReasonDisassociationRefused, fmt.Errorf(
+			"table %s is to leave its global table (globalTableSource.onDelete: Disassociate), and its disassociation protection is on, "+
+				"which AWS refuses it for: set spec.disassociationProtectionEnabled: false (or turn it off in AWS) to let it go on; "+
+				"it is not deleted instead", name))
+	}
+	_, err := ep.API.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name), DisassociationProtectionEnabled: aws.Bool(false)})
+	if err != nil {
+		return access.Classify(err)
+	}
+	return providers.Pendingf(time.Second, reasonDeleting, "turned disassociation protection off on table %s, as the spec says, to leave its global table", name)
+}
+
+// describeLeave is the Deleted event's words for a joined table kept as a
+// table of its own, "" for any other.
+func describeLeave(obj *awsv1alpha1.DynamoDBTable) string {
+	if src := obj.Spec.GlobalTableSource; src != nil && src.OnDelete == awsv1alpha1.GlobalTableOnDeleteDisassociate {
+		return fmt.Sprintf("table %s left its global table and stays, as a table of its own that Tether no longer manages "+
+			"(globalTableSource.onDelete: Disassociate)", obj.ResolvedTableName())
+	}
+	return ""
+}
+
+// noteSettingsReplicationSent remembers that AWS accepted the enabling of
+// settings replication: a regional table does not report it, and the call
+// is not sent again on that account (for this process's life; once more
+// after a restart, which AWS takes as a no-op).
+func noteSettingsReplicationSent(mem *memory, step plan.Step) {
+	if step.Kind == plan.StepSettingsReplication {
+		mem.settingsReplicationSent = true
+	}
+}
