@@ -9,6 +9,7 @@ import (
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/providers"
 	"github.com/tether-dev/tether/providers/dynamodb/access"
+	"github.com/tether-dev/tether/providers/dynamodb/plan"
 )
 
 // IndexTableName is the field index of DynamoDBTables by the name of their
@@ -96,4 +97,24 @@ func precedes(a, b *awsv1alpha1.DynamoDBTable) bool {
 // made it (status.tableID).
 func claimOf(obj *awsv1alpha1.DynamoDBTable) providers.Claim {
 	return providers.Claim{Key: client.ObjectKeyFromObject(obj), Created: obj.CreationTimestamp, Holds: obj.Status.TableID != ""}
+}
+
+// joinIndexKey is the key a joining table is listed under in
+// IndexTableName besides its own name: its source's table name (tableArn),
+// or "ref:<namespace>/<name>" of the DynamoDBTable it names (tableRef),
+// which no table name can be (a table name has no ':' or '/').
+func joinIndexKey(t *awsv1alpha1.DynamoDBTable) string {
+	src := t.Spec.GlobalTableSource
+	switch {
+	case src == nil:
+		return ""
+	case src.TableRef != nil:
+		ns := src.TableRef.Namespace
+		if ns == "" {
+			ns = t.Namespace
+		}
+		return refIndexKey(ns, src.TableRef.Name)
+	}
+	_, _, _, name, _ := plan.ArnParts(src.TableArn)
+	return name
 }

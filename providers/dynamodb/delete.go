@@ -97,24 +97,6 @@ func (p *Provider) lowerDeletionProtection(ctx context.Context, ep *access.Endpo
 	return providers.Pendingf(time.Second, reasonDeleting, "turned deletion protection off on table %s, as the spec says, to delete it", name)
 }
 
-// released forgets what Tether recorded of obj's table: obj no longer
-// manages it (deleted, gone, or never its).
-func (p *Provider) released(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) {
-	key := ep.TableKey(obj.ResolvedTableName())
-	if p.owners.of(key).UID == string(obj.UID) {
-		p.owners.mark(key, ownerRecord{})
-	}
-	if p.restores.of(key).UID == string(obj.UID) {
-		p.restores.mark(key, restoreStart{})
-	}
-	if p.imports.of(key).UID == string(obj.UID) {
-		p.imports.mark(key, importRecord{})
-	}
-	p.replicas.forget(key, obj.UID)
-	p.named.forget(key, obj.UID)
-	p.forget(obj)
-}
-
 // deleteCalls is what a delete pass is expected to make on its limiter: a
 // DescribeTable, and a DeleteTable unless the last pass found the table
 // going already (or sent the DeleteTable).

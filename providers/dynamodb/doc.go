@@ -36,8 +36,9 @@
 //     import, or an adoption its AWSAccount allows, tenancy.go). compare then reads what
 //     the features read with calls of their own, when due (reads.go),
 //     hides what the endpoint lacks (unsupported.go), completes the
-//     desired table with what the status records (desire.go: tags,
-//     replicas, scalable targets and the policy Tether added before), and
+//     desired table with what Tether added before and the spec dropped
+//     (desire.go: tags, replicas, scalable targets, the policy, the Kinesis
+//     destination, each as its own record allows), and
 //     asks plan for the steps. A step AWS accepted that reads do not show
 //     yet is waited for, not sent again (inflight.go, waits.go).
 //   - Create (create.go) sends CreateTable, or restores the table
@@ -59,8 +60,12 @@
 //     Tether added (replicas.go; all in one call for a strongly consistent
 //     global table, mrsc.go) and the scalable targets it registered.
 //   - What the adapter remembers between passes is in memory only
-//     (memory.go: each object's reads and warnings, the tables Tether
-//     created; inflight.go: the calls AWS accepted). The status shows where
+//     (memory.go: each object's reads and warnings; records.go: Tether's
+//     own records by table, whose each table is and the restores, imports
+//     and replicas it began or added; named.go: what each spec named on
+//     its table, the only grounds for removing what a spec drops;
+//     inflight.go: the calls AWS accepted). These records, never the
+//     status, decide ownership and removals. The status shows where
 //     the table is and what AWS reports (status.go, accounts.go), the
 //     ConfigMap of spec.writeOutputsTo carries its outputs (outputs.go),
 //     and a healthy change feed lengthens the poll (changefeeds.go).

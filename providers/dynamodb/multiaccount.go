@@ -378,26 +378,6 @@ func (p *Provider) admittedJoiners(ctx context.Context, ep *access.Endpoint, obj
 	return arns, accounts, nil
 }
 
-// joinIndexKey is the key a joining table is listed under in
-// IndexTableName besides its own name: its source's table name (tableArn),
-// or "ref:<namespace>/<name>" of the DynamoDBTable it names (tableRef),
-// which no table name can be (a table name has no ':' or '/').
-func joinIndexKey(t *awsv1alpha1.DynamoDBTable) string {
-	src := t.Spec.GlobalTableSource
-	switch {
-	case src == nil:
-		return ""
-	case src.TableRef != nil:
-		ns := src.TableRef.Namespace
-		if ns == "" {
-			ns = t.Namespace
-		}
-		return refIndexKey(ns, src.TableRef.Name)
-	}
-	_, _, _, name, _ := plan.ArnParts(src.TableArn)
-	return name
-}
-
 func refIndexKey(namespace, name string) string { return "ref:" + namespace + "/" + name }
 
 // JoinersOf are the DynamoDBTables that may join obj's table: those whose

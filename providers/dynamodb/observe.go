@@ -181,20 +181,6 @@ func (p *Provider) compare(ctx context.Context, ep *access.Endpoint, obj *awsv1a
 	return providers.Differs(pl), nil
 }
 
-// transient is a wait for a transition AWS finishes by itself (CREATING,
-// UPDATING, DELETING): nothing is sent meanwhile.
-func (p *Provider) transient(reason, message string) providers.Observation {
-	return providers.Waiting(providers.Wait{Reason: reason, Message: message, For: p.opts.TransitionPoll})
-}
-
-// notAvailable is a table that matches the spec and cannot be used as it
-// should, for a reason Tether cannot fix by a write.
-func notAvailable(reason, message string, recheck time.Duration) providers.Observation {
-	obs := providers.Matches()
-	obs.Available, obs.Reason, obs.Message, obs.NextLook = false, reason, message, recheck
-	return obs
-}
-
 // recordPlan shows the pending plan in the status.
 func recordPlan(obj *awsv1alpha1.DynamoDBTable, pl *plan.Plan) {
 	pending := pl.Descriptions()

@@ -156,3 +156,21 @@ func (p *Provider) event(obj client.Object, eventType, reason, action, note stri
 		p.opts.Recorder.Eventf(obj, nil, eventType, reason, action, note, args...)
 	}
 }
+
+// released forgets what Tether recorded of obj's table: obj no longer
+// manages it (deleted, gone, or never its).
+func (p *Provider) released(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) {
+	key := ep.TableKey(obj.ResolvedTableName())
+	if p.owners.of(key).UID == string(obj.UID) {
+		p.owners.mark(key, ownerRecord{})
+	}
+	if p.restores.of(key).UID == string(obj.UID) {
+		p.restores.mark(key, restoreStart{})
+	}
+	if p.imports.of(key).UID == string(obj.UID) {
+		p.imports.mark(key, importRecord{})
+	}
+	p.replicas.forget(key, obj.UID)
+	p.named.forget(key, obj.UID)
+	p.forget(obj)
+}

@@ -1,6 +1,8 @@
 package dynamodb
 
 import (
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -110,4 +112,88 @@ type addedReplicas struct {
 	mu    sync.Mutex
 	byKey map[string]map[string]apitypes.UID
 	named map[string]map[string]apitypes.UID
+}
+
+// name notes that the object uid's spec names the table's replica in
+// region, which the table has.
+func (a *addedReplicas) name(key, region string, uid apitypes.UID) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.named == nil {
+		a.named = map[string]map[string]apitypes.UID{}
+	}
+	if a.named[key] == nil {
+		a.named[key] = map[string]apitypes.UID{}
+	}
+	a.named[key][region] = uid
+}
+
+// mayRemove says whether Tether added the table's replica in region for
+// uid, or uid's spec named it: only then may a spec that drops it remove it.
+func (a *addedReplicas) mayRemove(key, region string, uid apitypes.UID) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	added, ok := a.byKey[key][region]
+	named, ok2 := a.named[key][region]
+	return (ok && added == uid) || (ok2 && named == uid)
+}
+
+func (a *addedReplicas) add(key, region string, uid apitypes.UID) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.byKey == nil {
+		a.byKey = map[string]map[string]apitypes.UID{}
+	}
+	if a.byKey[key] == nil {
+		a.byKey[key] = map[string]apitypes.UID{}
+	}
+	a.byKey[key][region] = uid
+}
+
+// has says whether Tether added the table's replica in region for uid.
+func (a *addedReplicas) has(key, region string, uid apitypes.UID) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	by, ok := a.byKey[key][region]
+	return ok && by == uid
+}
+
+// regions are the Regions of the table's replicas Tether added or a spec
+// named.
+func (a *addedReplicas) regions(key string) []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := slices.Collect(maps.Keys(a.byKey[key]))
+	for region := range a.named[key] {
+		if !slices.Contains(out, region) {
+			out = append(out, region)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// drop forgets one replica (it is gone).
+func (a *addedReplicas) drop(key, region string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, m := range []map[string]map[string]apitypes.UID{a.byKey, a.named} {
+		delete(m[key], region)
+		if len(m[key]) == 0 {
+			delete(m, key)
+		}
+	}
+}
+
+// forget drops the table's record of the replicas added for uid (the
+// object lets go of the table).
+func (a *addedReplicas) forget(key string, uid apitypes.UID) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, m := range []map[string]map[string]apitypes.UID{a.byKey, a.named} {
+		maps.DeleteFunc(m[key], func(_ string, by apitypes.UID) bool { return by == uid })
+		if len(m[key]) == 0 {
+			delete(m, key)
+		}
+	}
 }

@@ -72,3 +72,17 @@ func (p *Provider) ttlRefused(ep *access.Endpoint, name string, step plan.Step, 
 		"AWS takes one UpdateTimeToLive per table an hour and refused %q (%v): Tether sends it again at %s",
 		step.Description, access.Stable(err), until.UTC().Format(time.RFC3339))}, true
 }
+
+// transient is a wait for a transition AWS finishes by itself (CREATING,
+// UPDATING, DELETING): nothing is sent meanwhile.
+func (p *Provider) transient(reason, message string) providers.Observation {
+	return providers.Waiting(providers.Wait{Reason: reason, Message: message, For: p.opts.TransitionPoll})
+}
+
+// notAvailable is a table that matches the spec and cannot be used as it
+// should, for a reason Tether cannot fix by a write.
+func notAvailable(reason, message string, recheck time.Duration) providers.Observation {
+	obs := providers.Matches()
+	obs.Available, obs.Reason, obs.Message, obs.NextLook = false, reason, message, recheck
+	return obs
+}
