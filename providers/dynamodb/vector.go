@@ -32,13 +32,18 @@ import (
 //     definitions"), which is that endpoint lacking vector indexes too,
 //     not a bad spec (AWS takes them: its search schema's attributes must
 //     be defined).
-//   - AWS refuses what the API server cannot check: a sixth index
-//     (LimitExceededException, when indexes came from elsewhere), a name
-//     reused, a vector attribute some item holds otherwise
-//     (ValidationException; ExtendDB/extenddb crates/core/src/types/table.rs
-//     measured them against AWS). The same call would be refused again:
-//     the condition names the index and AWS's reason, and nothing is sent
-//     until the spec changes. A delete while the index is still CREATING
+//   - AWS refuses what the API server cannot check: a name reused, a
+//     vector attribute some item holds otherwise (ValidationException;
+//     ExtendDB/extenddb crates/core/src/types/table.rs measured them
+//     against AWS). The same call would be refused again: the condition
+//     names the index and AWS's reason, and nothing is sent until the spec
+//     changes. A sixth index is LimitExceededException too, but so is
+//     "Subscriber limit exceeded", AWS's limit on table and index
+//     operations running at once in an account (API UpdateTable, Errors),
+//     which passes; and the spec holds at most five while Tether deletes
+//     the indexes it does not name first. So LimitExceededException is
+//     what access.Classify makes it for every call: tried again after a
+//     while, never at once. A delete while the index is still CREATING
 //     (ResourceInUseException) is AWS busy, and waited for.
 
 // ReasonVectorIndexRefused: AWS refused a vector index's create or delete.
@@ -69,7 +74,7 @@ func vectorIndexRefused(step plan.Step, err error) error {
 		return providers.Terminalf(ReasonUnsupportedByEndpoint, "the DynamoDB endpoint does not support vector indexes (index %s): "+
 			"its DescribeTable does not show the index and it answered %v to %s. AWS has them since August 2026 (SDK v1.63.0); "+
 			"DynamoDB Local 3.3.1 accepts and drops them", index, access.Stable(err), step.Description)
-	case code == "ValidationException" || code == "LimitExceededException":
+	case code == "ValidationException":
 		return providers.Terminalf(ReasonVectorIndexRefused, "DynamoDB refused to %s: %v", step.Description, access.Stable(err))
 	}
 	return nil
