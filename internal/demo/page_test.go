@@ -314,6 +314,10 @@ func TestDemoPageInChromium(t *testing.T) {
 						HaveKeyWithValue("lights", ContainSubstring("bedroom off")))),
 				)),
 			), "the scenes do not show")
+			// With the rooms' scenes and the candle drawn, the page still
+			// fits the projector.
+			screenshot(ctx, t, g, page, "page-scenes-1280x720.png")
+			checkFits(ctx, t, g, page, 1280, 720)
 		case strings.HasPrefix(title, "Delete it"):
 			// Two indexes, one per call: a checklist of two steps, both
 			// ticked.

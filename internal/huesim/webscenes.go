@@ -1,8 +1,10 @@
 package huesim
 
 import (
+	"cmp"
 	"math"
 	"slices"
+	"strings"
 )
 
 // What the page shows of the bridge's CLIP v2 view, read from the same
@@ -34,15 +36,15 @@ type sceneLightView struct {
 // v2RoomID is the CLIP v2 id of a room or zone. Callers hold b.mu.
 func (b *Bridge) v2RoomID(g *Group) string { return b.v2ID(v2Type(g), v2GroupKey(g)) }
 
-// roomScenes lists the scenes the v2 API shows on the group, in id order
-// (v2Scenes' rule: GroupScenes of rooms and zones). Callers hold b.mu.
+// roomScenes lists the scenes the v2 API shows on the group (v2Scenes'
+// rule: GroupScenes of rooms and zones), by name: their v1 ids are not in
+// the order they were made. Callers hold b.mu.
 func (b *Bridge) roomScenes(g *Group) []roomSceneView {
 	out := []roomSceneView{}
 	if g.Type != TypeRoom && g.Type != TypeZone {
 		return out
 	}
-	for _, id := range sortedSceneIDs(b.scenes) {
-		sc := b.scenes[id]
+	for id, sc := range b.scenes {
 		if sc.Type != TypeGroupScene || sc.Group != g.ID {
 			continue
 		}
@@ -57,16 +59,10 @@ func (b *Bridge) roomScenes(g *Group) []roomSceneView {
 		}
 		out = append(out, v)
 	}
+	slices.SortFunc(out, func(a, c roomSceneView) int {
+		return cmp.Or(strings.Compare(a.Name, c.Name), strings.Compare(a.ID, c.ID))
+	})
 	return out
-}
-
-func sortedSceneIDs(scenes map[string]*Scene) []string {
-	ids := make([]string, 0, len(scenes))
-	for id := range scenes {
-		ids = append(ids, id)
-	}
-	slices.SortFunc(ids, compareNumeric)
-	return ids
 }
 
 // newSceneLightView paints a stored action as the bulb would show it: a
