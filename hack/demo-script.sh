@@ -154,15 +154,15 @@ wait_light hallway on false
 
 step "A candle in the hallway: an effect only CLIP v2 bulbs play"
 run kubectl apply -f config/samples/hue_v1alpha1_huelight_effect.yaml
-wait_ready_now huelight/hallway-candle
-run kubectl wait --for=jsonpath='{.status.observed.effect}'=candle --timeout=60s -n $ns huelight/hallway-candle
+wait_ready_now huelight/candle
+run kubectl wait --for=jsonpath='{.status.observed.effect}'=candle --timeout=60s -n $ns huelight/candle
 
 step "Someone stops the candle in the Hue app... and Tether lights it again"
-id=$(kubectl get huelight hallway-candle -n $ns -o jsonpath='{.status.lightID}')
+id=$(kubectl get huelight candle -n $ns -o jsonpath='{.status.lightID}')
 run curl -fsS -X PUT "$HUESIM_CONTROL/lights/$id/effect" -d '{"effect":"no_effect"}'
 echo
-wait_event hallway-candle DriftCorrected
-run kubectl wait --for=jsonpath='{.status.observed.effect}'=candle --timeout=60s -n $ns huelight/hallway-candle
+wait_event candle DriftCorrected
+run kubectl wait --for=jsonpath='{.status.observed.effect}'=candle --timeout=60s -n $ns huelight/candle
 
 step "The living room, as the Hue app made it: one group command sets both of its lights"
 run kubectl apply -f config/samples/hue_v1alpha1_huegroup.yaml
