@@ -22,7 +22,8 @@ ns=entrance
 # the downstairs zone's two.
 bulbs=" hallway living-room bedroom kitchen desk "
 # The colours it asks for are ones the bulbs can show (their gamuts are in
-# hue-bulbs-facts.md): red inside gamut C for the hallway's LCT015.
+# docs/hue-facts.md): red inside gamut C for the hallway's LCA001 (the
+# LCT015's gamut, and effects).
 red='[0.68,0.31]'
 
 step() {
@@ -150,6 +151,18 @@ run kubectl wait --for=condition=Ready --timeout=120s -n $ns huelight/hallway-li
 step "Delete the HueLight: the light goes off"
 run kubectl delete huelight hallway-light -n $ns --timeout=60s
 wait_light hallway on false
+
+step "A candle in the hallway: an effect only CLIP v2 bulbs play"
+run kubectl apply -f config/samples/hue_v1alpha1_huelight_effect.yaml
+wait_ready_now huelight/candle
+run kubectl wait --for=jsonpath='{.status.observed.effect}'=candle --timeout=60s -n $ns huelight/candle
+
+step "Someone stops the candle in the Hue app... and Tether lights it again"
+id=$(kubectl get huelight candle -n $ns -o jsonpath='{.status.lightID}')
+run curl -fsS -X PUT "$HUESIM_CONTROL/lights/$id/effect" -d '{"effect":"no_effect"}'
+echo
+wait_event candle DriftCorrected
+run kubectl wait --for=jsonpath='{.status.observed.effect}'=candle --timeout=60s -n $ns huelight/candle
 
 step "The living room, as the Hue app made it: one group command sets both of its lights"
 run kubectl apply -f config/samples/hue_v1alpha1_huegroup.yaml

@@ -60,11 +60,13 @@ type Options struct {
 // DefaultLights are the bulbs of the talk's house, and DefaultModels the
 // mix of products a real house has: colour bulbs of two gamuts, a colour
 // lamp without colour temperature, a white-ambiance bulb, a white bulb and
-// a lantern on a smart plug.
+// a lantern on a smart plug. The hallway's is the one that plays effects
+// (candle, fire, ...: CLIP v2 only), an LCA001, which the simulator gives
+// the LCT015's gamut and numbers and the effects (huesim/effects.go).
 var (
 	DefaultLights = []string{"hallway", "kitchen", "desk", "living-room", "porch", "bedroom"}
 	DefaultModels = map[string]string{
-		"hallway": "LCT015", "kitchen": "LTW001", "desk": "LWB010",
+		"hallway": "LCA001", "kitchen": "LTW001", "desk": "LWB010",
 		"living-room": "LLC010", "porch": "LOM001", "bedroom": "LCT001",
 	}
 )

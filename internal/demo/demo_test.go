@@ -100,6 +100,8 @@ func TestDemoEndToEnd(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred(), "the walkthrough failed:\n%s", transcript)
 	g.Expect(string(transcript)).To(ContainSubstring("That was the talk."))
 	g.Expect(string(transcript)).To(ContainSubstring("HueLight entrance/bedroom-light drives the bedroom bulb, which the walkthrough drives: deleting it"))
+	// The candle (CLIP v2 only): stopped by hand, lit again by Tether.
+	g.Expect(string(transcript)).To(MatchRegexp(`event: DriftCorrected\s+corrected drift: effect: no_effect -> candle`))
 	// The printer columns show what they claim: after the scene's recall
 	// by kubectl apply, the HueGroup's room, type, member count and active
 	// scene, Ready and its reason; the HueScenes their group, lights,

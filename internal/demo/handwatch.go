@@ -119,6 +119,9 @@ func stateChange(a, b huesim.LightState) string {
 	if colour(a) != colour(b) {
 		parts = append(parts, fmt.Sprintf("colour %s → %s", colour(a), colour(b)))
 	}
+	if effect(a) != effect(b) {
+		parts = append(parts, fmt.Sprintf("effect %s → %s", effect(a), effect(b)))
+	}
 	return strings.Join(parts, ", ")
 }
 
@@ -127,6 +130,14 @@ func onOff(on bool) string {
 		return "on"
 	}
 	return "off"
+}
+
+// effect is the CLIP v2 effect the bulb plays, "none" for none.
+func effect(s huesim.LightState) string {
+	if s.V2Effect == "" || s.V2Effect == "no_effect" {
+		return "none"
+	}
+	return s.V2Effect
 }
 
 func colour(s huesim.LightState) string {

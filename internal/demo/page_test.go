@@ -38,6 +38,7 @@ type pageDOM struct {
 	Entries []map[string]string `json:"entries"`
 	Tables  []map[string]string `json:"tables"`
 	Rooms   []map[string]string `json:"rooms"`
+	Scenes  []map[string]string `json:"scenes"`
 	Indexes []map[string]string `json:"indexes"`
 	Plan    []map[string]string `json:"plan"`
 }
@@ -45,7 +46,7 @@ type pageDOM struct {
 const readPageJS = `(() => {
 	const all = (sel) => [...document.querySelectorAll(sel)].map((e) => ({ ...e.dataset, text: e.innerText }));
 	return { live: document.body.dataset.live, bridges: all("#bridges .bridge"), bulbs: all(".bulb"), entries: all(".entry"),
-		tables: all(".table"), rooms: all(".room"), indexes: all(".table .index"), plan: all(".table .checklist .step") };
+		tables: all(".table"), rooms: all(".room"), scenes: all(".room .v2scene"), indexes: all(".table .index"), plan: all(".table .checklist .step") };
 })()`
 
 // emptyStatesJS records, from the moment a document starts, every state of
@@ -237,7 +238,7 @@ func TestDemoPageInChromium(t *testing.T) {
 			bulbNamed("hallway", HaveKeyWithValue("driver", "entrance/hallway-light"), HaveKeyWithValue("ready", "True"),
 				HaveKeyWithValue("on", "true"), HaveKeyWithValue("bri", "254"),
 				HaveKeyWithValue("text", And(ContainSubstring("HueLight entrance/hallway-light"), ContainSubstring("Ready ✓"),
-					ContainSubstring("Synced ✓"), ContainSubstring("colour · LCT015")))),
+					ContainSubstring("Synced ✓"), ContainSubstring("colour · LCA001")))),
 			bulbNamed("porch", HaveKeyWithValue("readyReason", "Limited"), HaveKeyWithValue("text", ContainSubstring("plug · LOM001"))),
 			bulbNamed("kitchen", HaveKeyWithValue("managed", "false"), HaveKeyWithValue("text", ContainSubstring("ambiance · LTW001"))),
 		)),
@@ -275,6 +276,19 @@ func TestDemoPageInChromium(t *testing.T) {
 			checkHandLoops(ctx, t, g, page, read)
 			checkScreens(ctx, t, g, page)
 		case strings.HasPrefix(title, "The living room"):
+			// The candle: the bulb says which effect it plays (read from
+			// the bridge's CLIP v2 state); the timeline has it lit, stopped
+			// by hand and lit again by Tether.
+			eventually(30*time.Second, And(
+				HaveField("Bulbs", bulbNamed("hallway", HaveKeyWithValue("driver", "entrance/candle"),
+					HaveKeyWithValue("effect", "candle"), HaveKeyWithValue("text", MatchRegexp(`(?m)^candle$`)))),
+				HaveField("Entries", And(
+					entryWith(HaveKeyWithValue("reason", "Updated"), HaveKeyWithValue("text", MatchRegexp(`hallway: switched on, .*plays candle`))),
+					entryWith(HaveKeyWithValue("source", "hand"), HaveKeyWithValue("text", And(
+						ContainSubstring("hallway changed by hand (Hue app): effect candle → none"), ContainSubstring("PUT BACK")))),
+					entryWith(HaveKeyWithValue("reason", "DriftCorrected"), HaveKeyWithValue("text", ContainSubstring("hallway: put back: plays candle"))),
+				)),
+			), "the candle, its hand change and its correction do not show")
 			// The outage was one red line, however many objects waited.
 			eventually(30*time.Second, HaveField("Entries", entryWith(HaveKeyWithValue("type", "Warning"),
 				HaveKeyWithValue("reason", "BridgeUnreachable"),
@@ -288,7 +302,22 @@ func TestDemoPageInChromium(t *testing.T) {
 				HaveField("Bulbs", And(bulbNamed("bedroom", HaveKeyWithValue("driver", "entrance/living-room"), HaveKeyWithValue("on", "false")),
 					bulbNamed("kitchen", HaveKeyWithValue("driver", "entrance/downstairs")))),
 				HaveField("Entries", entryWith(HaveKeyWithValue("text", ContainSubstring("Living room: shows scene movie")))),
+				// The room's lights, its CLIP v2 id, and the scenes stored
+				// on it as CLIP v2 scenes, each light's action, movie active.
+				HaveField("Rooms", ContainElement(And(HaveKeyWithValue("roomName", "Living room"),
+					HaveKeyWithValue("lights", "living-room, bedroom"), HaveKeyWithValue("v2id", Not(BeEmpty())),
+					HaveKeyWithValue("text", ContainSubstring("· living-room, bedroom"))))),
+				HaveField("Scenes", And(
+					ContainElement(And(HaveKeyWithValue("sceneName", "Evening"), HaveKeyWithValue("active", "false"),
+						HaveKeyWithValue("sceneId", Not(BeEmpty())), HaveKeyWithValue("lights", MatchRegexp(`^living-room on \d+% #[0-9a-f]{6}; bedroom on \d+% #[0-9a-f]{6}$`)))),
+					ContainElement(And(HaveKeyWithValue("sceneName", "Movie"), HaveKeyWithValue("active", "true"),
+						HaveKeyWithValue("lights", ContainSubstring("bedroom off")))),
+				)),
 			), "the scenes do not show")
+			// With the rooms' scenes and the candle drawn, the page still
+			// fits the projector.
+			screenshot(ctx, t, g, page, "page-scenes-1280x720.png")
+			checkFits(ctx, t, g, page, 1280, 720)
 		case strings.HasPrefix(title, "Delete it"):
 			// Two indexes, one per call: a checklist of two steps, both
 			// ticked.

@@ -255,8 +255,22 @@ func plainChange(c string) string {
 		return fmt.Sprintf("colour %s → ct %s", from, to)
 	case "hue/saturation":
 		return fmt.Sprintf("colour %s → hue/sat %s", from, to)
+	case "effect":
+		return effectChange(from, to)
 	}
 	return fmt.Sprintf("%s %s → %s", field, from, to)
+}
+
+// effectChange words a CLIP v2 effect's change: "plays candle", or "stops
+// candle" for no_effect (the bridge's name for none).
+func effectChange(from, to string) string {
+	switch {
+	case to != "no_effect":
+		return "plays " + to
+	case from == "no_effect" || from == "unknown":
+		return "plays no effect"
+	}
+	return "stops " + from
 }
 
 // splitTop splits s at sep outside brackets and parentheses: "xy: ct 366

@@ -72,6 +72,9 @@ func TestStateChange(t *testing.T) {
 		{"dimmed and coloured", on, huesim.LightState{On: true, Bri: 25, ColorMode: "xy", XY: [2]float64{0.675, 0.322}},
 			"brightness 254 → 25, colour ct 366 → xy [0.675, 0.322]"},
 		{"reachability is not a hand's change", on, huesim.LightState{On: true, Bri: 254, ColorMode: "ct", CT: 366, Reachable: true}, ""},
+		{"an effect stopped", huesim.LightState{On: true, Bri: 254, ColorMode: "ct", CT: 366, V2Effect: "candle"},
+			huesim.LightState{On: true, Bri: 254, ColorMode: "ct", CT: 366, V2Effect: "no_effect"}, "effect candle → none"},
+		{"none is none however the bridge says it", on, huesim.LightState{On: true, Bri: 254, ColorMode: "ct", CT: 366, V2Effect: "no_effect"}, ""},
 	}
 	for _, c := range cases {
 		if got := stateChange(c.a, c.b); got != c.want {
@@ -92,6 +95,9 @@ func TestPlainChanges(t *testing.T) {
 		{"kitchen (on: false -> true, brightness: 127 -> 120); desk (on: false -> true, brightness: 127 -> 120)",
 			"kitchen (switched on, brightness 127 → 120); desk (switched on, brightness 127 → 120)"},
 		{"lights: [kitchen] -> [kitchen, desk]", "lights [kitchen] → [kitchen, desk]"},
+		{"on: false -> true, effect: no_effect -> candle", "switched on, plays candle"},
+		{"effect: unknown -> fire", "plays fire"},
+		{"effect: candle -> no_effect", "stops candle"},
 	} {
 		if got := plainChanges(c.diff); got != c.want {
 			t.Errorf("plainChanges(%q) = %q, want %q", c.diff, got, c.want)

@@ -23,6 +23,8 @@ import (
 //	DELETE /lights/{id}                  remove a bulb
 //	PUT    /lights/{id}/state            merge state JSON, as the Hue app would
 //	POST   /lights/{id}/reachable?value=false
+//	PUT    /lights/{id}/effect   {"effect": "no_effect"}: the CLIP v2
+//	                             effect, as the Hue app sets it (handeffect.go)
 //	POST   /lights/{id}/omit?keys=ct,bri  leave state fields out of GET /lights
 //	GET    /log, DELETE /log             received commands, with timestamps
 //	GET    /gets, DELETE /gets           GET count per resource path
@@ -50,6 +52,7 @@ func (s *Server) ControlHandler() http.Handler {
 	})
 	mux.HandleFunc("PUT /lights/{id}/state", s.controlPatchLight)
 	mux.HandleFunc("POST /lights/{id}/reachable", s.controlReachable)
+	mux.HandleFunc("PUT /lights/{id}/effect", s.controlEffect)
 	mux.HandleFunc("POST /lights/{id}/omit", s.controlOmit)
 	mux.HandleFunc("GET /ca.pem", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/x-pem-file")

@@ -118,6 +118,12 @@ func TestWebPageInChromium(t *testing.T) {
 	apiPut(t, s, "/groups/"+room+"/action", `{"scene":"`+sceneID+`"}`)
 	eventually(scene).Should(Equal("Evening"))
 
+	// A bulb that plays a CLIP v2 effect says which.
+	fireplace := s.AddLightModel("fireplace", "LCA001")
+	eventually(bulb("fireplace")).Should(HaveField("Text", Not(ContainSubstring("effect"))))
+	g.Expect(s.SetEffect(fireplace, "candle")).To(Succeed())
+	eventually(bulb("fireplace")).Should(HaveField("Text", ContainSubstring("effect: candle")))
+
 	// Stop the CSS transitions so the screenshot shows the final state.
 	g.Expect(page.Eval(ctx, `document.head.insertAdjacentHTML("beforeend", "<style>*{transition:none!important}</style>")`, nil)).To(Succeed())
 	png, err := page.Screenshot(ctx)

@@ -27,13 +27,16 @@ type pageState struct {
 }
 
 // roomView is a room or zone: its lights by name and the scene it shows
-// ("" when none: never recalled, or a light changed since).
+// ("" when none: never recalled, or a light changed since); V2ID and
+// Scenes are its CLIP v2 id and the scenes stored on it (webscenes.go).
 type roomView struct {
-	ID     string   `json:"id"`
-	Name   string   `json:"name"`
-	Type   string   `json:"type"`
-	Lights []string `json:"lights"`
-	Scene  string   `json:"scene"`
+	ID     string          `json:"id"`
+	V2ID   string          `json:"v2id"`
+	Name   string          `json:"name"`
+	Type   string          `json:"type"`
+	Lights []string        `json:"lights"`
+	Scene  string          `json:"scene"`
+	Scenes []roomSceneView `json:"scenes"`
 }
 
 // lightView is one bulb with its colours already computed, so the page
@@ -50,6 +53,9 @@ type lightView struct {
 	ColorMode  string `json:"colormode"`
 	Glow       string `json:"glow"`
 	Swatch     string `json:"swatch"`
+	// Effect is the CLIP v2 effect the bulb plays (candle, fire, ...), ""
+	// for none (webscenes.go).
+	Effect string `json:"effect"`
 }
 
 // tablesState is the "tables" event.
@@ -67,7 +73,7 @@ func newLightView(l *Light) lightView {
 		ID: l.ID, Name: l.Name, Model: l.Model, Type: l.model().Type, On: l.State.On, Bri: l.State.Bri,
 		BriPercent: percent,
 		Reachable:  l.State.Reachable, ColorMode: l.State.ColorMode,
-		Glow: GlowColor(l.State), Swatch: SwatchColor(l.State),
+		Glow: GlowColor(l.State), Swatch: SwatchColor(l.State), Effect: playedEffect(l),
 	}
 }
 
@@ -93,7 +99,8 @@ func (b *Bridge) roomViews() []roomView {
 		if !ok || !mayBeEmpty(g.Type) {
 			continue
 		}
-		r := roomView{ID: g.ID, Name: g.Name, Type: g.Type, Lights: []string{}, Scene: b.activeSceneLocked(g.ID)}
+		r := roomView{ID: g.ID, V2ID: b.v2RoomID(g), Name: g.Name, Type: g.Type, Lights: []string{},
+			Scene: b.activeSceneLocked(g.ID), Scenes: b.roomScenes(g)}
 		for _, id := range g.Lights {
 			if l, ok := b.lights[id]; ok {
 				r.Lights = append(r.Lights, l.Name)
