@@ -32,8 +32,10 @@ type certs struct {
 // newCerts makes a test CA and a bridge certificate issued by it, for the
 // name cn. The certificate also carries cn as a DNS name and 127.0.0.1, so
 // that ordinary clients (curl --cacert --resolve, Go's default checks with
-// ServerName) verify it too.
-func newCerts(cn string) (*certs, error) {
+// ServerName) verify it too. A Bridge Pro's (pro) has the shape of the Pro
+// certificate openhab-addons ships (huebridge3_cacert.pem, issue #19337):
+// OU=BSB003, issued by a CA named root-bridge as the Hue root is.
+func newCerts(cn string, pro bool) (*certs, error) {
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, err
@@ -41,7 +43,7 @@ func newCerts(cn string) (*certs, error) {
 	now := time.Now()
 	caTmpl := &x509.Certificate{
 		SerialNumber:          serial(),
-		Subject:               pkix.Name{Country: []string{"NL"}, Organization: []string{"Tether Hue Simulator"}, CommonName: "huesim test CA"},
+		Subject:               caSubject(pro),
 		NotBefore:             now.Add(-time.Hour),
 		NotAfter:              now.Add(10 * 365 * 24 * time.Hour),
 		IsCA:                  true,
@@ -62,7 +64,7 @@ func newCerts(cn string) (*certs, error) {
 	}
 	leafTmpl := &x509.Certificate{
 		SerialNumber: serial(),
-		Subject:      pkix.Name{Country: []string{"NL"}, Organization: []string{"Philips Hue"}, CommonName: cn},
+		Subject:      leafSubject(cn, pro),
 		DNSNames:     []string{cn},
 		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
 		NotBefore:    now.Add(-time.Hour),
@@ -81,6 +83,25 @@ func newCerts(cn string) (*certs, error) {
 	}, nil
 }
 
+// caSubject is the test CA's name: on a Pro the Hue root's, root-bridge
+// (the issuer of the certificate openhab-addons ships).
+func caSubject(pro bool) pkix.Name {
+	if pro {
+		return pkix.Name{Country: []string{"NL"}, Organization: []string{"Philips Hue"}, CommonName: "root-bridge"}
+	}
+	return pkix.Name{Country: []string{"NL"}, Organization: []string{"Tether Hue Simulator"}, CommonName: "huesim test CA"}
+}
+
+// leafSubject is the bridge certificate's name; a Pro's names its model
+// in OU.
+func leafSubject(cn string, pro bool) pkix.Name {
+	n := pkix.Name{Country: []string{"NL"}, Organization: []string{"Philips Hue"}, CommonName: cn}
+	if pro {
+		n.OrganizationalUnit = []string{"BSB003"}
+	}
+	return n
+}
+
 func serial() *big.Int {
 	n, _ := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
 	return n
@@ -88,10 +109,15 @@ func serial() *big.Int {
 
 // certificateName is the common name of the bridge's certificate: its
 // bridge id in lower case (mDNS gives it in lower case and certificates
-// were seen in either case), unless Options.CertificateName says otherwise.
+// were seen in either case), on a Pro in upper case (CN=C42996FFFEC4E2D8
+// in the certificate openhab-addons ships), unless
+// Options.CertificateName says otherwise.
 func (o Options) certificateName() string {
 	if o.CertificateName != "" {
 		return o.CertificateName
+	}
+	if o.Pro {
+		return strings.ToUpper(o.BridgeID)
 	}
 	return strings.ToLower(o.BridgeID)
 }
