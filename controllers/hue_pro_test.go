@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"fmt"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -127,4 +128,35 @@ func TestHueBridgeProAtPlainHTTP(t *testing.T) {
 	}
 	g.Expect(h.sim.Commands()).To(BeEmpty(), "no pairing reached the bridge, at http or (by a followed redirect) at https")
 	g.Expect(h.sim.CredentialedRequests()).To(BeZero())
+}
+
+// TestHueBridgeProFullOfLights: 150 HueLights (the most a Bridge Pro
+// holds), each a brightness of its own, created at once on one simulated
+// Pro over CLIP v2, all become Ready with their bulbs showing it, within
+// the bridge's budgets: no request refused with 429 (three at once) and no
+// overload (its command budget), and no temporary scene left. How fast is
+// bench figure 18's.
+func TestHueBridgeProFullOfLights(t *testing.T) {
+	names := make([]string, huesim.ProMaxLights)
+	for i := range names {
+		names[i] = fmt.Sprintf("bulb-%03d", i)
+	}
+	h := newHueEnvOn(t, wire.APIV2, "pro-full", true, huesim.Options{Lights: names, Pro: true})
+	g := NewWithT(t)
+	for i, name := range names {
+		l := h.newLight("entrance", name, name)
+		l.Spec.Brightness = ptr.To(int32(10 + i%240))
+		h.create(l)
+	}
+	for _, name := range names {
+		h.eventuallyLightReady("entrance", name, "True/Available")
+	}
+	for i, name := range names {
+		g.Expect(h.bulb(g, name).Bri).To(Equal(10+i%240), name)
+	}
+	g.Eventually(func() []string { return sceneIDsOf(h.sim.Scenes()) }, hueTimeout, huePoll).Should(BeEmpty(),
+		"no temporary scene is left")
+	g.Expect(h.sim.TooManyRequests()).To(BeZero(), "no request past the bridge's three at once")
+	g.Expect(h.sim.Overloads()).To(BeZero(), "no command past the bridge's budget")
+	g.Expect(h.sim.PlainRequests()).To(BeEmpty())
 }
