@@ -160,3 +160,31 @@ func TestHueBridgeProFullOfLights(t *testing.T) {
 	g.Expect(h.sim.Overloads()).To(BeZero(), "no command past the bridge's budget")
 	g.Expect(h.sim.PlainRequests()).To(BeEmpty())
 }
+
+// TestHueBridgeProCertificateChain: a Bridge Pro whose certificate is
+// issued by an intermediate below the root Tether trusts (the simulator's
+// root-bridge, as caBundle) binds over CLIP v2 when the bridge sends the
+// intermediate, and is refused, with nothing credentialed sent, when it
+// does not: Tether verifies the chain as the bridge sends it and fetches
+// nothing (whether real Pro units leave the intermediate out is not on
+// record: huesim.ProChain).
+func TestHueBridgeProCertificateChain(t *testing.T) {
+	for _, tc := range []struct {
+		chain huesim.ProChain
+		ready string
+	}{
+		{huesim.ProIntermediate, "True/Available"},
+		{huesim.ProIncompleteChain, "False/CertificateUntrusted"},
+	} {
+		t.Run(string(tc.chain), func(t *testing.T) {
+			h := newHueEnvOn(t, wire.APIV2, "pro-"+string(tc.chain), true,
+				huesim.Options{Lights: []string{"hall"}, Pro: true, ProChain: tc.chain})
+			g := NewWithT(t)
+			g.Eventually(func(g Gomega) string { return readyReason(h.hueBridge(g).Status.Conditions, "Ready") },
+				hueTimeout, huePoll).Should(Equal(tc.ready))
+			if tc.chain == huesim.ProIncompleteChain {
+				g.Expect(h.sim.CredentialedRequests()).To(BeZero(), "the username is not sent")
+			}
+		})
+	}
+}

@@ -23,7 +23,8 @@ import (
 //     CN = the bridge id in upper case, issued by CN=root-bridge (the
 //     Pro certificate openhab-addons ships as huebridge3_cacert.pem,
 //     issue #19337). The simulator's stand-in root is its own
-//     "root-bridge" CA (v2tls.go), which tests pass as caBundle.
+//     "root-bridge" CA (v2tls.go), which tests pass as caBundle; an
+//     intermediate, sent or not, is an option (ProChain).
 //   - Newer resource types (aiohue aiohue/v2/models/resource.py, "verified
 //     against a live Bridge Pro"), each served with a plausible minimal
 //     body; a type no client knows yet (proFutureType) and fields no client
@@ -37,6 +38,27 @@ import (
 //   - 429 past three requests at once: every v2 bridge in the simulator
 //     does that (v2handlers.go, v2MaxConcurrent); the Pro holds up to
 //     ProMaxLights lights.
+
+// ProChain is how a Pro's certificate reaches the root. The Pro
+// certificate openhab-addons ships is issued by root-bridge directly
+// (ProDirect). Clients have reported "unable to verify the first
+// certificate" with a Pro (michael5r/MMM-hue-lights #31; Q42/Q42.HueApi
+// #333), and openhab-addons PR #20400 validates "via an intermediate on v3
+// bridges": whether some units send an intermediate, or leave it out, is
+// not on record. ProIntermediate and ProIncompleteChain are the
+// simulator's two readings of that, for testing what a client does.
+type ProChain string
+
+const (
+	// ProDirect: the leaf is issued by the root (the default).
+	ProDirect ProChain = ""
+	// ProIntermediate: the leaf is issued by an intermediate, which the
+	// bridge sends after it.
+	ProIntermediate ProChain = "intermediate"
+	// ProIncompleteChain: the leaf is issued by an intermediate the bridge
+	// does not send.
+	ProIncompleteChain ProChain = "incomplete"
+)
 
 // ProMaxLights is how many lights a Bridge Pro holds (Signify's launch
 // figures, quoted by hueblog.com: 150, against 50 on the square bridge).

@@ -142,3 +142,34 @@ func TestProOmitsPaletteEffects(t *testing.T) {
 	pro.mu.Unlock()
 	g.Expect(out[0]["palette"]).To(Equal(map[string]any{"color": []any{}}))
 }
+
+// TestProChain: a Pro's certificate as sent: issued by root-bridge (and
+// the root sent too), or by an intermediate that is sent after it, or by
+// one that is not sent.
+func TestProChain(t *testing.T) {
+	for _, tc := range []struct {
+		chain      ProChain
+		issuer     string
+		sentLength int
+	}{
+		{ProDirect, "root-bridge", 2},
+		{ProIntermediate, "huesim intermediate", 2},
+		{ProIncompleteChain, "huesim intermediate", 1},
+	} {
+		t.Run(string(tc.chain), func(t *testing.T) {
+			g := NewWithT(t)
+			s, err := Start(Options{Lights: []string{"hall"}, Pro: true, ProChain: tc.chain}, "127.0.0.1:0")
+			g.Expect(err).NotTo(HaveOccurred())
+			defer s.Close()
+			conn, err := tls.Dial("tcp", s.TLSAddr(), &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // reads the chain only
+			g.Expect(err).NotTo(HaveOccurred())
+			sent := conn.ConnectionState().PeerCertificates
+			conn.Close()
+			g.Expect(sent).To(HaveLen(tc.sentLength))
+			g.Expect(sent[0].Issuer.CommonName).To(Equal(tc.issuer))
+			if len(sent) > 1 {
+				g.Expect(sent[1].Subject.CommonName).To(Equal(tc.issuer))
+			}
+		})
+	}
+}

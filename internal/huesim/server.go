@@ -118,7 +118,7 @@ func Start(opts Options, addr string) (*Server, error) {
 // StartTLS serves a new bridge on addr (HTTP) and tlsAddr (HTTPS).
 func StartTLS(opts Options, addr, tlsAddr string) (*Server, error) {
 	b := New(opts)
-	c, err := newCerts(b.opts.certificateName(), b.opts.Pro)
+	c, err := newCerts(b.opts.certificateName(), b.opts.Pro, b.opts.ProChain)
 	if err != nil {
 		return nil, err
 	}

@@ -98,6 +98,9 @@ type Options struct {
 	// Pro makes a Hue Bridge Pro (BSB003, pro.go): HTTPS only (301 from
 	// plain HTTP), its identity, certificate shape and newer resources.
 	Pro bool
+	// ProChain is how a Pro's certificate chains to the test CA (pro.go):
+	// issued by it directly (the default) or through an intermediate.
+	ProChain ProChain
 }
 
 // Bridge is the simulated bridge's state. Its methods are safe for

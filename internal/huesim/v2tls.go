@@ -35,7 +35,11 @@ type certs struct {
 // ServerName) verify it too. A Bridge Pro's (pro) has the shape of the Pro
 // certificate openhab-addons ships (huebridge3_cacert.pem, issue #19337):
 // OU=BSB003, issued by a CA named root-bridge as the Hue root is.
-func newCerts(cn string, pro bool) (*certs, error) {
+//
+// With chain set (a Pro's, Options.ProChain), the leaf is issued by an
+// intermediate CA below the test CA, sent after the leaf (ProIntermediate)
+// or not (ProIncompleteChain).
+func newCerts(cn string, pro bool, chain ProChain) (*certs, error) {
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, err
@@ -72,15 +76,51 @@ func newCerts(cn string, pro bool) (*certs, error) {
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}
-	leafDER, err := x509.CreateCertificate(rand.Reader, leafTmpl, ca, &key.PublicKey, caKey)
+	issuer, issuerKey, sent := ca, caKey, caDER
+	if chain != ProDirect {
+		if issuer, issuerKey, err = newIntermediate(ca, caKey); err != nil {
+			return nil, err
+		}
+		sent = issuer.Raw
+	}
+	leafDER, err := x509.CreateCertificate(rand.Reader, leafTmpl, issuer, &key.PublicKey, issuerKey)
 	if err != nil {
 		return nil, err
 	}
+	sentChain := [][]byte{leafDER, sent}
+	if chain == ProIncompleteChain {
+		sentChain = sentChain[:1]
+	}
 	return &certs{
 		caPEM:  pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
-		leaf:   tls.Certificate{Certificate: [][]byte{leafDER, caDER}, PrivateKey: key},
+		leaf:   tls.Certificate{Certificate: sentChain, PrivateKey: key},
 		leafCN: cn,
 	}, nil
+}
+
+// newIntermediate is a CA issued by ca, for a Pro's chain with an
+// intermediate (its name is the simulator's: no Pro's is on record).
+func newIntermediate(ca *x509.Certificate, caKey *ecdsa.PrivateKey) (*x509.Certificate, *ecdsa.PrivateKey, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber:          serial(),
+		Subject:               pkix.Name{Country: []string{"NL"}, Organization: []string{"Philips Hue"}, CommonName: "huesim intermediate"},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.Add(10 * 365 * 24 * time.Hour),
+		IsCA:                  true,
+		BasicConstraintsValid: true,
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	if err != nil {
+		return nil, nil, err
+	}
+	inter, err := x509.ParseCertificate(der)
+	return inter, key, err
 }
 
 // caSubject is the test CA's name: on a Pro the Hue root's, root-bridge
