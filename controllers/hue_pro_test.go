@@ -76,7 +76,7 @@ func TestHueBridgePro(t *testing.T) {
 	messages := h.sim.EventMessages()
 	for range 3 {
 		h.sim.ChangeProResources()
-		g.Eventually(h.sim.EventMessages, hueTimeout, huePoll).Should(BeNumerically(">", messages))
+		g.Eventually(h.sim.EventMessages, hueTimeout, huePoll).Should(BeNumerically(">", messages), "pushed to the open stream")
 		messages = h.sim.EventMessages()
 	}
 	g.Expect(h.sim.ChangeLight("1", func(s *huesim.LightState) { s.Bri = 20 })).To(Succeed())
