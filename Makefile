@@ -82,7 +82,7 @@ fuzz: ## Fuzz Hue answer decoding, colour conversion and the DynamoDB planner, F
 BENCH_FLAGS ?= -runs=3
 
 .PHONY: bench
-bench: envtest-assets npm-deps ## Measure the default figures (1-7, 9-12, 14, 16) into bench/report.md and bench/report.json (about 40 min per run, three runs; BENCH_FLAGS=-quick for a smoke run).
+bench: envtest-assets npm-deps ## Measure the default figures (1-7, 9-12, 14, 16-18) into bench/report.md and bench/report.json (about 40 min per run, three runs; BENCH_FLAGS=-quick for a smoke run).
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" go run ./cmd/bench $(BENCH_FLAGS)
 
 SOAK_DURATION ?= 30m

@@ -29,6 +29,7 @@ func main() {
 		"comma-separated bulbs, each a name with an optional :MODEL ("+strings.Join(huesim.ModelIDs(), ", ")+"; default "+huesim.DefaultModel+")")
 	username := flag.String("username", "", "a username accepted without pairing (empty: pair with the link button)")
 	web := flag.String("web-listen", "127.0.0.1:8000", `address of the live web page of the bulbs ("" disables it)`)
+	pro := flag.Bool("pro", false, "be a Hue Bridge Pro (BSB003): HTTPS only (plain HTTP answered 301), its identity, certificate shape and newer resource types")
 	rate := flag.Float64("commands-per-second", 10, "light commands per second before the bridge answers 503 / error 901")
 	flag.Parse()
 
@@ -36,7 +37,7 @@ func main() {
 	if err != nil {
 		log.Fatalf("huesim: -lights: %v", err)
 	}
-	opts := huesim.Options{Lights: names, Models: models, CommandsPerSecond: *rate, BridgeID: strings.ToUpper(*bridgeID)}
+	opts := huesim.Options{Lights: names, Models: models, CommandsPerSecond: *rate, BridgeID: strings.ToUpper(*bridgeID), Pro: *pro}
 	if *username != "" {
 		opts.Usernames = []string{*username}
 	}

@@ -28,6 +28,7 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/tether-dev/tether/internal/ddbgap"
+	"github.com/tether-dev/tether/internal/huesim"
 )
 
 // Scale is how big and how long each figure is.
@@ -77,6 +78,9 @@ type Scale struct {
 	// distinct states at once (fig. 10).
 	SceneBridges int `json:"sceneBridges"`
 	SceneLights  int `json:"sceneLights"`
+	// ProLights are the lights of each simulated Hue Bridge Pro (fig. 18):
+	// figure 2's and figure 10's first measure at the Pro's size.
+	ProLights int `json:"proLights"`
 	// FeedTables tables, half in an account with a change feed whose
 	// safety interval is FeedSafety and half in one without, are polled
 	// every FeedPoll; FeedDrifts of the first half drift one at a time,
@@ -173,6 +177,7 @@ func FullScale() Scale {
 		SteadyWindow:   time.Minute,
 		SceneBridges:   10,
 		SceneLights:    50,
+		ProLights:      huesim.ProMaxLights,
 		// Issue 26: figure 5's 45 s poll, and a safety interval in the
 		// defaults' ratio (2m to 30m), watched for one safety interval.
 		FeedTables: 200,
@@ -235,6 +240,7 @@ func QuickScale() Scale {
 		SteadyWindow:   5 * time.Second,
 		SceneBridges:   2,
 		SceneLights:    10,
+		ProLights:      15,
 		// The shortest safety interval an AWSAccount takes; a window of a
 		// few polls only shows that the figure runs.
 		FeedTables:        10,
@@ -275,6 +281,7 @@ func (s Scale) Resize(f float64) Scale {
 	s.AccountTables = max(2, n(s.AccountTables))
 	s.ModelLights = n(s.ModelLights)
 	s.SceneBridges = n(s.SceneBridges)
+	s.ProLights = min(n(s.ProLights), huesim.ProMaxLights)
 	s.FeedTables = max(2, n(s.FeedTables))
 	s.FeedDrifts = min(n(s.FeedDrifts), s.FeedTables/2)
 	s.SmallTables = n(s.SmallTables)

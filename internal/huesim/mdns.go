@@ -14,7 +14,8 @@ import (
 // AnnounceMDNS answers mDNS searches for the bridge as a real bridge does:
 // service _hue._tcp.local on its HTTPS port, with TXT records bridgeid (the
 // id in lower case, which Home Assistant's zeroconf step reads) and
-// modelid, from ips (default 127.0.0.1), on iface (nil: every multicast
+// modelid (BSB003 on a Pro, whose TXT says so: ebaauw/homebridge-hue
+// #1219), from ips (default 127.0.0.1), on iface (nil: every multicast
 // interface). It returns a function that stops answering.
 func (s *Server) AnnounceMDNS(iface *net.Interface, ips ...net.IP) (func(), error) {
 	if len(ips) == 0 {
@@ -27,7 +28,7 @@ func (s *Server) AnnounceMDNS(iface *net.Interface, ips ...net.IP) (func(), erro
 	p, _ := strconv.Atoi(port)
 	id := strings.ToLower(s.BridgeID())
 	svc, err := mdns.NewMDNSService("Philips Hue - "+strings.ToUpper(id[len(id)-6:]), "_hue._tcp", "local.",
-		"huesim-"+id+".local.", p, ips, []string{"bridgeid=" + id, "modelid=BSB002"})
+		"huesim-"+id+".local.", p, ips, []string{"bridgeid=" + id, "modelid=" + s.opts.bridgeProduct().ModelID})
 	if err != nil {
 		return nil, fmt.Errorf("mDNS service: %w", err)
 	}

@@ -199,16 +199,17 @@ func lightJSON(l *Light) map[string]any {
 
 // publicConfig is what the bridge tells anyone, paired or not.
 func (b *Bridge) publicConfig() map[string]any {
+	bp := b.opts.bridgeProduct()
 	return map[string]any{
 		"name":             b.opts.Name,
 		"datastoreversion": "126",
-		"swversion":        "1965111030",
-		"apiversion":       APIVersion,
+		"swversion":        bp.SWVersion,
+		"apiversion":       bp.APIVersion,
 		"mac":              "00:17:88:7e:57:e1",
 		"bridgeid":         b.opts.BridgeID,
 		"factorynew":       false,
 		"replacesbridgeid": nil,
-		"modelid":          "BSB002",
+		"modelid":          bp.ModelID,
 		"starterkitid":     "",
 	}
 }

@@ -118,7 +118,7 @@ func Start(opts Options, addr string) (*Server, error) {
 // StartTLS serves a new bridge on addr (HTTP) and tlsAddr (HTTPS).
 func StartTLS(opts Options, addr, tlsAddr string) (*Server, error) {
 	b := New(opts)
-	c, err := newCerts(b.opts.certificateName())
+	c, err := newCerts(b.opts.certificateName(), b.opts.Pro, b.opts.ProChain)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +166,7 @@ func (s *Server) listen() error {
 	}
 	// Keep the ports when they were :0.
 	s.addr, s.tlsAddr = ln.Addr().String(), tlsLn.Addr().String()
-	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	s.srv = &http.Server{Handler: s.plainHandler(), ReadHeaderTimeout: 10 * time.Second}
 	s.tlsSrv = &http.Server{Handler: s.HandlerTLS(), ReadHeaderTimeout: 10 * time.Second,
 		// A client refusing the test certificate is what trust tests do.
 		ErrorLog:  log.New(io.Discard, "", 0),

@@ -95,6 +95,12 @@ type Options struct {
 	// V1Off makes a bridge without the v1 API (v1off.go): 404 on every
 	// v1 path but pairing and the public config, on both ports.
 	V1Off bool
+	// Pro makes a Hue Bridge Pro (BSB003, pro.go): HTTPS only (301 from
+	// plain HTTP), its identity, certificate shape and newer resources.
+	Pro bool
+	// ProChain is how a Pro's certificate chains to the test CA (pro.go):
+	// issued by it directly (the default) or through an intermediate.
+	ProChain ProChain
 }
 
 // Bridge is the simulated bridge's state. Its methods are safe for
@@ -122,6 +128,10 @@ type Bridge struct {
 	credentialed atomic.Int64
 	// v1Requests are the requests on v1 paths (v1off.go).
 	v1Requests []V1Request
+	// The Bridge Pro's plain-HTTP requests and changing resources (pro.go).
+	plain            []PlainRequest
+	proUpdateState   string
+	proFutureVersion int
 }
 
 type whitelistEntry struct {
@@ -147,7 +157,11 @@ func New(opts Options) *Bridge {
 	if opts.BridgeID == "" {
 		// Each bridge its own id, as real ones have: Tether keys its
 		// bridge sessions by it.
-		opts.BridgeID = "001788FFFE" + strings.ToUpper(randomHex(3))
+		prefix := "001788FFFE"
+		if opts.Pro {
+			prefix = proIDPrefix
+		}
+		opts.BridgeID = prefix + strings.ToUpper(randomHex(3))
 	}
 	if opts.Name == "" {
 		opts.Name = "Tether Hue Simulator"
@@ -158,8 +172,10 @@ func New(opts Options) *Bridge {
 		users:  map[string]whitelistEntry{},
 		limits: newLimits(opts.CommandsPerSecond, opts.Burst),
 		groups: map[string]*Group{},
-		gets:   map[string]int{},
-		conn:   newConnectivity(),
+		// The Pro's software update state (pro.go).
+		proUpdateState: "no_update",
+		gets:           map[string]int{},
+		conn:           newConnectivity(),
 	}
 	b.scenes, b.recalled = map[string]*Scene{}, map[string]string{}
 	for i, name := range opts.Lights {

@@ -105,7 +105,7 @@ func (b *Bridge) TooManyRequests() int { return int(b.v2Refused.Load()) }
 func (b *Bridge) v2GetAll(w http.ResponseWriter, _ *http.Request) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	v2Answer(w, http.StatusOK, b.v2Resources())
+	v2Answer(w, http.StatusOK, b.listed(b.v2Resources()))
 }
 
 func (b *Bridge) v2GetType(w http.ResponseWriter, r *http.Request) {

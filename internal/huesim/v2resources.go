@@ -56,20 +56,25 @@ func (b *Bridge) v2Resources() []resource {
 	}
 	bridgeDevice := b.v2ID("device", "bridge")
 	home, homeLights := b.v2ID("bridge_home", "0"), b.v2ID("grouped_light", "0")
+	bp := b.opts.bridgeProduct()
 	out = append(out,
 		resource{"id": b.v2ID("bridge", "0"), "type": "bridge", "owner": ref(bridgeDevice, "device"),
 			"bridge_id": strings.ToLower(b.opts.BridgeID), "time_zone": map[string]string{"time_zone": "Etc/UTC"}},
 		resource{"id": bridgeDevice, "type": "device", "id_v1": "",
-			"product_data": map[string]any{"model_id": "BSB002", "manufacturer_name": "Signify Netherlands B.V.",
-				"product_name": "Hue Bridge", "product_archetype": "bridge_v2", "certified": true, "software_version": "1.65.1965111030"},
-			"metadata": map[string]string{"name": b.opts.Name, "archetype": "bridge_v2"},
+			"product_data": map[string]any{"model_id": bp.ModelID, "manufacturer_name": "Signify Netherlands B.V.",
+				"product_name": "Hue Bridge", "product_archetype": bp.Archetype, "certified": true, "software_version": bp.Software},
+			"metadata": map[string]string{"name": b.opts.Name, "archetype": bp.Archetype},
 			"services": []map[string]string{ref(b.v2ID("bridge", "0"), "bridge")}},
 		resource{"id": home, "type": "bridge_home", "id_v1": "/groups/0",
 			"children": append(devices, ref(bridgeDevice, "device")), "services": []map[string]string{ref(homeLights, "grouped_light")}},
 		b.v2GroupedLight(homeLights, home, ids),
 	)
 	out = append(out, b.v2Groups()...)
-	return append(out, b.v2Scenes()...)
+	out = append(out, b.v2Scenes()...)
+	if b.opts.Pro {
+		out = b.proResources(out)
+	}
+	return out
 }
 
 // v2Light is a light service: only the features its model has, as aiohue's

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 )
 
 // Every read from a bridge is bounded, so that a bad bridge, or a man in
@@ -19,10 +20,13 @@ import (
 //     map[string]any, which costs tens of times the bytes it decodes
 //     (v2store.go), and the v2 store keeps only the resources its views read,
 //     at most maxAnswerBytes of them;
-//   - redirects are not followed (refuseRedirects): a bridge does not
-//     redirect, and following one would carry the username, in the path
-//     or the hue-application-key header, to wherever it points, even
-//     plain http://.
+//   - redirects are not followed (refuseRedirects): following one would
+//     carry the username, in the path or the hue-application-key header,
+//     to wherever it points, even plain http://. The only bridge known to
+//     redirect is the Hue Bridge Pro, which answers plain HTTP with a 301
+//     to https (zim514/script.service.hue #332); a client that follows it
+//     turns the pairing POST into a GET (LedFx/LedFx PR #1856), so Tether
+//     names the https address instead.
 //
 // What the bridge says ends up in conditions, events and status, each
 // message cut to providers.MaxMessageBytes there.
@@ -60,6 +64,10 @@ func refusedRedirect(res *http.Response) error {
 	if res.StatusCode < 300 || res.StatusCode >= 400 {
 		return nil
 	}
-	return &ProtocolError{Detail: fmt.Sprintf("HTTP %d, a redirect to %.200q: a bridge does not redirect, and Tether does not follow one (it would carry the username along)",
-		res.StatusCode, res.Header.Get("Location"))}
+	to := res.Header.Get("Location")
+	hint := "Tether does not follow one (it would carry the username along)"
+	if strings.HasPrefix(to, "https://") && res.Request != nil && res.Request.URL.Scheme == "http" {
+		hint += "; a Hue Bridge Pro answers plain HTTP so: give its address without http:// to speak CLIP v2 over HTTPS"
+	}
+	return &ProtocolError{Detail: fmt.Sprintf("HTTP %d, a redirect to %.200q: %s", res.StatusCode, to, hint)}
 }
