@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -68,39 +66,6 @@ func (c *v1Client) bounded(ctx context.Context, operation string, f func(context
 	defer cancel()
 	defer func() { CountCall(operation, err) }()
 	return redact(f(ctx), c.user)
-}
-
-// redact removes the username from the URL that net/http puts in its
-// errors, and from the address of a bridge's error (some bridges answer
-// with the full path, /api/<username>/...): errors end up in logs,
-// conditions and events, the username must not.
-func redact(err error, user string) error {
-	if user == "" || err == nil {
-		return err
-	}
-	hide := func(s string) string { return hideUser(s, user) }
-	var urlErr *url.Error
-	if errors.As(err, &urlErr) {
-		return &url.Error{Op: urlErr.Op, URL: hide(urlErr.URL), Err: urlErr.Err}
-	}
-	var bridgeErr *BridgeError
-	if errors.As(err, &bridgeErr) && (strings.Contains(bridgeErr.Address, user) || strings.Contains(bridgeErr.Description, user)) {
-		return &BridgeError{Type: bridgeErr.Type, Address: hide(bridgeErr.Address), Description: hide(bridgeErr.Description)}
-	}
-	var protoErr *ProtocolError
-	if errors.As(err, &protoErr) && strings.Contains(protoErr.Detail, user) {
-		// An answer that is not Hue's (a proxy's "Cannot PUT /api/<user>/...").
-		return &ProtocolError{Detail: hide(protoErr.Detail)}
-	}
-	return err
-}
-
-// hideUser replaces the username in a text that goes into an error.
-func hideUser(s, user string) string {
-	if user == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, user, "<username>")
 }
 
 // Lights is a plain GET /lights, decoded field by field.
@@ -418,22 +383,6 @@ var v1Types = map[string]model.Capabilities{
 	"on/off plug-in unit":     {},
 	"on/off light":            {},
 }
-
-// v1Gamuts are the triangles of the gamut types, [red, green, blue], as
-// peter-murray/hue-bridge-model lists them and real bridges report them.
-var v1Gamuts = map[string]model.Gamut{
-	"A": {Type: "A", Red: [2]float64{0.704, 0.296}, Green: [2]float64{0.2151, 0.7106}, Blue: [2]float64{0.138, 0.08}},
-	"B": {Type: "B", Red: [2]float64{0.675, 0.322}, Green: [2]float64{0.409, 0.518}, Blue: [2]float64{0.167, 0.04}},
-	"C": {Type: "C", Red: [2]float64{0.6915, 0.3083}, Green: [2]float64{0.17, 0.7}, Blue: [2]float64{0.1532, 0.0475}},
-}
-
-// The v1 API's colour-temperature bounds, used where a bulb reports none
-// or a range that is not one (third-party bulbs report 0 and 65535, which
-// Home Assistant ignores and aiohue maps to these).
-const (
-	minMireds = 153
-	maxMireds = 500
-)
 
 // capabilitiesOf reads what a light can show from its type and
 // capabilities.control.

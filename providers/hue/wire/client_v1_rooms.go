@@ -259,22 +259,6 @@ func sortedIDs(states map[string]model.StateBody) []string {
 	return ids
 }
 
-// compareIDs orders numeric ids by number, others as strings.
-func compareIDs(a, b string) int {
-	x, errA := strconv.Atoi(a)
-	y, errB := strconv.Atoi(b)
-	if errA == nil && errB == nil {
-		return x - y
-	}
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // nonNil makes an empty list marshal as [] (an empty room), not null.
 func nonNil(ids []string) []string {
 	if ids == nil {

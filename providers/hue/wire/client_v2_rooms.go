@@ -41,17 +41,6 @@ var _ RoomsClient = (*v2Client)(nil)
 // so in its condition (rooms, zones and scenes here: not yet on CLIP v2's
 // own resources) instead of "not valid Hue v1 API".
 
-// V1GoneError is a v1 request to a CLIP v2 bridge that has no v1 API. It
-// is ErrNoRooms (errors.Is): what still needs v1 is not managed there.
-type V1GoneError struct{}
-
-func (V1GoneError) Is(target error) bool { return target == ErrNoRooms }
-
-func (V1GoneError) Error() string {
-	return "the bridge answers 404 on the v1 API (a firmware without it): Tether speaks CLIP v2 to it; " +
-		"only temporary groups and scenes, and scenes stored through v1, need v1"
-}
-
 // V1Gone reports whether c speaks to a CLIP v2 bridge whose v1 API is gone,
 // as far as c has seen.
 func V1Gone(c Client) bool {

@@ -32,17 +32,19 @@
 //   - bounds.go bounds every read from a bridge (answers, event-stream
 //     messages, the v2 store) and refuses redirects; every call has a
 //     deadline (DefaultCallTimeout); the username never appears in an
-//     error (client_v1.go's redact, on both clients), and an answer that
+//     error (errors.go's redact, on both clients), and an answer that
 //     is not Hue's is named by its HTTP status and content type, never
 //     quoted (nothue.go).
 //   - errors.go is what a call returns when it fails, in the protocol's
 //     own terms: the Hue error types (ErrorType), an answer that is not
 //     Hue's (ProtocolError), a connection that failed (IsNetwork), a
-//     refused certificate (trust.go's CertificateError). What the
+//     refused certificate (trust.go's CertificateError), a v2 bridge
+//     whose v1 API is gone (V1GoneError). What the
 //     reconciler makes of them is the adapters' retry policy
 //     (providers/hue's Classify), not this package's. Each request is told
 //     to CountCall (port.go), which the adapters count in
-//     tether_external_calls_total.
+//     tether_external_calls_total. bulbs.go holds what both APIs take as
+//     known of bulbs' colours (the gamut triangles, the mired bounds).
 //
 // The bridge's units are the model's: bri 1-254, ct in mireds, xy in CIE
 // 1931, hue 0-65535, sat 0-254, transitiontime in 100 ms. CLIP v2's are

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/url"
+	"strings"
 )
 
 // The errors a bridge call returns, as the protocol knows them: the Hue
@@ -71,4 +73,48 @@ func IsNetwork(err error) bool {
 // (a /config without whitelist is error 1 in disguise).
 func UnauthorizedError() error {
 	return &BridgeError{Type: TypeUnauthorized, Description: "unauthorized user"}
+}
+
+// V1GoneError is a v1 request to a CLIP v2 bridge that has no v1 API. It
+// is ErrNoRooms (errors.Is): what still needs v1 is not managed there.
+type V1GoneError struct{}
+
+func (V1GoneError) Is(target error) bool { return target == ErrNoRooms }
+
+func (V1GoneError) Error() string {
+	return "the bridge answers 404 on the v1 API (a firmware without it): Tether speaks CLIP v2 to it; " +
+		"only temporary groups and scenes, and scenes stored through v1, need v1"
+}
+
+// redact removes the username from the URL that net/http puts in its
+// errors, and from the address of a bridge's error (some bridges answer
+// with the full path, /api/<username>/...): errors end up in logs,
+// conditions and events, the username must not.
+func redact(err error, user string) error {
+	if user == "" || err == nil {
+		return err
+	}
+	hide := func(s string) string { return hideUser(s, user) }
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		return &url.Error{Op: urlErr.Op, URL: hide(urlErr.URL), Err: urlErr.Err}
+	}
+	var bridgeErr *BridgeError
+	if errors.As(err, &bridgeErr) && (strings.Contains(bridgeErr.Address, user) || strings.Contains(bridgeErr.Description, user)) {
+		return &BridgeError{Type: bridgeErr.Type, Address: hide(bridgeErr.Address), Description: hide(bridgeErr.Description)}
+	}
+	var protoErr *ProtocolError
+	if errors.As(err, &protoErr) && strings.Contains(protoErr.Detail, user) {
+		// An answer that is not Hue's (a proxy's "Cannot PUT /api/<user>/...").
+		return &ProtocolError{Detail: hide(protoErr.Detail)}
+	}
+	return err
+}
+
+// hideUser replaces the username in a text that goes into an error.
+func hideUser(s, user string) string {
+	if user == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, user, "<username>")
 }

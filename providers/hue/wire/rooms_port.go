@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 
 	"github.com/tether-dev/tether/providers/hue/model"
 )
@@ -130,4 +131,20 @@ func lightGroupsOf(groups []Group, err error) ([]Group, error) {
 func RoomsOf(c Client) (RoomsClient, bool) {
 	rc, ok := c.(RoomsClient)
 	return rc, ok
+}
+
+// compareIDs orders numeric ids by number, others as strings.
+func compareIDs(a, b string) int {
+	x, errA := strconv.Atoi(a)
+	y, errB := strconv.Atoi(b)
+	if errA == nil && errB == nil {
+		return x - y
+	}
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
