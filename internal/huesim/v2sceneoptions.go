@@ -22,7 +22,9 @@ import (
 //     takes them: an effect the light does not list and a gradient the
 //     light cannot show are answered 400, as a light PUT's are
 //     (effects.go, gradient.go).
-// POST and PUT take each of them; a PUT without one leaves it as it is.
+// POST and PUT take each of them; a PUT without one leaves it as it is,
+// and a PUT with a palette replaces the whole palette (inferred: the
+// reference does not say; a room's children are replaced the same way).
 // The words of refusals are the simulator's own. A recall applies the
 // actions' v1 parts (on, dimming, colour); whether it starts the actions'
 // effects or the palette is not modelled.
