@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-		"testing"
+	"testing"
 
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/api/meta"
