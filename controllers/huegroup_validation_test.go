@@ -90,7 +90,7 @@ func TestHueGroupAndSceneValidation(t *testing.T) {
 		g.Expect(sc.Object["spec"].(obj)["lights"].([]any)[0]).To(HaveKeyWithValue("on", true))
 		dynamic := scene(obj{"groupRef": ref, "speed": 0.7, "autoDynamic": true,
 			"palette": obj{"colors": paletteColours(9), "colorTemperatures": []any{obj{"colorTemperature": 400, "brightness": 150}}, "brightness": 180},
-			"lights": []any{obj{"name": "a", "effect": "candle", "gradient": obj{"points": []any{obj{"xy": []any{0.6, 0.35}}, obj{"xy": []any{0.3, 0.2}}}}}}})
+			"lights":  []any{obj{"name": "a", "effect": "candle", "gradient": obj{"points": []any{obj{"xy": []any{0.6, 0.35}}, obj{"xy": []any{0.3, 0.2}}}}}}})
 		g.Expect(c.Create(context.Background(), dynamic, client.DryRunAll)).To(Succeed(), "a palette at its limits, speed, autoDynamic, effect and gradient")
 	})
 }
