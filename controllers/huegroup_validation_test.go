@@ -70,6 +70,8 @@ func TestHueGroupAndSceneValidation(t *testing.T) {
 		{"scene light effect not a name", scene(obj{"groupRef": ref, "lights": []any{obj{"name": "a", "effect": "Candle!"}}}), "spec.lights[0].effect in body should match"},
 		{"scene light gradient of one point", scene(obj{"groupRef": ref, "lights": []any{obj{"name": "a", "gradient": obj{"points": []any{obj{"xy": []any{0.3, 0.3}}}}}}}),
 			"should have at least 2 items"},
+		{"scene light colour and gradient", scene(obj{"groupRef": ref, "lights": []any{obj{"name": "a", "color": obj{"colorTemperature": 300},
+			"gradient": obj{"points": []any{obj{"xy": []any{0.3, 0.3}}, obj{"xy": []any{0.4, 0.4}}}}}}}), "leave color out when gradient is set"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

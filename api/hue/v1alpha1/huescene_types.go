@@ -16,6 +16,7 @@ type GroupReference struct {
 }
 
 // SceneLight is the state one light of a scene should show.
+// +kubebuilder:validation:XValidation:rule="!(has(self.gradient) && has(self.color))",message="gradient sets the light's colours: leave color out when gradient is set"
 // +kubebuilder:validation:XValidation:rule="!has(self.__true__)",message="a bare on: key is read by YAML as true: (YAML 1.1); write \"on\": true or \"on\": false, with quotes"
 type SceneLight struct {
 	// Name of the light on the bridge; it must be one of the group's.
