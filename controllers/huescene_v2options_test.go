@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -70,8 +71,8 @@ func expectSceneLimited(h *hueEnv, name string, msgs ...string) {
 //     named in the Ready condition and its action carries no effect; the
 //     scene is created and never written again (counted over several poll
 //     intervals). The Hue app then sets the speed, empties the palette and
-//     drops the strip's effect: the push wakes the HueScene, which puts
-//     all three back within driftSeen.
+//     drops the strip's effect: the push wakes the HueScene (the bridge is
+//     polled once an hour), which puts all three back within driftSeen.
 //   - On v1 the palette, speed and autoDynamic and every effect and the
 //     gradient are named as CLIP v2 features in the Ready condition; the
 //     scene is stored without them and not written again.
@@ -81,7 +82,13 @@ func expectSceneLimited(h *hueEnv, name string, msgs ...string) {
 func TestHueSceneV2Options(t *testing.T) {
 	sunset := [][2]float64{{0.6, 0.35}, {0.5, 0.4}, {0.3, 0.2}}
 	forEachGroupAPI(t, func(t *testing.T, api string) {
-		h := newHueEnvOn(t, api, "sceneopts", true, sceneLights)
+		// On CLIP v2 the bridge is polled once an hour: only the event
+		// stream can tell Tether of the Hue app's change in time.
+		var hourly func(*huev1alpha1.HueBridgeSpec)
+		if api != wire.APIV1 {
+			hourly = func(s *huev1alpha1.HueBridgeSpec) { s.PollInterval = &metav1.Duration{Duration: time.Hour} }
+		}
+		h := newHueEnvOnWith(t, api, "sceneopts", true, sceneLights, hourly)
 		g := NewWithT(t)
 		ctx := context.Background()
 		h.sim.AddZone("Nook", "1", "2", "3")
