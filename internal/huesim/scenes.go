@@ -63,7 +63,10 @@ type Scene struct {
 	Recycle bool
 	AppData *SceneAppData
 	// States are the lightstates by light id.
-	States      map[string]SceneState
+	States map[string]SceneState
+	// V2 is what a CLIP v2 scene holds besides its lightstates
+	// (v2sceneoptions.go).
+	V2          SceneV2
 	LastUpdated time.Time
 	lastUsed    time.Time
 }

@@ -19,6 +19,8 @@ import (
 //     metadata {name 1-32 characters, appdata 1-16}; POST takes group,
 //     actions and metadata (required) and answers data [{rid, rtype}]; PUT
 //     takes actions, metadata and recall, but no group; DELETE removes it;
+//   - palette, speed, auto_dynamic and the actions' effects and gradients
+//     as v2sceneoptions.go says;
 //   - PUT recall {action active|static|dynamic_palette, duration ms} shows
 //     it on its group's lights; GET shows status {active inactive|static}.
 // A v2 scene is the v1 GroupScene of its id_v1 ("/scenes/<id>", the
@@ -47,7 +49,9 @@ func (b *Bridge) v2Scenes() []resource {
 		}
 		actions := []map[string]any{}
 		for _, lid := range sortedStateIDs(sc.States) {
-			actions = append(actions, map[string]any{"target": ref(b.v2ID("light", lid), "light"), "action": v2Action(sc.States[lid])})
+			action := v2Action(sc.States[lid])
+			sc.V2.actionJSON(lid, action)
+			actions = append(actions, map[string]any{"target": ref(b.v2ID("light", lid), "light"), "action": action})
 		}
 		meta := map[string]any{"name": sc.Name}
 		if sc.AppData != nil && sc.AppData.Data != "" {
@@ -59,8 +63,7 @@ func (b *Bridge) v2Scenes() []resource {
 		}
 		out = append(out, resource{"id": b.v2ID("scene", id), "id_v1": "/scenes/" + id, "type": "scene",
 			"group": ref(b.v2ID(v2Type(g), v2GroupKey(g)), v2Type(g)), "metadata": meta, "actions": actions,
-			"palette": map[string]any{"color": []any{}, "dimming": []any{}, "color_temperature": []any{}, "effects": []any{}},
-			"speed":   0.5, "auto_dynamic": false,
+			"palette": sc.V2.Palette.json(), "speed": sc.V2.Speed, "auto_dynamic": sc.V2.AutoDynamic,
 			"status": map[string]string{"active": active}})
 	}
 	return out
@@ -124,12 +127,15 @@ type scenePut struct {
 		Action   string `json:"action"`
 		Duration *int   `json:"duration"`
 	} `json:"recall"`
+	sceneOptionsPut
 }
 
-// states reads the actions as lightstates by v1 light id; refusal says why
-// a bridge answers 400. Callers hold b.mu.
-func (b *Bridge) states(p scenePut) (map[string]SceneState, string) {
+// states reads the actions as lightstates by v1 light id, and their
+// effects and gradients into v2; refusal says why a bridge answers 400.
+// Callers hold b.mu.
+func (b *Bridge) states(p scenePut, v2 *SceneV2) (map[string]SceneState, string) {
 	out := map[string]SceneState{}
+	v2.Effects, v2.Gradients = map[string]string{}, map[string]Gradient{}
 	for _, a := range *p.Actions {
 		id := ""
 		for lid := range b.lights {
@@ -143,6 +149,16 @@ func (b *Bridge) states(p scenePut) (map[string]SceneState, string) {
 		body, refusal := a.Action.v1Body(b.lights[id].model())
 		if refusal != "" {
 			return nil, refusal
+		}
+		effect, gradient, refusal := actionExtras(b.lights[id].model(), a.Action)
+		if refusal != "" {
+			return nil, refusal
+		}
+		if effect != "" {
+			v2.Effects[id] = effect
+		}
+		if gradient != nil {
+			v2.Gradients[id] = *gradient
 		}
 		raw, _ := json.Marshal(body)
 		st, _, _ := parseSceneState(raw)
@@ -172,15 +188,20 @@ func (b *Bridge) createV2Scene(p scenePut, owner string) (int, string, string) {
 	if !ok {
 		return http.StatusBadRequest, "", fmt.Sprintf("invalid value for group: no %s %s", p.Group.RType, p.Group.RID)
 	}
-	states, refusal := b.states(p)
+	v2 := SceneV2{Speed: defaultSceneSpeed}
+	states, refusal := b.states(p, &v2)
+	if refusal == "" {
+		refusal = p.sceneOptionsPut.refusal()
+	}
 	if refusal != "" {
 		return http.StatusBadRequest, "", refusal
 	}
+	p.sceneOptionsPut.apply(&v2)
 	if !b.makeRoomForScene(len(states)) {
 		return http.StatusInsufficientStorage, "", "scene buffer in bridge full"
 	}
 	sc := &Scene{ID: b.freeSceneID(), Name: *p.Metadata.Name, Type: TypeGroupScene, Group: g.ID, Owner: owner,
-		States: states, Lights: sortedStateIDs(states), LastUpdated: time.Now()}
+		States: states, V2: v2, Lights: sortedStateIDs(states), LastUpdated: time.Now()}
 	if p.Metadata.AppData != nil {
 		sc.AppData = &SceneAppData{Version: 1, Data: *p.Metadata.AppData}
 	}
@@ -223,13 +244,19 @@ func (b *Bridge) updateV2Scene(sc *Scene, p scenePut) (int, string) {
 		(p.Metadata.AppData != nil && len(*p.Metadata.AppData) > 16)) {
 		return http.StatusBadRequest, "invalid value for metadata"
 	}
+	if refusal := p.sceneOptionsPut.refusal(); refusal != "" {
+		return http.StatusBadRequest, refusal
+	}
+	v2 := sc.V2
 	if p.Actions != nil {
-		states, refusal := b.states(p)
+		states, refusal := b.states(p, &v2)
 		if refusal != "" {
 			return http.StatusBadRequest, refusal
 		}
 		sc.States, sc.Lights, sc.LastUpdated = states, sortedStateIDs(states), time.Now()
 	}
+	p.sceneOptionsPut.apply(&v2)
+	sc.V2 = v2
 	if p.Metadata != nil && p.Metadata.Name != nil {
 		sc.Name = *p.Metadata.Name
 	}

@@ -39,7 +39,9 @@
 //     (Settle: what it watches for drift). Update hands that difference to
 //     the session's sender (Send); Delete lets go (and switches off, or
 //     removes what Tether created). HueGroups and HueScenes go through the
-//     session's Rooms.
+//     session's Rooms; a HueScene's CLIP v2 options (palette, speed,
+//     autoDynamic) are scene_options.go's, its lights' effect and gradient
+//     fitted as a HueLight's are.
 //   - A bridge call's error is the protocol's (wire's); retry.go's
 //     Classify and ClassifyRooms turn it into the reconciler's typed
 //     errors (the retry policy: which reason, how soon), and metrics.go

@@ -165,6 +165,7 @@ func sceneName(sc *huev1alpha1.HueScene) string {
 func (c *sceneConn) wanted(sc *huev1alpha1.HueScene) (wire.SceneSpec, []string, *providers.Wait) {
 	spec := wire.SceneSpec{Name: sceneName(sc), GroupID: c.group.Status.GroupID, AppData: sceneMark(sc), States: map[string]model.StateBody{}}
 	var notes, missing, outside []string
+	v2 := false
 	for _, l := range sc.Spec.Lights {
 		light, ok := c.lights.ByName(l.Name)
 		switch {
@@ -175,11 +176,17 @@ func (c *sceneConn) wanted(sc *huev1alpha1.HueScene) (wire.SceneSpec, []string, 
 			outside = append(outside, fmt.Sprintf("%q", l.Name))
 			continue
 		}
+		v2 = light.Capabilities.V2
 		p := model.Project(sceneLightDesired(l, sc.Spec.TransitionTime), light)
 		spec.States[light.ID] = model.FullBody(p.Want)
 		for _, n := range p.Notes {
 			notes = append(notes, fmt.Sprintf("%s: %s", l.Name, n))
 		}
+	}
+	if options := sceneOptions(sc.Spec); options.Set() && v2 {
+		spec.Options = options
+	} else if options.Set() {
+		notes = append(notes, sceneOptionsOnV1(sc.Spec))
 	}
 	wait := func(reason, msg string) *providers.Wait {
 		return &providers.Wait{Reason: reason, Message: msg, For: c.session.Settings().Interval}
@@ -241,7 +248,7 @@ func compareScene(want wire.SceneSpec, got wire.Scene, lights bridge.Lights) *Sc
 		d.Changes = append(d.Changes, fmt.Sprintf("name: %q -> %q", got.Name, want.Name))
 	}
 	for id, st := range want.States {
-		if stored, ok := got.States[id]; !ok || !model.SameState(st, stored) {
+		if stored, ok := got.States[id]; !ok || !model.SameSceneState(st, stored) {
 			d.Changes = append(d.Changes, fmt.Sprintf("%s: %s -> %s", lights[id].Name, got.States[id].Key(), st.Key()))
 		}
 	}
@@ -250,6 +257,7 @@ func compareScene(want wire.SceneSpec, got wire.Scene, lights bridge.Lights) *Sc
 			d.Changes = append(d.Changes, fmt.Sprintf("%s: no longer in the scene", lights[id].Name))
 		}
 	}
+	d.Changes = append(d.Changes, want.Options.Changes(got.Options)...)
 	if len(d.Changes) == 0 {
 		return nil
 	}
@@ -299,5 +307,6 @@ func (d *SceneDiff) String() string { return strings.Join(d.Changes, ", ") }
 
 // sceneLightDesired is one scene light's state in the bridge's units.
 func sceneLightDesired(l huev1alpha1.SceneLight, transition *metav1.Duration) model.Desired {
-	return desiredFrom(huev1alpha1.HueLightSpec{On: l.On, Brightness: l.Brightness, Color: l.Color, TransitionTime: transition})
+	return desiredFrom(huev1alpha1.HueLightSpec{On: l.On, Brightness: l.Brightness, Color: l.Color, TransitionTime: transition,
+		Effect: l.Effect, Gradient: l.Gradient})
 }

@@ -16,6 +16,7 @@ type GroupReference struct {
 }
 
 // SceneLight is the state one light of a scene should show.
+// +kubebuilder:validation:XValidation:rule="!(has(self.gradient) && has(self.color))",message="gradient sets the light's colours: leave color out when gradient is set"
 // +kubebuilder:validation:XValidation:rule="!has(self.__true__)",message="a bare on: key is read by YAML as true: (YAML 1.1); write \"on\": true or \"on\": false, with quotes"
 type SceneLight struct {
 	// Name of the light on the bridge; it must be one of the group's.
@@ -41,6 +42,81 @@ type SceneLight struct {
 	// Color of the light, as a HueLight's; the bulb shows what it can.
 	// +optional
 	Color *Color `json:"color,omitempty"`
+
+	// Effect is the light effect the scene plays on the light, as a
+	// HueLight's spec.effect, CLIP v2 only (a scene action's effects.effect,
+	// CLIP v2 API reference, "scene"). A light that does not list it, or a
+	// v1 bridge, is named in the Ready condition and the effect is left out
+	// of the scene.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:Pattern=`^[a-z][a-z0-9_]*$`
+	Effect *string `json:"effect,omitempty"`
+
+	// Gradient is the colours along a gradient light in the scene, as a
+	// HueLight's spec.gradient, CLIP v2 only (a scene action's gradient).
+	// A light without a gradient, or a v1 bridge, is named in the Ready
+	// condition and the gradient is left out of the scene.
+	// +optional
+	Gradient *Gradient `json:"gradient,omitempty"`
+}
+
+// ScenePalette is the colours a CLIP v2 scene plays when it is shown
+// dynamically (the scene's palette, CLIP v2 API reference, "scene"; openhue
+// openhue-api src/scene, ScenePalette): up to 9 colours, one colour
+// temperature and one brightness, the limits Hue's API reference gives.
+// The palette's effects (up to 3) are not declared here.
+// +kubebuilder:validation:XValidation:rule="has(self.colors) || has(self.colorTemperatures) || has(self.brightness)",message="a palette needs at least one of colors, colorTemperatures or brightness"
+type ScenePalette struct {
+	// Colors are the palette's colours, each with its brightness: 1 to 9.
+	// +optional
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=9
+	// +listType=atomic
+	Colors []PaletteColor `json:"colors,omitempty"`
+
+	// ColorTemperatures are the palette's white: at most 1 (the bridge
+	// keeps one).
+	// +optional
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=1
+	// +listType=atomic
+	ColorTemperatures []PaletteColorTemperature `json:"colorTemperatures,omitempty"`
+
+	// Brightness of the palette (its dimming entry, at most one), 1 to 254.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=254
+	Brightness *int32 `json:"brightness,omitempty"`
+}
+
+// PaletteColor is one colour of a palette.
+type PaletteColor struct {
+	// XY is the CIE 1931 chromaticity [x, y], each between 0 and 1.
+	// +kubebuilder:validation:MinItems=2
+	// +kubebuilder:validation:MaxItems=2
+	// +listType=atomic
+	XY []Chromaticity `json:"xy"`
+
+	// Brightness of the colour, 1 to 254.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=254
+	Brightness int32 `json:"brightness"`
+}
+
+// PaletteColorTemperature is a palette's white.
+type PaletteColorTemperature struct {
+	// ColorTemperature in mireds, 153 (cold) to 500 (warm), as the Hue API
+	// reference bounds mirek.
+	// +kubebuilder:validation:Minimum=153
+	// +kubebuilder:validation:Maximum=500
+	ColorTemperature int32 `json:"colorTemperature"`
+
+	// Brightness of the white, 1 to 254.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=254
+	Brightness int32 `json:"brightness"`
 }
 
 // HueSceneSpec is a preset of per-light states for a HueGroup, stored on
@@ -78,6 +154,22 @@ type HueSceneSpec struct {
 	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('0s') && duration(self) <= duration('6553500ms')",message="transitionTime must be between 0s and 1h49m13.5s"
 	// +kubebuilder:validation:XValidation:rule="duration(self).getMilliseconds() % 100 == 0",message="transitionTime must be a multiple of 100ms (the bridge counts in tenths of a second), e.g. 400ms or 1.5s"
 	TransitionTime *metav1.Duration `json:"transitionTime,omitempty"`
+
+	// Palette is the colours the scene plays when shown dynamically, CLIP
+	// v2 only: on a v1 bridge it is named in the Ready condition and never
+	// sent.
+	// +optional
+	Palette *ScenePalette `json:"palette,omitempty"`
+
+	// Speed of the scene's dynamic palette, from 0 (slowest) to 1
+	// (fastest), CLIP v2 only (the scene's speed).
+	// +optional
+	Speed *Speed `json:"speed,omitempty"`
+
+	// AutoDynamic shows the scene dynamically (its palette played) when it
+	// is recalled, CLIP v2 only (the scene's auto_dynamic).
+	// +optional
+	AutoDynamic *bool `json:"autoDynamic,omitempty"`
 }
 
 // HueSceneStatus is what Tether last stored on the bridge.

@@ -202,3 +202,14 @@ func (d Desired) Without(param string) Desired {
 	}
 	return d
 }
+
+// SameSceneState reports whether a scene's stored state b is the wanted
+// state a: as SameState, but a gradient without a mode is the one stored in
+// whatever mode the bridge gave it (its default, interpolated_palette), as
+// a light's is (Gradient.Shows).
+func SameSceneState(a, b StateBody) bool {
+	if a.Gradient != nil && b.Gradient != nil && a.Gradient.Shows(*b.Gradient) {
+		a.Gradient, b.Gradient = nil, nil
+	}
+	return SameState(a, b)
+}

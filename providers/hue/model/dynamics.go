@@ -24,8 +24,8 @@ import (
 // above that and below any speed anyone tells apart.
 const speedTolerance = 0.01
 
-// nearSpeed reports whether two speeds are one at the bridge's precision.
-func nearSpeed(a, b float64) bool { return math.Abs(a-b) <= speedTolerance }
+// NearSpeed reports whether two speeds are one at the bridge's precision.
+func NearSpeed(a, b float64) bool { return math.Abs(a-b) <= speedTolerance }
 
 // fitSpeed leaves out a speed the light cannot take: a v1 bridge, or a
 // light without a dynamics object (a v2 bridge refuses the feature).
@@ -46,7 +46,7 @@ func (p *Projection) fitSpeed(want Desired, l Light) {
 // one. A light that reports no valid speed is sent it (once: then the
 // cache knows it from what the bridge accepted).
 func (d *Diff) compareSpeed(want Desired, got LightState) {
-	if want.Speed == nil || got.Speed != nil && nearSpeed(*got.Speed, *want.Speed) {
+	if want.Speed == nil || got.Speed != nil && NearSpeed(*got.Speed, *want.Speed) {
 		return
 	}
 	d.Body.Speed = want.Speed

@@ -30,7 +30,7 @@ func (s LightState) Shows(body StateBody, g *Gamut) bool {
 	effect := body.Effect == nil || s.Effect == nil || *s.Effect == *body.Effect
 	powerup := body.Powerup == nil || s.Powerup == nil || body.Powerup.Shows(*s.Powerup)
 	gradient := body.Gradient == nil || s.Gradient == nil || body.Gradient.Shows(*s.Gradient)
-	speed := body.Speed == nil || s.Speed == nil || nearSpeed(*s.Speed, *body.Speed)
+	speed := body.Speed == nil || s.Speed == nil || NearSpeed(*s.Speed, *body.Speed)
 	return (body.On == nil || *body.On == s.On) && match(s.Bri, body.Bri) && hs && effect && powerup && gradient && speed &&
 		match(s.CT, body.CT) && (body.XY == nil || s.XY == nil || NearXY(*s.XY, *body.XY))
 }

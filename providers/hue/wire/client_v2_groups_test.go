@@ -88,11 +88,16 @@ func TestV2RoomsWithoutV1(t *testing.T) {
 	g.Expect(l2.State.On && l2.State.Bri == 40 && !l3.State.On).To(BeTrue(), "after the recall: %+v %+v", l2.State, l3.State)
 	g.Expect(sim.Commands()).To(ContainElement(And(HaveField("Path", "/clip/v2/resource/scene/"+sim.SceneIDV2(scene)),
 		HaveField("Body", MatchJSON(`{"recall":{"action":"active"}}`)))))
+	// Its palette, speed and auto_dynamic are written with its actions and
+	// read back in Tether's units.
 	states["3"] = model.StateBody{On: ptr.To(true), Bri: ptr.To(254)}
-	g.Expect(rc.UpdateScene(ctx, scene, SceneSpec{Name: "Dusk", GroupID: zone, AppData: "tether-y", States: states})).To(Succeed())
+	options := SceneOptions{Palette: &ScenePalette{Colors: []PaletteColor{{XY: [2]float64{0.6, 0.35}, Bri: 200}},
+		ColorTemperatures: []PaletteColorTemperature{{CT: 400, Bri: 150}}, Bri: ptr.To(180)}, Speed: ptr.To(0.7), AutoDynamic: ptr.To(true)}
+	g.Expect(rc.UpdateScene(ctx, scene, SceneSpec{Name: "Dusk", GroupID: zone, AppData: "tether-y", States: states, Options: options})).To(Succeed())
 	read, err := rc.Scene(ctx, scene)
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(read).To(Equal(Scene{ID: scene, Name: "Dusk", GroupID: zone, LightIDs: []string{"2", "3"}, AppData: "tether-y", States: states}))
+	g.Expect(read).To(Equal(Scene{ID: scene, Name: "Dusk", GroupID: zone, LightIDs: []string{"2", "3"}, AppData: "tether-y", States: states, Options: options}))
+	g.Expect(options.Changes(read.Options)).To(BeEmpty())
 	g.Expect(rc.DeleteScene(ctx, scene)).To(Succeed())
 	g.Expect(rc.DeleteScene(ctx, scene)).To(Succeed(), "a scene already gone is deleted")
 	g.Expect(sim.Scenes()).To(BeEmpty())

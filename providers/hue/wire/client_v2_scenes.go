@@ -16,7 +16,9 @@ import (
 // (openhue-api's src/scene; aiohue's models scene.py and its real-bridge
 // fixture, tests/fixtures/v2_resources.json): a scene belongs to one room
 // or zone (group {rid, rtype}) and holds an action per light (on, dimming,
-// color.xy or color_temperature.mirek, dynamics.duration); metadata {name,
+// color.xy or color_temperature.mirek, dynamics.duration, and for lights
+// that have them effects.effect and gradient, as a light PUT carries them),
+// and a palette, speed and auto_dynamic (scene_options.go); metadata {name,
 // appdata 1-16 characters} carries Tether's mark; a PUT takes actions and
 // metadata but no group; PUT recall {action: active, duration} shows it.
 // A v2 scene and the v1 scene of its id_v1 ("/scenes/<id>") are one object,
@@ -37,7 +39,10 @@ type v2Scene struct {
 		Name    string `json:"name"`
 		AppData string `json:"appdata"`
 	} `json:"metadata"`
-	Actions []v2SceneAction `json:"actions"`
+	Actions     []v2SceneAction `json:"actions"`
+	Palette     *v2Palette      `json:"palette"`
+	Speed       *float64        `json:"speed"`
+	AutoDynamic *bool           `json:"auto_dynamic"`
 }
 
 type v2SceneAction struct {
@@ -58,6 +63,10 @@ type v2SceneAction struct {
 		Dynamics *struct {
 			Duration *int `json:"duration"`
 		} `json:"dynamics,omitempty"`
+		Effects *struct {
+			Effect *string `json:"effect"`
+		} `json:"effects,omitempty"`
+		Gradient *v2Gradient `json:"gradient,omitempty"`
 	} `json:"action"`
 }
 
@@ -173,6 +182,7 @@ func (c *v2Client) scene(sc v2Scene, withStates bool) Scene {
 	}
 	if withStates {
 		out.States = map[string]model.StateBody{}
+		out.Options = sc.options()
 	}
 	for _, a := range sc.Actions {
 		id := c.store.lightV1ID(a.Target.RID)
@@ -183,6 +193,16 @@ func (c *v2Client) scene(sc v2Scene, withStates bool) Scene {
 	}
 	out.LightIDs = nonNil(out.LightIDs)
 	return out
+}
+
+// options are the scene's palette, speed and auto_dynamic; a scene that
+// reports no palette has an empty one.
+func (sc v2Scene) options() SceneOptions {
+	o := SceneOptions{Palette: &ScenePalette{}, Speed: sc.Speed, AutoDynamic: sc.AutoDynamic}
+	if sc.Palette != nil {
+		o.Palette = sc.Palette.model()
+	}
+	return o
 }
 
 // state is an action in Tether's units.
@@ -208,6 +228,14 @@ func (a v2SceneAction) state() model.StateBody {
 	if act.Dynamics != nil && act.Dynamics.Duration != nil {
 		tt := *act.Dynamics.Duration / 100
 		st.TransitionTime = &tt
+	}
+	if act.Effects != nil && act.Effects.Effect != nil {
+		e := *act.Effects.Effect
+		st.Effect = &e
+	}
+	if act.Gradient != nil {
+		g := act.Gradient.model()
+		st.Gradient = &g
 	}
 	return st
 }
@@ -318,8 +346,9 @@ func (c *v2Client) CreateScene(ctx context.Context, spec SceneSpec) (string, err
 	if err != nil {
 		return "", err
 	}
-	rid, err := c.writeScene(ctx, "CreateScene", http.MethodPost, "/clip/v2/resource/scene", map[string]any{
-		"metadata": sceneMetadata(spec), "group": v2Ref{RID: groupRID, RType: rtype}, "actions": actions})
+	body := map[string]any{"metadata": sceneMetadata(spec), "group": v2Ref{RID: groupRID, RType: rtype}, "actions": actions}
+	optionsPut(body, spec.Options)
+	rid, err := c.writeScene(ctx, "CreateScene", http.MethodPost, "/clip/v2/resource/scene", body)
 	if err != nil {
 		return "", err
 	}
@@ -349,8 +378,9 @@ func (c *v2Client) UpdateScene(ctx context.Context, id string, spec SceneSpec) e
 	if err != nil {
 		return err
 	}
-	_, err = c.writeScene(ctx, "UpdateScene", http.MethodPut, "/clip/v2/resource/scene/"+rid,
-		map[string]any{"metadata": sceneMetadata(spec), "actions": actions})
+	body := map[string]any{"metadata": sceneMetadata(spec), "actions": actions}
+	optionsPut(body, spec.Options)
+	_, err = c.writeScene(ctx, "UpdateScene", http.MethodPut, "/clip/v2/resource/scene/"+rid, body)
 	return err
 }
 

@@ -20,7 +20,9 @@
 //     (v2groups.go) under their v1 ids, and their scenes its scene
 //     resources; temporary groups and scenes stay v1 objects, over the v2
 //     client's connection and request slots). v2powerup.go and
-//     v2gradient.go are those features' shapes in CLIP v2's form.
+//     v2gradient.go are those features' shapes in CLIP v2's form;
+//     scene_options.go a v2 scene's palette, speed and auto_dynamic
+//     (SceneOptions, which a v1 scene has not).
 //     stream.go reads a v2 bridge's event stream (a PushClient delivers a
 //     Read after each message, with the rooms and zones when one changed,
 //     and the scenes it named); whoever runs the stream is above.

@@ -97,6 +97,9 @@ type Scene struct {
 	AppData string
 	// States are the stored states by light id; nil when listed.
 	States map[string]model.StateBody
+	// Options are a v2 scene's palette, speed and auto_dynamic (read with
+	// its states); a v1 scene has none (scene_options.go).
+	Options SceneOptions
 }
 
 // SceneSpec is a scene to store: a state for each of its lights.
@@ -107,6 +110,9 @@ type SceneSpec struct {
 	GroupID string
 	AppData string
 	States  map[string]model.StateBody
+	// Options are the CLIP v2 options to store; the v1 API has none, and
+	// a caller sets them only for a CLIP v2 bridge (scene_options.go).
+	Options SceneOptions
 }
 
 // LightGroupLister lists a bridge's light groups: what temporary groups
