@@ -3,7 +3,6 @@ package wire
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"strings"
 	"sync"
 	"time"
@@ -185,10 +184,6 @@ type (
 	v2Ref struct {
 		RID   string `json:"rid"`
 		RType string `json:"rtype"`
-	}
-	v2XY struct {
-		X float64 `json:"x"`
-		Y float64 `json:"y"`
 	}
 	v2Light struct {
 		ID       string `json:"id"`
@@ -437,18 +432,4 @@ func or(s, fallback string) string {
 		return fallback
 	}
 	return s
-}
-
-// briOf is a v2 brightness as bri.
-func briOf(brightness float64) int {
-	return min(max(int(math.Round(brightness/100*253))+1, 1), 254)
-}
-
-// brightnessOf is bri (1-254) as v2 brightness (0-100 %). Real bridges'
-// values fit (bri-1)/253*100 at two decimals (aiohue's real-bridge fixture,
-// openhue-api's eventstream.yaml; derived, not documented: docs/hue-facts.md,
-// "Brightness and colour temperature"); that keeps every bri through a round
-// trip.
-func brightnessOf(bri int) float64 {
-	return math.Round(float64(min(max(bri, 1), 254)-1)/253*100*100) / 100
 }
