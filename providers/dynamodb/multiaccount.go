@@ -216,7 +216,8 @@ func (p *Provider) createByJoin(ctx context.Context, ep *access.Endpoint, obj *a
 	if err != nil {
 		return nil, err
 	}
-	obj.Status.GlobalTableSourceArn = src.arn
+	obj.Status.GlobalTableSourceArn = src.arn // shown only: joinedSource reads Tether's record
+	p.joins.mark(ep.TableKey(obj.ResolvedTableName()), joinRecord{UID: string(obj.UID), source: src.arn})
 	in := plan.JoinTableInput(obj.ResolvedTableName(), src.arn, pol, p.wantedTags(ep, obj))
 	out, err := ep.API.CreateTable(ctx, in)
 	if err == nil {
@@ -258,6 +259,10 @@ type replication struct {
 	// when none: a joined table's for itself and its source, a source's for
 	// itself and the joiners both sides' AWSAccounts allow.
 	statements []any
+	// sourceUnknown: a joined table whose source is known neither from
+	// Tether's record nor from the spec (joinedSource): no policy change is
+	// planned for it.
+	sourceUnknown bool
 }
 
 // replicationOf is obj's part in a multi-account global table, from the
@@ -268,8 +273,10 @@ func (p *Provider) replicationOf(ctx context.Context, ep *access.Endpoint, obj *
 	self := selfArn(ep, obj)
 	if plan.Joins(&obj.Spec) {
 		r.joined = true
-		if src := p.joinedSource(ctx, obj); src != "" {
+		if src := p.joinedSource(ctx, ep, obj); src != "" {
 			r.statements = plan.ReplicationStatements(self, []string{src}, nil)
+		} else {
+			r.sourceUnknown = true
 		}
 	} else {
 		arns, accounts, err := p.admittedJoiners(ctx, ep, obj)
@@ -286,17 +293,20 @@ func (p *Provider) replicationOf(ctx context.Context, ep *access.Endpoint, obj *
 	return r, nil
 }
 
-// joinedSource is the source a joined table's policy names: resolved from
-// the spec, as at the join; the status's record only while a tableRef's
-// holder cannot be resolved (deleted since, say), so that the statement
-// replication needs is not dropped meanwhile. The status alone never adds
-// a source: anyone who may write it could name any table.
-func (p *Provider) joinedSource(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) string {
-	if src, err := p.resolveJoinSource(ctx, obj); err == nil {
-		return src.arn
+// joinedSource is the source a joined table's policy names: the one the
+// join was sent with, in Tether's own record (joinRecords); without one
+// (the manager restarted since), the spec's, resolved as at the join; ""
+// when neither is known (a tableRef whose holder cannot be resolved, say),
+// and then the policy is left as it is (replication.apply). The status's
+// globalTableSourceArn is never read: anyone who may patch the status
+// subresource could name any table there and steer the policy Tether
+// writes.
+func (p *Provider) joinedSource(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) string {
+	if r := p.joins.of(ep.TableKey(obj.ResolvedTableName())); r.UID == string(obj.UID) && r.source != "" {
+		return r.source
 	}
-	if obj.Spec.GlobalTableSource.TableRef != nil {
-		return obj.Status.GlobalTableSourceArn
+	if src, err := p.resolveJoinSource(ctx, obj); err == nil && src.account != "" {
+		return src.arn
 	}
 	return ""
 }
@@ -308,6 +318,10 @@ func (p *Provider) joinedSource(ctx context.Context, obj *awsv1alpha1.DynamoDBTa
 func (r replication) apply(obj *awsv1alpha1.DynamoDBTable, want, have *plan.Table) error {
 	if r.joined {
 		plan.FromSource(want, have)
+		if r.sourceUnknown {
+			want.Policy = nil // neither added to nor removed: what it names is not known
+			return nil
+		}
 	}
 	if r.statements == nil {
 		return nil
