@@ -47,6 +47,9 @@ import (
 const (
 	ReasonGlobalTableSourceNotAllowed = "GlobalTableSourceNotAllowed"
 	ReasonGlobalTableJoinRefused      = "GlobalTableJoinRefused"
+	// reasonJoinWaiting: the join's check needs an account id not known
+	// yet.
+	reasonJoinWaiting = "GlobalTableJoinWaiting"
 )
 
 // callLeaveGlobalTable is a joined table's Disassociate, in flight until a
@@ -97,6 +100,9 @@ func (p *Provider) resolveJoinSource(ctx context.Context, obj *awsv1alpha1.Dynam
 				"whose account Tether cannot resolve (%v): nothing is created", ns, ref.Name, err)
 		}
 		_, account := p.clients.AccountOf(t.AWSAccount)
+		if account == "" {
+			return joinSource{}, accountNotKnownYet(obj)
+		}
 		partition, _ := access.PartitionOf(t.Region)
 		return joinSource{arn: plan.TableArn(partition, t.Region, account, holder.ResolvedTableName()), account: account,
 			holders: []*awsv1alpha1.DynamoDBTable{holder}}, nil
@@ -110,7 +116,10 @@ func (p *Provider) resolveJoinSource(ctx context.Context, obj *awsv1alpha1.Dynam
 }
 
 // holdersOf are the DynamoDBTables of any namespace, obj aside, that
-// resolve to the table name in that account and Region.
+// resolve to the table name in that account and Region. It fails closed: a
+// table of that name that does not resolve may hold the source, and its
+// AWSAccount's consent cannot be asked (a refusal), and one whose account
+// id is not known yet (AccountOf answers "" until STS has) is waited for.
 func (p *Provider) holdersOf(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, account, region, name string) ([]*awsv1alpha1.DynamoDBTable, error) {
 	var list awsv1alpha1.DynamoDBTableList
 	if err := p.opts.Reader.List(ctx, &list, client.MatchingFields{IndexTableName: name}); err != nil {
@@ -123,15 +132,37 @@ func (p *Provider) holdersOf(ctx context.Context, obj *awsv1alpha1.DynamoDBTable
 			continue
 		}
 		t, err := p.resolve(ctx, c)
-		if err != nil || t.Region != region {
+		if err != nil {
+			// Its namespace, name and error are not told: it may be
+			// another tenant's.
+			return nil, refusal(ReasonGlobalTableSourceNotAllowed, "spec.globalTableSource names %s: a DynamoDBTable of that table name "+
+				"does not resolve, and may hold it, so whether the source's side lets this table join cannot be asked; nothing is created",
+				obj.Spec.GlobalTableSource.TableArn)
+		}
+		if t.Region != region {
 			continue
 		}
-		if _, id := p.clients.AccountOf(t.AWSAccount); id == account {
+		_, id := p.clients.AccountOf(t.AWSAccount)
+		if id == "" {
+			return nil, accountNotKnownYet(obj)
+		}
+		if id == account {
 			out = append(out, c)
 		}
 	}
 	return out, nil
 }
+
+// accountNotKnownYet is the wait of a join whose check needs an AWS account
+// id Tether does not know yet (an AWSAccount's, or the operator's own, until
+// STS answers): a wait, never an admission.
+func accountNotKnownYet(obj *awsv1alpha1.DynamoDBTable) error {
+	return providers.Pendingf(accountNotKnownDelay, reasonJoinWaiting,
+		"the join of spec.globalTableSource waits: an AWS account id it must be checked against is not known yet (STS has not answered); nothing is created meanwhile")
+}
+
+// accountNotKnownDelay is how long a join waits for an account id.
+const accountNotKnownDelay = 15 * time.Second
 
 // checkJoin resolves obj's source and refuses a join either side's
 // AWSAccount does not allow. It makes no AWS call.
@@ -148,7 +179,12 @@ func (p *Provider) checkJoin(ctx context.Context, ep *access.Endpoint, obj *awsv
 	}
 	ns := &corev1.Namespace{}
 	if err := p.opts.Reader.Get(ctx, client.ObjectKey{Name: obj.Namespace}, ns); err != nil {
-		return src, client.IgnoreNotFound(err)
+		if apierrors.IsNotFound(err) {
+			// Fail closed: without its namespace, neither side's
+			// namespace selector can admit the join.
+			return src, notAllowed("this table's namespace %s is not found, and neither side's namespace selector can be asked", obj.Namespace)
+		}
+		return src, err
 	}
 	if !trustsFully(ep) {
 		gt := tenancyOf(ep).GlobalTables

@@ -1,12 +1,20 @@
 package dynamodb
 
 import (
+	"context"
+	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	"github.com/tether-dev/tether/providers"
 	"github.com/tether-dev/tether/providers/dynamodb/access"
 	"github.com/tether-dev/tether/providers/dynamodb/plan"
 )
@@ -77,5 +85,90 @@ func TestNotJoined(t *testing.T) {
 		if _, got := notJoined(ep, c.obj, c.d); got != c.want {
 			t.Errorf("%s: %v", c.name, got)
 		}
+	}
+}
+
+// joinCheckWorld is a joining AWSAccount (account 222222222222, namespace
+// "join" admitted to join account 111111111111's tables) and a source
+// AWSAccount (111111111111, letting namespace "join" of 222222222222 join
+// its tables), on a fake API server reader: checkJoin makes no AWS call.
+func joinCheckWorld(t *testing.T, objects ...client.Object) (*Provider, *access.Endpoint) {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	if err := awsv1alpha1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	if err := corev1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	joinAcct := account("join-account", "arn:aws:iam::222222222222:role/tether", func(a *awsv1alpha1.AWSAccount) {
+		a.Spec.Tenancy.GlobalTables = awsv1alpha1.GlobalTablesTenancy{SourceAccounts: []string{"111111111111"},
+			JoinNamespaces: awsv1alpha1.NamespaceSelector{Names: []string{"join"}}}
+	})
+	srcAcct := account("src-account", "arn:aws:iam::111111111111:role/tether", func(a *awsv1alpha1.AWSAccount) {
+		a.Spec.NamespaceSelector.Names = []string{"src"}
+		a.Spec.Tenancy.GlobalTables = awsv1alpha1.GlobalTablesTenancy{ReplicaAccounts: []string{"222222222222"},
+			ReplicaNamespaces: awsv1alpha1.NamespaceSelector{Names: []string{"join"}}}
+	})
+	b := fake.NewClientBuilder().WithScheme(scheme).WithIndex(&awsv1alpha1.DynamoDBTable{}, IndexTableName, TableNameOf).
+		WithObjects(joinAcct, srcAcct, namespace("src", nil, nil))
+	for _, o := range objects {
+		b = b.WithObjects(o)
+	}
+	p := New(Options{Reader: b.Build()})
+	return p, &access.Endpoint{Region: "eu-west-1", Identity: joinAcct.Name, Account: "222222222222", AccountID: "222222222222", AWSAccount: joinAcct}
+}
+
+// checkJoin fails closed: a joiner whose namespace is not found, a
+// DynamoDBTable of the source's table name that does not resolve (it may
+// hold the source, whose side's consent cannot be asked), and a holder
+// whose account id is not known yet (the operator's own identity before
+// STS answers) are never an admission: the first two are refused
+// (GlobalTableSourceNotAllowed), the last waits. Before, each returned no
+// error and the join went ahead unchecked.
+func TestCheckJoinFailsClosed(t *testing.T) {
+	const srcArn = "arn:aws:dynamodb:us-east-1:111111111111:table/orders"
+	joiner := func(ns string) *awsv1alpha1.DynamoDBTable {
+		return newTable(inNamespace(ns), func(o *awsv1alpha1.DynamoDBTable) {
+			o.Spec.TableName, o.Spec.Region = "orders", "eu-west-1"
+			o.Spec.AccountRef = &awsv1alpha1.AccountReference{Name: "join-account"}
+			o.Spec.GlobalTableSource = &awsv1alpha1.GlobalTableSource{TableArn: srcArn}
+		})
+	}
+	holder := func(mutate func(*awsv1alpha1.DynamoDBTable)) *awsv1alpha1.DynamoDBTable {
+		return newTable(inNamespace("src"), func(o *awsv1alpha1.DynamoDBTable) {
+			o.Spec.TableName, o.Spec.Region = "orders", "us-east-1"
+			o.Spec.AccountRef = &awsv1alpha1.AccountReference{Name: "src-account"}
+			mutate(o)
+		})
+	}
+	ctx := context.Background()
+
+	// The control case: both sides admit it.
+	obj := joiner("join")
+	p, ep := joinCheckWorld(t, namespace("join", nil, nil), holder(func(*awsv1alpha1.DynamoDBTable) {}))
+	if _, err := p.checkJoin(ctx, ep, obj); err != nil {
+		t.Fatalf("an admitted join: %v", err)
+	}
+
+	p, ep = joinCheckWorld(t, holder(func(*awsv1alpha1.DynamoDBTable) {}))
+	if _, err := p.checkJoin(ctx, ep, obj); !isRetryReason(err, ReasonGlobalTableSourceNotAllowed) {
+		t.Errorf("the joiner's namespace not found: %v, want %s", err, ReasonGlobalTableSourceNotAllowed)
+	}
+
+	unresolved := holder(func(o *awsv1alpha1.DynamoDBTable) { o.Spec.AccountRef.Name = "deleted-account" })
+	p, ep = joinCheckWorld(t, namespace("join", nil, nil), unresolved)
+	_, err := p.checkJoin(ctx, ep, obj)
+	if !isRetryReason(err, ReasonGlobalTableSourceNotAllowed) {
+		t.Errorf("a table of that name that does not resolve: %v, want %s", err, ReasonGlobalTableSourceNotAllowed)
+	} else if msg := err.Error(); strings.Contains(msg, unresolved.Name) || strings.Contains(msg, "deleted-account") {
+		t.Errorf("the refusal tells of another namespace's object: %s", msg)
+	}
+
+	operators := holder(func(o *awsv1alpha1.DynamoDBTable) { o.Spec.AccountRef = nil })
+	p, ep = joinCheckWorld(t, namespace("join", nil, nil), operators)
+	pending, ok := providers.AsPending(func() error { _, err := p.checkJoin(ctx, ep, obj); return err }())
+	if !ok || pending.Reason != reasonJoinWaiting {
+		t.Errorf("a holder whose account id is not known yet: %v, want a wait (%s)", pending, reasonJoinWaiting)
 	}
 }
