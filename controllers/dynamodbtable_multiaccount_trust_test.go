@@ -4,11 +4,14 @@ import (
 	"context"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	awsdynamodb "github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/api/meta"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/internal/ddbgap"
+	"github.com/tether-dev/tether/providers/dynamodb"
 )
 
 // maWorld is a source account (role A) and a joining one (role B) on the
@@ -104,4 +107,60 @@ func TestDynamoDBTableMultiAccountStatusSourceArnSteersNoPolicy(t *testing.T) {
 
 	g.Expect(s.client.Delete(ctx, joiner.DeepCopy())).To(Succeed())
 	s.eventuallyGone(t, joiner)
+}
+
+// MODEL: Tether never replaces a policy it did not put there. A source
+// whose spec declares no resource policy carries someone else's (put
+// behind Tether's back); a joiner both AWSAccounts admit appears. The
+// source's policy is left exactly as it was (no PutResourcePolicy), and
+// the source's condition, GlobalTablePolicyNotOwned, prints the statements
+// its owner must add. Before, the whole policy was replaced by one holding
+// only Tether's statements, and deleted with the last joiner.
+func TestDynamoDBTableMultiAccountSourcePolicyNotOverwritten(t *testing.T) {
+	s := startDynamoDB(t)
+	g := NewWithT(t)
+	ctx := context.Background()
+	w := s.maWorld(t, "ma-theirs")
+	tableName := ddbName("ma-theirs")
+	srcArn := w.arn(suiteAccountA, w.srcRegion, tableName)
+	source := newDDBTable(w.nsSrc, "orders", func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.TableName = tableName
+		o.Spec.AccountRef = &awsv1alpha1.AccountReference{Name: w.srcAcct.Name}
+	})
+	s.create(t, source)
+	s.eventuallyReady(t, source)
+	theirs := `{"Version":"2012-10-17","Statement":[{"Sid":"TheirOwn","Effect":"Allow","Principal":{"AWS":"arn:aws:iam::` + suiteAccountA +
+		`:root"},"Action":"dynamodb:GetItem","Resource":"` + srcArn + `"}]}`
+	put, err := w.rawA.PutResourcePolicy(ctx, &awsdynamodb.PutResourcePolicyInput{ResourceArn: aws.String(srcArn), Policy: aws.String(theirs)})
+	g.Expect(err).NotTo(HaveOccurred())
+	revision := func(g Gomega) string {
+		out, err := w.rawA.GetResourcePolicy(ctx, &awsdynamodb.GetResourcePolicyInput{ResourceArn: aws.String(srcArn)})
+		g.Expect(err).NotTo(HaveOccurred())
+		return aws.ToString(out.RevisionId)
+	}
+
+	joiner := newDDBTable(w.nsJoin, "orders-replica", func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.TableName = tableName
+		o.Spec.AccountRef = &awsv1alpha1.AccountReference{Name: w.joinAcct.Name}
+		o.Spec.GlobalTableSource = &awsv1alpha1.GlobalTableSource{TableRef: &awsv1alpha1.GlobalTableSourceRef{Namespace: w.nsSrc, Name: source.Name}}
+	})
+	s.create(t, joiner)
+	told := s.eventuallySynced(t, source, "False/"+dynamodb.ReasonGlobalTablePolicyNotOwned)
+	msg := meta.FindStatusCondition(told.Status.Conditions, "Synced").Message
+	g.Expect(msg).To(ContainSubstring("TetherGlobalTableReplication"))
+	g.Expect(msg).To(ContainSubstring("replication.dynamodb.amazonaws.com"))
+	g.Expect(msg).To(ContainSubstring("dynamodb:AssociateTableReplica"))
+	g.Expect(msg).To(ContainSubstring("arn:aws:iam::" + suiteAccountB + ":root"))
+	s.nudge(t, source)
+	g.Consistently(func(g Gomega) string { return policyOf(g, w.rawA, srcArn) }, "3s", ddbPoll).Should(MatchJSON(theirs), "their policy, unchanged")
+	// (Tether's cached read may still say "no policy" when the joiner
+	// appears: a PutResourcePolicy it then sends carries ExpectedRevisionId
+	// NO_POLICY and is refused. The revision shows that nothing was written.)
+	g.Expect(revision(g)).To(Equal(aws.ToString(put.RevisionId)), "nothing written to the source's policy")
+
+	g.Expect(s.client.Delete(ctx, joiner.DeepCopy())).To(Succeed())
+	s.eventuallyGone(t, joiner)
+	g.Expect(policyOf(g, w.rawA, srcArn)).To(MatchJSON(theirs), "nor deleted once no table joins it")
+	g.Expect(s.client.Delete(ctx, source.DeepCopy())).To(Succeed())
+	s.eventuallyGone(t, source)
 }

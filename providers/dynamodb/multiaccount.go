@@ -42,11 +42,20 @@ import (
 // spec changes or joinRefusedDelay has passed. An endpoint that takes the
 // join for a plain CreateTable (DynamoDB Local) gives a table that is no
 // member of a global table: UnsupportedByEndpoint, never Ready.
+//
+// A member's policy is the spec's with the replication statements. With no
+// spec.resourcePolicy, Tether writes them only on a table that has no
+// policy or the one Tether put there (named.go); someone else's is never
+// replaced: GlobalTablePolicyNotOwned prints the statements to add.
 
 // Reasons of multi-account global tables.
 const (
 	ReasonGlobalTableSourceNotAllowed = "GlobalTableSourceNotAllowed"
 	ReasonGlobalTableJoinRefused      = "GlobalTableJoinRefused"
+	// ReasonGlobalTablePolicyNotOwned: a member's replication statements
+	// would replace a policy Tether did not put there (the spec declares
+	// none): the condition prints the statements its owner must add.
+	ReasonGlobalTablePolicyNotOwned = "GlobalTablePolicyNotOwned"
 	// reasonJoinWaiting: the join's check needs an account id not known
 	// yet.
 	reasonJoinWaiting = "GlobalTableJoinWaiting"
@@ -295,6 +304,9 @@ type replication struct {
 	// when none: a joined table's for itself and its source, a source's for
 	// itself and the joiners both sides' AWSAccounts allow.
 	statements []any
+	// ownsPolicy says whether the policy revision is one Tether put on the
+	// table for the object (its own record, named.go), never the status.
+	ownsPolicy func(revision string) bool
 	// sourceUnknown: a joined table whose source is known neither from
 	// Tether's record nor from the spec (joinedSource): no policy change is
 	// planned for it.
@@ -323,6 +335,8 @@ func (p *Provider) replicationOf(ctx context.Context, ep *access.Endpoint, obj *
 			r.statements = plan.ReplicationStatements(self, arns, accounts)
 		}
 	}
+	key := ep.TableKey(obj.ResolvedTableName())
+	r.ownsPolicy = func(revision string) bool { return p.named.isOf(key, namedPolicy, revision, obj.UID) }
 	mem := p.memoryOf(obj)
 	mem.replicationPolicy = r.statements != nil
 	r.settingsSent = mem.settingsReplicationSent
@@ -381,6 +395,19 @@ func (r replication) apply(obj *awsv1alpha1.DynamoDBTable, want, have *plan.Tabl
 	pol, err := plan.MemberPolicy(spec, r.statements)
 	if err != nil {
 		return providers.Terminal(access.ReasonInvalidSpec, err)
+	}
+	if cur := have.Policy; spec == nil && !cur.Absent && !plan.SamePolicy(pol, cur) && (r.ownsPolicy == nil || !r.ownsPolicy(cur.Revision)) {
+		// Someone else's policy, and the spec declares none: writing the
+		// statements would replace it whole (PutResourcePolicy takes the
+		// whole document), and its removal with the last member would
+		// delete it. It is left as it is, and its owner told what to add.
+		want.Policy = nil
+		return providers.RetryAfter(joinRefusedDelay, ReasonGlobalTablePolicyNotOwned, fmt.Errorf(
+			"table %s has a resource policy Tether did not put there, and spec.resourcePolicy declares none: Tether does not replace it; "+
+				"for the members of its multi-account global table to replicate, its owner adds these statements to it (or declares the whole "+
+				"policy in spec.resourcePolicy, to which Tether adds them) "+
+				"(https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/globaltables_MA_security.html): %s",
+			obj.ResolvedTableName(), plan.StatementsText(r.statements)))
 	}
 	want.Policy = pol
 	return nil
