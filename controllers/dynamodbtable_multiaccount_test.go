@@ -141,6 +141,10 @@ func TestDynamoDBTableMultiAccountGlobalTableOnTheModel(t *testing.T) {
 	g.Expect(meta.FindStatusCondition(refusedNarrow.Status.Conditions, "Synced").Message).To(ContainSubstring("spec.tenancy.globalTables.sourceAccounts"))
 	refusedHostile := s.eventuallySynced(t, hostile, "False/"+dynamodb.ReasonGlobalTableSourceNotAllowed)
 	g.Expect(meta.FindStatusCondition(refusedHostile.Status.Conditions, "Synced").Message).To(ContainSubstring("spec.tenancy.globalTables.replicaNamespaces"))
+	// Woken inside the window (an annotation's change), they still send
+	// nothing.
+	s.nudge(t, narrow)
+	s.nudge(t, hostile)
 	g.Consistently(func() int { return gap.Calls("CreateTable") }, "2s", ddbPoll).Should(Equal(creates), "no CreateTable for a refused join")
 	g.Expect(statementsOf(g, policyOf(g, rawA, srcArn))).To(BeEmpty(), "the hostile tenant is granted nothing on the source")
 
@@ -202,7 +206,13 @@ func TestDynamoDBTableMultiAccountGlobalTableOnTheModel(t *testing.T) {
 	g.Expect(msg).To(ContainSubstring("dynamodb:AssociateTableReplica"))
 	g.Expect(msg).To(ContainSubstring("replication.dynamodb.amazonaws.com"))
 	g.Expect(msg).To(ContainSubstring("arn:aws:iam::" + suiteAccountB + ":root"))
+	// Woken inside joinRefusedDelay (an annotation's change; the source's
+	// or an AWSAccount's change wakes it the same way), the refused join is
+	// not sent again.
+	g.Expect(gap.Calls(ddbgap.CallJoin)).To(Equal(joinsBefore + 1))
+	s.nudge(t, stranger)
 	g.Consistently(func() int { return gap.Calls(ddbgap.CallJoin) }, "3s", ddbPoll).Should(Equal(joinsBefore+1), "one join for the refusal, not one per look")
+	g.Expect(s.get(g, stranger).Status.Conditions).To(ContainElement(HaveField("Reason", dynamodb.ReasonGlobalTableJoinRefused)), "the refusal still shown")
 	g.Expect(policyOf(g, rawA, foreignArn)).To(BeEmpty(), "Tether writes nothing to a source it does not hold")
 
 	// Leaving: the joiner's table is deleted in its account and Region, and
@@ -237,7 +247,8 @@ func TestDynamoDBTableMultiAccountGlobalTableOnTheModel(t *testing.T) {
 	disassociations := gap.Calls(ddbgap.CallDisassociate)
 	g.Expect(s.client.Delete(ctx, keeper.DeepCopy())).To(Succeed())
 	s.eventuallySynced(t, keeper, "False/ReplicaDisassociationRefused")
-	g.Expect(gap.Calls(ddbgap.CallDisassociate)).To(Equal(disassociations), "not sent while the protection is on")
+	s.nudge(t, keeper)
+	g.Consistently(func() int { return gap.Calls(ddbgap.CallDisassociate) }, "2s", ddbPoll).Should(Equal(disassociations), "not sent while the protection is on, woken or not")
 	g.Expect(rawKeep.DescribeTable(ctx, &awsdynamodb.DescribeTableInput{TableName: aws.String(tableName)})).Error().NotTo(HaveOccurred(), "not deleted instead")
 	s.update(t, keeper, func(o *awsv1alpha1.DynamoDBTable) { o.Spec.DisassociationProtectionEnabled = aws.Bool(false) })
 	s.eventuallyGone(t, keeper)

@@ -38,8 +38,13 @@ import (
 //
 // A refusal is GlobalTableSourceNotAllowed, and no CreateTable. AWS's refusal
 // of the join is GlobalTableJoinRefused, with AWS's words and the
-// statements the source's owner must add; it is not sent again until the
-// spec changes or joinRefusedDelay has passed. An endpoint that takes the
+// statements the source's owner must add; it is kept in memory
+// (memory.joinRefused) and not sent again, whatever wakes the object,
+// until the spec (generation) or the source named changes, AWS accepts a
+// step on the source Tether manages (its stream, settings replication,
+// policy: Tether's own count, sourceChanges), or joinRefusedDelay has
+// passed (a source Tether does not manage is fixed in its account, which
+// Tether does not watch). An endpoint that takes the
 // join for a plain CreateTable (DynamoDB Local) gives a table that is no
 // member of a global table: UnsupportedByEndpoint, never Ready.
 //
@@ -262,13 +267,27 @@ func (p *Provider) createByJoin(ctx context.Context, ep *access.Endpoint, obj *a
 		return nil, err
 	}
 	obj.Status.GlobalTableSourceArn = src.arn // shown only: joinedSource reads Tether's record
+	mem := p.memoryOf(obj)
+	changes := p.sourceChangesOf(src.arn)
+	if r := mem.joinRefused; r != nil && r.generation == obj.Generation && r.source == src.arn && r.sourceChanges == changes {
+		if left := joinRefusedDelay - time.Since(r.at); left > 0 {
+			// Any wake-up (the source's or an annotation's change, an
+			// AWSAccount's) lands here: the refusal stands, unsent.
+			return nil, providers.RetryAfter(left, ReasonGlobalTableJoinRefused, r.err)
+		}
+	}
 	p.joins.mark(ep.TableKey(obj.ResolvedTableName()), joinRecord{UID: string(obj.UID), source: src.arn})
 	in := plan.JoinTableInput(obj.ResolvedTableName(), src.arn, pol, p.wantedTags(ep, obj))
 	out, err := ep.API.CreateTable(ctx, in)
 	if err == nil {
+		mem.joinRefused = nil
 		return out.TableDescription, nil
 	}
-	return nil, joinRefused(ep, obj, src, err)
+	err = joinRefused(ep, obj, src, err)
+	if ra, ok := providers.AsRetryAfter(err); ok && ra.Reason == ReasonGlobalTableJoinRefused {
+		mem.joinRefused = &joinRefusal{generation: obj.Generation, source: src.arn, sourceChanges: changes, at: time.Now(), err: ra.Err}
+	}
+	return nil, err
 }
 
 // joinRefused is what a refused join says: an endpoint that wanted a key
@@ -528,8 +547,11 @@ func notJoined(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, d *types.Tab
 // and stays a table of its own that Tether lets go of. done is true once a
 // read shows it is no member (the object may go); until then err says why
 // the delete waits. AWS's refusal (its disassociation protection on, say)
-// is named and tried again only after deletionProtectedDelay: the table is
-// never deleted instead. handled is false for any other table.
+// is named and not sent again for the object's generation; nor is a
+// Disassociate AWS accepted: a table ACTIVE and still a member once the
+// call settled is a failure (GlobalTableLeaveFailed, naming the replicas'
+// statuses). The table is never deleted instead. handled is false for any
+// other table.
 func (p *Provider) leaveKeeping(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) (handled bool, err error) {
 	src := obj.Spec.GlobalTableSource
 	if src == nil || src.OnDelete != awsv1alpha1.GlobalTableOnDeleteDisassociate {
@@ -547,20 +569,56 @@ func (p *Provider) leaveKeeping(ctx context.Context, ep *access.Endpoint, obj *a
 	if aws.ToBool(d.DisassociationProtectionEnabled) {
 		return true, p.lowerDisassociationProtection(ctx, ep, obj)
 	}
+	mem := p.memoryOf(obj)
+	if r := mem.leaveRefused; r != nil && r.generation == obj.Generation {
+		return true, leaveRefusedError(name, r.words)
+	}
+	if s := mem.leaveSent; s != nil && s.generation == obj.Generation {
+		// AWS accepted the Disassociate, the settle window has passed, and
+		// the table is ACTIVE and still a member: it failed. Sending it
+		// again would only repeat it; the object's spec changing does.
+		return true, providers.RetryAfter(time.Minute, reasonLeaveFailed, fmt.Errorf(
+			"AWS accepted the disassociation of table %s from its global table, yet the table is ACTIVE and still a member (replicas: %s): "+
+				"the disassociation failed; it is not sent again, nor is the table deleted instead, until the object's spec changes",
+			name, membersStatuses(d.Replicas)))
+	}
 	_, err = ep.API.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name),
 		ReplicaUpdates: []types.ReplicationGroupUpdate{{Disassociate: &types.DisassociateReplicationGroupMemberAction{
 			RegionName: aws.String(ep.Region), DisassociationMode: types.DisassociationModeWaitForReplication}}}})
 	if access.ErrorCode(err) == "ValidationException" {
-		return true, providers.RetryAfter(deletionProtectedDelay, plan.ReasonDisassociationRefused, fmt.Errorf(
-			"AWS refused to disassociate table %s from its global table (%v): its own disassociation protection must be off "+
-				"(spec.disassociationProtectionEnabled: false) and it must be ACTIVE; it is not deleted instead (globalTableSource.onDelete: Disassociate)",
-			name, access.Stable(err)))
+		mem.leaveRefused = &leaveAnswer{generation: obj.Generation, words: access.Stable(err).Error()}
+		return true, leaveRefusedError(name, mem.leaveRefused.words)
 	}
 	if err != nil {
 		return true, access.Classify(err)
 	}
+	mem.leaveSent = &leaveAnswer{generation: obj.Generation}
 	p.flights.accepted(key, flight{call: callLeaveGlobalTable, subject: callLeaveGlobalTable, at: now, settle: p.opts.SettleWindow})
 	return true, providers.Pendingf(time.Second, reasonDeleting, "table %s is leaving its global table, to stay in %s as a table of its own", name, ep.Region)
+}
+
+// reasonLeaveFailed: AWS accepted a joined table's Disassociate, and the
+// table is still a member once it settled.
+const reasonLeaveFailed = "GlobalTableLeaveFailed"
+
+// leaveRefusedError is AWS's refusal of a joined table's Disassociate, kept
+// for the object's generation (memory.leaveRefused): not sent again until
+// the spec changes.
+func leaveRefusedError(name, words string) error {
+	return providers.RetryAfter(deletionProtectedDelay, plan.ReasonDisassociationRefused, fmt.Errorf(
+		"AWS refused to disassociate table %s from its global table (%s): its own disassociation protection must be off "+
+			"(spec.disassociationProtectionEnabled: false) and it must be ACTIVE; it is not sent again until the spec changes, "+
+			"and the table is not deleted instead (globalTableSource.onDelete: Disassociate)", name, words))
+}
+
+// membersStatuses are the replicas' Regions and statuses, as DescribeTable
+// reports them.
+func membersStatuses(replicas []types.ReplicaDescription) string {
+	var out []string
+	for _, r := range replicas {
+		out = append(out, fmt.Sprintf("%s %s", aws.ToString(r.RegionName), r.ReplicaStatus))
+	}
+	return strings.Join(out, ", ")
 }
 
 // lowerDisassociationProtection turns the table's own disassociation
@@ -590,6 +648,29 @@ func describeLeave(obj *awsv1alpha1.DynamoDBTable) string {
 			"(globalTableSource.onDelete: Disassociate)", obj.ResolvedTableName())
 	}
 	return ""
+}
+
+// noteSourceChanged counts a step AWS accepted on obj's table while it is a
+// source others join (its stream, settings replication, policy, ...).
+func (p *Provider) noteSourceChanged(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) {
+	if plan.Joins(&obj.Spec) || !p.memoryOf(obj).replicationPolicy {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.sourceChanges == nil {
+		p.sourceChanges = map[string]int{}
+	}
+	p.sourceChanges[selfArn(ep, obj)]++
+}
+
+// sourceChangesOf is how many steps AWS accepted on the source (by ARN)
+// while it was one, in this process: Tether's own count, which no status
+// reaches.
+func (p *Provider) sourceChangesOf(arn string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sourceChanges[arn]
 }
 
 // noteSettingsReplicationSent remembers that AWS accepted the enabling of

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -11,7 +12,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/providers"
@@ -170,5 +173,64 @@ func TestCheckJoinFailsClosed(t *testing.T) {
 	pending, ok := providers.AsPending(func() error { _, err := p.checkJoin(ctx, ep, obj); return err }())
 	if !ok || pending.Reason != reasonJoinWaiting {
 		t.Errorf("a holder whose account id is not known yet: %v, want a wait (%s)", pending, reasonJoinWaiting)
+	}
+}
+
+// leaveAPI answers UpdateTable with err, counting the calls; nothing else
+// is called by leaveKeeping.
+type leaveAPI struct {
+	access.API
+	calls int
+	err   error
+}
+
+func (a *leaveAPI) UpdateTable(context.Context, *dynamodb.UpdateTableInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error) {
+	a.calls++
+	return &dynamodb.UpdateTableOutput{}, a.err
+}
+
+// A joined table that leaves its global table (onDelete: Disassociate)
+// sends Disassociate once per generation: AWS's refusal is kept and not
+// sent again however often the object wakes, until its generation
+// changes; an accepted Disassociate after which the table, settled, is
+// ACTIVE and still a member is a failure naming the replicas' statuses
+// (GlobalTableLeaveFailed), not a resend. Before, each look sent it again.
+func TestLeaveKeepingSendsDisassociateOncePerGeneration(t *testing.T) {
+	ctx := context.Background()
+	obj := newTable(func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.TableName = "orders"
+		o.Spec.DisassociationProtectionEnabled = aws.Bool(false)
+		o.Spec.GlobalTableSource = &awsv1alpha1.GlobalTableSource{OnDelete: awsv1alpha1.GlobalTableOnDeleteDisassociate,
+			TableArn: "arn:aws:dynamodb:us-east-1:111111111111:table/orders"}
+	})
+	member := &types.TableDescription{TableName: aws.String("orders"), TableStatus: types.TableStatusActive,
+		GlobalTableVersion: aws.String("2019.11.21"), DisassociationProtectionEnabled: aws.Bool(false),
+		Replicas: []types.ReplicaDescription{{RegionName: aws.String("us-east-1"), ReplicaStatus: types.ReplicaStatusActive}}}
+
+	api := &leaveAPI{err: &smithy.GenericAPIError{Code: "ValidationException", Message: "refused"}}
+	p := New(Options{SettleWindow: time.Nanosecond})
+	ep := &access.Endpoint{API: api, Region: "eu-west-1", Account: "222222222222", AccountID: "222222222222"}
+	for look := range 3 {
+		if _, err := p.leaveKeeping(ctx, ep, obj, member); !isRetryReason(err, plan.ReasonDisassociationRefused) {
+			t.Fatalf("look %d: %v, want %s", look, err, plan.ReasonDisassociationRefused)
+		}
+	}
+	if api.calls != 1 {
+		t.Errorf("a refused Disassociate was sent %d times for one generation, want 1", api.calls)
+	}
+	obj.Generation++
+	api.err = nil
+	if _, err := p.leaveKeeping(ctx, ep, obj, member); err == nil || api.calls != 2 {
+		t.Errorf("a new generation: %v, %d calls; want it sent again, and a wait", err, api.calls)
+	}
+	time.Sleep(time.Millisecond) // the settle window passes
+	for look := range 3 {
+		_, err := p.leaveKeeping(ctx, ep, obj, member)
+		if !isRetryReason(err, reasonLeaveFailed) || !strings.Contains(err.Error(), "us-east-1 ACTIVE") {
+			t.Fatalf("look %d after an accepted Disassociate, still a member: %v, want %s naming the replicas", look, err, reasonLeaveFailed)
+		}
+	}
+	if api.calls != 2 {
+		t.Errorf("an accepted Disassociate was sent again (%d calls)", api.calls)
 	}
 }

@@ -101,6 +101,10 @@ type Provider struct {
 	// since their last look (changefeeds.go).
 	mu             sync.Mutex
 	changedOutside map[apitypes.UID]struct{}
+	// sourceChanges count, by table ARN, the steps AWS accepted on a
+	// source of a multi-account global table (multiaccount.go): a join
+	// AWS refused is sent again once its source changed so.
+	sourceChanges map[string]int
 }
 
 // New returns the adapter.
