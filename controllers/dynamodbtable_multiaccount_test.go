@@ -108,6 +108,8 @@ func TestDynamoDBTableMultiAccountGlobalTableOnTheModel(t *testing.T) {
 		a.Spec.AssumeRole.ExternalID = suiteExtB
 		a.Spec.Endpoint, a.Spec.Region = url, joinRegion
 		a.Spec.NamespaceSelector.Names = []string{nsNarrow}
+		// It lets the namespace join, but not account A's tables.
+		a.Spec.Tenancy.GlobalTables.JoinNamespaces.Names = []string{nsNarrow}
 	})
 	rawA, rawB := rawAs(t, url, suiteKeyA, srcRegion), rawAs(t, url, suiteKeyB, joinRegion)
 	tableName := ddbName("ma-orders")
@@ -137,10 +139,17 @@ func TestDynamoDBTableMultiAccountGlobalTableOnTheModel(t *testing.T) {
 	})
 	s.create(t, narrow)
 	s.create(t, hostile)
+	// Both name the source only as their spec does: not the ARN a tableRef
+	// resolves to, nor the other namespace's object or AWSAccount.
 	refusedNarrow := s.eventuallySynced(t, narrow, "False/"+dynamodb.ReasonGlobalTableSourceNotAllowed)
-	g.Expect(meta.FindStatusCondition(refusedNarrow.Status.Conditions, "Synced").Message).To(ContainSubstring("spec.tenancy.globalTables.sourceAccounts"))
+	narrowMsg := meta.FindStatusCondition(refusedNarrow.Status.Conditions, "Synced").Message
+	g.Expect(narrowMsg).To(ContainSubstring("spec.tenancy.globalTables.sourceAccounts"))
+	g.Expect(narrowMsg).To(ContainSubstring("DynamoDBTable " + nsSrc + "/" + source.Name + " (tableRef)"))
+	g.Expect(narrowMsg).NotTo(Or(ContainSubstring(srcArn), ContainSubstring(suiteAccountA), ContainSubstring(srcAcct.Name)))
 	refusedHostile := s.eventuallySynced(t, hostile, "False/"+dynamodb.ReasonGlobalTableSourceNotAllowed)
-	g.Expect(meta.FindStatusCondition(refusedHostile.Status.Conditions, "Synced").Message).To(ContainSubstring("spec.tenancy.globalTables.replicaNamespaces"))
+	hostileMsg := meta.FindStatusCondition(refusedHostile.Status.Conditions, "Synced").Message
+	g.Expect(hostileMsg).To(ContainSubstring("replicaNamespaces"))
+	g.Expect(hostileMsg).NotTo(Or(ContainSubstring(nsSrc), ContainSubstring(srcAcct.Name)))
 	// Woken inside the window (an annotation's change), they still send
 	// nothing.
 	s.nudge(t, narrow)

@@ -36,7 +36,9 @@ import (
 //     is joined only from its own namespace. A tenant naming another
 //     tenant's table is refused there, whatever its own AWSAccount allows.
 //
-// A refusal is GlobalTableSourceNotAllowed, and no CreateTable. AWS's refusal
+// A refusal is GlobalTableSourceNotAllowed, and no CreateTable; it names
+// the source only as the spec does, and why only where that tells nothing
+// of another namespace's object or AWSAccount (joinNotAllowed). AWS's refusal
 // of the join is GlobalTableJoinRefused, with AWS's words and the
 // statements the source's owner must add; it is kept in memory
 // (memory.joinRefused) and not sent again, whatever wakes the object,
@@ -100,18 +102,25 @@ func (p *Provider) resolveJoinSource(ctx context.Context, obj *awsv1alpha1.Dynam
 		if ns == "" {
 			ns = obj.Namespace
 		}
+		// Another namespace's object is told of in no way (whether it
+		// exists, its account, why it does not resolve): joinNotAllowed.
+		own := ns == obj.Namespace
 		holder := &awsv1alpha1.DynamoDBTable{}
 		if err := p.opts.Reader.Get(ctx, client.ObjectKey{Namespace: ns, Name: ref.Name}, holder); err != nil {
-			if apierrors.IsNotFound(err) {
-				return joinSource{}, refusal(ReasonGlobalTableSourceNotAllowed, "spec.globalTableSource.tableRef names DynamoDBTable %s/%s, "+
-					"which does not exist: nothing is created", ns, ref.Name)
+			if !apierrors.IsNotFound(err) {
+				return joinSource{}, err
 			}
-			return joinSource{}, err
+			if own {
+				return joinSource{}, joinNotAllowed(obj, "it does not exist")
+			}
+			return joinSource{}, joinNotAllowed(obj, "")
 		}
 		t, err := p.resolve(ctx, holder)
 		if err != nil {
-			return joinSource{}, refusal(ReasonGlobalTableSourceNotAllowed, "spec.globalTableSource.tableRef names DynamoDBTable %s/%s, "+
-				"whose account Tether cannot resolve (%v): nothing is created", ns, ref.Name, err)
+			if own {
+				return joinSource{}, joinNotAllowed(obj, fmt.Sprintf("its account cannot be resolved (%v)", err))
+			}
+			return joinSource{}, joinNotAllowed(obj, "")
 		}
 		_, account := p.clients.AccountOf(t.AWSAccount)
 		if account == "" {
@@ -147,11 +156,13 @@ func (p *Provider) holdersOf(ctx context.Context, obj *awsv1alpha1.DynamoDBTable
 		}
 		t, err := p.resolve(ctx, c)
 		if err != nil {
-			// Its namespace, name and error are not told: it may be
-			// another tenant's.
-			return nil, refusal(ReasonGlobalTableSourceNotAllowed, "spec.globalTableSource names %s: a DynamoDBTable of that table name "+
-				"does not resolve, and may hold it, so whether the source's side lets this table join cannot be asked; nothing is created",
-				obj.Spec.GlobalTableSource.TableArn)
+			// Its namespace, name and error are told only to its own
+			// namespace: it may be another tenant's.
+			if c.Namespace == obj.Namespace {
+				return nil, joinNotAllowed(obj, fmt.Sprintf("DynamoDBTable %s/%s, of that table name, does not resolve (%v), and may hold it, "+
+					"so whether the source's side lets this table join cannot be asked", c.Namespace, c.Name, err))
+			}
+			return nil, joinNotAllowed(obj, "")
 		}
 		if t.Region != region {
 			continue
@@ -181,42 +192,80 @@ const accountNotKnownDelay = 15 * time.Second
 // checkJoin resolves obj's source and refuses a join either side's
 // AWSAccount does not allow. It makes no AWS call.
 func (p *Provider) checkJoin(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) (joinSource, error) {
-	src, err := p.resolveJoinSource(ctx, obj)
-	if err != nil {
-		return src, err
-	}
-	notAllowed := func(format string, args ...any) error {
-		return refusal(ReasonGlobalTableSourceNotAllowed, "spec.globalTableSource names %s: %s; nothing is created", src.arn, fmt.Sprintf(format, args...))
-	}
-	if src.account == ep.AccountID {
-		return src, notAllowed("it is in this table's own account %s, and each replica of a multi-account global table is in an account of its own", ep.AccountID)
-	}
+	// This side first, which needs nothing of the source.
 	ns := &corev1.Namespace{}
 	if err := p.opts.Reader.Get(ctx, client.ObjectKey{Name: obj.Namespace}, ns); err != nil {
 		if apierrors.IsNotFound(err) {
 			// Fail closed: without its namespace, neither side's
 			// namespace selector can admit the join.
-			return src, notAllowed("this table's namespace %s is not found, and neither side's namespace selector can be asked", obj.Namespace)
+			return joinSource{}, joinNotAllowed(obj, fmt.Sprintf("this table's namespace %s is not found, and neither side's namespace selector can be asked", obj.Namespace))
 		}
+		return joinSource{}, err
+	}
+	if !trustsFully(ep) && !selects(tenancyOf(ep).GlobalTables.JoinNamespaces, ns) {
+		return joinSource{}, joinNotAllowed(obj, fmt.Sprintf("AWSAccount %s does not let namespace %s join a global table (its spec.tenancy.globalTables.joinNamespaces)",
+			ep.Identity, obj.Namespace))
+	}
+	src, err := p.resolveJoinSource(ctx, obj)
+	if err != nil {
 		return src, err
 	}
-	if !trustsFully(ep) {
-		gt := tenancyOf(ep).GlobalTables
-		if !slices.Contains(gt.SourceAccounts, src.account) {
-			return src, notAllowed("AWSAccount %s does not let its tables join tables of account %s (its spec.tenancy.globalTables.sourceAccounts)",
-				ep.Identity, src.account)
+	// The source's account is told only when the tenant wrote it (in the
+	// ARN) or the source is its own namespace's object.
+	ref := obj.Spec.GlobalTableSource.TableRef
+	told := ref == nil || ref.Namespace == "" || ref.Namespace == obj.Namespace
+	tell := func(why string) error {
+		if told {
+			return joinNotAllowed(obj, why)
 		}
-		if !selects(gt.JoinNamespaces, ns) {
-			return src, notAllowed("AWSAccount %s does not let namespace %s join a global table (its spec.tenancy.globalTables.joinNamespaces)",
-				ep.Identity, obj.Namespace)
-		}
+		return joinNotAllowed(obj, "")
+	}
+	if src.account == ep.AccountID {
+		return src, tell(fmt.Sprintf("it is in this table's own account %s, and each replica of a multi-account global table is in an account of its own", ep.AccountID))
+	}
+	if !trustsFully(ep) && !slices.Contains(tenancyOf(ep).GlobalTables.SourceAccounts, src.account) {
+		return src, tell(fmt.Sprintf("AWSAccount %s does not let its tables join tables of account %s (its spec.tenancy.globalTables.sourceAccounts)",
+			ep.Identity, src.account))
 	}
 	for _, h := range src.holders {
 		if why := p.sourceRefuses(ctx, h, ep.AccountID, ns); why != "" {
-			return src, notAllowed("%s", why)
+			// The holder's namespace, name and AWSAccount are told only
+			// to its own namespace.
+			if h.Namespace == obj.Namespace {
+				return src, joinNotAllowed(obj, why)
+			}
+			return src, joinNotAllowed(obj, "")
 		}
 	}
 	return src, nil
+}
+
+// joinNotAllowed refuses obj's join, naming the source only as the tenant
+// wrote it (spec.globalTableSource's tableRef or ARN), never the ARN it
+// resolves to; why is "" when telling it would tell of another namespace's
+// object or AWSAccount (whether the object exists, its account, why it
+// does not resolve, who holds the ARN).
+func joinNotAllowed(obj *awsv1alpha1.DynamoDBTable, why string) error {
+	if why == "" {
+		why = "it does not exist, cannot be checked, or the AWSAccounts do not admit the join (this table's AWSAccount's " +
+			"spec.tenancy.globalTables.sourceAccounts and joinNamespaces; the source's AWSAccount's spec.tenancy.globalTables.replicaAccounts " +
+			"and replicaNamespaces); ask the source's owners which"
+	}
+	return refusal(ReasonGlobalTableSourceNotAllowed, "spec.globalTableSource names %s, which this table is not allowed to join: %s; nothing is created",
+		sourceAsWritten(obj), why)
+}
+
+// sourceAsWritten is the source as obj's spec names it.
+func sourceAsWritten(obj *awsv1alpha1.DynamoDBTable) string {
+	src := obj.Spec.GlobalTableSource
+	if ref := src.TableRef; ref != nil {
+		ns := ref.Namespace
+		if ns == "" {
+			ns = obj.Namespace
+		}
+		return fmt.Sprintf("DynamoDBTable %s/%s (tableRef)", ns, ref.Name)
+	}
+	return src.TableArn
 }
 
 // sourceRefuses says why the AWSAccount of holder, which holds the source,

@@ -234,3 +234,67 @@ func TestLeaveKeepingSendsDisassociateOncePerGeneration(t *testing.T) {
 		t.Errorf("an accepted Disassociate was sent again (%d calls)", api.calls)
 	}
 }
+
+// A refused join into another namespace tells nothing of it: a tableRef
+// to an object that does not exist, to one whose account this table's
+// AWSAccount does not admit, and to one whose AWSAccount does not admit
+// this namespace are refused in the same words, which name only what the
+// tenant wrote (never the ARN it resolves to, the account, the holder's
+// AWSAccount, or whether it exists); nor does an ARN's refusal name the
+// other namespace's object that holds it.
+func TestJoinRefusalsTellNothingOfAnotherNamespace(t *testing.T) {
+	ctx := context.Background()
+	holder := newTable(inNamespace("src"), func(o *awsv1alpha1.DynamoDBTable) {
+		o.Name = "orders"
+		o.Spec.TableName, o.Spec.Region = "orders", "us-east-1"
+		o.Spec.AccountRef = &awsv1alpha1.AccountReference{Name: "src-account"}
+	})
+	joiner := func(ns string, src awsv1alpha1.GlobalTableSource) *awsv1alpha1.DynamoDBTable {
+		return newTable(inNamespace(ns), func(o *awsv1alpha1.DynamoDBTable) {
+			o.Spec.TableName, o.Spec.Region = "orders", "eu-west-1"
+			o.Spec.AccountRef = &awsv1alpha1.AccountReference{Name: "join-account"}
+			o.Spec.GlobalTableSource = &src
+		})
+	}
+	refused := func(p *Provider, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) string {
+		t.Helper()
+		_, err := p.checkJoin(ctx, ep, obj)
+		if !isRetryReason(err, ReasonGlobalTableSourceNotAllowed) {
+			t.Fatalf("%v, want %s", err, ReasonGlobalTableSourceNotAllowed)
+		}
+		msg := err.Error()
+		for _, secret := range []string{"arn:aws:dynamodb:", "111111111111", "src-account", "does not resolve", "it does not exist;"} {
+			if strings.Contains(msg, secret) {
+				t.Errorf("the refusal tells %q: %s", secret, msg)
+			}
+		}
+		return msg
+	}
+	byRef := func(name string) awsv1alpha1.GlobalTableSource {
+		return awsv1alpha1.GlobalTableSource{TableRef: &awsv1alpha1.GlobalTableSourceRef{Namespace: "src", Name: name}}
+	}
+
+	p, ep := joinCheckWorld(t, namespace("join", nil, nil), namespace("other", nil, nil), holder)
+	missing := refused(p, ep, joiner("join", byRef("nothing-here")))
+	ep.AWSAccount = ep.AWSAccount.DeepCopy()
+	ep.AWSAccount.Spec.Tenancy.GlobalTables.SourceAccounts = nil
+	notThisAccount := refused(p, ep, joiner("join", byRef("orders")))
+	if strings.ReplaceAll(missing, "nothing-here", "orders") != notThisAccount {
+		t.Errorf("a missing object and one of an account not admitted are told apart:\n%s\n%s", missing, notThisAccount)
+	}
+
+	// The source's side refuses namespace "other" (its replicaNamespaces
+	// name "join" only).
+	p, ep = joinCheckWorld(t, namespace("join", nil, nil), namespace("other", nil, nil), holder)
+	ep.AWSAccount = ep.AWSAccount.DeepCopy()
+	ep.AWSAccount.Spec.Tenancy.GlobalTables.JoinNamespaces.Names = []string{"join", "other"}
+	sourceSide := refused(p, ep, joiner("other", byRef("orders")))
+	if !strings.Contains(sourceSide, "DynamoDBTable src/orders (tableRef)") {
+		t.Errorf("the refusal does not name what the tenant wrote: %s", sourceSide)
+	}
+	hostile := joiner("other", awsv1alpha1.GlobalTableSource{TableArn: "arn:aws:dynamodb:us-east-1:111111111111:table/orders"})
+	_, err := p.checkJoin(ctx, ep, hostile)
+	if !isRetryReason(err, ReasonGlobalTableSourceNotAllowed) || strings.Contains(err.Error(), "src/orders") || strings.Contains(err.Error(), "src-account") {
+		t.Errorf("an ARN another namespace's object holds: %v, want %s naming neither the object nor its AWSAccount", err, ReasonGlobalTableSourceNotAllowed)
+	}
+}
