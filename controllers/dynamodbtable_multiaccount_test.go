@@ -108,6 +108,8 @@ func TestDynamoDBTableMultiAccountGlobalTableOnTheModel(t *testing.T) {
 		a.Spec.AssumeRole.ExternalID = suiteExtB
 		a.Spec.Endpoint, a.Spec.Region = url, joinRegion
 		a.Spec.NamespaceSelector.Names = []string{nsNarrow}
+		// It lets the namespace join, but not account A's tables.
+		a.Spec.Tenancy.GlobalTables.JoinNamespaces.Names = []string{nsNarrow}
 	})
 	rawA, rawB := rawAs(t, url, suiteKeyA, srcRegion), rawAs(t, url, suiteKeyB, joinRegion)
 	tableName := ddbName("ma-orders")
@@ -137,10 +139,21 @@ func TestDynamoDBTableMultiAccountGlobalTableOnTheModel(t *testing.T) {
 	})
 	s.create(t, narrow)
 	s.create(t, hostile)
+	// Both name the source only as their spec does: not the ARN a tableRef
+	// resolves to, nor the other namespace's object or AWSAccount.
 	refusedNarrow := s.eventuallySynced(t, narrow, "False/"+dynamodb.ReasonGlobalTableSourceNotAllowed)
-	g.Expect(meta.FindStatusCondition(refusedNarrow.Status.Conditions, "Synced").Message).To(ContainSubstring("spec.tenancy.globalTables.sourceAccounts"))
+	narrowMsg := meta.FindStatusCondition(refusedNarrow.Status.Conditions, "Synced").Message
+	g.Expect(narrowMsg).To(ContainSubstring("spec.tenancy.globalTables.sourceAccounts"))
+	g.Expect(narrowMsg).To(ContainSubstring("DynamoDBTable " + nsSrc + "/" + source.Name + " (tableRef)"))
+	g.Expect(narrowMsg).NotTo(Or(ContainSubstring(srcArn), ContainSubstring(suiteAccountA), ContainSubstring(srcAcct.Name)))
 	refusedHostile := s.eventuallySynced(t, hostile, "False/"+dynamodb.ReasonGlobalTableSourceNotAllowed)
-	g.Expect(meta.FindStatusCondition(refusedHostile.Status.Conditions, "Synced").Message).To(ContainSubstring("spec.tenancy.globalTables.replicaNamespaces"))
+	hostileMsg := meta.FindStatusCondition(refusedHostile.Status.Conditions, "Synced").Message
+	g.Expect(hostileMsg).To(ContainSubstring("replicaNamespaces"))
+	g.Expect(hostileMsg).NotTo(Or(ContainSubstring(nsSrc), ContainSubstring(srcAcct.Name)))
+	// Woken inside the window (an annotation's change), they still send
+	// nothing.
+	s.nudge(t, narrow)
+	s.nudge(t, hostile)
 	g.Consistently(func() int { return gap.Calls("CreateTable") }, "2s", ddbPoll).Should(Equal(creates), "no CreateTable for a refused join")
 	g.Expect(statementsOf(g, policyOf(g, rawA, srcArn))).To(BeEmpty(), "the hostile tenant is granted nothing on the source")
 
@@ -202,7 +215,13 @@ func TestDynamoDBTableMultiAccountGlobalTableOnTheModel(t *testing.T) {
 	g.Expect(msg).To(ContainSubstring("dynamodb:AssociateTableReplica"))
 	g.Expect(msg).To(ContainSubstring("replication.dynamodb.amazonaws.com"))
 	g.Expect(msg).To(ContainSubstring("arn:aws:iam::" + suiteAccountB + ":root"))
+	// Woken inside joinRefusedDelay (an annotation's change; the source's
+	// or an AWSAccount's change wakes it the same way), the refused join is
+	// not sent again.
+	g.Expect(gap.Calls(ddbgap.CallJoin)).To(Equal(joinsBefore + 1))
+	s.nudge(t, stranger)
 	g.Consistently(func() int { return gap.Calls(ddbgap.CallJoin) }, "3s", ddbPoll).Should(Equal(joinsBefore+1), "one join for the refusal, not one per look")
+	g.Expect(s.get(g, stranger).Status.Conditions).To(ContainElement(HaveField("Reason", dynamodb.ReasonGlobalTableJoinRefused)), "the refusal still shown")
 	g.Expect(policyOf(g, rawA, foreignArn)).To(BeEmpty(), "Tether writes nothing to a source it does not hold")
 
 	// Leaving: the joiner's table is deleted in its account and Region, and
@@ -237,7 +256,8 @@ func TestDynamoDBTableMultiAccountGlobalTableOnTheModel(t *testing.T) {
 	disassociations := gap.Calls(ddbgap.CallDisassociate)
 	g.Expect(s.client.Delete(ctx, keeper.DeepCopy())).To(Succeed())
 	s.eventuallySynced(t, keeper, "False/ReplicaDisassociationRefused")
-	g.Expect(gap.Calls(ddbgap.CallDisassociate)).To(Equal(disassociations), "not sent while the protection is on")
+	s.nudge(t, keeper)
+	g.Consistently(func() int { return gap.Calls(ddbgap.CallDisassociate) }, "2s", ddbPoll).Should(Equal(disassociations), "not sent while the protection is on, woken or not")
 	g.Expect(rawKeep.DescribeTable(ctx, &awsdynamodb.DescribeTableInput{TableName: aws.String(tableName)})).Error().NotTo(HaveOccurred(), "not deleted instead")
 	s.update(t, keeper, func(o *awsv1alpha1.DynamoDBTable) { o.Spec.DisassociationProtectionEnabled = aws.Bool(false) })
 	s.eventuallyGone(t, keeper)

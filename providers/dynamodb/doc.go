@@ -61,8 +61,8 @@
 //     global table, mrsc.go) and the scalable targets it registered.
 //   - What the adapter remembers between passes is in memory only
 //     (memory.go: each object's reads and warnings; records.go: Tether's
-//     own records by table, whose each table is and the restores, imports
-//     and replicas it began or added; named.go: what each spec named on
+//     own records by table, whose each table is and the restores, imports,
+//     joins and replicas it began, sent or added; named.go: what each spec named on
 //     its table, the only grounds for removing what a spec drops;
 //     inflight.go: the calls AWS accepted). These records, never the
 //     status, decide ownership and removals. The status shows where

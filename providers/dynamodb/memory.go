@@ -54,6 +54,34 @@ type memory struct {
 	// settingsReplicationSent: AWS accepted Tether's enabling of the
 	// table's settings replication (multiaccount.go).
 	settingsReplicationSent bool
+	// joinRefused is AWS's refusal of the object's join (multiaccount.go):
+	// not sent again for the same generation and source, while Tether
+	// changed nothing on the source, until joinRefusedDelay has passed,
+	// whatever wakes the object.
+	joinRefused *joinRefusal
+	// leaveRefused is AWS's refusal of the joined table's Disassociate, and
+	// leaveSent AWS's acceptance of one, each for the generation it was
+	// sent for (multiaccount.go): neither is sent again for that
+	// generation.
+	leaveRefused, leaveSent *leaveAnswer
+}
+
+// joinRefusal is AWS's refusal of a join: for which generation and source
+// ARN, when, and what the condition said.
+type joinRefusal struct {
+	generation int64
+	source     string
+	// sourceChanges is sourceChangesOf(source) at the refusal.
+	sourceChanges int
+	at            time.Time
+	err           error
+}
+
+// leaveAnswer is AWS's answer to a joined table's Disassociate: for which
+// generation, and for a refusal AWS's words.
+type leaveAnswer struct {
+	generation int64
+	words      string
 }
 
 // policyChange is Tether's last change of the policy.

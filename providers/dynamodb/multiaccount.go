@@ -36,17 +36,36 @@ import (
 //     is joined only from its own namespace. A tenant naming another
 //     tenant's table is refused there, whatever its own AWSAccount allows.
 //
-// A refusal is GlobalTableSourceNotAllowed, and no CreateTable. AWS's refusal
+// A refusal is GlobalTableSourceNotAllowed, and no CreateTable; it names
+// the source only as the spec does, and why only where that tells nothing
+// of another namespace's object or AWSAccount (joinNotAllowed). AWS's refusal
 // of the join is GlobalTableJoinRefused, with AWS's words and the
-// statements the source's owner must add; it is not sent again until the
-// spec changes or joinRefusedDelay has passed. An endpoint that takes the
+// statements the source's owner must add; it is kept in memory
+// (memory.joinRefused) and not sent again, whatever wakes the object,
+// until the spec (generation) or the source named changes, AWS accepts a
+// step on the source Tether manages (its stream, settings replication,
+// policy: Tether's own count, sourceChanges), or joinRefusedDelay has
+// passed (a source Tether does not manage is fixed in its account, which
+// Tether does not watch). An endpoint that takes the
 // join for a plain CreateTable (DynamoDB Local) gives a table that is no
 // member of a global table: UnsupportedByEndpoint, never Ready.
+//
+// A member's policy is the spec's with the replication statements. With no
+// spec.resourcePolicy, Tether writes them only on a table that has no
+// policy or the one Tether put there (named.go); someone else's is never
+// replaced: GlobalTablePolicyNotOwned prints the statements to add.
 
 // Reasons of multi-account global tables.
 const (
 	ReasonGlobalTableSourceNotAllowed = "GlobalTableSourceNotAllowed"
 	ReasonGlobalTableJoinRefused      = "GlobalTableJoinRefused"
+	// ReasonGlobalTablePolicyNotOwned: a member's replication statements
+	// would replace a policy Tether did not put there (the spec declares
+	// none): the condition prints the statements its owner must add.
+	ReasonGlobalTablePolicyNotOwned = "GlobalTablePolicyNotOwned"
+	// reasonJoinWaiting: the join's check needs an account id not known
+	// yet.
+	reasonJoinWaiting = "GlobalTableJoinWaiting"
 )
 
 // callLeaveGlobalTable is a joined table's Disassociate, in flight until a
@@ -83,20 +102,30 @@ func (p *Provider) resolveJoinSource(ctx context.Context, obj *awsv1alpha1.Dynam
 		if ns == "" {
 			ns = obj.Namespace
 		}
+		// Another namespace's object is told of in no way (whether it
+		// exists, its account, why it does not resolve): joinNotAllowed.
+		own := ns == obj.Namespace
 		holder := &awsv1alpha1.DynamoDBTable{}
 		if err := p.opts.Reader.Get(ctx, client.ObjectKey{Namespace: ns, Name: ref.Name}, holder); err != nil {
-			if apierrors.IsNotFound(err) {
-				return joinSource{}, refusal(ReasonGlobalTableSourceNotAllowed, "spec.globalTableSource.tableRef names DynamoDBTable %s/%s, "+
-					"which does not exist: nothing is created", ns, ref.Name)
+			if !apierrors.IsNotFound(err) {
+				return joinSource{}, err
 			}
-			return joinSource{}, err
+			if own {
+				return joinSource{}, joinNotAllowed(obj, "it does not exist")
+			}
+			return joinSource{}, joinNotAllowed(obj, "")
 		}
 		t, err := p.resolve(ctx, holder)
 		if err != nil {
-			return joinSource{}, refusal(ReasonGlobalTableSourceNotAllowed, "spec.globalTableSource.tableRef names DynamoDBTable %s/%s, "+
-				"whose account Tether cannot resolve (%v): nothing is created", ns, ref.Name, err)
+			if own {
+				return joinSource{}, joinNotAllowed(obj, fmt.Sprintf("its account cannot be resolved (%v)", err))
+			}
+			return joinSource{}, joinNotAllowed(obj, "")
 		}
 		_, account := p.clients.AccountOf(t.AWSAccount)
+		if account == "" {
+			return joinSource{}, accountNotKnownYet(obj)
+		}
 		partition, _ := access.PartitionOf(t.Region)
 		return joinSource{arn: plan.TableArn(partition, t.Region, account, holder.ResolvedTableName()), account: account,
 			holders: []*awsv1alpha1.DynamoDBTable{holder}}, nil
@@ -110,7 +139,10 @@ func (p *Provider) resolveJoinSource(ctx context.Context, obj *awsv1alpha1.Dynam
 }
 
 // holdersOf are the DynamoDBTables of any namespace, obj aside, that
-// resolve to the table name in that account and Region.
+// resolve to the table name in that account and Region. It fails closed: a
+// table of that name that does not resolve may hold the source, and its
+// AWSAccount's consent cannot be asked (a refusal), and one whose account
+// id is not known yet (AccountOf answers "" until STS has) is waited for.
 func (p *Provider) holdersOf(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, account, region, name string) ([]*awsv1alpha1.DynamoDBTable, error) {
 	var list awsv1alpha1.DynamoDBTableList
 	if err := p.opts.Reader.List(ctx, &list, client.MatchingFields{IndexTableName: name}); err != nil {
@@ -123,50 +155,117 @@ func (p *Provider) holdersOf(ctx context.Context, obj *awsv1alpha1.DynamoDBTable
 			continue
 		}
 		t, err := p.resolve(ctx, c)
-		if err != nil || t.Region != region {
+		if err != nil {
+			// Its namespace, name and error are told only to its own
+			// namespace: it may be another tenant's.
+			if c.Namespace == obj.Namespace {
+				return nil, joinNotAllowed(obj, fmt.Sprintf("DynamoDBTable %s/%s, of that table name, does not resolve (%v), and may hold it, "+
+					"so whether the source's side lets this table join cannot be asked", c.Namespace, c.Name, err))
+			}
+			return nil, joinNotAllowed(obj, "")
+		}
+		if t.Region != region {
 			continue
 		}
-		if _, id := p.clients.AccountOf(t.AWSAccount); id == account {
+		_, id := p.clients.AccountOf(t.AWSAccount)
+		if id == "" {
+			return nil, accountNotKnownYet(obj)
+		}
+		if id == account {
 			out = append(out, c)
 		}
 	}
 	return out, nil
 }
 
+// accountNotKnownYet is the wait of a join whose check needs an AWS account
+// id Tether does not know yet (an AWSAccount's, or the operator's own, until
+// STS answers): a wait, never an admission.
+func accountNotKnownYet(obj *awsv1alpha1.DynamoDBTable) error {
+	return providers.Pendingf(accountNotKnownDelay, reasonJoinWaiting,
+		"the join of spec.globalTableSource waits: an AWS account id it must be checked against is not known yet (STS has not answered); nothing is created meanwhile")
+}
+
+// accountNotKnownDelay is how long a join waits for an account id.
+const accountNotKnownDelay = 15 * time.Second
+
 // checkJoin resolves obj's source and refuses a join either side's
 // AWSAccount does not allow. It makes no AWS call.
 func (p *Provider) checkJoin(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) (joinSource, error) {
+	// This side first, which needs nothing of the source.
+	ns := &corev1.Namespace{}
+	if err := p.opts.Reader.Get(ctx, client.ObjectKey{Name: obj.Namespace}, ns); err != nil {
+		if apierrors.IsNotFound(err) {
+			// Fail closed: without its namespace, neither side's
+			// namespace selector can admit the join.
+			return joinSource{}, joinNotAllowed(obj, fmt.Sprintf("this table's namespace %s is not found, and neither side's namespace selector can be asked", obj.Namespace))
+		}
+		return joinSource{}, err
+	}
+	if !trustsFully(ep) && !selects(tenancyOf(ep).GlobalTables.JoinNamespaces, ns) {
+		return joinSource{}, joinNotAllowed(obj, fmt.Sprintf("AWSAccount %s does not let namespace %s join a global table (its spec.tenancy.globalTables.joinNamespaces)",
+			ep.Identity, obj.Namespace))
+	}
 	src, err := p.resolveJoinSource(ctx, obj)
 	if err != nil {
 		return src, err
 	}
-	notAllowed := func(format string, args ...any) error {
-		return refusal(ReasonGlobalTableSourceNotAllowed, "spec.globalTableSource names %s: %s; nothing is created", src.arn, fmt.Sprintf(format, args...))
+	// The source's account is told only when the tenant wrote it (in the
+	// ARN) or the source is its own namespace's object.
+	ref := obj.Spec.GlobalTableSource.TableRef
+	told := ref == nil || ref.Namespace == "" || ref.Namespace == obj.Namespace
+	tell := func(why string) error {
+		if told {
+			return joinNotAllowed(obj, why)
+		}
+		return joinNotAllowed(obj, "")
 	}
 	if src.account == ep.AccountID {
-		return src, notAllowed("it is in this table's own account %s, and each replica of a multi-account global table is in an account of its own", ep.AccountID)
+		return src, tell(fmt.Sprintf("it is in this table's own account %s, and each replica of a multi-account global table is in an account of its own", ep.AccountID))
 	}
-	ns := &corev1.Namespace{}
-	if err := p.opts.Reader.Get(ctx, client.ObjectKey{Name: obj.Namespace}, ns); err != nil {
-		return src, client.IgnoreNotFound(err)
-	}
-	if !trustsFully(ep) {
-		gt := tenancyOf(ep).GlobalTables
-		if !slices.Contains(gt.SourceAccounts, src.account) {
-			return src, notAllowed("AWSAccount %s does not let its tables join tables of account %s (its spec.tenancy.globalTables.sourceAccounts)",
-				ep.Identity, src.account)
-		}
-		if !selects(gt.JoinNamespaces, ns) {
-			return src, notAllowed("AWSAccount %s does not let namespace %s join a global table (its spec.tenancy.globalTables.joinNamespaces)",
-				ep.Identity, obj.Namespace)
-		}
+	if !trustsFully(ep) && !slices.Contains(tenancyOf(ep).GlobalTables.SourceAccounts, src.account) {
+		return src, tell(fmt.Sprintf("AWSAccount %s does not let its tables join tables of account %s (its spec.tenancy.globalTables.sourceAccounts)",
+			ep.Identity, src.account))
 	}
 	for _, h := range src.holders {
 		if why := p.sourceRefuses(ctx, h, ep.AccountID, ns); why != "" {
-			return src, notAllowed("%s", why)
+			// The holder's namespace, name and AWSAccount are told only
+			// to its own namespace.
+			if h.Namespace == obj.Namespace {
+				return src, joinNotAllowed(obj, why)
+			}
+			return src, joinNotAllowed(obj, "")
 		}
 	}
 	return src, nil
+}
+
+// joinNotAllowed refuses obj's join, naming the source only as the tenant
+// wrote it (spec.globalTableSource's tableRef or ARN), never the ARN it
+// resolves to; why is "" when telling it would tell of another namespace's
+// object or AWSAccount (whether the object exists, its account, why it
+// does not resolve, who holds the ARN).
+func joinNotAllowed(obj *awsv1alpha1.DynamoDBTable, why string) error {
+	if why == "" {
+		why = "it does not exist, cannot be checked, or the AWSAccounts do not admit the join (this table's AWSAccount's " +
+			"spec.tenancy.globalTables.sourceAccounts and joinNamespaces; the source's AWSAccount's spec.tenancy.globalTables.replicaAccounts " +
+			"and replicaNamespaces); ask the source's owners which"
+	}
+	return refusal(ReasonGlobalTableSourceNotAllowed, "spec.globalTableSource names %s, which this table is not allowed to join: %s; nothing is created",
+		sourceAsWritten(obj), why)
+}
+
+// sourceAsWritten is the source as obj's spec names it.
+func sourceAsWritten(obj *awsv1alpha1.DynamoDBTable) string {
+	src := obj.Spec.GlobalTableSource
+	if ref := src.TableRef; ref != nil {
+		ns := ref.Namespace
+		if ns == "" {
+			ns = obj.Namespace
+		}
+		return fmt.Sprintf("DynamoDBTable %s/%s (tableRef)", ns, ref.Name)
+	}
+	return src.TableArn
 }
 
 // sourceRefuses says why the AWSAccount of holder, which holds the source,
@@ -216,13 +315,28 @@ func (p *Provider) createByJoin(ctx context.Context, ep *access.Endpoint, obj *a
 	if err != nil {
 		return nil, err
 	}
-	obj.Status.GlobalTableSourceArn = src.arn
+	obj.Status.GlobalTableSourceArn = src.arn // shown only: joinedSource reads Tether's record
+	mem := p.memoryOf(obj)
+	changes := p.sourceChangesOf(src.arn)
+	if r := mem.joinRefused; r != nil && r.generation == obj.Generation && r.source == src.arn && r.sourceChanges == changes {
+		if left := joinRefusedDelay - time.Since(r.at); left > 0 {
+			// Any wake-up (the source's or an annotation's change, an
+			// AWSAccount's) lands here: the refusal stands, unsent.
+			return nil, providers.RetryAfter(left, ReasonGlobalTableJoinRefused, r.err)
+		}
+	}
+	p.joins.mark(ep.TableKey(obj.ResolvedTableName()), joinRecord{UID: string(obj.UID), source: src.arn})
 	in := plan.JoinTableInput(obj.ResolvedTableName(), src.arn, pol, p.wantedTags(ep, obj))
 	out, err := ep.API.CreateTable(ctx, in)
 	if err == nil {
+		mem.joinRefused = nil
 		return out.TableDescription, nil
 	}
-	return nil, joinRefused(ep, obj, src, err)
+	err = joinRefused(ep, obj, src, err)
+	if ra, ok := providers.AsRetryAfter(err); ok && ra.Reason == ReasonGlobalTableJoinRefused {
+		mem.joinRefused = &joinRefusal{generation: obj.Generation, source: src.arn, sourceChanges: changes, at: time.Now(), err: ra.Err}
+	}
+	return nil, err
 }
 
 // joinRefused is what a refused join says: an endpoint that wanted a key
@@ -258,6 +372,13 @@ type replication struct {
 	// when none: a joined table's for itself and its source, a source's for
 	// itself and the joiners both sides' AWSAccounts allow.
 	statements []any
+	// ownsPolicy says whether the policy revision is one Tether put on the
+	// table for the object (its own record, named.go), never the status.
+	ownsPolicy func(revision string) bool
+	// sourceUnknown: a joined table whose source is known neither from
+	// Tether's record nor from the spec (joinedSource): no policy change is
+	// planned for it.
+	sourceUnknown bool
 }
 
 // replicationOf is obj's part in a multi-account global table, from the
@@ -268,8 +389,10 @@ func (p *Provider) replicationOf(ctx context.Context, ep *access.Endpoint, obj *
 	self := selfArn(ep, obj)
 	if plan.Joins(&obj.Spec) {
 		r.joined = true
-		if src := p.joinedSource(ctx, obj); src != "" {
+		if src := p.joinedSource(ctx, ep, obj); src != "" {
 			r.statements = plan.ReplicationStatements(self, []string{src}, nil)
+		} else {
+			r.sourceUnknown = true
 		}
 	} else {
 		arns, accounts, err := p.admittedJoiners(ctx, ep, obj)
@@ -280,23 +403,28 @@ func (p *Provider) replicationOf(ctx context.Context, ep *access.Endpoint, obj *
 			r.statements = plan.ReplicationStatements(self, arns, accounts)
 		}
 	}
+	key := ep.TableKey(obj.ResolvedTableName())
+	r.ownsPolicy = func(revision string) bool { return p.named.isOf(key, namedPolicy, revision, obj.UID) }
 	mem := p.memoryOf(obj)
 	mem.replicationPolicy = r.statements != nil
 	r.settingsSent = mem.settingsReplicationSent
 	return r, nil
 }
 
-// joinedSource is the source a joined table's policy names: resolved from
-// the spec, as at the join; the status's record only while a tableRef's
-// holder cannot be resolved (deleted since, say), so that the statement
-// replication needs is not dropped meanwhile. The status alone never adds
-// a source: anyone who may write it could name any table.
-func (p *Provider) joinedSource(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) string {
-	if src, err := p.resolveJoinSource(ctx, obj); err == nil {
-		return src.arn
+// joinedSource is the source a joined table's policy names: the one the
+// join was sent with, in Tether's own record (joinRecords); without one
+// (the manager restarted since), the spec's, resolved as at the join; ""
+// when neither is known (a tableRef whose holder cannot be resolved, say),
+// and then the policy is left as it is (replication.apply). The status's
+// globalTableSourceArn is never read: anyone who may patch the status
+// subresource could name any table there and steer the policy Tether
+// writes.
+func (p *Provider) joinedSource(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) string {
+	if r := p.joins.of(ep.TableKey(obj.ResolvedTableName())); r.UID == string(obj.UID) && r.source != "" {
+		return r.source
 	}
-	if obj.Spec.GlobalTableSource.TableRef != nil {
-		return obj.Status.GlobalTableSourceArn
+	if src, err := p.resolveJoinSource(ctx, obj); err == nil && src.account != "" {
+		return src.arn
 	}
 	return ""
 }
@@ -308,6 +436,10 @@ func (p *Provider) joinedSource(ctx context.Context, obj *awsv1alpha1.DynamoDBTa
 func (r replication) apply(obj *awsv1alpha1.DynamoDBTable, want, have *plan.Table) error {
 	if r.joined {
 		plan.FromSource(want, have)
+		if r.sourceUnknown {
+			want.Policy = nil // neither added to nor removed: what it names is not known
+			return nil
+		}
 	}
 	if r.statements == nil {
 		return nil
@@ -331,6 +463,19 @@ func (r replication) apply(obj *awsv1alpha1.DynamoDBTable, want, have *plan.Tabl
 	pol, err := plan.MemberPolicy(spec, r.statements)
 	if err != nil {
 		return providers.Terminal(access.ReasonInvalidSpec, err)
+	}
+	if cur := have.Policy; spec == nil && !cur.Absent && !plan.SamePolicy(pol, cur) && (r.ownsPolicy == nil || !r.ownsPolicy(cur.Revision)) {
+		// Someone else's policy, and the spec declares none: writing the
+		// statements would replace it whole (PutResourcePolicy takes the
+		// whole document), and its removal with the last member would
+		// delete it. It is left as it is, and its owner told what to add.
+		want.Policy = nil
+		return providers.RetryAfter(joinRefusedDelay, ReasonGlobalTablePolicyNotOwned, fmt.Errorf(
+			"table %s has a resource policy Tether did not put there, and spec.resourcePolicy declares none: Tether does not replace it; "+
+				"for the members of its multi-account global table to replicate, its owner adds these statements to it (or declares the whole "+
+				"policy in spec.resourcePolicy, to which Tether adds them) "+
+				"(https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/globaltables_MA_security.html): %s",
+			obj.ResolvedTableName(), plan.StatementsText(r.statements)))
 	}
 	want.Policy = pol
 	return nil
@@ -451,8 +596,11 @@ func notJoined(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, d *types.Tab
 // and stays a table of its own that Tether lets go of. done is true once a
 // read shows it is no member (the object may go); until then err says why
 // the delete waits. AWS's refusal (its disassociation protection on, say)
-// is named and tried again only after deletionProtectedDelay: the table is
-// never deleted instead. handled is false for any other table.
+// is named and not sent again for the object's generation; nor is a
+// Disassociate AWS accepted: a table ACTIVE and still a member once the
+// call settled is a failure (GlobalTableLeaveFailed, naming the replicas'
+// statuses). The table is never deleted instead. handled is false for any
+// other table.
 func (p *Provider) leaveKeeping(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) (handled bool, err error) {
 	src := obj.Spec.GlobalTableSource
 	if src == nil || src.OnDelete != awsv1alpha1.GlobalTableOnDeleteDisassociate {
@@ -470,20 +618,56 @@ func (p *Provider) leaveKeeping(ctx context.Context, ep *access.Endpoint, obj *a
 	if aws.ToBool(d.DisassociationProtectionEnabled) {
 		return true, p.lowerDisassociationProtection(ctx, ep, obj)
 	}
+	mem := p.memoryOf(obj)
+	if r := mem.leaveRefused; r != nil && r.generation == obj.Generation {
+		return true, leaveRefusedError(name, r.words)
+	}
+	if s := mem.leaveSent; s != nil && s.generation == obj.Generation {
+		// AWS accepted the Disassociate, the settle window has passed, and
+		// the table is ACTIVE and still a member: it failed. Sending it
+		// again would only repeat it; the object's spec changing does.
+		return true, providers.RetryAfter(time.Minute, reasonLeaveFailed, fmt.Errorf(
+			"AWS accepted the disassociation of table %s from its global table, yet the table is ACTIVE and still a member (replicas: %s): "+
+				"the disassociation failed; it is not sent again, nor is the table deleted instead, until the object's spec changes",
+			name, membersStatuses(d.Replicas)))
+	}
 	_, err = ep.API.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name),
 		ReplicaUpdates: []types.ReplicationGroupUpdate{{Disassociate: &types.DisassociateReplicationGroupMemberAction{
 			RegionName: aws.String(ep.Region), DisassociationMode: types.DisassociationModeWaitForReplication}}}})
 	if access.ErrorCode(err) == "ValidationException" {
-		return true, providers.RetryAfter(deletionProtectedDelay, plan.ReasonDisassociationRefused, fmt.Errorf(
-			"AWS refused to disassociate table %s from its global table (%v): its own disassociation protection must be off "+
-				"(spec.disassociationProtectionEnabled: false) and it must be ACTIVE; it is not deleted instead (globalTableSource.onDelete: Disassociate)",
-			name, access.Stable(err)))
+		mem.leaveRefused = &leaveAnswer{generation: obj.Generation, words: access.Stable(err).Error()}
+		return true, leaveRefusedError(name, mem.leaveRefused.words)
 	}
 	if err != nil {
 		return true, access.Classify(err)
 	}
+	mem.leaveSent = &leaveAnswer{generation: obj.Generation}
 	p.flights.accepted(key, flight{call: callLeaveGlobalTable, subject: callLeaveGlobalTable, at: now, settle: p.opts.SettleWindow})
 	return true, providers.Pendingf(time.Second, reasonDeleting, "table %s is leaving its global table, to stay in %s as a table of its own", name, ep.Region)
+}
+
+// reasonLeaveFailed: AWS accepted a joined table's Disassociate, and the
+// table is still a member once it settled.
+const reasonLeaveFailed = "GlobalTableLeaveFailed"
+
+// leaveRefusedError is AWS's refusal of a joined table's Disassociate, kept
+// for the object's generation (memory.leaveRefused): not sent again until
+// the spec changes.
+func leaveRefusedError(name, words string) error {
+	return providers.RetryAfter(deletionProtectedDelay, plan.ReasonDisassociationRefused, fmt.Errorf(
+		"AWS refused to disassociate table %s from its global table (%s): its own disassociation protection must be off "+
+			"(spec.disassociationProtectionEnabled: false) and it must be ACTIVE; it is not sent again until the spec changes, "+
+			"and the table is not deleted instead (globalTableSource.onDelete: Disassociate)", name, words))
+}
+
+// membersStatuses are the replicas' Regions and statuses, as DescribeTable
+// reports them.
+func membersStatuses(replicas []types.ReplicaDescription) string {
+	var out []string
+	for _, r := range replicas {
+		out = append(out, fmt.Sprintf("%s %s", aws.ToString(r.RegionName), r.ReplicaStatus))
+	}
+	return strings.Join(out, ", ")
 }
 
 // lowerDisassociationProtection turns the table's own disassociation
@@ -513,6 +697,29 @@ func describeLeave(obj *awsv1alpha1.DynamoDBTable) string {
 			"(globalTableSource.onDelete: Disassociate)", obj.ResolvedTableName())
 	}
 	return ""
+}
+
+// noteSourceChanged counts a step AWS accepted on obj's table while it is a
+// source others join (its stream, settings replication, policy, ...).
+func (p *Provider) noteSourceChanged(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) {
+	if plan.Joins(&obj.Spec) || !p.memoryOf(obj).replicationPolicy {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.sourceChanges == nil {
+		p.sourceChanges = map[string]int{}
+	}
+	p.sourceChanges[selfArn(ep, obj)]++
+}
+
+// sourceChangesOf is how many steps AWS accepted on the source (by ARN)
+// while it was one, in this process: Tether's own count, which no status
+// reaches.
+func (p *Provider) sourceChangesOf(arn string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sourceChanges[arn]
 }
 
 // noteSettingsReplicationSent remembers that AWS accepted the enabling of

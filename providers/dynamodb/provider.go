@@ -92,6 +92,7 @@ type Provider struct {
 	owners   ownerRecords  // whose tables are whose, by Tether's own record (ownership.go)
 	restores restoreStarts // the restores Tether began, by table
 	imports  importRecords // the imports Tether began, by table (import.go)
+	joins    joinRecords   // the joins Tether sent, by table (multiaccount.go)
 	replicas addedReplicas // the replicas Tether added, by table (replicas.go)
 	named    namedOnTables // what each spec named on its table (named.go)
 	flights  flightLog     // the calls AWS accepted, by table
@@ -100,6 +101,10 @@ type Provider struct {
 	// since their last look (changefeeds.go).
 	mu             sync.Mutex
 	changedOutside map[apitypes.UID]struct{}
+	// sourceChanges count, by table ARN, the steps AWS accepted on a
+	// source of a multi-account global table (multiaccount.go): a join
+	// AWS refused is sent again once its source changed so.
+	sourceChanges map[string]int
 }
 
 // New returns the adapter.
@@ -169,6 +174,9 @@ func (p *Provider) released(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable)
 	}
 	if p.imports.of(key).UID == string(obj.UID) {
 		p.imports.mark(key, importRecord{})
+	}
+	if p.joins.of(key).UID == string(obj.UID) {
+		p.joins.mark(key, joinRecord{})
 	}
 	p.replicas.forget(key, obj.UID)
 	p.named.forget(key, obj.UID)

@@ -44,6 +44,17 @@ type restoreStarts = byTable[restoreStart]
 
 func (r restoreStart) owner() string { return r.UID }
 
+// joinRecord is Tether's record of the join it sent for an object: the
+// source's ARN as the CreateTable named it. A joined table's policy names
+// that source (joinedSource), never one the status names: the status is
+// anyone's to write who may patch the status subresource.
+type joinRecord struct{ UID, source string }
+
+// joinRecords are the joins Tether sent, by table key, in memory.
+type joinRecords = byTable[joinRecord]
+
+func (r joinRecord) owner() string { return r.UID }
+
 // byTable is one kind of Tether's in-memory records, by table key
 // (account, region, name), for passes that run at once. A record names the
 // object it is for; one that names none is no record.

@@ -78,6 +78,7 @@ func (c *tableConn) Update(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, 
 	noteInsightsSent(p.memoryOf(obj), obj, step)
 	noteKinesisSent(p.memoryOf(obj), obj, step)
 	noteSettingsReplicationSent(p.memoryOf(obj), step)
+	p.noteSourceChanged(ep, obj)
 	p.recordAddedReplica(ep, obj, step)
 	p.recordDisassociation(ep, obj, step)
 	return nil
