@@ -22,7 +22,7 @@ ns=entrance
 # the downstairs zone's two.
 bulbs=" hallway living-room bedroom kitchen desk "
 # The colours it asks for are ones the bulbs can show (their gamuts are in
-# docs/hue-facts.md): red inside gamut C for the hallway's LCA001 (the
+# docs/hue-behaviour.md): red inside gamut C for the hallway's LCA001 (the
 # LCT015's gamut, and effects).
 red='[0.68,0.31]'
 

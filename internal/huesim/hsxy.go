@@ -4,7 +4,7 @@ import "math"
 
 // A colour bulb holds one colour, as CIE xy; the bridge reports hue, sat AND
 // xy for it, derived from the light (setting hue 49333/sat 209 gave xy
-// [0.247, 0.1318], ioBroker.hue-extended #11; docs/hue-facts.md), so a
+// [0.247, 0.1318], ioBroker.hue-extended #11; docs/hue-behaviour.md), so a
 // hue/sat round trip does not return what was sent (HA PR #14113), and a CLIP
 // v2 client, which has no hue/sat at all, sees the same colour as xy.
 //

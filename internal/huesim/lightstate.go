@@ -152,7 +152,7 @@ func unknownParams(base string, body map[string]json.RawMessage) []result {
 // applyParam validates and applies one attribute. It returns the answer
 // element and the colour mode the attribute selects ("" if none). The answer
 // echoes the value as sent, or 254 for 255
-// (PhilipsHueSDK-Java-MultiPlatform-Android issue 15; docs/hue-facts.md,
+// (PhilipsHueSDK-Java-MultiPlatform-Android issue 15; docs/hue-behaviour.md,
 // "Answers to a command"); what the bulb then shows may differ (a clamped ct,
 // an xy outside its gamut), as a real bridge shows at its next read.
 func applyParam(st *LightState, m Model, addr, p string, raw json.RawMessage, strict bool) (result, string) {

@@ -6,7 +6,7 @@ import (
 )
 
 // The bulbs a simulated bridge can have. Every number comes from
-// docs/hue-facts.md ("Light types, models and gamuts"), which cites its
+// docs/hue-behaviour.md ("Light types, models and gamuts"), which cites its
 // sources: model ids and gamut types from hueplusplus (HueDeviceTypes.cpp),
 // gamut triangles from peter-murray/hue-bridge-model (ColorGamuts.ts, the
 // same numbers real bridges report), state keys per light type from real GET
@@ -65,7 +65,7 @@ var Models = map[string]Model{
 		Archetype: "huelivingcolorsiris", MinDimLevel: 10000, MaxLumen: 210, GamutType: "A", Gamut: gamutA},
 	// A newer colour bulb with effects (effects.go) and a powerup setting
 	// (powerup.go); its other numbers are
-	// the LCT015's, the same product line (gamut C, docs/hue-facts.md).
+	// the LCT015's, the same product line (gamut C, docs/hue-behaviour.md).
 	"LCA001": {ID: "LCA001", Type: TypeExtendedColor, Manufacturer: "Signify Netherlands B.V.", ProductName: "Hue color lamp",
 		Archetype: "sultanbulb", MinDimLevel: 1000, MaxLumen: 800, GamutType: "C", Gamut: gamutC, CT: [2]int{153, 500},
 		Effects: documentedEffects, Powerup: true},
@@ -125,7 +125,7 @@ func (m Model) shownCT() [2]int {
 }
 
 // stateKeys are the fields GET /lights reports in "state" for the model's
-// type (the table in docs/hue-facts.md, "Light types, models and gamuts").
+// type (the table in docs/hue-behaviour.md, "Light types, models and gamuts").
 func (m Model) stateKeys() []string {
 	keys := []string{"on", "alert", "mode", "reachable"}
 	if m.dimmable() {

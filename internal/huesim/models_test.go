@@ -9,7 +9,7 @@ import (
 )
 
 // TestEachModelReportsOnlyItsFields: GET /lights reports, per light type, the
-// state fields and capabilities.control of docs/hue-facts.md's table: no xy
+// state fields and capabilities.control of docs/hue-behaviour.md's table: no xy
 // on a white bulb, no bri on a plug, an empty control on a plug.
 func TestEachModelReportsOnlyItsFields(t *testing.T) {
 	names, models := modelBulbs()

@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// The CLIP v2 event stream, as docs/hue-facts.md ("Event stream") describes
+// The CLIP v2 event stream, as docs/hue-behaviour.md ("Event stream") describes
 // real bridges, from openhue-api's src/eventstream and aiohue:
 //   - GET /eventstream/clip/v2 with the hue-application-key; the first
 //     thing sent is the comment ": hi";

@@ -11,7 +11,7 @@ import (
 )
 
 // The CLIP v2 REST API (openhue-api's OpenAPI specification and aiohue;
-// docs/hue-facts.md, "Resources"): /clip/v2/resource[/{type}[/{id}]] with the
+// docs/hue-behaviour.md, "Resources"): /clip/v2/resource[/{type}[/{id}]] with the
 // hue-application-key header; every answer is
 // {"errors":[{"description"}],"data":[...]}; a PUT answers the resources it
 // touched as {"rid","rtype"}.

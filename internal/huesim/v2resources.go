@@ -9,7 +9,7 @@ import (
 
 // The CLIP v2 view of the bridge: the same bulbs as the v1 API, each as the
 // resources a real bridge has for it (aiohue's models and its real-bridge
-// fixture; docs/hue-facts.md, "Resources"): a light service, the device that
+// fixture; docs/hue-behaviour.md, "Resources"): a light service, the device that
 // owns it (model, name) and the device's zigbee_connectivity (reachability);
 // plus the bridge, bridge_home and its grouped_light (the v1 group 0), and
 // the rooms and zones with theirs (v2rooms.go) and their scenes
@@ -32,7 +32,7 @@ func (b *Bridge) v2ID(kind, key string) string {
 func ref(rid, rtype string) map[string]string { return map[string]string{"rid": rid, "rtype": rtype} }
 
 // brightnessOf is v1 bri (1-254) as v2 brightness (0-100 %): what real
-// bridges report fits (bri-1)/253*100 at two decimals (docs/hue-facts.md,
+// bridges report fits (bri-1)/253*100 at two decimals (docs/hue-behaviour.md,
 // "Brightness and colour temperature"; derived, not documented).
 func brightnessOf(bri int) float64 {
 	return math.Round(float64(clampInt(bri, 1, 254)-1)/253*100*100) / 100

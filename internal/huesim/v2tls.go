@@ -17,7 +17,7 @@ import (
 // A real bridge serves HTTPS with a certificate whose common name is its
 // bridge id (16 hex characters), issued by a Hue root CA; clients verify the
 // chain and check the name against the bridge id, not the IP (Hue developer
-// documentation, "Using HTTPS"; docs/hue-facts.md, "HTTPS certificate"). The
+// documentation, "Using HTTPS"; docs/hue-behaviour.md, "HTTPS certificate"). The
 // simulator does the same with a test CA of its own, made when it starts:
 // point a client at the CA (CACertPEM, the control API's /ca.pem) as it would
 // point at a Hue root.

@@ -164,7 +164,7 @@ func awaitReadBack(interval time.Duration, acceptedAt time.Time) (providers.Wait
 
 // eventBatch is how long a CLIP v2 bridge may hold an event back: it sends at
 // most one event message a second (Hue's CLIP v2 migration guide, "Event
-// stream"; docs/hue-facts.md).
+// stream"; docs/hue-behaviour.md).
 const eventBatch = time.Second
 
 // readBackWaitLeft is what is left, elapsed after the bridge accepted a

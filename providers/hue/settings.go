@@ -30,7 +30,7 @@ type Settings struct {
 
 // The operator-wide defaults: each bridge is read once per
 // DefaultPollInterval, and sent at most DefaultCommandsPerSecond light
-// commands, what the Hue documentation asks for (docs/hue-facts.md, "Rate").
+// commands, what the Hue documentation asks for (docs/hue-behaviour.md, "Rate").
 const (
 	DefaultPollInterval      = 5 * time.Second
 	DefaultCommandsPerSecond = 10

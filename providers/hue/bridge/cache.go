@@ -73,7 +73,7 @@ type lightRecord struct {
 	// then an accepted attribute the last read did not show is unconfirmed,
 	// not unreported: a CLIP v2 bridge reports no colour temperature for a
 	// bulb in xy mode (mirek null: openhab-addons issue 16482, aiohue's
-	// fixture; docs/hue-facts.md), and shows it once the bulb has switched
+	// fixture; docs/hue-behaviour.md), and shows it once the bulb has switched
 	// to it.
 	readSince bool
 	// confirmed counts the reads that showed what the bridge had accepted:

@@ -120,5 +120,5 @@ func (g *groupLine) finish(o *groupOrder, err error) (wake bool) {
 }
 
 // GroupSlot is the bridge's group budget: the Hue documentation asks for at
-// most one group command a second (docs/hue-facts.md, "Rate").
+// most one group command a second (docs/hue-behaviour.md, "Rate").
 const GroupSlot = time.Second

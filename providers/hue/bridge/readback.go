@@ -22,7 +22,7 @@ import (
 // (REQUEST_REFRESH_DELAY in home-assistant/core
 // homeassistant/components/hue/const.py, the refresh debouncer of its light
 // coordinator in hue/v1/light.py); the bridge's documented budget, 10 a
-// second to /lights (docs/hue-facts.md, "Rate"), is for commands, and a
+// second to /lights (docs/hue-behaviour.md, "Rate"), is for commands, and a
 // burst's commands, paced by it, still outnumber its reads.
 const readBackSpacing = 300 * time.Millisecond
 

@@ -58,7 +58,7 @@ func dist2(a, b [2]float64) float64  { d := sub(a, b); return dot(d, d) }
 // xy; a v1 bridge reports hue, sat AND xy derived from it, so hue/sat sent
 // come back after the bridge's conversion, not as sent (hue 49333/sat 209
 // read back as xy [0.247, 0.1318], ioBroker.hue-extended issue 11; round
-// trips do not return the original, HA PR #14113; docs/hue-facts.md), and
+// trips do not return the original, HA PR #14113; docs/hue-behaviour.md), and
 // CLIP v2 has no hue/sat at all, only xy. So Tether converts a spec's hue/sat
 // to xy itself: to send it to a v2 bridge, and to compare what a v1 bridge
 // reports with the precision that conversion allows.

@@ -71,7 +71,7 @@ func (s LightState) Applied(body StateBody) LightState {
 
 // defaultTransition is the transition a bridge applies when a command sets
 // none: 4, in tenths of a second (Hue developer documentation, v1 Lights API,
-// "Set light state"; docs/hue-facts.md, "Transition time").
+// "Set light state"; docs/hue-behaviour.md, "Transition time").
 const defaultTransition = 4
 
 // SettleTime is how long after a command the bridge surely shows it:

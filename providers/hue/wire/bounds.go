@@ -39,7 +39,7 @@ const (
 	maxAnswerBytes = 8 << 20
 	// maxEventBytes bounds one event-stream message: a bridge batches at
 	// most a second of changes into one, a few KiB (Hue's CLIP v2
-	// migration guide; docs/hue-facts.md, "Event stream").
+	// migration guide; docs/hue-behaviour.md, "Event stream").
 	maxEventBytes = 1 << 20
 )
 

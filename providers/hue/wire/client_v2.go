@@ -17,7 +17,7 @@ import (
 )
 
 // The CLIP v2 implementation of the Client port (openhue-api's OpenAPI
-// specification; docs/hue-facts.md, "CLIP v2"):
+// specification; docs/hue-behaviour.md, "CLIP v2"):
 // https://<bridge>/clip/v2/resource/... with the hue-application-key header,
 // over HTTPS checked as trust.go says. The bridge's resources are kept in a
 // store (v2store.go) filled by full reads and by the event stream

@@ -18,7 +18,7 @@ import (
 // its grouped_light and the v1 group are one object with the id_v1
 // "/groups/N", a v2 scene and the v1 scene "/scenes/<id>" another
 // (aiohue's real-bridge fixture, tests/fixtures/v2_resources.json;
-// docs/hue-facts.md, "id_v1"), so Group.ID and Scene.ID read the same on
+// docs/hue-behaviour.md, "id_v1"), so Group.ID and Scene.ID read the same on
 // both APIs and what Tether stored one way the Hue app sees the other way.
 //
 // What stays on the v1 API the bridge serves beside CLIP v2 (over the

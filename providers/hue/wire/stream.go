@@ -13,7 +13,7 @@ import (
 )
 
 // The CLIP v2 event stream (openhue-api's src/eventstream, Hue's migration
-// guide; docs/hue-facts.md, "Event stream"): one GET /eventstream/clip/v2 per
+// guide; docs/hue-behaviour.md, "Event stream"): one GET /eventstream/clip/v2 per
 // bridge, server-sent events, each message a JSON array of add/update/delete
 // containers of partial resources, at most one a second. Drift, reachability
 // and new or renamed lights arrive as events and feed the same cache as a

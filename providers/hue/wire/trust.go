@@ -14,7 +14,7 @@ import (
 
 // Trust in a bridge over HTTPS. A bridge's certificate names the bridge: its
 // common name is the bridge id, and it is issued by a Hue root CA, not for an
-// address (Hue developer documentation, "Using HTTPS"; docs/hue-facts.md,
+// address (Hue developer documentation, "Using HTTPS"; docs/hue-behaviour.md,
 // "HTTPS certificate"). So Tether verifies the chain against the Hue roots
 // (plus spec.caBundle, for bridges and emulators with other certificates) AND
 // that the name is the bridge's id, which neither Home Assistant (no

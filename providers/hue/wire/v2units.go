@@ -18,7 +18,7 @@ func briOf(brightness float64) int {
 
 // brightnessOf is bri (1-254) as v2 brightness (0-100 %). Real bridges'
 // values fit (bri-1)/253*100 at two decimals (aiohue's real-bridge fixture,
-// openhue-api's eventstream.yaml; derived, not documented: docs/hue-facts.md,
+// openhue-api's eventstream.yaml; derived, not documented: docs/hue-behaviour.md,
 // "Brightness and colour temperature"); that keeps every bri through a round
 // trip.
 func brightnessOf(bri int) float64 {
