@@ -1,7 +1,6 @@
 package controllers
 
 import (
-	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -11,18 +10,6 @@ import (
 	"github.com/tether-dev/tether/internal/huesim"
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
-
-// speedCommands are the commands the simulator received for a bulb whose
-// body carries a speed, on either API.
-func (h *hueEnv) speedCommands(id string) int {
-	n := 0
-	for _, c := range h.sim.Commands() {
-		if c.ForLight(id) && strings.Contains(string(c.Body), "speed") {
-			n++
-		}
-	}
-	return n
-}
 
 // TestHueLightDynamicsSpeed: spec.dynamics.speed on CLIP v2 goes with an
 // effect and is read back while the effect plays (a speed changed in the
@@ -56,11 +43,11 @@ func TestHueLightDynamicsSpeed(t *testing.T) {
 		}, hueTimeout, huePoll).Should(Succeed())
 
 		t.Run("changed in the Hue app, put back by push", func(t *testing.T) {
-			before := h.speedCommands("1")
+			before := h.commandsCarrying("1", "speed")
 			g.Expect(h.sim.ChangeLight("1", func(s *huesim.LightState) { s.V2Speed = 0.9 })).To(Succeed())
 			NewWithT(t).Eventually(func(g Gomega) float64 { return h.bulb(g, "candles").V2Speed }, hueTimeout, huePoll).
 				Should(Equal(0.3))
-			NewWithT(t).Expect(h.speedCommands("1")-before).To(Equal(1), "one command puts the speed back")
+			NewWithT(t).Expect(h.commandsCarrying("1", "speed")-before).To(Equal(1), "one command puts the speed back")
 		})
 
 		t.Run("a bulb playing nothing: sent once, taken as shown", func(t *testing.T) {
@@ -70,7 +57,7 @@ func TestHueLightDynamicsSpeed(t *testing.T) {
 			sent := h.lightCommands("2")
 			g.Consistently(h.lightCommands, effectQuiet, huePoll).WithArguments("2").Should(Equal(sent),
 				"a speed the bridge says is not valid is not sent again")
-			g.Expect(h.speedCommands("2")).To(Equal(1))
+			g.Expect(h.commandsCarrying("2", "speed")).To(Equal(1))
 			h.expectNoRepeats(g, "2")
 		})
 	})
@@ -86,7 +73,7 @@ func TestHueLightDynamicsSpeed(t *testing.T) {
 		g.Eventually(func(g Gomega) bool { return h.bulb(g, "candles").On }, hueTimeout, huePoll).Should(BeTrue())
 		sent := h.lightCommands("1")
 		g.Consistently(h.lightCommands, effectQuiet, huePoll).WithArguments("1").Should(Equal(sent))
-		g.Expect(h.speedCommands("1")).To(BeZero())
+		g.Expect(h.commandsCarrying("1", "speed")).To(BeZero())
 		h.expectNoRepeats(g, "1")
 		g.Expect(h.light(g, "entrance", "candles").Status.Capabilities.Dynamics).To(BeFalse())
 	})

@@ -17,12 +17,12 @@ import (
 // for a command: several poll intervals, each a pass that would resend it.
 const effectQuiet = 4 * huePollInterval
 
-// effectCommands are the commands the simulator received for a bulb whose
-// body carries an effect, on either API.
-func (h *hueEnv) effectCommands(id string) int {
+// commandsCarrying are the commands the simulator received for a bulb
+// whose body carries field (as a JSON key or value), on either API.
+func (h *hueEnv) commandsCarrying(id, field string) int {
 	n := 0
 	for _, c := range h.sim.Commands() {
-		if c.ForLight(id) && strings.Contains(string(c.Body), "effect") {
+		if c.ForLight(id) && strings.Contains(string(c.Body), field) {
 			n++
 		}
 	}
@@ -101,8 +101,8 @@ func TestHueLightEffects(t *testing.T) {
 			sent := h.lightCommands("2") + h.lightCommands("3")
 			g.Consistently(func() int { return h.lightCommands("2") + h.lightCommands("3") }, effectQuiet, huePoll).
 				Should(Equal(sent), "nothing more is sent to bulbs that cannot show the effect")
-			g.Expect(h.effectCommands("2")).To(BeZero())
-			g.Expect(h.effectCommands("3")).To(BeZero())
+			g.Expect(h.commandsCarrying("2", "effect")).To(BeZero())
+			g.Expect(h.commandsCarrying("3", "effect")).To(BeZero())
 			h.expectNoRepeats(g, "2")
 			h.expectNoRepeats(g, "3")
 			plain, _ := h.sim.Light("2")
@@ -121,7 +121,7 @@ func TestHueLightEffects(t *testing.T) {
 		g.Eventually(func(g Gomega) bool { return h.bulb(g, "candles").On }, hueTimeout, huePoll).Should(BeTrue())
 		sent := h.lightCommands("1")
 		g.Consistently(h.lightCommands, effectQuiet, huePoll).WithArguments("1").Should(Equal(sent))
-		g.Expect(h.effectCommands("1")).To(BeZero())
+		g.Expect(h.commandsCarrying("1", "effect")).To(BeZero())
 		h.expectNoRepeats(g, "1")
 		g.Expect(h.light(g, "entrance", "candles").Status.Capabilities.Effects).To(BeEmpty())
 	})

@@ -1,7 +1,6 @@
 package controllers
 
 import (
-	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -10,18 +9,6 @@ import (
 	"github.com/tether-dev/tether/internal/huesim"
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
-
-// gradientCommands are the commands the simulator received for a bulb
-// whose body carries a gradient, on either API.
-func (h *hueEnv) gradientCommands(id string) int {
-	n := 0
-	for _, c := range h.sim.Commands() {
-		if c.ForLight(id) && strings.Contains(string(c.Body), "gradient") {
-			n++
-		}
-	}
-	return n
-}
 
 // gradientOf is a spec gradient of the given points.
 func gradientOf(mode string, points ...[2]float64) *huev1alpha1.Gradient {
@@ -71,13 +58,13 @@ func TestHueLightGradient(t *testing.T) {
 		}, hueTimeout, huePoll).Should(Succeed())
 
 		t.Run("changed in the Hue app, put back by push", func(t *testing.T) {
-			before := h.gradientCommands("1")
+			before := h.commandsCarrying("1", "gradient")
 			g.Expect(h.sim.ChangeLight("1", func(s *huesim.LightState) {
 				s.V2Gradient = &huesim.Gradient{Points: [][2]float64{{0.2, 0.2}, {0.3, 0.3}}, Mode: "interpolated_palette"}
 			})).To(Succeed())
 			NewWithT(t).Eventually(func(g Gomega) [][2]float64 { return h.bulb(g, "strip").V2Gradient.Points }, hueTimeout, huePoll).
 				Should(Equal(sunset))
-			NewWithT(t).Expect(h.gradientCommands("1")-before).To(Equal(1), "one command puts the gradient back")
+			NewWithT(t).Expect(h.commandsCarrying("1", "gradient")-before).To(Equal(1), "one command puts the gradient back")
 		})
 
 		t.Run("a mode the strip does not list: named, the points sent once without it", func(t *testing.T) {
@@ -90,7 +77,7 @@ func TestHueLightGradient(t *testing.T) {
 			}, hueTimeout, huePoll).Should(Equal(sunset[:2]))
 			sent := h.lightCommands("3")
 			g.Consistently(h.lightCommands, effectQuiet, huePoll).WithArguments("3").Should(Equal(sent))
-			g.Expect(h.gradientCommands("3")).To(Equal(1))
+			g.Expect(h.commandsCarrying("3", "gradient")).To(Equal(1))
 			h.expectNoRepeats(g, "3")
 		})
 
@@ -101,7 +88,7 @@ func TestHueLightGradient(t *testing.T) {
 				Should(BeTrue(), "the rest of the spec (on) still applies")
 			sent := h.lightCommands("2")
 			g.Consistently(h.lightCommands, effectQuiet, huePoll).WithArguments("2").Should(Equal(sent))
-			g.Expect(h.gradientCommands("2")).To(BeZero())
+			g.Expect(h.commandsCarrying("2", "gradient")).To(BeZero())
 			h.expectNoRepeats(g, "2")
 			g.Expect(h.light(g, "entrance", "plain").Status.Capabilities.Gradient).To(BeNil())
 		})
@@ -118,7 +105,7 @@ func TestHueLightGradient(t *testing.T) {
 		g.Eventually(func(g Gomega) bool { return h.bulb(g, "strip").On }, hueTimeout, huePoll).Should(BeTrue())
 		sent := h.lightCommands("1")
 		g.Consistently(h.lightCommands, effectQuiet, huePoll).WithArguments("1").Should(Equal(sent))
-		g.Expect(h.gradientCommands("1")).To(BeZero())
+		g.Expect(h.commandsCarrying("1", "gradient")).To(BeZero())
 		h.expectNoRepeats(g, "1")
 		g.Expect(h.light(g, "entrance", "strip").Status.Capabilities.Gradient).To(BeNil())
 	})

@@ -1,7 +1,6 @@
 package controllers
 
 import (
-	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -11,18 +10,6 @@ import (
 	"github.com/tether-dev/tether/internal/huesim"
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
-
-// powerupCommands are the commands the simulator received for a bulb whose
-// body carries a powerup setting, on either API.
-func (h *hueEnv) powerupCommands(id string) int {
-	n := 0
-	for _, c := range h.sim.Commands() {
-		if c.ForLight(id) && strings.Contains(string(c.Body), "powerup") {
-			n++
-		}
-	}
-	return n
-}
 
 // TestHueLightPowerup: spec.powerup on CLIP v2 is sent to a bulb that has
 // the setting, whether the HueLight wants it on or off, and read back like
@@ -58,13 +45,13 @@ func TestHueLightPowerup(t *testing.T) {
 		g.Expect(h.bulb(g, "newer").On).To(BeFalse(), "the setting went without switching the bulb on")
 
 		t.Run("changed in the Hue app, put back by push", func(t *testing.T) {
-			before := h.powerupCommands("1")
+			before := h.commandsCarrying("1", "powerup")
 			g.Expect(h.sim.ChangeLight("1", func(s *huesim.LightState) {
 				s.V2Powerup = &huesim.Powerup{Preset: "last_on_state", Configured: true}
 			})).To(Succeed())
 			NewWithT(t).Eventually(func(g Gomega) string { return h.bulb(g, "newer").V2Powerup.Preset }, hueTimeout, huePoll).
 				Should(Equal("custom"))
-			NewWithT(t).Expect(h.powerupCommands("1")-before).To(Equal(1), "one command puts the setting back")
+			NewWithT(t).Expect(h.commandsCarrying("1", "powerup")-before).To(Equal(1), "one command puts the setting back")
 		})
 
 		t.Run("a bulb without the setting: named, never sent", func(t *testing.T) {
@@ -75,7 +62,7 @@ func TestHueLightPowerup(t *testing.T) {
 			sent := h.lightCommands("2")
 			g.Consistently(h.lightCommands, effectQuiet, huePoll).WithArguments("2").Should(Equal(sent),
 				"nothing more is sent to a bulb that cannot take the setting")
-			g.Expect(h.powerupCommands("2")).To(BeZero())
+			g.Expect(h.commandsCarrying("2", "powerup")).To(BeZero())
 			h.expectNoRepeats(g, "2")
 			g.Expect(h.light(g, "entrance", "plain").Status.Capabilities.Powerup).To(BeFalse())
 		})
@@ -92,7 +79,7 @@ func TestHueLightPowerup(t *testing.T) {
 		g.Eventually(func(g Gomega) bool { return h.bulb(g, "newer").On }, hueTimeout, huePoll).Should(BeTrue())
 		sent := h.lightCommands("1")
 		g.Consistently(h.lightCommands, effectQuiet, huePoll).WithArguments("1").Should(Equal(sent))
-		g.Expect(h.powerupCommands("1")).To(BeZero())
+		g.Expect(h.commandsCarrying("1", "powerup")).To(BeZero())
 		h.expectNoRepeats(g, "1")
 		g.Expect(h.light(g, "entrance", "newer").Status.Capabilities.Powerup).To(BeFalse())
 	})
