@@ -112,6 +112,10 @@ func TestDynamoDBTableStrongGlobalTableOnTheModel(t *testing.T) {
 	g.Consistently(func() [3]int { return [3]int{w.gap.Calls("CreateTable"), w.gap.Calls("DeleteTable"), strongCalls()} },
 		5*time.Second, ddbPoll).Should(Equal([3]int{creates, deletes, 2}))
 	w.gap.AllowReplication(obj.Spec.TableName)
+	// Tether looks again a minute after a denial (inaccessibleDelay), as
+	// long as the test's wait: a change to the object is the user's way to
+	// have it look at once.
+	s.nudge(t, obj)
 	s.eventuallyReady(t, obj)
 
 	// Deleted: every replica and the witness in one call, then the table.
