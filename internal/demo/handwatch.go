@@ -17,7 +17,7 @@ import (
 // it without polling) and the moment the bridge shows it changed back:
 // the control loop as the audience sees it on the bulb.
 type handWatch struct {
-	bridge   *huesim.Server
+	bridge   *huesim.Bridge
 	timeline *timeline
 
 	mu sync.Mutex
@@ -31,10 +31,15 @@ type pendingHand struct {
 	huesim.HandChange
 	seq      int
 	pushedAt time.Time
+	// putBack: the bulb shows the correction already. The bridge hands a
+	// message to its streams before it reports the push (OnPush), so
+	// Tether may correct the bulb before the push is reported: the entry
+	// then waits for that report.
+	putBack bool
 }
 
 func watchHandChanges(ctx context.Context, bridge *huesim.Server, tl *timeline) {
-	w := &handWatch{bridge: bridge, timeline: tl, pending: map[string]*pendingHand{}}
+	w := &handWatch{bridge: bridge.Bridge, timeline: tl, pending: map[string]*pendingHand{}}
 	// Subscribe first: a put-back that follows at once still wakes us.
 	changed, unsubscribe := bridge.Subscribe()
 	bridge.OnHandChange(w.handChanged)
@@ -78,6 +83,9 @@ func (w *handWatch) pushed(p huesim.Push) {
 		c.pushedAt = p.At
 		ms := millis(p.At.Sub(c.At))
 		w.timeline.update(c.seq, func(e *entry) { e.Loop.PushedMS = &ms })
+		if c.putBack {
+			delete(w.pending, id)
+		}
 	}
 }
 
@@ -88,6 +96,9 @@ func (w *handWatch) checkPutBacks(now time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for id, c := range w.pending {
+		if c.putBack {
+			continue
+		}
 		l, ok := w.bridge.Light(id)
 		if !ok {
 			delete(w.pending, id)
@@ -97,7 +108,10 @@ func (w *handWatch) checkPutBacks(now time.Time) {
 		if words == "" {
 			continue
 		}
-		delete(w.pending, id)
+		c.putBack = true
+		if !c.pushedAt.IsZero() {
+			delete(w.pending, id)
+		}
 		took := millis(now.Sub(c.At))
 		w.timeline.update(c.seq, func(e *entry) { e.Loop.TookMS, e.Loop.PutBack = &took, words })
 	}
