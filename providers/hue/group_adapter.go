@@ -85,7 +85,9 @@ func (e *GroupExternal) connect(ctx context.Context, g *huev1alpha1.HueGroup, ke
 }
 
 // findGroup is the room or zone the HueGroup names: the one it had, if it
-// still bears the name, else the only one of that name (and type).
+// still bears the name, else the only one of that name (and type), else
+// the room or zone Tether created for it, renamed since (in the Hue app):
+// its name is drift like any other, put back by Update (renamedGroup).
 func findGroup(groups []wire.Group, g *huev1alpha1.HueGroup) (*wire.Group, error) {
 	var named []wire.Group
 	for _, gr := range groups {
@@ -98,7 +100,7 @@ func findGroup(groups []wire.Group, g *huev1alpha1.HueGroup) (*wire.Group, error
 	}
 	switch len(named) {
 	case 0:
-		return nil, nil
+		return renamedGroup(groups, g), nil
 	case 1:
 		return &named[0], nil
 	}
@@ -108,6 +110,23 @@ func findGroup(groups []wire.Group, g *huev1alpha1.HueGroup) (*wire.Group, error
 	}
 	return nil, providers.RetryAfter(time.Minute, ReasonGroupTypeMismatch, fmt.Errorf(
 		"the bridge has %d groups named %q (ids %s): rename all but one in the Hue app, or set spec.type", len(named), g.Spec.Name, strings.Join(ids, ", ")))
+}
+
+// renamedGroup is the room or zone Tether created for g (status.groupID,
+// as for Delete, which removes only what Tether created), under another
+// name now; nil when there is none. A group Tether found by its name and
+// did not create is the user's: once renamed it is no longer the one the
+// HueGroup names.
+func renamedGroup(groups []wire.Group, g *huev1alpha1.HueGroup) *wire.Group {
+	if !g.Status.Created || g.Status.GroupID == "" {
+		return nil
+	}
+	for _, gr := range groups {
+		if gr.ID == g.Status.GroupID && isRoomOrZone(gr.Type) && (g.Spec.Type == "" || gr.Type == string(g.Spec.Type)) {
+			return &gr
+		}
+	}
+	return nil
 }
 
 func isRoomOrZone(t string) bool { return t == wire.GroupRoom || t == wire.GroupZone }
@@ -186,8 +205,12 @@ func (c *groupConn) Observe(ctx context.Context, g *huev1alpha1.HueGroup) (provi
 
 // compare tells what differs: the group's lights, then their states.
 func (c *groupConn) compare(g *huev1alpha1.HueGroup, p groupPlan) providers.Observation {
-	w := bridge.GroupWant{GroupID: c.group.ID, LightIDs: c.group.LightIDs, Desired: p.want, Reachable: map[string]bool{}}
+	w := bridge.GroupWant{GroupID: c.group.ID, Name: c.group.Name, LightIDs: c.group.LightIDs, Desired: p.want, Reachable: map[string]bool{}}
 	d := &GroupDiff{}
+	if c.group.Name != g.Spec.Name {
+		d.name = g.Spec.Name
+		d.Changes = append(d.Changes, fmt.Sprintf("name: %q -> %q", c.group.Name, g.Spec.Name))
+	}
 	if !c.group.HasLights(p.memberIDs) {
 		d.lightIDs = p.memberIDs
 		d.Changes = append(d.Changes, fmt.Sprintf("lights: %s -> %s", c.names(c.group.LightIDs), c.names(p.memberIDs)))
@@ -252,7 +275,7 @@ func (c *groupConn) compare(g *huev1alpha1.HueGroup, p groupPlan) providers.Obse
 		return obs
 	}
 	g.Status.ActiveScene = ""
-	if eta, queued := c.rooms.Pending(c.key, fullKey); queued && d.lightIDs == nil {
+	if eta, queued := c.rooms.Pending(c.key, fullKey); queued && d.lightIDs == nil && d.name == "" {
 		if quietInLine(c.session.Status().Answering, eta) {
 			return providers.Waiting(providers.Wait{Quiet: true, For: eta + lookAgain})
 		}
@@ -377,6 +400,9 @@ func (c *groupConn) Update(ctx context.Context, g *huev1alpha1.HueGroup, diff pr
 	d, ok := diff.(*GroupDiff)
 	if !ok || d == nil {
 		return nil
+	}
+	if d.name != "" {
+		return ClassifyRooms(c.bridge.Name, c.rooms.RenameGroup(ctx, c.group.ID, d.name))
 	}
 	if d.lightIDs != nil {
 		return ClassifyRooms(c.bridge.Name, c.rooms.SetGroupLights(ctx, c.group.ID, d.lightIDs))
@@ -553,6 +579,7 @@ func groupNames(groups []wire.Group) string {
 // GroupDiff is what differs between a HueGroup's spec and its group.
 type GroupDiff struct {
 	Changes   []string
+	name      string   // the group should bear this name (renamed outside)
 	lightIDs  []string // the group's lights should be these
 	members   []string
 	plan      groupPlan

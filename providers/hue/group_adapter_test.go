@@ -64,6 +64,9 @@ func (f *fakeRoomsBridge) CreateRoom(context.Context, wire.GroupSpec) (string, e
 func (f *fakeRoomsBridge) SetGroupLights(context.Context, string, []string) error {
 	return f.errNotFaked
 }
+func (f *fakeRoomsBridge) RenameGroup(context.Context, string, string) error {
+	return f.errNotFaked
+}
 func (f *fakeRoomsBridge) Scene(context.Context, string) (wire.Scene, error) {
 	return wire.Scene{}, f.errNotFaked
 }

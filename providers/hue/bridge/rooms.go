@@ -40,7 +40,10 @@ type rooms struct {
 // it saw them, the projected state of each member it sets (all of them, or
 // a scene's), and which of them were reachable.
 type GroupWant struct {
-	GroupID   string
+	GroupID string
+	// Name and LightIDs are the group's as the HueGroup last saw them: a
+	// read that shows others wakes it (changed).
+	Name      string
 	LightIDs  []string
 	Desired   map[string]model.Desired
 	Reachable map[string]bool
@@ -113,7 +116,7 @@ func (r *rooms) changed(groups []wire.Group) []types.NamespacedName {
 	defer r.mu.Unlock()
 	for k, w := range r.watchers {
 		g, ok := byID[w.GroupID]
-		if !ok || !g.HasLights(w.LightIDs) {
+		if !ok || g.Name != w.Name || !g.HasLights(w.LightIDs) {
 			out = append(out, k)
 		}
 	}

@@ -119,6 +119,19 @@ func (r Rooms) SetGroupLights(ctx context.Context, id string, lightIDs []string)
 	return err
 }
 
+// RenameGroup gives a group the name name, on the group budget, and reads
+// the groups again.
+func (r Rooms) RenameGroup(ctx context.Context, id, name string) error {
+	s := r.s
+	rc, err := s.roomsWrite(ctx, s.sender.groups)
+	if err != nil {
+		return err
+	}
+	err = rc.RenameGroup(ctx, id, name)
+	_, _ = s.rooms.read(ctx, s.client.get(), 0)
+	return err
+}
+
 // DeleteGroup deletes a room or zone, on the group budget, and reads the
 // groups again.
 func (r Rooms) DeleteGroup(ctx context.Context, id string) error {

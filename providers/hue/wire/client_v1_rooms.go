@@ -89,6 +89,16 @@ func (c *v1Client) SetGroupLights(ctx context.Context, id string, lightIDs []str
 	})
 }
 
+func (c *v1Client) RenameGroup(ctx context.Context, id, name string) error {
+	if _, err := strconv.Atoi(id); err != nil {
+		return fmt.Errorf("group id %q is not a number", id)
+	}
+	return c.bounded(ctx, "SetGroupAttributes", func(ctx context.Context) error {
+		_, err := c.write(ctx, http.MethodPut, "/groups/"+id, map[string]any{"name": name})
+		return err
+	})
+}
+
 func (c *v1Client) Scenes(ctx context.Context) (scenes []Scene, err error) {
 	err = c.bounded(ctx, "GetScenes", func(ctx context.Context) error {
 		var raw map[string]v1Scene

@@ -56,6 +56,12 @@ func roomsAndScenes(t *testing.T, sim *huesim.Server, c RoomsClient) {
 	zone, err := c.CreateRoom(ctx, GroupSpec{Name: "Downstairs", Type: GroupZone})
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(c.SetGroupLights(ctx, zone, []string{"2", "3"})).To(Succeed())
+	// A rename changes the name alone: the lights and the class (CLIP
+	// v2's archetype, the kind the Hue app shows) stay.
+	class := sim.Groups()[zone].Class
+	g.Expect(c.RenameGroup(ctx, zone, "Upstairs")).To(Succeed())
+	g.Expect(sim.Groups()[zone]).To(And(HaveField("Name", "Upstairs"), HaveField("Lights", []string{"2", "3"}), HaveField("Class", class)))
+	g.Expect(c.RenameGroup(ctx, zone, "Downstairs")).To(Succeed())
 	groups, err := c.ListGroups(ctx)
 	g.Expect(err).NotTo(HaveOccurred())
 	for i := range groups {

@@ -237,6 +237,30 @@ func (c *v2Client) SetGroupLights(ctx context.Context, id string, lightIDs []str
 	return c.readOne(ctx, rtype, rid)
 }
 
+// roomRename is a PUT that changes a room's or zone's name alone: no
+// children (the members stay) and no archetype (the kind the Hue app
+// shows stays).
+type roomRename struct {
+	Metadata struct {
+		Name string `json:"name"`
+	} `json:"metadata"`
+}
+
+// RenameGroup gives the room or zone the name name and reads it back into
+// the store.
+func (c *v2Client) RenameGroup(ctx context.Context, id, name string) error {
+	rid, rtype, err := c.groupOf(ctx, id)
+	if err != nil {
+		return err
+	}
+	var body roomRename
+	body.Metadata.Name = name
+	if _, err := c.writeRoom(ctx, "SetGroupAttributes", http.MethodPut, "/clip/v2/resource/"+rtype+"/"+rid, body); err != nil {
+		return err
+	}
+	return c.readOne(ctx, rtype, rid)
+}
+
 // deleteRoom deletes a room or zone; one already gone is success.
 func (c *v2Client) deleteRoom(ctx context.Context, rid, rtype string) error {
 	status, ans, err := c.call(ctx, "DeleteGroup", http.MethodDelete, "/clip/v2/resource/"+rtype+"/"+rid, nil)
@@ -284,7 +308,7 @@ func (c *v2Client) childrenOf(ctx context.Context, rtype string, lightIDs []stri
 // 409 is a device another room holds: what a bridge answers then is not
 // documented (openhue-api lists 409 for every path); Tether reads it as
 // the v1 API's error 306, which its rooms already handle.
-func (c *v2Client) writeRoom(ctx context.Context, operation, method, path string, body roomWrite) (string, error) {
+func (c *v2Client) writeRoom(ctx context.Context, operation, method, path string, body any) (string, error) {
 	status, ans, err := c.call(ctx, operation, method, path, body)
 	if err != nil {
 		return "", err

@@ -29,6 +29,8 @@ type RoomsClient interface {
 	CreateRoom(ctx context.Context, spec GroupSpec) (string, error)
 	// SetGroupLights makes lightIDs the group's lights.
 	SetGroupLights(ctx context.Context, id string, lightIDs []string) error
+	// RenameGroup gives the group the name name, and nothing else.
+	RenameGroup(ctx context.Context, id, name string) error
 	// Scenes lists the bridge's scenes, without their states.
 	Scenes(ctx context.Context) ([]Scene, error)
 	// Scene reads one scene with its states; a scene that is gone is a
