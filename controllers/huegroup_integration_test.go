@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -345,20 +346,31 @@ func eventuallySceneReady(h *hueEnv, name, want string) {
 // each wanting a brightness of its own, go as temporary scenes (store,
 // recall on group 0, delete) instead of 40 light commands; no temporary
 // scene is left, and one a crash left before is removed when the bridge's
-// session starts, while the user's scene stays.
+// session starts, while the user's scene stays. On a bridge without v1
+// each temporary scene is a CLIP v2 scene in a temporary zone of its
+// lights (created, recalled, deleted with its zone): a zone a crash left
+// is removed, the user's zone stays. On the code before, that bridge sent
+// 40 light commands.
 func TestHueDistinctStatesUseATemporaryScene(t *testing.T) {
-	forEachAPI(t, func(t *testing.T, api string) {
+	forEachGroupAPI(t, func(t *testing.T, api string) {
 		const n = 40
 		names := make([]string, n)
 		for i := range names {
 			names[i] = fmt.Sprintf("bulb-%02d", i)
 		}
+		v2Only := api == apiV2WithoutV1
 		h := newHueEnvOn(t, api, "tempscenes", false, huesim.Options{Lights: names})
-		h.sim.AddScene("tether-temporary-crashed", "1", "2")
-		user := h.sim.AddScene("Movie night", "1")
+		var user string
+		if v2Only {
+			h.sim.AddZone("tether-temporary-crashed", "1", "2")
+			user = h.sim.AddZone("Upstairs", "1")
+		} else {
+			h.sim.AddScene("tether-temporary-crashed", "1", "2")
+			user = h.sim.AddScene("Movie night", "1")
+		}
 		h.writeSecret(hueUser) // the session starts now, with the stale scene there
 		g := NewWithT(t)
-		g.Eventually(func() []string { return sceneIDsOf(h.sim.Scenes()) }, hueTimeout, huePoll).Should(Equal([]string{user}))
+		g.Eventually(func() []string { return temporariesLeft(h.sim, user, v2Only) }, hueTimeout, huePoll).Should(Equal([]string{user}))
 		h.sim.ResetCommands()
 
 		for i, name := range names {
@@ -372,28 +384,57 @@ func TestHueDistinctStatesUseATemporaryScene(t *testing.T) {
 		for i, name := range names {
 			g.Expect(h.bulb(g, name).Bri).To(Equal(10 + i))
 		}
-		lights, stores, recalls := 0, 0, 0
+		lights, stores, recalls, zones := 0, 0, 0, 0
 		for _, c := range h.sim.Commands() {
 			switch {
 			case strings.HasPrefix(c.Path, "/lights/"), strings.HasPrefix(c.Path, "/clip/v2/resource/light/"):
 				lights++
-			case c.Method == "POST" && c.Path == "/scenes":
+			case c.Method == "POST" && (c.Path == "/scenes" || c.Path == "/clip/v2/resource/scene"):
 				stores++
+			case c.Method == "POST" && c.Path == "/clip/v2/resource/zone":
+				zones++
 			case c.Path == "/groups/0/action":
 				var body map[string]any
 				g.Expect(json.Unmarshal(c.Body, &body)).To(Succeed())
 				g.Expect(body).To(HaveKey("scene"))
 				recalls++
+			case c.Method == "PUT" && strings.HasPrefix(c.Path, "/clip/v2/resource/scene/"):
+				var body map[string]any
+				g.Expect(json.Unmarshal(c.Body, &body)).To(Succeed())
+				g.Expect(body).To(HaveKeyWithValue("recall", HaveKeyWithValue("action", "active")))
+				recalls++
 			}
 		}
-		t.Logf("%d distinct states: %d scenes stored, %d recalled, %d light commands", n, stores, recalls, lights)
+		t.Logf("%d distinct states: %d scenes stored (%d zones), %d recalled, %d light commands", n, stores, zones, recalls, lights)
 		g.Expect(stores).To(BeNumerically(">=", 1))
 		g.Expect(recalls).To(Equal(stores))
+		if v2Only {
+			g.Expect(zones).To(Equal(stores), "each temporary scene in a zone of its own")
+			h.expectNoV1()
+		} else {
+			g.Expect(zones).To(BeZero())
+		}
 		g.Expect(lights).To(BeNumerically("<", n/4), "most lights were set by scenes")
-		g.Eventually(func() []string { return sceneIDsOf(h.sim.Scenes()) }, hueTimeout, huePoll).Should(Equal([]string{user}),
+		g.Eventually(func() []string { return temporariesLeft(h.sim, user, v2Only) }, hueTimeout, huePoll).Should(Equal([]string{user}),
 			"no temporary scene is left")
 		g.Expect(h.sim.Overloads()).To(BeZero())
 	})
+}
+
+// temporariesLeft lists the bridge's scenes by id, and on a bridge
+// without v1 its zones too (the user's zone user among them).
+func temporariesLeft(sim *huesim.Server, user string, v2Only bool) []string {
+	if !v2Only {
+		return sceneIDsOf(sim.Scenes())
+	}
+	out := sceneIDsOf(sim.Scenes())
+	for id, g := range sim.Groups() {
+		if g.Type == huesim.TypeZone {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func sceneIDsOf(m map[string]huesim.Scene) []string {

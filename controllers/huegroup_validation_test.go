@@ -47,6 +47,7 @@ func TestHueGroupAndSceneValidation(t *testing.T) {
 		{"group colour twice", group(obj{"name": "K", "color": obj{"xy": []any{0.3, 0.3}, "colorTemperature": 300}}), "color must set exactly one of"},
 		{"group transition not in tenths", group(obj{"name": "K", "transitionTime": "50ms"}), "transitionTime must be a multiple of 100ms"},
 		{"group unknown onDelete", group(obj{"name": "K", "onDelete": "Explode"}), `supported values: "TurnOff", "Keep"`},
+		{"a temporary zone's name", group(obj{"name": "tether-temporary-x"}), "names starting with tether-temporary- are Tether's temporary zones"},
 		{"scene without a group", scene(obj{"lights": []any{obj{"name": "a"}}}), "spec.groupRef: Required value"},
 		{"scene without lights", scene(obj{"groupRef": ref, "lights": []any{}}), "should have at least 1 items"},
 		{"scene light twice", scene(obj{"groupRef": ref, "lights": []any{obj{"name": "a"}, obj{"name": "a"}}}), "Duplicate value"},

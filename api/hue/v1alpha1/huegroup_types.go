@@ -35,6 +35,7 @@ type HueGroupSpec struct {
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:XValidation:rule="!self.startsWith('tether-temporary-')",message="names starting with tether-temporary- are Tether's temporary zones, removed when it starts"
 	Name string `json:"name"`
 
 	// Type is Room or Zone. With lights it is required; without, the

@@ -88,12 +88,12 @@ func (s *sender) claimBatch() *batch {
 
 // sendBatch sends one batch: a temporary scene, or a group command.
 func (s *sender) sendBatch(ctx context.Context, b *batch) {
-	if !b.groupZero && !s.temporariesUsable() { // the bridge showed it has no v1 since the batch was chosen
-		s.giveBack(b.orders)
+	if b.scene { // in a temporary zone on a bridge without v1
+		s.sendScene(ctx, b)
 		return
 	}
-	if b.scene {
-		s.sendScene(ctx, b)
+	if !b.groupZero && !s.temporariesUsable() { // the bridge showed it has no v1 since the batch was chosen
+		s.giveBack(b.orders)
 		return
 	}
 	s.sendGroupBatch(ctx, b)

@@ -118,7 +118,7 @@ func (s *sender) runGroups(ctx context.Context) {
 // and a read finds the bridge answering again; nil otherwise.
 func (s *sender) leftoversBack() <-chan struct{} {
 	s.mu.Lock()
-	left := len(s.tempGroups.leftovers) + len(s.scenes.leftovers)
+	left := len(s.tempGroups.leftovers) + len(s.scenes.leftovers) + len(s.scenes.zones)
 	s.mu.Unlock()
 	if left == 0 {
 		return nil

@@ -136,4 +136,5 @@ type tempScenes struct {
 	enabled     bool      // the HueBridge's spec.temporaryScenes
 	pausedUntil time.Time // after the bridge refused a scene
 	leftovers   []string  // temporary scenes whose deletion failed
+	zones       []string  // temporary zones whose deletion failed (v2 alone)
 }

@@ -22,6 +22,16 @@ import (
 // lights back to light commands, and scenes are not tried again for
 // refusalPause. The line waits for HueLights about to join it
 // (gathering.go), so that a burst goes as one scene.
+//
+// A bridge without v1 (its firmware answers 404 on the v1 paths) has no
+// LightScenes: a CLIP v2 scene belongs to one room or zone (its group is
+// required: CLIP v2 API reference, "scene"), and group 0 is not a v2
+// resource. There the temporary scene lives in a temporary zone of its
+// lights, named as it is: the zone is created (a group slot), the scene
+// stored in it, recalled one group slot later and deleted, then the zone.
+// Two group slots, as a temporary group takes: it pays only when the line
+// is longer than that (tempGroupCost). The Hue app lists the zone while it
+// exists, a few seconds.
 const (
 	// minSceneSize: a temporary scene takes three requests (store,
 	// recall, delete); fewer lights go light by light.
@@ -36,11 +46,13 @@ const (
 
 // scenesUsableLocked reports whether a temporary scene may be tried now.
 func (s *sender) scenesUsableLocked(now time.Time) bool {
-	if !s.scenes.enabled || now.Before(s.scenes.pausedUntil) || !s.temporariesUsable() {
+	if !s.scenes.enabled || now.Before(s.scenes.pausedUntil) {
 		return false
 	}
-	_, ok := wire.RoomsOf(s.client.get())
-	return ok
+	if _, ok := wire.RoomsOf(s.client.get()); !ok {
+		return false
+	}
+	return s.temporariesUsable() || time.Duration(s.line.len())*s.interval >= tempGroupCost
 }
 
 // sceneBatchLocked is a temporary scene of the line, when it is long
@@ -71,7 +83,19 @@ func (s *sender) sendScene(ctx context.Context, b *batch) {
 		states[o.lightID] = o.full
 	}
 	name := tempScenePrefix + strconv.FormatInt(time.Now().UnixNano(), 36)
-	id, err := rc.CreateScene(ctx, wire.SceneSpec{Name: name, States: states})
+	spec, group := wire.SceneSpec{Name: name, States: states}, "0"
+	if !s.temporariesUsable() {
+		// The zone takes the group slot runGroups waited for; deferred
+		// first, it is deleted after its scene.
+		zone, ok := s.createZone(ctx, rc, name, b.orders)
+		if !ok {
+			s.giveBack(b.orders)
+			return
+		}
+		defer s.deleteZone(context.WithoutCancel(ctx), zone)
+		spec.GroupID, group = zone, zone
+	}
+	id, err := rc.CreateScene(ctx, spec)
 	s.cache.unanswered(err)
 	if err != nil {
 		s.pauseScenes("cannot store a temporary scene; sending light commands", err)
@@ -80,9 +104,14 @@ func (s *sender) sendScene(ctx context.Context, b *batch) {
 	}
 	// Deleted even if the session stops meanwhile: nothing else would.
 	defer s.deleteScene(context.WithoutCancel(ctx), id)
-	// The recall takes the group slot runGroups waited for.
+	// The recall takes the group slot runGroups waited for, or (after a
+	// zone) the next one.
+	if spec.GroupID != "" && s.groups.Wait(ctx) != nil {
+		s.giveBack(b.orders)
+		return
+	}
 	sentAt := time.Now()
-	if err := rc.RecallScene(ctx, id, "0", nil); err != nil {
+	if err := rc.RecallScene(ctx, id, group, nil); err != nil {
 		s.cache.unanswered(err)
 		s.pauseScenes("the bridge refused to recall a temporary scene; sending light commands", err)
 		s.giveBack(b.orders)
@@ -118,10 +147,45 @@ func (s *sender) deleteLeftoverScenes(ctx context.Context) {
 	for _, id := range s.takeLeftovers(&s.scenes.leftovers) {
 		s.deleteScene(ctx, id)
 	}
+	for _, id := range s.takeLeftovers(&s.scenes.zones) {
+		s.deleteZone(ctx, id)
+	}
 }
 
-// removeStaleScenes deletes temporary scenes a crashed Tether left behind.
+// createZone creates the temporary zone of the orders' lights, on the
+// group slot the caller holds; false when the bridge refused it (temporary
+// scenes paused, as for a refused scene).
+func (s *sender) createZone(ctx context.Context, rc wire.RoomsClient, name string, orders []*order) (string, bool) {
+	ids := make([]string, len(orders))
+	for i, o := range orders {
+		ids[i] = o.lightID
+	}
+	zone, err := rc.CreateRoom(ctx, wire.GroupSpec{Name: name, Type: wire.GroupZone, LightIDs: ids})
+	s.cache.unanswered(err)
+	if err != nil {
+		s.pauseScenes("cannot create a temporary zone for a temporary scene; sending light commands", err)
+		return "", false
+	}
+	return zone, true
+}
+
+// deleteZone removes a temporary zone on the group budget; one that cannot
+// be removed now is retried later, as a temporary scene is.
+func (s *sender) deleteZone(ctx context.Context, id string) {
+	s.deleteTemporary(ctx, "zone", s.groups, &s.scenes.zones, id, func(ctx context.Context, id string) error {
+		return s.client.get().DeleteGroup(ctx, id) // the client in use once the budget allows
+	})
+}
+
+// removeStaleScenes deletes temporary scenes a crashed Tether left behind:
+// v1 scenes, or on a bridge without v1 the temporary zones and their
+// scenes. It runs after removeStaleGroups, whose look tells whether the
+// bridge has v1.
 func (s *sender) removeStaleScenes(ctx context.Context) {
+	if !s.temporariesUsable() {
+		s.removeStaleZones(ctx)
+		return
+	}
 	lister, ok := s.client.get().(wire.LightSceneLister) // temporary scenes are v1 scenes
 	if !ok {
 		return
@@ -134,6 +198,36 @@ func (s *sender) removeStaleScenes(ctx context.Context) {
 	for _, sc := range scenes {
 		if strings.HasPrefix(sc.Name, tempScenePrefix) {
 			s.deleteScene(ctx, sc.ID)
+		}
+	}
+}
+
+// removeStaleZones deletes, on a bridge without v1, the temporary scenes
+// and then the temporary zones a crashed Tether left. HueGroups and
+// HueScenes may not take tempScenePrefix, so no name of theirs matches.
+func (s *sender) removeStaleZones(ctx context.Context) {
+	rc, ok := wire.RoomsOf(s.client.get())
+	if !ok {
+		return
+	}
+	scenes, err := rc.Scenes(ctx)
+	if err != nil {
+		s.log.V(1).Info("cannot list scenes to remove stale temporary ones", "error", err.Error())
+		return
+	}
+	for _, sc := range scenes {
+		if strings.HasPrefix(sc.Name, tempScenePrefix) {
+			s.deleteScene(ctx, sc.ID)
+		}
+	}
+	groups, err := rc.ListGroups(ctx)
+	if err != nil {
+		s.log.V(1).Info("cannot list zones to remove stale temporary ones", "error", err.Error())
+		return
+	}
+	for _, g := range groups {
+		if g.Type == wire.GroupZone && strings.HasPrefix(g.Name, tempScenePrefix) {
+			s.deleteZone(ctx, g.ID)
 		}
 	}
 }
