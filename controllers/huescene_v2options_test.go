@@ -37,7 +37,8 @@ func optionsScene(sunset [][2]float64) *huev1alpha1.HueScene {
 					{XY: []huev1alpha1.Chromaticity{0.6, 0.35}, Brightness: 200},
 					{XY: []huev1alpha1.Chromaticity{0.5, 0.4}, Brightness: 120}},
 				ColorTemperatures: []huev1alpha1.PaletteColorTemperature{{ColorTemperature: 400, Brightness: 150}},
-				Brightness:        ptr.To[int32](180)},
+				Brightness:        ptr.To[int32](180),
+				Effects:           []string{"candle", "fire"}},
 			Speed: ptr.To(huev1alpha1.Speed(0.7)), AutoDynamic: ptr.To(true),
 			Lights: []huev1alpha1.SceneLight{
 				{Name: "lamp", Brightness: ptr.To[int32](100), Effect: ptr.To("candle")},
@@ -62,8 +63,8 @@ func expectSceneLimited(h *hueEnv, name string, msgs ...string) {
 	}, hueTimeout, huePoll).Should(Succeed())
 }
 
-// TestHueSceneV2Options: a HueScene with a palette (two colours, a white
-// and a brightness), speed 0.7, autoDynamic and per-light effects and a
+// TestHueSceneV2Options: a HueScene with a palette (two colours, a white,
+// a brightness and two effects), speed 0.7, autoDynamic and per-light effects and a
 // gradient, through the real manager on each API.
 //   - On CLIP v2 (with and without v1) the scene the bridge holds has that
 //     palette, speed and auto_dynamic, the strip's gradient and fire effect
@@ -121,6 +122,8 @@ func TestHueSceneV2Options(t *testing.T) {
 			g.Expect(v2.Palette.ColorTemperature).To(HaveLen(1))
 			g.Expect(v2.Palette.ColorTemperature[0].ColorTemperature.Mirek).To(Equal(400))
 			g.Expect(v2.Palette.Dimming).To(HaveLen(1))
+			g.Expect(v2.Palette.Effects).To(HaveLen(2))
+			g.Expect([]string{v2.Palette.Effects[0].Effect, v2.Palette.Effects[1].Effect}).To(Equal([]string{"candle", "fire"}), "the palette's effects")
 			g.Expect(v2.Effects).To(Equal(map[string]string{"2": "fire", "3": "candle"}), "no effect for the lamp")
 			g.Expect(v2.Gradients).To(HaveKey("2"))
 			g.Expect(v2.Gradients["2"].Points).To(Equal(sunset))

@@ -1,6 +1,8 @@
 package hue
 
 import (
+	"slices"
+
 	"strings"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
@@ -29,6 +31,7 @@ func sceneOptions(spec huev1alpha1.HueSceneSpec) wire.SceneOptions {
 		for _, c := range p.ColorTemperatures {
 			o.Palette.ColorTemperatures = append(o.Palette.ColorTemperatures, wire.PaletteColorTemperature{CT: int(c.ColorTemperature), Bri: int(c.Brightness)})
 		}
+		o.Palette.Effects = slices.Clone(p.Effects)
 	}
 	return o
 }

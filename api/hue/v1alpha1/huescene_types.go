@@ -65,9 +65,9 @@ type SceneLight struct {
 // ScenePalette is the colours a CLIP v2 scene plays when it is shown
 // dynamically (the scene's palette, CLIP v2 API reference, "scene"; openhue
 // openhue-api src/scene, ScenePalette): up to 9 colours, one colour
-// temperature and one brightness, the limits Hue's API reference gives.
-// The palette's effects (up to 3) are not declared here.
-// +kubebuilder:validation:XValidation:rule="has(self.colors) || has(self.colorTemperatures) || has(self.brightness)",message="a palette needs at least one of colors, colorTemperatures or brightness"
+// temperature, one brightness and 3 effects, the limits Hue's API reference
+// gives.
+// +kubebuilder:validation:XValidation:rule="has(self.colors) || has(self.colorTemperatures) || has(self.brightness) || has(self.effects)",message="a palette needs at least one of colors, colorTemperatures, brightness or effects"
 type ScenePalette struct {
 	// Colors are the palette's colours, each with its brightness: 1 to 9.
 	// +optional
@@ -89,6 +89,19 @@ type ScenePalette struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=254
 	Brightness *int32 `json:"brightness,omitempty"`
+
+	// Effects are the light effects the palette plays (candle, fire,
+	// sparkle, ...; the palette's effects entries): 1 to 3, each once. A
+	// palette is the scene's, not a light's: which of its lights play an
+	// effect is the bridge's choice, by what each lists in effect_values.
+	// +optional
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=3
+	// +listType=set
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=32
+	// +kubebuilder:validation:items:Pattern=`^[a-z][a-z0-9_]*$`
+	Effects []string `json:"effects,omitempty"`
 }
 
 // PaletteColor is one colour of a palette.

@@ -30,7 +30,8 @@ type SceneOptions struct {
 type ScenePalette struct {
 	Colors            []PaletteColor
 	ColorTemperatures []PaletteColorTemperature
-	Bri               *int // the palette's dimming entry
+	Bri               *int     // the palette's dimming entry
+	Effects           []string // the palette's effects, in order
 }
 
 // PaletteColor is one colour of a palette.
@@ -68,7 +69,7 @@ func (o SceneOptions) Changes(got SceneOptions) []string {
 // same reports whether two palettes are one at the bridge's precision.
 func (p ScenePalette) same(q ScenePalette) bool {
 	sameBri := (p.Bri == nil) == (q.Bri == nil) && (p.Bri == nil || *p.Bri == *q.Bri)
-	return sameBri && slices.Equal(p.ColorTemperatures, q.ColorTemperatures) &&
+	return sameBri && slices.Equal(p.ColorTemperatures, q.ColorTemperatures) && slices.Equal(p.Effects, q.Effects) &&
 		slices.EqualFunc(p.Colors, q.Colors, func(a, b PaletteColor) bool { return a.Bri == b.Bri && model.NearXY(a.XY, b.XY) })
 }
 
@@ -80,6 +81,9 @@ func (p *ScenePalette) String() string {
 	s := fmt.Sprintf("colors %v, color_temperature %v", p.Colors, p.ColorTemperatures)
 	if p.Bri != nil {
 		s += fmt.Sprintf(", bri %d", *p.Bri)
+	}
+	if len(p.Effects) > 0 {
+		s += fmt.Sprintf(", effects %v", p.Effects)
 	}
 	return s
 }
@@ -113,6 +117,11 @@ type v2Palette struct {
 		Dimming v2Dimming `json:"dimming"`
 	} `json:"color_temperature"`
 	Dimming []v2Dimming `json:"dimming"`
+	// Effects may be left out by the bridge (Bridge Pro firmware of
+	// 2026-07 omits an empty list: aiohue PR #659): none then.
+	Effects []struct {
+		Effect string `json:"effect"`
+	} `json:"effects"`
 }
 
 type v2Dimming struct {
@@ -132,6 +141,9 @@ func (p v2Palette) model() *ScenePalette {
 	if len(p.Dimming) > 0 {
 		bri := briOf(p.Dimming[0].Brightness)
 		out.Bri = &bri
+	}
+	for _, e := range p.Effects {
+		out.Effects = append(out.Effects, e.Effect)
 	}
 	return out
 }
@@ -153,7 +165,11 @@ func palettePut(p ScenePalette) map[string]any {
 	if p.Bri != nil {
 		dimming = append(dimming, map[string]float64{"brightness": brightnessOf(*p.Bri)})
 	}
-	return map[string]any{"color": colors, "color_temperature": cts, "dimming": dimming, "effects": []any{}}
+	effects := []map[string]string{}
+	for _, e := range p.Effects {
+		effects = append(effects, map[string]string{"effect": e})
+	}
+	return map[string]any{"color": colors, "color_temperature": cts, "dimming": dimming, "effects": effects}
 }
 
 // optionsPut adds the managed options to a scene's POST or PUT body.
