@@ -55,7 +55,10 @@ func TestHueGroupAndSceneValidation(t *testing.T) {
 		{"scene light two colours", scene(obj{"groupRef": ref, "lights": []any{obj{"name": "a", "color": obj{"hue": 1}}}}), "hue and saturation go together"},
 		{"a temporary scene's name", scene(obj{"groupRef": ref, "name": "tether-temporary-x", "lights": []any{obj{"name": "a"}}}),
 			"names starting with tether-temporary- are Tether's temporary scenes"},
-		{"an empty palette", scene(obj{"groupRef": ref, "lights": one, "palette": obj{}}), "a palette needs at least one of colors, colorTemperatures or brightness"},
+		{"an empty palette", scene(obj{"groupRef": ref, "lights": one, "palette": obj{}}), "a palette needs at least one of colors, colorTemperatures, brightness or effects"},
+		{"a palette of 4 effects", scene(obj{"groupRef": ref, "lights": one, "palette": obj{"effects": []any{"candle", "fire", "prism", "opal"}}}), "must have at most 3 items"},
+		{"a palette effect twice", scene(obj{"groupRef": ref, "lights": one, "palette": obj{"effects": []any{"candle", "candle"}}}), "Duplicate value"},
+		{"a palette effect that is no name", scene(obj{"groupRef": ref, "lights": one, "palette": obj{"effects": []any{"Candle!"}}}), "should match"},
 		{"a palette of 10 colours", scene(obj{"groupRef": ref, "lights": one, "palette": obj{"colors": paletteColours(10)}}), "must have at most 9 items"},
 		{"two palette whites", scene(obj{"groupRef": ref, "lights": one, "palette": obj{"colorTemperatures": []any{
 			obj{"colorTemperature": 300, "brightness": 100}, obj{"colorTemperature": 400, "brightness": 100}}}}), "must have at most 1 item"},
