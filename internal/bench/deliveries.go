@@ -57,11 +57,3 @@ func (d *deliveries) wait(ctx context.Context, key, resourceVersion string) (tim
 	}
 	return at, nil
 }
-
-// ratioOf is v over its floor (0 when there is no floor).
-func ratioOf(v, floor float64) float64 {
-	if floor <= 0 {
-		return 0
-	}
-	return v / floor
-}

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	awsdynamodb "github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -364,3 +365,20 @@ func WaitUntil(ctx context.Context, timeout, interval time.Duration, cond func()
 }
 
 func latencyLights(sc Scale) int { return min(maxLatencyLights, max(2, sc.LatencyChanges/4)) }
+
+// waitBridgesReady waits until n HueBridges are Ready.
+func (e *env) waitBridgesReady(ctx context.Context, n int) error {
+	return WaitUntil(ctx, time.Minute, 100*time.Millisecond, func() (bool, error) {
+		var list huev1alpha1.HueBridgeList
+		if err := e.c.List(ctx, &list); err != nil {
+			return false, err
+		}
+		ready := 0
+		for _, b := range list.Items {
+			if meta.IsStatusConditionTrue(b.Status.Conditions, "Ready") {
+				ready++
+			}
+		}
+		return ready == n, nil
+	})
+}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -41,6 +40,10 @@ const (
 const sceneBridgeV2 = "scenes-v2"
 
 func sceneBridgeName(i int) string { return fmt.Sprintf("scenes-%02d", i+1) }
+
+func init() {
+	registerAlone(10, "Distinct states with temporary scenes", true, (*run).scenes)
+}
 
 func (r *run) scenes(ctx context.Context, bin string) error {
 	sims, v2, err := r.startScenesWorld(ctx, bin)
@@ -398,21 +401,4 @@ func (r *run) startScenesWorld(ctx context.Context, bin string) ([]*huesim.Serve
 		return nil, nil, err
 	}
 	return sims[:len(sims)-1], sims[len(sims)-1], nil
-}
-
-// waitBridgesReady waits until n HueBridges are Ready.
-func (e *env) waitBridgesReady(ctx context.Context, n int) error {
-	return WaitUntil(ctx, time.Minute, 100*time.Millisecond, func() (bool, error) {
-		var list huev1alpha1.HueBridgeList
-		if err := e.c.List(ctx, &list); err != nil {
-			return false, err
-		}
-		ready := 0
-		for _, b := range list.Items {
-			if meta.IsStatusConditionTrue(b.Status.Conditions, "Ready") {
-				ready++
-			}
-		}
-		return ready == n, nil
-	})
 }

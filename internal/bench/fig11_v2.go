@@ -45,6 +45,10 @@ const (
 	v2DriftAllRatio = 1.5
 )
 
+func init() {
+	registerAlone(11, "CLIP v2 beside v1: latency, steady cost, drift by push, outage", true, (*run).push)
+}
+
 func (r *run) push(ctx context.Context, bin string) error {
 	w, err := r.startPushWorld(ctx, bin)
 	if err != nil {

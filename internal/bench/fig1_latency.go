@@ -12,6 +12,10 @@ import (
 	"github.com/tether-dev/tether/internal/huesim"
 )
 
+func init() {
+	registerMain(1, "Apply-to-light latency", (*run).latency)
+}
+
 // Figure 1: from a HueLight update being accepted by the API server (the
 // client's Patch returned) to the PUT arriving at the bridge (the
 // simulator's command log), one change at a time.

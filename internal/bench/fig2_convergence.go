@@ -22,6 +22,10 @@ func bridgeFloor(n int) floor {
 		Value: float64(n) / bridgeCommandsPerSecond}
 }
 
+func init() {
+	registerMain(2, "Convergence under the bridge's limit", (*run).convergence)
+}
+
 // Figure 2: HueLights on one bridge applied at once, then all set to one
 // state.
 func (r *run) convergence(ctx context.Context) error {

@@ -17,6 +17,10 @@ import (
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 )
 
+func init() {
+	registerMain(3, "Watch cost", (*run).watchCost)
+}
+
 // Figure 3: the steady state over several poll intervals with every object
 // created so far.
 func (r *run) watchCost(ctx context.Context) error {

@@ -8,6 +8,10 @@ import (
 	"time"
 )
 
+func init() {
+	registerMain(4, "Scale", (*run).scale)
+}
+
 // Figure 4: the tables created at once (and, meanwhile, the second and the
 // outage bridges' HueLights, which later figures need).
 func (r *run) scale(ctx context.Context) error {

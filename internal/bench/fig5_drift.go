@@ -14,6 +14,10 @@ import (
 	"github.com/tether-dev/tether/internal/huesim"
 )
 
+func init() {
+	registerMain(5, "Drift correction time", (*run).drift)
+}
+
 // Figure 5: lights dimmed from "the Hue app" and tables' throughput changed
 // "in the console", all at once; time until each is put back.
 func (r *run) drift(ctx context.Context) error {

@@ -10,6 +10,10 @@ import (
 	"github.com/tether-dev/tether/internal/faultproxy"
 )
 
+func init() {
+	registerMain(6, "Backoff discipline", (*run).backoff)
+}
+
 // Figure 6: a bridge offline and DynamoDB throttling half the calls, at the
 // same time (they share nothing but the operator process).
 func (r *run) backoff(ctx context.Context) error {

@@ -15,6 +15,10 @@ import (
 	"github.com/tether-dev/tether/internal/faultproxy"
 )
 
+func init() {
+	registerAlone(7, "Tag reads on an endpoint with tagging", true, (*run).tagReads)
+}
+
 // Figure 7 (issue 17 item 7): what tags cost to watch on an endpoint that
 // has tagging. DynamoDB Local, which figures 1 to 6 use, has none, so there
 // a tag read can never show. Here dynalite (which has tagging) sits behind

@@ -29,6 +29,10 @@ var benchAccounts = []benchAccount{
 	{name: "team-b", namespace: "team-b", roleARN: "arn:aws:iam::222222222222:role/tether", accessKey: "benchbkey", id: "222222222222"},
 }
 
+func init() {
+	registerAlone(8, "Scale per account and region", false, (*run).accountScale)
+}
+
 // Figure 8 (issue 14): many tables over two accounts, each account with
 // its own limiter. An account's limiter in a region holds a poll interval
 // only up to rate x interval tables (3,000 at the defaults); beyond, every

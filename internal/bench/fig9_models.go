@@ -134,6 +134,10 @@ func modelBridgeOptions(sc Scale) huesim.Options {
 
 func (b modelBulb) stalls() bool { return b.model == stallModel && b.kind == "out" }
 
+func init() {
+	registerAlone(9, "Settled lights of every bulb model", true, (*run).models)
+}
+
 func (r *run) models(ctx context.Context, bin string) error {
 	sim, err := r.startModelsWorld(ctx, bin)
 	if err != nil {

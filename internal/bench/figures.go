@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -10,17 +11,6 @@ import (
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
-)
-
-// The operator's defaults the goals are stated against.
-const (
-	// bridgeCommandsPerSecond is the per-bridge light-command budget (the
-	// manager's --hue-commands-per-second default and the simulator's).
-	bridgeCommandsPerSecond = 10
-	// limiterRate and limiterBurst are the DynamoDB adapter's per-region
-	// limiter (providers/dynamodb ClientOptions defaults).
-	limiterRate  = 25
-	limiterBurst = 100
 )
 
 // run is one run's state: the world, what the figures created, and results.
@@ -142,4 +132,18 @@ func formatCounts(m map[string]int) string {
 		return "none"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// startHueOperator starts the manager for a world of Hue objects only, at
+// the scale's Hue poll interval, stopped with the run. No DynamoDBTable is
+// in such a world, so its DynamoDB endpoint (a closed port) is never called.
+func (r *run) startHueOperator(ctx context.Context, bin, kubeconfig string) error {
+	op, err := StartOperator(ctx, bin, kubeconfig, "http://127.0.0.1:9", filepath.Join(r.runDir, "operator.log"),
+		"--hue-poll-interval="+r.sc.HuePoll.String())
+	if err != nil {
+		return err
+	}
+	r.op = op
+	r.onStop(op.Stop)
+	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -321,18 +320,4 @@ func freePort() (int, error) {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
-// startHueOperator starts the manager for a world of Hue objects only, at
-// the scale's Hue poll interval, stopped with the run. No DynamoDBTable is
-// in such a world, so its DynamoDB endpoint (a closed port) is never called.
-func (r *run) startHueOperator(ctx context.Context, bin, kubeconfig string) error {
-	op, err := StartOperator(ctx, bin, kubeconfig, "http://127.0.0.1:9", filepath.Join(r.runDir, "operator.log"),
-		"--hue-poll-interval="+r.sc.HuePoll.String())
-	if err != nil {
-		return err
-	}
-	r.op = op
-	r.onStop(op.Stop)
-	return nil
 }

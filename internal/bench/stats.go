@@ -70,3 +70,11 @@ func sumOf(xs []float64) float64 {
 	}
 	return t
 }
+
+// ratioOf is v over its floor (0 when there is no floor).
+func ratioOf(v, floor float64) float64 {
+	if floor <= 0 {
+		return 0
+	}
+	return v / floor
+}

@@ -27,16 +27,30 @@ type scalingPolicy struct {
 
 func targetKey(db, resource, dimension string) string { return db + "|" + resource + "|" + dimension }
 
-func (s *Server) scalingHandler(op string) func(*call) (any, error) {
-	return map[string]func(*call) (any, error){
-		"RegisterScalableTarget":   s.registerScalableTarget,
-		"DescribeScalableTargets":  s.describeScalableTargets,
-		"DeregisterScalableTarget": s.deregisterScalableTarget,
-		"PutScalingPolicy":         s.putScalingPolicy,
-		"DescribeScalingPolicies":  s.describeScalingPolicies,
-		"DeleteScalingPolicy":      s.deleteScalingPolicy,
-	}[op]
+func init() {
+	register(atAutoScaling, &feature{
+		scalingOps: map[string]handler{
+			"RegisterScalableTarget":   (*Server).registerScalableTarget,
+			"DescribeScalableTargets":  (*Server).describeScalableTargets,
+			"DeregisterScalableTarget": (*Server).deregisterScalableTarget,
+			"PutScalingPolicy":         (*Server).putScalingPolicy,
+			"DescribeScalingPolicies":  (*Server).describeScalingPolicies,
+			"DeleteScalingPolicy":      (*Server).deleteScalingPolicy,
+		},
+		writeScaled: (*Server).writeAutoscaled,
+	})
 }
+
+// scaling is the server's scalable targets (database|resource|dimension)
+// and policies (database|resource|dimension|policy name).
+type scaling struct {
+	targets  map[string]*scalableTarget
+	policies map[string]*scalingPolicy
+}
+
+var scalingOf = perServer(func(sc *scaling) {
+	sc.targets, sc.policies = map[string]*scalableTarget{}, map[string]*scalingPolicy{}
+})
 
 func scalingValidation(format string, args ...any) *apiError {
 	return &apiError{status: 400, code: "ValidationException", msg: fmt.Sprintf(format, args...)}
@@ -99,7 +113,7 @@ func (s *Server) registerScalableTarget(c *call) (any, error) {
 	}
 	resource, db := str(c.body, "ResourceId"), database(c.r)
 	s.mu.Lock()
-	tg, ok := s.targets[targetKey(db, resource, dimension)]
+	tg, ok := scalingOf(s).targets[targetKey(db, resource, dimension)]
 	if !ok {
 		tg = &scalableTarget{db: db, resource: resource, dimension: dimension, created: time.Now()}
 	}
@@ -121,7 +135,7 @@ func (s *Server) registerScalableTarget(c *call) (any, error) {
 		return nil, scalingValidation("Minimum capacity cannot be greater than maximum capacity")
 	}
 	*tg = next
-	s.targets[targetKey(db, resource, dimension)] = tg
+	scalingOf(s).targets[targetKey(db, resource, dimension)] = tg
 	s.mu.Unlock()
 
 	// Move the capacity into the range, as Application Auto Scaling does.
@@ -157,7 +171,7 @@ func (s *Server) describeScalableTargets(c *call) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []any
-	for _, tg := range s.targets {
+	for _, tg := range scalingOf(s).targets {
 		if tg.db != database(c.r) || (len(ids) > 0 && !ids[tg.resource]) || (dimension != "" && dimension != tg.dimension) {
 			continue
 		}
@@ -180,13 +194,13 @@ func (s *Server) deregisterScalableTarget(c *call) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := targetKey(database(c.r), resource, dimension)
-	if _, ok := s.targets[key]; !ok {
+	if _, ok := scalingOf(s).targets[key]; !ok {
 		return nil, objectNotFound("No scalable target registered for service namespace: dynamodb, resource ID: %s, scalable dimension: %s", resource, dimension)
 	}
-	delete(s.targets, key)
-	for k, p := range s.policies {
+	delete(scalingOf(s).targets, key)
+	for k, p := range scalingOf(s).policies {
 		if p.db == database(c.r) && p.resource == resource && p.dimension == dimension {
-			delete(s.policies, k)
+			delete(scalingOf(s).policies, k)
 		}
 	}
 	return map[string]any{}, nil
@@ -219,14 +233,14 @@ func (s *Server) putScalingPolicy(c *call) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	db := database(c.r)
-	if _, ok := s.targets[targetKey(db, resource, dimension)]; !ok {
+	if _, ok := scalingOf(s).targets[targetKey(db, resource, dimension)]; !ok {
 		return nil, objectNotFound("No scalable target registered for service namespace: dynamodb, resource ID: %s, scalable dimension: %s", resource, dimension)
 	}
 	key := targetKey(db, resource, dimension) + "|" + name
-	p, ok := s.policies[key]
+	p, ok := scalingOf(s).policies[key]
 	if !ok {
 		p = &scalingPolicy{db: db, name: name, resource: resource, dimension: dimension, created: time.Now()}
-		s.policies[key] = p
+		scalingOf(s).policies[key] = p
 	}
 	p.config = config
 	return map[string]any{"PolicyARN": p.arn(region(c.r)), "Alarms": []any{}}, nil
@@ -249,7 +263,7 @@ func (s *Server) describeScalingPolicies(c *call) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []any
-	for _, p := range s.policies {
+	for _, p := range scalingOf(s).policies {
 		if p.db != database(c.r) || (len(names) > 0 && !names[p.name]) || (resource != "" && resource != p.resource) || (dimension != "" && dimension != p.dimension) {
 			continue
 		}
@@ -268,11 +282,11 @@ func (s *Server) deleteScalingPolicy(c *call) (any, error) {
 	key := targetKey(database(c.r), str(c.body, "ResourceId"), dimension) + "|" + str(c.body, "PolicyName")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.policies[key]; !ok {
+	if _, ok := scalingOf(s).policies[key]; !ok {
 		return nil, objectNotFound("No scaling policy found for service namespace: dynamodb, resource ID: %s, scalable dimension: %s, policy name: %s",
 			str(c.body, "ResourceId"), dimension, str(c.body, "PolicyName"))
 	}
-	delete(s.policies, key)
+	delete(scalingOf(s).policies, key)
 	return map[string]any{}, nil
 }
 
@@ -281,12 +295,12 @@ func (s *Server) deleteScalingPolicy(c *call) (any, error) {
 // held).
 func (s *Server) writeAutoscaled(db string, t map[string]any) bool {
 	table := str(t, "TableName")
-	if _, ok := s.targets[targetKey(db, "table/"+table, "dynamodb:table:WriteCapacityUnits")]; !ok {
+	if _, ok := scalingOf(s).targets[targetKey(db, "table/"+table, "dynamodb:table:WriteCapacityUnits")]; !ok {
 		return false
 	}
 	for _, g := range list(t, "GlobalSecondaryIndexes") {
 		resource := "table/" + table + "/index/" + str(g.(map[string]any), "IndexName")
-		if _, ok := s.targets[targetKey(db, resource, "dynamodb:index:WriteCapacityUnits")]; !ok {
+		if _, ok := scalingOf(s).targets[targetKey(db, resource, "dynamodb:index:WriteCapacityUnits")]; !ok {
 			return false
 		}
 	}

@@ -50,6 +50,10 @@ const disassociateMode = "WAIT_FOR_REPLICATION"
 // Disassociate action, answered or refused.
 const CallDisassociate = "UpdateTable.Disassociate"
 
+func init() {
+	register(atDisassociation, &feature{takeUpdate: (*Server).disassociation})
+}
+
 // disassociation answers the UpdateTable calls that disassociate a replica
 // or set disassociation protection; handled is false for any other call.
 func (s *Server) disassociation(c *call) (out any, handled bool, err error) {
@@ -79,8 +83,13 @@ func (s *Server) disassociation(c *call) (out any, handled bool, err error) {
 	if dis != nil && len(list(c.body, "ReplicaUpdates")) != 1 {
 		return nil, true, validation("One or more parameter values were invalid: a Disassociate action must be the only replica update in the request")
 	}
-	if out, handled, err := s.memberDisassociation(c, dis); handled {
-		return out, true, err // a member of a multi-account global table (multiaccount.go)
+	for _, f := range features {
+		if f == nil || f.disassociate == nil {
+			continue
+		}
+		if out, handled, err := f.disassociate(s, c, dis); handled {
+			return out, true, err // a member of a multi-account global table (multiaccount.go)
+		}
 	}
 	name, here := str(c.body, "TableName"), region(c.r)
 	s.mu.Lock()
@@ -142,18 +151,6 @@ func (s *Server) disassociation(c *call) (out any, handled bool, err error) {
 		return nil, true, err
 	}
 	return s.describeAfter(c, name)
-}
-
-// describeAfter is UpdateTable's answer: the table as it is now.
-func (s *Server) describeAfter(c *call, name string) (any, bool, error) {
-	out, err := s.local(c.r, "DescribeTable", map[string]any{"TableName": name})
-	if err != nil {
-		return nil, true, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.overlay(s.state(c.r, name), obj(out, "Table"), region(c.r))
-	return map[string]any{"TableDescription": out["Table"]}, true, nil
 }
 
 // replicaOf finds the global table of that name, in the caller's account
@@ -220,7 +217,3 @@ func boolOf(v any) *bool {
 // protected says whether the replica's disassociation protection is on:
 // "Disassociation protection is enabled by default" (API UpdateTable).
 func (r *replica) protected() bool { return r.protection == nil || *r.protection }
-
-// ownProtection is a global table's own protection as DescribeTable
-// reports it: on by default.
-func (st *tableState) ownProtection() bool { return st.protection == nil || *st.protection }

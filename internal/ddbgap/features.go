@@ -6,12 +6,36 @@ import (
 	"time"
 )
 
+func init() {
+	register(atBackups, &feature{
+		ops: map[string]handler{
+			"DescribeContinuousBackups": (*Server).describeContinuousBackups,
+			"UpdateContinuousBackups":   (*Server).updateContinuousBackups,
+			"GetResourcePolicy":         (*Server).getResourcePolicy,
+			"PutResourcePolicy":         (*Server).putResourcePolicy,
+			"DeleteResourcePolicy":      (*Server).deleteResourcePolicy,
+			"CreateBackup":              (*Server).createBackup,
+			"DescribeBackup":            (*Server).describeBackup,
+			"RestoreTableToPointInTime": (*Server).restoreToPointInTime,
+			"RestoreTableFromBackup":    (*Server).restoreFromBackup,
+		},
+		created: func(s *Server, st *tableState, body map[string]any) {
+			if doc := str(body, "ResourcePolicy"); doc != "" {
+				// "CreateTable ResourcePolicy attaches at creation" (API CreateTable).
+				st.policy = &policyState{doc: doc, revision: s.nextRevision()}
+			}
+		},
+	})
+}
+
 // pitrState is a table's point-in-time recovery.
 type pitrState struct {
 	enabled bool
 	days    int64
 	since   time.Time
 }
+
+var pitrOf = perTable[pitrState](nil)
 
 // tableExists asks DynamoDB Local; the continuous backups and contributor
 // insights APIs answer TableNotFoundException / ResourceNotFoundException
@@ -34,7 +58,7 @@ func (s *Server) describeContinuousBackups(c *call) (any, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return map[string]any{"ContinuousBackupsDescription": s.state(c.r, name).pitr.json()}, nil
+	return map[string]any{"ContinuousBackupsDescription": pitrOf(s.state(c.r, name)).json()}, nil
 }
 
 // json is DescribeContinuousBackups's shape: RecoveryPeriodInDays and the
@@ -74,27 +98,14 @@ func (s *Server) updateContinuousBackups(c *call) (any, error) {
 	st := s.state(c.r, name)
 	switch {
 	case !enabled:
-		st.pitr = pitrState{}
-	case !st.pitr.enabled:
-		st.pitr = pitrState{enabled: true, days: 35, since: time.Now()}
+		*pitrOf(st) = pitrState{}
+	case !pitrOf(st).enabled:
+		*pitrOf(st) = pitrState{enabled: true, days: 35, since: time.Now()}
 	}
 	if hasDays {
-		st.pitr.days = days
+		pitrOf(st).days = days
 	}
-	return map[string]any{"ContinuousBackupsDescription": st.pitr.json()}, nil
-}
-
-// policyState is a table's resource-based policy. PutResourcePolicy and
-// DeleteResourcePolicy are asynchronous: "If you issue a GetResourcePolicy
-// request immediately after a PutResourcePolicy request, DynamoDB might
-// return your previous policy ... or return the PolicyNotFoundException"
-// and just after a delete "might still return the deleted policy" (API
-// PutResourcePolicy, DeleteResourcePolicy): the model answers the previous
-// state for the next StaleReads calls.
-type policyState struct {
-	doc, revision string
-	prev          *policyState // what stale reads answer (nil: no policy)
-	staleLeft     int
+	return map[string]any{"ContinuousBackupsDescription": pitrOf(st).json()}, nil
 }
 
 func (s *Server) nextRevision() string {
@@ -213,6 +224,11 @@ type backup struct {
 	created     time.Time
 }
 
+// backups are the server's backups, by ARN.
+type backups struct{ byArn map[string]backup }
+
+var backupsOf = perServer(func(b *backups) { b.byArn = map[string]backup{} })
+
 // createBackup records an on-demand backup of a table; restoring it copies
 // the table's items as they are then (a simplification: the model keeps no
 // copy of the data).
@@ -232,9 +248,9 @@ func (s *Server) createBackup(c *call) (any, error) {
 		source["TableId"] = id
 	}
 	s.mu.Lock()
-	s.backups[arn] = backup{name: str(c.body, "BackupName"), table: name, source: source, created: now}
+	backupsOf(s).byArn[arn] = backup{name: str(c.body, "BackupName"), table: name, source: source, created: now}
 	s.mu.Unlock()
-	return map[string]any{"BackupDetails": backupDetails(arn, s.backups[arn])}, nil
+	return map[string]any{"BackupDetails": backupDetails(arn, backupsOf(s).byArn[arn])}, nil
 }
 
 func backupDetails(arn string, b backup) map[string]any {
@@ -248,7 +264,7 @@ func backupDetails(arn string, b backup) map[string]any {
 func (s *Server) describeBackup(c *call) (any, error) {
 	arn := str(c.body, "BackupArn")
 	s.mu.Lock()
-	b, ok := s.backups[arn]
+	b, ok := backupsOf(s).byArn[arn]
 	s.mu.Unlock()
 	if !ok {
 		return nil, notFound("BackupNotFoundException", "Backup not found: %s", arn)
@@ -269,7 +285,7 @@ func (s *Server) restoreToPointInTime(c *call) (any, error) {
 		return nil, err
 	}
 	s.mu.Lock()
-	pitr := s.state(c.r, source).pitr
+	pitr := *pitrOf(s.state(c.r, source))
 	s.mu.Unlock()
 	if !pitr.enabled {
 		return nil, notFound("PointInTimeRecoveryUnavailableException", "Point in time recovery is not enabled for table '%s'", source)
@@ -286,7 +302,7 @@ func (s *Server) restoreToPointInTime(c *call) (any, error) {
 func (s *Server) restoreFromBackup(c *call) (any, error) {
 	arn := str(c.body, "BackupArn")
 	s.mu.Lock()
-	b, ok := s.backups[arn]
+	b, ok := backupsOf(s).byArn[arn]
 	s.mu.Unlock()
 	if !ok {
 		return nil, notFound("BackupNotFoundException", "Backup not found: %s", arn)
@@ -344,8 +360,8 @@ func (s *Server) restore(c *call, source string, summary map[string]any) (any, e
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ts := &tableState{onDemand: map[string]*limits{}, warm: map[string]*warmState{}, replicas: map[string]*replica{},
-		insights: map[string]*insight{}, restoringUntil: time.Now().Add(s.opts.Transition), restoreSummary: summary}
+	ts := newTableState()
+	ts.restoringUntil, ts.restoreSummary = time.Now().Add(s.opts.Transition), summary
 	if odt := obj(c.body, "OnDemandThroughputOverride"); odt != nil {
 		ts.onDemand[""] = limitsOf(odt, &limits{})
 	}

@@ -71,6 +71,43 @@ const (
 // are allowed per account" (API ImportTable).
 const maxConcurrentImports = 50
 
+func init() {
+	register(atImports, &feature{
+		ops: map[string]handler{
+			"ImportTable":    (*Server).importTable,
+			"DescribeImport": (*Server).describeImport,
+		},
+		busy: func(st *tableState, now time.Time) string { return importedOf(st).view.importing(now) },
+		unseen: func(st *tableState, now time.Time) bool {
+			v := importedOf(st).view
+			return v != nil && now.Before(v.job.unseenUntil)
+		},
+		describe: func(_ *Server, st *tableState, t map[string]any, now time.Time) {
+			v := importedOf(st).view
+			if v == nil {
+				return
+			}
+			t["TableId"] = v.job.tableID
+			if v.importing(now) != "" {
+				t["TableStatus"] = "CREATING"
+			}
+		},
+	})
+}
+
+// imports are the server's imports from S3, by ARN; seq numbers them.
+type imports struct {
+	byArn map[string]*importJob
+	seq   int64
+}
+
+var importsOf = perServer(func(i *imports) { i.byArn = map[string]*importJob{} })
+
+// imported is the import that made a table, nil when none did.
+type imported struct{ view *importView }
+
+var importedOf = perTable[imported](nil)
+
 // importJob is one import, kept by its ARN.
 type importJob struct {
 	db, token, table                    string
@@ -146,13 +183,13 @@ func (s *Server) importTable(c *call) (any, error) {
 		return s.replayImport(c, j, name, now)
 	}
 	running := 0
-	for _, j := range s.imports {
+	for _, j := range importsOf(s).byArn {
 		if j.db == db && now.Before(j.endAt) {
 			running++
 		}
 	}
 	st, known := s.tables[tableKey(c.r, name)]
-	hidden := known && st.imported != nil && now.Before(st.imported.job.unseenUntil)
+	hidden := known && importedOf(st).view != nil && now.Before(importedOf(st).view.job.unseenUntil)
 	s.mu.Unlock()
 	if running >= maxConcurrentImports {
 		return nil, &apiError{status: 400, code: "LimitExceededException", msg: fmt.Sprintf("Up to %d simultaneous import table operations are allowed per account", maxConcurrentImports)}
@@ -166,8 +203,8 @@ func (s *Server) importTable(c *call) (any, error) {
 
 	d := s.importDuration()
 	s.mu.Lock()
-	s.importSeq++
-	seq := s.importSeq
+	importsOf(s).seq++
+	seq := importsOf(s).seq
 	s.mu.Unlock()
 	j := &importJob{db: db, token: token, table: name, input: maps.Clone(c.body), start: now,
 		tableID: fmt.Sprintf("%08x-0000-4000-8000-%012x", seq, seq)}
@@ -196,9 +233,9 @@ func (s *Server) importTable(c *call) (any, error) {
 	j.arn = j.tableArn + "/import/" + strconv.FormatInt(now.UnixMilli(), 10) + "-" + strconv.FormatInt(seq, 10)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.imports[j.arn] = j
+	importsOf(s).byArn[j.arn] = j
 	if st, ok := s.tables[tableKey(c.r, name)]; ok && !j.noTable {
-		st.imported = &importView{job: j}
+		importedOf(st).view = &importView{job: j}
 	}
 	return map[string]any{"ImportTableDescription": j.json(now)}, nil
 }
@@ -210,7 +247,7 @@ func (s *Server) replayImport(c *call, j *importJob, name string, now time.Time)
 		return nil, &apiError{status: 400, code: "ImportConflictException", msg: fmt.Sprintf("the client token %s names an import into table %s", j.token, j.table)}
 	}
 	st, exists := s.tables[tableKey(c.r, name)]
-	if j.status(now) == "COMPLETED" && exists && st.imported != nil && st.imported.job == j {
+	if j.status(now) == "COMPLETED" && exists && importedOf(st).view != nil && importedOf(st).view.job == j {
 		return nil, inUse("Table already exists: %s", name)
 	}
 	return map[string]any{"ImportTableDescription": j.json(now)}, nil
@@ -220,7 +257,7 @@ func (s *Server) importByToken(db, token string) *importJob {
 	if token == "" {
 		return nil
 	}
-	for _, j := range s.imports {
+	for _, j := range importsOf(s).byArn {
 		if j.db == db && j.token == token {
 			return j
 		}
@@ -403,7 +440,7 @@ func (s *Server) describeImport(c *call) (any, error) {
 	arn := str(c.body, "ImportArn")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	j, ok := s.imports[arn]
+	j, ok := importsOf(s).byArn[arn]
 	if !ok || j.db != database(c.r) {
 		return nil, notFound("ImportNotFoundException", "Import not found: %s", arn)
 	}
@@ -415,5 +452,5 @@ func (s *Server) describeImport(c *call) (any, error) {
 func (s *Server) Imports() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Sorted(maps.Keys(s.imports))
+	return slices.Sorted(maps.Keys(importsOf(s).byArn))
 }

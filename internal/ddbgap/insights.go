@@ -31,6 +31,32 @@ const (
 	insightsFailureMessages = "Contributor Insights rules limit exceeded for this account and Region"
 )
 
+func init() {
+	register(atInsights, &feature{
+		ops: map[string]handler{
+			"DescribeContributorInsights": (*Server).describeContributorInsights,
+			"ListContributorInsights":     (*Server).listContributorInsights,
+			"UpdateContributorInsights":   (*Server).updateContributorInsights,
+		},
+		defaults: func(o *Options) {
+			if o.InsightsRules <= 0 {
+				o.InsightsRules = defaultInsightsRules
+			}
+		},
+		advance: func(st *tableState, now time.Time) {
+			for _, in := range insightsOf(st).of {
+				in.advance(now)
+			}
+		},
+	})
+}
+
+// insights are a table's contributor insights: "" for the table, else the
+// index name.
+type insights struct{ of map[string]*insight }
+
+var insightsOf = perTable(func(in *insights) { in.of = map[string]*insight{} })
+
 // insight is the contributor insights of the table or an index.
 type insight struct {
 	status, mode string
@@ -73,10 +99,10 @@ func insightRules(keySchema []any, mode string) int {
 }
 
 func (s *Server) insightFor(st *tableState, index string) *insight {
-	in, ok := st.insights[index]
+	in, ok := insightsOf(st).of[index]
 	if !ok {
 		in = &insight{status: "DISABLED"}
-		st.insights[index] = in
+		insightsOf(st).of[index] = in
 	}
 	return in
 }
@@ -90,7 +116,7 @@ func (s *Server) rulesInUse(db string, except *insight, now time.Time) int {
 			continue
 		}
 		st.advance(now)
-		for _, in := range st.insights {
+		for _, in := range insightsOf(st).of {
 			if in != except && in.holdsRules() {
 				n += in.rules
 			}

@@ -46,6 +46,27 @@ var kinesisPrecisions = []string{"MILLISECOND", "MICROSECOND"}
 // (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_EnableKinesisStreamingDestination.html).
 const kinesisArnMin = 37
 
+func init() {
+	register(atKinesis, &feature{
+		ops: map[string]handler{
+			"DescribeKinesisStreamingDestination": (*Server).describeKinesisStreamingDestination,
+			"EnableKinesisStreamingDestination":   (*Server).enableKinesisStreamingDestination,
+			"UpdateKinesisStreamingDestination":   (*Server).updateKinesisStreamingDestination,
+			"DisableKinesisStreamingDestination":  (*Server).disableKinesisStreamingDestination,
+		},
+		advance: func(st *tableState, now time.Time) {
+			for _, d := range kinesisOf(st).dests {
+				d.advance(now)
+			}
+		},
+	})
+}
+
+// kinesisDests are a table's Kinesis streaming destinations, oldest first.
+type kinesisDests struct{ dests []*kinesisDest }
+
+var kinesisOf = perTable[kinesisDests](nil)
+
 // kinesisDest is one destination entry, in the order it was enabled.
 type kinesisDest struct {
 	arn, status, description string
@@ -80,7 +101,7 @@ func (d *kinesisDest) json() map[string]any {
 
 // liveKinesis is the table's live destination, nil when none.
 func (st *tableState) liveKinesis() *kinesisDest {
-	for _, d := range st.kinesis {
+	for _, d := range kinesisOf(st).dests {
 		if d.live() {
 			return d
 		}
@@ -127,7 +148,7 @@ func (s *Server) describeKinesisStreamingDestination(c *call) (any, error) {
 	st := s.state(c.r, name)
 	st.advance(time.Now())
 	dests := []any{}
-	for _, d := range st.kinesis {
+	for _, d := range kinesisOf(st).dests {
 		dests = append(dests, d.json())
 	}
 	return map[string]any{"TableName": name, "KinesisDataStreamDestinations": dests}, nil
@@ -160,7 +181,7 @@ func (s *Server) enableKinesisStreamingDestination(c *call) (any, error) {
 	if r := arnRegion(arn); r != region(c.r) {
 		d.next, d.nextDescription = "ENABLE_FAILED", fmt.Sprintf(kinesisFailure, arn, region(c.r))
 	}
-	st.kinesis = append(st.kinesis, d)
+	kinesisOf(st).dests = append(kinesisOf(st).dests, d)
 	out := map[string]any{"TableName": name, "StreamArn": arn, "DestinationStatus": d.status}
 	if precision != "" {
 		out["EnableKinesisStreamingConfiguration"] = map[string]any{"ApproximateCreationDateTimePrecision": precision}

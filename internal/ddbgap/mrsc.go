@@ -56,6 +56,35 @@ const (
 	unsupportedRegion = "us-west-1"
 )
 
+func init() {
+	register(atStrong, &feature{
+		takeUpdate:   (*Server).strongConsistency,
+		refuseDelete: refuseStrongDelete,
+		advance:      (*tableState).finishStrong,
+		busy:         func(st *tableState, _ time.Time) string { return st.strongBusy() },
+		describe:     func(_ *Server, st *tableState, t map[string]any, now time.Time) { st.overlayStrong(t, now) },
+	})
+}
+
+// strongTable is what the model keeps of a table's multi-Region strong
+// consistency: strong nil for none; replicationDenied: DenyReplication.
+type strongTable struct {
+	strong            *strongState
+	replicationDenied bool
+}
+
+var strongOf = perTable[strongTable](nil)
+
+// refuseStrongDelete refuses a DeleteTable of a STRONG member
+// (aws-controllers-k8s/dynamodb-controller
+// docs/api-quirks/table-global-tables.md, DDB-TABLE-260).
+func refuseStrongDelete(_ *Server, st *tableState) error {
+	if strongOf(st).strong != nil {
+		return validation("Deletion of only one table replica is not supported for global tables with MultiRegionConsistency set to STRONG.")
+	}
+	return nil
+}
+
 // strongState is what the model keeps of a STRONG global table.
 type strongState struct {
 	// witnesses by Region; a replica's fields are not used.
@@ -74,7 +103,7 @@ func (s *Server) strongConsistency(c *call) (out any, handled bool, err error) {
 	name := str(c.body, "TableName")
 	s.mu.Lock()
 	st := s.tables[tableKey(c.r, name)]
-	isStrong := st != nil && st.strong != nil
+	isStrong := st != nil && strongOf(st).strong != nil
 	s.mu.Unlock()
 	creates, deletes, others := replicaActions(list(c.body, "ReplicaUpdates"))
 	switch {
@@ -177,12 +206,12 @@ func (st *tableState) makeStrong(mrc string, creates, deletes []string, others i
 		}
 	}
 	return func() {
-		st.strong = &strongState{witnesses: map[string]*replica{}}
+		strongOf(st).strong = &strongState{witnesses: map[string]*replica{}}
 		for _, r := range creates {
 			st.replicas[r] = &replica{region: r, status: "CREATING", next: "ACTIVE", fields: map[string]any{}}
 		}
 		for _, w := range wCreate {
-			st.strong.witnesses[w] = &replica{region: w, status: "CREATING", next: "ACTIVE"}
+			strongOf(st).strong.witnesses[w] = &replica{region: w, status: "CREATING", next: "ACTIVE"}
 		}
 	}, nil
 }
@@ -191,7 +220,7 @@ func (st *tableState) makeStrong(mrc string, creates, deletes []string, others i
 // passes.
 func (st *tableState) leaveStrong(mrc string, creates, deletes []string, others int, wCreate, wDelete []string) (func(), error) {
 	all := slices.Sorted(maps.Keys(st.replicas))
-	witnesses := slices.Sorted(maps.Keys(st.strong.witnesses))
+	witnesses := slices.Sorted(maps.Keys(strongOf(st).strong.witnesses))
 	slices.Sort(deletes)
 	slices.Sort(wDelete)
 	switch {
@@ -211,11 +240,11 @@ func (st *tableState) leaveStrong(mrc string, creates, deletes []string, others 
 		return nil, validation("Deletion of only one table replica is not supported for global tables with MultiRegionConsistency set to STRONG.")
 	}
 	return func() {
-		st.strong.leaving = true
+		strongOf(st).strong.leaving = true
 		for _, r := range st.replicas {
 			r.status, r.next = "DELETING", ""
 		}
-		for _, w := range st.strong.witnesses {
+		for _, w := range strongOf(st).strong.witnesses {
 			w.status, w.next = "DELETING", ""
 		}
 	}, nil
@@ -230,44 +259,44 @@ func (st *tableState) advanceStrong(now time.Time, transition time.Duration) {
 			r.until = until
 		}
 	}
-	for _, w := range st.strong.witnesses {
+	for _, w := range strongOf(st).strong.witnesses {
 		if w.until.IsZero() && w.next != w.status {
 			w.until = until
 		}
 	}
-	if !st.strong.leaving {
-		st.strong.listedAt = now.Add(transition / 3)
+	if !strongOf(st).strong.leaving {
+		strongOf(st).strong.listedAt = now.Add(transition / 3)
 	}
 }
 
 // finishStrong ends the witnesses' transitions whose time has come, and the
 // STRONG state once the way out is done.
 func (st *tableState) finishStrong(now time.Time) {
-	if st.strong == nil {
+	if strongOf(st).strong == nil {
 		return
 	}
-	for region, w := range st.strong.witnesses {
+	for region, w := range strongOf(st).strong.witnesses {
 		if w.until.IsZero() || now.Before(w.until) {
 			continue
 		}
 		if w.next == "" {
-			delete(st.strong.witnesses, region)
+			delete(strongOf(st).strong.witnesses, region)
 			continue
 		}
 		w.status, w.until = w.next, time.Time{}
 	}
-	if st.strong.leaving && len(st.replicas) == 0 && len(st.strong.witnesses) == 0 {
-		st.strong = nil
+	if strongOf(st).strong.leaving && len(st.replicas) == 0 && len(strongOf(st).strong.witnesses) == 0 {
+		strongOf(st).strong = nil
 	}
 }
 
 // strongBusy is a witness still changing, "" when none.
 func (st *tableState) strongBusy() string {
-	if st.strong == nil {
+	if strongOf(st).strong == nil {
 		return ""
 	}
-	for _, region := range slices.Sorted(maps.Keys(st.strong.witnesses)) {
-		if w := st.strong.witnesses[region]; !w.until.IsZero() {
+	for _, region := range slices.Sorted(maps.Keys(strongOf(st).strong.witnesses)) {
+		if w := strongOf(st).strong.witnesses[region]; !w.until.IsZero() {
 			return "witness " + region + " is " + w.status
 		}
 	}
@@ -277,23 +306,23 @@ func (st *tableState) strongBusy() string {
 // overlayStrong adds to a description what the model keeps of MRSC, and a
 // denied replication.
 func (st *tableState) overlayStrong(t map[string]any, now time.Time) {
-	if st.replicationDenied {
+	if strongOf(st).replicationDenied {
 		t["TableStatus"] = "REPLICATION_NOT_AUTHORIZED"
 	}
-	if st.strong == nil {
+	if strongOf(st).strong == nil {
 		return
 	}
 	t["MultiRegionConsistency"] = consistencyStrong
 	// Disassociation protection is of eventual consistency tables only.
 	delete(t, "DisassociationProtectionEnabled")
-	if now.Before(st.strong.listedAt) {
+	if now.Before(strongOf(st).strong.listedAt) {
 		delete(t, "Replicas")
 		delete(t, "GlobalTableVersion")
 		return
 	}
 	var ws []any
-	for _, region := range slices.Sorted(maps.Keys(st.strong.witnesses)) {
-		ws = append(ws, map[string]any{"RegionName": region, "WitnessStatus": st.strong.witnesses[region].status})
+	for _, region := range slices.Sorted(maps.Keys(strongOf(st).strong.witnesses)) {
+		ws = append(ws, map[string]any{"RegionName": region, "WitnessStatus": strongOf(st).strong.witnesses[region].status})
 	}
 	if len(ws) > 0 {
 		t["GlobalTableWitnesses"] = ws
@@ -353,7 +382,7 @@ func (s *Server) setReplicationDenied(table string, denied bool) {
 		status = "REPLICATION_NOT_AUTHORIZED"
 	}
 	s.named(table, func(st *tableState) {
-		st.replicationDenied = denied
+		strongOf(st).replicationDenied = denied
 		for _, r := range st.replicas {
 			r.status, r.until = status, time.Time{}
 		}

@@ -51,24 +51,21 @@ const CallJoin = "CreateTable.Join"
 // settingsReplicationEnabled is the one mode a join takes.
 const settingsReplicationEnabled = "ENABLED"
 
-// membership is a table's place in a multi-account global table.
-type membership struct {
-	// source is the source's key (database|name) for a table that joined.
-	source string
-	// members are, on the source, the tables that joined it, by key.
-	members map[string]*member
-	// protection is the member's own disassociation protection, nil for
-	// AWS's default (on).
-	protection *bool
-	// settings is the table's GlobalTableSettingsReplicationMode as
-	// UpdateTable set it ("" for none).
-	settings string
-}
-
-// member is a table that joined, as its source sees it.
-type member struct {
-	region string
-	until  time.Time // CREATING until then
+func init() {
+	register(atSettingsReplication, &feature{takeUpdate: (*Server).settingsReplication})
+	register(atMembership, &feature{
+		takeCreate: func(s *Server, c *call) (any, bool, error) {
+			if str(c.body, "GlobalTableSourceArn") == "" {
+				return nil, false, nil
+			}
+			out, err := s.joinTable(c)
+			return out, true, err
+		},
+		describe:     func(s *Server, st *tableState, t map[string]any, _ time.Time) { s.overlayMembership(st, t) },
+		refuseDelete: (*Server).leaveOrRefuse,
+		deleted:      (*Server).left,
+		disassociate: (*Server).memberDisassociation,
+	})
 }
 
 // joinTable answers a CreateTable with GlobalTableSourceArn.
@@ -160,8 +157,7 @@ func (s *Server) joinTable(c *call) (any, error) {
 	}
 	st.member = &membership{source: sourceDB + "|" + srcName}
 	if srcState == nil {
-		srcState = &tableState{onDemand: map[string]*limits{}, warm: map[string]*warmState{}, replicas: map[string]*replica{},
-			insights: map[string]*insight{}}
+		srcState = newTableState()
 		s.tables[sourceDB+"|"+srcName] = srcState
 	}
 	if srcState.member == nil {

@@ -3,6 +3,7 @@ package ddbgap
 import (
 	"maps"
 	"slices"
+	"time"
 )
 
 // Global secondary index keys of several attributes, as AWS documents them:
@@ -34,6 +35,39 @@ import (
 // definitions back into what DynamoDB Local describes.
 
 const maxIndexKeysPerType = 4
+
+func init() {
+	register(atIndexKeys, &feature{
+		indexes: keyIndexes,
+		describe: func(_ *Server, st *tableState, t map[string]any, _ time.Time) {
+			st.overlayKeys(t)
+		},
+	})
+}
+
+// keyIndexes checks the keys of the indexes a CreateTable or UpdateTable
+// creates, rewrites those of several attributes for DynamoDB Local, and
+// returns how to keep them, and to forget those of the indexes deleted.
+func keyIndexes(st *tableState, body map[string]any, defs []any, creates []map[string]any, deleted []string) (func(), error) {
+	var indexes []any
+	for _, g := range creates {
+		indexes = append(indexes, g)
+	}
+	multi, err := multiKeys(indexes, defs)
+	if err != nil {
+		return nil, err
+	}
+	if len(multi) == 0 && len(deleted) == 0 {
+		return nil, nil
+	}
+	reduceForLocal(body, creates, multi)
+	return func() { st.keepIndexKeys(multi, deleted) }, nil
+}
+
+// multiKeyed are a table's multi-attribute index keys, by index name.
+type multiKeyed struct{ keys map[string]indexKeys }
+
+var indexKeysOf = perTable[multiKeyed](nil)
 
 // indexKeys is what the model keeps of a multi-attribute index key.
 type indexKeys struct {
@@ -161,7 +195,7 @@ func reduceForLocal(body map[string]any, indexes []map[string]any, multi map[str
 // overlayKeys puts the whole keys of the table's multi-attribute indexes
 // back into DynamoDB Local's description, with their definitions.
 func (st *tableState) overlayKeys(t map[string]any) {
-	if len(st.indexKeys) == 0 {
+	if len(indexKeysOf(st).keys) == 0 {
 		return
 	}
 	defs := list(t, "AttributeDefinitions")
@@ -171,7 +205,7 @@ func (st *tableState) overlayKeys(t map[string]any) {
 	}
 	for _, g := range list(t, "GlobalSecondaryIndexes") {
 		g := g.(map[string]any)
-		ik, ok := st.indexKeys[str(g, "IndexName")]
+		ik, ok := indexKeysOf(st).keys[str(g, "IndexName")]
 		if !ok {
 			continue
 		}
@@ -189,11 +223,11 @@ func (st *tableState) overlayKeys(t map[string]any) {
 // keepIndexKeys records the multi-attribute keys of indexes created, and
 // forgets those of indexes deleted.
 func (st *tableState) keepIndexKeys(multi map[string]indexKeys, deleted []string) {
-	if st.indexKeys == nil {
-		st.indexKeys = map[string]indexKeys{}
+	if indexKeysOf(st).keys == nil {
+		indexKeysOf(st).keys = map[string]indexKeys{}
 	}
-	maps.Copy(st.indexKeys, multi)
+	maps.Copy(indexKeysOf(st).keys, multi)
 	for _, name := range deleted {
-		delete(st.indexKeys, name)
+		delete(indexKeysOf(st).keys, name)
 	}
 }

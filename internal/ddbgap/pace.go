@@ -61,6 +61,10 @@ type Pace struct {
 	TTLCooldown time.Duration
 }
 
+func init() {
+	register(atPace, &feature{ops: map[string]handler{"UpdateTimeToLive": (*Server).updateTimeToLive}})
+}
+
 // paced is what the model keeps of a table for Options.Pace.
 type paced struct {
 	createdAt     time.Time

@@ -80,14 +80,12 @@ type Server struct {
 	mu sync.Mutex
 	// Everything is kept per database, as DynamoDB Local keeps its tables:
 	// one per access key id and Region (see database).
-	tables   map[string]*tableState     // database|table name
-	backups  map[string]backup          // by backup ARN
-	targets  map[string]*scalableTarget // database|resource|dimension
-	policies map[string]*scalingPolicy  // database|resource|dimension|policy name
+	tables   map[string]*tableState // database|table name
 	revision int64
-	// imports are the imports from S3, by ARN (imports.go).
-	imports   map[string]*importJob
-	importSeq int64
+	// parts are the features' own states (registry.go): backups
+	// (features.go), scalable targets and policies (autoscaling.go),
+	// imports (imports.go).
+	parts map[*int]any
 	// calls counts the requests by operation (Calls).
 	calls map[string]int
 	srv   *http.Server
@@ -102,13 +100,17 @@ func New(target string, opts Options) *Server {
 	if opts.StaleReads == 0 {
 		opts.StaleReads = 2
 	}
-	if opts.InsightsRules <= 0 {
-		opts.InsightsRules = defaultInsightsRules
+	each(func(f *feature) {
+		if f.defaults != nil {
+			f.defaults(&opts)
+		}
+	})
+	s := &Server{target: strings.TrimSuffix(target, "/"), http: &http.Client{Timeout: 30 * time.Second}, opts: opts,
+		tables: map[string]*tableState{}, parts: map[*int]any{}, calls: map[string]int{}}
+	for _, make := range serverParts {
+		make(s)
 	}
-	return &Server{target: strings.TrimSuffix(target, "/"), http: &http.Client{Timeout: 30 * time.Second}, opts: opts,
-		tables: map[string]*tableState{}, backups: map[string]backup{},
-		targets: map[string]*scalableTarget{}, policies: map[string]*scalingPolicy{}, calls: map[string]int{},
-		imports: map[string]*importJob{}}
+	return s
 }
 
 // Calls is how many requests of the operation (EnableKinesisStreamingDestination,
@@ -173,7 +175,8 @@ func notFound(code, format string, args ...any) *apiError {
 }
 
 // ServeHTTP dispatches on X-Amz-Target: DynamoDB_20120810.<Op> or, for
-// Application Auto Scaling, AnyScaleFrontendService.<Op>.
+// Application Auto Scaling, AnyScaleFrontendService.<Op>, to the feature
+// that answers it (registry.go); DynamoDB Local answers the rest.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	raw, _ := io.ReadAll(r.Body)
 	target := r.Header.Get("X-Amz-Target")
@@ -186,9 +189,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if c.body == nil {
 		c.body = map[string]any{}
 	}
-	var handler func(*call) (any, error)
 	if service == "AnyScaleFrontendService" {
-		handler = s.scalingHandler(op)
+		handler := s.handlerOf(op, true)
 		if handler == nil {
 			writeError(w, true, &apiError{status: 400, code: "InvalidAction", msg: "the model does not implement " + op})
 			return
@@ -197,48 +199,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.answer(w, true, out, err)
 		return
 	}
-	handler = s.dynamoDBHandler(op)
+	handler := s.handlerOf(op, false)
 	if handler == nil {
 		s.proxy(w, r, raw)
 		return
 	}
 	out, err := handler(c)
 	s.answer(w, false, out, err)
-}
-
-func (s *Server) dynamoDBHandler(op string) func(*call) (any, error) {
-	if s.opts.Tagging {
-		if h := s.taggingHandler(op); h != nil {
-			return h
-		}
-	}
-	return map[string]func(*call) (any, error){
-		"DescribeTable":               s.describeTable,
-		"CreateTable":                 s.createTable,
-		"UpdateTable":                 s.updateTable,
-		"DeleteTable":                 s.deleteTable,
-		"UpdateTimeToLive":            s.updateTimeToLive,
-		"DescribeContinuousBackups":   s.describeContinuousBackups,
-		"UpdateContinuousBackups":     s.updateContinuousBackups,
-		"GetResourcePolicy":           s.getResourcePolicy,
-		"PutResourcePolicy":           s.putResourcePolicy,
-		"DeleteResourcePolicy":        s.deleteResourcePolicy,
-		"DescribeContributorInsights": s.describeContributorInsights,
-		"ListContributorInsights":     s.listContributorInsights,
-		"UpdateContributorInsights":   s.updateContributorInsights,
-		"CreateBackup":                s.createBackup,
-		"DescribeBackup":              s.describeBackup,
-		"RestoreTableToPointInTime":   s.restoreToPointInTime,
-		"RestoreTableFromBackup":      s.restoreFromBackup,
-
-		"DescribeKinesisStreamingDestination": s.describeKinesisStreamingDestination,
-		"EnableKinesisStreamingDestination":   s.enableKinesisStreamingDestination,
-		"UpdateKinesisStreamingDestination":   s.updateKinesisStreamingDestination,
-		"DisableKinesisStreamingDestination":  s.disableKinesisStreamingDestination,
-
-		"ImportTable":    s.importTable,
-		"DescribeImport": s.describeImport,
-	}[op]
 }
 
 func (s *Server) answer(w http.ResponseWriter, scaling bool, out any, err error) {

@@ -22,27 +22,32 @@ const (
 	defaultWarmWrite = 4000
 )
 
-// tableState is what the model keeps of a table beside DynamoDB Local.
+func init() {
+	register(atTables, &feature{ops: map[string]handler{
+		"DescribeTable": (*Server).describeTable,
+		"CreateTable":   (*Server).createTable,
+		"UpdateTable":   (*Server).updateTable,
+		"DeleteTable":   (*Server).deleteTable,
+	}})
+}
+
+// tableState is what the model keeps of a table beside DynamoDB Local:
+// in its fields what the model itself and several features read, in parts
+// what a feature keeps of its own (registry.go): point-in-time recovery
+// (features.go), contributor insights (insights.go), multi-attribute index
+// keys (multikeys.go), Kinesis streaming destinations (kinesis.go), vector
+// indexes (vector.go), the import that made the table (imports.go),
+// multi-Region strong consistency (mrsc.go).
 type tableState struct {
 	onDemand map[string]*limits    // "" for the table, else the index name
 	warm     map[string]*warmState // likewise
 	replicas map[string]*replica   // by Region
-	pitr     pitrState
-	policy   *policyState
-	insights map[string]*insight // "" for the table, else the index name
+	policy   *policyState          // features.go, and a join reads it (multiaccount.go)
 
 	restoringUntil time.Time
 	restoreSummary map[string]any
 
 	tags map[string]string // with Options.Tagging
-
-	indexKeys map[string]indexKeys // multi-attribute index keys (multikeys.go)
-
-	kinesis []*kinesisDest // Kinesis streaming destinations, oldest first (kinesis.go)
-
-	vectors vectorState // vector indexes (vector.go)
-
-	imported *importView // the import that made the table (imports.go)
 
 	// protection is the table's own disassociation protection as a global
 	// table's member, nil for AWS's default (disassociate.go).
@@ -51,12 +56,15 @@ type tableState struct {
 	// member is the table's place in a multi-account global table
 	// (multiaccount.go).
 	member *membership
-	// strong is the table's multi-Region strong consistency, nil for none;
-	// replicationDenied: DenyReplication (mrsc.go).
-	strong            *strongState
-	replicationDenied bool
 
 	pace paced // with Options.Pace
+
+	parts map[*int]any // the features' own parts (perTable)
+}
+
+// newTableState is the state of a table the model has kept nothing of yet.
+func newTableState() *tableState {
+	return &tableState{onDemand: map[string]*limits{}, warm: map[string]*warmState{}, replicas: map[string]*replica{}}
 }
 
 // limits are on-demand request unit caps; 0 is no cap.
@@ -77,13 +85,46 @@ type replica struct {
 	protection *bool
 }
 
+// policyState is a table's resource-based policy (features.go).
+// PutResourcePolicy and DeleteResourcePolicy are asynchronous: "If you
+// issue a GetResourcePolicy request immediately after a PutResourcePolicy
+// request, DynamoDB might return your previous policy ... or return the
+// PolicyNotFoundException" and just after a delete "might still return the
+// deleted policy" (API PutResourcePolicy, DeleteResourcePolicy): the model
+// answers the previous state for the next StaleReads calls.
+type policyState struct {
+	doc, revision string
+	prev          *policyState // what stale reads answer (nil: no policy)
+	staleLeft     int
+}
+
+// membership is a table's place in a multi-account global table
+// (multiaccount.go, which keeps it up to date).
+type membership struct {
+	// source is the source's key (database|name) for a table that joined.
+	source string
+	// members are, on the source, the tables that joined it, by key.
+	members map[string]*member
+	// protection is the member's own disassociation protection, nil for
+	// AWS's default (on).
+	protection *bool
+	// settings is the table's GlobalTableSettingsReplicationMode as
+	// UpdateTable set it ("" for none).
+	settings string
+}
+
+// member is a table that joined, as its source sees it.
+type member struct {
+	region string
+	until  time.Time // CREATING until then
+}
+
 // state is the model's state of a table as the caller sees it.
 func (s *Server) state(r *http.Request, name string) *tableState {
 	key := tableKey(r, name)
 	st, ok := s.tables[key]
 	if !ok {
-		st = &tableState{onDemand: map[string]*limits{}, warm: map[string]*warmState{}, replicas: map[string]*replica{},
-			insights: map[string]*insight{}}
+		st = newTableState()
 		s.tables[key] = st
 	}
 	return st
@@ -111,39 +152,40 @@ func (st *tableState) advance(now time.Time) {
 		}
 		r.status, r.until = r.next, time.Time{}
 	}
-	for _, in := range st.insights {
-		in.advance(now)
-	}
-	for _, d := range st.kinesis {
-		d.advance(now)
-	}
-	st.finishStrong(now)
+	each(func(f *feature) {
+		if f.advance != nil {
+			f.advance(st, now)
+		}
+	})
 }
 
 // busy says what the table is still doing. "While it's UPDATING, you can't
 // issue another UpdateTable request" (API UpdateTable); a replica being
 // added, changed or removed keeps the table UPDATING.
+//
+// The features' own work comes last (an import, a witness): none of it
+// runs beside the model's own, which the model refuses to start meanwhile.
 func (st *tableState) busy(now time.Time) string {
 	if now.Before(st.restoringUntil) {
 		return "the table is being restored (CREATING)"
-	}
-	if why := st.imported.importing(now); why != "" {
-		return why
 	}
 	for _, region := range slices.Sorted(maps.Keys(st.replicas)) {
 		if r := st.replicas[region]; !r.until.IsZero() {
 			return fmt.Sprintf("replica %s is %s", region, r.status)
 		}
 	}
-	if why := st.strongBusy(); why != "" {
-		return why
-	}
 	for _, name := range slices.Sorted(maps.Keys(st.warm)) {
 		if w := st.warm[name]; now.Before(w.until) {
 			return fmt.Sprintf("warm throughput of %q is UPDATING", name)
 		}
 	}
-	return ""
+	why := ""
+	each(func(f *feature) {
+		if f.busy != nil && why == "" {
+			why = f.busy(st, now)
+		}
+	})
+	return why
 }
 
 // billingOf reads a table description's billing mode; a table that was
@@ -180,14 +222,9 @@ func (s *Server) overlay(st *tableState, t map[string]any, own string) {
 	}
 	now := time.Now()
 	st.advance(now)
-	st.overlayKeys(t)
-	st.overlayVectors(t, now, s.opts.Transition)
 	billing := billingOf(t)
 	st.pace.report(t, now, s.opts.Pace)
-	if st.imported != nil {
-		t["TableId"] = st.imported.job.tableID
-	}
-	if now.Before(st.restoringUntil) || st.imported.importing(now) != "" {
+	if now.Before(st.restoringUntil) {
 		t["TableStatus"] = "CREATING"
 	} else if st.busy(now) != "" && str(t, "TableStatus") == "ACTIVE" {
 		t["TableStatus"] = "UPDATING"
@@ -216,13 +253,20 @@ func (s *Server) overlay(st *tableState, t map[string]any, own string) {
 		t["GlobalTableVersion"] = "2019.11.21"
 		t["DisassociationProtectionEnabled"] = st.ownProtection()
 	}
-	st.overlayStrong(t, now)
 	if st.restoreSummary != nil {
 		t["RestoreSummary"] = st.restoreSummary
 	}
-	s.overlayMembership(st, t)
+	each(func(f *feature) {
+		if f.describe != nil {
+			f.describe(s, st, t, now)
+		}
+	})
 	_ = own
 }
+
+// ownProtection is a global table's own protection as DescribeTable
+// reports it: on by default (disassociate.go).
+func (st *tableState) ownProtection() bool { return st.protection == nil || *st.protection }
 
 func (l *limits) json() map[string]any {
 	out := map[string]any{}
@@ -261,17 +305,22 @@ func (st *tableState) warmOf(name, billing string, pt map[string]any, now time.T
 }
 
 func (s *Server) createTable(c *call) (any, error) {
-	if str(c.body, "GlobalTableSourceArn") != "" {
-		return s.joinTable(c)
+	if out, handled, err := s.takeWhole(c, func(f *feature) takeFunc { return f.takeCreate }); handled {
+		return out, err
 	}
 	name := str(c.body, "TableName")
 	billing := str(c.body, "BillingMode")
 	if billing == "" {
 		billing = provisioned
 	}
-	st := &tableState{onDemand: map[string]*limits{}, warm: map[string]*warmState{}, replicas: map[string]*replica{},
-		insights: map[string]*insight{}}
-	if err := s.createVectors(st, c.body, billing, time.Now()); err != nil {
+	st := newTableState()
+	var err error
+	each(func(f *feature) {
+		if f.create != nil && err == nil {
+			err = f.create(s, st, c.body, billing, time.Now())
+		}
+	})
+	if err != nil {
 		return nil, err
 	}
 	settings := []struct {
@@ -312,12 +361,13 @@ func (s *Server) createTable(c *call) (any, error) {
 	for _, g := range list(c.body, "GlobalSecondaryIndexes") {
 		gsis = append(gsis, g.(map[string]any))
 	}
-	multi, err := multiKeys(list(c.body, "GlobalSecondaryIndexes"), list(c.body, "AttributeDefinitions"))
+	keep, err := s.indexes(st, c.body, list(c.body, "AttributeDefinitions"), gsis, nil)
 	if err != nil {
 		return nil, err
 	}
-	st.keepIndexKeys(multi, nil)
-	reduceForLocal(c.body, gsis, multi)
+	for _, f := range keep {
+		f()
+	}
 	out, err := s.local(c.r, "CreateTable", c.body)
 	if err != nil {
 		return nil, err
@@ -325,19 +375,11 @@ func (s *Server) createTable(c *call) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st.pace.createdAt = time.Now()
-	if doc := str(c.body, "ResourcePolicy"); doc != "" {
-		// "CreateTable ResourcePolicy attaches at creation" (API CreateTable).
-		st.policy = &policyState{doc: doc, revision: s.nextRevision()}
-	}
-	if s.opts.Tagging {
-		// "Tags: A list of key-value pairs to label the table" (API
-		// CreateTable): they are the table's from its creation.
-		st.tags = map[string]string{}
-		for _, t := range list(c.body, "Tags") {
-			tag, _ := t.(map[string]any)
-			st.tags[str(tag, "Key")] = str(tag, "Value")
+	each(func(f *feature) {
+		if f.created != nil {
+			f.created(s, st, c.body)
 		}
-	}
+	})
 	s.tables[tableKey(c.r, name)] = st
 	s.overlay(st, obj(out, "TableDescription"), region(c.r))
 	return out, nil
@@ -380,15 +422,15 @@ func (s *Server) deleteTable(c *call) (any, error) {
 		// returns a ResourceInUseException" (API DeleteTable).
 		return nil, inUse("Attempt to change a resource which is still in use: %s", why)
 	}
-	if st.strong != nil {
+	var refused error
+	each(func(f *feature) {
+		if f.refuseDelete != nil && refused == nil {
+			refused = f.refuseDelete(s, st)
+		}
+	})
+	if refused != nil {
 		s.mu.Unlock()
-		// aws-controllers-k8s/dynamodb-controller
-		// docs/api-quirks/table-global-tables.md, DDB-TABLE-260 (mrsc.go).
-		return nil, validation("Deletion of only one table replica is not supported for global tables with MultiRegionConsistency set to STRONG.")
-	}
-	if err := s.leaveOrRefuse(st); err != nil {
-		s.mu.Unlock()
-		return nil, err
+		return nil, refused
 	}
 	if len(st.replicas) > 0 {
 		s.mu.Unlock()
@@ -406,7 +448,11 @@ func (s *Server) deleteTable(c *call) (any, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.left(tableKey(c.r, name), st)
+	each(func(f *feature) {
+		if f.deleted != nil {
+			f.deleted(s, tableKey(c.r, name), st)
+		}
+	})
 	if s.opts.Pace.Delete <= 0 {
 		delete(s.tables, tableKey(c.r, name))
 		return out, nil
@@ -416,6 +462,18 @@ func (s *Server) deleteTable(c *call) (any, error) {
 	desc["TableStatus"] = "DELETING"
 	st.pace = paced{deleting: clone(desc), deletingUntil: now.Add(s.opts.Pace.Delete)}
 	return out, nil
+}
+
+// describeAfter is UpdateTable's answer: the table as it is now.
+func (s *Server) describeAfter(c *call, name string) (any, bool, error) {
+	out, err := s.local(c.r, "DescribeTable", map[string]any{"TableName": name})
+	if err != nil {
+		return nil, true, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.overlay(s.state(c.r, name), obj(out, "Table"), region(c.r))
+	return map[string]any{"TableDescription": out["Table"]}, true, nil
 }
 
 // pacedView is DescribeTable's answer where Options.Pace says it is not
@@ -435,7 +493,7 @@ func (s *Server) pacedView(c *call, name string) (any, error) {
 		delete(s.tables, key)
 	case st.pace.deleting != nil:
 		return map[string]any{"Table": clone(st.pace.deleting)}, nil
-	case st.pace.unseen(now, s.opts.Pace), st.imported != nil && now.Before(st.imported.job.unseenUntil):
+	case st.pace.unseen(now, s.opts.Pace), st.unseen(now):
 		return nil, notFound("ResourceNotFoundException", "Requested resource not found: Table: %s not found", name)
 	}
 	if view := st.pace.staleView(now); view != nil {
@@ -460,13 +518,7 @@ func (s *Server) stillDeleting(c *call, name string) error {
 // warm throughput) itself, after checking AWS's rules, and sends the rest of
 // the request to DynamoDB Local.
 func (s *Server) updateTable(c *call) (any, error) {
-	if out, handled, err := s.settingsReplication(c); handled {
-		return out, err // multiaccount.go
-	}
-	if out, handled, err := s.disassociation(c); handled {
-		return out, err
-	}
-	if out, handled, err := s.strongConsistency(c); handled {
+	if out, handled, err := s.takeWhole(c, func(f *feature) takeFunc { return f.takeUpdate }); handled {
 		return out, err
 	}
 	name := str(c.body, "TableName")
@@ -503,11 +555,16 @@ func (s *Server) updateTable(c *call) (any, error) {
 	var apply []func()
 	fail := func(err error) (any, error) { s.mu.Unlock(); return nil, err }
 
-	vectors, err := s.updateVectors(st, t, c.body, rest, newBilling, now)
-	if err != nil {
-		return fail(err)
+	for _, f := range features {
+		if f == nil || f.update == nil {
+			continue
+		}
+		change, err := f.update(s, st, t, c.body, rest, newBilling, now)
+		if err != nil {
+			return fail(err)
+		}
+		apply = append(apply, change)
 	}
-	apply = append(apply, vectors)
 
 	if ru := list(c.body, "ReplicaUpdates"); ru != nil {
 		f, err := s.replicaUpdate(st, t, ru, newBilling, database(c.r), region(c.r), now)
@@ -532,7 +589,7 @@ func (s *Server) updateTable(c *call) (any, error) {
 		apply = append(apply, f)
 		delete(rest, "WarmThroughput")
 	}
-	var kept, created []any
+	var kept []any
 	var creates []map[string]any
 	var deleted []string
 	for _, u := range list(c.body, "GlobalSecondaryIndexUpdates") {
@@ -583,18 +640,15 @@ func (s *Server) updateTable(c *call) (any, error) {
 				delete(cr, "WarmThroughput")
 			}
 			u["Create"] = cr
-			created, creates = append(created, cr), append(creates, cr)
+			creates = append(creates, cr)
 		}
 		kept = append(kept, u)
 	}
-	multi, err := multiKeys(created, list(c.body, "AttributeDefinitions"))
+	keep, err := s.indexes(st, rest, list(c.body, "AttributeDefinitions"), creates, deleted)
 	if err != nil {
 		return fail(err)
 	}
-	if len(multi) > 0 || len(deleted) > 0 {
-		reduceForLocal(rest, creates, multi)
-		apply = append(apply, func() { st.keepIndexKeys(multi, deleted) })
-	}
+	apply = append(apply, keep...)
 	delete(rest, "GlobalSecondaryIndexUpdates")
 	if len(kept) > 0 {
 		rest["GlobalSecondaryIndexUpdates"] = kept
@@ -717,7 +771,7 @@ func (s *Server) replicaUpdate(st *tableState, t map[string]any, updates []any, 
 			// V2globaltables_reqs_bestpractices.html).
 			return nil, validation("Table write capacity should either be Pay-Per-Request or AutoScaled, and streams must be enabled with NEW_AND_OLD_IMAGES")
 		}
-		if billing == provisioned && !s.writeAutoscaled(db, t) {
+		if billing == provisioned && !s.writeScaled(db, t) {
 			// "you must either use on-demand capacity or enable
 			// autoscaling" (developerguide V2globaltables_reqs_bestpractices.html).
 			return nil, validation("Table write capacity should either be Pay-Per-Request or AutoScaled")

@@ -15,12 +15,26 @@ import (
 // without any ("tags ... are not carried over", API
 // RestoreTableToPointInTime).
 
-func (s *Server) taggingHandler(op string) func(*call) (any, error) {
-	return map[string]func(*call) (any, error){
-		"TagResource":        s.tagResource,
-		"UntagResource":      s.untagResource,
-		"ListTagsOfResource": s.listTagsOfResource,
-	}[op]
+func init() {
+	register(atTags, &feature{
+		ops: map[string]handler{
+			"TagResource":        (*Server).tagResource,
+			"UntagResource":      (*Server).untagResource,
+			"ListTagsOfResource": (*Server).listTagsOfResource,
+		},
+		only: func(o Options) bool { return o.Tagging },
+		created: func(s *Server, st *tableState, body map[string]any) {
+			if s.opts.Tagging {
+				// "Tags: A list of key-value pairs to label the table" (API
+				// CreateTable): they are the table's from its creation.
+				st.tags = map[string]string{}
+				for _, t := range list(body, "Tags") {
+					tag, _ := t.(map[string]any)
+					st.tags[str(tag, "Key")] = str(tag, "Value")
+				}
+			}
+		},
+	})
 }
 
 // tagged runs change on the tags of the table a tagging call names by ARN,

@@ -40,6 +40,16 @@ const maxVectorIndexes = 5
 // maxVectorDimensions is the largest number of dimensions (pydynox docs).
 const maxVectorDimensions = 4096
 
+func init() {
+	register(atVectors, &feature{
+		create: (*Server).createVectors,
+		update: (*Server).updateVectors,
+		describe: func(s *Server, st *tableState, t map[string]any, now time.Time) {
+			st.overlayVectors(t, now, s.opts.Transition)
+		},
+	})
+}
+
 // vectorIndex is one vector index of a table.
 type vectorIndex struct {
 	def     map[string]any // as CreateTable or the Create action gave it
@@ -74,11 +84,13 @@ type vectorState struct {
 	attrs map[string]string
 }
 
+var vectorsOf = perTable[vectorState](nil)
+
 // advanceVectors drops the deleted indexes whose time has come.
 func (st *tableState) advanceVectors(now time.Time, transition time.Duration) {
-	for name, v := range st.vectors.indexes {
+	for name, v := range vectorsOf(st).indexes {
 		if v.gone(now, transition) {
-			delete(st.vectors.indexes, name)
+			delete(vectorsOf(st).indexes, name)
 		}
 	}
 }
@@ -129,7 +141,7 @@ func onlyPayPerRequest() error {
 // takes them, and the search schema's attribute definitions DynamoDB Local
 // would refuse, out of the request.
 func (s *Server) createVectors(st *tableState, body map[string]any, billing string, now time.Time) error {
-	st.vectors = vectorState{indexes: map[string]*vectorIndex{}, attrs: map[string]string{}}
+	*vectorsOf(st) = vectorState{indexes: map[string]*vectorIndex{}, attrs: map[string]string{}}
 	defs := list(body, "VectorIndexes")
 	if s.opts.WithoutVectorIndexes || defs == nil {
 		return nil
@@ -150,17 +162,17 @@ func (s *Server) createVectors(st *tableState, body map[string]any, billing stri
 		if err := checkVectorDef(def, defined); err != nil {
 			return err
 		}
-		if _, dup := st.vectors.indexes[str(def, "IndexName")]; dup {
+		if _, dup := vectorsOf(st).indexes[str(def, "IndexName")]; dup {
 			return validation("One or more parameter values were invalid: Duplicate index name: %s", str(def, "IndexName"))
 		}
-		st.vectors.indexes[str(def, "IndexName")] = &vectorIndex{def: def, created: now}
+		vectorsOf(st).indexes[str(def, "IndexName")] = &vectorIndex{def: def, created: now}
 	}
 	var forLocal []any
 	for _, d := range list(body, "AttributeDefinitions") {
 		if a := str(d.(map[string]any), "AttributeName"); keyed[a] {
 			forLocal = append(forLocal, d)
 		} else {
-			st.vectors.attrs[a] = str(d.(map[string]any), "AttributeType")
+			vectorsOf(st).attrs[a] = str(d.(map[string]any), "AttributeType")
 		}
 	}
 	body["AttributeDefinitions"] = forLocal
@@ -194,7 +206,7 @@ func (s *Server) updateVectors(st *tableState, t, body, rest map[string]any, new
 	if s.opts.WithoutVectorIndexes {
 		return func() {}, nil
 	}
-	if newBilling != payPerRequest && len(st.vectors.indexes) > 0 {
+	if newBilling != payPerRequest && len(vectorsOf(st).indexes) > 0 {
 		return nil, onlyPayPerRequest()
 	}
 	updates := list(body, "VectorIndexUpdates")
@@ -220,36 +232,36 @@ func (st *tableState) createVector(def, t, body map[string]any, billing string, 
 	if billing != payPerRequest {
 		return nil, onlyPayPerRequest()
 	}
-	if old, ok := st.vectors.indexes[name]; ok {
+	if old, ok := vectorsOf(st).indexes[name]; ok {
 		if status, _ := old.status(now, transition); status == "CREATING" {
 			return nil, inUse("Attempt to change a resource which is still in use: vector index %s is being created", name)
 		}
 		return nil, validation("One or more parameter values were invalid: vector index %s already exists", name)
 	}
-	if len(st.vectors.indexes) >= maxVectorIndexes {
+	if len(vectorsOf(st).indexes) >= maxVectorIndexes {
 		return nil, &apiError{status: 400, code: "LimitExceededException",
 			msg: fmt.Sprintf("Subscriber limit exceeded: a table can have at most %d vector indexes", maxVectorIndexes)}
 	}
 	defined := attributeTypes(list(t, "AttributeDefinitions"))
-	maps.Copy(defined, st.vectors.attrs)
+	maps.Copy(defined, vectorsOf(st).attrs)
 	sent := attributeTypes(list(body, "AttributeDefinitions"))
 	maps.Copy(defined, sent)
 	if err := checkVectorDef(def, defined); err != nil {
 		return nil, err
 	}
 	return func() {
-		st.vectors.indexes[name] = &vectorIndex{def: def, created: now}
+		vectorsOf(st).indexes[name] = &vectorIndex{def: def, created: now}
 		for _, e := range list(def, "SearchSchema") {
 			a := str(e.(map[string]any), "AttributeName")
 			if typ, ok := sent[a]; ok {
-				st.vectors.attrs[a] = typ
+				vectorsOf(st).attrs[a] = typ
 			}
 		}
 	}, nil
 }
 
 func (st *tableState) deleteVector(name string, now time.Time, transition time.Duration) (func(), error) {
-	v, ok := st.vectors.indexes[name]
+	v, ok := vectorsOf(st).indexes[name]
 	if !ok || !v.deleting.IsZero() {
 		return nil, notFound("ResourceNotFoundException", "Requested resource not found: vector index %s", name)
 	}
@@ -263,20 +275,20 @@ func (st *tableState) deleteVector(name string, now time.Time, transition time.D
 // attribute definitions to a table description.
 func (st *tableState) overlayVectors(t map[string]any, now time.Time, transition time.Duration) {
 	st.advanceVectors(now, transition)
-	if len(st.vectors.indexes) == 0 {
+	if len(vectorsOf(st).indexes) == 0 {
 		return
 	}
 	defs := list(t, "AttributeDefinitions")
 	have := attributeTypes(defs)
-	for _, a := range slices.Sorted(maps.Keys(st.vectors.attrs)) {
+	for _, a := range slices.Sorted(maps.Keys(vectorsOf(st).attrs)) {
 		if _, ok := have[a]; !ok {
-			defs = append(defs, map[string]any{"AttributeName": a, "AttributeType": st.vectors.attrs[a]})
+			defs = append(defs, map[string]any{"AttributeName": a, "AttributeType": vectorsOf(st).attrs[a]})
 		}
 	}
 	t["AttributeDefinitions"] = defs
 	var out []any
-	for _, name := range slices.Sorted(maps.Keys(st.vectors.indexes)) {
-		v := st.vectors.indexes[name]
+	for _, name := range slices.Sorted(maps.Keys(vectorsOf(st).indexes)) {
+		v := vectorsOf(st).indexes[name]
 		d := maps.Clone(v.def)
 		if len(list(d, "SearchSchema")) == 0 {
 			delete(d, "SearchSchema") // "Empty SearchSchema not echoed" [xdb]
