@@ -7,6 +7,42 @@ import (
 	"sort"
 )
 
+// LightState is the "state" object of a light as the bridge reports it.
+type LightState struct {
+	On        bool       `json:"on"`
+	Bri       int        `json:"bri"`
+	Hue       int        `json:"hue"`
+	Sat       int        `json:"sat"`
+	Effect    string     `json:"effect"`
+	XY        [2]float64 `json:"xy"`
+	CT        int        `json:"ct"`
+	Alert     string     `json:"alert"`
+	ColorMode string     `json:"colormode"`
+	Mode      string     `json:"mode"`
+	Reachable bool       `json:"reachable"`
+	// V2Effect is the CLIP v2 effect the bulb plays (effects.go); only
+	// the v2 view shows it, so it is not part of the v1 state's JSON.
+	V2Effect string `json:"-"`
+	// V2Powerup is the CLIP v2 powerup setting (powerup.go), nil for the
+	// factory one; like V2Effect only the v2 view shows it.
+	V2Powerup *Powerup `json:"-"`
+	// V2Gradient is the CLIP v2 gradient (gradient.go), nil for none set
+	// yet; only the v2 view shows it.
+	V2Gradient *Gradient `json:"-"`
+	// V2Speed is the CLIP v2 dynamics.speed (dynamics.go); only the v2
+	// view shows it.
+	V2Speed float64 `json:"-"`
+}
+
+// fields is the state as JSON fields, before the model picks those it
+// reports.
+func (st LightState) fields() map[string]any {
+	return map[string]any{
+		"on": st.On, "bri": st.Bri, "hue": st.Hue, "sat": st.Sat, "effect": st.Effect, "xy": st.XY,
+		"ct": st.CT, "alert": st.Alert, "colormode": st.ColorMode, "mode": st.Mode, "reachable": st.Reachable,
+	}
+}
+
 // stateParams lists the attributes of a state PUT in the order the answer
 // array reports them; anything else is error 6.
 var stateParams = []string{
