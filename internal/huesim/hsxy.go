@@ -143,7 +143,4 @@ func invert3(m [3][3]float64) [3][3]float64 {
 	return adj
 }
 
-// HueSatXY is the xy a bulb of the model shows for hue/sat, as reported.
-func HueSatXY(model string, hue, sat int) [2]float64 {
-	return hsToXY(hue, sat, Models[model].Gamut)
-}
+func clampInt(v, lo, hi int) int { return max(lo, min(hi, v)) }

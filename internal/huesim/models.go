@@ -158,3 +158,8 @@ func (m Model) control() map[string]any {
 	}
 	return c
 }
+
+// HueSatXY is the xy a bulb of the model shows for hue/sat, as reported.
+func HueSatXY(model string, hue, sat int) [2]float64 {
+	return hsToXY(hue, sat, Models[model].Gamut)
+}
