@@ -3,6 +3,25 @@
 // rate limits, and test controls (offline, slow, unreachable bulbs, changes
 // made "from the Hue app"). Tether's tests and demo use it in place of a
 // real bridge; its fidelity is checked with huego and node-hue-api.
+//
+// Its files are layered: each refers only to files of its own layer or
+// below, from the bottom up:
+//   - the bulb model: lightstate.go (LightState and what a state command
+//     does to it), models.go, hsxy.go, gamut.go, color.go, and the CLIP
+//     v2 features effects.go, gradient.go, powerup.go, dynamics.go;
+//   - the bridge's state: state.go (Bridge, Options, Light), with its
+//     parts' data in group.go, scene.go, v2sceneoptions.go,
+//     requestlog.go, network.go, watch.go, eventhub.go, pro.go, v2ids.go;
+//   - request plumbing: apierror.go and commands.go (v1), v2request.go
+//     and v2lightput.go (CLIP v2);
+//   - the features: lights.go, config.go, groups.go, rooms.go, scenes.go,
+//     v1off.go; proresources.go, v2rooms.go, v2scenes.go;
+//   - what names the features: handlers.go (the v1 routes),
+//     v2resources.go (the CLIP v2 view), v2events.go (its event stream),
+//     v2handlers.go (the CLIP v2 routes), server.go and v2tls.go (the two
+//     ports);
+//   - test controls and the web page: controls.go, controlapi.go,
+//     handeffect.go, mdns.go, web*.go, sse.go.
 package huesim
 
 import (
@@ -35,6 +54,15 @@ type Light struct {
 }
 
 func (l *Light) model() Model { return Models[l.Model] }
+
+// ShowsHueSat reports whether the bulb shows the colour hue/sat select:
+// in colour (hs or xy mode) at the xy they give on its gamut. The hue/sat
+// a bridge reports back are derived from that xy and need not equal what
+// was sent, so a judge of "the bulb shows its spec" compares this way.
+func (l Light) ShowsHueSat(hue, sat int) bool {
+	st := l.State
+	return (st.ColorMode == "hs" || st.ColorMode == "xy") && st.XY == HueSatXY(l.Model, hue, sat)
+}
 
 // Options configures a simulated bridge.
 type Options struct {
@@ -196,15 +224,6 @@ func (b *Bridge) sortedLightIDs() []string {
 
 // timestamp formats t as the bridge does (UTC, no zone suffix).
 func timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05") }
-
-// ShowsHueSat reports whether the bulb shows the colour hue/sat select:
-// in colour (hs or xy mode) at the xy they give on its gamut. The hue/sat
-// a bridge reports back are derived from that xy and need not equal what
-// was sent, so a judge of "the bulb shows its spec" compares this way.
-func (l Light) ShowsHueSat(hue, sat int) bool {
-	st := l.State
-	return (st.ColorMode == "hs" || st.ColorMode == "xy") && st.XY == HueSatXY(l.Model, hue, sat)
-}
 
 func randomHex(n int) string {
 	buf := make([]byte, n)

@@ -1,7 +1,6 @@
 package huesim
 
 import (
-	"math"
 	"strings"
 )
 
@@ -119,24 +118,4 @@ func (b *Bridge) v2Connectivity(l *Light) resource {
 		"owner": ref(b.v2ID("device", l.ID), "device"), "status": status,
 		"mac_address": strings.TrimSuffix(l.UniqueID, "-0b"),
 	}
-}
-
-// v2GroupedLight is a grouped_light owned by bridge_home (the caller sets
-// another owner for a room or zone): on when any light is, its brightness
-// the mean of the lights that are on.
-func (b *Bridge) v2GroupedLight(id, home string, lightIDs []string) resource {
-	anyOn, bri, n := false, 0.0, 0
-	for _, lid := range lightIDs {
-		st := b.lights[lid].State
-		anyOn = anyOn || st.On
-		if st.On {
-			bri, n = bri+brightnessOf(st.Bri), n+1
-		}
-	}
-	if n > 0 {
-		bri = math.Round(bri/float64(n)*100) / 100
-	}
-	return resource{"id": id, "id_v1": "/groups/0", "type": "grouped_light", "owner": ref(home, "bridge_home"),
-		"on": map[string]bool{"on": anyOn}, "dimming": map[string]float64{"brightness": bri},
-		"alert": map[string]any{"action_values": []string{"breathe"}}}
 }
