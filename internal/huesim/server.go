@@ -183,7 +183,7 @@ func (s *Server) Close() {
 
 // plainHandler serves the plain-HTTP port: the v1 API, or on a Pro a 301
 // to the same path at the HTTPS port (the simulator's HTTPS port stands
-// for 443).
+// for 443), as pro.go's sources describe the Pro.
 func (s *Server) plainHandler() http.Handler {
 	if !s.opts.Pro {
 		return s.Handler()

@@ -15,7 +15,7 @@ import (
 // event stream is a separate long-lived connection and does not count.
 const v2MaxConcurrent = 3
 
-// v2Answer writes the v2 answer envelope.
+// v2Answer writes the v2 answer envelope (v2handlers.go describes it).
 func v2Answer(w http.ResponseWriter, status int, data any, errs ...string) {
 	list := make([]map[string]string, 0, len(errs))
 	for _, e := range errs {
