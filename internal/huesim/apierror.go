@@ -1,6 +1,11 @@
 package huesim
 
-import "fmt"
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+)
 
 // Error types of the v1 API that the simulator produces.
 const (
@@ -49,4 +54,24 @@ func invalidValue(address, param string, value any) result {
 
 func deviceOff(address, param string) result {
 	return failure(ErrDeviceOff, address, fmt.Sprintf("parameter, %s, is not modifiable. Device is set to off.", param))
+}
+
+// resourcePath is the address the bridge uses in answers: the URL path
+// without /api/<username>.
+func resourcePath(r *http.Request) string {
+	rest := strings.TrimPrefix(r.URL.Path, "/api")
+	rest = strings.TrimPrefix(rest, "/")
+	if rest == "config" {
+		return "/config"
+	}
+	if i := strings.Index(rest, "/"); i >= 0 {
+		return strings.TrimSuffix(rest[i:], "/")
+	}
+	return "/"
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
 }

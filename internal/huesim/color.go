@@ -52,8 +52,6 @@ func setColor(st LightState) rgb {
 	}
 }
 
-func clampInt(v, lo, hi int) int { return max(lo, min(hi, v)) }
-
 // xyToRGB converts CIE xy chromaticity to sRGB at full brightness, as
 // Philips documents for its wide-gamut bulbs (D65 matrix, sRGB gamma),
 // normalised so the brightest channel is 1.

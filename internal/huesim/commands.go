@@ -7,25 +7,9 @@ import (
 	"time"
 )
 
-// Command is one state-changing request the bridge received.
-type Command struct {
-	Time   time.Time       `json:"time"`
-	Method string          `json:"method"`
-	Path   string          `json:"path"`
-	Body   json.RawMessage `json:"body,omitempty"`
-	// Errors are the error types the bridge answered (empty: all success).
-	Errors []int `json:"errors,omitempty"`
-	// Light is the v1 id of the light a CLIP v2 command was for, and
-	// Status the HTTP status it was answered with (v2 commands only).
-	Light  string `json:"light,omitempty"`
-	Status int    `json:"status,omitempty"`
-}
-
-// ForLight reports whether c is a light command (v1 or v2) for the bulb
-// with v1 id id.
-func (c Command) ForLight(id string) bool {
-	return c.Path == "/lights/"+id+"/state" || (c.Light == id && c.Method == http.MethodPut)
-}
+// How the bridge takes a v1 request (handlers.go routes them): the
+// username check, the command wrapper (rate limit, decoding, answer) and
+// the command log (requestlog.go).
 
 // appendCommand adds a command to the log.
 func (b *Bridge) appendCommand(c Command) {
@@ -68,39 +52,6 @@ func (b *Bridge) command(h commandHandler) http.HandlerFunc {
 	}
 }
 
-func (b *Bridge) putLightState(r *http.Request, addr string, body map[string]json.RawMessage) []result {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	l, ok := b.lights[r.PathValue("id")]
-	if !ok {
-		return []result{notAvailable("/lights/" + r.PathValue("id"))}
-	}
-	return applyState(&l.State, l.model(), l.strict, addr, body, lightCommand)
-}
-
-// putGroupAction applies the body to every light of the group (group 0: all
-// lights), each as far as it can: lights that are off and not switched on
-// keep their colour, and a bulb without an attribute ignores it, without
-// error 201 or 6, as a real bridge does for groups. The answer is the
-// group's, one entry per attribute.
-func (b *Bridge) putGroupAction(r *http.Request, addr string, body map[string]json.RawMessage) []result {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	ids, ok := b.groupLights(r.PathValue("id"))
-	if !ok {
-		return []result{notAvailable("/groups/" + r.PathValue("id"))}
-	}
-	if _, recall := body["scene"]; recall {
-		return b.recallScene(r.PathValue("id"), addr, body)
-	}
-	for _, id := range ids {
-		if l, ok := b.lights[id]; ok {
-			applyState(&l.State, l.model(), l.strict, addr, body, groupAction)
-		}
-	}
-	return applyState(&LightState{On: true}, Models[DefaultModel], false, addr, body, groupAction)
-}
-
 // record appends a received command to the log.
 func (b *Bridge) record(r *http.Request, addr string, raw []byte, res []result) {
 	c := Command{Time: time.Now(), Method: r.Method, Path: addr}
@@ -113,4 +64,18 @@ func (b *Bridge) record(r *http.Request, addr string, raw []byte, res []result) 
 		}
 	}
 	b.appendCommand(c)
+}
+
+// authed answers error 1 unless the path's username is on the whitelist.
+func (b *Bridge) authed(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		b.mu.Lock()
+		_, ok := b.users[r.PathValue("user")]
+		b.mu.Unlock()
+		if !ok {
+			writeJSON(w, http.StatusOK, []result{unauthorized(resourcePath(r))})
+			return
+		}
+		h(w, r)
+	}
 }

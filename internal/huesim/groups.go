@@ -14,20 +14,6 @@ const ErrGroupTableFull = 301
 // MaxGroups is the size of the bridge's group table, as on a real bridge.
 const MaxGroups = 64
 
-// Group is a group created through POST /groups (group 0, "all lights", is
-// implicit and not one of them).
-type Group struct {
-	ID     string
-	Name   string
-	Type   string
-	Class  string // rooms and zones (rooms.go)
-	Lights []string
-	// serial numbers the groups in the order they were made, so that a
-	// group that takes a deleted one's id gets CLIP v2 ids of its own
-	// (v2rooms.go).
-	serial int
-}
-
 // createGroup is POST /groups: {"name", "lights", "type", "class"}. Like a
 // real bridge it refuses lights it does not know, a light group without
 // lights, a room taking a light of another room (rooms.go) and a full
@@ -189,4 +175,78 @@ func (b *Bridge) addGroup(name, typ string, lights []string) string {
 	id := b.freeGroupID()
 	b.groups[id] = &Group{ID: id, Name: name, Type: typ, Class: defaultRoomClass, Lights: slices.Clone(lights), serial: b.nextGroupSerial()}
 	return id
+}
+
+// groupZero is the implicit "all lights" group.
+func (b *Bridge) groupZero() map[string]any {
+	ids := b.sortedLightIDs()
+	allOn, anyOn := len(ids) > 0, false
+	for _, id := range ids {
+		on := b.lights[id].State.On
+		allOn = allOn && on
+		anyOn = anyOn || on
+	}
+	action := LightState{Effect: "none", Alert: "none", ColorMode: "ct", Bri: 254, CT: 366, XY: [2]float64{0.4573, 0.41}}
+	if len(ids) > 0 {
+		action = b.lights[ids[0]].State
+	}
+	return map[string]any{
+		"name":    "Group 0",
+		"lights":  ids,
+		"sensors": []string{},
+		"type":    "LightGroup",
+		"state":   map[string]bool{"all_on": allOn, "any_on": anyOn},
+		"recycle": false,
+		"action": map[string]any{
+			"on": action.On, "bri": action.Bri, "hue": action.Hue, "sat": action.Sat,
+			"effect": action.Effect, "xy": action.XY, "ct": action.CT,
+			"alert": action.Alert, "colormode": action.ColorMode,
+		},
+	}
+}
+
+func (b *Bridge) getGroups(w http.ResponseWriter, _ *http.Request) {
+	// Group 0 is implicit and not listed, as on a real bridge.
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	writeJSON(w, http.StatusOK, b.groupsJSON())
+}
+
+func (b *Bridge) getGroup(w http.ResponseWriter, r *http.Request) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	id := r.PathValue("id")
+	if id == "0" {
+		writeJSON(w, http.StatusOK, b.groupZero())
+		return
+	}
+	g, ok := b.groups[id]
+	if !ok {
+		writeJSON(w, http.StatusOK, []result{notAvailable(resourcePath(r))})
+		return
+	}
+	writeJSON(w, http.StatusOK, b.groupJSON(g))
+}
+
+// putGroupAction applies the body to every light of the group (group 0: all
+// lights), each as far as it can: lights that are off and not switched on
+// keep their colour, and a bulb without an attribute ignores it, without
+// error 201 or 6, as a real bridge does for groups. The answer is the
+// group's, one entry per attribute.
+func (b *Bridge) putGroupAction(r *http.Request, addr string, body map[string]json.RawMessage) []result {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	ids, ok := b.groupLights(r.PathValue("id"))
+	if !ok {
+		return []result{notAvailable("/groups/" + r.PathValue("id"))}
+	}
+	if _, recall := body["scene"]; recall {
+		return b.recallScene(r.PathValue("id"), addr, body)
+	}
+	for _, id := range ids {
+		if l, ok := b.lights[id]; ok {
+			applyState(&l.State, l.model(), l.strict, addr, body, groupAction)
+		}
+	}
+	return applyState(&LightState{On: true}, Models[DefaultModel], false, addr, body, groupAction)
 }

@@ -1,8 +1,6 @@
 package huesim
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -35,43 +33,10 @@ func (b *Bridge) v1Routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /api/{user}/groups", b.authed(b.command(b.createGroup)))
 	mux.HandleFunc("GET /api/{user}/groups/{id}", b.authed(b.getGroup))
 	mux.HandleFunc("DELETE /api/{user}/groups/{id}", b.authed(b.command(b.deleteGroup)))
+	mux.HandleFunc("PUT /api/{user}/groups/{id}", b.authed(b.command(b.setGroupAttributes)))
 	mux.HandleFunc("PUT /api/{user}/groups/{id}/action", b.authed(b.command(b.putGroupAction)))
 	b.sceneRoutes(mux)
 	mux.HandleFunc("/api/{user}/{rest...}", b.authed(b.unknownResource))
-}
-
-// resourcePath is the address the bridge uses in answers: the URL path
-// without /api/<username>.
-func resourcePath(r *http.Request) string {
-	rest := strings.TrimPrefix(r.URL.Path, "/api")
-	rest = strings.TrimPrefix(rest, "/")
-	if rest == "config" {
-		return "/config"
-	}
-	if i := strings.Index(rest, "/"); i >= 0 {
-		return strings.TrimSuffix(rest[i:], "/")
-	}
-	return "/"
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
-// authed answers error 1 unless the path's username is on the whitelist.
-func (b *Bridge) authed(h http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		b.mu.Lock()
-		_, ok := b.users[r.PathValue("user")]
-		b.mu.Unlock()
-		if !ok {
-			writeJSON(w, http.StatusOK, []result{unauthorized(resourcePath(r))})
-			return
-		}
-		h(w, r)
-	}
 }
 
 func (b *Bridge) createUser(w http.ResponseWriter, r *http.Request) {
@@ -110,28 +75,6 @@ func (b *Bridge) pair(deviceType string, clientKey bool) result {
 	return result{"success": ok}
 }
 
-func randomHex(n int) string {
-	buf := make([]byte, n)
-	_, _ = rand.Read(buf)
-	return hex.EncodeToString(buf)
-}
-
-func (b *Bridge) getPublicConfig(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, b.publicConfig())
-}
-
-// getConfig answers the full config to paired users and, like a real
-// bridge, the public part (no whitelist) to anyone else instead of error 1.
-func (b *Bridge) getConfig(w http.ResponseWriter, r *http.Request) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if _, ok := b.users[r.PathValue("user")]; !ok {
-		writeJSON(w, http.StatusOK, b.publicConfig())
-		return
-	}
-	writeJSON(w, http.StatusOK, b.fullConfig())
-}
-
 func (b *Bridge) getFullState(w http.ResponseWriter, _ *http.Request) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -140,80 +83,6 @@ func (b *Bridge) getFullState(w http.ResponseWriter, _ *http.Request) {
 		"lights": b.lightsJSON(), "groups": b.groupsJSON(), "config": b.fullConfig(),
 		"schedules": empty, "scenes": b.scenesJSON(), "rules": empty, "sensors": empty, "resourcelinks": empty,
 	})
-}
-
-// lightsJSON is the id -> light map. Callers hold b.mu.
-func (b *Bridge) lightsJSON() map[string]any {
-	out := make(map[string]any, len(b.lights))
-	for id, l := range b.lights {
-		out[id] = lightJSON(l)
-	}
-	return out
-}
-
-func (b *Bridge) getLights(w http.ResponseWriter, _ *http.Request) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	writeJSON(w, http.StatusOK, b.lightsJSON())
-}
-
-func (b *Bridge) getLight(w http.ResponseWriter, r *http.Request) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	l, ok := b.lights[r.PathValue("id")]
-	if !ok {
-		writeJSON(w, http.StatusOK, []result{notAvailable(resourcePath(r))})
-		return
-	}
-	writeJSON(w, http.StatusOK, lightJSON(l))
-}
-
-func (b *Bridge) renameLight(w http.ResponseWriter, r *http.Request) {
-	addr := resourcePath(r)
-	raw, _ := io.ReadAll(r.Body)
-	var body map[string]json.RawMessage
-	res := []result{}
-	b.mu.Lock()
-	l, ok := b.lights[r.PathValue("id")]
-	var name string
-	switch {
-	case !ok:
-		res = append(res, notAvailable(addr))
-	case json.Unmarshal(raw, &body) != nil:
-		res = append(res, failure(ErrInvalidJSON, "", "body contains invalid json"))
-	case json.Unmarshal(body["name"], &name) != nil || name == "" || len(name) > 32:
-		res = append(res, invalidValue(addr+"/name", "name", string(body["name"])))
-	default:
-		l.Name = name
-		res = append(res, success(addr+"/name", name))
-	}
-	b.mu.Unlock()
-	b.notify()
-	b.record(r, addr, raw, res)
-	writeJSON(w, http.StatusOK, res)
-}
-
-func (b *Bridge) getGroups(w http.ResponseWriter, _ *http.Request) {
-	// Group 0 is implicit and not listed, as on a real bridge.
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	writeJSON(w, http.StatusOK, b.groupsJSON())
-}
-
-func (b *Bridge) getGroup(w http.ResponseWriter, r *http.Request) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	id := r.PathValue("id")
-	if id == "0" {
-		writeJSON(w, http.StatusOK, b.groupZero())
-		return
-	}
-	g, ok := b.groups[id]
-	if !ok {
-		writeJSON(w, http.StatusOK, []result{notAvailable(resourcePath(r))})
-		return
-	}
-	writeJSON(w, http.StatusOK, b.groupJSON(g))
 }
 
 func (b *Bridge) unknownResource(w http.ResponseWriter, r *http.Request) {

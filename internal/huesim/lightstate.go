@@ -7,6 +7,42 @@ import (
 	"sort"
 )
 
+// LightState is the "state" object of a light as the bridge reports it.
+type LightState struct {
+	On        bool       `json:"on"`
+	Bri       int        `json:"bri"`
+	Hue       int        `json:"hue"`
+	Sat       int        `json:"sat"`
+	Effect    string     `json:"effect"`
+	XY        [2]float64 `json:"xy"`
+	CT        int        `json:"ct"`
+	Alert     string     `json:"alert"`
+	ColorMode string     `json:"colormode"`
+	Mode      string     `json:"mode"`
+	Reachable bool       `json:"reachable"`
+	// V2Effect is the CLIP v2 effect the bulb plays (effects.go); only
+	// the v2 view shows it, so it is not part of the v1 state's JSON.
+	V2Effect string `json:"-"`
+	// V2Powerup is the CLIP v2 powerup setting (powerup.go), nil for the
+	// factory one; like V2Effect only the v2 view shows it.
+	V2Powerup *Powerup `json:"-"`
+	// V2Gradient is the CLIP v2 gradient (gradient.go), nil for none set
+	// yet; only the v2 view shows it.
+	V2Gradient *Gradient `json:"-"`
+	// V2Speed is the CLIP v2 dynamics.speed (dynamics.go); only the v2
+	// view shows it.
+	V2Speed float64 `json:"-"`
+}
+
+// fields is the state as JSON fields, before the model picks those it
+// reports.
+func (st LightState) fields() map[string]any {
+	return map[string]any{
+		"on": st.On, "bri": st.Bri, "hue": st.Hue, "sat": st.Sat, "effect": st.Effect, "xy": st.XY,
+		"ct": st.CT, "alert": st.Alert, "colormode": st.ColorMode, "mode": st.Mode, "reachable": st.Reachable,
+	}
+}
+
 // stateParams lists the attributes of a state PUT in the order the answer
 // array reports them; anything else is error 6.
 var stateParams = []string{
@@ -230,17 +266,6 @@ func applyXY(st *LightState, m Model, addr string, raw json.RawMessage) (result,
 	return success(addr, xy), "xy"
 }
 
-// reportedXY is a chromaticity coordinate as a bridge reports it: the bulb
-// holds it as Zigbee CurrentX/Y, a 16-bit value capped at 65279
-// (deconz-rest-plugin #973), and the bridge reports four decimals. The
-// exact conversion back is not documented; dividing by 65536 and cutting
-// to four decimals is what fits the one read-back seen from a real bridge:
-// PUT xy [0.4, 0.4] reads [0.3999, 0.3999] (home-assistant/core #13944).
-func reportedXY(v float64) float64 {
-	raw := math.Min(math.Round(v*65535), 65279)
-	return math.Floor(raw/65536*1e4) / 1e4
-}
-
 func applyEnum(dst *string, addr, p string, raw json.RawMessage, allowed ...string) result {
 	var v string
 	if json.Unmarshal(raw, &v) == nil {
@@ -265,33 +290,5 @@ func intValue(raw json.RawMessage, r [2]int) (int, bool) {
 }
 
 func unit(f float64) bool { return f >= 0 && f <= 1 }
-
-// nearestInGamut is p when the triangle holds it, else the nearest point of
-// its edges.
-func nearestInGamut(g [3][2]float64, p [2]float64) [2]float64 {
-	if inTriangle(g, p) {
-		return p
-	}
-	best, bestDist := p, math.Inf(1)
-	for i := range 3 {
-		a, b := g[i], g[(i+1)%3]
-		ab := [2]float64{b[0] - a[0], b[1] - a[1]}
-		t := ((p[0]-a[0])*ab[0] + (p[1]-a[1])*ab[1]) / (ab[0]*ab[0] + ab[1]*ab[1])
-		t = math.Max(0, math.Min(1, t))
-		q := [2]float64{a[0] + t*ab[0], a[1] + t*ab[1]}
-		if d := (p[0]-q[0])*(p[0]-q[0]) + (p[1]-q[1])*(p[1]-q[1]); d < bestDist {
-			best, bestDist = q, d
-		}
-	}
-	return best
-}
-
-func inTriangle(g [3][2]float64, p [2]float64) bool {
-	side := func(a, b [2]float64) float64 { return (b[0]-a[0])*(p[1]-a[1]) - (b[1]-a[1])*(p[0]-a[0]) }
-	d1, d2, d3 := side(g[0], g[1]), side(g[1], g[2]), side(g[2], g[0])
-	neg := d1 < 0 || d2 < 0 || d3 < 0
-	pos := d1 > 0 || d2 > 0 || d3 > 0
-	return !(neg && pos)
-}
 
 func clamp(v, lo, hi int) int { return max(lo, min(hi, v)) }

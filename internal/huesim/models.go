@@ -2,7 +2,6 @@ package huesim
 
 import (
 	"sort"
-	"time"
 )
 
 // The bulbs a simulated bridge can have. Every number comes from
@@ -160,106 +159,7 @@ func (m Model) control() map[string]any {
 	return c
 }
 
-// lightJSON is a light as GET /lights reports it: a BSB002's shape, with
-// only the state fields its type has and any the test made it leave out.
-func lightJSON(l *Light) map[string]any {
-	m := l.model()
-	state := l.State.fields()
-	reported := map[string]any{}
-	for _, k := range m.stateKeys() {
-		if !l.omit[k] {
-			reported[k] = state[k]
-		}
-	}
-	return map[string]any{
-		"state": reported,
-		"swupdate": map[string]any{
-			"state": "noupdates", "lastinstall": "2021-01-01T00:00:00",
-		},
-		"type":             m.Type,
-		"name":             l.Name,
-		"modelid":          m.ID,
-		"manufacturername": m.Manufacturer,
-		"productname":      m.ProductName,
-		"capabilities": map[string]any{
-			"certified": m.Manufacturer != "GLEDOPTO",
-			"control":   m.control(),
-			"streaming": map[string]bool{"renderer": m.colour(), "proxy": m.colour()},
-		},
-		"config": map[string]any{
-			"archetype": m.Archetype, "function": "mixed", "direction": "omnidirectional",
-			"startup": map[string]any{"mode": "safety", "configured": true},
-		},
-		"uniqueid":   l.UniqueID,
-		"swversion":  "1.88.1",
-		"swconfigid": "F0D2E6D7",
-		"productid":  "Philips-" + m.ID + "-1-A19ECLv5",
-	}
-}
-
-// publicConfig is what the bridge tells anyone, paired or not.
-func (b *Bridge) publicConfig() map[string]any {
-	bp := b.opts.bridgeProduct()
-	return map[string]any{
-		"name":             b.opts.Name,
-		"datastoreversion": "126",
-		"swversion":        bp.SWVersion,
-		"apiversion":       bp.APIVersion,
-		"mac":              "00:17:88:7e:57:e1",
-		"bridgeid":         b.opts.BridgeID,
-		"factorynew":       false,
-		"replacesbridgeid": nil,
-		"modelid":          bp.ModelID,
-		"starterkitid":     "",
-	}
-}
-
-// fullConfig adds what only paired users see. Callers hold b.mu.
-func (b *Bridge) fullConfig() map[string]any {
-	c := b.publicConfig()
-	now := time.Now()
-	c["zigbeechannel"] = 25
-	c["ipaddress"] = "127.0.0.1"
-	c["netmask"] = "255.255.255.0"
-	c["gateway"] = "127.0.0.1"
-	c["dhcp"] = true
-	c["proxyaddress"] = "none"
-	c["proxyport"] = 0
-	c["UTC"] = timestamp(now)
-	c["localtime"] = timestamp(now)
-	c["timezone"] = "Etc/UTC"
-	c["whitelist"] = b.users
-	c["portalservices"] = false
-	c["linkbutton"] = now.Before(b.linkUntil)
-	c["swupdate2"] = map[string]any{"state": "noupdates", "autoinstall": map[string]any{"on": false}}
-	c["portalstate"] = map[string]any{"signedon": false, "incoming": false, "outgoing": false, "communication": "disconnected"}
-	return c
-}
-
-// groupZero is the implicit "all lights" group.
-func (b *Bridge) groupZero() map[string]any {
-	ids := b.sortedLightIDs()
-	allOn, anyOn := len(ids) > 0, false
-	for _, id := range ids {
-		on := b.lights[id].State.On
-		allOn = allOn && on
-		anyOn = anyOn || on
-	}
-	action := LightState{Effect: "none", Alert: "none", ColorMode: "ct", Bri: 254, CT: 366, XY: [2]float64{0.4573, 0.41}}
-	if len(ids) > 0 {
-		action = b.lights[ids[0]].State
-	}
-	return map[string]any{
-		"name":    "Group 0",
-		"lights":  ids,
-		"sensors": []string{},
-		"type":    "LightGroup",
-		"state":   map[string]bool{"all_on": allOn, "any_on": anyOn},
-		"recycle": false,
-		"action": map[string]any{
-			"on": action.On, "bri": action.Bri, "hue": action.Hue, "sat": action.Sat,
-			"effect": action.Effect, "xy": action.XY, "ct": action.CT,
-			"alert": action.Alert, "colormode": action.ColorMode,
-		},
-	}
+// HueSatXY is the xy a bulb of the model shows for hue/sat, as reported.
+func HueSatXY(model string, hue, sat int) [2]float64 {
+	return hsToXY(hue, sat, Models[model].Gamut)
 }

@@ -3,9 +3,30 @@
 // rate limits, and test controls (offline, slow, unreachable bulbs, changes
 // made "from the Hue app"). Tether's tests and demo use it in place of a
 // real bridge; its fidelity is checked with huego and node-hue-api.
+//
+// Its files are layered: each refers only to files of its own layer or
+// below, from the bottom up:
+//   - the bulb model: lightstate.go (LightState and what a state command
+//     does to it), models.go, hsxy.go, gamut.go, color.go, and the CLIP
+//     v2 features effects.go, gradient.go, powerup.go, dynamics.go;
+//   - the bridge's state: state.go (Bridge, Options, Light), with its
+//     parts' data in group.go, scene.go, v2sceneoptions.go,
+//     requestlog.go, network.go, watch.go, eventhub.go, pro.go, v2ids.go;
+//   - request plumbing: apierror.go and commands.go (v1), v2request.go
+//     and v2lightput.go (CLIP v2);
+//   - the features: lights.go, config.go, groups.go, rooms.go, scenes.go,
+//     v1off.go; proresources.go, v2rooms.go, v2scenes.go;
+//   - what names the features: handlers.go (the v1 routes),
+//     v2resources.go (the CLIP v2 view), v2events.go (its event stream),
+//     v2handlers.go (the CLIP v2 routes), server.go and v2tls.go (the two
+//     ports);
+//   - test controls and the web page: controls.go, controlapi.go,
+//     handeffect.go, mdns.go, web*.go, sse.go.
 package huesim
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"sort"
 	"strconv"
@@ -14,42 +35,6 @@ import (
 	"sync/atomic"
 	"time"
 )
-
-// LightState is the "state" object of a light as the bridge reports it.
-type LightState struct {
-	On        bool       `json:"on"`
-	Bri       int        `json:"bri"`
-	Hue       int        `json:"hue"`
-	Sat       int        `json:"sat"`
-	Effect    string     `json:"effect"`
-	XY        [2]float64 `json:"xy"`
-	CT        int        `json:"ct"`
-	Alert     string     `json:"alert"`
-	ColorMode string     `json:"colormode"`
-	Mode      string     `json:"mode"`
-	Reachable bool       `json:"reachable"`
-	// V2Effect is the CLIP v2 effect the bulb plays (effects.go); only
-	// the v2 view shows it, so it is not part of the v1 state's JSON.
-	V2Effect string `json:"-"`
-	// V2Powerup is the CLIP v2 powerup setting (powerup.go), nil for the
-	// factory one; like V2Effect only the v2 view shows it.
-	V2Powerup *Powerup `json:"-"`
-	// V2Gradient is the CLIP v2 gradient (gradient.go), nil for none set
-	// yet; only the v2 view shows it.
-	V2Gradient *Gradient `json:"-"`
-	// V2Speed is the CLIP v2 dynamics.speed (dynamics.go); only the v2
-	// view shows it.
-	V2Speed float64 `json:"-"`
-}
-
-// fields is the state as JSON fields, before the model picks those it
-// reports.
-func (st LightState) fields() map[string]any {
-	return map[string]any{
-		"on": st.On, "bri": st.Bri, "hue": st.Hue, "sat": st.Sat, "effect": st.Effect, "xy": st.XY,
-		"ct": st.CT, "alert": st.Alert, "colormode": st.ColorMode, "mode": st.Mode, "reachable": st.Reachable,
-	}
-}
 
 // Light is one bulb known to the bridge.
 type Light struct {
@@ -69,6 +54,15 @@ type Light struct {
 }
 
 func (l *Light) model() Model { return Models[l.Model] }
+
+// ShowsHueSat reports whether the bulb shows the colour hue/sat select:
+// in colour (hs or xy mode) at the xy they give on its gamut. The hue/sat
+// a bridge reports back are derived from that xy and need not equal what
+// was sent, so a judge of "the bulb shows its spec" compares this way.
+func (l Light) ShowsHueSat(hue, sat int) bool {
+	st := l.State
+	return (st.ColorMode == "hs" || st.ColorMode == "xy") && st.XY == HueSatXY(l.Model, hue, sat)
+}
 
 // Options configures a simulated bridge.
 type Options struct {
@@ -121,10 +115,12 @@ type Bridge struct {
 	gets        map[string]int
 	conn        connectivity
 	watch       watchers
-	// The CLIP v2 API's request counters and event stream (v2*.go).
-	v2Counters
-	events eventHub
-	// credentialed counts the requests that carried a username (server.go).
+	// The CLIP v2 API's requests in flight and those refused with 429
+	// (v2request.go), and its event stream (v2events.go).
+	v2InFlight atomic.Int32
+	v2Refused  atomic.Int32
+	events     eventHub
+	// credentialed counts the requests that carried a username (network.go).
 	credentialed atomic.Int64
 	// v1Requests are the requests on v1 paths (v1off.go).
 	v1Requests []V1Request
@@ -228,3 +224,9 @@ func (b *Bridge) sortedLightIDs() []string {
 
 // timestamp formats t as the bridge does (UTC, no zone suffix).
 func timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05") }
+
+func randomHex(n int) string {
+	buf := make([]byte, n)
+	_, _ = rand.Read(buf)
+	return hex.EncodeToString(buf)
+}

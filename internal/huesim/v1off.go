@@ -15,14 +15,6 @@ import (
 // read without a key (Tether learns there which bridge answers before it
 // sends one; CLIP v2 has no keyless read of it).
 
-// V1Request is one request the bridge received on a v1 path (/api...),
-// the username written as {user} in Path.
-type V1Request struct {
-	Method, Path string
-	// Refused: answered 404 because the v1 API is off.
-	Refused bool
-}
-
 // v1Excepted reports whether a v1 request is one a bridge without v1 still
 // answers: pairing and the public config.
 func v1Excepted(r *http.Request) bool {

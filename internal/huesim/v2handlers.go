@@ -4,10 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
-	"strings"
-	"sync/atomic"
 )
 
 // The CLIP v2 REST API (openhue-api's OpenAPI specification and aiohue;
@@ -15,16 +12,6 @@ import (
 // hue-application-key header; every answer is
 // {"errors":[{"description"}],"data":[...]}; a PUT answers the resources it
 // touched as {"rid","rtype"}.
-
-// v2MaxConcurrent is how many requests a bridge serves at once: "the bridge
-// will deny more than 3 requests at the same time with a 429" (aiohue
-// v2/__init__.py, which limits itself to 3 per host for that reason). The
-// event stream is a separate long-lived connection and does not count.
-const v2MaxConcurrent = 3
-
-// maxDuration is the longest dynamics.duration a light takes, in ms
-// (openhue-api LightPut: at most 6 000 000, 100 ms steps).
-const maxDuration = 6000000
 
 // HandlerTLS serves what a bridge serves on port 443: the v1 API and CLIP
 // v2 with its event stream.
@@ -50,57 +37,6 @@ func (b *Bridge) HandlerTLS() http.Handler {
 	mux.HandleFunc("GET /eventstream/clip/v2", b.v2Authed(b.eventStream))
 	return b.gate(b.v1Gate(mux))
 }
-
-// v2Answer writes the v2 answer envelope.
-func v2Answer(w http.ResponseWriter, status int, data any, errs ...string) {
-	list := make([]map[string]string, 0, len(errs))
-	for _, e := range errs {
-		list = append(list, map[string]string{"description": e})
-	}
-	if data == nil {
-		data = []any{}
-	}
-	writeJSON(w, status, map[string]any{"errors": list, "data": data})
-}
-
-func v2Error(w http.ResponseWriter, status int, description string) {
-	v2Answer(w, status, nil, description)
-}
-
-// v2Authed answers 403 without a known hue-application-key (aiohue reads a
-// 403 on /clip/v2/resource as "a v2 bridge, not authorised"), and 429 to a
-// fourth request at once (the event stream excepted).
-func (b *Bridge) v2Authed(h http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		b.mu.Lock()
-		_, ok := b.users[r.Header.Get("hue-application-key")]
-		b.mu.Unlock()
-		if !ok {
-			v2Error(w, http.StatusForbidden, "unauthorized user")
-			return
-		}
-		if !strings.HasPrefix(r.URL.Path, "/eventstream") {
-			if b.v2InFlight.Add(1) > v2MaxConcurrent {
-				b.v2InFlight.Add(-1)
-				b.v2Refused.Add(1)
-				w.WriteHeader(http.StatusTooManyRequests) // "a 429 carries no data" (huelog.app)
-				return
-			}
-			defer b.v2InFlight.Add(-1)
-		}
-		h(w, r)
-	}
-}
-
-// v2Counters are the v2 API's concurrency bookkeeping.
-type v2Counters struct {
-	v2InFlight atomic.Int32
-	v2Refused  atomic.Int32
-}
-
-// TooManyRequests counts the v2 requests refused with 429 for being past the
-// bridge's concurrency or command budget.
-func (b *Bridge) TooManyRequests() int { return int(b.v2Refused.Load()) }
 
 func (b *Bridge) v2GetAll(w http.ResponseWriter, _ *http.Request) {
 	b.mu.Lock()
@@ -130,86 +66,6 @@ func (b *Bridge) v2GetOne(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	v2Error(w, http.StatusNotFound, "Not Found")
-}
-
-// lightPut is the part of LightPut the simulator acts on; other features
-// (alert, gradient, ...) are accepted and ignored.
-type lightPut struct {
-	On *struct {
-		On bool `json:"on"`
-	} `json:"on"`
-	Dimming *struct {
-		Brightness *float64 `json:"brightness"`
-	} `json:"dimming"`
-	Color *struct {
-		XY *struct {
-			X float64 `json:"x"`
-			Y float64 `json:"y"`
-		} `json:"xy"`
-	} `json:"color"`
-	ColorTemperature *struct {
-		Mirek *int `json:"mirek"`
-	} `json:"color_temperature"`
-	Dynamics *struct {
-		Duration *int     `json:"duration"`
-		Speed    *float64 `json:"speed"`
-	} `json:"dynamics"`
-	Effects *struct {
-		Effect *string `json:"effect"`
-	} `json:"effects"`
-	Powerup  json.RawMessage `json:"powerup"`
-	Gradient json.RawMessage `json:"gradient"`
-}
-
-// effect is the effect the PUT sets, "" when none.
-func (p lightPut) effect() string {
-	if p.Effects == nil || p.Effects.Effect == nil {
-		return ""
-	}
-	return *p.Effects.Effect
-}
-
-// v1Body translates a v2 PUT to the v1 state body the bulb model applies,
-// or says why a v2 bridge answers 400. CLIP v2 is strict where v1 clamps: a
-// mirek outside the light's mirek_schema is refused (HTTP 400,
-// home-assistant.io #20658, home-assistant/core #61584), and so, here, is
-// a feature the light does not have. The descriptions are the simulator's
-// own words: real ones are not recorded in the notes.
-func (p lightPut) v1Body(m Model) (map[string]json.RawMessage, string) {
-	body := map[string]json.RawMessage{}
-	put := func(k string, v any) { body[k], _ = json.Marshal(v) }
-	if p.On != nil {
-		put("on", p.On.On)
-	}
-	if p.Dimming != nil && p.Dimming.Brightness != nil {
-		b := *p.Dimming.Brightness
-		if !m.dimmable() || b < 0 || b > 100 {
-			return nil, fmt.Sprintf("invalid value for dimming.brightness: %g", b)
-		}
-		put("bri", briOf(b))
-	}
-	if p.Color != nil && p.Color.XY != nil {
-		xy := p.Color.XY
-		if !m.colour() || !unit(xy.X) || !unit(xy.Y) {
-			return nil, fmt.Sprintf("invalid value for color.xy: [%g, %g]", xy.X, xy.Y)
-		}
-		put("xy", []float64{xy.X, xy.Y})
-	}
-	if p.ColorTemperature != nil && p.ColorTemperature.Mirek != nil {
-		v, r := *p.ColorTemperature.Mirek, m.shownCT()
-		if !m.colourTemperature() || v < r[0] || v > r[1] {
-			return nil, fmt.Sprintf("invalid value for color_temperature.mirek: %d is not within mirek_schema %d-%d", v, r[0], r[1])
-		}
-		put("ct", v)
-	}
-	if p.Dynamics != nil && p.Dynamics.Duration != nil {
-		d := *p.Dynamics.Duration
-		if d < 0 || d > maxDuration {
-			return nil, fmt.Sprintf("invalid value for dynamics.duration: %d", d)
-		}
-		put("transitiontime", int(math.Round(float64(d)/100)))
-	}
-	return body, ""
 }
 
 // v2PutLight applies a LightPut to a bulb. An unreachable bulb gets the
@@ -331,14 +187,6 @@ func sortedKeys(m map[string]json.RawMessage) []string {
 	return out
 }
 
-// withType sets the path value "type" for a route whose type is fixed.
-func withType(typ string, h http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		r.SetPathValue("type", typ)
-		h(w, r)
-	}
-}
-
 // v2PutGroupedLight applies a body to every light of a grouped_light
 // (bridge_home's, the v1 group 0, or a room's or zone's: v2rooms.go), each
 // as far as it can, on the group budget (one command for the group, as a
@@ -383,16 +231,6 @@ func (b *Bridge) v2PutGroupedLight(w http.ResponseWriter, r *http.Request) {
 	b.recordV2(r, raw, "", http.StatusOK)
 	b.notify()
 	v2Answer(w, http.StatusOK, []map[string]string{ref(rid, "grouped_light")})
-}
-
-// recordV2 logs a v2 command: its path, the v1 id of the light it was for,
-// and the HTTP status it was answered with.
-func (b *Bridge) recordV2(r *http.Request, raw []byte, lightID string, status int) {
-	c := Command{Method: r.Method, Path: r.URL.Path, Light: lightID, Status: status}
-	if json.Valid(raw) {
-		c.Body = json.RawMessage(raw)
-	}
-	b.appendCommand(c)
 }
 
 // LightIDV2 is the v2 id of the light service of the bulb with v1 id id.

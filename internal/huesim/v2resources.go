@@ -1,9 +1,6 @@
 package huesim
 
 import (
-	"crypto/sha1"
-	"fmt"
-	"math"
 	"strings"
 )
 
@@ -16,33 +13,6 @@ import (
 // (v2scenes.go). Every
 // view is computed from the one state the v1 API serves, so the two views of
 // one bridge cannot disagree.
-
-// resource is one v2 resource as JSON fields.
-type resource = map[string]any
-
-// v2ID is a stable resource id (a name-based UUID) for one resource of the
-// bridge: the same bulb keeps its ids across restarts of the simulator.
-func (b *Bridge) v2ID(kind, key string) string {
-	h := sha1.Sum([]byte(b.opts.BridgeID + "/" + kind + "/" + key))
-	h[6] = h[6]&0x0f | 0x50 // version 5
-	h[8] = h[8]&0x3f | 0x80 // RFC 4122 variant
-	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
-}
-
-func ref(rid, rtype string) map[string]string { return map[string]string{"rid": rid, "rtype": rtype} }
-
-// brightnessOf is v1 bri (1-254) as v2 brightness (0-100 %): what real
-// bridges report fits (bri-1)/253*100 at two decimals (docs/hue-behaviour.md,
-// "Brightness and colour temperature"; derived, not documented).
-func brightnessOf(bri int) float64 {
-	return math.Round(float64(clampInt(bri, 1, 254)-1)/253*100*100) / 100
-}
-
-// briOf is the inverse: a v2 brightness as v1 bri. 0 sets the lowest level
-// (API reference text kept in aiohue's feature.py).
-func briOf(brightness float64) int {
-	return clampInt(int(math.Round(brightness/100*253))+1, 1, 254)
-}
 
 // v2Resources lists every v2 resource of the bridge. Callers hold b.mu.
 func (b *Bridge) v2Resources() []resource {
@@ -148,24 +118,4 @@ func (b *Bridge) v2Connectivity(l *Light) resource {
 		"owner": ref(b.v2ID("device", l.ID), "device"), "status": status,
 		"mac_address": strings.TrimSuffix(l.UniqueID, "-0b"),
 	}
-}
-
-// v2GroupedLight is a grouped_light owned by bridge_home (the caller sets
-// another owner for a room or zone): on when any light is, its brightness
-// the mean of the lights that are on.
-func (b *Bridge) v2GroupedLight(id, home string, lightIDs []string) resource {
-	anyOn, bri, n := false, 0.0, 0
-	for _, lid := range lightIDs {
-		st := b.lights[lid].State
-		anyOn = anyOn || st.On
-		if st.On {
-			bri, n = bri+brightnessOf(st.Bri), n+1
-		}
-	}
-	if n > 0 {
-		bri = math.Round(bri/float64(n)*100) / 100
-	}
-	return resource{"id": id, "id_v1": "/groups/0", "type": "grouped_light", "owner": ref(home, "bridge_home"),
-		"on": map[string]bool{"on": anyOn}, "dimming": map[string]float64{"brightness": bri},
-		"alert": map[string]any{"action_values": []string{"breathe"}}}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -351,4 +352,24 @@ func (b *Bridge) GroupedLightIDV2(id string) string {
 		return ""
 	}
 	return b.v2ID("grouped_light", v2GroupKey(g))
+}
+
+// v2GroupedLight is a grouped_light owned by bridge_home (the caller sets
+// another owner for a room or zone): on when any light is, its brightness
+// the mean of the lights that are on.
+func (b *Bridge) v2GroupedLight(id, home string, lightIDs []string) resource {
+	anyOn, bri, n := false, 0.0, 0
+	for _, lid := range lightIDs {
+		st := b.lights[lid].State
+		anyOn = anyOn || st.On
+		if st.On {
+			bri, n = bri+brightnessOf(st.Bri), n+1
+		}
+	}
+	if n > 0 {
+		bri = math.Round(bri/float64(n)*100) / 100
+	}
+	return resource{"id": id, "id_v1": "/groups/0", "type": "grouped_light", "owner": ref(home, "bridge_home"),
+		"on": map[string]bool{"on": anyOn}, "dimming": map[string]float64{"brightness": bri},
+		"alert": map[string]any{"action_values": []string{"breathe"}}}
 }

@@ -160,25 +160,6 @@ func (o sceneOptionsPut) apply(v *SceneV2) {
 	}
 }
 
-// actionExtras reads an action's effect and gradient for light l, or says
-// why a v2 bridge answers 400.
-func actionExtras(m Model, a lightPut) (string, *Gradient, string) {
-	effect := a.effect()
-	if effect != "" {
-		if why := effectRefusal(m, effect); why != "" {
-			return "", nil, why
-		}
-	}
-	if a.Gradient == nil {
-		return effect, nil, ""
-	}
-	g, why := decodeGradient(m, a.Gradient)
-	if why != "" {
-		return "", nil, why
-	}
-	return effect, &g, ""
-}
-
 // actionJSON adds light id's effect and gradient to its action.
 func (v SceneV2) actionJSON(id string, a map[string]any) {
 	if e, ok := v.Effects[id]; ok {

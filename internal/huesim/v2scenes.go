@@ -322,3 +322,22 @@ func (b *Bridge) v2SceneAnswer(w http.ResponseWriter, r *http.Request, raw []byt
 
 // SceneIDV2 is the CLIP v2 id of the scene with v1 id id.
 func (b *Bridge) SceneIDV2(id string) string { return b.v2ID("scene", id) }
+
+// actionExtras reads an action's effect and gradient for light l, or says
+// why a v2 bridge answers 400.
+func actionExtras(m Model, a lightPut) (string, *Gradient, string) {
+	effect := a.effect()
+	if effect != "" {
+		if why := effectRefusal(m, effect); why != "" {
+			return "", nil, why
+		}
+	}
+	if a.Gradient == nil {
+		return effect, nil, ""
+	}
+	g, why := decodeGradient(m, a.Gradient)
+	if why != "" {
+		return "", nil, why
+	}
+	return effect, &g, ""
+}
