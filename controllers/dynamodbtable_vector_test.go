@@ -18,9 +18,11 @@ import (
 )
 
 // vectorTransition is how long the model keeps a vector index CREATING,
-// then backfilling, and DELETING: several of the adapter's looks
-// (TransitionPoll, 500 ms), so that a step sent while AWS is still
-// building or removing an index would be seen.
+// then backfilling, and DELETING once the test lets it go
+// (ddbgap's HoldVectorIndexes keeps each state while the test looks at
+// it): several of the adapter's looks (TransitionPoll, 500 ms), so that a
+// step sent while AWS is still building or removing an index would be
+// seen.
 const vectorTransition = 2 * time.Second
 
 // vectorIndexOn adds a vector index of 8 dimensions on attribute emb; with
@@ -64,14 +66,18 @@ func TestDynamoDBTableVectorIndexesOnTheModel(t *testing.T) {
 	w := s.modelWorld(t, "team-vector", ddbgap.Options{Transition: vectorTransition})
 	updates := func() int { return w.gap.Calls("UpdateTable") }
 	obj := w.table("vector", vectorIndexOn("byTenant", true))
+	// Each transition is held until the test has seen it (AWS takes
+	// minutes), then let go.
+	release := w.gap.HoldVectorIndexes()
 	s.create(t, obj)
 
 	var creating *awsv1alpha1.DynamoDBTable
 	g.Eventually(func(g Gomega) string {
 		creating = s.get(g, obj)
 		return vectorStates(creating)
-	}, ddbTimeout, 20*time.Millisecond).Should(HavePrefix("byTenant:CREATING"))
+	}, ddbTimeout, ddbPoll).Should(HavePrefix("byTenant:CREATING"))
 	g.Expect(ddbCondition(creating, "Ready")).NotTo(HavePrefix("True"), "not Ready while the vector index is CREATING")
+	release()
 	ready := s.eventuallyReady(t, obj)
 	g.Expect(vectorStates(ready)).To(Equal("byTenant:ACTIVE"))
 	g.Expect(ready.Status.VectorIndexes[0].ItemCount).To(Equal(aws.Int64(0)))
@@ -86,21 +92,30 @@ func TestDynamoDBTableVectorIndexesOnTheModel(t *testing.T) {
 	g.Expect(describe().Table.VectorIndexes).To(HaveLen(1))
 	g.Expect(aws.ToString(describe().Table.VectorIndexes[0].SearchSchema[0].AttributeName)).To(Equal("tenant"))
 
-	// Added by the spec: one UpdateTable, not Ready until ACTIVE.
+	// Added by the spec: one UpdateTable, not Ready until ACTIVE, nothing
+	// sent while AWS builds it.
+	release = w.gap.HoldVectorIndexes()
 	s.update(t, obj, vectorIndexOn("byEmb", false))
-	g.Eventually(func(g Gomega) string { return vectorStates(s.get(g, obj)) }, ddbTimeout, 20*time.Millisecond).
+	g.Eventually(func(g Gomega) string { return vectorStates(s.get(g, obj)) }, ddbTimeout, ddbPoll).
 		Should(ContainSubstring("byEmb:CREATING"))
+	g.Consistently(func(g Gomega) {
+		g.Expect(updates()).To(Equal(1))
+		g.Expect(ddbCondition(s.get(g, obj), "Ready")).NotTo(HavePrefix("True"))
+	}, 2*vectorTransition, ddbPoll).Should(Succeed(), "one UpdateTable, and not Ready, while AWS builds the index")
+	release()
 	ready = s.eventuallyReady(t, obj)
 	g.Expect(vectorStates(ready)).To(Equal("byEmb:ACTIVE byTenant:ACTIVE"))
 	g.Expect(updates()).To(Equal(1), "one UpdateTable for the index, none again while AWS built it")
 
 	// Removed by the spec: one UpdateTable, DELETING waited out.
+	release = w.gap.HoldVectorIndexes()
 	s.update(t, obj, func(o *awsv1alpha1.DynamoDBTable) {
 		o.Spec.VectorIndexes = o.Spec.VectorIndexes[1:]
 		o.Spec.AttributeDefinitions = o.Spec.AttributeDefinitions[:1]
 	})
-	g.Eventually(func(g Gomega) string { return vectorStates(s.get(g, obj)) }, ddbTimeout, 20*time.Millisecond).
+	g.Eventually(func(g Gomega) string { return vectorStates(s.get(g, obj)) }, ddbTimeout, ddbPoll).
 		Should(ContainSubstring("byTenant:DELETING"))
+	release()
 	g.Eventually(func(g Gomega) string {
 		o := s.get(g, obj)
 		return vectorStates(o) + "|" + ddbCondition(o, "Ready")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -45,9 +46,50 @@ func init() {
 		create: (*Server).createVectors,
 		update: (*Server).updateVectors,
 		describe: func(s *Server, st *tableState, t map[string]any, now time.Time) {
-			st.overlayVectors(t, now, s.opts.Transition)
+			st.overlayVectors(t, vectorClockOf(s).at(now), s.opts.Transition)
 		},
 	})
+}
+
+// vectorClock is the model's time for vector index transitions: the wall
+// clock less the time they were held (HoldVectorIndexes).
+type vectorClock struct {
+	mu     sync.Mutex
+	heldAt time.Time     // zero while not held
+	held   time.Duration // the past holds' total
+}
+
+var vectorClockOf = perServer[vectorClock](nil)
+
+func (c *vectorClock) at(now time.Time) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.heldAt.IsZero() {
+		now = c.heldAt
+	}
+	return now.Add(-c.held)
+}
+
+// HoldVectorIndexes stops the vector indexes' transitions where they are
+// (an index CREATING, backfilling or DELETING stays so) until release is
+// called; they then go on from there. A test looks at a state that AWS
+// keeps for minutes as long as it needs, instead of racing a short
+// Transition.
+func (s *Server) HoldVectorIndexes() (release func()) {
+	c := vectorClockOf(s)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.heldAt.IsZero() {
+		c.heldAt = time.Now()
+	}
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if !c.heldAt.IsZero() {
+			c.held += time.Since(c.heldAt)
+			c.heldAt = time.Time{}
+		}
+	}
 }
 
 // vectorIndex is one vector index of a table.
@@ -141,6 +183,7 @@ func onlyPayPerRequest() error {
 // takes them, and the search schema's attribute definitions DynamoDB Local
 // would refuse, out of the request.
 func (s *Server) createVectors(st *tableState, body map[string]any, billing string, now time.Time) error {
+	now = vectorClockOf(s).at(now)
 	*vectorsOf(st) = vectorState{indexes: map[string]*vectorIndex{}, attrs: map[string]string{}}
 	defs := list(body, "VectorIndexes")
 	if s.opts.WithoutVectorIndexes || defs == nil {
@@ -203,6 +246,7 @@ func keyAttributes(body map[string]any) []string {
 // it takes them out of rest. A switch to PROVISIONED is refused while the
 // table has vector indexes.
 func (s *Server) updateVectors(st *tableState, t, body, rest map[string]any, newBilling string, now time.Time) (func(), error) {
+	now = vectorClockOf(s).at(now)
 	if s.opts.WithoutVectorIndexes {
 		return func() {}, nil
 	}
