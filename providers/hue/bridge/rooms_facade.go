@@ -109,25 +109,24 @@ func (r Rooms) CreateRoom(ctx context.Context, spec wire.GroupSpec) (string, err
 // SetGroupLights makes lightIDs a group's lights, on the group budget, and
 // reads the groups again.
 func (r Rooms) SetGroupLights(ctx context.Context, id string, lightIDs []string) error {
-	s := r.s
-	rc, err := s.roomsWrite(ctx, s.sender.groups)
-	if err != nil {
-		return err
-	}
-	err = rc.SetGroupLights(ctx, id, lightIDs)
-	_, _ = s.rooms.read(ctx, s.client.get(), 0)
-	return err
+	return r.changeGroup(ctx, func(rc wire.RoomsClient) error { return rc.SetGroupLights(ctx, id, lightIDs) })
 }
 
 // RenameGroup gives a group the name name, on the group budget, and reads
 // the groups again.
 func (r Rooms) RenameGroup(ctx context.Context, id, name string) error {
+	return r.changeGroup(ctx, func(rc wire.RoomsClient) error { return rc.RenameGroup(ctx, id, name) })
+}
+
+// changeGroup makes one change to a group on the group budget and reads
+// the groups again, whatever the bridge answered.
+func (r Rooms) changeGroup(ctx context.Context, change func(wire.RoomsClient) error) error {
 	s := r.s
 	rc, err := s.roomsWrite(ctx, s.sender.groups)
 	if err != nil {
 		return err
 	}
-	err = rc.RenameGroup(ctx, id, name)
+	err = change(rc)
 	_, _ = s.rooms.read(ctx, s.client.get(), 0)
 	return err
 }

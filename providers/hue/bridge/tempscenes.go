@@ -190,16 +190,23 @@ func (s *sender) removeStaleScenes(ctx context.Context) {
 	if !ok {
 		return
 	}
-	scenes, err := lister.LightScenes(ctx)
+	s.removeStaleScenesOf(ctx, lister.LightScenes)
+}
+
+// removeStaleScenesOf deletes the temporary scenes of a listing; false
+// when the bridge would not list them.
+func (s *sender) removeStaleScenesOf(ctx context.Context, list func(context.Context) ([]wire.Scene, error)) bool {
+	scenes, err := list(ctx)
 	if err != nil {
 		s.log.V(1).Info("cannot list scenes to remove stale temporary ones", "error", err.Error())
-		return
+		return false
 	}
 	for _, sc := range scenes {
 		if strings.HasPrefix(sc.Name, tempScenePrefix) {
 			s.deleteScene(ctx, sc.ID)
 		}
 	}
+	return true
 }
 
 // removeStaleZones deletes, on a bridge without v1, the temporary scenes
@@ -210,15 +217,8 @@ func (s *sender) removeStaleZones(ctx context.Context) {
 	if !ok {
 		return
 	}
-	scenes, err := rc.Scenes(ctx)
-	if err != nil {
-		s.log.V(1).Info("cannot list scenes to remove stale temporary ones", "error", err.Error())
+	if !s.removeStaleScenesOf(ctx, rc.Scenes) {
 		return
-	}
-	for _, sc := range scenes {
-		if strings.HasPrefix(sc.Name, tempScenePrefix) {
-			s.deleteScene(ctx, sc.ID)
-		}
 	}
 	groups, err := rc.ListGroups(ctx)
 	if err != nil {
