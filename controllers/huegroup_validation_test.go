@@ -40,7 +40,7 @@ func TestHueGroupAndSceneValidation(t *testing.T) {
 		{"an unknown type", group(obj{"name": "Kitchen", "type": "Garden"}), `supported values: "Room", "Zone"`},
 		{"lights without a type", group(obj{"name": "Kitchen", "lights": []any{"a"}}), "spec.type (Room or Zone) is required with spec.lights"},
 		{"a light twice", group(obj{"name": "Kitchen", "type": "Zone", "lights": []any{"a", "a"}}), "Duplicate value"},
-		{"more lights than a bridge has", group(obj{"name": "K", "type": "Zone", "lights": manyNames(51)}), "must have at most 50 items"},
+		{"more lights than a bridge has", group(obj{"name": "K", "type": "Zone", "lights": manyNames(151)}), "must have at most 150 items"},
 		{"scene and brightness", group(obj{"name": "K", "scene": "evening", "brightness": 10}), "set either scene or brightness/color"},
 		{"scene and off", group(obj{"name": "K", "scene": "evening", "on": false}), "a scene sets each light on or off itself"},
 		{"group brightness 0", group(obj{"name": "K", "brightness": 0}), "should be greater than or equal to 1"},

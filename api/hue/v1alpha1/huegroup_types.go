@@ -48,10 +48,11 @@ type HueGroupSpec struct {
 	// the group's lights exactly these, creating the group if the bridge
 	// has none of that name. Left out, an existing room or zone is adopted
 	// with the lights it has. A light is in one room at most: the bridge
-	// refuses a room that takes a light of another room (use a Zone).
+	// refuses a room that takes a light of another room (use a Zone). At
+	// most 150, the lights a Hue Bridge Pro holds (the square bridge: 50).
 	// +optional
 	// +kubebuilder:validation:MinItems=1
-	// +kubebuilder:validation:MaxItems=50
+	// +kubebuilder:validation:MaxItems=150
 	// +listType=set
 	// +kubebuilder:validation:items:MinLength=1
 	// +kubebuilder:validation:items:MaxLength=32

@@ -149,10 +149,10 @@ type HueSceneSpec struct {
 
 	// Lights are the states of the scene's lights, each a light of the
 	// group; the group's other lights are left as they are when the scene
-	// is shown.
+	// is shown. At most 150, the lights a Hue Bridge Pro holds.
 	// +required
 	// +kubebuilder:validation:MinItems=1
-	// +kubebuilder:validation:MaxItems=50
+	// +kubebuilder:validation:MaxItems=150
 	// +listType=map
 	// +listMapKey=name
 	Lights []SceneLight `json:"lights"`

@@ -37,7 +37,9 @@ const (
 	// recall, delete); fewer lights go light by light.
 	minSceneSize = 4
 	// tempSceneMax is the most lights one temporary scene carries: the
-	// most lights a bridge holds (50), well within its 2048 lightstates.
+	// most lights a square bridge holds (50), well within its 2048
+	// lightstates; a Bridge Pro's 150 go as three (its scene limits are
+	// not published).
 	tempSceneMax = 50
 	// tempScenePrefix names temporary scenes, so that those a crash left
 	// can be told from the user's and removed (HueScenes may not use it).
