@@ -123,13 +123,25 @@ func (s *Server) joinTable(c *call) (any, error) {
 	if known && srcState.member != nil {
 		srcSettings = srcState.member.settings
 	}
+	// The members already there, each with its policy: AWS verifies every
+	// member's statements "for each new replica as it is added"
+	// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/globaltables_MA_security.html).
+	existing := s.membersOf(srcState, known)
 	s.mu.Unlock()
 	if srcSettings != settingsReplicationEnabled {
 		return nil, validation("One or more parameter values were invalid: the source table %s must have GlobalTableSettingsReplicationMode ENABLED", sourceArn)
 	}
 	members := []string{sourceArn, self}
+	for _, m := range existing {
+		members = append(members, m.arn)
+	}
 	if why := admitsReplication(srcPolicy, sourceArn, members); why != "" {
 		return nil, &apiError{status: 400, code: "AccessDeniedException", msg: "the source table's resource policy " + why}
+	}
+	for _, m := range existing {
+		if why := admitsReplication(m.policy, m.arn, members); why != "" {
+			return nil, &apiError{status: 400, code: "AccessDeniedException", msg: "the resource policy of member " + m.arn + " " + why}
+		}
 	}
 	if why := admitsAssociate(srcPolicy, sourceArn, account); why != "" {
 		return nil, &apiError{status: 400, code: "AccessDeniedException", msg: "the source table's resource policy " + why}
@@ -173,6 +185,32 @@ func (s *Server) joinTable(c *call) (any, error) {
 	srcState.member.members[tableKey(c.r, name)] = &member{region: region(c.r), until: time.Now().Add(s.opts.Transition)}
 	s.overlay(st, obj(created, "TableDescription"), region(c.r))
 	return created, nil
+}
+
+// memberPolicy is a member that joined a source, as a join checks it: its
+// ARN and its resource policy ("" for none).
+type memberPolicy struct{ arn, policy string }
+
+// membersOf are the tables that joined the source (its state; known false
+// for none), with their policies, in key order. Called with s.mu held.
+func (s *Server) membersOf(src *tableState, known bool) []memberPolicy {
+	if !known || src.member == nil {
+		return nil
+	}
+	var out []memberPolicy
+	for _, key := range slices.Sorted(maps.Keys(src.member.members)) {
+		// key is database|name, the database accessKey|Region.
+		parts := strings.Split(key, "|")
+		if len(parts) != 3 {
+			continue
+		}
+		m := memberPolicy{arn: fmt.Sprintf("arn:aws:dynamodb:%s:%s:table/%s", parts[1], s.opts.Accounts[parts[0]], parts[2])}
+		if st, ok := s.tables[key]; ok && st.policy != nil {
+			m.policy = st.policy.doc
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // settingsReplication answers an UpdateTable that sets
