@@ -77,9 +77,16 @@ func (s *Server) joinTable(c *call) (any, error) {
 	s.calls[CallJoin]++
 	s.mu.Unlock()
 	name, sourceArn := str(c.body, "TableName"), str(c.body, "GlobalTableSourceArn")
+	// Sourced: the join takes settings replication ENABLED
+	// (developerguide/V2globaltables_MA.tutorial.html); the words are the
+	// model's.
 	if str(c.body, "GlobalTableSettingsReplicationMode") != settingsReplicationEnabled {
 		return nil, validation("One or more parameter values were invalid: GlobalTableSettingsReplicationMode must be ENABLED to join a global table")
 	}
+	// Sourced for KeySchema and AttributeDefinitions, which the join does
+	// not send (ibid.); the model's own guess for the indexes and the
+	// billing mode, which settings replication takes from the source: that
+	// AWS refuses them beside GlobalTableSourceArn is not on record.
 	for _, k := range []string{"KeySchema", "AttributeDefinitions", "GlobalSecondaryIndexes", "LocalSecondaryIndexes", "BillingMode"} {
 		if _, ok := c.body[k]; ok {
 			return nil, validation("One or more parameter values were invalid: %s is taken from the source table and cannot be given with GlobalTableSourceArn", k)
@@ -90,14 +97,24 @@ func (s *Server) joinTable(c *call) (any, error) {
 	srcKey := s.keyOfAccount(srcAccount)
 	switch {
 	case account == "":
+		// Not AWS's: the model's own configuration error.
 		return nil, validation("the model: Options.Accounts names no account for this caller's access key")
 	case !ok:
+		// Not from a vendor source: the model's guess (code and words) for
+		// an ARN that is no table's.
 		return nil, validation("One or more parameter values were invalid: GlobalTableSourceArn %s is not a table ARN", sourceArn)
 	case srcAccount == account:
+		// Sourced: "Each replica must reside in a separate AWS account"
+		// (developerguide/V2globaltables_MA_HowItWorks.html); code and
+		// words are the model's.
 		return nil, validation("One or more parameter values were invalid: each replica of a multi-account global table must be in a separate account")
 	case srcRegion == region(c.r):
+		// Not from a vendor source: the model's guess, as a global table
+		// has one replica per Region.
 		return nil, validation("One or more parameter values were invalid: the global table already has a replica in %s", srcRegion)
 	case srcKey == "":
+		// Not from a vendor source: the model's guess of the code for a
+		// source it cannot find (an account it does not know).
 		return nil, notFound("ResourceNotFoundException", "Requested resource not found: Table: %s not found", sourceArn)
 	}
 	asSource := asCaller(c.r, srcKey, srcRegion)
@@ -109,6 +126,9 @@ func (s *Server) joinTable(c *call) (any, error) {
 		return nil, err
 	}
 	src := obj(out, "Table")
+	// Sourced: global tables replicate through the source's stream of
+	// NEW_AND_OLD_IMAGES (developerguide/globaltables_MA_security.html; API
+	// UpdateTable's ReplicaUpdates); code and words are the model's.
 	if ss := obj(src, "StreamSpecification"); ss["StreamEnabled"] != true || str(ss, "StreamViewType") != "NEW_AND_OLD_IMAGES" {
 		return nil, validation("One or more parameter values were invalid: the source table %s must have a stream of NEW_AND_OLD_IMAGES", sourceArn)
 	}
@@ -128,6 +148,9 @@ func (s *Server) joinTable(c *call) (any, error) {
 	// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/globaltables_MA_security.html).
 	existing := s.membersOf(srcState, known)
 	s.mu.Unlock()
+	// Sourced: the source has settings replication ENABLED
+	// (developerguide/V2globaltables_MA.tutorial.html); code and words are
+	// the model's.
 	if srcSettings != settingsReplicationEnabled {
 		return nil, validation("One or more parameter values were invalid: the source table %s must have GlobalTableSettingsReplicationMode ENABLED", sourceArn)
 	}
@@ -143,6 +166,9 @@ func (s *Server) joinTable(c *call) (any, error) {
 			return nil, &apiError{status: 400, code: "AccessDeniedException", msg: "the resource policy of member " + m.arn + " " + why}
 		}
 	}
+	// Sourced (ibid., globaltables_MA_security.html): the joining account
+	// needs dynamodb:AssociateTableReplica on the source. The code,
+	// AccessDeniedException, is the model's guess, as is every code above.
 	if why := admitsAssociate(srcPolicy, sourceArn, account); why != "" {
 		return nil, &apiError{status: 400, code: "AccessDeniedException", msg: "the source table's resource policy " + why}
 	}
