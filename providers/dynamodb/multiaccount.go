@@ -289,16 +289,18 @@ func (p *Provider) sourceRefuses(ctx context.Context, holder *awsv1alpha1.Dynamo
 // statements that let the replication service replicate between it and
 // every member Tether knows of (the source and the joiners it admits,
 // joinedMembers), as AWS checks on the join.
-func (p *Provider) joinPolicy(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, src joinSource) (*plan.Policy, error) {
+func (p *Provider) joinPolicy(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, src joinSource) (*plan.Policy, []string, error) {
 	spec, err := plan.SpecPolicy(obj.Spec.ResourcePolicy)
 	if err != nil {
-		return nil, providers.Terminal(access.ReasonInvalidSpec, err)
+		return nil, nil, providers.Terminal(access.ReasonInvalidSpec, err)
 	}
 	joiners, _, err := p.admittedJoiners(ctx, src.arn, src.account, src.holders)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return plan.MemberPolicy(spec, plan.ReplicationStatements(selfArn(ep, obj), append([]string{src.arn}, joiners...), nil))
+	members := append([]string{src.arn, selfArn(ep, obj)}, joiners...)
+	pol, err := plan.MemberPolicy(spec, plan.ReplicationStatements(selfArn(ep, obj), members, nil))
+	return pol, members, err
 }
 
 // createByJoin makes the table by joining its source.
@@ -307,7 +309,7 @@ func (p *Provider) createByJoin(ctx context.Context, ep *access.Endpoint, obj *a
 	if err != nil {
 		return nil, err
 	}
-	pol, err := p.joinPolicy(ctx, ep, obj, src)
+	pol, members, err := p.joinPolicy(ctx, ep, obj, src)
 	if err != nil {
 		return nil, err
 	}
@@ -328,7 +330,7 @@ func (p *Provider) createByJoin(ctx context.Context, ep *access.Endpoint, obj *a
 		mem.joinRefused = nil
 		return out.TableDescription, nil
 	}
-	err = joinRefused(ep, obj, src, err)
+	err = joinRefused(ep, obj, src, members, err)
 	if ra, ok := providers.AsRetryAfter(err); ok && ra.Reason == ReasonGlobalTableJoinRefused {
 		mem.joinRefused = &joinRefusal{generation: obj.Generation, source: src.arn, sourceChanges: changes, at: time.Now(), err: ra.Err}
 	}
@@ -339,17 +341,20 @@ func (p *Provider) createByJoin(ctx context.Context, ep *access.Endpoint, obj *a
 // schema took it for a plain CreateTable (it knows no joins); otherwise
 // AWS's words and, for the source's owner, the statements its policy
 // needs.
-func joinRefused(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, src joinSource, err error) error {
+func joinRefused(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, src joinSource, members []string, err error) error {
 	code, stable := access.ErrorCode(err), access.Stable(err)
 	switch {
 	case code == "ValidationException" && strings.Contains(strings.ToLower(stable.Error()), "key schema"):
 		return providers.Terminalf(ReasonUnsupportedByEndpoint, "the DynamoDB endpoint for %s took the join for a plain CreateTable "+
 			"(%v): it does not know GlobalTableSourceArn (multi-account global tables); no table is created in its place", ep.Region, stable)
 	case code == "ValidationException", code == "AccessDeniedException", code == "ResourceNotFoundException":
-		need := plan.StatementsText(plan.ReplicationStatements(src.arn, []string{selfArn(ep, obj)}, []string{ep.AccountID}))
+		// Every member Tether knows of, the joiner among them: AWS checks
+		// each member's statements on each join.
+		need := plan.StatementsText(plan.ReplicationStatements(src.arn, members, []string{ep.AccountID}))
 		return providers.RetryAfter(joinRefusedDelay, ReasonGlobalTableJoinRefused, fmt.Errorf(
 			"AWS refused to join %s (%v); its owner must stream NEW_AND_OLD_IMAGES, enable settings replication and carry these "+
-				"statements in its resource policy (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/globaltables_MA_security.html): %s",
+				"statements in its resource policy, and every other member the same replication statement on itself, naming the same members "+
+				"(https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/globaltables_MA_security.html): %s",
 			src.arn, stable, need))
 	}
 	return err
