@@ -2,7 +2,6 @@ package controllers
 
 import (
 	"context"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -47,49 +46,40 @@ func membersOfGlobalTable(c client.Reader) handler.MapFunc {
 			return nil
 		}
 		for _, j := range joiners {
-			if joins(j, t) {
+			if dynamodb.NamesSource(j, "", []*awsv1alpha1.DynamoDBTable{t}) {
 				add(j.Namespace, j.Name)
 			}
 		}
 		src := t.Spec.GlobalTableSource
-		switch {
-		case src == nil:
-		case src.TableRef != nil:
-			ns := src.TableRef.Namespace
-			if ns == "" {
-				ns = t.Namespace
-			}
-			add(ns, src.TableRef.Name)
-		default:
-			_, _, _, name, ok := plan.ArnParts(src.TableArn)
-			var list awsv1alpha1.DynamoDBTableList
-			if !ok || c.List(ctx, &list, client.MatchingFields{dynamodb.IndexTableName: name}) != nil {
-				return out
-			}
-			for i := range list.Items {
-				if o := &list.Items[i]; o.UID != t.UID && o.ResolvedTableName() == name {
-					add(o.Namespace, o.Name)
-				}
+		if src == nil {
+			return out
+		}
+		// The other members that joined the same source: each one's policy
+		// names every member (AWS checks them all on each join).
+		siblings, err := dynamodb.SiblingsOf(ctx, c, t)
+		if err != nil {
+			log.FromContext(ctx).Error(err, "listing the DynamoDBTables that join the same source")
+			return out
+		}
+		for _, j := range siblings {
+			add(j.Namespace, j.Name)
+		}
+		if ns, name, ok := dynamodb.SourceRef(t); ok {
+			add(ns, name)
+			return out
+		}
+		_, _, _, name, ok := plan.ArnParts(src.TableArn)
+		var list awsv1alpha1.DynamoDBTableList
+		if !ok || c.List(ctx, &list, client.MatchingFields{dynamodb.IndexTableName: name}) != nil {
+			return out
+		}
+		for i := range list.Items {
+			if o := &list.Items[i]; o.UID != t.UID && o.ResolvedTableName() == name {
+				add(o.Namespace, o.Name)
 			}
 		}
 		return out
 	}
-}
-
-// joins says whether joiner's spec.globalTableSource may name source.
-func joins(joiner, source *awsv1alpha1.DynamoDBTable) bool {
-	src := joiner.Spec.GlobalTableSource
-	if src == nil {
-		return false
-	}
-	if ref := src.TableRef; ref != nil {
-		ns := ref.Namespace
-		if ns == "" {
-			ns = joiner.Namespace
-		}
-		return ns == source.Namespace && ref.Name == source.Name
-	}
-	return strings.HasSuffix(src.TableArn, ":table/"+source.ResolvedTableName())
 }
 
 // globalTableMemberChanged passes what may change the other side: a table

@@ -4,6 +4,8 @@ import (
 	"maps"
 	"slices"
 	"time"
+
+	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 )
 
 // Multi-Region strong consistency (MRSC) global tables and their witness,
@@ -52,8 +54,9 @@ const CallStrong = "UpdateTable.MultiRegionConsistency"
 const (
 	consistencyStrong   = "STRONG"
 	consistencyEventual = "EVENTUAL"
-	// unsupportedRegion is the Region AWS refuses for MRSC.
-	unsupportedRegion = "us-west-1"
+	// unsupportedRegion is the Region AWS refuses for MRSC (defined once,
+	// with its source, in the API).
+	unsupportedRegion = awsv1alpha1.MRSCUnsupportedRegion
 )
 
 func init() {

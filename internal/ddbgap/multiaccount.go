@@ -74,9 +74,16 @@ func (s *Server) joinTable(c *call) (any, error) {
 	s.calls[CallJoin]++
 	s.mu.Unlock()
 	name, sourceArn := str(c.body, "TableName"), str(c.body, "GlobalTableSourceArn")
+	// Sourced: the join takes settings replication ENABLED
+	// (developerguide/V2globaltables_MA.tutorial.html); the words are the
+	// model's.
 	if str(c.body, "GlobalTableSettingsReplicationMode") != settingsReplicationEnabled {
 		return nil, validation("One or more parameter values were invalid: GlobalTableSettingsReplicationMode must be ENABLED to join a global table")
 	}
+	// Sourced for KeySchema and AttributeDefinitions, which the join does
+	// not send (ibid.); the model's own guess for the indexes and the
+	// billing mode, which settings replication takes from the source: that
+	// AWS refuses them beside GlobalTableSourceArn is not on record.
 	for _, k := range []string{"KeySchema", "AttributeDefinitions", "GlobalSecondaryIndexes", "LocalSecondaryIndexes", "BillingMode"} {
 		if _, ok := c.body[k]; ok {
 			return nil, validation("One or more parameter values were invalid: %s is taken from the source table and cannot be given with GlobalTableSourceArn", k)
@@ -87,14 +94,24 @@ func (s *Server) joinTable(c *call) (any, error) {
 	srcKey := s.keyOfAccount(srcAccount)
 	switch {
 	case account == "":
+		// Not AWS's: the model's own configuration error.
 		return nil, validation("the model: Options.Accounts names no account for this caller's access key")
 	case !ok:
+		// Not from a vendor source: the model's guess (code and words) for
+		// an ARN that is no table's.
 		return nil, validation("One or more parameter values were invalid: GlobalTableSourceArn %s is not a table ARN", sourceArn)
 	case srcAccount == account:
+		// Sourced: "Each replica must reside in a separate AWS account"
+		// (developerguide/V2globaltables_MA_HowItWorks.html); code and
+		// words are the model's.
 		return nil, validation("One or more parameter values were invalid: each replica of a multi-account global table must be in a separate account")
 	case srcRegion == region(c.r):
+		// Not from a vendor source: the model's guess, as a global table
+		// has one replica per Region.
 		return nil, validation("One or more parameter values were invalid: the global table already has a replica in %s", srcRegion)
 	case srcKey == "":
+		// Not from a vendor source: the model's guess of the code for a
+		// source it cannot find (an account it does not know).
 		return nil, notFound("ResourceNotFoundException", "Requested resource not found: Table: %s not found", sourceArn)
 	}
 	asSource := asCaller(c.r, srcKey, srcRegion)
@@ -106,6 +123,9 @@ func (s *Server) joinTable(c *call) (any, error) {
 		return nil, err
 	}
 	src := obj(out, "Table")
+	// Sourced: global tables replicate through the source's stream of
+	// NEW_AND_OLD_IMAGES (developerguide/globaltables_MA_security.html; API
+	// UpdateTable's ReplicaUpdates); code and words are the model's.
 	if ss := obj(src, "StreamSpecification"); ss["StreamEnabled"] != true || str(ss, "StreamViewType") != "NEW_AND_OLD_IMAGES" {
 		return nil, validation("One or more parameter values were invalid: the source table %s must have a stream of NEW_AND_OLD_IMAGES", sourceArn)
 	}
@@ -120,14 +140,32 @@ func (s *Server) joinTable(c *call) (any, error) {
 	if known && srcState.member != nil {
 		srcSettings = srcState.member.settings
 	}
+	// The members already there, each with its policy: AWS verifies every
+	// member's statements "for each new replica as it is added"
+	// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/globaltables_MA_security.html).
+	existing := s.membersOf(srcState, known)
 	s.mu.Unlock()
+	// Sourced: the source has settings replication ENABLED
+	// (developerguide/V2globaltables_MA.tutorial.html); code and words are
+	// the model's.
 	if srcSettings != settingsReplicationEnabled {
 		return nil, validation("One or more parameter values were invalid: the source table %s must have GlobalTableSettingsReplicationMode ENABLED", sourceArn)
 	}
 	members := []string{sourceArn, self}
+	for _, m := range existing {
+		members = append(members, m.arn)
+	}
 	if why := admitsReplication(srcPolicy, sourceArn, members); why != "" {
 		return nil, &apiError{status: 400, code: "AccessDeniedException", msg: "the source table's resource policy " + why}
 	}
+	for _, m := range existing {
+		if why := admitsReplication(m.policy, m.arn, members); why != "" {
+			return nil, &apiError{status: 400, code: "AccessDeniedException", msg: "the resource policy of member " + m.arn + " " + why}
+		}
+	}
+	// Sourced (ibid., globaltables_MA_security.html): the joining account
+	// needs dynamodb:AssociateTableReplica on the source. The code,
+	// AccessDeniedException, is the model's guess, as is every code above.
 	if why := admitsAssociate(srcPolicy, sourceArn, account); why != "" {
 		return nil, &apiError{status: 400, code: "AccessDeniedException", msg: "the source table's resource policy " + why}
 	}
@@ -169,6 +207,32 @@ func (s *Server) joinTable(c *call) (any, error) {
 	srcState.member.members[tableKey(c.r, name)] = &member{region: region(c.r), until: time.Now().Add(s.opts.Transition)}
 	s.overlay(st, obj(created, "TableDescription"), region(c.r))
 	return created, nil
+}
+
+// memberPolicy is a member that joined a source, as a join checks it: its
+// ARN and its resource policy ("" for none).
+type memberPolicy struct{ arn, policy string }
+
+// membersOf are the tables that joined the source (its state; known false
+// for none), with their policies, in key order. Called with s.mu held.
+func (s *Server) membersOf(src *tableState, known bool) []memberPolicy {
+	if !known || src.member == nil {
+		return nil
+	}
+	var out []memberPolicy
+	for _, key := range slices.Sorted(maps.Keys(src.member.members)) {
+		// key is database|name, the database accessKey|Region.
+		parts := strings.Split(key, "|")
+		if len(parts) != 3 {
+			continue
+		}
+		m := memberPolicy{arn: fmt.Sprintf("arn:aws:dynamodb:%s:%s:table/%s", parts[1], s.opts.Accounts[parts[0]], parts[2])}
+		if st, ok := s.tables[key]; ok && st.policy != nil {
+			m.policy = st.policy.doc
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // settingsReplication answers an UpdateTable that sets

@@ -138,3 +138,96 @@ func TestModelMultiAccountJoin(t *testing.T) {
 	_, err = src.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(table)})
 	g.Expect(err).NotTo(HaveOccurred())
 }
+
+// A third account's join is checked against every member's policy, as AWS
+// verifies each member's statements "for each new replica as it is added"
+// (developerguide/globaltables_MA_security.html): with a source (account
+// A) and a member (account B) whose statements name only A and B, account
+// C's join is refused, whichever of the two lacks C; once both name all
+// three, and C's own policy does, it is accepted, and each member lists the
+// other two.
+func TestModelMultiAccountThirdJoinChecksEveryMember(t *testing.T) {
+	const keyA, keyB, keyC = "ma3akey", "ma3bkey", "ma3ckey"
+	const accountA, accountB, accountC = "111111111111", "222222222222", "333333333333"
+	w := newWorldWith(t, ddbgap.Options{Accounts: map[string]string{keyA: accountA, keyB: accountB, keyC: accountC}})
+	ctx := context.Background()
+	g := NewWithT(t)
+	as := func(key, region string) *dynamodb.Client {
+		cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(region),
+			config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(key, "s", "")))
+		g.Expect(err).NotTo(HaveOccurred())
+		return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(w.gap.URL()) })
+	}
+	a, b, c := as(keyA, "us-east-1"), as(keyB, "eu-west-1"), as(keyC, "ap-south-1")
+	const table = "ma3-orders"
+	arnA := "arn:aws:dynamodb:us-east-1:" + accountA + ":table/" + table
+	arnB := "arn:aws:dynamodb:eu-west-1:" + accountB + ":table/" + table
+	arnC := "arn:aws:dynamodb:ap-south-1:" + accountC + ":table/" + table
+	arnOf := map[string]string{arnA: accountA, arnB: accountB, arnC: accountC}
+	replication := func(self string, members ...string) map[string]any {
+		var accounts, arns []any
+		for _, m := range members {
+			accounts, arns = append(accounts, arnOf[m]), append(arns, m)
+		}
+		return map[string]any{"Effect": "Allow", "Principal": map[string]any{"Service": "replication.dynamodb.amazonaws.com"},
+			"Action":   []any{"dynamodb:ReadDataForReplication", "dynamodb:WriteDataForReplication", "dynamodb:ReplicateSettings"},
+			"Resource": self, "Condition": map[string]any{"StringEquals": map[string]any{"aws:SourceAccount": accounts},
+				"ArnLike": map[string]any{"aws:SourceArn": arns}}}
+	}
+	associate := map[string]any{"Effect": "Allow", "Principal": map[string]any{"AWS": []any{"arn:aws:iam::" + accountB + ":root", "arn:aws:iam::" + accountC + ":root"}},
+		"Action": "dynamodb:AssociateTableReplica", "Resource": arnA}
+	doc := func(statements ...map[string]any) *string {
+		text, _ := json.Marshal(map[string]any{"Version": "2012-10-17", "Statement": statements})
+		return aws.String(string(text))
+	}
+	put := func(cl *dynamodb.Client, arn string, policy *string) {
+		_, err := cl.PutResourcePolicy(ctx, &dynamodb.PutResourcePolicyInput{ResourceArn: aws.String(arn), Policy: policy})
+		g.Expect(err).NotTo(HaveOccurred())
+	}
+	join := func(cl *dynamodb.Client, policy *string) error {
+		_, err := cl.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String(table), GlobalTableSourceArn: aws.String(arnA),
+			GlobalTableSettingsReplicationMode: types.GlobalTableSettingsReplicationModeEnabled, ResourcePolicy: policy})
+		return err
+	}
+	describe := func(cl *dynamodb.Client) *types.TableDescription {
+		out, err := cl.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+		g.Expect(err).NotTo(HaveOccurred())
+		return out.Table
+	}
+	_, err := a.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String(table), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		StreamSpecification:  &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages}})
+	g.Expect(err).NotTo(HaveOccurred())
+	_, err = a.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(table), GlobalTableSettingsReplicationMode: types.GlobalTableSettingsReplicationModeEnabled})
+	g.Expect(err).NotTo(HaveOccurred())
+	put(a, arnA, doc(replication(arnA, arnA, arnB), associate))
+	g.Expect(join(b, doc(replication(arnB, arnA, arnB)))).To(Succeed())
+
+	// C's join: the source's statements name only A and B.
+	w.expect(join(c, doc(replication(arnC, arnA, arnB, arnC))), "AccessDeniedException")
+	put(a, arnA, doc(replication(arnA, arnA, arnB, arnC), associate))
+	// The source's do now, member B's do not.
+	err = join(c, doc(replication(arnC, arnA, arnB, arnC)))
+	w.expect(err, "AccessDeniedException")
+	g.Expect(err.Error()).To(ContainSubstring(arnB))
+	put(b, arnB, doc(replication(arnB, arnA, arnB, arnC)))
+	// C's own policy must name B too.
+	w.expect(join(c, doc(replication(arnC, arnA, arnC))), "AccessDeniedException")
+	_, err = c.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+	w.expect(err, "ResourceNotFoundException") // no refused join made a table
+
+	g.Expect(join(c, doc(replication(arnC, arnA, arnB, arnC)))).To(Succeed())
+	g.Expect(describe(c).Replicas).To(ConsistOf(HaveField("RegionName", aws.String("us-east-1")), HaveField("RegionName", aws.String("eu-west-1"))))
+	g.Expect(describe(b).Replicas).To(ConsistOf(HaveField("RegionName", aws.String("us-east-1")), HaveField("RegionName", aws.String("ap-south-1"))))
+	g.Expect(describe(a).Replicas).To(ConsistOf(HaveField("RegionName", aws.String("eu-west-1")), HaveField("RegionName", aws.String("ap-south-1"))))
+	for _, cl := range []*dynamodb.Client{c, b, a} {
+		if cl != a {
+			_, err = cl.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(table)})
+			g.Expect(err).NotTo(HaveOccurred())
+		}
+	}
+	g.Eventually(func() []types.ReplicaDescription { return describe(a).Replicas }, 5*time.Second, 50*time.Millisecond).Should(BeEmpty())
+	_, err = a.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(table)})
+	g.Expect(err).NotTo(HaveOccurred())
+}

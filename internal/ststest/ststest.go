@@ -28,6 +28,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -100,6 +101,21 @@ func Start(opts Options) (*Server, error) {
 
 // Close stops serving.
 func (s *Server) Close() { _ = s.srv.Close() }
+
+// roles are the roles the model knows, now.
+func (s *Server) roles() []Role {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.opts.Roles)
+}
+
+// AddRole adds a role the model issues sessions for, while it serves (a
+// test that needs one more account than its suite's).
+func (s *Server) AddRole(r Role) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opts.Roles = append(s.opts.Roles, r)
+}
 
 // Deny makes the role refuse every caller (a trust policy changed), or
 // trust them again.
@@ -243,7 +259,7 @@ func (s *Server) callerIdentity(w http.ResponseWriter, key string) {
 	if a, ok := s.opts.Accounts[key]; ok {
 		account, arn = a, fmt.Sprintf("arn:aws:iam::%s:user/%s", a, key)
 	}
-	for _, r := range s.opts.Roles {
+	for _, r := range s.roles() {
 		if r.AccessKeyID == key {
 			roleName := r.ARN[strings.LastIndex(r.ARN, "/")+1:]
 			account = strings.SplitN(r.ARN, ":", 6)[4]
@@ -265,7 +281,7 @@ func (s *Server) callerIdentity(w http.ResponseWriter, key string) {
 }
 
 func (s *Server) role(arn string) (Role, bool) {
-	for _, r := range s.opts.Roles {
+	for _, r := range s.roles() {
 		if r.ARN == arn {
 			return r, true
 		}

@@ -105,15 +105,11 @@ func claimOf(obj *awsv1alpha1.DynamoDBTable) providers.Claim {
 // which no table name can be (a table name has no ':' or '/').
 func joinIndexKey(t *awsv1alpha1.DynamoDBTable) string {
 	src := t.Spec.GlobalTableSource
-	switch {
-	case src == nil:
+	if src == nil {
 		return ""
-	case src.TableRef != nil:
-		ns := src.TableRef.Namespace
-		if ns == "" {
-			ns = t.Namespace
-		}
-		return refIndexKey(ns, src.TableRef.Name)
+	}
+	if ns, name, ok := SourceRef(t); ok {
+		return refIndexKey(ns, name)
 	}
 	_, _, _, name, _ := plan.ArnParts(src.TableArn)
 	return name

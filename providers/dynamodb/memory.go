@@ -51,6 +51,14 @@ type memory struct {
 	// replication statements of a multi-account global table, which it
 	// must read even when the spec has no policy (multiaccount.go).
 	replicationPolicy bool
+	// joinedSource is, for a table that joined another account's, the
+	// source its policy's statements were last planned for (Tether's
+	// record, joinedSource): a step on it counts as one on that source
+	// (noteSourceChanged).
+	joinedSource string
+	// joinedSeen: the table that joined was seen a member of its global
+	// table (notJoined).
+	joinedSeen bool
 	// settingsReplicationSent: AWS accepted Tether's enabling of the
 	// table's settings replication (multiaccount.go).
 	settingsReplicationSent bool

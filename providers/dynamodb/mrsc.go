@@ -28,11 +28,10 @@ import (
 // policy or SCP denies DynamoDB's service-linked role.
 const reasonReplicationNotAuthorized = "ReplicationNotAuthorized"
 
-// mrscUnsupportedRegion is the Region where AWS refuses MRSC ("Unsupported
-// Region(s)", aws-controllers-k8s/dynamodb-controller
-// docs/api-quirks/table-global-tables.md); the CEL rules say so too, for
-// the Regions the spec names.
-const mrscUnsupportedRegion = "us-west-1"
+// mrscUnsupportedRegion is the Region where AWS refuses MRSC (defined once,
+// in the API: awsv1alpha1.MRSCUnsupportedRegion); the CEL rules say so too,
+// for the Regions the spec names.
+const mrscUnsupportedRegion = awsv1alpha1.MRSCUnsupportedRegion
 
 // recordStrong shows the consistency and the witnesses AWS reports.
 func recordStrong(obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) {

@@ -97,16 +97,12 @@ func selfArn(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) string {
 // it, from the spec alone (never from a status).
 func (p *Provider) resolveJoinSource(ctx context.Context, obj *awsv1alpha1.DynamoDBTable) (joinSource, error) {
 	src := obj.Spec.GlobalTableSource
-	if ref := src.TableRef; ref != nil {
-		ns := ref.Namespace
-		if ns == "" {
-			ns = obj.Namespace
-		}
+	if ns, refName, ok := SourceRef(obj); ok {
 		// Another namespace's object is told of in no way (whether it
 		// exists, its account, why it does not resolve): joinNotAllowed.
 		own := ns == obj.Namespace
 		holder := &awsv1alpha1.DynamoDBTable{}
-		if err := p.opts.Reader.Get(ctx, client.ObjectKey{Namespace: ns, Name: ref.Name}, holder); err != nil {
+		if err := p.opts.Reader.Get(ctx, client.ObjectKey{Namespace: ns, Name: refName}, holder); err != nil {
 			if !apierrors.IsNotFound(err) {
 				return joinSource{}, err
 			}
@@ -212,8 +208,8 @@ func (p *Provider) checkJoin(ctx context.Context, ep *access.Endpoint, obj *awsv
 	}
 	// The source's account is told only when the tenant wrote it (in the
 	// ARN) or the source is its own namespace's object.
-	ref := obj.Spec.GlobalTableSource.TableRef
-	told := ref == nil || ref.Namespace == "" || ref.Namespace == obj.Namespace
+	refNS, _, byRef := SourceRef(obj)
+	told := !byRef || refNS == obj.Namespace
 	tell := func(why string) error {
 		if told {
 			return joinNotAllowed(obj, why)
@@ -257,15 +253,10 @@ func joinNotAllowed(obj *awsv1alpha1.DynamoDBTable, why string) error {
 
 // sourceAsWritten is the source as obj's spec names it.
 func sourceAsWritten(obj *awsv1alpha1.DynamoDBTable) string {
-	src := obj.Spec.GlobalTableSource
-	if ref := src.TableRef; ref != nil {
-		ns := ref.Namespace
-		if ns == "" {
-			ns = obj.Namespace
-		}
-		return fmt.Sprintf("DynamoDBTable %s/%s (tableRef)", ns, ref.Name)
+	if ns, name, ok := SourceRef(obj); ok {
+		return fmt.Sprintf("DynamoDBTable %s/%s (tableRef)", ns, name)
 	}
-	return src.TableArn
+	return obj.Spec.GlobalTableSource.TableArn
 }
 
 // sourceRefuses says why the AWSAccount of holder, which holds the source,
@@ -296,13 +287,20 @@ func (p *Provider) sourceRefuses(ctx context.Context, holder *awsv1alpha1.Dynamo
 
 // joinPolicy is the policy the joining table carries: the spec's, with the
 // statements that let the replication service replicate between it and
-// the source.
-func joinPolicy(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, sourceArn string) (*plan.Policy, error) {
+// every member Tether knows of (the source and the joiners it admits,
+// joinedMembers), as AWS checks on the join.
+func (p *Provider) joinPolicy(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, src joinSource) (*plan.Policy, []string, error) {
 	spec, err := plan.SpecPolicy(obj.Spec.ResourcePolicy)
 	if err != nil {
-		return nil, providers.Terminal(access.ReasonInvalidSpec, err)
+		return nil, nil, providers.Terminal(access.ReasonInvalidSpec, err)
 	}
-	return plan.MemberPolicy(spec, plan.ReplicationStatements(selfArn(ep, obj), []string{sourceArn}, nil))
+	joiners, _, err := p.admittedJoiners(ctx, src.arn, src.account, src.holders)
+	if err != nil {
+		return nil, nil, err
+	}
+	members := append([]string{src.arn, selfArn(ep, obj)}, joiners...)
+	pol, err := plan.MemberPolicy(spec, plan.ReplicationStatements(selfArn(ep, obj), members, nil))
+	return pol, members, err
 }
 
 // createByJoin makes the table by joining its source.
@@ -311,7 +309,7 @@ func (p *Provider) createByJoin(ctx context.Context, ep *access.Endpoint, obj *a
 	if err != nil {
 		return nil, err
 	}
-	pol, err := joinPolicy(ep, obj, src.arn)
+	pol, members, err := p.joinPolicy(ctx, ep, obj, src)
 	if err != nil {
 		return nil, err
 	}
@@ -332,7 +330,7 @@ func (p *Provider) createByJoin(ctx context.Context, ep *access.Endpoint, obj *a
 		mem.joinRefused = nil
 		return out.TableDescription, nil
 	}
-	err = joinRefused(ep, obj, src, err)
+	err = joinRefused(ep, obj, src, members, err)
 	if ra, ok := providers.AsRetryAfter(err); ok && ra.Reason == ReasonGlobalTableJoinRefused {
 		mem.joinRefused = &joinRefusal{generation: obj.Generation, source: src.arn, sourceChanges: changes, at: time.Now(), err: ra.Err}
 	}
@@ -343,17 +341,20 @@ func (p *Provider) createByJoin(ctx context.Context, ep *access.Endpoint, obj *a
 // schema took it for a plain CreateTable (it knows no joins); otherwise
 // AWS's words and, for the source's owner, the statements its policy
 // needs.
-func joinRefused(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, src joinSource, err error) error {
+func joinRefused(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, src joinSource, members []string, err error) error {
 	code, stable := access.ErrorCode(err), access.Stable(err)
 	switch {
 	case code == "ValidationException" && strings.Contains(strings.ToLower(stable.Error()), "key schema"):
 		return providers.Terminalf(ReasonUnsupportedByEndpoint, "the DynamoDB endpoint for %s took the join for a plain CreateTable "+
 			"(%v): it does not know GlobalTableSourceArn (multi-account global tables); no table is created in its place", ep.Region, stable)
 	case code == "ValidationException", code == "AccessDeniedException", code == "ResourceNotFoundException":
-		need := plan.StatementsText(plan.ReplicationStatements(src.arn, []string{selfArn(ep, obj)}, []string{ep.AccountID}))
+		// Every member Tether knows of, the joiner among them: AWS checks
+		// each member's statements on each join.
+		need := plan.StatementsText(plan.ReplicationStatements(src.arn, members, []string{ep.AccountID}))
 		return providers.RetryAfter(joinRefusedDelay, ReasonGlobalTableJoinRefused, fmt.Errorf(
 			"AWS refused to join %s (%v); its owner must stream NEW_AND_OLD_IMAGES, enable settings replication and carry these "+
-				"statements in its resource policy (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/globaltables_MA_security.html): %s",
+				"statements in its resource policy, and every other member the same replication statement on itself, naming the same members "+
+				"(https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/globaltables_MA_security.html): %s",
 			src.arn, stable, need))
 	}
 	return err
@@ -375,6 +376,8 @@ type replication struct {
 	// ownsPolicy says whether the policy revision is one Tether put on the
 	// table for the object (its own record, named.go), never the status.
 	ownsPolicy func(revision string) bool
+	// self is the table's ARN.
+	self string
 	// sourceUnknown: a joined table whose source is known neither from
 	// Tether's record nor from the spec (joinedSource): no policy change is
 	// planned for it.
@@ -385,17 +388,24 @@ type replication struct {
 // spec and the objects that join it (joinedSource). It notes whether the
 // policy must be read.
 func (p *Provider) replicationOf(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) (replication, error) {
-	var r replication
 	self := selfArn(ep, obj)
+	r := replication{self: self}
+	mem := p.memoryOf(obj)
+	mem.joinedSource = ""
 	if plan.Joins(&obj.Spec) {
 		r.joined = true
-		if src := p.joinedSource(ctx, ep, obj); src != "" {
-			r.statements = plan.ReplicationStatements(self, []string{src}, nil)
+		src := p.joinedSource(ctx, ep, obj)
+		members, ok := p.joinedMembers(ctx, obj, src)
+		if src != "" && ok {
+			// Every member Tether knows of, as the source's policy names
+			// them: AWS checks each member's statements on each join.
+			r.statements = plan.ReplicationStatements(self, members, nil)
+			mem.joinedSource = src
 		} else {
 			r.sourceUnknown = true
 		}
 	} else {
-		arns, accounts, err := p.admittedJoiners(ctx, ep, obj)
+		arns, accounts, err := p.sourceMembers(ctx, ep, obj)
 		if err != nil {
 			return r, err
 		}
@@ -405,7 +415,6 @@ func (p *Provider) replicationOf(ctx context.Context, ep *access.Endpoint, obj *
 	}
 	key := ep.TableKey(obj.ResolvedTableName())
 	r.ownsPolicy = func(revision string) bool { return p.named.isOf(key, namedPolicy, revision, obj.UID) }
-	mem := p.memoryOf(obj)
 	mem.replicationPolicy = r.statements != nil
 	r.settingsSent = mem.settingsReplicationSent
 	return r, nil
@@ -442,6 +451,7 @@ func (r replication) apply(obj *awsv1alpha1.DynamoDBTable, want, have *plan.Tabl
 		}
 	}
 	if r.statements == nil {
+		r.dropProvenStatements(obj, want, have)
 		return nil
 	}
 	if !r.joined {
@@ -464,7 +474,8 @@ func (r replication) apply(obj *awsv1alpha1.DynamoDBTable, want, have *plan.Tabl
 	if err != nil {
 		return providers.Terminal(access.ReasonInvalidSpec, err)
 	}
-	if cur := have.Policy; spec == nil && !cur.Absent && !plan.SamePolicy(pol, cur) && (r.ownsPolicy == nil || !r.ownsPolicy(cur.Revision)) {
+	if cur := have.Policy; spec == nil && !cur.Absent && !plan.SamePolicy(pol, cur) && (r.ownsPolicy == nil || !r.ownsPolicy(cur.Revision)) &&
+		!plan.OnlyReplicationStatements(r.self, cur) {
 		// Someone else's policy, and the spec declares none: writing the
 		// statements would replace it whole (PutResourcePolicy takes the
 		// whole document), and its removal with the last member would
@@ -481,21 +492,48 @@ func (r replication) apply(obj *awsv1alpha1.DynamoDBTable, want, have *plan.Tabl
 	return nil
 }
 
-// admittedJoiners are the tables that join obj's table (by tableRef or by
-// its ARN), both sides' AWSAccounts allowing it: their ARNs and accounts.
-// A joiner that is not allowed is left out, and refused on its own side
-// (checkJoin).
-func (p *Provider) admittedJoiners(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) (arns, accounts []string, err error) {
-	if a := ep.AWSAccount; p.opts.Reader == nil || (a != nil && len(a.Spec.Tenancy.GlobalTables.ReplicaAccounts) == 0) {
-		return nil, nil, nil // no table may join it: nothing to list
+// dropProvenStatements removes, from a table that is no member (any more)
+// and whose spec declares no policy, a policy that is exactly Tether's
+// replication statements for it (plan.OnlyReplicationStatements): the
+// last joiner went while Tether's in-memory record of the revision it
+// wrote was lost (a restart), and the statements would otherwise stay. A
+// policy Tether's record knows is removed by desire already; any other is
+// left as it is.
+func (r replication) dropProvenStatements(obj *awsv1alpha1.DynamoDBTable, want, have *plan.Table) {
+	cur := have.Policy
+	if r.joined || obj.Spec.ResourcePolicy != nil || cur == nil || want.Policy != nil || !plan.OnlyReplicationStatements(r.self, cur) {
+		return
 	}
-	candidates, err := JoinersOf(ctx, p.opts.Reader, obj)
+	want.Policy = &plan.Policy{Absent: true, Revision: cur.Revision}
+}
+
+// admittedJoiners are the tables that join the source table sourceArn (of
+// account sourceAccount; holders are the DynamoDBTables that hold it, none
+// for a table Tether does not manage), both sides' AWSAccounts allowing it:
+// their ARNs and accounts, from the specs alone (never from a status). A
+// joiner that is not allowed is left out, and refused on its own side
+// (checkJoin). A joiner that is being deleted stays in until its object is
+// gone: Tether lets go of it only once its table is deleted or has left
+// (delete.go, leaveKeeping), and until then it is still a member that
+// replicates through the policies and the source's stream.
+func (p *Provider) admittedJoiners(ctx context.Context, sourceArn, sourceAccount string, holders []*awsv1alpha1.DynamoDBTable) (arns, accounts []string, err error) {
+	if p.opts.Reader == nil {
+		return nil, nil, nil
+	}
+	_, _, _, name, ok := plan.ArnParts(sourceArn)
+	if !ok {
+		return nil, nil, nil
+	}
+	keys := []string{name}
+	for _, h := range holders {
+		keys = append(keys, refIndexKey(h.Namespace, h.Name))
+	}
+	candidates, err := listJoining(ctx, p.opts.Reader, keys, holders)
 	if err != nil {
 		return nil, nil, err
 	}
-	self := selfArn(ep, obj)
 	for _, j := range candidates {
-		if !j.DeletionTimestamp.IsZero() || !namesSource(j, obj, self) {
+		if !NamesSource(j, sourceArn, holders) {
 			continue
 		}
 		t, err := p.resolve(ctx, j)
@@ -504,16 +542,22 @@ func (p *Provider) admittedJoiners(ctx context.Context, ep *access.Endpoint, obj
 		}
 		_, account := p.clients.AccountOf(t.AWSAccount)
 		ns := &corev1.Namespace{}
-		if err := p.opts.Reader.Get(ctx, client.ObjectKey{Name: j.Namespace}, ns); err != nil || account == ep.AccountID {
+		if account == "" {
+			// Left out, its ARN would drop from every member's policy:
+			// the policies wait for its account id instead.
+			return nil, nil, providers.Pendingf(accountNotKnownDelay, reasonJoinWaiting,
+				"the members of the global table of %s are not all known yet: an AWS account id is not (STS has not answered); no policy changes meanwhile", sourceArn)
+		}
+		if err := p.opts.Reader.Get(ctx, client.ObjectKey{Name: j.Namespace}, ns); err != nil || account == sourceAccount {
 			continue
 		}
 		if t.AWSAccount != nil {
 			gt := t.AWSAccount.Spec.Tenancy.GlobalTables
-			if !slices.Contains(gt.SourceAccounts, ep.AccountID) || !selects(gt.JoinNamespaces, ns) {
+			if !slices.Contains(gt.SourceAccounts, sourceAccount) || !selects(gt.JoinNamespaces, ns) {
 				continue
 			}
 		}
-		if p.sourceRefuses(ctx, obj, account, ns) != "" {
+		if slices.ContainsFunc(holders, func(h *awsv1alpha1.DynamoDBTable) bool { return p.sourceRefuses(ctx, h, account, ns) != "" }) {
 			continue
 		}
 		partition, _ := access.PartitionOf(t.Region)
@@ -523,15 +567,74 @@ func (p *Provider) admittedJoiners(ctx context.Context, ep *access.Endpoint, obj
 	return arns, accounts, nil
 }
 
+// sourceMembers are the members of obj's global table Tether knows of, obj
+// being a source others join: the joiners both sides admit. Its own
+// AWSAccount admitting no account, none may join it.
+func (p *Provider) sourceMembers(ctx context.Context, ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) (arns, accounts []string, err error) {
+	if a := ep.AWSAccount; a != nil && len(a.Spec.Tenancy.GlobalTables.ReplicaAccounts) == 0 {
+		return nil, nil, nil // no table may join it: nothing to list
+	}
+	return p.admittedJoiners(ctx, selfArn(ep, obj), ep.AccountID, []*awsv1alpha1.DynamoDBTable{obj})
+}
+
+// joinedMembers are the members of the global table obj joined (its
+// source sourceArn), Tether knows of: the source and every joiner of it
+// both sides admit, obj among them, as the source's own policy names them
+// (sourceMembers), for AWS checks on each join that every member's policy
+// names every member
+// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/globaltables_MA_security.html).
+// The source's holders are found from the spec as at the join; when they
+// cannot be, ok is false and the members are not known.
+func (p *Provider) joinedMembers(ctx context.Context, obj *awsv1alpha1.DynamoDBTable, sourceArn string) (arns []string, ok bool) {
+	_, region, account, name, valid := plan.ArnParts(sourceArn)
+	if !valid {
+		return nil, false
+	}
+	var holders []*awsv1alpha1.DynamoDBTable
+	if src, err := p.resolveJoinSource(ctx, obj); err == nil && src.arn == sourceArn {
+		holders = src.holders
+	} else if hs, err := p.holdersOf(ctx, obj, account, region, name); err == nil {
+		holders = hs
+	} else {
+		return nil, false
+	}
+	joiners, _, err := p.admittedJoiners(ctx, sourceArn, account, holders)
+	if err != nil {
+		return nil, false
+	}
+	return append([]string{sourceArn}, joiners...), true
+}
+
 func refIndexKey(namespace, name string) string { return "ref:" + namespace + "/" + name }
 
 // JoinersOf are the DynamoDBTables that may join obj's table: those whose
 // globalTableSource names obj, or a table of obj's table name (whoever uses
-// them checks which), obj aside, found by IndexTableName.
+// them checks which: NamesSource), obj aside, found by IndexTableName.
 func JoinersOf(ctx context.Context, r client.Reader, obj *awsv1alpha1.DynamoDBTable) ([]*awsv1alpha1.DynamoDBTable, error) {
+	return listJoining(ctx, r, []string{obj.ResolvedTableName(), refIndexKey(obj.Namespace, obj.Name)}, []*awsv1alpha1.DynamoDBTable{obj})
+}
+
+// SiblingsOf are the DynamoDBTables that may join the same source as obj
+// (by the same tableRef, or a tableArn of the same table name: a wider set,
+// whoever uses them checks which), obj aside: the other members of its
+// global table, whose policies name it.
+func SiblingsOf(ctx context.Context, r client.Reader, obj *awsv1alpha1.DynamoDBTable) ([]*awsv1alpha1.DynamoDBTable, error) {
+	key := joinIndexKey(obj)
+	if key == "" {
+		return nil, nil
+	}
+	return listJoining(ctx, r, []string{key}, []*awsv1alpha1.DynamoDBTable{obj})
+}
+
+// listJoining are the DynamoDBTables with a globalTableSource under any of
+// the IndexTableName keys, except the objects skip.
+func listJoining(ctx context.Context, r client.Reader, keys []string, skip []*awsv1alpha1.DynamoDBTable) ([]*awsv1alpha1.DynamoDBTable, error) {
 	var out []*awsv1alpha1.DynamoDBTable
-	seen := map[string]bool{string(obj.UID): true}
-	for _, key := range []string{obj.ResolvedTableName(), refIndexKey(obj.Namespace, obj.Name)} {
+	seen := map[string]bool{}
+	for _, o := range skip {
+		seen[string(o.UID)] = true
+	}
+	for _, key := range keys {
 		var list awsv1alpha1.DynamoDBTableList
 		if err := r.List(ctx, &list, client.MatchingFields{IndexTableName: key}); err != nil {
 			return nil, err
@@ -547,21 +650,39 @@ func JoinersOf(ctx context.Context, r client.Reader, obj *awsv1alpha1.DynamoDBTa
 	return out, nil
 }
 
-// namesSource says whether joiner's spec.globalTableSource names obj's
-// table (self is its ARN).
-func namesSource(joiner, obj *awsv1alpha1.DynamoDBTable, self string) bool {
+// SourceRef is the DynamoDBTable a spec.globalTableSource.tableRef names
+// (its namespace defaulting to the joiner's); ok is false for a source
+// named by ARN, or none. It is the one reading of which object a tableRef
+// names.
+func SourceRef(joiner *awsv1alpha1.DynamoDBTable) (namespace, name string, ok bool) {
+	src := joiner.Spec.GlobalTableSource
+	if src == nil || src.TableRef == nil {
+		return "", "", false
+	}
+	ns := src.TableRef.Namespace
+	if ns == "" {
+		ns = joiner.Namespace
+	}
+	return ns, src.TableRef.Name, true
+}
+
+// NamesSource says whether joiner's spec.globalTableSource names the source
+// table sourceArn: by tableRef, one of its holders (the DynamoDBTables that
+// hold it); by tableArn, that very ARN. With sourceArn "" (not known), a
+// tableArn is taken to name a table of holder's table name (a wider set).
+func NamesSource(joiner *awsv1alpha1.DynamoDBTable, sourceArn string, holders []*awsv1alpha1.DynamoDBTable) bool {
 	src := joiner.Spec.GlobalTableSource
 	if src == nil {
 		return false
 	}
-	if ref := src.TableRef; ref != nil {
-		ns := ref.Namespace
-		if ns == "" {
-			ns = joiner.Namespace
-		}
-		return ns == obj.Namespace && ref.Name == obj.Name
+	if ns, name, ok := SourceRef(joiner); ok {
+		return slices.ContainsFunc(holders, func(h *awsv1alpha1.DynamoDBTable) bool { return h.Namespace == ns && h.Name == name })
 	}
-	return src.TableArn == self
+	if sourceArn != "" {
+		return src.TableArn == sourceArn
+	}
+	_, _, _, name, ok := plan.ArnParts(src.TableArn)
+	return ok && slices.ContainsFunc(holders, func(h *awsv1alpha1.DynamoDBTable) bool { return h.ResolvedTableName() == name })
 }
 
 // immutableView is the table as ImmutableMismatch compares it with the
@@ -578,15 +699,42 @@ func immutableView(obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) *t
 	return &c
 }
 
+// ReasonGlobalTableNotMember: a table whose spec joins a global table is
+// no member of one (any more): it, or its source, left (a disassociation
+// outside Tether dissolves a global table of two members,
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/globaltables-disassociate.html).
+const ReasonGlobalTableNotMember = "GlobalTableNotMember"
+
 // notJoined is the wait of a joined table that is no member of a global
-// table: the endpoint made a plain table of the join.
-func notJoined(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) (string, bool) {
-	if !plan.Joins(&obj.Spec) || plan.JoinedMember(d) || d.TableStatus != types.TableStatusActive {
-		return "", false
+// table, its reason and words. It is UnsupportedByEndpoint only where
+// Tether's own record shows the endpoint made a plain table of the join it
+// sent (its join record, in this process, and the table never seen a
+// member since): any other table left its global table, or the global
+// table was dissolved (its other member left), which a plain table is too;
+// that is what it says. A member seen is remembered (memory.joinedSeen).
+func (p *Provider) notJoined(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable, d *types.TableDescription) (reason, why string, ok bool) {
+	if !plan.Joins(&obj.Spec) {
+		return "", "", false
 	}
-	return fmt.Sprintf("table %s was created by joining %s, yet the DynamoDB endpoint for %s reports it as no member of a global table "+
-		"(no GlobalTableVersion, no Replicas): it does not support multi-account global tables, and the table is a plain, empty one; "+
-		"Tether does not call it Ready", aws.ToString(d.TableName), obj.Status.GlobalTableSourceArn, ep.Region), true
+	mem := p.memoryOf(obj)
+	if plan.JoinedMember(d) {
+		mem.joinedSeen = true
+		return "", "", false
+	}
+	if d.TableStatus != types.TableStatusActive {
+		return "", "", false
+	}
+	name := aws.ToString(d.TableName)
+	if r := p.joins.of(ep.TableKey(obj.ResolvedTableName())); r.UID == string(obj.UID) && !mem.joinedSeen {
+		return ReasonUnsupportedByEndpoint, fmt.Sprintf("table %s was created by joining %s, yet the DynamoDB endpoint for %s reports it as no member of a global table "+
+			"(no GlobalTableVersion, no Replicas): it does not support multi-account global tables, and the table is a plain, empty one; "+
+			"Tether does not call it Ready", name, r.source, ep.Region), true
+	}
+	return ReasonGlobalTableNotMember, fmt.Sprintf("table %s is no member of a global table (DynamoDB reports no GlobalTableVersion and no Replicas), "+
+		"though spec.globalTableSource joins one: it left, or its global table was dissolved (a disassociation outside Tether, of it or of the "+
+		"other member of a global table of two); a table that exists cannot join again (only CreateTable joins), so Tether does not call it Ready: "+
+		"to keep it as a table of its own, delete the object with deletionPolicy: Retain (or globalTableSource.onDelete: Disassociate) and "+
+		"manage it by an object without globalTableSource; to have it join anew, delete the table", name), true
 }
 
 // leaveKeeping is the delete of a joined table whose spec says onDelete:
@@ -701,8 +849,17 @@ func describeLeave(obj *awsv1alpha1.DynamoDBTable) string {
 
 // noteSourceChanged counts a step AWS accepted on obj's table while it is a
 // source others join (its stream, settings replication, policy, ...).
+//
+// A step on a table that joined it counts for its source too: every
+// member's policy is checked on a join, so a join AWS refused may pass once
+// another member's policy changed.
 func (p *Provider) noteSourceChanged(ep *access.Endpoint, obj *awsv1alpha1.DynamoDBTable) {
-	if plan.Joins(&obj.Spec) || !p.memoryOf(obj).replicationPolicy {
+	mem := p.memoryOf(obj)
+	source := selfArn(ep, obj)
+	if plan.Joins(&obj.Spec) {
+		source = mem.joinedSource
+	}
+	if source == "" || !mem.replicationPolicy {
 		return
 	}
 	p.mu.Lock()
@@ -710,7 +867,7 @@ func (p *Provider) noteSourceChanged(ep *access.Endpoint, obj *awsv1alpha1.Dynam
 	if p.sourceChanges == nil {
 		p.sourceChanges = map[string]int{}
 	}
-	p.sourceChanges[selfArn(ep, obj)]++
+	p.sourceChanges[source]++
 }
 
 // sourceChangesOf is how many steps AWS accepted on the source (by ARN)

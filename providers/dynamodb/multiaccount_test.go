@@ -7,7 +7,9 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	apitypes "k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
@@ -66,27 +68,45 @@ func TestImmutableViewOfAJoinedTable(t *testing.T) {
 }
 
 // A joined table is Ready only as a member of a global table; any other
-// table, or one not ACTIVE yet, is no concern of notJoined.
+// table, or one not ACTIVE yet, is no concern of notJoined. A plain table is
+// UnsupportedByEndpoint only when Tether's own record shows the join it
+// sent came out plain; one seen a member before, or one of no join of this
+// process (a restart), left its global table or saw it dissolved:
+// GlobalTableNotMember.
 func TestNotJoined(t *testing.T) {
 	ep := &access.Endpoint{Region: "eu-west-1"}
-	joiner := &awsv1alpha1.DynamoDBTable{Spec: awsv1alpha1.DynamoDBTableSpec{
-		GlobalTableSource: &awsv1alpha1.GlobalTableSource{TableArn: "arn:aws:dynamodb:us-east-1:111111111111:table/orders"}}}
+	joiner := func(uid string) *awsv1alpha1.DynamoDBTable {
+		return &awsv1alpha1.DynamoDBTable{ObjectMeta: metav1.ObjectMeta{UID: apitypes.UID(uid)}, Spec: awsv1alpha1.DynamoDBTableSpec{TableName: "orders-" + uid,
+			GlobalTableSource: &awsv1alpha1.GlobalTableSource{TableArn: "arn:aws:dynamodb:us-east-1:111111111111:table/orders"}}}
+	}
 	member := &types.TableDescription{TableStatus: types.TableStatusActive, GlobalTableVersion: aws.String("2019.11.21"),
 		Replicas: []types.ReplicaDescription{{RegionName: aws.String("us-east-1")}}}
+	plain := &types.TableDescription{TableStatus: types.TableStatusActive}
 	cases := []struct {
 		name string
 		obj  *awsv1alpha1.DynamoDBTable
-		d    *types.TableDescription
-		want bool
+		// sent: Tether's join record; seen: the table was seen a member first.
+		sent, seen bool
+		d          *types.TableDescription
+		want       string
 	}{
-		{"a member", joiner, member, false},
-		{"a plain table made of the join", joiner, &types.TableDescription{TableStatus: types.TableStatusActive}, true},
-		{"still CREATING", joiner, &types.TableDescription{TableStatus: types.TableStatusCreating}, false},
-		{"no join asked", &awsv1alpha1.DynamoDBTable{}, &types.TableDescription{TableStatus: types.TableStatusActive}, false},
+		{"a member", joiner("a"), true, false, member, ""},
+		{"a plain table made of the join Tether sent", joiner("b"), true, false, plain, ReasonUnsupportedByEndpoint},
+		{"still CREATING", joiner("c"), true, false, &types.TableDescription{TableStatus: types.TableStatusCreating}, ""},
+		{"no join asked", &awsv1alpha1.DynamoDBTable{}, false, false, plain, ""},
+		{"a member once, plain now (it or its source left)", joiner("d"), true, true, plain, ReasonGlobalTableNotMember},
+		{"plain, of no join this process sent (a restart)", joiner("e"), false, false, plain, ReasonGlobalTableNotMember},
 	}
 	for _, c := range cases {
-		if _, got := notJoined(ep, c.obj, c.d); got != c.want {
-			t.Errorf("%s: %v", c.name, got)
+		p := &Provider{}
+		if c.sent {
+			p.joins.mark(ep.TableKey(c.obj.ResolvedTableName()), joinRecord{UID: string(c.obj.UID), source: c.obj.Spec.GlobalTableSource.TableArn})
+		}
+		if c.seen {
+			p.notJoined(ep, c.obj, member)
+		}
+		if got, _, _ := p.notJoined(ep, c.obj, c.d); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
 	}
 }

@@ -108,8 +108,8 @@ func (p *Provider) compare(ctx context.Context, ep *access.Endpoint, obj *awsv1a
 	if err := strongRegionsRefused(obj, ep.Region); err != nil {
 		return providers.Observation{}, err
 	}
-	if why, ok := notJoined(ep, obj, desc); ok {
-		return notAvailable(ReasonUnsupportedByEndpoint, why, time.Minute), nil
+	if reason, why, ok := p.notJoined(ep, obj, desc); ok {
+		return notAvailable(reason, why, time.Minute), nil
 	}
 	rep, err := p.replicationOf(ctx, ep, obj) // multiaccount.go
 	if err != nil {

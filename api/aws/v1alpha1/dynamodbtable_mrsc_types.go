@@ -9,6 +9,16 @@ const (
 	MultiRegionConsistencyStrong   = "STRONG"
 )
 
+// MRSCUnsupportedRegion is the Region where AWS refuses multi-Region
+// strong consistency, for the table, a replica or the witness
+// ("Unsupported Region(s)", aws-controllers-k8s/dynamodb-controller
+// docs/api-quirks/table-global-tables.md). It is the one definition: the
+// adapter (providers/dynamodb/mrsc.go) and the AWS model (internal/ddbgap)
+// use it, and the CEL rule on DynamoDBTableSpec, which a marker cannot
+// write but as a literal, is checked against it
+// (TestMRSCUnsupportedRegionIsTheCELRules).
+const MRSCUnsupportedRegion = "us-west-1"
+
 // GlobalTableWitness is the witness Region of a multi-Region strong
 // consistency global table: it takes part in the quorum of writes and
 // holds no table (no table exists in the witness Region). It is created

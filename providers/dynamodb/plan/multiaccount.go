@@ -245,6 +245,66 @@ func MemberPolicy(spec *Policy, statements []any) (*Policy, error) {
 	return ParsedPolicy(string(text), ""), nil
 }
 
+// OnlyReplicationStatements says whether the policy cur of the table self
+// is, exactly, one Tether writes for a member of a multi-account global
+// table whose spec declares no policy: MemberPolicy(nil,
+// ReplicationStatements(self, members, joiners)) for the members and
+// joining accounts it names itself, and nothing else (no other statement,
+// no other key, no other shape). Such a policy proves itself Tether's form
+// whoever wrote it: replacing or removing it drops nothing but the
+// replication statements Tether decides for the table. It is how Tether
+// knows its own policy again once its in-memory record of the revisions it
+// wrote is gone (a restart); the status, anyone's to write who may patch it,
+// is never that proof.
+func OnlyReplicationStatements(self string, cur *Policy) bool {
+	if cur == nil || cur.Absent {
+		return false
+	}
+	doc, ok := cur.Doc.(map[string]any)
+	if !ok {
+		return false
+	}
+	statements, _ := doc["Statement"].([]any)
+	var members, joiners []string
+	for _, st := range statements {
+		m, _ := st.(map[string]any)
+		switch m["Sid"] {
+		case sidReplication:
+			cond, _ := m["Condition"].(map[string]any)
+			like, _ := cond["ArnLike"].(map[string]any)
+			members = append(members, stringList(like["aws:SourceArn"])...)
+		case sidAssociate:
+			principal, _ := m["Principal"].(map[string]any)
+			for _, arn := range stringList(principal["AWS"]) {
+				parts := strings.Split(arn, ":")
+				if len(parts) != 6 || parts[2] != "iam" || parts[5] != "root" {
+					return false
+				}
+				joiners = append(joiners, parts[4])
+			}
+		default:
+			return false
+		}
+	}
+	if len(members) == 0 {
+		return false
+	}
+	want, err := MemberPolicy(nil, ReplicationStatements(self, members, joiners))
+	return err == nil && SamePolicy(want, cur)
+}
+
+// stringList are the strings of a JSON list of strings.
+func stringList(v any) []string {
+	l, _ := v.([]any)
+	var out []string
+	for _, e := range l {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // StatementsText is statements as a policy's Statement list, indented, for
 // a condition that tells a table's owner what to add.
 func StatementsText(statements []any) string {

@@ -175,3 +175,66 @@ func TestSettingsReplicationOfASource(t *testing.T) {
 		}
 	}
 }
+
+// OnlyReplicationStatements knows, from the policy alone, one that is
+// exactly what Tether writes for a member whose spec declares no policy
+// (how it knows its own policy again after a restart), and nothing else:
+// another statement beside them, a changed or missing condition, another
+// table's statements, another key, or a principal that is no account.
+func TestOnlyReplicationStatements(t *testing.T) {
+	const third = "arn:aws:dynamodb:ap-south-1:333333333333:table/orders"
+	tether := func(self string, members, joiners []string) string {
+		p, err := MemberPolicy(nil, ReplicationStatements(self, members, joiners))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Text
+	}
+	edit := func(text string, change func(doc map[string]any)) string {
+		var doc map[string]any
+		if err := json.Unmarshal([]byte(text), &doc); err != nil {
+			t.Fatal(err)
+		}
+		change(doc)
+		out, _ := json.Marshal(doc)
+		return string(out)
+	}
+	statement := func(doc map[string]any, i int) map[string]any { return doc["Statement"].([]any)[i].(map[string]any) }
+	source := tether(testSource, []string{testJoiner, third}, []string{"222222222222", "333333333333"})
+	cases := []struct {
+		name, self, text string
+		want             bool
+	}{
+		{"a source's, two joiners", testSource, source, true},
+		{"a joiner's, three members", testJoiner, tether(testJoiner, []string{testSource, third}, nil), true},
+		{"a joiner's, itself and its source", testJoiner, tether(testJoiner, []string{testSource}, nil), true},
+		{"another table's", testJoiner, source, false},
+		{"a statement of someone else's beside them", testSource, edit(source, func(d map[string]any) {
+			d["Statement"] = append(d["Statement"].([]any), map[string]any{"Sid": "TheirOwn", "Effect": "Allow",
+				"Principal": map[string]any{"AWS": "arn:aws:iam::111111111111:root"}, "Action": "dynamodb:GetItem", "Resource": testSource})
+		}), false},
+		{"their statement under Tether's Sid", testSource, edit(source, func(d map[string]any) {
+			statement(d, 1)["Action"] = "dynamodb:*"
+		}), false},
+		{"a condition dropped", testSource, edit(source, func(d map[string]any) {
+			delete(statement(d, 0)["Condition"].(map[string]any), "StringEquals")
+		}), false},
+		{"an account condition wider than the members", testSource, edit(source, func(d map[string]any) {
+			statement(d, 0)["Condition"].(map[string]any)["StringEquals"] = map[string]any{"aws:SourceAccount": []any{"111111111111", "222222222222", "333333333333", "444444444444"}}
+		}), false},
+		{"a principal that is a role", testSource, edit(source, func(d map[string]any) {
+			statement(d, 1)["Principal"] = map[string]any{"AWS": []any{"arn:aws:iam::222222222222:role/x", "arn:aws:iam::333333333333:root"}}
+		}), false},
+		{"another key", testSource, edit(source, func(d map[string]any) { d["Id"] = "theirs" }), false},
+		{"the association alone", testSource, edit(source, func(d map[string]any) { d["Statement"] = d["Statement"].([]any)[1:] }), false},
+		{"not JSON", testSource, "not json", false},
+	}
+	for _, c := range cases {
+		if got := OnlyReplicationStatements(c.self, ParsedPolicy(c.text, "r1")); got != c.want {
+			t.Errorf("%s: OnlyReplicationStatements = %v, want %v (%s)", c.name, got, c.want, c.text)
+		}
+	}
+	if OnlyReplicationStatements(testSource, &Policy{Absent: true}) || OnlyReplicationStatements(testSource, nil) {
+		t.Error("no policy is no proof")
+	}
+}
