@@ -46,12 +46,12 @@ func (s *ddbSuite) modelWorld(t *testing.T, prefix string, opts ddbgap.Options) 
 	t.Cleanup(func() { _ = gap.Close() })
 	w := &modelWorld{ns: ctrltest.TableName(prefix), account: ctrltest.TableName(prefix + "-account"), gap: gap}
 	s.createNamespace(t, w.ns, nil, nil)
-	s.CreateAccount(t, w.account, suiteRoleA, func(a *awsv1alpha1.AWSAccount) {
+	s.CreateAccount(t, w.account, ctrltest.RoleA, func(a *awsv1alpha1.AWSAccount) {
 		a.Spec.NamespaceSelector.Names = []string{w.ns}
 		a.Spec.Endpoint = url
 	})
 	cfg, err := config.LoadDefaultConfig(context.Background(), config.WithRegion("us-east-1"),
-		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(suiteKeyA, "secret", "token")))
+		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(ctrltest.KeyA, "secret", "token")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,13 +130,13 @@ func TestDynamoDBTableContributorInsightsModeOnTheModel(t *testing.T) {
 	g.Eventually(func(g Gomega) string {
 		failed = s.Get(g, obj)
 		return ctrltest.Condition(failed, "Ready")
-	}, ddbTimeout, ddbPoll).Should(Equal("False/ContributorInsightsFailed"))
+	}, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(Equal("False/ContributorInsightsFailed"))
 	ready := meta.FindStatusCondition(failed.Status.Conditions, "Ready")
 	g.Expect(ready.Message).To(ContainSubstring("contributor insights on the table FAILED (LimitExceededException"))
 	g.Expect(ctrltest.Condition(failed, "Synced")).To(Equal("True/Success"), "nothing failed on Tether's side")
 	g.Expect(w.insights(g, obj.Spec.TableName, "").ContributorInsightsStatus).To(Equal(types.ContributorInsightsStatusFailed))
 	g.Expect(w.insights(g, obj.Spec.TableName, "byCustomer").ContributorInsightsStatus).To(Equal(types.ContributorInsightsStatusEnabled))
-	g.Consistently(func(g Gomega) int { return s.eventsNoting(g, obj, "(ACCESSED_AND_THROTTLED_KEYS) on the table") }, "2s", ddbPoll).
+	g.Consistently(func(g Gomega) int { return s.eventsNoting(g, obj, "(ACCESSED_AND_THROTTLED_KEYS) on the table") }, "2s", ctrltest.DDBPoll).
 		Should(Equal(1), "one ENABLE for the generation, not one per look")
 
 	// Back within the quota: the spec change is the user's "try again".
@@ -294,7 +294,7 @@ func TestDynamoDBTableKinesisStreamingDestinationOnTheModel(t *testing.T) {
 	g.Eventually(func(g Gomega) string {
 		enabling = s.Get(g, obj)
 		return kinesisState(enabling)
-	}, ddbTimeout, 20*time.Millisecond).Should(HavePrefix("ENABLING"))
+	}, ctrltest.DDBTimeout, 20*time.Millisecond).Should(HavePrefix("ENABLING"))
 	g.Expect(ctrltest.Condition(enabling, "Ready")).NotTo(HavePrefix("True"))
 	g.Expect(enabling.Status.PendingPlan).To(BeEmpty(), "ENABLING counts as on: no step is planned")
 	g.Expect(enabling.Status.ManagedKinesisStreamArn).To(Equal(stream))
@@ -306,7 +306,7 @@ func TestDynamoDBTableKinesisStreamingDestinationOnTheModel(t *testing.T) {
 	s.update(t, obj, func(o *awsv1alpha1.DynamoDBTable) {
 		o.Spec.KinesisStreamingDestination.ApproximateCreationDateTimePrecision = awsv1alpha1.KinesisPrecisionMicrosecond
 	})
-	g.Eventually(func(g Gomega) string { return kinesisState(s.Get(g, obj)) }, ddbTimeout, ddbPoll).Should(Equal("UPDATING MICROSECOND"))
+	g.Eventually(func(g Gomega) string { return kinesisState(s.Get(g, obj)) }, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(Equal("UPDATING MICROSECOND"))
 	s.EventuallyReady(t, obj)
 	g.Expect(kinesisState(s.Get(g, obj))).To(Equal("ACTIVE MICROSECOND"))
 	g.Expect(calls("Update")()).To(Equal(1))
@@ -320,14 +320,14 @@ func TestDynamoDBTableKinesisStreamingDestinationOnTheModel(t *testing.T) {
 	g.Eventually(func(g Gomega) string {
 		failed = s.Get(g, obj)
 		return ctrltest.Condition(failed, "Ready")
-	}, ddbTimeout, ddbPoll).Should(Equal("False/KinesisStreamingFailed"))
+	}, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(Equal("False/KinesisStreamingFailed"))
 	ready := meta.FindStatusCondition(failed.Status.Conditions, "Ready")
 	g.Expect(ready.Message).To(ContainSubstring("ENABLE_FAILED (the model: Kinesis data stream " + elsewhere + " is not in the table's Region us-east-1)"))
 	g.Expect(ctrltest.Condition(failed, "Synced")).To(Equal("True/Success"), "nothing failed on Tether's side")
 	g.Expect(failed.Status.KinesisStreamingDestination.StreamArn).To(Equal(elsewhere))
 	g.Expect(failed.Status.KinesisStreamingDestination.DestinationStatus).To(Equal("ENABLE_FAILED"))
 	g.Expect(calls("Disable")()).To(Equal(1), "the live destination disabled before the new one")
-	g.Consistently(calls("Enable"), 3*kinesisTransition, ddbPoll).Should(Equal(2), "one ENABLE for the generation, not one per look")
+	g.Consistently(calls("Enable"), 3*kinesisTransition, ctrltest.DDBPoll).Should(Equal(2), "one ENABLE for the generation, not one per look")
 
 	// The spec's change is the next try.
 	s.update(t, obj, func(o *awsv1alpha1.DynamoDBTable) {
@@ -342,7 +342,7 @@ func TestDynamoDBTableKinesisStreamingDestinationOnTheModel(t *testing.T) {
 	g.Eventually(func(g Gomega) string {
 		o := s.Get(g, obj)
 		return o.Status.ManagedKinesisStreamArn + "|" + kinesisState(o) + "|" + ctrltest.Condition(o, "Ready")
-	}, ddbTimeout, ddbPoll).Should(HavePrefix("||True"))
+	}, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(HavePrefix("||True"))
 	out, err := w.raw.DescribeKinesisStreamingDestination(context.Background(), &awsdynamodb.DescribeKinesisStreamingDestinationInput{TableName: aws.String(obj.Spec.TableName)})
 	g.Expect(err).NotTo(HaveOccurred())
 	for _, d := range out.KinesisDataStreamDestinations {

@@ -35,9 +35,9 @@ func TestDynamoDBTablesOfTwoTeamsInTwoAccounts(t *testing.T) {
 	acctA, acctB := ctrltest.TableName("account-a"), ctrltest.TableName("account-b")
 	s.createNamespace(t, nsA, nil, map[string]string{awsv1alpha1.AnnotationNamespaceAccount: acctA})
 	s.createNamespace(t, nsB, map[string]string{"team": nsB}, nil)
-	s.CreateAccount(t, acctA, suiteRoleA, func(a *awsv1alpha1.AWSAccount) { a.Spec.NamespaceSelector.Names = []string{nsA} })
-	s.CreateAccount(t, acctB, suiteRoleB, func(a *awsv1alpha1.AWSAccount) {
-		a.Spec.AssumeRole.ExternalID = suiteExtB
+	s.CreateAccount(t, acctA, ctrltest.RoleA, func(a *awsv1alpha1.AWSAccount) { a.Spec.NamespaceSelector.Names = []string{nsA} })
+	s.CreateAccount(t, acctB, ctrltest.RoleB, func(a *awsv1alpha1.AWSAccount) {
+		a.Spec.AssumeRole.ExternalID = ctrltest.ExternalIDB
 		a.Spec.Region = "eu-west-1"
 		a.Spec.NamespaceSelector.LabelSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"team": nsB}}
 	})
@@ -58,8 +58,8 @@ func TestDynamoDBTablesOfTwoTeamsInTwoAccounts(t *testing.T) {
 	g.Expect([]string{readyA.Status.Account, readyA.Status.AccountID, readyA.Status.Region}).To(Equal([]string{acctA, "111111111111", "us-east-1"}))
 	g.Expect([]string{readyB.Status.Account, readyB.Status.AccountID, readyB.Status.Region}).To(Equal([]string{acctB, "222222222222", "eu-west-1"}))
 	g.Expect(readyA.Status.TableArn).To(HaveSuffix(":table/" + table))
-	g.Expect(s.tablesAs(t, suiteKeyA, "us-east-1")).To(ContainElement(table))
-	g.Expect(s.tablesAs(t, suiteKeyB, "eu-west-1")).To(ContainElement(table))
+	g.Expect(s.tablesAs(t, ctrltest.KeyA, "us-east-1")).To(ContainElement(table))
+	g.Expect(s.tablesAs(t, ctrltest.KeyB, "eu-west-1")).To(ContainElement(table))
 	g.Expect(s.tableExists(t, table)).To(BeFalse(), "the operator's own account has no such table")
 
 	// The application's ConfigMap, then a stream enabled later.
@@ -100,7 +100,7 @@ func TestDynamoDBTableOutputsNeverOverwriteAForeignConfigMap(t *testing.T) {
 		o.Spec.WriteOutputsTo = &awsv1alpha1.OutputsReference{Name: foreign.Name}
 	})
 	s.Create(t, taken)
-	g.Eventually(func(g Gomega) string { return ctrltest.Condition(s.Get(g, taken), "Ready") }, ddbTimeout, ddbPoll).Should(Equal("False/OutputsNotWritten"))
+	g.Eventually(func(g Gomega) string { return ctrltest.Condition(s.Get(g, taken), "Ready") }, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(Equal("False/OutputsNotWritten"))
 	g.Expect(conditionMessage(s.Get(g, taken), "Ready")).To(ContainSubstring("was not created by Tether"))
 	g.Expect(s.configMapData(t, "default", foreign.Name)).To(Equal(map[string]string{"TABLE_NAME": "mine"}))
 
@@ -120,7 +120,7 @@ func TestDynamoDBTableOutputsNeverOverwriteAForeignConfigMap(t *testing.T) {
 	s.update(t, own, func(o *awsv1alpha1.DynamoDBTable) {
 		o.Spec.StreamSpecification = &awsv1alpha1.StreamSpecification{StreamViewType: "KEYS_ONLY"}
 	})
-	g.Eventually(func(g Gomega) string { return ctrltest.Condition(s.Get(g, own), "Ready") }, ddbTimeout, ddbPoll).Should(Equal("False/OutputsNotWritten"))
+	g.Eventually(func(g Gomega) string { return ctrltest.Condition(s.Get(g, own), "Ready") }, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(Equal("False/OutputsNotWritten"))
 	g.Expect(conditionMessage(s.Get(g, own), "Ready")).To(ContainSubstring("replaced by one Tether did not create"))
 	g.Expect(s.configMapData(t, "default", impostor.Name)).To(Equal(map[string]string{"TABLE_NAME": "impostor"}))
 }
@@ -135,7 +135,7 @@ func TestDynamoDBTableAccountAdmissionAndDeletion(t *testing.T) {
 	ctx := context.Background()
 	ns, acct := ctrltest.TableName("team-c"), ctrltest.TableName("account-c")
 	s.createNamespace(t, ns, nil, nil)
-	account := s.CreateAccount(t, acct, suiteRoleA, func(a *awsv1alpha1.AWSAccount) {
+	account := s.CreateAccount(t, acct, ctrltest.RoleA, func(a *awsv1alpha1.AWSAccount) {
 		a.Spec.NamespaceSelector.LabelSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"tether-tenant": ns}}
 	})
 	obj := ctrltest.NewTable(ns, "orders", func(o *awsv1alpha1.DynamoDBTable) {
@@ -148,12 +148,12 @@ func TestDynamoDBTableAccountAdmissionAndDeletion(t *testing.T) {
 		var a awsv1alpha1.AWSAccount
 		g.Expect(s.Client.Get(ctx, client.ObjectKeyFromObject(account), &a)).To(Succeed())
 		g.Expect(meta.FindStatusCondition(a.Status.Conditions, commonv1alpha1.Ready)).NotTo(BeNil())
-	}, ddbTimeout, ddbPoll).Should(Succeed())
+	}, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(Succeed())
 	stsBefore := len(s.STS.Calls())
 	s.Create(t, obj)
 	refused := s.eventuallySynced(t, obj, "False/AccountNotAllowed")
 	g.Expect(conditionMessage(refused, "Synced")).To(ContainSubstring("does not admit namespace " + ns))
-	g.Consistently(func() int { return len(s.Proxy.CallsFor(obj.Spec.TableName)) }, "2s", ddbPoll).Should(BeZero())
+	g.Consistently(func() int { return len(s.Proxy.CallsFor(obj.Spec.TableName)) }, "2s", ctrltest.DDBPoll).Should(BeZero())
 	g.Expect(len(s.STS.Calls())).To(Equal(stsBefore), "no AssumeRole for a namespace the account does not admit")
 
 	nsObj := &corev1.Namespace{}
@@ -161,13 +161,13 @@ func TestDynamoDBTableAccountAdmissionAndDeletion(t *testing.T) {
 	nsObj.Labels = map[string]string{"tether-tenant": ns}
 	g.Expect(s.Client.Update(ctx, nsObj)).To(Succeed())
 	s.EventuallyReady(t, obj) // well before the 5-minute recheck: the Namespace watch woke it
-	g.Expect(s.tablesAs(t, suiteKeyA, "us-east-1")).To(ContainElement(obj.Spec.TableName))
+	g.Expect(s.tablesAs(t, ctrltest.KeyA, "us-east-1")).To(ContainElement(obj.Spec.TableName))
 
 	g.Expect(s.Client.Delete(ctx, account)).To(Succeed())
 	gone := s.eventuallySynced(t, obj, "False/AccountNotFound")
 	g.Expect(conditionMessage(gone, "Synced")).To(ContainSubstring(acct))
-	g.Expect(s.tablesAs(t, suiteKeyA, "us-east-1")).To(ContainElement(obj.Spec.TableName), "nothing deleted")
-	s.CreateAccount(t, acct, suiteRoleA, func(a *awsv1alpha1.AWSAccount) {
+	g.Expect(s.tablesAs(t, ctrltest.KeyA, "us-east-1")).To(ContainElement(obj.Spec.TableName), "nothing deleted")
+	s.CreateAccount(t, acct, ctrltest.RoleA, func(a *awsv1alpha1.AWSAccount) {
 		a.Spec.NamespaceSelector.Names = []string{ns}
 	})
 	s.EventuallyReady(t, obj)
@@ -221,6 +221,6 @@ func (s *ddbSuite) eventuallyOutputs(t *testing.T, ns, name string, check func(G
 		g.Expect(apierrors.IsNotFound(err)).To(BeFalse(), "ConfigMap %s/%s not written", ns, name)
 		g.Expect(err).NotTo(HaveOccurred())
 		check(g, cm.Data)
-	}, ddbTimeout, ddbPoll).Should(Succeed())
+	}, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(Succeed())
 	return cm
 }

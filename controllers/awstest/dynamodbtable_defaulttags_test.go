@@ -24,7 +24,7 @@ func TestDynamoDBTableDefaultTagsLeftOutAreReported(t *testing.T) {
 	t.Cleanup(stop)
 	mgr, err := ctrltest.NewManager(ctrltest.TablesOfManager(true))
 	g.Expect(err).NotTo(HaveOccurred())
-	_, err = controllers.SetupDynamoDBTable(mgr, ddbTestPollInterval, dynamodb.Options{
+	_, err = controllers.SetupDynamoDBTable(mgr, ctrltest.DDBPollInterval, dynamodb.Options{
 		DefaultTags:           map[string]string{"team": "{{.Namespace}}"},
 		SecondaryReadInterval: -1, TransitionPoll: 500 * time.Millisecond})
 	g.Expect(err).NotTo(HaveOccurred())
@@ -42,7 +42,7 @@ func TestDynamoDBTableDefaultTagsLeftOutAreReported(t *testing.T) {
 		ready := s.EventuallyReady(t, obj)
 		g.Expect(ready.Status.UnsupportedFeatures).To(Equal([]string{"tags"}), obj.Name)
 		g.Expect(conditionMessage(ready, "Ready")).To(ContainSubstring("tags"), obj.Name)
-		g.Eventually(func(g Gomega) []string { return s.eventReasons(g, obj) }, ddbTimeout, ddbPoll).
+		g.Eventually(func(g Gomega) []string { return s.eventReasons(g, obj) }, ctrltest.DDBTimeout, ctrltest.DDBPoll).
 			Should(ContainElement("FeatureUnsupported"), obj.Name)
 	}
 	g.Expect(conditionMessage(s.Get(g, defaultsOnly), "Ready")).To(ContainSubstring("default tags"))

@@ -73,10 +73,10 @@ func TestDynamoDBTableReplicaDisassociationOnTheModel(t *testing.T) {
 	g.Eventually(func(g Gomega) string {
 		refused = s.Get(g, obj)
 		return ctrltest.Condition(refused, "Ready")
-	}, ddbTimeout, ddbPoll).Should(Equal("False/" + plan.ReasonDisassociationRefused))
+	}, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(Equal("False/" + plan.ReasonDisassociationRefused))
 	g.Expect(meta.FindStatusCondition(refused.Status.Conditions, "Ready").Message).To(
 		ContainSubstring("disassociation protection is enabled for the replica"), "AWS's words")
-	g.Consistently(disassociations, "3s", ddbPoll).Should(Equal(1), "one Disassociate for the spec as it is, not one per look")
+	g.Consistently(disassociations, "3s", ctrltest.DDBPoll).Should(Equal(1), "one Disassociate for the spec as it is, not one per look")
 	g.Expect(replicas(g)).To(ConsistOf(dropped, kept), "refused, and not deleted instead")
 	g.Expect(refused.Status.DisassociatedReplicaRegions).To(BeEmpty())
 
@@ -89,7 +89,7 @@ func TestDynamoDBTableReplicaDisassociationOnTheModel(t *testing.T) {
 	})
 	g.Eventually(func(g Gomega) []string {
 		return s.Get(g, obj).Status.DisassociatedReplicaRegions
-	}, ddbTimeout, ddbPoll).Should(Equal([]string{kept}))
+	}, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(Equal([]string{kept}))
 	done := s.EventuallyReady(t, obj)
 	g.Expect(disassociations()).To(Equal(2), "one more, after the change")
 	g.Expect(replicas(g)).To(ConsistOf(dropped))
@@ -105,7 +105,7 @@ func TestDynamoDBTableReplicaDisassociationOnTheModel(t *testing.T) {
 	s.update(t, obj, func(o *awsv1alpha1.DynamoDBTable) {
 		o.Spec.Replicas, o.Spec.DisassociationProtectionEnabled = nil, nil
 	})
-	g.Eventually(replicas, ddbTimeout, ddbPoll).Should(BeEmpty())
+	g.Eventually(replicas, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(BeEmpty())
 	s.EventuallyReady(t, obj)
 	g.Expect(w.gap.Calls("UpdateTable")).To(BeNumerically(">", deletesBefore))
 	g.Expect(disassociations()).To(Equal(2), "a replica the spec does not keep is deleted, not disassociated")

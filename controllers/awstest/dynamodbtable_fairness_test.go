@@ -52,7 +52,7 @@ func backlogDoesNotHoldAnotherAccountBack(t *testing.T, perSecond float64, burst
 	t.Cleanup(stop)
 	mgr, err := ctrltest.NewManager(ctrltest.TablesOfManager(true))
 	g.Expect(err).NotTo(HaveOccurred())
-	_, err = controllers.SetupDynamoDBTable(mgr, ddbTestPollInterval, dynamodb.Options{
+	_, err = controllers.SetupDynamoDBTable(mgr, ctrltest.DDBPollInterval, dynamodb.Options{
 		Clients:               access.ClientOptions{RequestsPerSecond: perSecond, Burst: burst},
 		SecondaryReadInterval: -1, TransitionPoll: 500 * time.Millisecond})
 	g.Expect(err).NotTo(HaveOccurred())
@@ -62,9 +62,9 @@ func backlogDoesNotHoldAnotherAccountBack(t *testing.T, perSecond float64, burst
 	acctA, acctB := ctrltest.TableName("busy-account"), ctrltest.TableName("quiet-account")
 	s.createNamespace(t, nsA, nil, map[string]string{awsv1alpha1.AnnotationNamespaceAccount: acctA})
 	s.createNamespace(t, nsB, nil, map[string]string{awsv1alpha1.AnnotationNamespaceAccount: acctB})
-	s.CreateAccount(t, acctA, suiteRoleA, func(a *awsv1alpha1.AWSAccount) { a.Spec.NamespaceSelector.Names = []string{nsA} })
-	s.CreateAccount(t, acctB, suiteRoleB, func(a *awsv1alpha1.AWSAccount) {
-		a.Spec.AssumeRole.ExternalID = suiteExtB
+	s.CreateAccount(t, acctA, ctrltest.RoleA, func(a *awsv1alpha1.AWSAccount) { a.Spec.NamespaceSelector.Names = []string{nsA} })
+	s.CreateAccount(t, acctB, ctrltest.RoleB, func(a *awsv1alpha1.AWSAccount) {
+		a.Spec.AssumeRole.ExternalID = ctrltest.ExternalIDB
 		a.Spec.NamespaceSelector.Names = []string{nsB}
 	})
 	own := func(o *awsv1alpha1.DynamoDBTable) { o.Labels = map[string]string{ctrltest.LabelOwnManager: "fairness"} }
@@ -79,9 +79,9 @@ func backlogDoesNotHoldAnotherAccountBack(t *testing.T, perSecond float64, burst
 	g.Expect(s.Client.Create(ctx, b)).To(Succeed())
 	t.Cleanup(func() { _ = client.IgnoreNotFound(s.Client.Delete(context.Background(), b.DeepCopy())) })
 
-	g.Eventually(func(g Gomega) string { return ctrltest.Condition(s.Get(g, b), "Ready") }, 30*time.Second, ddbPoll).
+	g.Eventually(func(g Gomega) string { return ctrltest.Condition(s.Get(g, b), "Ready") }, 30*time.Second, ctrltest.DDBPoll).
 		Should(Equal("True/Available"), "account B's table waits behind account A's backlog")
-	g.Expect(s.tablesAs(t, suiteKeyB, "us-east-1")).To(ContainElement(b.Spec.TableName))
+	g.Expect(s.tablesAs(t, ctrltest.KeyB, "us-east-1")).To(ContainElement(b.Spec.TableName))
 
 	// A's backlog was real: most of its tables are still waiting for their
 	// limiter, and say nothing failed while they wait.

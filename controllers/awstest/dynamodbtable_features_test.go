@@ -28,7 +28,7 @@ func TestDynamoDBTableGlobalAndAutoscaledInAnAccountOnTheModel(t *testing.T) {
 	t.Cleanup(func() { _ = gap.Close() })
 	ns, acct := ctrltest.TableName("team-global"), ctrltest.TableName("account-global")
 	s.createNamespace(t, ns, nil, nil)
-	s.CreateAccount(t, acct, suiteRoleA, func(a *awsv1alpha1.AWSAccount) {
+	s.CreateAccount(t, acct, ctrltest.RoleA, func(a *awsv1alpha1.AWSAccount) {
 		a.Spec.NamespaceSelector.Names = []string{ns}
 		a.Spec.Endpoint = url
 	})
@@ -50,11 +50,11 @@ func TestDynamoDBTableGlobalAndAutoscaledInAnAccountOnTheModel(t *testing.T) {
 	g.Expect(ready.Status.ManagedReplicaRegions).To(Equal([]string{"eu-west-1"}))
 	g.Expect(ready.Status.ManagedScalableTargets).To(Equal([]string{"table/read", "table/write"}))
 	g.Expect(ready.Status.AccountID).To(Equal("111111111111"))
-	g.Expect(s.tablesAs(t, suiteKeyA, "us-east-1")).To(ContainElement(obj.Spec.TableName))
+	g.Expect(s.tablesAs(t, ctrltest.KeyA, "us-east-1")).To(ContainElement(obj.Spec.TableName))
 	g.Expect(s.tableExists(t, obj.Spec.TableName)).To(BeFalse(), "the operator's own account has no such table")
 
 	g.Expect(s.Client.Delete(context.Background(), obj.DeepCopy())).To(Succeed())
 	s.eventuallyGone(t, obj)
-	g.Expect(s.tablesAs(t, suiteKeyA, "us-east-1")).NotTo(ContainElement(obj.Spec.TableName),
+	g.Expect(s.tablesAs(t, ctrltest.KeyA, "us-east-1")).NotTo(ContainElement(obj.Spec.TableName),
 		"the table is deleted (the model refuses DeleteTable while a replica exists, so the replica went first)")
 }

@@ -28,17 +28,6 @@ func startDynamoDB(t *testing.T) *ddbSuite {
 	return &ddbSuite{ctrltest.StartDynamoDB(t)}
 }
 
-const (
-	ddbTimeout          = ctrltest.DDBTimeout
-	ddbPoll             = ctrltest.DDBPoll
-	ddbTestPollInterval = ctrltest.DDBPollInterval
-	suiteRoleA          = ctrltest.RoleA
-	suiteRoleB          = ctrltest.RoleB
-	suiteKeyA           = ctrltest.KeyA
-	suiteKeyB           = ctrltest.KeyB
-	suiteExtB           = ctrltest.ExternalIDB
-)
-
 func ddbGSI(name, attr string, capacity *awsv1alpha1.ProvisionedThroughput) func(*awsv1alpha1.DynamoDBTable) {
 	return func(o *awsv1alpha1.DynamoDBTable) {
 		found := false
@@ -65,7 +54,7 @@ func (s *ddbSuite) update(t *testing.T, obj *awsv1alpha1.DynamoDBTable, change f
 		cur := s.Get(g, obj)
 		change(cur)
 		g.Expect(s.Client.Update(context.Background(), cur)).To(Succeed())
-	}, ddbTimeout, ddbPoll).Should(Succeed())
+	}, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(Succeed())
 }
 
 // eventuallySynced waits for Synced to show status/reason and returns the
@@ -77,7 +66,7 @@ func (s *ddbSuite) eventuallySynced(t *testing.T, obj *awsv1alpha1.DynamoDBTable
 		out = s.Get(g, obj)
 		ctrltest.ExpectHealth(g, out)
 		return ctrltest.Condition(out, "Synced")
-	}, ddbTimeout, ddbPoll).Should(Equal(want))
+	}, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(Equal(want))
 	return out
 }
 
@@ -106,7 +95,7 @@ func (s *ddbSuite) eventuallyGone(t *testing.T, obj *awsv1alpha1.DynamoDBTable) 
 	NewWithT(t).Eventually(func() bool {
 		err := s.Client.Get(context.Background(), client.ObjectKeyFromObject(obj), &awsv1alpha1.DynamoDBTable{})
 		return apierrors.IsNotFound(err)
-	}, ddbTimeout, ddbPoll).Should(BeTrue(), "object %s still exists", obj.Name)
+	}, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(BeTrue(), "object %s still exists", obj.Name)
 }
 
 func (s *ddbSuite) eventReasons(g Gomega, obj *awsv1alpha1.DynamoDBTable) []string {

@@ -79,7 +79,7 @@ func TestDynamoDBTableImportFromS3OnTheModel(t *testing.T) {
 	g.Eventually(func(g Gomega) string {
 		running = s.Get(g, good)
 		return ctrltest.Condition(running, "Ready")
-	}, ddbTimeout, 20*time.Millisecond).Should(Equal("False/Importing"))
+	}, ctrltest.DDBTimeout, 20*time.Millisecond).Should(Equal("False/Importing"))
 	g.Expect(running.Status.Import).NotTo(BeNil())
 	g.Expect(running.Status.Import.ImportStatus).To(Equal("IN_PROGRESS"))
 	g.Expect(running.Status.Import.ImportArn).To(ContainSubstring(":table/" + good.Spec.TableName + "/import/"))
@@ -89,7 +89,7 @@ func TestDynamoDBTableImportFromS3OnTheModel(t *testing.T) {
 	g.Eventually(func(g Gomega) string {
 		running = s.Get(g, good)
 		return running.Status.TableStatus + " " + ctrltest.Condition(running, "Ready")
-	}, ddbTimeout, 20*time.Millisecond).Should(BeElementOf("CREATING False/Importing", "ACTIVE False/Importing"))
+	}, ctrltest.DDBTimeout, 20*time.Millisecond).Should(BeElementOf("CREATING False/Importing", "ACTIVE False/Importing"))
 	g.Expect(w.gap.Calls("TagResource")).To(BeZero(), "no step while AWS imports")
 
 	ready := s.EventuallyReady(t, good)
@@ -104,7 +104,7 @@ func TestDynamoDBTableImportFromS3OnTheModel(t *testing.T) {
 	g.Eventually(func(g Gomega) string {
 		failed = s.Get(g, bad)
 		return ctrltest.Condition(failed, "Ready")
-	}, ddbTimeout, ddbPoll).Should(Equal("False/" + dynamodb.ReasonImportFailed))
+	}, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(Equal("False/" + dynamodb.ReasonImportFailed))
 	g.Expect(meta.FindStatusCondition(failed.Status.Conditions, "Ready").Message).To(And(
 		ContainSubstring("FAILED (ItemValidationError: the model: 1 line(s) are not items of the table"),
 		ContainSubstring("ACTIVE with the 2 items that were imported")))
@@ -113,13 +113,13 @@ func TestDynamoDBTableImportFromS3OnTheModel(t *testing.T) {
 	g.Expect(failed.Status.Import.ErrorCount).To(BeEquivalentTo(1))
 	g.Expect(failed.Status.TableStatus).To(Equal("ACTIVE"))
 	g.Expect(rows(bad.Spec.TableName)).To(BeEquivalentTo(2), "the good rows kept")
-	g.Eventually(func(g Gomega) string { return ownerTag(g, s.Get(g, bad)) }, ddbTimeout, ddbPoll).Should(Equal(string(failed.UID)))
+	g.Eventually(func(g Gomega) string { return ownerTag(g, s.Get(g, bad)) }, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(Equal(string(failed.UID)))
 
 	// One ImportTable per object, never CreateTable, and a failed import
 	// neither deleted nor imported again.
 	g.Consistently(func() []int {
 		return []int{w.gap.Calls("ImportTable"), w.gap.Calls("CreateTable"), w.gap.Calls("DeleteTable")}
-	}, 3*time.Second, ddbPoll).Should(Equal([]int{2, 0, 0}))
+	}, 3*time.Second, ctrltest.DDBPoll).Should(Equal([]int{2, 0, 0}))
 	g.Expect(ctrltest.Condition(s.Get(g, bad), "Ready")).To(Equal("False/" + dynamodb.ReasonImportFailed))
 
 	// importFrom cannot change: the API server says so.

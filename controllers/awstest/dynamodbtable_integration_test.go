@@ -35,7 +35,7 @@ func TestDynamoDBTableCreateUpdateDelete(t *testing.T) {
 	// the status and an event say what is left out.
 	g.Expect(ready.Status.UnsupportedFeatures).To(Equal([]string{"tags"}))
 	g.Expect(meta.FindStatusCondition(ready.Status.Conditions, commonv1alpha1.Ready).Message).To(ContainSubstring("does not support spec.tags"))
-	g.Eventually(func(g Gomega) []string { return s.eventReasons(g, obj) }, ddbTimeout, ddbPoll).Should(ContainElement("FeatureUnsupported"))
+	g.Eventually(func(g Gomega) []string { return s.eventReasons(g, obj) }, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(ContainElement("FeatureUnsupported"))
 	g.Expect(ready.Status.TableName).To(Equal(name))
 	g.Expect(ready.Status.TableStatus).To(Equal("ACTIVE"))
 	g.Expect(ready.Status.LatestStreamArn).NotTo(BeEmpty())
@@ -123,8 +123,8 @@ func TestDynamoDBTableDriftIsCorrected(t *testing.T) {
 		ttl, err := s.Raw.DescribeTimeToLive(ctx, &awsdynamodb.DescribeTimeToLiveInput{TableName: aws.String(name)})
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(ttl.TimeToLiveDescription.TimeToLiveStatus).To(Equal(types.TimeToLiveStatusEnabled))
-	}, ddbTimeout, ddbPoll).Should(Succeed())
-	g.Eventually(func(g Gomega) []string { return s.eventReasons(g, obj) }, ddbTimeout, ddbPoll).Should(ContainElement(reconciler.ReasonDriftCorrected))
+	}, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(Succeed())
+	g.Eventually(func(g Gomega) []string { return s.eventReasons(g, obj) }, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(ContainElement(reconciler.ReasonDriftCorrected))
 	s.EventuallyReady(t, obj)
 }
 
@@ -139,8 +139,8 @@ func TestDynamoDBTableDeletedOutOfBandIsRecreated(t *testing.T) {
 	s.EventuallyReady(t, obj)
 	_, err := s.Raw.DeleteTable(context.Background(), &awsdynamodb.DeleteTableInput{TableName: aws.String(name)})
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Eventually(func(g Gomega) []string { return s.eventReasons(g, obj) }, ddbTimeout, ddbPoll).Should(ContainElement("TableDeleted"))
-	g.Eventually(func() bool { return s.tableExists(t, name) }, ddbTimeout, ddbPoll).Should(BeTrue())
+	g.Eventually(func(g Gomega) []string { return s.eventReasons(g, obj) }, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(ContainElement("TableDeleted"))
+	g.Eventually(func() bool { return s.tableExists(t, name) }, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(BeTrue())
 	s.EventuallyReady(t, obj)
 }
 
@@ -194,7 +194,7 @@ func TestDynamoDBTableAdoptsOnlyWhenAsked(t *testing.T) {
 		o.Annotations = map[string]string{awsv1alpha1.AnnotationAdopt: "true"}
 	})
 	s.EventuallyReady(t, obj)
-	g.Eventually(func(g Gomega) []string { return s.eventReasons(g, obj) }, ddbTimeout, ddbPoll).Should(ContainElement("Adopted"))
+	g.Eventually(func(g Gomega) []string { return s.eventReasons(g, obj) }, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(ContainElement("Adopted"))
 }
 
 // The create race of issue 17, through the real reconciler: between
@@ -251,7 +251,7 @@ func TestDynamoDBTableConflictTouchesNothing(t *testing.T) {
 	g.Eventually(func(g Gomega) string {
 		loser = s.Get(g, second)
 		return ctrltest.Condition(loser, "Ready") + " " + ctrltest.Condition(loser, "Synced")
-	}, ddbTimeout, ddbPoll).Should(Equal("False/Conflict True/Success"))
+	}, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(Equal("False/Conflict True/Success"))
 	g.Expect(conditionMessage(loser, "Ready")).To(ContainSubstring("team-a/shared"))
 	// The loser's spec (a stream) was not applied, and deleting it leaves
 	// the winner's table alone.

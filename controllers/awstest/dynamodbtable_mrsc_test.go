@@ -77,13 +77,13 @@ func TestDynamoDBTableStrongGlobalTableOnTheModel(t *testing.T) {
 	g.Eventually(func(g Gomega) string {
 		making = s.Get(g, obj)
 		return making.Status.MultiRegionConsistency
-	}, ddbTimeout, 20*time.Millisecond).Should(Equal("STRONG"))
+	}, ctrltest.DDBTimeout, 20*time.Millisecond).Should(Equal("STRONG"))
 	g.Expect(ctrltest.Condition(making, "Ready")).NotTo(HavePrefix("True"), "members: %s", members(making))
 	ready := s.EventuallyReady(t, obj)
 	g.Expect(members(ready)).To(Equal("us-east-2:ACTIVE us-west-2:ACTIVE"))
 	g.Expect(ready.Status.AddedReplicaRegions).To(Equal([]string{"us-east-2", "us-west-2"}))
 	g.Expect(w.gap.Calls("CreateTable")).To(Equal(1))
-	g.Consistently(strongCalls, 2*time.Second, ddbPoll).Should(Equal(1), "one UpdateTable made the global table")
+	g.Consistently(strongCalls, 2*time.Second, ctrltest.DDBPoll).Should(Equal(1), "one UpdateTable made the global table")
 
 	// A replica and a witness.
 	paired := w.table("mrsc-witness", strongTable("us-west-2", "us-east-2"))
@@ -106,12 +106,12 @@ func TestDynamoDBTableStrongGlobalTableOnTheModel(t *testing.T) {
 	g.Eventually(func(g Gomega) string {
 		denied = s.Get(g, obj)
 		return ctrltest.Condition(denied, "Ready")
-	}, ddbTimeout, ddbPoll).Should(Equal("False/ReplicationNotAuthorized"))
+	}, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(Equal("False/ReplicationNotAuthorized"))
 	msg := meta.FindStatusCondition(denied.Status.Conditions, "Ready").Message
 	g.Expect(msg).To(ContainSubstring("denies DynamoDB's service-linked role"))
 	g.Expect(msg).To(ContainSubstring("Tether neither re-creates nor deletes anything"))
 	g.Consistently(func() [3]int { return [3]int{w.gap.Calls("CreateTable"), w.gap.Calls("DeleteTable"), strongCalls()} },
-		5*time.Second, ddbPoll).Should(Equal([3]int{creates, deletes, 2}))
+		5*time.Second, ctrltest.DDBPoll).Should(Equal([3]int{creates, deletes, 2}))
 	w.gap.AllowReplication(obj.Spec.TableName)
 	// Tether looks again a minute after a denial (inaccessibleDelay), as
 	// long as the test's wait: a change to the object is the user's way to
@@ -133,7 +133,7 @@ func TestDynamoDBTableStrongGlobalTableOnTheModel(t *testing.T) {
 	g.Eventually(func(g Gomega) string {
 		o := s.Get(g, obj)
 		return o.Status.MultiRegionConsistency + "|" + members(o) + "|" + ctrltest.Condition(o, "Ready")
-	}, ddbTimeout, ddbPoll).Should(Equal("||True/Available"))
+	}, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(Equal("||True/Available"))
 	g.Expect(strongCalls()).To(Equal(4))
 	g.Expect(w.gap.Calls("CreateTable")).To(Equal(creates), "the table stays: no re-create")
 }
@@ -154,7 +154,7 @@ func TestDynamoDBTableStrongGlobalTableUnsupportedOnDynamoDBLocal(t *testing.T) 
 	g.Expect(meta.FindStatusCondition(refused.Status.Conditions, "Synced").Message).To(
 		ContainSubstring("does not support multi-Region strong consistency"))
 	g.Expect(ctrltest.Condition(refused, "Ready")).NotTo(HavePrefix("True"))
-	g.Consistently(func(g Gomega) string { return ctrltest.Condition(s.Get(g, local), "Ready") }, 2*time.Second, ddbPoll).
+	g.Consistently(func(g Gomega) string { return ctrltest.Condition(s.Get(g, local), "Ready") }, 2*time.Second, ctrltest.DDBPoll).
 		ShouldNot(HavePrefix("True"))
 	g.Expect(s.describe(g, local.Name).Table.MultiRegionConsistency).To(BeEmpty(), "DynamoDB Local ignored it")
 

@@ -83,7 +83,7 @@ func TestDynamoDBTableMultiAccountGlobalTableOnTheModel(t *testing.T) {
 	s := startDynamoDB(t)
 	g := NewWithT(t)
 	ctx := context.Background()
-	gap := ddbgap.New(s.Local, ddbgap.Options{Accounts: map[string]string{suiteKeyA: suiteAccountA, suiteKeyB: suiteAccountB}})
+	gap := ddbgap.New(s.Local, ddbgap.Options{Accounts: map[string]string{ctrltest.KeyA: suiteAccountA, ctrltest.KeyB: suiteAccountB}})
 	url, err := gap.Listen()
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(func() { _ = gap.Close() })
@@ -92,27 +92,27 @@ func TestDynamoDBTableMultiAccountGlobalTableOnTheModel(t *testing.T) {
 	for _, ns := range []string{nsSrc, nsJoin, nsHostile, nsNarrow} {
 		s.createNamespace(t, ns, nil, nil)
 	}
-	srcAcct := s.CreateAccount(t, ctrltest.TableName("ma-src-account"), suiteRoleA, func(a *awsv1alpha1.AWSAccount) {
+	srcAcct := s.CreateAccount(t, ctrltest.TableName("ma-src-account"), ctrltest.RoleA, func(a *awsv1alpha1.AWSAccount) {
 		a.Spec.Endpoint, a.Spec.Region = url, srcRegion
 		a.Spec.NamespaceSelector.Names = []string{nsSrc}
 		a.Spec.Tenancy.GlobalTables = awsv1alpha1.GlobalTablesTenancy{ReplicaAccounts: []string{suiteAccountB},
 			ReplicaNamespaces: awsv1alpha1.NamespaceSelector{Names: []string{nsJoin}}}
 	})
-	joinAcct := s.CreateAccount(t, ctrltest.TableName("ma-join-account"), suiteRoleB, func(a *awsv1alpha1.AWSAccount) {
-		a.Spec.AssumeRole.ExternalID = suiteExtB
+	joinAcct := s.CreateAccount(t, ctrltest.TableName("ma-join-account"), ctrltest.RoleB, func(a *awsv1alpha1.AWSAccount) {
+		a.Spec.AssumeRole.ExternalID = ctrltest.ExternalIDB
 		a.Spec.Endpoint, a.Spec.Region = url, joinRegion
 		a.Spec.NamespaceSelector.Names = []string{nsJoin, nsHostile}
 		a.Spec.Tenancy.GlobalTables = awsv1alpha1.GlobalTablesTenancy{SourceAccounts: []string{suiteAccountA},
 			JoinNamespaces: awsv1alpha1.NamespaceSelector{Names: []string{nsJoin, nsHostile}}}
 	})
-	narrowAcct := s.CreateAccount(t, ctrltest.TableName("ma-narrow-account"), suiteRoleB, func(a *awsv1alpha1.AWSAccount) {
-		a.Spec.AssumeRole.ExternalID = suiteExtB
+	narrowAcct := s.CreateAccount(t, ctrltest.TableName("ma-narrow-account"), ctrltest.RoleB, func(a *awsv1alpha1.AWSAccount) {
+		a.Spec.AssumeRole.ExternalID = ctrltest.ExternalIDB
 		a.Spec.Endpoint, a.Spec.Region = url, joinRegion
 		a.Spec.NamespaceSelector.Names = []string{nsNarrow}
 		// It lets the namespace join, but not account A's tables.
 		a.Spec.Tenancy.GlobalTables.JoinNamespaces.Names = []string{nsNarrow}
 	})
-	rawA, rawB := rawAs(t, url, suiteKeyA, srcRegion), rawAs(t, url, suiteKeyB, joinRegion)
+	rawA, rawB := rawAs(t, url, ctrltest.KeyA, srcRegion), rawAs(t, url, ctrltest.KeyB, joinRegion)
 	tableName := ctrltest.TableName("ma-orders")
 	srcArn := "arn:aws:dynamodb:" + srcRegion + ":" + suiteAccountA + ":table/" + tableName
 	joinArn := "arn:aws:dynamodb:" + joinRegion + ":" + suiteAccountB + ":table/" + tableName
@@ -155,7 +155,7 @@ func TestDynamoDBTableMultiAccountGlobalTableOnTheModel(t *testing.T) {
 	// nothing.
 	s.nudge(t, narrow)
 	s.nudge(t, hostile)
-	g.Consistently(func() int { return gap.Calls("CreateTable") }, "2s", ddbPoll).Should(Equal(creates), "no CreateTable for a refused join")
+	g.Consistently(func() int { return gap.Calls("CreateTable") }, "2s", ctrltest.DDBPoll).Should(Equal(creates), "no CreateTable for a refused join")
 	g.Expect(statementsOf(g, policyOf(g, rawA, srcArn))).To(BeEmpty(), "the hostile tenant is granted nothing on the source")
 
 	// The joiner: the source's AWSAccount admits it, the source gets the
@@ -181,7 +181,7 @@ func TestDynamoDBTableMultiAccountGlobalTableOnTheModel(t *testing.T) {
 	// (Events name the step sent first, then the ones planned after it.)
 	g.Consistently(func(g Gomega) int {
 		return s.eventsNoting(g, source, "updated: enable settings replication") + s.eventsNoting(g, source, "drift: enable settings replication")
-	}, "2s", ddbPoll).Should(Equal(1))
+	}, "2s", ctrltest.DDBPoll).Should(Equal(1))
 	src := statementsOf(g, policyOf(g, rawA, srcArn))
 	g.Expect(src).To(HaveKey("TetherGlobalTableReplication"))
 	g.Expect(src["TetherGlobalTableReplication"]["Principal"]).To(Equal(map[string]any{"Service": "replication.dynamodb.amazonaws.com"}))
@@ -221,7 +221,7 @@ func TestDynamoDBTableMultiAccountGlobalTableOnTheModel(t *testing.T) {
 	// not sent again.
 	g.Expect(gap.Calls(ddbgap.CallJoin)).To(Equal(joinsBefore + 1))
 	s.nudge(t, stranger)
-	g.Consistently(func() int { return gap.Calls(ddbgap.CallJoin) }, "3s", ddbPoll).Should(Equal(joinsBefore+1), "one join for the refusal, not one per look")
+	g.Consistently(func() int { return gap.Calls(ddbgap.CallJoin) }, "3s", ctrltest.DDBPoll).Should(Equal(joinsBefore+1), "one join for the refusal, not one per look")
 	g.Expect(s.Get(g, stranger).Status.Conditions).To(ContainElement(HaveField("Reason", dynamodb.ReasonGlobalTableJoinRefused)), "the refusal still shown")
 	g.Expect(policyOf(g, rawA, foreignArn)).To(BeEmpty(), "Tether writes nothing to a source it does not hold")
 
@@ -235,16 +235,16 @@ func TestDynamoDBTableMultiAccountGlobalTableOnTheModel(t *testing.T) {
 		out, err := rawA.DescribeTable(ctx, &awsdynamodb.DescribeTableInput{TableName: aws.String(tableName)})
 		g.Expect(err).NotTo(HaveOccurred())
 		return out.Table.Replicas
-	}, ddbTimeout, ddbPoll).Should(BeEmpty())
+	}, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(BeEmpty())
 	g.Eventually(func(g Gomega) map[string]map[string]any {
 		return statementsOf(g, policyOf(g, rawA, srcArn))
-	}, ddbTimeout, ddbPoll).Should(BeEmpty(), "the source's statements go with its last joiner")
+	}, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(BeEmpty(), "the source's statements go with its last joiner")
 	// Leaving but keeping the table (onDelete: Disassociate): refused while
 	// its own disassociation protection is on (AWS's default) and not
 	// deleted instead; once the spec turns it off, the table leaves and
 	// stays in its account and Region, which Tether lets go of.
 	const keepRegion = "ap-south-1"
-	rawKeep := rawAs(t, url, suiteKeyB, keepRegion)
+	rawKeep := rawAs(t, url, ctrltest.KeyB, keepRegion)
 	keeper := ctrltest.NewTable(nsJoin, "orders-kept", func(o *awsv1alpha1.DynamoDBTable) {
 		o.Spec.TableName, o.Spec.Region = tableName, keepRegion
 		o.Spec.AccountRef = &awsv1alpha1.AccountReference{Name: joinAcct.Name}
@@ -258,7 +258,7 @@ func TestDynamoDBTableMultiAccountGlobalTableOnTheModel(t *testing.T) {
 	g.Expect(s.Client.Delete(ctx, keeper.DeepCopy())).To(Succeed())
 	s.eventuallySynced(t, keeper, "False/ReplicaDisassociationRefused")
 	s.nudge(t, keeper)
-	g.Consistently(func() int { return gap.Calls(ddbgap.CallDisassociate) }, "2s", ddbPoll).Should(Equal(disassociations), "not sent while the protection is on, woken or not")
+	g.Consistently(func() int { return gap.Calls(ddbgap.CallDisassociate) }, "2s", ctrltest.DDBPoll).Should(Equal(disassociations), "not sent while the protection is on, woken or not")
 	g.Expect(rawKeep.DescribeTable(ctx, &awsdynamodb.DescribeTableInput{TableName: aws.String(tableName)})).Error().NotTo(HaveOccurred(), "not deleted instead")
 	s.update(t, keeper, func(o *awsv1alpha1.DynamoDBTable) { o.Spec.DisassociationProtectionEnabled = aws.Bool(false) })
 	s.eventuallyGone(t, keeper)
@@ -271,7 +271,7 @@ func TestDynamoDBTableMultiAccountGlobalTableOnTheModel(t *testing.T) {
 		out, err := rawA.DescribeTable(ctx, &awsdynamodb.DescribeTableInput{TableName: aws.String(tableName)})
 		g.Expect(err).NotTo(HaveOccurred())
 		return out.Table.Replicas
-	}, ddbTimeout, ddbPoll).Should(BeEmpty(), "the source lists it no more")
+	}, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(BeEmpty(), "the source lists it no more")
 
 	for _, o := range []*awsv1alpha1.DynamoDBTable{stranger, hostile, narrow, source} {
 		g.Expect(s.Client.Delete(ctx, o.DeepCopy())).To(Succeed())
@@ -288,8 +288,8 @@ func TestDynamoDBTableJoinOnDynamoDBLocalIsUnsupported(t *testing.T) {
 	g := NewWithT(t)
 	ns := ctrltest.TableName("ma-local")
 	s.createNamespace(t, ns, nil, nil)
-	acct := s.CreateAccount(t, ctrltest.TableName("ma-local-account"), suiteRoleB, func(a *awsv1alpha1.AWSAccount) {
-		a.Spec.AssumeRole.ExternalID = suiteExtB
+	acct := s.CreateAccount(t, ctrltest.TableName("ma-local-account"), ctrltest.RoleB, func(a *awsv1alpha1.AWSAccount) {
+		a.Spec.AssumeRole.ExternalID = ctrltest.ExternalIDB
 		a.Spec.NamespaceSelector.Names = []string{ns}
 		a.Spec.Tenancy.GlobalTables = awsv1alpha1.GlobalTablesTenancy{SourceAccounts: []string{suiteAccountA},
 			JoinNamespaces: awsv1alpha1.NamespaceSelector{Names: []string{ns}}}
@@ -305,9 +305,9 @@ func TestDynamoDBTableJoinOnDynamoDBLocalIsUnsupported(t *testing.T) {
 	g.Eventually(func(g Gomega) string {
 		got = s.Get(g, obj)
 		return ctrltest.Condition(got, "Ready")
-	}, ddbTimeout, ddbPoll).Should(Equal("False/" + dynamodb.ReasonUnsupportedByEndpoint))
+	}, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(Equal("False/" + dynamodb.ReasonUnsupportedByEndpoint))
 	g.Expect(meta.FindStatusCondition(got.Status.Conditions, "Ready").Message).To(ContainSubstring("GlobalTableSourceArn"))
-	g.Expect(s.tablesAs(t, suiteKeyB, got.Status.Region)).NotTo(ContainElement(name), "no plain table in its place")
+	g.Expect(s.tablesAs(t, ctrltest.KeyB, got.Status.Region)).NotTo(ContainElement(name), "no plain table in its place")
 	g.Expect(s.Client.Delete(context.Background(), obj.DeepCopy())).To(Succeed())
 	s.eventuallyGone(t, obj)
 }

@@ -30,27 +30,27 @@ func (s *ddbSuite) maWorld(t *testing.T, prefix string) *maWorld {
 	t.Helper()
 	g := NewWithT(t)
 	w := &maWorld{srcRegion: "us-east-1", joinRegion: "eu-west-1"}
-	w.gap = ddbgap.New(s.Local, ddbgap.Options{Accounts: map[string]string{suiteKeyA: suiteAccountA, suiteKeyB: suiteAccountB}})
+	w.gap = ddbgap.New(s.Local, ddbgap.Options{Accounts: map[string]string{ctrltest.KeyA: suiteAccountA, ctrltest.KeyB: suiteAccountB}})
 	url, err := w.gap.Listen()
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(func() { _ = w.gap.Close() })
 	w.nsSrc, w.nsJoin = ctrltest.TableName(prefix+"-src"), ctrltest.TableName(prefix+"-join")
 	s.createNamespace(t, w.nsSrc, nil, nil)
 	s.createNamespace(t, w.nsJoin, nil, nil)
-	w.srcAcct = s.CreateAccount(t, ctrltest.TableName(prefix+"-src-account"), suiteRoleA, func(a *awsv1alpha1.AWSAccount) {
+	w.srcAcct = s.CreateAccount(t, ctrltest.TableName(prefix+"-src-account"), ctrltest.RoleA, func(a *awsv1alpha1.AWSAccount) {
 		a.Spec.Endpoint, a.Spec.Region = url, w.srcRegion
 		a.Spec.NamespaceSelector.Names = []string{w.nsSrc}
 		a.Spec.Tenancy.GlobalTables = awsv1alpha1.GlobalTablesTenancy{ReplicaAccounts: []string{suiteAccountB},
 			ReplicaNamespaces: awsv1alpha1.NamespaceSelector{Names: []string{w.nsJoin}}}
 	})
-	w.joinAcct = s.CreateAccount(t, ctrltest.TableName(prefix+"-join-account"), suiteRoleB, func(a *awsv1alpha1.AWSAccount) {
-		a.Spec.AssumeRole.ExternalID = suiteExtB
+	w.joinAcct = s.CreateAccount(t, ctrltest.TableName(prefix+"-join-account"), ctrltest.RoleB, func(a *awsv1alpha1.AWSAccount) {
+		a.Spec.AssumeRole.ExternalID = ctrltest.ExternalIDB
 		a.Spec.Endpoint, a.Spec.Region = url, w.joinRegion
 		a.Spec.NamespaceSelector.Names = []string{w.nsJoin}
 		a.Spec.Tenancy.GlobalTables = awsv1alpha1.GlobalTablesTenancy{SourceAccounts: []string{suiteAccountA},
 			JoinNamespaces: awsv1alpha1.NamespaceSelector{Names: []string{w.nsJoin}}}
 	})
-	w.rawA, w.rawB = rawAs(t, url, suiteKeyA, w.srcRegion), rawAs(t, url, suiteKeyB, w.joinRegion)
+	w.rawA, w.rawB = rawAs(t, url, ctrltest.KeyA, w.srcRegion), rawAs(t, url, ctrltest.KeyB, w.joinRegion)
 	return w
 }
 
@@ -89,7 +89,7 @@ func TestDynamoDBTableMultiAccountStatusSourceArnSteersNoPolicy(t *testing.T) {
 	s.EventuallyReady(t, joiner)
 	g.Eventually(func(g Gomega) any {
 		return statementsOf(g, policyOf(g, w.rawB, joinArn))["TetherGlobalTableReplication"]["Condition"]
-	}, ddbTimeout, ddbPoll).Should(HaveKeyWithValue("ArnLike", map[string]any{"aws:SourceArn": []any{joinArn, srcArn}}))
+	}, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(HaveKeyWithValue("ArnLike", map[string]any{"aws:SourceArn": []any{joinArn, srcArn}}))
 
 	// The holder goes (its table stays): the tableRef resolves no more.
 	g.Expect(s.Client.Delete(ctx, source.DeepCopy())).To(Succeed())
@@ -101,7 +101,7 @@ func TestDynamoDBTableMultiAccountStatusSourceArnSteersNoPolicy(t *testing.T) {
 	s.nudge(t, joiner)
 	g.Consistently(func(g Gomega) string {
 		return policyOf(g, w.rawB, joinArn)
-	}, "4s", ddbPoll).ShouldNot(ContainSubstring("333333333333"), "the policy Tether writes never names the status's ARN")
+	}, "4s", ctrltest.DDBPoll).ShouldNot(ContainSubstring("333333333333"), "the policy Tether writes never names the status's ARN")
 	g.Expect(w.gap.Calls("PutResourcePolicy")).To(Equal(puts), "no policy written for the status's ARN")
 	g.Expect(statementsOf(g, policyOf(g, w.rawB, joinArn))["TetherGlobalTableReplication"]["Condition"]).To(
 		HaveKeyWithValue("ArnLike", map[string]any{"aws:SourceArn": []any{joinArn, srcArn}}), "still the source the join was sent with")
@@ -153,7 +153,7 @@ func TestDynamoDBTableMultiAccountSourcePolicyNotOverwritten(t *testing.T) {
 	g.Expect(msg).To(ContainSubstring("dynamodb:AssociateTableReplica"))
 	g.Expect(msg).To(ContainSubstring("arn:aws:iam::" + suiteAccountB + ":root"))
 	s.nudge(t, source)
-	g.Consistently(func(g Gomega) string { return policyOf(g, w.rawA, srcArn) }, "3s", ddbPoll).Should(MatchJSON(theirs), "their policy, unchanged")
+	g.Consistently(func(g Gomega) string { return policyOf(g, w.rawA, srcArn) }, "3s", ctrltest.DDBPoll).Should(MatchJSON(theirs), "their policy, unchanged")
 	// (Tether's cached read may still say "no policy" when the joiner
 	// appears: a PutResourcePolicy it then sends carries ExpectedRevisionId
 	// NO_POLICY and is refused. The revision shows that nothing was written.)

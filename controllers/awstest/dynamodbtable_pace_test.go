@@ -111,7 +111,7 @@ func TestDynamoDBTablesAtAWSPace(t *testing.T) {
 
 	ns, acct := ctrltest.TableName("team-pace"), ctrltest.TableName("account-pace")
 	s.createNamespace(t, ns, nil, nil)
-	s.CreateAccount(t, acct, suiteRoleA, func(a *awsv1alpha1.AWSAccount) {
+	s.CreateAccount(t, acct, ctrltest.RoleA, func(a *awsv1alpha1.AWSAccount) {
 		a.Spec.NamespaceSelector.Names = []string{ns}
 		a.Spec.Endpoint = url
 	})
@@ -147,7 +147,7 @@ func TestDynamoDBTablesAtAWSPace(t *testing.T) {
 			g.Expect(ready).NotTo(BeNil())
 			g.Expect(ready.Status).To(Equal(metav1.ConditionTrue), "%s Ready: %s %s", obj.Name, ready.Reason, ready.Message)
 			g.Expect(ready.ObservedGeneration).To(Equal(out.Generation))
-		}, paceTimeout, ddbPoll).Should(Succeed())
+		}, paceTimeout, ctrltest.DDBPoll).Should(Succeed())
 	}
 
 	// Created: CreateTable once each, though the first look after it
@@ -178,7 +178,7 @@ func TestDynamoDBTablesAtAWSPace(t *testing.T) {
 	})
 	readyAt(orders)
 	readyAt(catalog)
-	described, err := rawAt(t, s.Local, suiteKeyA).DescribeTable(context.Background(), &awsdynamodb.DescribeTableInput{TableName: aws.String(catalog.Name)})
+	described, err := rawAt(t, s.Local, ctrltest.KeyA).DescribeTable(context.Background(), &awsdynamodb.DescribeTableInput{TableName: aws.String(catalog.Name)})
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(indexNamesOf(described)).To(ConsistOf("by-owner", "by-state"))
 	g.Expect(ledger.Count(orders.Name, "UpdateTable")).To(Equal(1), "the billing switch, once")
@@ -191,7 +191,7 @@ func TestDynamoDBTablesAtAWSPace(t *testing.T) {
 		c := meta.FindStatusCondition(s.Get(g, orders).Status.Conditions, commonv1alpha1.Ready)
 		g.Expect(c).NotTo(BeNil())
 		return c.Reason + ": " + c.Message
-	}, paceTimeout, ddbPoll).Should(And(HavePrefix(providers.ReasonUpdating), ContainSubstring("one UpdateTimeToLive per table an hour")))
+	}, paceTimeout, ctrltest.DDBPoll).Should(And(HavePrefix(providers.ReasonUpdating), ContainSubstring("one UpdateTimeToLive per table an hour")))
 	g.Consistently(func() int { return ledger.Count(orders.Name, "UpdateTimeToLive") }, 3*time.Second, 200*time.Millisecond).Should(Equal(2))
 
 	// Deleted: one DeleteTable each, the objects gone once the tables are.
@@ -199,17 +199,17 @@ func TestDynamoDBTablesAtAWSPace(t *testing.T) {
 		g.Expect(s.Client.Delete(context.Background(), o.DeepCopy())).To(Succeed())
 	}
 	for _, o := range tables {
-		NewWithT(t).Eventually(func() bool { return s.goneObject(o) }, paceTimeout, ddbPoll).Should(BeTrue(), "%s still exists", o.Name)
+		NewWithT(t).Eventually(func() bool { return s.goneObject(o) }, paceTimeout, ctrltest.DDBPoll).Should(BeTrue(), "%s still exists", o.Name)
 		g.Expect(ledger.Count(o.Name, "DeleteTable")).To(Equal(1), "%s: DeleteTable calls", o.Name)
 	}
-	g.Expect(s.tablesAs(t, suiteKeyA, "us-east-1")).NotTo(ContainElements(orders.Name, catalog.Name, sessions.Name))
+	g.Expect(s.tablesAs(t, ctrltest.KeyA, "us-east-1")).NotTo(ContainElements(orders.Name, catalog.Name, sessions.Name))
 
 	for _, o := range tables {
 		g.Expect(ledger.Resends(o.Name, paceWindow)).To(BeEmpty(), "%s: a write sent again after AWS accepted it", o.Name)
 		for _, bad := range []string{"Stalled/InvalidSpec", "Synced/InvalidSpec", "Stalled/Stalled", "Synced/TableExists"} {
 			g.Expect(log.saw(o.Name, bad)).To(BeFalse(), "%s showed %s", o.Name, bad)
 		}
-		g.Eventually(func(g Gomega) []string { return s.eventReasons(g, o) }, ddbTimeout, ddbPoll).Should(ContainElement("Deleted"))
+		g.Eventually(func(g Gomega) []string { return s.eventReasons(g, o) }, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(ContainElement("Deleted"))
 		g.Expect(s.eventReasons(g, o)).NotTo(ContainElements("TableDeleted", "TableExists", "InvalidSpec", "Stalled"), o.Name)
 		// To Ready and through its changes: a DescribeTable per look, the
 		// writes, and the secondary reads the spec needs, with a fifth

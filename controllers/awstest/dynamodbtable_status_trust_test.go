@@ -55,10 +55,10 @@ func (s *ddbSuite) hostileAccount(t *testing.T) *hostile {
 	t.Cleanup(func() { _ = gap.Close() })
 	proxy := ddbtest.FaultProxy(t, url, 39)
 	h := &hostile{victimNS: ctrltest.TableName("victim"), tenantNS: ctrltest.TableName("tenant"), account: ctrltest.TableName("account-hostile"), proxy: proxy,
-		db: rawAt(t, url, suiteKeyA)}
+		db: rawAt(t, url, ctrltest.KeyA)}
 	s.createNamespace(t, h.victimNS, nil, nil)
 	s.createNamespace(t, h.tenantNS, nil, nil)
-	s.CreateAccount(t, h.account, suiteRoleA, func(a *awsv1alpha1.AWSAccount) {
+	s.CreateAccount(t, h.account, ctrltest.RoleA, func(a *awsv1alpha1.AWSAccount) {
 		a.Spec.NamespaceSelector.Names = []string{h.victimNS, h.tenantNS}
 		a.Spec.Endpoint = proxy.URL()
 	})
@@ -119,7 +119,7 @@ func (s *ddbSuite) patchStatus(t *testing.T, obj *awsv1alpha1.DynamoDBTable, sta
 	t.Helper()
 	NewWithT(t).Eventually(func() error {
 		return s.Client.Status().Patch(context.Background(), obj.DeepCopy(), client.RawPatch(client.Merge.Type(), mustJSON(t, map[string]any{"status": status})))
-	}, ddbTimeout, ddbPoll).Should(Succeed())
+	}, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(Succeed())
 }
 
 func mustJSON(t *testing.T, v any) []byte {
@@ -161,7 +161,7 @@ func TestDynamoDBTableStatusTableIDIsNoProofOfOwnership(t *testing.T) {
 	s.patchStatus(t, obj, map[string]any{"tableId": dynamodb.TableIdentity(live), "tableArn": aws.ToString(live.TableArn),
 		"account": h.account, "accountId": "111111111111", "region": "us-east-1"})
 	s.nudge(t, obj)
-	g.Consistently(func(g Gomega) string { return ctrltest.Condition(s.Get(g, obj), "Synced") }, "3s", ddbPoll).Should(Equal("False/NotOwned"))
+	g.Consistently(func(g Gomega) string { return ctrltest.Condition(s.Get(g, obj), "Synced") }, "3s", ctrltest.DDBPoll).Should(Equal("False/NotOwned"))
 	g.Expect(conditionMessage(s.Get(g, obj), "Synced")).To(ContainSubstring("the status is no proof of ownership"))
 	g.Expect(s.Client.Delete(context.Background(), obj.DeepCopy())).To(Succeed())
 	s.eventuallyGone(t, obj)
@@ -187,11 +187,11 @@ func TestDynamoDBTableStatusOutputsUIDWritesNoForeignConfigMap(t *testing.T) {
 		o.Spec.WriteOutputsTo = &awsv1alpha1.OutputsReference{Name: foreign.Name}
 	})
 	s.Create(t, obj)
-	g.Eventually(func(g Gomega) string { return ctrltest.Condition(s.Get(g, obj), "Ready") }, ddbTimeout, ddbPoll).Should(Equal("False/OutputsNotWritten"))
+	g.Eventually(func(g Gomega) string { return ctrltest.Condition(s.Get(g, obj), "Ready") }, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(Equal("False/OutputsNotWritten"))
 
 	s.patchStatus(t, obj, map[string]any{"outputs": map[string]any{"name": foreign.Name, "uid": string(foreign.UID), "checksum": "forged"}})
 	s.nudge(t, obj)
-	g.Consistently(func() map[string]string { return s.configMapData(t, ns, foreign.Name) }, "3s", ddbPoll).Should(Equal(theirs),
+	g.Consistently(func() map[string]string { return s.configMapData(t, ns, foreign.Name) }, "3s", ctrltest.DDBPoll).Should(Equal(theirs),
 		"Tether wrote into a ConfigMap it did not create")
 	g.Expect(ctrltest.Condition(s.Get(g, obj), "Ready")).To(Equal("False/OutputsNotWritten"))
 }
@@ -224,13 +224,13 @@ func TestDynamoDBTableStatusAddedReplicaRegionsRemovesNoForeignReplica(t *testin
 		}
 		return out
 	}
-	g.Eventually(replicas, ddbTimeout, ddbPoll).Should(Equal([]string{"eu-west-1/ACTIVE"}))
+	g.Eventually(replicas, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(Equal([]string{"eu-west-1/ACTIVE"}))
 
 	s.patchStatus(t, obj, map[string]any{"addedReplicaRegions": []string{"eu-west-1"}})
 	before := h.writes(name)
 	g.Expect(s.Client.Delete(ctx, obj.DeepCopy())).To(Succeed())
-	g.Eventually(func(g Gomega) string { return ctrltest.Condition(s.Get(g, obj), "Synced") }, ddbTimeout, ddbPoll).Should(Equal("False/ForeignReplicas"))
-	g.Consistently(replicas, "2s", ddbPoll).Should(Equal([]string{"eu-west-1/ACTIVE"}), "the replica someone else added was removed")
+	g.Eventually(func(g Gomega) string { return ctrltest.Condition(s.Get(g, obj), "Synced") }, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(Equal("False/ForeignReplicas"))
+	g.Consistently(replicas, "2s", ctrltest.DDBPoll).Should(Equal([]string{"eu-west-1/ACTIVE"}), "the replica someone else added was removed")
 	g.Expect(h.writes(name)).To(Equal(before), "calls that change the table reached AWS on delete")
 
 	// Let go of it (the way the condition names) and clean up.
@@ -272,7 +272,7 @@ func TestDynamoDBTableCreateStartedNoteClaimsNoRestoredTable(t *testing.T) {
 	})
 	s.Create(t, claim)
 	s.eventuallySynced(t, claim, "False/NotOwned")
-	g.Consistently(func(g Gomega) string { return ctrltest.Condition(s.Get(g, claim), "Synced") }, "2s", ddbPoll).Should(Equal("False/NotOwned"))
+	g.Consistently(func(g Gomega) string { return ctrltest.Condition(s.Get(g, claim), "Synced") }, "2s", ctrltest.DDBPoll).Should(Equal("False/NotOwned"))
 	g.Expect(s.Client.Delete(ctx, claim.DeepCopy())).To(Succeed())
 	s.eventuallyGone(t, claim)
 	g.Expect(h.writes(copyName)).To(BeEmpty(), "calls that change the restored copy reached AWS")
@@ -311,7 +311,7 @@ func TestDynamoDBTableHolderStatusGrantsNoRestoreSource(t *testing.T) {
 	})
 	s.createOnModel(t, stolen)
 	s.eventuallySynced(t, stolen, "False/RestoreNotAllowed")
-	g.Consistently(func() []string { return s.tablesAs(t, suiteKeyA, "us-east-1") }, "2s", ddbPoll).ShouldNot(ContainElement(stolen.Spec.TableName),
+	g.Consistently(func() []string { return s.tablesAs(t, ctrltest.KeyA, "us-east-1") }, "2s", ctrltest.DDBPoll).ShouldNot(ContainElement(stolen.Spec.TableName),
 		"a copy of the victim's table was made")
 	g.Expect(h.writes(stolen.Spec.TableName)).To(BeEmpty(), "a restore reached AWS")
 }
@@ -357,7 +357,7 @@ func TestDynamoDBTablePoliciesAndRestoreSourcesAreReadAsAWSReadsThem(t *testing.
 	s.createOnModel(t, elsewhere)
 	refused := s.eventuallySynced(t, elsewhere, "False/RestoreNotAllowed")
 	g.Expect(conditionMessage(refused, "Synced")).To(ContainSubstring("is not the ARN of table " + own.Spec.TableName))
-	g.Consistently(func() map[string]int { return h.writes(elsewhere.Spec.TableName) }, "2s", ddbPoll).Should(BeEmpty(), "a restore reached AWS")
+	g.Consistently(func() map[string]int { return h.writes(elsewhere.Spec.TableName) }, "2s", ctrltest.DDBPoll).Should(BeEmpty(), "a restore reached AWS")
 }
 
 // status.managedReplicaRegions is no proof either that a replica is the
@@ -388,7 +388,7 @@ func TestDynamoDBTableStatusManagedReplicaRegionsRemovesNoForeignReplica(t *test
 		}
 		return out
 	}
-	g.Eventually(replicas, ddbTimeout, ddbPoll).Should(Equal([]string{"eu-west-1/ACTIVE"}))
+	g.Eventually(replicas, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(Equal([]string{"eu-west-1/ACTIVE"}))
 
 	before := h.writes(name)
 	for _, keep := range []bool{false, true} {
@@ -399,7 +399,7 @@ func TestDynamoDBTableStatusManagedReplicaRegionsRemovesNoForeignReplica(t *test
 		}
 		s.patchStatus(t, obj, map[string]any{"managedReplicaRegions": []string{"eu-west-1"}})
 		s.nudge(t, obj)
-		g.Consistently(replicas, "2s", ddbPoll).Should(Equal([]string{"eu-west-1/ACTIVE"}), "a replica someone else added was removed (keep=%v)", keep)
+		g.Consistently(replicas, "2s", ctrltest.DDBPoll).Should(Equal([]string{"eu-west-1/ACTIVE"}), "a replica someone else added was removed (keep=%v)", keep)
 		g.Expect(h.writes(name)).To(Equal(before), "calls that change the table reached AWS (keep=%v)", keep)
 	}
 }
@@ -460,11 +460,11 @@ func TestDynamoDBTableStatusManagedListsRemoveNothingForeign(t *testing.T) {
 		}
 		return out
 	}
-	g.Eventually(foreign, ddbTimeout, ddbPoll).Should(Equal([]string{"tag", "kinesis", "policy"}))
+	g.Eventually(foreign, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(Equal([]string{"tag", "kinesis", "policy"}))
 
 	s.patchStatus(t, obj, map[string]any{"managedTagKeys": []string{"cost-center", "team"}, "managedKinesisStreamArn": stream,
 		"resourcePolicyRevisionId": aws.ToString(pol.RevisionId)})
 	s.nudge(t, obj)
-	g.Consistently(foreign, "3s", ddbPoll).Should(Equal([]string{"tag", "kinesis", "policy"}), "what someone else put on the table was removed")
+	g.Consistently(foreign, "3s", ctrltest.DDBPoll).Should(Equal([]string{"tag", "kinesis", "policy"}), "what someone else put on the table was removed")
 	g.Expect(removals()).To(BeZero(), "removals reached AWS")
 }

@@ -96,7 +96,7 @@ func TestDynamoDBTableTenantCannotRestoreOrPublishAnotherNamespacesTable(t *test
 	victimNS, tenantNS, acct := ctrltest.TableName("victim"), ctrltest.TableName("tenant"), ctrltest.TableName("account-shared")
 	s.createNamespace(t, victimNS, nil, nil)
 	s.createNamespace(t, tenantNS, nil, nil)
-	s.CreateAccount(t, acct, suiteRoleA, func(a *awsv1alpha1.AWSAccount) {
+	s.CreateAccount(t, acct, ctrltest.RoleA, func(a *awsv1alpha1.AWSAccount) {
 		a.Spec.NamespaceSelector.Names = []string{victimNS, tenantNS}
 		a.Spec.Endpoint = url
 	})
@@ -110,7 +110,7 @@ func TestDynamoDBTableTenantCannotRestoreOrPublishAnotherNamespacesTable(t *test
 	})
 	s.createOnModel(t, victim)
 	ready := s.EventuallyReady(t, victim)
-	db := rawAt(t, url, suiteKeyA)
+	db := rawAt(t, url, ctrltest.KeyA)
 	putItems(t, db, victim.Spec.TableName, 3)
 
 	restoring := ctrltest.NewTable(tenantNS, "stolen", inAccount, func(o *awsv1alpha1.DynamoDBTable) {
@@ -128,7 +128,7 @@ func TestDynamoDBTableTenantCannotRestoreOrPublishAnotherNamespacesTable(t *test
 	g.Expect(conditionMessage(refused, "Synced")).To(ContainSubstring(ready.Status.TableArn))
 	unpublished := s.eventuallySynced(t, publishing, "False/PolicyNotAllowed")
 	g.Expect(conditionMessage(unpublished, "Synced")).To(ContainSubstring("999999999999"))
-	g.Consistently(func() []string { return s.tablesAs(t, suiteKeyA, "us-east-1") }, "2s", ddbPoll).ShouldNot(
+	g.Consistently(func() []string { return s.tablesAs(t, ctrltest.KeyA, "us-east-1") }, "2s", ctrltest.DDBPoll).ShouldNot(
 		Or(ContainElement(restoring.Spec.TableName), ContainElement(publishing.Spec.TableName)),
 		"no copy of the victim's data, no table published outside the account")
 
@@ -154,14 +154,14 @@ func TestDynamoDBTableAccountChangeCreatesAndDeletesNothing(t *testing.T) {
 	g := NewWithT(t)
 	ns, acct := ctrltest.TableName("team-moved"), ctrltest.TableName("account-moved")
 	s.createNamespace(t, ns, nil, nil)
-	s.CreateAccount(t, acct, suiteRoleA, func(a *awsv1alpha1.AWSAccount) { a.Spec.NamespaceSelector.Names = []string{ns} })
+	s.CreateAccount(t, acct, ctrltest.RoleA, func(a *awsv1alpha1.AWSAccount) { a.Spec.NamespaceSelector.Names = []string{ns} })
 	obj := ctrltest.NewTable(ns, "ledger", func(o *awsv1alpha1.DynamoDBTable) {
 		o.Spec.TableName = ctrltest.TableName("ledger")
 		o.Spec.AccountRef = &awsv1alpha1.AccountReference{Name: acct}
 	})
 	s.Create(t, obj)
 	s.EventuallyReady(t, obj)
-	g.Expect(s.tablesAs(t, suiteKeyA, "us-east-1")).To(ContainElement(obj.Spec.TableName))
+	g.Expect(s.tablesAs(t, ctrltest.KeyA, "us-east-1")).To(ContainElement(obj.Spec.TableName))
 
 	setRole := func(role, externalID string) {
 		g.Eventually(func(g Gomega) {
@@ -169,17 +169,17 @@ func TestDynamoDBTableAccountChangeCreatesAndDeletesNothing(t *testing.T) {
 			g.Expect(s.Client.Get(context.Background(), client.ObjectKey{Name: acct}, a)).To(Succeed())
 			a.Spec.AssumeRole = awsv1alpha1.AssumeRole{RoleARN: role, ExternalID: externalID}
 			g.Expect(s.Client.Update(context.Background(), a)).To(Succeed())
-		}, ddbTimeout, ddbPoll).Should(Succeed())
+		}, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(Succeed())
 	}
-	setRole(suiteRoleB, suiteExtB)
+	setRole(ctrltest.RoleB, ctrltest.ExternalIDB)
 	moved := s.eventuallySynced(t, obj, "False/AccountChanged")
 	g.Expect(conditionMessage(moved, "Synced")).To(And(ContainSubstring("111111111111"), ContainSubstring("222222222222")))
-	g.Consistently(func() []string { return s.tablesAs(t, suiteKeyB, "us-east-1") }, "2s", ddbPoll).
+	g.Consistently(func() []string { return s.tablesAs(t, ctrltest.KeyB, "us-east-1") }, "2s", ctrltest.DDBPoll).
 		ShouldNot(ContainElement(obj.Spec.TableName), "no empty table in the other account")
-	g.Expect(s.tablesAs(t, suiteKeyA, "us-east-1")).To(ContainElement(obj.Spec.TableName), "nothing deleted")
+	g.Expect(s.tablesAs(t, ctrltest.KeyA, "us-east-1")).To(ContainElement(obj.Spec.TableName), "nothing deleted")
 	g.Expect(s.eventReasons(g, obj)).NotTo(ContainElement("TableDeleted"))
 
-	setRole(suiteRoleA, "")
+	setRole(ctrltest.RoleA, "")
 	s.EventuallyReady(t, obj)
 }
 
@@ -193,7 +193,7 @@ func TestDynamoDBTableDeleteDeregistersItsAutoscaling(t *testing.T) {
 	url := trustModel(t, s)
 	ns, acct := ctrltest.TableName("team-scaled"), ctrltest.TableName("account-scaled")
 	s.createNamespace(t, ns, nil, nil)
-	s.CreateAccount(t, acct, suiteRoleA, func(a *awsv1alpha1.AWSAccount) {
+	s.CreateAccount(t, acct, ctrltest.RoleA, func(a *awsv1alpha1.AWSAccount) {
 		a.Spec.NamespaceSelector.Names = []string{ns}
 		a.Spec.Endpoint = url
 	})
@@ -210,13 +210,13 @@ func TestDynamoDBTableDeleteDeregistersItsAutoscaling(t *testing.T) {
 	s.createOnModel(t, obj)
 	ready := s.EventuallyReady(t, obj)
 	g.Expect(ready.Status.ManagedScalableTargets).To(Equal([]string{"index/byStatus/read", "table/read", "table/write"}))
-	scaling := scalingAt(t, url, suiteKeyA)
+	scaling := scalingAt(t, url, ctrltest.KeyA)
 	resources := []string{"table/" + obj.Spec.TableName, "table/" + obj.Spec.TableName + "/index/byStatus"}
 	g.Expect(scalableTargets(t, scaling, resources)).To(HaveLen(3))
 
 	g.Expect(s.Client.Delete(context.Background(), obj.DeepCopy())).To(Succeed())
 	s.eventuallyGone(t, obj)
-	g.Expect(s.tablesAs(t, suiteKeyA, "us-east-1")).NotTo(ContainElement(obj.Spec.TableName))
+	g.Expect(s.tablesAs(t, ctrltest.KeyA, "us-east-1")).NotTo(ContainElement(obj.Spec.TableName))
 	g.Expect(scalableTargets(t, scaling, resources)).To(BeEmpty(), "targets left behind for a later table of that name")
 	policies, err := scaling.DescribeScalingPolicies(context.Background(), &applicationautoscaling.DescribeScalingPoliciesInput{
 		ServiceNamespace: aastypes.ServiceNamespaceDynamodb})
@@ -260,7 +260,7 @@ func TestDynamoDBTableAccountWidensRestoreSourcesAndPrincipals(t *testing.T) {
 	ownerNS, readerNS, acct := ctrltest.TableName("owner"), ctrltest.TableName("reader"), ctrltest.TableName("account-wide")
 	s.createNamespace(t, ownerNS, nil, nil)
 	s.createNamespace(t, readerNS, nil, nil)
-	s.CreateAccount(t, acct, suiteRoleA, func(a *awsv1alpha1.AWSAccount) {
+	s.CreateAccount(t, acct, ctrltest.RoleA, func(a *awsv1alpha1.AWSAccount) {
 		a.Spec.NamespaceSelector.Names = []string{ownerNS, readerNS}
 		a.Spec.Endpoint = url
 		a.Spec.Tenancy = awsv1alpha1.Tenancy{RestoreSources: awsv1alpha1.RestoreSourcesAccount, PolicyPrincipalAccounts: []string{"999999999999"}}
@@ -275,7 +275,7 @@ func TestDynamoDBTableAccountWidensRestoreSourcesAndPrincipals(t *testing.T) {
 	})
 	s.createOnModel(t, source)
 	ready := s.EventuallyReady(t, source)
-	putItems(t, rawAt(t, url, suiteKeyA), source.Spec.TableName, 2)
+	putItems(t, rawAt(t, url, ctrltest.KeyA), source.Spec.TableName, 2)
 
 	copied := ctrltest.NewTable(readerNS, "reports-copy", inAccount, func(o *awsv1alpha1.DynamoDBTable) {
 		o.Spec.TableName = ctrltest.TableName("reports-copy")
@@ -309,9 +309,9 @@ func TestDynamoDBTableAdoptionIsTheAccountsToGrant(t *testing.T) {
 	ctx := context.Background()
 	tenantNS, acct := ctrltest.TableName("adopter"), ctrltest.TableName("account-adopt")
 	s.createNamespace(t, tenantNS, nil, nil)
-	s.CreateAccount(t, acct, suiteRoleA, func(a *awsv1alpha1.AWSAccount) { a.Spec.NamespaceSelector.Names = []string{tenantNS} })
+	s.CreateAccount(t, acct, ctrltest.RoleA, func(a *awsv1alpha1.AWSAccount) { a.Spec.NamespaceSelector.Names = []string{tenantNS} })
 	name := ctrltest.TableName("terraformed")
-	db := rawAt(t, s.Local, suiteKeyA)
+	db := rawAt(t, s.Local, ctrltest.KeyA)
 	_, err := db.CreateTable(ctx, &awsdynamodb.CreateTableInput{TableName: aws.String(name),
 		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
 		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
@@ -337,13 +337,13 @@ func TestDynamoDBTableAdoptionIsTheAccountsToGrant(t *testing.T) {
 		g.Expect(s.Client.Get(ctx, client.ObjectKey{Name: acct}, a)).To(Succeed())
 		a.Spec.Tenancy.AdoptionNamespaces.Names = []string{tenantNS}
 		g.Expect(s.Client.Update(ctx, a)).To(Succeed())
-	}, ddbTimeout, ddbPoll).Should(Succeed())
+	}, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(Succeed())
 	adopted := s.EventuallyReady(t, obj)
 	g.Expect(adopted.Status.Adopted).To(BeTrue())
 
 	g.Expect(s.Client.Delete(ctx, obj.DeepCopy())).To(Succeed())
 	s.eventuallyGone(t, obj)
-	g.Expect(s.tablesAs(t, suiteKeyA, "us-east-1")).To(ContainElement(name), "an adopted table is deleted only with tether.dev/delete-adopted")
+	g.Expect(s.tablesAs(t, ctrltest.KeyA, "us-east-1")).To(ContainElement(name), "an adopted table is deleted only with tether.dev/delete-adopted")
 }
 
 // Item 13 of issue 23: a manager that created the outputs ConfigMap and
@@ -382,7 +382,7 @@ func TestDynamoDBTableOutputsConfigMapLabelledWithItsUIDIsItsOwn(t *testing.T) {
 		g.Expect(data).To(HaveKeyWithValue(dynamodb.OutputTableName, obj.Name))
 	})
 	g.Expect(ready.Status.Outputs.UID).To(Equal(string(cm.UID)))
-	g.Eventually(func(g Gomega) string { return ctrltest.Condition(s.Get(g, other), "Ready") }, ddbTimeout, ddbPoll).Should(Equal("False/OutputsNotWritten"))
+	g.Eventually(func(g Gomega) string { return ctrltest.Condition(s.Get(g, other), "Ready") }, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(Equal("False/OutputsNotWritten"))
 	g.Expect(conditionMessage(s.Get(g, other), "Ready")).To(ContainSubstring("was not created by Tether for this table"))
 	g.Expect(s.configMapData(t, "default", other.Spec.WriteOutputsTo.Name)).To(Equal(map[string]string{"TABLE_NAME": "stale"}))
 }

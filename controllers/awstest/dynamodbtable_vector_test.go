@@ -71,7 +71,7 @@ func TestDynamoDBTableVectorIndexesOnTheModel(t *testing.T) {
 	g.Eventually(func(g Gomega) string {
 		creating = s.Get(g, obj)
 		return vectorStates(creating)
-	}, ddbTimeout, 20*time.Millisecond).Should(HavePrefix("byTenant:CREATING"))
+	}, ctrltest.DDBTimeout, 20*time.Millisecond).Should(HavePrefix("byTenant:CREATING"))
 	g.Expect(ctrltest.Condition(creating, "Ready")).NotTo(HavePrefix("True"), "not Ready while the vector index is CREATING")
 	ready := s.EventuallyReady(t, obj)
 	g.Expect(vectorStates(ready)).To(Equal("byTenant:ACTIVE"))
@@ -89,7 +89,7 @@ func TestDynamoDBTableVectorIndexesOnTheModel(t *testing.T) {
 
 	// Added by the spec: one UpdateTable, not Ready until ACTIVE.
 	s.update(t, obj, vectorIndexOn("byEmb", false))
-	g.Eventually(func(g Gomega) string { return vectorStates(s.Get(g, obj)) }, ddbTimeout, 20*time.Millisecond).
+	g.Eventually(func(g Gomega) string { return vectorStates(s.Get(g, obj)) }, ctrltest.DDBTimeout, 20*time.Millisecond).
 		Should(ContainSubstring("byEmb:CREATING"))
 	ready = s.EventuallyReady(t, obj)
 	g.Expect(vectorStates(ready)).To(Equal("byEmb:ACTIVE byTenant:ACTIVE"))
@@ -100,15 +100,15 @@ func TestDynamoDBTableVectorIndexesOnTheModel(t *testing.T) {
 		o.Spec.VectorIndexes = o.Spec.VectorIndexes[1:]
 		o.Spec.AttributeDefinitions = o.Spec.AttributeDefinitions[:1]
 	})
-	g.Eventually(func(g Gomega) string { return vectorStates(s.Get(g, obj)) }, ddbTimeout, 20*time.Millisecond).
+	g.Eventually(func(g Gomega) string { return vectorStates(s.Get(g, obj)) }, ctrltest.DDBTimeout, 20*time.Millisecond).
 		Should(ContainSubstring("byTenant:DELETING"))
 	g.Eventually(func(g Gomega) string {
 		o := s.Get(g, obj)
 		return vectorStates(o) + "|" + ctrltest.Condition(o, "Ready")
-	}, ddbTimeout, ddbPoll).Should(Equal("byEmb:ACTIVE|True/Available"))
+	}, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(Equal("byEmb:ACTIVE|True/Available"))
 	g.Expect(describe().Table.VectorIndexes).To(HaveLen(1))
 	g.Expect(aws.ToString(describe().Table.VectorIndexes[0].IndexName)).To(Equal("byEmb"))
-	g.Consistently(updates, 2*vectorTransition, ddbPoll).Should(Equal(2), "one UpdateTable for the removal, nothing after")
+	g.Consistently(updates, 2*vectorTransition, ctrltest.DDBPoll).Should(Equal(2), "one UpdateTable for the removal, nothing after")
 
 	// PROVISIONED with vector indexes: refused by the API server, nothing
 	// sent.
@@ -155,7 +155,7 @@ func TestDynamoDBTableVectorIndexesOnDynamoDBLocal(t *testing.T) {
 	s.Create(t, obj)
 	s.eventuallySynced(t, obj, "False/UnsupportedByEndpoint")
 	g.Expect(w.gap.Calls("CreateTable")).To(Equal(1))
-	g.Consistently(func() int { return w.gap.Calls("UpdateTable") }, "3s", ddbPoll).Should(Equal(1), "one UpdateTable, not one per look")
+	g.Consistently(func() int { return w.gap.Calls("UpdateTable") }, "3s", ctrltest.DDBPoll).Should(Equal(1), "one UpdateTable, not one per look")
 	g.Expect(ctrltest.Condition(s.Get(g, obj), "Ready")).NotTo(HavePrefix("True"))
 }
 
@@ -175,7 +175,7 @@ func TestDynamoDBTableVectorIndexMismatchOnTheModel(t *testing.T) {
 		g.Expect(s.Client.Get(ctx, client.ObjectKey{Name: w.account}, a)).To(Succeed())
 		a.Spec.Tenancy.AdoptionNamespaces.Names = []string{w.ns}
 		g.Expect(s.Client.Update(ctx, a)).To(Succeed())
-	}, ddbTimeout, ddbPoll).Should(Succeed())
+	}, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(Succeed())
 	name := ctrltest.TableName("vector-adopted")
 	_, err := w.raw.CreateTable(ctx, &awsdynamodb.CreateTableInput{TableName: aws.String(name), BillingMode: types.BillingModePayPerRequest,
 		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
@@ -192,13 +192,13 @@ func TestDynamoDBTableVectorIndexMismatchOnTheModel(t *testing.T) {
 	blocked := s.eventuallySynced(t, obj, "False/VectorIndexMismatch")
 	g.Expect(meta.FindStatusCondition(blocked.Status.Conditions, "Synced").Message).To(ContainSubstring("vector index byEmb differs in its dimensions"))
 	g.Expect(ctrltest.Condition(blocked, "Ready")).NotTo(HavePrefix("True"))
-	g.Consistently(func() int { return w.gap.Calls("UpdateTable") }, "2s", ddbPoll).Should(BeZero(), "nothing sent")
+	g.Consistently(func() int { return w.gap.Calls("UpdateTable") }, "2s", ctrltest.DDBPoll).Should(BeZero(), "nothing sent")
 
 	// A new name: the old index deleted, the new one created.
 	s.update(t, obj, func(o *awsv1alpha1.DynamoDBTable) { o.Spec.VectorIndexes[0].IndexName = "byEmb8" })
 	g.Eventually(func(g Gomega) string {
 		o := s.Get(g, obj)
 		return vectorStates(o) + "|" + ctrltest.Condition(o, "Ready")
-	}, ddbTimeout, ddbPoll).Should(Equal("byEmb8:ACTIVE|True/Available"))
+	}, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(Equal("byEmb8:ACTIVE|True/Available"))
 	g.Expect(w.gap.Calls("UpdateTable")).To(Equal(2))
 }
