@@ -3,6 +3,7 @@ package awstest
 import (
 	"context"
 	"errors"
+	"os"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -15,7 +16,15 @@ import (
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	"github.com/tether-dev/tether/internal/ctrltest"
+	"github.com/tether-dev/tether/internal/testenv"
 )
+
+// The package's tests share one real API server of their own
+// (internal/ctrltest), so that go test runs them beside controllers/huetest's;
+// the DynamoDB suite starts with the first test that asks for it.
+var env *testenv.Env
+
+func TestMain(m *testing.M) { os.Exit(ctrltest.Main(m, &env)) }
 
 // The DynamoDBTable integration tests run the suite's DynamoDBTable
 // controller (ctrltest.StartDynamoDB) against DynamoDB Local; ddbSuite

@@ -23,10 +23,17 @@ import (
 	"github.com/tether-dev/tether/controllers"
 	"github.com/tether-dev/tether/internal/ctrltest"
 	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/internal/testenv"
 	"github.com/tether-dev/tether/providers/hue"
 	"github.com/tether-dev/tether/providers/hue/bridge"
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
+
+// The package's tests share one real API server of their own
+// (internal/ctrltest), so that go test runs them beside controllers/awstest's.
+var env *testenv.Env
+
+func TestMain(m *testing.M) { os.Exit(ctrltest.Main(m, &env)) }
 
 // The Hue integration tests run the HueLight and HueBridge controllers in a
 // manager of their own (on the package's API server) against simulated
