@@ -1,4 +1,4 @@
-package huetest
+package awstest
 
 import (
 	"context"
@@ -26,7 +26,7 @@ import (
 	"github.com/tether-dev/tether/providers/hue"
 )
 
-// TestHueControllersWaitForAHueObject runs every controller (controllers.SetupAll) on an
+// TestHueControllersWaitForAHueObject runs every controller (SetupAll) on an
 // API server of its own that holds no Hue object: the manager watches the
 // Hue kinds' metadata only, and reads none of them in full. Once a HueLight
 // is created, the Hue controllers start and reconcile it (its HueBridge does
