@@ -82,8 +82,12 @@ fuzz: ## Fuzz Hue answer decoding, colour conversion and the DynamoDB planner, F
 BENCH_FLAGS ?= -runs=3
 
 .PHONY: bench
-bench: envtest-assets npm-deps ## Measure the default figures (1-7, 9-12, 14, 16-18) into bench/report.md and bench/report.json (about 40 min per run, three runs; BENCH_FLAGS=-quick for a smoke run).
+bench: bench-smoke ## Measure the default figures (1-7, 9-12, 14, 16-18) into bench/report.md and bench/report.json (about 40 min per run, three runs; BENCH_FLAGS=-quick for a smoke run).
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" go run ./cmd/bench $(BENCH_FLAGS)
+
+.PHONY: bench-smoke
+bench-smoke: envtest-assets npm-deps ## Run the whole bench harness at toy scale and check its report (about 4 min; a long run, so not in make test).
+	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" TETHER_BENCH_SMOKE=1 go test -count=1 -run '^TestQuickRunWritesTheReport$$' ./internal/bench
 
 SOAK_DURATION ?= 30m
 SOAK_FLAGS ?=
