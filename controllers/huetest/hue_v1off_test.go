@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -176,7 +177,14 @@ func TestHueSceneChangedInTheHueAppIsPutBackByPush(t *testing.T) {
 	g.Expect(hueApp("PUT", "/clip/v2/resource/scene/"+h.sim.SceneIDV2(id), fmt.Sprintf(
 		`{"actions":[{"target":{"rid":%q,"rtype":"light"},"action":{"on":{"on":true},"dimming":{"brightness":5}}}]}`, h.sim.LightIDV2("1")))).
 		To(Equal(http.StatusOK))
-	g.Expect(h.sim.Scenes()[id].States).To(HaveLen(1), "the Hue app's change took")
+	// The bridge's log holds the Hue app's write, then Tether's put-back
+	// (reading the scene right after the PUT would race the push).
+	g.Eventually(func(g Gomega) {
+		writes := h.sceneWrites(id)
+		app := slices.IndexFunc(writes, func(w string) bool { return strings.Contains(w, `"brightness":5`) })
+		g.Expect(app).To(BeNumerically(">=", 0), "the Hue app's change reached the bridge")
+		g.Expect(len(writes)).To(BeNumerically(">", app+1), "Tether wrote the scene after the Hue app")
+	}, driftSeen, huePoll).Should(Succeed())
 	g.Eventually(func() map[string]huesim.SceneState { return h.sim.Scenes()[id].States }, driftSeen, huePoll).
 		Should(And(HaveLen(2), HaveKeyWithValue("1", HaveField("Bri", HaveValue(Equal(120))))), "the HueScene's spec is stored again")
 	eventuallySceneReady(h, "cosy", "True/Available")
