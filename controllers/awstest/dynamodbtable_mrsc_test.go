@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsdynamodb "github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/api/meta"
 
@@ -13,6 +16,7 @@ import (
 	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	"github.com/tether-dev/tether/internal/ctrltest"
 	"github.com/tether-dev/tether/internal/ddbgap"
+	"github.com/tether-dev/tether/providers/dynamodb/plan"
 )
 
 // mrscTransition is how long the model takes to make the members of a
@@ -136,6 +140,32 @@ func TestDynamoDBTableStrongGlobalTableOnTheModel(t *testing.T) {
 	}, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(Equal("||True/Available"))
 	g.Expect(strongCalls()).To(Equal(4))
 	g.Expect(w.gap.Calls("CreateTable")).To(Equal(creates), "the table stays: no re-create")
+}
+
+// MODEL: Time to Live turned on behind Tether's back (the spec leaves it
+// alone) keeps the table from becoming STRONG, as AWS supports no Time to
+// Live on an MRSC global table (developerguide
+// V2globaltables_HowItWorks.html; modelled in internal/ddbgap/mrsc.go).
+// Tether sends the one call, names the refusal with its words, and sends
+// nothing again until the spec changes.
+func TestDynamoDBTableStrongRefusedForTimeToLive(t *testing.T) {
+	s := startDynamoDB(t)
+	g := NewWithT(t)
+	w := s.modelWorld(t, "team-mrsc-ttl", ddbgap.Options{Transition: mrscTransition})
+	obj := w.table("mrsc-ttl", func(o *awsv1alpha1.DynamoDBTable) {
+		o.Spec.StreamSpecification = &awsv1alpha1.StreamSpecification{StreamViewType: "NEW_AND_OLD_IMAGES"}
+	})
+	s.Create(t, obj)
+	s.EventuallyReady(t, obj)
+	_, err := w.raw.UpdateTimeToLive(context.Background(), &awsdynamodb.UpdateTimeToLiveInput{TableName: aws.String(obj.Spec.TableName),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("expires"), Enabled: aws.Bool(true)}})
+	g.Expect(err).NotTo(HaveOccurred())
+
+	s.update(t, obj, strongTable("", "us-east-2", "us-west-2"))
+	refused := s.eventuallySynced(t, obj, "False/"+plan.ReasonStrongRefused)
+	g.Expect(meta.FindStatusCondition(refused.Status.Conditions, "Synced").Message).To(ContainSubstring("Time to Live is not supported"))
+	g.Expect(refused.Status.MultiRegionConsistency).To(BeEmpty())
+	g.Consistently(func() int { return w.gap.Calls(ddbgap.CallStrong) }, 3*time.Second, ctrltest.DDBPoll).Should(Equal(1), "sent once")
 }
 
 // REAL PEER (DynamoDB Local itself): it has no multi-Region strong

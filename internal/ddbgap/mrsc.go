@@ -30,6 +30,12 @@ import (
 //     and the SDK's documentation says the table must be empty
 //     (developerguide GlobalTables.md; AWS's words are not on record, the
 //     model's are its own);
+//   - "Time to Live (TTL) is not supported for MRSC global tables" and
+//     "Local secondary indexes (LSIs) are not supported for MRSC global
+//     tables" (developerguide V2globaltables_HowItWorks.html): a table with
+//     either is not made STRONG, and Time to Live is not turned on for a
+//     STRONG table (AWS's words are not on record, the model's are its
+//     own);
 //   - frozen afterwards: adding a replica, deleting one replica, any
 //     MultiRegionConsistency, STRONG beside a Delete and a DeleteTable are
 //     refused (-260). The one way out is one UpdateTable that deletes every
@@ -63,6 +69,7 @@ func init() {
 	register(atStrong, &feature{
 		takeUpdate:   (*Server).strongConsistency,
 		refuseDelete: refuseStrongDelete,
+		refuseTTL:    refuseStrongTTL,
 		advance:      (*tableState).finishStrong,
 		busy:         func(st *tableState, _ time.Time) string { return st.strongBusy() },
 		describe:     func(_ *Server, st *tableState, t map[string]any, now time.Time) { st.overlayStrong(t, now) },
@@ -84,6 +91,15 @@ var strongOf = perTable[strongTable](nil)
 func refuseStrongDelete(_ *Server, st *tableState) error {
 	if strongOf(st).strong != nil {
 		return validation("Deletion of only one table replica is not supported for global tables with MultiRegionConsistency set to STRONG.")
+	}
+	return nil
+}
+
+// refuseStrongTTL refuses turning Time to Live on for a STRONG table
+// (developerguide V2globaltables_HowItWorks.html).
+func refuseStrongTTL(_ *Server, st *tableState) error {
+	if strongOf(st).strong != nil {
+		return validation("the model: Time to Live is not supported for global tables with MultiRegionConsistency set to STRONG")
 	}
 	return nil
 }
@@ -131,26 +147,49 @@ func (s *Server) strongConsistency(c *call) (out any, handled bool, err error) {
 		return nil, true, validation("1 validation error detected: Value at 'globalTableWitnessUpdates' failed to satisfy constraint: Member must have length less than or equal to 1")
 	}
 	wCreate, wDelete := witnessActions(wu)
-	if _, err := s.local(c.r, "DescribeTable", map[string]any{"TableName": name}); err != nil {
+	desc, err := s.local(c.r, "DescribeTable", map[string]any{"TableName": name})
+	if err != nil {
 		return nil, true, err
 	}
-	items := 0
+	var has tableContents
 	if !isStrong {
-		scan, err := s.local(c.r, "Scan", map[string]any{"TableName": name, "Limit": 1, "Select": "COUNT"})
-		if err != nil {
+		if has, err = s.contentsOf(c, name, desc); err != nil {
 			return nil, true, err
 		}
-		n, _ := num(scan, "Count")
-		items = int(n)
 	}
-	if err := s.applyStrong(c, name, isStrong, mrc, creates, deletes, others, wCreate, wDelete, items); err != nil {
+	if err := s.applyStrong(c, name, isStrong, mrc, creates, deletes, others, wCreate, wDelete, has); err != nil {
 		return nil, true, err
 	}
 	return s.describeAfter(c, name)
 }
 
+// tableContents is what a single-Region table holds that keeps it from
+// becoming STRONG.
+type tableContents struct {
+	items, localIndexes int
+	ttl                 bool
+}
+
+// contentsOf reads, from DynamoDB Local, whether the table desc (its
+// description) holds items, local secondary indexes or Time to Live.
+func (s *Server) contentsOf(c *call, name string, desc map[string]any) (tableContents, error) {
+	scan, err := s.local(c.r, "Scan", map[string]any{"TableName": name, "Limit": 1, "Select": "COUNT"})
+	if err != nil {
+		return tableContents{}, err
+	}
+	ttl, err := s.local(c.r, "DescribeTimeToLive", map[string]any{"TableName": name})
+	if err != nil {
+		return tableContents{}, err
+	}
+	n, _ := num(scan, "Count")
+	t := obj(desc, "Table")
+	status := str(obj(ttl, "TimeToLiveDescription"), "TimeToLiveStatus")
+	return tableContents{items: int(n), localIndexes: len(list(t, "LocalSecondaryIndexes")),
+		ttl: status == "ENABLED" || status == "ENABLING"}, nil
+}
+
 // applyStrong checks the call against the table's state and applies it.
-func (s *Server) applyStrong(c *call, name string, isStrong bool, mrc string, creates, deletes []string, others int, wCreate, wDelete []string, items int) error {
+func (s *Server) applyStrong(c *call, name string, isStrong bool, mrc string, creates, deletes []string, others int, wCreate, wDelete []string, has tableContents) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.state(c.r, name)
@@ -164,7 +203,7 @@ func (s *Server) applyStrong(c *call, name string, isStrong bool, mrc string, cr
 	if isStrong {
 		apply, err = st.leaveStrong(mrc, creates, deletes, others, wCreate, wDelete)
 	} else {
-		apply, err = st.makeStrong(mrc, creates, deletes, others, wCreate, wDelete, items, region(c.r))
+		apply, err = st.makeStrong(mrc, creates, deletes, others, wCreate, wDelete, has, region(c.r))
 	}
 	if err != nil {
 		return err
@@ -176,7 +215,7 @@ func (s *Server) applyStrong(c *call, name string, isStrong bool, mrc string, cr
 
 // makeStrong checks the call that makes a single-Region table a STRONG
 // global table.
-func (st *tableState) makeStrong(mrc string, creates, deletes []string, others int, wCreate, wDelete []string, items int, own string) (func(), error) {
+func (st *tableState) makeStrong(mrc string, creates, deletes []string, others int, wCreate, wDelete []string, has tableContents, own string) (func(), error) {
 	switch {
 	case mrc != consistencyStrong && len(wCreate)+len(wDelete) > 0:
 		return nil, validation("MultiRegionConsistency must be set as STRONG when GlobalTableWitnessUpdates parameter is present.")
@@ -188,8 +227,12 @@ func (st *tableState) makeStrong(mrc string, creates, deletes []string, others i
 		return nil, validation("At least one of ProvisionedThroughput, BillingMode, ... or TableClass is required")
 	case !(len(creates) == 2 && len(wCreate) == 0) && !(len(creates) == 1 && len(wCreate) == 1):
 		return nil, validation("Unsupported replica count for global tables with MultiRegionConsistency set to STRONG.")
-	case items > 0:
+	case has.items > 0:
 		return nil, validation("the model: the table must be empty to become a multi-Region strong consistency global table")
+	case has.localIndexes > 0:
+		return nil, validation("the model: local secondary indexes are not supported for global tables with MultiRegionConsistency set to STRONG")
+	case has.ttl:
+		return nil, validation("the model: Time to Live is not supported for global tables with MultiRegionConsistency set to STRONG")
 	}
 	regions := append(slices.Clone(creates), wCreate...)
 	if slices.Contains(regions, unsupportedRegion) || own == unsupportedRegion {

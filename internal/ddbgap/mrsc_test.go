@@ -139,3 +139,52 @@ func TestModelStrongConsistency(t *testing.T) {
 		ReplicaUpdates: append(addReplica("us-east-2"), addReplica("us-west-2")...)})
 	g.Expect(code(err)).To(Equal("ValidationException"))
 }
+
+// A table with Time to Live on or a local secondary index is not made
+// STRONG, and Time to Live is not turned on for a STRONG table: "Time to
+// Live (TTL) is not supported for MRSC global tables" and "Local secondary
+// indexes (LSIs) are not supported for MRSC global tables" (developerguide
+// V2globaltables_HowItWorks.html). Each refusal starts nothing; with TTL
+// off again the same call is accepted. Through AWS's own SDK, against
+// DynamoDB Local's TTL and index descriptions.
+func TestModelStrongRefusesTTLAndLocalIndexes(t *testing.T) {
+	w := newWorldWith(t, ddbgap.Options{})
+	ctx := context.Background()
+	g := NewWithT(t)
+	strong := func(table string) error {
+		_, err := w.ddb.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(table), MultiRegionConsistency: types.MultiRegionConsistencyStrong,
+			ReplicaUpdates: append(addReplica("us-east-2"), addReplica("us-west-2")...)})
+		return err
+	}
+	ttl := func(table string, on bool) error {
+		_, err := w.ddb.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(table),
+			TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("expires"), Enabled: aws.Bool(on)}})
+		return err
+	}
+	replicas := func(table string) []types.ReplicaDescription {
+		out, err := w.ddb.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+		g.Expect(err).NotTo(HaveOccurred())
+		return out.Table.Replicas
+	}
+
+	const withTTL = "mrsc-ttl"
+	w.table(withTTL, types.BillingModePayPerRequest, false)
+	g.Expect(ttl(withTTL, true)).To(Succeed())
+	g.Expect(code(strong(withTTL))).To(Equal("ValidationException"), "a table with Time to Live on")
+	g.Expect(replicas(withTTL)).To(BeEmpty())
+	g.Expect(ttl(withTTL, false)).To(Succeed())
+	g.Expect(strong(withTTL)).To(Succeed(), "the same call once Time to Live is off")
+	g.Expect(code(ttl(withTTL, true))).To(Equal("ValidationException"), "Time to Live turned on for a STRONG table")
+
+	const withLSI = "mrsc-lsi"
+	_, err := w.ddb.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String(withLSI), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeS}, {AttributeName: aws.String("at"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}, {AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange}},
+		LocalSecondaryIndexes: []types.LocalSecondaryIndex{{IndexName: aws.String("by-at"), Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
+			KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}, {AttributeName: aws.String("at"), KeyType: types.KeyTypeRange}}}},
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(code(strong(withLSI))).To(Equal("ValidationException"), "a table with a local secondary index")
+	g.Expect(replicas(withLSI)).To(BeEmpty())
+}

@@ -246,6 +246,18 @@ func (s *Server) updateTimeToLive(c *call) (any, error) {
 		s.mu.Unlock()
 		return nil, validation("Time to live has been modified multiple times within a fixed interval")
 	}
+	if spec := obj(c.body, "TimeToLiveSpecification"); spec["Enabled"] == true {
+		var refused error
+		each(func(f *feature) {
+			if f.refuseTTL != nil && refused == nil {
+				refused = f.refuseTTL(s, st)
+			}
+		})
+		if refused != nil {
+			s.mu.Unlock()
+			return nil, refused
+		}
+	}
 	s.mu.Unlock()
 	out, err := s.local(c.r, "UpdateTimeToLive", c.body)
 	if err != nil {

@@ -50,6 +50,9 @@ type feature struct {
 	// deleted forgets a deleted table, by its key. s.mu held.
 	refuseDelete func(s *Server, st *tableState) error
 	deleted      func(s *Server, key string, st *tableState)
+	// refuseTTL says why an UpdateTimeToLive that turns Time to Live on
+	// is refused (nil: it is not). s.mu held.
+	refuseTTL func(s *Server, st *tableState) error
 	// advance finishes the feature's transitions whose time has come;
 	// busy says what the feature is still doing to the table, "" when
 	// nothing (no UpdateTable meanwhile); unseen says whether DescribeTable

@@ -78,8 +78,8 @@ func strongRegionsRefused(obj *awsv1alpha1.DynamoDBTable, region string) error {
 // without MRSC (DynamoDB Local answers "Nothing to update", and ignores the
 // fields beside a real change) is said to lack it: the table is not Ready
 // and the call is not sent again, as the spec cannot work there. AWS's own
-// refusal (a table that holds items, a Region outside the consistency's
-// Region set, ...) is named with AWS's words and not sent again until the
+// refusal (a table that holds items or has Time to Live on, a Region
+// outside the consistency's Region set, ...) is named with AWS's words and not sent again until the
 // spec changes: the same call would be refused again.
 func strongRefused(step plan.Step, err error) error {
 	if step.Kind != plan.StepCreateStrong || access.ErrorCode(err) != "ValidationException" {
@@ -91,7 +91,8 @@ func strongRefused(step plan.Step, err error) error {
 			"single-Region table; on this endpoint leave multiRegionConsistency out", access.Stable(err), step.Description)
 	}
 	return providers.Terminalf(plan.ReasonStrongRefused, "AWS refused to %s: %v. Nothing is sent again until the spec changes "+
-		"(AWS makes a STRONG global table only of an empty single-Region table, with replicas and a witness in one Region set)",
+		"(AWS makes a STRONG global table only of an empty single-Region table without Time to Live or local secondary indexes, "+
+		"with replicas and a witness in one Region set)",
 		step.Description, access.Stable(err))
 }
 

@@ -39,8 +39,18 @@ const (
 	mrscTwoRegions = "replicas:\n- regionName: us-east-2\n- regionName: us-west-2\n"
 )
 
+// mrscWithLocalIndex is mrscSpec with a sort key and a local secondary
+// index, which is valid without STRONG.
+var mrscWithLocalIndex = strings.NewReplacer(
+	"- {attributeName: pk, attributeType: S}\n", "- {attributeName: pk, attributeType: S}\n- {attributeName: sk, attributeType: S}\n- {attributeName: at, attributeType: S}\n",
+	"- {attributeName: pk, keyType: HASH}\n", "- {attributeName: pk, keyType: HASH}\n- {attributeName: sk, keyType: RANGE}\n"+
+		"localSecondaryIndexes:\n- indexName: by-at\n  keySchema: [{attributeName: pk, keyType: HASH}, {attributeName: at, keyType: RANGE}]\n  projection: {projectionType: KEYS_ONLY}\n",
+).Replace(mrscSpec)
+
 func TestMRSCIsAccepted(t *testing.T) {
 	for i, spec := range []string{mrscSpec, mrscOn(mrscReplicas+mrscWitness, mrscTwoRegions),
+		mrscSpec + "timeToLiveSpecification: {attributeName: expires, enabled: false}\n",
+		strings.Replace(mrscWithLocalIndex, "multiRegionConsistency: STRONG\n"+mrscReplicas+mrscWitness, mrscReplicas, 1),
 		mrscOn("multiRegionConsistency: STRONG\n"+mrscReplicas+mrscWitness, "multiRegionConsistency: EVENTUAL\n"+mrscReplicas)} {
 		if err := env.Client.Create(context.Background(), manifest(t, fmt.Sprintf("mrsc-ok-%d", i), spec)); err != nil {
 			t.Fatalf("valid manifest %d rejected: %v", i, err)
@@ -68,6 +78,12 @@ func TestMRSCRefusesWhatAWSRefuses(t *testing.T) {
 		{"STRONG of an imported table", mrscSpec + "importFrom:\n  s3BucketSource: {s3Bucket: rows}\n  inputFormat: CSV\n", "needs a table created empty"},
 		{"disassociation of a STRONG table's replica", mrscSpec + "disassociateReplicas:\n- regionName: us-east-2\n", "for multiRegionConsistency EVENTUAL only"},
 		{"witness without a Region", mrscOn(mrscWitness, "globalTableWitness: {}\n"), "regionName: Required value"},
+		// developerguide V2globaltables_HowItWorks.html: "Time to Live (TTL)
+		// is not supported for MRSC global tables" and "Local secondary
+		// indexes (LSIs) are not supported for MRSC global tables".
+		{"STRONG with Time to Live on", mrscSpec + "timeToLiveSpecification: {attributeName: expires, enabled: true}\n",
+			"multiRegionConsistency STRONG cannot have timeToLiveSpecification enabled"},
+		{"STRONG with a local secondary index", mrscWithLocalIndex, "multiRegionConsistency STRONG cannot have localSecondaryIndexes"},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
