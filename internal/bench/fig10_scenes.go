@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -34,6 +35,8 @@ const (
 	// tempScenePrefix is how the operator names temporary scenes
 	// (providers/hue), to count leftovers.
 	tempScenePrefix = "tether-temporary-"
+	// v2Scenes and v2Zones are the CLIP v2 paths of scenes and zones.
+	v2Scenes, v2Zones = "/clip/v2/resource/scene", "/clip/v2/resource/zone"
 )
 
 // sceneBridgeV2 is the CLIP v2 bridge of the figure.
@@ -289,12 +292,19 @@ func (e *env) patchEach(ctx context.Context, objs []client.Object, clients int, 
 }
 
 // sceneCounts are the commands bridges received, by kind.
-type sceneCounts struct{ stores, recalls, deletes, lights, refused int }
+// sceneCounts are a bridge's commands by what they did; zones counts the
+// temporary zones created and deleted on a bridge without v1, where a
+// temporary scene lives in a zone of its own.
+type sceneCounts struct{ stores, recalls, deletes, lights, refused, zones int }
 
-func (c sceneCounts) total() int { return c.stores + c.recalls + c.deletes + c.lights }
+func (c sceneCounts) total() int { return c.stores + c.recalls + c.deletes + c.lights + c.zones }
 
 func (c sceneCounts) String() string {
-	return fmt.Sprintf("%d scenes stored (%d refused), %d recalled, %d deleted, %d light commands", c.stores, c.refused, c.recalls, c.deletes, c.lights)
+	out := fmt.Sprintf("%d scenes stored (%d refused), %d recalled, %d deleted, %d light commands", c.stores, c.refused, c.recalls, c.deletes, c.lights)
+	if c.zones > 0 {
+		out += fmt.Sprintf(", %d zone writes (created and deleted)", c.zones)
+	}
+	return out
 }
 
 func countScenes(sims []*huesim.Server) sceneCounts {
@@ -302,15 +312,18 @@ func countScenes(sims []*huesim.Server) sceneCounts {
 	for _, s := range sims {
 		for _, cmd := range s.Commands() {
 			switch {
-			case cmd.Method == "POST" && cmd.Path == "/scenes":
+			case cmd.Method == "POST" && (cmd.Path == "/scenes" || cmd.Path == v2Scenes):
 				c.stores++
-				if len(cmd.Errors) > 0 {
+				if len(cmd.Errors) > 0 || (cmd.Status != 0 && cmd.Status != http.StatusOK) {
 					c.refused++
 				}
-			case cmd.Method == "DELETE" && strings.HasPrefix(cmd.Path, "/scenes/"):
+			case cmd.Method == "DELETE" && (strings.HasPrefix(cmd.Path, "/scenes/") || strings.HasPrefix(cmd.Path, v2Scenes+"/")):
 				c.deletes++
-			case strings.HasPrefix(cmd.Path, "/groups/") && strings.Contains(string(cmd.Body), `"scene"`):
+			case strings.HasPrefix(cmd.Path, "/groups/") && strings.Contains(string(cmd.Body), `"scene"`),
+				strings.HasPrefix(cmd.Path, v2Scenes+"/") && strings.Contains(string(cmd.Body), `"recall"`):
 				c.recalls++
+			case cmd.Path == v2Zones || strings.HasPrefix(cmd.Path, v2Zones+"/"):
+				c.zones++
 			case strings.HasPrefix(cmd.Path, "/lights/"), strings.HasPrefix(cmd.Path, "/clip/v2/resource/light/"):
 				c.lights++
 			}
@@ -338,6 +351,11 @@ func leftoverScenes(sims []*huesim.Server) int {
 	for _, s := range sims {
 		for _, sc := range s.Scenes() {
 			if strings.HasPrefix(sc.Name, tempScenePrefix) {
+				n++
+			}
+		}
+		for _, g := range s.Groups() {
+			if strings.HasPrefix(g.Name, tempScenePrefix) { // a temporary scene's zone
 				n++
 			}
 		}

@@ -35,6 +35,9 @@ const (
 	proLightByLight = "pro-lights"
 	// proScenes is the Pro of figure 10's shape: the operator's defaults.
 	proScenes = "pro-scenes"
+	// proNoV1 is proScenes on a firmware without the v1 API (issue 41
+	// item 1): a temporary scene is a CLIP v2 scene in a temporary zone.
+	proNoV1 = "pro-no-v1"
 )
 
 func (r *run) pro(ctx context.Context, bin string) error {
@@ -47,12 +50,16 @@ func (r *run) pro(ctx context.Context, bin string) error {
 	if err := r.proConvergence(ctx, f, sims[proLightByLight], n); err != nil {
 		return err
 	}
-	if err := r.proTemporaryScenes(ctx, f, sims[proScenes], n); err != nil {
+	if err := r.proTemporaryScenes(ctx, f, sims[proScenes], proScenes, "", n); err != nil {
+		return err
+	}
+	if err := r.proTemporaryScenes(ctx, f, sims[proNoV1], proNoV1, "no_v1_", n); err != nil {
 		return err
 	}
 	f.note("Two simulated Hue Bridge Pros (BSB003: CLIP v2 over HTTPS only, event stream, 429 past three requests at once, the newer and unknown resource types of docs/hue-bridge.md) of %d bulbs each, operator defaults (--hue-poll-interval=%s). "+
 		"Measure 1 is figure 2's first two at the Pro's size, on a HueBridge with temporary scenes off: each HueLight a brightness of its own (light by light), then all set to one state. "+
 		"Measure 2 is figure 10's first at the Pro's size, with temporary scenes on: each HueLight a state of its own, created at once. "+
+		"Measure 3 is measure 2 on a third Pro whose firmware answers 404 on the v1 paths: each temporary scene is a CLIP v2 scene in a temporary zone of its lights (zone, scene, recall, scene and zone deleted). "+
 		"429s are counted by the bridge (refused requests past three at once, or past its budget).", n, r.sc.HuePoll)
 	return nil
 }
@@ -101,12 +108,13 @@ func (r *run) proConvergence(ctx context.Context, f *figureResult, sim *huesim.S
 }
 
 // proTemporaryScenes is figure 10's first measure on a Pro: n HueLights,
-// each a state of its own, created at once, with temporary scenes on.
-func (r *run) proTemporaryScenes(ctx context.Context, f *figureResult, sim *huesim.Server, n int) error {
+// each a state of its own, created at once, with temporary scenes on, on
+// the Pro named bridge; its rows' keys start with key ("" for measure 2).
+func (r *run) proTemporaryScenes(ctx context.Context, f *figureResult, sim *huesim.Server, bridge, key string, n int) error {
 	lights := make([]*huev1alpha1.HueLight, n)
 	for i := range lights {
-		bulb := fmt.Sprintf("%s-%d", proScenes, i+1)
-		lights[i] = newLight(proNS, bulb, proScenes, proScenes, bulb, int32(1+(i*5)%254))
+		bulb := fmt.Sprintf("%s-%d", bridge, i+1)
+		lights[i] = newLight(proNS, bulb, bridge, bridge, bulb, int32(1+(i*5)%254))
 	}
 	objs := objects(lights)
 	floor := time.Duration(float64(n) / bridgeCommandsPerSecond * float64(time.Second))
@@ -125,13 +133,39 @@ func (r *run) proTemporaryScenes(ctx context.Context, f *figureResult, sim *hues
 	if err := r.waitNoTempScenes(ctx, sims); err != nil {
 		return err
 	}
-	f.add("scenes_ready", fmt.Sprintf("%d HueLights with distinct states, temporary scenes on: time to all Ready", n), "s", secs(took), nil)
+	measure, where := "measure 2", "temporary scenes on"
+	if key != "" {
+		measure, where = "measure 3", "temporary scenes on, no v1"
+	}
+	f.add(key+"scenes_ready", fmt.Sprintf("%d HueLights with distinct states, %s: time to all Ready", n, where), "s", secs(took), nil)
 	f.why("%s; light by light the bridge's floor is %.1f s", counts, floor.Seconds())
-	f.add("scenes_commands", "commands to that bridge (scene stores, recalls, deletes and light commands)", "commands", float64(counts.total()), nil)
-	f.add("scenes_leftover", "temporary scenes left on the bridge once settled", "scenes", float64(leftoverScenes(sims)), &goal{Op: "<=", Limit: 0})
-	f.add("scenes_too_many_requests", "requests the bridge refused with 429 (measure 2)", "requests", float64(sim.TooManyRequests()-refusedBefore), &goal{Op: "<=", Limit: 0})
-	f.add("scenes_overloads", "overload errors from the bridge (measure 2)", "errors", float64(sim.Overloads()), &goal{Op: "<=", Limit: 0})
+	f.add(key+"scenes_commands", fmt.Sprintf("commands to that bridge (scene stores, recalls, deletes and light commands%s)", map[bool]string{true: ", zone writes"}[key != ""]),
+		"commands", float64(counts.total()), nil)
+	f.add(key+"scenes_leftover", fmt.Sprintf("temporary scenes%s left on the bridge once settled", map[bool]string{true: " and zones"}[key != ""]),
+		"scenes", float64(leftoverScenes(sims)), &goal{Op: "<=", Limit: 0})
+	f.add(key+"scenes_too_many_requests", "requests the bridge refused with 429 ("+measure+")", "requests", float64(sim.TooManyRequests()-refusedBefore), &goal{Op: "<=", Limit: 0})
+	f.add(key+"scenes_overloads", "overload errors from the bridge ("+measure+")", "errors", float64(sim.Overloads()), &goal{Op: "<=", Limit: 0})
+	if key != "" {
+		f.add(key+"v1_requests", "v1 requests the bridge answered 404, past the one look that finds v1 gone (measure 3)", "requests", float64(v1Used(sim)), &goal{Op: "<=", Limit: 0})
+	}
 	return nil
+}
+
+// v1Used counts the v1 requests a bridge without v1 answered 404, past
+// the one look at its groups that tells the operator v1 is gone (pairing
+// and the public config are served).
+func v1Used(sim *huesim.Server) int {
+	n, looked := 0, false
+	for _, q := range sim.V1Requests() {
+		switch {
+		case !q.Refused:
+		case q.Method == "GET" && q.Path == "/api/{user}/groups" && !looked:
+			looked = true
+		default:
+			n++
+		}
+	}
+	return n
 }
 
 // proLightCommands counts the light commands among a bridge's commands,
@@ -171,8 +205,8 @@ func (r *run) startProWorld(ctx context.Context, bin string) (map[string]*huesim
 		}
 	}
 	sims := map[string]*huesim.Server{}
-	for _, name := range []string{proLightByLight, proScenes} {
-		sim, err := huesim.Start(huesim.Options{Lights: bulbNames(name, r.sc.ProLights), Usernames: []string{benchUser}, Pro: true}, "127.0.0.1:0")
+	for _, name := range []string{proLightByLight, proScenes, proNoV1} {
+		sim, err := huesim.Start(huesim.Options{Lights: bulbNames(name, r.sc.ProLights), Usernames: []string{benchUser}, Pro: true, V1Off: name == proNoV1}, "127.0.0.1:0")
 		if err != nil {
 			return nil, err
 		}

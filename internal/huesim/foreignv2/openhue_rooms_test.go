@@ -5,7 +5,9 @@ import (
 	"net/http"
 	"slices"
 	"testing"
+	"time"
 
+	. "github.com/onsi/gomega"
 	openhue "github.com/openhue/openhue-go"
 )
 
@@ -19,7 +21,10 @@ import (
 // it: its two lights show it, the others do not. This proves the room,
 // zone and grouped_light shapes and the create answer are those of the
 // API description as openhue transcribes it, and that a group command
-// reaches exactly the group's lights; it does not prove what a real
+// reaches exactly the group's lights. Then it renames the zone and the
+// room with a name alone (UpdateZone, UpdateRoom), which keeps their
+// children and archetype: the simulator takes the partial RoomPut the
+// description allows. It does not prove what a real
 // bridge does with a device another room holds (not documented).
 func TestOpenhueGoMakesAZoneAndCommandsIt(t *testing.T) {
 	sim := startBridge(t)
@@ -99,5 +104,45 @@ func TestOpenhueGoMakesAZoneAndCommandsIt(t *testing.T) {
 		if l.State.On != member || (member && l.State.Bri != 128) {
 			t.Errorf("light %s (%s) after the zone's command: on %v bri %d", id, l.Model, l.State.On, l.State.Bri)
 		}
+	}
+
+	// A rename is metadata.name alone (RoomPut's fields are all optional),
+	// the shape Tether sends when it names a room or zone back: the name
+	// changes, the children and the archetype stay.
+	rename := func(to string) openhue.RoomPut {
+		var put openhue.RoomPut
+		put.Metadata = &struct {
+			Archetype *openhue.RoomArchetype `json:"archetype,omitempty"`
+			Name      *string                `json:"name,omitempty"`
+		}{Name: &to}
+		return put
+	}
+	// Each write takes a slot of the bridge's group budget (about one a
+	// second), which answers 429 before: tried until it has one.
+	g := NewWithT(t)
+	g.Eventually(func() int {
+		res, err := c.UpdateZoneWithResponse(ctx, zone, rename("Nook"))
+		g.Expect(err).NotTo(HaveOccurred())
+		return res.StatusCode()
+	}, 5*time.Second, 100*time.Millisecond).Should(Equal(http.StatusOK), "UpdateZone with a name alone")
+	g.Eventually(func() int {
+		res, err := c.UpdateRoomWithResponse(ctx, sim.RoomIDV2(roomID), rename("Lounge"))
+		g.Expect(err).NotTo(HaveOccurred())
+		return res.StatusCode()
+	}, 5*time.Second, 100*time.Millisecond).Should(Equal(http.StatusOK), "UpdateRoom with a name alone")
+	groups := sim.Groups()
+	if g := groups[zoneV1]; g.Name != "Nook" || g.Class != "Reading" || len(g.Lights) != 2 {
+		t.Errorf("the zone after its rename: %+v", g)
+	}
+	if g := groups[roomID]; g.Name != "Lounge" || len(g.Lights) != 1 || g.Lights[0] != plug {
+		t.Errorf("the room after its rename: %+v", g)
+	}
+	read, err := c.GetZoneWithResponse(ctx, zone)
+	if err != nil || read.JSON200 == nil || read.JSON200.Data == nil || len(*read.JSON200.Data) != 1 {
+		t.Fatalf("GetZone: %v %s", err, read.Body)
+	}
+	if z := (*read.JSON200.Data)[0]; z.Metadata == nil || *z.Metadata.Name != "Nook" || string(*z.Metadata.Archetype) != string(archetype) ||
+		z.Children == nil || len(*z.Children) != 2 {
+		t.Errorf("the renamed zone as openhue-go reads it: %s", mustJSON(z))
 	}
 }
