@@ -422,6 +422,68 @@ func TestHueDistinctStatesUseATemporaryScene(t *testing.T) {
 	})
 }
 
+// TestHueSameStateBesideOtherBulbsIsBatched: 30 HueLights created at once
+// wanting one state, on a bridge with 5 more bulbs nobody manages, so
+// group 0 would change those: the lights go by a temporary scene (v1) or,
+// on a bridge without v1, by a CLIP v2 scene in a temporary zone, not one
+// command each, and nothing temporary is left. A bridge without v1 has no
+// temporary groups; this is what carries their work there.
+func TestHueSameStateBesideOtherBulbsIsBatched(t *testing.T) {
+	forEachGroupAPI(t, func(t *testing.T, api string) {
+		const n, others = 30, 5
+		names := make([]string, n+others)
+		for i := range names {
+			names[i] = fmt.Sprintf("bulb-%02d", i)
+		}
+		v2Only := api == apiV2WithoutV1
+		h := newHueEnvOn(t, api, "samestate", false, huesim.Options{Lights: names})
+		if v2Only {
+			h.sim.AddZone("tether-temporary-crashed", "1")
+		} else {
+			h.sim.AddScene("tether-temporary-crashed", "1")
+		}
+		h.writeSecret(hueUser)
+		g := NewWithT(t)
+		// The sender has started once the stale one is gone (on a bridge
+		// without v1, its first look found v1 missing).
+		g.Eventually(func() []string { return temporariesLeft(h.sim, "", v2Only) }, hueTimeout, huePoll).Should(BeEmpty())
+		h.sim.ResetCommands()
+		for _, name := range names[:n] {
+			l := h.newLight("entrance", name, name)
+			l.Spec.Brightness = ptr.To[int32](180)
+			h.create(l)
+		}
+		for _, name := range names[:n] {
+			h.eventuallyLightReady("entrance", name, "True/Available")
+			g.Expect(h.bulb(g, name).Bri).To(Equal(180))
+		}
+		lights, zones, grouped := 0, 0, 0
+		for _, c := range h.sim.Commands() {
+			switch {
+			case strings.HasPrefix(c.Path, "/lights/"), strings.HasPrefix(c.Path, "/clip/v2/resource/light/"):
+				lights++
+			case c.Method == "POST" && c.Path == "/clip/v2/resource/zone":
+				zones++
+			case c.Path == "/groups/0/action" && !strings.Contains(string(c.Body), `"scene"`),
+				strings.HasPrefix(c.Path, "/clip/v2/resource/grouped_light/"):
+				grouped++
+			}
+		}
+		t.Logf("%d lights at one state beside %d others: %d light commands, %d temporary zones", n, others, lights, zones)
+		g.Expect(grouped).To(BeZero(), "group 0 would have changed the bulbs nobody manages")
+		g.Expect(lights).To(BeNumerically("<", n/2), "most lights were set together")
+		for _, name := range names[n:] {
+			g.Expect(h.bulb(g, name).On).To(BeFalse(), "a bulb nobody manages is left alone")
+		}
+		if v2Only {
+			g.Expect(zones).To(BeNumerically(">=", 1))
+			h.expectNoV1()
+		}
+		g.Eventually(func() []string { return temporariesLeft(h.sim, "", v2Only) }, hueTimeout, huePoll).Should(BeEmpty(),
+			"no temporary scene or zone is left")
+	})
+}
+
 // temporariesLeft lists the bridge's scenes by id, and on a bridge
 // without v1 its zones too (the user's zone user among them).
 func temporariesLeft(sim *huesim.Server, user string, v2Only bool) []string {
