@@ -130,7 +130,7 @@ func SetupDynamoDB(mgr ctrl.Manager, pollInterval time.Duration, feeds changefee
 func tablesOfAccount(c client.Reader) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
 		var all awsv1alpha1.DynamoDBTableList
-		if err := c.List(ctx, &all); err != nil {
+		if err := c.List(ctx, &all, client.UnsafeDisableDeepCopy); err != nil {
 			log.FromContext(ctx).Error(err, "listing DynamoDBTables for an AWSAccount change")
 			return nil
 		}
@@ -156,7 +156,7 @@ func tablesOfAccount(c client.Reader) handler.MapFunc {
 func namespacesDefaultingTo(ctx context.Context, c client.Reader, account string) map[string]bool {
 	out := map[string]bool{}
 	var nss corev1.NamespaceList
-	if err := c.List(ctx, &nss); err != nil {
+	if err := c.List(ctx, &nss, client.UnsafeDisableDeepCopy); err != nil {
 		log.FromContext(ctx).Error(err, "listing Namespaces for an AWSAccount change")
 		return out
 	}
@@ -173,7 +173,7 @@ func namespacesDefaultingTo(ctx context.Context, c client.Reader, account string
 func tablesInNamespace(c client.Reader) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
 		var list awsv1alpha1.DynamoDBTableList
-		if err := c.List(ctx, &list, client.InNamespace(obj.GetName())); err != nil {
+		if err := c.List(ctx, &list, client.InNamespace(obj.GetName()), client.UnsafeDisableDeepCopy); err != nil {
 			log.FromContext(ctx).Error(err, "listing DynamoDBTables for a Namespace change")
 			return nil
 		}

@@ -70,7 +70,7 @@ func membersOfGlobalTable(c client.Reader) handler.MapFunc {
 		}
 		_, _, _, name, ok := plan.ArnParts(src.TableArn)
 		var list awsv1alpha1.DynamoDBTableList
-		if !ok || c.List(ctx, &list, client.MatchingFields{dynamodb.IndexTableName: name}) != nil {
+		if !ok || c.List(ctx, &list, client.MatchingFields{dynamodb.IndexTableName: name}, client.UnsafeDisableDeepCopy) != nil {
 			return out
 		}
 		for i := range list.Items {

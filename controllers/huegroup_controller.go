@@ -53,7 +53,7 @@ func SetupHueGroup(mgr ctrl.Manager, registry *hue.Registry) error {
 func groupsOfBridge(c client.Client) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
 		var groups huev1alpha1.HueGroupList
-		if err := c.List(ctx, &groups); err != nil {
+		if err := c.List(ctx, &groups, client.UnsafeDisableDeepCopy); err != nil {
 			return nil
 		}
 		var out []reconcile.Request
@@ -71,7 +71,7 @@ func groupsOfBridge(c client.Client) handler.MapFunc {
 func groupsShowing(c client.Client) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
 		var groups huev1alpha1.HueGroupList
-		if err := c.List(ctx, &groups, client.InNamespace(obj.GetNamespace())); err != nil {
+		if err := c.List(ctx, &groups, client.InNamespace(obj.GetNamespace()), client.UnsafeDisableDeepCopy); err != nil {
 			return nil
 		}
 		var out []reconcile.Request

@@ -89,7 +89,7 @@ func expectSends(registry *hue.Registry) handler.EventHandler {
 func lightsOfBridge(c client.Client) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
 		var lights huev1alpha1.HueLightList
-		if err := c.List(ctx, &lights); err != nil {
+		if err := c.List(ctx, &lights, client.UnsafeDisableDeepCopy); err != nil {
 			return nil
 		}
 		var out []reconcile.Request

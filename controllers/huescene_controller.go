@@ -42,7 +42,7 @@ func SetupHueScene(mgr ctrl.Manager, registry *hue.Registry) error {
 func scenesOfGroup(c client.Client) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
 		var scenes huev1alpha1.HueSceneList
-		if err := c.List(ctx, &scenes, client.InNamespace(obj.GetNamespace())); err != nil {
+		if err := c.List(ctx, &scenes, client.InNamespace(obj.GetNamespace()), client.UnsafeDisableDeepCopy); err != nil {
 			return nil
 		}
 		var out []reconcile.Request

@@ -42,8 +42,10 @@ func (p *Provider) checkConflict(ctx context.Context, ep *access.Endpoint, obj *
 	if p.opts.Reader == nil {
 		return nil
 	}
+	// The cache's objects, read in place (every pass asks this, and the
+	// index mostly finds obj alone); the one looked into is copied.
 	var all awsv1alpha1.DynamoDBTableList
-	if err := p.opts.Reader.List(ctx, &all, client.MatchingFields{IndexTableName: obj.ResolvedTableName()}); err != nil {
+	if err := p.opts.Reader.List(ctx, &all, client.MatchingFields{IndexTableName: obj.ResolvedTableName()}, client.UnsafeDisableDeepCopy); err != nil {
 		return err
 	}
 	for i := range all.Items {
@@ -51,6 +53,7 @@ func (p *Provider) checkConflict(ctx context.Context, ep *access.Endpoint, obj *
 		if other.UID == obj.UID || other.ResolvedTableName() != obj.ResolvedTableName() || !precedes(other, obj) {
 			continue
 		}
+		other = other.DeepCopy()
 		t, err := p.resolve(ctx, other)
 		if err != nil && other.Status.TableID != "" {
 			// The other object holds a table of this name, and where it is
