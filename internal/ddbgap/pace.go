@@ -247,13 +247,7 @@ func (s *Server) updateTimeToLive(c *call) (any, error) {
 		return nil, validation("Time to live has been modified multiple times within a fixed interval")
 	}
 	if spec := obj(c.body, "TimeToLiveSpecification"); spec["Enabled"] == true {
-		var refused error
-		each(func(f *feature) {
-			if f.refuseTTL != nil && refused == nil {
-				refused = f.refuseTTL(s, st)
-			}
-		})
-		if refused != nil {
+		if refused := s.firstRefusal(st, func(f *feature) func(*Server, *tableState) error { return f.refuseTTL }); refused != nil {
 			s.mu.Unlock()
 			return nil, refused
 		}

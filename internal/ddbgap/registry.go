@@ -136,6 +136,18 @@ func each(do func(f *feature)) {
 	}
 }
 
+// firstRefusal is the refusal of the first feature whose hook (the part
+// of it part picks) refuses st, nil when none does. s.mu held.
+func (s *Server) firstRefusal(st *tableState, part func(*feature) func(*Server, *tableState) error) error {
+	var refused error
+	each(func(f *feature) {
+		if hook := part(f); hook != nil && refused == nil {
+			refused = hook(s, st)
+		}
+	})
+	return refused
+}
+
 // handlerOf is the answer of the feature that answers op (of Application
 // Auto Scaling when scaling), nil when none does: DynamoDB Local answers.
 func (s *Server) handlerOf(op string, scaling bool) func(*call) (any, error) {

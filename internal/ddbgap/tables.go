@@ -422,13 +422,7 @@ func (s *Server) deleteTable(c *call) (any, error) {
 		// returns a ResourceInUseException" (API DeleteTable).
 		return nil, inUse("Attempt to change a resource which is still in use: %s", why)
 	}
-	var refused error
-	each(func(f *feature) {
-		if f.refuseDelete != nil && refused == nil {
-			refused = f.refuseDelete(s, st)
-		}
-	})
-	if refused != nil {
+	if refused := s.firstRefusal(st, func(f *feature) func(*Server, *tableState) error { return f.refuseDelete }); refused != nil {
 		s.mu.Unlock()
 		return nil, refused
 	}
