@@ -379,14 +379,11 @@ func (c *cache) viewLocked(id string) (LightView, bool) {
 		return v, true
 	}
 	v.Refused, v.Confirmed = r.refusedByParam(), r.confirmed
-	shown := map[string]bool{}
-	for _, p := range model.Reported(l.State) {
-		shown[p] = true
-	}
+	shown := model.Reported(l.State) // a few names: a map would cost more
 	for _, p := range r.accepted.Params() {
 		switch {
 		case p == "transitiontime":
-		case shown[p] || !r.readSince:
+		case slices.Contains(shown, p) || !r.readSince:
 			v.Unconfirmed, v.AcceptedAt = true, r.acceptedAt
 		default:
 			v.Assumed = append(v.Assumed, p)

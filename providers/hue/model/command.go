@@ -87,18 +87,34 @@ func (b StateBody) Only(params ...string) StateBody {
 	return b.Without(drop...)
 }
 
-// fields are the body's attributes by parameter name; nil ones are not set.
-func (b StateBody) fields() map[string]any {
-	return map[string]any{"on": b.On, "bri": b.Bri, "hue": b.Hue, "sat": b.Sat, "xy": b.XY, "ct": b.CT,
-		"transitiontime": b.TransitionTime, "effect": b.Effect, "powerup": b.Powerup, "gradient": b.Gradient, "speed": b.Speed}
+// stateParams are the body's attributes by parameter name, each giving
+// its pointer (nil: not set). A table rather than a map built at each
+// call: Params and Value run for every light at every read and every
+// answer, and building an 11-entry map each time was the largest
+// allocation of a Hue read.
+var stateParams = []struct {
+	name string
+	of   func(b *StateBody) any
+}{
+	{"on", func(b *StateBody) any { return b.On }},
+	{"bri", func(b *StateBody) any { return b.Bri }},
+	{"hue", func(b *StateBody) any { return b.Hue }},
+	{"sat", func(b *StateBody) any { return b.Sat }},
+	{"xy", func(b *StateBody) any { return b.XY }},
+	{"ct", func(b *StateBody) any { return b.CT }},
+	{"transitiontime", func(b *StateBody) any { return b.TransitionTime }},
+	{"effect", func(b *StateBody) any { return b.Effect }},
+	{"powerup", func(b *StateBody) any { return b.Powerup }},
+	{"gradient", func(b *StateBody) any { return b.Gradient }},
+	{"speed", func(b *StateBody) any { return b.Speed }},
 }
 
-// Params lists the attributes the body sets.
+// Params lists the attributes the body sets, in stateParams' order.
 func (b StateBody) Params() []string {
 	var out []string
-	for p, v := range b.fields() {
-		if !isNil(v) {
-			out = append(out, p)
+	for _, p := range stateParams {
+		if !isNil(p.of(&b)) {
+			out = append(out, p.name)
 		}
 	}
 	return out
@@ -106,12 +122,18 @@ func (b StateBody) Params() []string {
 
 // Value is one attribute's value as JSON, "" when the body leaves it out.
 func (b StateBody) Value(param string) string {
-	v, ok := b.fields()[param]
-	if !ok || isNil(v) {
-		return ""
+	for _, p := range stateParams {
+		if p.name != param {
+			continue
+		}
+		v := p.of(&b)
+		if isNil(v) {
+			return ""
+		}
+		data, _ := json.Marshal(v)
+		return string(data)
 	}
-	data, _ := json.Marshal(v)
-	return string(data)
+	return ""
 }
 
 // Merged is b with the attributes next sets replaced.

@@ -8,11 +8,18 @@ import "time"
 
 // Reported lists the attributes a state reports.
 func Reported(st LightState) []string {
-	out := []string{"on"}
-	for p, v := range map[string]bool{"bri": st.Bri != nil, "hue": st.Hue != nil, "sat": st.Sat != nil,
-		"xy": st.XY != nil, "ct": st.CT != nil, "effect": st.Effect != nil, "powerup": st.Powerup != nil, "gradient": st.Gradient != nil, "speed": st.Speed != nil} {
-		if v {
-			out = append(out, p)
+	// An array, not a map: a map of more than eight entries is made on
+	// the heap at each call, and this runs for every light at every read.
+	reported := [...]struct {
+		name string
+		set  bool
+	}{{"bri", st.Bri != nil}, {"hue", st.Hue != nil}, {"sat", st.Sat != nil}, {"xy", st.XY != nil}, {"ct", st.CT != nil},
+		{"effect", st.Effect != nil}, {"powerup", st.Powerup != nil}, {"gradient", st.Gradient != nil}, {"speed", st.Speed != nil}}
+	out := make([]string, 1, 1+len(reported))
+	out[0] = "on"
+	for _, r := range reported {
+		if r.set {
+			out = append(out, r.name)
 		}
 	}
 	return out
