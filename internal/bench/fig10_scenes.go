@@ -291,7 +291,6 @@ func (e *env) patchEach(ctx context.Context, objs []client.Object, clients int, 
 	return w, err
 }
 
-// sceneCounts are the commands bridges received, by kind.
 // sceneCounts are a bridge's commands by what they did; zones counts the
 // temporary zones created and deleted on a bridge without v1, where a
 // temporary scene lives in a zone of its own.

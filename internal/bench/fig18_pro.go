@@ -19,9 +19,9 @@ import (
 // holds up to 150 lights (huesim.ProMaxLights), three times what figure 2
 // and figure 10 put on one bridge, with the same budgets: about 10 light
 // commands a second and three requests at once (a fourth is answered 429).
-// A world of its own: the API server, two simulated Pros
-// (huesim.Options.Pro: CLIP v2 over HTTPS with its event stream) of
-// ProLights bulbs each, the operator with its defaults. Figures 2 and 10
+// A world of its own: the API server, three simulated Pros
+// (huesim.Options.Pro: CLIP v2 over HTTPS with its event stream; the third
+// without v1) of ProLights bulbs each, the operator with its defaults. Figures 2 and 10
 // keep their sizes, so their numbers stay comparable across runs; this
 // figure is their shapes at the Pro's size.
 func init() {
@@ -50,13 +50,16 @@ func (r *run) pro(ctx context.Context, bin string) error {
 	if err := r.proConvergence(ctx, f, sims[proLightByLight], n); err != nil {
 		return err
 	}
-	if err := r.proTemporaryScenes(ctx, f, sims[proScenes], proScenes, "", n); err != nil {
-		return err
+	for _, m := range []proScenesMeasure{
+		{bridge: proScenes, name: "measure 2", where: "temporary scenes on", counted: "scene stores, recalls, deletes and light commands", left: "temporary scenes"},
+		{bridge: proNoV1, key: "no_v1_", name: "measure 3", where: "temporary scenes on, no v1", counted: "scene stores, recalls, deletes and light commands, zone writes",
+			left: "temporary scenes and zones", noV1: true},
+	} {
+		if err := r.proTemporaryScenes(ctx, f, sims[m.bridge], m, n); err != nil {
+			return err
+		}
 	}
-	if err := r.proTemporaryScenes(ctx, f, sims[proNoV1], proNoV1, "no_v1_", n); err != nil {
-		return err
-	}
-	f.note("Two simulated Hue Bridge Pros (BSB003: CLIP v2 over HTTPS only, event stream, 429 past three requests at once, the newer and unknown resource types of docs/hue-bridge.md) of %d bulbs each, operator defaults (--hue-poll-interval=%s). "+
+	f.note("Three simulated Hue Bridge Pros (BSB003: CLIP v2 over HTTPS only, event stream, 429 past three requests at once, the newer and unknown resource types of docs/hue-bridge.md) of %d bulbs each, operator defaults (--hue-poll-interval=%s). "+
 		"Measure 1 is figure 2's first two at the Pro's size, on a HueBridge with temporary scenes off: each HueLight a brightness of its own (light by light), then all set to one state. "+
 		"Measure 2 is figure 10's first at the Pro's size, with temporary scenes on: each HueLight a state of its own, created at once. "+
 		"Measure 3 is measure 2 on a third Pro whose firmware answers 404 on the v1 paths: each temporary scene is a CLIP v2 scene in a temporary zone of its lights (zone, scene, recall, scene and zone deleted). "+
@@ -107,14 +110,21 @@ func (r *run) proConvergence(ctx context.Context, f *figureResult, sim *huesim.S
 	return nil
 }
 
+// proScenesMeasure is one measure of figure 10's shape on a Pro: the
+// bridge, the prefix of its rows' keys ("" for measure 2), and the words
+// of its rows; noV1 adds the row of v1 requests a bridge without v1 got.
+type proScenesMeasure struct {
+	bridge, key, name, where, counted, left string
+	noV1                                    bool
+}
+
 // proTemporaryScenes is figure 10's first measure on a Pro: n HueLights,
-// each a state of its own, created at once, with temporary scenes on, on
-// the Pro named bridge; its rows' keys start with key ("" for measure 2).
-func (r *run) proTemporaryScenes(ctx context.Context, f *figureResult, sim *huesim.Server, bridge, key string, n int) error {
+// each a state of its own, created at once, with temporary scenes on.
+func (r *run) proTemporaryScenes(ctx context.Context, f *figureResult, sim *huesim.Server, m proScenesMeasure, n int) error {
 	lights := make([]*huev1alpha1.HueLight, n)
 	for i := range lights {
-		bulb := fmt.Sprintf("%s-%d", bridge, i+1)
-		lights[i] = newLight(proNS, bulb, bridge, bridge, bulb, int32(1+(i*5)%254))
+		bulb := fmt.Sprintf("%s-%d", m.bridge, i+1)
+		lights[i] = newLight(proNS, bulb, m.bridge, m.bridge, bulb, int32(1+(i*5)%254))
 	}
 	objs := objects(lights)
 	floor := time.Duration(float64(n) / bridgeCommandsPerSecond * float64(time.Second))
@@ -133,20 +143,14 @@ func (r *run) proTemporaryScenes(ctx context.Context, f *figureResult, sim *hues
 	if err := r.waitNoTempScenes(ctx, sims); err != nil {
 		return err
 	}
-	measure, where := "measure 2", "temporary scenes on"
-	if key != "" {
-		measure, where = "measure 3", "temporary scenes on, no v1"
-	}
-	f.add(key+"scenes_ready", fmt.Sprintf("%d HueLights with distinct states, %s: time to all Ready", n, where), "s", secs(took), nil)
+	f.add(m.key+"scenes_ready", fmt.Sprintf("%d HueLights with distinct states, %s: time to all Ready", n, m.where), "s", secs(took), nil)
 	f.why("%s; light by light the bridge's floor is %.1f s", counts, floor.Seconds())
-	f.add(key+"scenes_commands", fmt.Sprintf("commands to that bridge (scene stores, recalls, deletes and light commands%s)", map[bool]string{true: ", zone writes"}[key != ""]),
-		"commands", float64(counts.total()), nil)
-	f.add(key+"scenes_leftover", fmt.Sprintf("temporary scenes%s left on the bridge once settled", map[bool]string{true: " and zones"}[key != ""]),
-		"scenes", float64(leftoverScenes(sims)), &goal{Op: "<=", Limit: 0})
-	f.add(key+"scenes_too_many_requests", "requests the bridge refused with 429 ("+measure+")", "requests", float64(sim.TooManyRequests()-refusedBefore), &goal{Op: "<=", Limit: 0})
-	f.add(key+"scenes_overloads", "overload errors from the bridge ("+measure+")", "errors", float64(sim.Overloads()), &goal{Op: "<=", Limit: 0})
-	if key != "" {
-		f.add(key+"v1_requests", "v1 requests the bridge answered 404, past the one look that finds v1 gone (measure 3)", "requests", float64(v1Used(sim)), &goal{Op: "<=", Limit: 0})
+	f.add(m.key+"scenes_commands", "commands to that bridge ("+m.counted+")", "commands", float64(counts.total()), nil)
+	f.add(m.key+"scenes_leftover", m.left+" left on the bridge once settled", "scenes", float64(leftoverScenes(sims)), &goal{Op: "<=", Limit: 0})
+	f.add(m.key+"scenes_too_many_requests", "requests the bridge refused with 429 ("+m.name+")", "requests", float64(sim.TooManyRequests()-refusedBefore), &goal{Op: "<=", Limit: 0})
+	f.add(m.key+"scenes_overloads", "overload errors from the bridge ("+m.name+")", "errors", float64(sim.Overloads()), &goal{Op: "<=", Limit: 0})
+	if m.noV1 {
+		f.add(m.key+"v1_requests", "v1 requests the bridge answered 404, past the one look that finds v1 gone ("+m.name+")", "requests", float64(v1Used(sim)), &goal{Op: "<=", Limit: 0})
 	}
 	return nil
 }
@@ -192,7 +196,7 @@ func proGroupCommands(cmds []huesim.Command) int {
 	return n
 }
 
-// startProWorld starts the API server, the two Pros with their HueBridges
+// startProWorld starts the API server, the three Pros with their HueBridges
 // (over verified CLIP v2), and the operator, and waits for the bridges.
 func (r *run) startProWorld(ctx context.Context, bin string) (map[string]*huesim.Server, error) {
 	kubeconfig, err := r.startControlPlane(r.runDir)
