@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -88,5 +89,43 @@ func (x indexed[T]) update(p *planner, c change[T]) {
 			p.add(step)
 			*x.onIndex(&p.cur.GSIs[i]) = after
 		}
+	})
+}
+
+// sentInUpdate is how UpdateTable sends a value S of a setting (on-demand
+// or warm throughput) to the table or to one index: in a field of the same
+// name on UpdateTableInput and on an index update, under a step kind of
+// each.
+type sentInUpdate[S any] struct {
+	toTable         func(*S, *dynamodb.UpdateTableInput)
+	toIndex         func(*S, *types.UpdateGlobalSecondaryIndexAction)
+	kind, indexKind StepKind
+	// describe says what the step does to what: "table" or "index NAME".
+	describe func(what string, in *S) string
+}
+
+// step is the UpdateTable step that sends in to the table (index "") or
+// to an index.
+func (s sentInUpdate[S]) step(p *planner, index string, in *S) Step {
+	if index != "" {
+		u := types.UpdateGlobalSecondaryIndexAction{IndexName: aws.String(index)}
+		s.toIndex(in, &u)
+		return p.indexStep(s.indexKind, s.describe("index "+index, in), u)
+	}
+	u := p.updateTable()
+	s.toTable(in, u)
+	return Step{Kind: s.kind, Description: s.describe("table", in), Table: u}
+}
+
+// updateSent plans, for the table and each kept index, the step that sends
+// what send asks for (nothing where it is nil); after is the value the
+// step leaves. The rules of what to send are the feature's own.
+func updateSent[T, S any](p *planner, x indexed[T], s sentInUpdate[S], send func(want, have *T) *S, after func(have *T, in *S) *T) {
+	x.update(p, func(index string, want, have *T) (Step, *T, bool) {
+		in := send(want, have)
+		if in == nil {
+			return Step{}, nil, false
+		}
+		return s.step(p, index, in), after(have, in), true
 	})
 }

@@ -159,19 +159,20 @@ func (p *planner) updateOnDemand() {
 	if p.want.BillingMode != awsv1alpha1.BillingModePayPerRequest || p.cur.BillingMode != awsv1alpha1.BillingModePayPerRequest {
 		return
 	}
-	onDemandSetting.update(p, func(index string, want, have *OnDemand) (Step, *OnDemand, bool) {
-		in := want.change(have)
-		if in == nil {
-			return Step{}, nil, false
-		}
-		if index != "" {
-			return p.indexStep(StepIndexOnDemand, fmt.Sprintf("limit index %s requests: %s", index, describeCaps(in)),
-				types.UpdateGlobalSecondaryIndexAction{IndexName: aws.String(index), OnDemandThroughput: in}), have.applied(in), true
-		}
-		u := p.updateTable()
+	updateSent(p, onDemandSetting, onDemandSent, (*OnDemand).change, (*OnDemand).applied)
+}
+
+// onDemandSent is how UpdateTable sends caps.
+var onDemandSent = sentInUpdate[types.OnDemandThroughput]{
+	toTable: func(in *types.OnDemandThroughput, u *dynamodb.UpdateTableInput) { u.OnDemandThroughput = in },
+	toIndex: func(in *types.OnDemandThroughput, u *types.UpdateGlobalSecondaryIndexAction) {
 		u.OnDemandThroughput = in
-		return Step{Kind: StepOnDemand, Description: "limit table requests: " + describeCaps(in), Table: u}, have.applied(in), true
-	})
+	},
+	kind:      StepOnDemand,
+	indexKind: StepIndexOnDemand,
+	describe: func(what string, in *types.OnDemandThroughput) string {
+		return "limit " + what + " requests: " + describeCaps(in)
+	},
 }
 
 // dropOnDemand forgets the caps a billing switch removed.

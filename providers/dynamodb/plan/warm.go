@@ -126,17 +126,16 @@ func (want *Warm) createInput() *types.WarmThroughput {
 // updateWarm raises the table's warm throughput, then each index's, one
 // call each.
 func (p *planner) updateWarm() {
-	warmSetting.update(p, func(index string, want, have *Warm) (Step, *Warm, bool) {
-		in := want.raise(have)
-		if in == nil {
-			return Step{}, nil, false
-		}
-		if index != "" {
-			return p.indexStep(StepIndexWarm, fmt.Sprintf("raise index %s warm throughput to %s", index, describeWarm(in)),
-				types.UpdateGlobalSecondaryIndexAction{IndexName: aws.String(index), WarmThroughput: in}), have.raised(in), true
-		}
-		u := p.updateTable()
-		u.WarmThroughput = in
-		return Step{Kind: StepWarm, Description: "raise table warm throughput to " + describeWarm(in), Table: u}, have.raised(in), true
-	})
+	updateSent(p, warmSetting, warmSent, (*Warm).raise, (*Warm).raised)
+}
+
+// warmSent is how UpdateTable sends a raise.
+var warmSent = sentInUpdate[types.WarmThroughput]{
+	toTable:   func(in *types.WarmThroughput, u *dynamodb.UpdateTableInput) { u.WarmThroughput = in },
+	toIndex:   func(in *types.WarmThroughput, u *types.UpdateGlobalSecondaryIndexAction) { u.WarmThroughput = in },
+	kind:      StepWarm,
+	indexKind: StepIndexWarm,
+	describe: func(what string, in *types.WarmThroughput) string {
+		return "raise " + what + " warm throughput to " + describeWarm(in)
+	},
 }
