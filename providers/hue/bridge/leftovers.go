@@ -2,7 +2,8 @@ package bridge
 
 import "context"
 
-// Temporary groups and scenes are deleted right after their one command;
+// Temporary groups and scenes are deleted right after their one command
+// (a temporary zone once no batch waits for a group slot: retireZone);
 // one that cannot be deleted then (the bridge does not answer, or refuses)
 // is a leftover, deleted again by the group loop once the bridge answers.
 // Groups and scenes differ only in the call that deletes them and the
@@ -14,6 +15,7 @@ import "context"
 func (s *sender) deleteTemporary(ctx context.Context, what string, budget interface{ Wait(context.Context) error },
 	left *[]string, id string, del func(context.Context, string) error) {
 	if budget.Wait(ctx) != nil {
+		s.keepLeftover(left, id) // the session stops: kept for the loop's last try
 		return
 	}
 	if answering, _ := s.cache.answering(); !answering {

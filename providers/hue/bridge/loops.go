@@ -83,6 +83,9 @@ func (s *sender) waitForWork(ctx context.Context) bool {
 func (s *sender) runGroups(ctx context.Context) {
 	s.removeStaleGroups(ctx)
 	s.removeStaleScenes(ctx)
+	// The zones retired to this loop are deleted even if the session
+	// stops: nothing else would, when its HueBridge is gone.
+	defer s.deleteLeftoverScenes(context.WithoutCancel(ctx))
 	for {
 		var timeout <-chan time.Time
 		if left, held := s.held(); held {

@@ -136,5 +136,7 @@ type tempScenes struct {
 	enabled     bool      // the HueBridge's spec.temporaryScenes
 	pausedUntil time.Time // after the bridge refused a scene
 	leftovers   []string  // temporary scenes whose deletion failed
-	zones       []string  // temporary zones whose deletion failed (v2 alone)
+	// zones are temporary zones to delete (v2 alone): those whose scene
+	// is done (retireZone) and those whose deletion failed.
+	zones []string
 }

@@ -30,7 +30,14 @@ import (
 // lights, named as it is: the zone is created (a group slot), the scene
 // stored in it, recalled one group slot later and deleted, then the zone.
 // Two group slots, as a temporary group takes: it pays only when the line
-// is longer than that (tempGroupCost). The Hue app lists the zone while it
+// is longer than that (tempGroupCost). The zone's deletion takes a third
+// slot, so it waits until no batch of the line wants one (retireZone): a
+// burst of 150 lights goes as three zones and three recalls, then three
+// deletions. Each zone holds its own batch's lights and no other, never
+// shared by batches: the bridge rewrites a scene's actions when its
+// group's lights change (a scene's last_actions_update.source "autogrow",
+// aiohue models/scene.py), and what it does with a scene written for part
+// of its group is not documented. The Hue app lists each zone while it
 // exists, a few seconds.
 const (
 	// minSceneSize: a temporary scene takes three requests (store,
@@ -41,6 +48,11 @@ const (
 	// lightstates; a Bridge Pro's 150 go as three (its scene limits are
 	// not published).
 	tempSceneMax = 50
+	// zonesRetiredMax is the most temporary zones left to the group loop
+	// to delete (retireZone): a Bridge Pro's 150 lights in scenes of
+	// tempSceneMax. Past it the oldest is deleted at once, so that a long
+	// stream of batches does not pile zones up in the Hue app.
+	zonesRetiredMax = 3
 	// tempScenePrefix names temporary scenes, so that those a crash left
 	// can be told from the user's and removed (HueScenes may not use it).
 	tempScenePrefix = "tether-temporary-"
@@ -88,13 +100,13 @@ func (s *sender) sendScene(ctx context.Context, b *batch) {
 	spec, group := wire.SceneSpec{Name: name, States: states}, "0"
 	if !s.temporariesUsable() {
 		// The zone takes the group slot runGroups waited for; deferred
-		// first, it is deleted after its scene.
+		// first, it is retired after its scene is deleted.
 		zone, ok := s.createZone(ctx, rc, name, b.orders)
 		if !ok {
 			s.giveBack(b.orders)
 			return
 		}
-		defer s.deleteZone(context.WithoutCancel(ctx), zone)
+		defer s.retireZone(context.WithoutCancel(ctx), zone)
 		spec.GroupID, group = zone, zone
 	}
 	id, err := rc.CreateScene(ctx, spec)
@@ -169,6 +181,22 @@ func (s *sender) createZone(ctx context.Context, rc wire.RoomsClient, name strin
 		return "", false
 	}
 	return zone, true
+}
+
+// retireZone leaves a temporary zone whose scene is done to the group
+// loop, which deletes it once no batch waits for a group slot (runGroups).
+// Past zonesRetiredMax the oldest is deleted now.
+func (s *sender) retireZone(ctx context.Context, zone string) {
+	s.mu.Lock()
+	s.scenes.zones = append(s.scenes.zones, zone)
+	var oldest string
+	if len(s.scenes.zones) > zonesRetiredMax {
+		oldest, s.scenes.zones = s.scenes.zones[0], s.scenes.zones[1:]
+	}
+	s.mu.Unlock()
+	if oldest != "" {
+		s.deleteZone(ctx, oldest)
+	}
 }
 
 // deleteZone removes a temporary zone on the group budget; one that cannot

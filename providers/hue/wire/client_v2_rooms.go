@@ -27,7 +27,9 @@ import (
 // app would not show (a v2 scene belongs to one room or zone, so a
 // temporary scene across a bridge's lights would need a temporary zone),
 // and the look for those a crash left (LightGroups, LightScenes). On a
-// bridge without v1 the session does without them (V1GoneError).
+// bridge without v1 the session has no temporary groups, and its
+// temporary scenes are CLIP v2 scenes in temporary zones (the bridge
+// package's tempscenes.go).
 
 var _ RoomsClient = (*v2Client)(nil)
 
@@ -35,11 +37,10 @@ var _ RoomsClient = (*v2Client)(nil)
 // eventually be removed", https://developers.meethue.com/new-hue-api/)
 // answers a keyed v1 path 404, as a web server answers an unknown path.
 // The client remembers it at the first such answer, and the session stops
-// asking v1 for what it can do without (temporary groups and scenes: its
-// lights then go by CLIP v2 light commands). Its v1 requests are answered
-// V1GoneError from then on, without a request, so that what needs v1 says
-// so in its condition (rooms, zones and scenes here: not yet on CLIP v2's
-// own resources) instead of "not valid Hue v1 API".
+// asking v1 for what it can do without (temporary groups and v1 scenes).
+// Its v1 requests are answered V1GoneError from then on, without a
+// request, so that a caller still on v1 learns why instead of reading
+// "not valid Hue v1 API".
 
 // V1Gone reports whether c speaks to a CLIP v2 bridge whose v1 API is gone,
 // as far as c has seen.

@@ -1,0 +1,147 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+
+	"github.com/tether-dev/tether/internal/huesim"
+	"github.com/tether-dev/tether/providers/hue/wire"
+)
+
+// newSimPollerWithoutV1 is newSimPoller on a CLIP v2 bridge whose firmware
+// answers 404 on the v1 paths, with temporary scenes on; stop ends its
+// session.
+func newSimPollerWithoutV1(t *testing.T, lights int, perSecond float64) (s *simPoller, stop context.CancelFunc) {
+	t.Helper()
+	names := make([]string, lights)
+	for i := range names {
+		names[i] = fmt.Sprintf("bulb-%d", i+1)
+	}
+	sim, err := huesim.Start(huesim.Options{Lights: names, Usernames: []string{simUser}, CommandsPerSecond: perSecond, Burst: 2, V1Off: true}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sim.Close)
+	c, err := wire.NewClientV2(sim.TLSAddr(), simUser, 2*time.Second, wire.Trust{CABundle: sim.CACertPEM()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, events, _ := newTestSession(c, perSecond)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	if err := p.Poll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sim.ResetCommands()
+	s = &simPoller{sim: sim, p: p, events: events, ctx: ctx}
+	s.p.sender.setTemporaryScenes(true)
+	return s, cancel
+}
+
+// zoneCommands returns the temporary zones' and scenes' writes in the
+// order the bridge took them: "zone", "recall", "zone deleted".
+func (s *simPoller) zoneCommands() []string {
+	var out []string
+	for _, c := range s.sim.Commands() {
+		switch {
+		case c.Method == "POST" && c.Path == "/clip/v2/resource/zone":
+			out = append(out, "zone")
+		case c.Method == "PUT" && strings.HasPrefix(c.Path, "/clip/v2/resource/scene/"):
+			out = append(out, "recall")
+		case c.Method == "DELETE" && strings.HasPrefix(c.Path, "/clip/v2/resource/zone/"):
+			out = append(out, "zone deleted")
+		}
+	}
+	return out
+}
+
+func (s *simPoller) zonesLeft() int {
+	n := 0
+	for _, g := range s.sim.Groups() {
+		if g.Type == huesim.TypeZone {
+			n++
+		}
+	}
+	return n
+}
+
+// TestTemporaryZonesWaitForTheBatches: on a bridge without v1, 120 lights
+// that each want a state of their own go as three temporary scenes, each
+// in a zone of its own lights. A zone's deletion takes a group slot, as
+// its creation and its scene's recall do, so the zones are deleted only
+// once the three scenes are recalled: the last lights are set three slots
+// sooner. Every zone is deleted in the end, and the bridge refused
+// nothing. On the code before, each zone was deleted before the next
+// batch's zone was created.
+func TestTemporaryZonesWaitForTheBatches(t *testing.T) {
+	const n = 120
+	s, _ := newSimPollerWithoutV1(t, n, 10)
+	for i := 1; i <= n; i++ {
+		id := strconv.Itoa(i)
+		s.queue(fmt.Sprintf("room-%d", i%3), "light-"+id, id, bri(i))
+	}
+	s.start()
+	g := NewWithT(t)
+	s.wokenAll(g, n, 30*time.Second)
+	g.Eventually(s.zoneCommands, 15*time.Second, 20*time.Millisecond).Should(Equal([]string{
+		"zone", "recall", "zone", "recall", "zone", "recall", "zone deleted", "zone deleted", "zone deleted"}))
+	g.Expect(s.zonesLeft()).To(BeZero(), "temporary zone left on the bridge")
+	g.Expect(s.sim.Scenes()).To(BeEmpty(), "temporary scene left on the bridge")
+	for i := 1; i <= n; i++ {
+		l, _ := s.sim.Light(strconv.Itoa(i))
+		g.Expect(l.State.Bri).To(Equal(i), "bulb %d", i)
+	}
+	g.Expect(s.sim.TooManyRequests()).To(BeZero())
+}
+
+// TestRetiredZonesAreBounded: 220 lights go as five temporary scenes; at
+// most zonesRetiredMax zones wait for their deletion besides the one in
+// use, so the oldest is deleted before the fifth zone is made.
+func TestRetiredZonesAreBounded(t *testing.T) {
+	const n = 5 * tempSceneMax
+	s, _ := newSimPollerWithoutV1(t, n, 10)
+	for i := 1; i <= n; i++ {
+		id := strconv.Itoa(i)
+		s.queue("room", "light-"+id, id, bri(1+i%250))
+	}
+	s.start()
+	g := NewWithT(t)
+	s.wokenAll(g, n, 60*time.Second)
+	g.Eventually(s.zonesLeft, 15*time.Second, 20*time.Millisecond).Should(BeZero())
+	most, alive := 0, 0
+	for _, c := range s.zoneCommands() {
+		switch c {
+		case "zone":
+			alive++
+		case "zone deleted":
+			alive--
+		}
+		most = max(most, alive)
+	}
+	g.Expect(most).To(Equal(zonesRetiredMax+1), "zones on the bridge at once: %v", s.zoneCommands())
+	g.Expect(s.sim.TooManyRequests()).To(BeZero())
+}
+
+// TestRetiredZonesAreDeletedWhenTheSessionStops: a session that stops
+// once its scenes are recalled, before its group loop has deleted the
+// zones, still deletes them: nothing else would if its HueBridge is gone.
+func TestRetiredZonesAreDeletedWhenTheSessionStops(t *testing.T) {
+	const n = 120
+	s, stop := newSimPollerWithoutV1(t, n, 10)
+	for i := 1; i <= n; i++ {
+		id := strconv.Itoa(i)
+		s.queue("room", "light-"+id, id, bri(i))
+	}
+	s.start()
+	g := NewWithT(t)
+	recalls := func() int { return strings.Count(strings.Join(s.zoneCommands(), ","), "recall") }
+	g.Eventually(recalls, 30*time.Second, 5*time.Millisecond).Should(Equal(3))
+	stop()
+	g.Eventually(s.zonesLeft, 15*time.Second, 20*time.Millisecond).Should(BeZero(), "temporary zone left by a stopped session")
+}
