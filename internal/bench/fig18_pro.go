@@ -62,7 +62,7 @@ func (r *run) pro(ctx context.Context, bin string) error {
 	f.note("Three simulated Hue Bridge Pros (BSB003: CLIP v2 over HTTPS only, event stream, 429 past three requests at once, the newer and unknown resource types of docs/hue-bridge.md) of %d bulbs each, operator defaults (--hue-poll-interval=%s). "+
 		"Measure 1 is figure 2's first two at the Pro's size, on a HueBridge with temporary scenes off: each HueLight a brightness of its own (light by light), then all set to one state. "+
 		"Measure 2 is figure 10's first at the Pro's size, with temporary scenes on: each HueLight a state of its own, created at once. "+
-		"Measure 3 is measure 2 on a third Pro whose firmware answers 404 on the v1 paths: each temporary scene is a CLIP v2 scene in a temporary zone of its lights (zone, scene, recall, scene and zone deleted). "+
+		"Measure 3 is measure 2 on a third Pro whose firmware answers 404 on the v1 paths: each temporary scene is a CLIP v2 scene in a temporary zone of its lights (zone, scene, recall, scene deleted; the zones deleted once the burst's scenes are recalled). "+
 		"429s are counted by the bridge (refused requests past three at once, or past its budget).", n, r.sc.HuePoll)
 	return nil
 }
