@@ -23,9 +23,11 @@ import (
 //
 // What stays on the v1 API the bridge serves beside CLIP v2 (over the
 // client's verified HTTPS connection and within its request slots):
-// temporary groups and scenes, which CLIP v2 has no form of that the Hue
-// app would not show (a v2 scene belongs to one room or zone, so a
-// temporary scene across a bridge's lights would need a temporary zone),
+// temporary groups and scenes, which CLIP v2 has no form of that its
+// clients would not see (a v2 scene belongs to one room or zone, so a
+// temporary scene across a bridge's lights would need a temporary zone,
+// and the event stream announces both: the Hue app lists them and Home
+// Assistant adds an entity for each scene, docs/hue-bridge.md),
 // and the look for those a crash left (LightGroups, LightScenes). On a
 // bridge without v1 the session has no temporary groups, and its
 // temporary scenes are CLIP v2 scenes in temporary zones (the bridge
