@@ -83,9 +83,10 @@ func (s *sender) waitForWork(ctx context.Context) bool {
 func (s *sender) runGroups(ctx context.Context) {
 	s.removeStaleGroups(ctx)
 	s.removeStaleScenes(ctx)
-	// The zones retired to this loop are deleted even if the session
-	// stops: nothing else would, when its HueBridge is gone.
-	defer s.deleteLeftoverScenes(context.WithoutCancel(ctx))
+	// The zones retired to this loop, and the leftovers it holds, are
+	// deleted even if the session stops: nothing else would, when its
+	// HueBridge is gone.
+	defer s.deleteLeftovers(context.WithoutCancel(ctx))
 	for {
 		var timeout <-chan time.Time
 		if left, held := s.held(); held {
@@ -112,9 +113,15 @@ func (s *sender) runGroups(ctx context.Context) {
 			}
 			s.sendBatch(ctx, b)
 		}
-		s.deleteLeftoverGroups(ctx)
-		s.deleteLeftoverScenes(ctx)
+		s.deleteLeftovers(ctx)
 	}
+}
+
+// deleteLeftovers deletes the temporary groups, scenes and zones that wait
+// for it.
+func (s *sender) deleteLeftovers(ctx context.Context) {
+	s.deleteLeftoverGroups(ctx)
+	s.deleteLeftoverScenes(ctx)
 }
 
 // leftoversBack is closed when temporary groups or scenes wait to be deleted
