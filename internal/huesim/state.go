@@ -1,8 +1,11 @@
-// Package huesim is a Philips Hue bridge simulator speaking the v1 REST API:
-// the JSON shapes, success/error arrays, link-button pairing, the documented
-// rate limits, and test controls (offline, slow, unreachable bulbs, changes
-// made "from the Hue app"). Tether's tests and demo use it in place of a
-// real bridge; its fidelity is checked with huego and node-hue-api.
+// Package huesim is a Philips Hue bridge simulator speaking the v1 REST API
+// and CLIP v2 (over HTTPS, with its event stream, rooms, zones,
+// grouped_lights and scenes; a Bridge Pro mode, pro.go, and a firmware
+// without v1, v1off.go): the JSON shapes, success/error arrays, link-button
+// pairing, the documented rate limits, and test controls (offline, slow,
+// unreachable bulbs, changes made "from the Hue app"). Tether's tests and
+// demo use it in place of a real bridge; its fidelity is checked with huego
+// and node-hue-api (v1) and openhue-go (CLIP v2, foreignv2).
 //
 // Its files are layered: each refers only to files of its own layer or
 // below, from the bottom up:

@@ -162,7 +162,9 @@ type HueBridgeSpec struct {
 	// TemporaryScenes lets Tether store a short-lived scene on the bridge
 	// (named tether-temporary-..., deleted right after) to set many lights
 	// to different states with one group command, instead of one light
-	// command each. False keeps to light and group commands. Default true.
+	// command each; on a bridge without the v1 API the scene lives in a
+	// short-lived zone of its lights, which the Hue app lists while it
+	// exists. False keeps to light and group commands. Default true.
 	// +optional
 	// +kubebuilder:default=true
 	TemporaryScenes *bool `json:"temporaryScenes,omitempty"`

@@ -41,8 +41,9 @@
 //     the same whole state go as one group command: group 0 when every
 //     other bulb of the bridge is held by a HueLight wanting that state
 //     (a paused HueLight's bulb is never touched: pausing drops its
-//     watch), else a temporary group when the line is long enough for one
-//     to pay (tempgroups.go). Lights that want states of their own go as a
+//     watch), else a temporary scene, or with temporary scenes off a
+//     temporary group, when the line is long enough for one to pay
+//     (batches.go). Lights that want states of their own go as a
 //     temporary scene (tempscenes.go), and the line waits for the
 //     HueLights the informer saw change so that a burst goes as one
 //     (gathering.go). HueGroups' commands take the group budget before

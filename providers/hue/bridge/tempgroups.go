@@ -15,8 +15,10 @@ import (
 // lights at once on the bridge's group budget, so lights that want the
 // same state are set together instead of one light slot each: through
 // group 0 (every light of the bridge) when that changes no other bulb,
-// else through a temporary group made for them. A temporary scene
-// (tempscenes.go) carries lights that want states of their own.
+// else through a temporary scene (tempscenes.go, which carries lights that
+// want states of their own too), and where temporary scenes are off or
+// paused after a refusal, through a temporary group made for them (on a
+// bridge that serves v1: chooseLocked).
 const (
 	// minGroupSize: fewer same-state commands go light by light.
 	minGroupSize = 3

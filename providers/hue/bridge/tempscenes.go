@@ -83,9 +83,10 @@ func (s *sender) sceneBatchLocked() *batch {
 }
 
 // sendScene stores the orders' states as a temporary scene, recalls it on
-// group 0 and deletes it. The store and the deletion are paced like light
-// commands (the bridge writes a lightstate per light); the recall is the
-// group command.
+// group 0 and deletes it; on a bridge without v1 it first creates the
+// temporary zone the scene is stored and recalled in, and retires the zone
+// after. The store and the deletion are paced like light commands (the
+// bridge writes a lightstate per light); the recall is the group command.
 func (s *sender) sendScene(ctx context.Context, b *batch) {
 	rc, ok := wire.RoomsOf(s.client.get())
 	if !ok || s.lights.Wait(ctx) != nil {

@@ -25,8 +25,9 @@ import (
 // so Scene.ID is that v1 id, as Group.ID is a room's (client_v2_rooms.go).
 //
 // A scene without a room or zone (SceneSpec.GroupID "": the session's
-// temporary scenes across a bridge's lights) has no CLIP v2 form that the
-// Hue app would not show while it exists, and stays a v1 LightScene; so
+// temporary scenes across a bridge's lights, while it serves v1) has no
+// CLIP v2 form that its clients would not see while it exists, and stays
+// a v1 LightScene; so
 // does one Tether stored before it spoke CLIP v2's scenes (found by id
 // through v1 while the bridge serves v1).
 
@@ -423,7 +424,7 @@ func (c *v2Client) RecallScene(ctx context.Context, sceneID, groupID string, tra
 }
 
 // LightScenes lists the v1 scenes, through v1: temporary scenes are v1
-// LightScenes on a CLIP v2 bridge too.
+// LightScenes on a CLIP v2 bridge that serves v1 too.
 func (c *v2Client) LightScenes(ctx context.Context) ([]Scene, error) {
 	scenes, err := c.v1Rooms().Scenes(ctx)
 	for _, sc := range scenes {

@@ -19,7 +19,9 @@
 //     its room, zone and grouped_light resources, kept in the store
 //     (v2groups.go) under their v1 ids, and their scenes its scene
 //     resources; temporary groups and scenes stay v1 objects, over the v2
-//     client's connection and request slots). v2powerup.go and
+//     client's connection and request slots, while the bridge serves v1:
+//     without it there is no temporary group, and a temporary scene is a
+//     v2 scene in a temporary zone). v2powerup.go and
 //     v2gradient.go are those features' shapes in CLIP v2's form;
 //     scene_options.go a v2 scene's palette, speed and auto_dynamic
 //     (SceneOptions, which a v1 scene has not).

@@ -83,7 +83,7 @@ func (V1GoneError) Is(target error) bool { return target == ErrNoRooms }
 
 func (V1GoneError) Error() string {
 	return "the bridge answers 404 on the v1 API (a firmware without it): Tether speaks CLIP v2 to it; " +
-		"only temporary groups and scenes, and scenes stored through v1, need v1"
+		"only temporary groups, and scenes stored through v1, need v1"
 }
 
 // redact removes the username from the URL that net/http puts in its

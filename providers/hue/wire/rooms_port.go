@@ -125,7 +125,8 @@ type LightGroupLister interface {
 }
 
 // LightSceneLister lists a bridge's v1 scenes: what temporary scenes are
-// stored as on both APIs, so that those a crash left can be found.
+// stored as on both APIs while the bridge serves v1, so that those a crash
+// left can be found.
 type LightSceneLister interface {
 	LightScenes(ctx context.Context) ([]Scene, error)
 }
