@@ -72,7 +72,7 @@ type v2SceneAction struct {
 }
 
 // sceneIDs maps the v1 id of each v2 scene to its resource id, as of the
-// last listing, and knows the v1 scenes this client stored or listed
+// last listing and the scenes read since, and knows the v1 scenes this client stored or listed
 // through v1 (temporary scenes), so that those cost no listing.
 type sceneIDs struct {
 	mu   sync.Mutex
@@ -309,18 +309,35 @@ func (c *v2Client) Scene(ctx context.Context, id string) (Scene, error) {
 	if !ok {
 		return c.v1Scene(ctx, id)
 	}
+	sc, err := c.readScene(ctx, rid)
+	if err != nil {
+		return Scene{}, err
+	}
+	return c.scene(sc, true), nil
+}
+
+// readScene reads the v2 scene rid and notes its v1 id, so that the scene
+// is found by that id without a listing of every scene.
+func (c *v2Client) readScene(ctx context.Context, rid string) (v2Scene, error) {
 	status, ans, err := c.call(ctx, "GetScene", http.MethodGet, "/clip/v2/resource/scene/"+rid, nil)
 	if err == nil {
 		err = statusError(status, ans)
 	}
 	if err != nil {
-		return Scene{}, err
+		return v2Scene{}, err
 	}
 	var list []v2Scene
 	if json.Unmarshal(ans.Data, &list) != nil || len(list) != 1 {
-		return Scene{}, otherJSON(status, "a CLIP v2 scene")
+		return v2Scene{}, otherJSON(status, "a CLIP v2 scene")
 	}
-	return c.scene(list[0], true), nil
+	sc := list[0]
+	c.scenes.mu.Lock()
+	if c.scenes.byV1 == nil {
+		c.scenes.byV1 = map[string]string{}
+	}
+	c.scenes.byV1[sceneV1ID(sc.IDV1, sc.ID)] = sc.ID
+	c.scenes.mu.Unlock()
+	return sc, nil
 }
 
 // v1Scene reads a v1 scene; on a bridge without v1 there is none.
@@ -353,16 +370,13 @@ func (c *v2Client) CreateScene(ctx context.Context, spec SceneSpec) (string, err
 	if err != nil {
 		return "", err
 	}
-	list, err := c.listV2Scenes(ctx)
+	// Its v1 id is the bridge's to give (id_v1): read back the one scene,
+	// not every scene of the bridge.
+	sc, err := c.readScene(ctx, rid)
 	if err != nil {
 		return "", err
 	}
-	for _, sc := range list {
-		if sc.ID == rid {
-			return sceneV1ID(sc.IDV1, sc.ID), nil
-		}
-	}
-	return rid, nil
+	return sceneV1ID(sc.IDV1, sc.ID), nil
 }
 
 // UpdateScene makes a scene's actions and name spec's (its room or zone
