@@ -57,7 +57,8 @@
 //     REPLICATION_NOT_AUTHORIZED: mrsc.go); the policy's and
 //     autoscaling's calls have their own files (policy.go, scaling.go). Delete
 //     (delete.go) deletes only a table the object owns, after the replicas
-//     Tether added (replicas.go; all in one call for a strongly consistent
+//     that are the object's, those Tether added and those the spec names
+//     (replicas.go; all in one call for a strongly consistent
 //     global table, mrsc.go) and the scalable targets it registered.
 //   - What the adapter remembers between passes is in memory only
 //     (memory.go: each object's reads and warnings; records.go: Tether's

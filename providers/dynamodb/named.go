@@ -29,7 +29,7 @@ import (
 // Kinds of things a spec names on a table.
 const (
 	namedTag     = "tag"     // a tag key
-	namedScaling = "scaling" // a scalable target, by plan.ScalingKey
+	namedScaling = "scaling" // a scalable target, by plan.ScalingKeyOf
 	namedKinesis = "kinesis" // a Kinesis data stream, by ARN
 	namedPolicy  = "policy"  // a resource policy, by revision id
 )

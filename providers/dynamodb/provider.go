@@ -71,7 +71,7 @@ type ChangeFeeds interface {
 	// feed is healthy, and remembers key so as to wake it should the feed
 	// fail; false while no healthy feed covers identity.
 	Cover(identity string, key apitypes.NamespacedName) (time.Duration, bool)
-	// Sent: the feeds are told of each write AWS accepted (access.Feeds).
+	// Sending: the feeds are told of each write AWS accepted (access.Feeds).
 	access.Feeds
 }
 

@@ -78,7 +78,8 @@ const ConditionChangeEvents = "ChangeEvents"
 // AWSAccountStatus is how Tether finds out about changes to the account's
 // tables.
 type AWSAccountStatus struct {
-	// Conditions: ChangeEvents.
+	// Conditions: Ready (the role can be assumed, and the change feed, if
+	// any, is received) and ChangeEvents.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

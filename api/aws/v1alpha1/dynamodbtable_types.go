@@ -208,7 +208,8 @@ type DynamoDBTableSpec struct {
 	Tags map[string]string `json:"tags,omitempty"`
 
 	// Replicas make the table a global table (version 2019.11.21): one
-	// replica is added or removed per update, once the stream
+	// replica is added or removed per update (a strongly consistent
+	// table's all in one), once the stream
 	// (NEW_AND_OLD_IMAGES) and capacity mode it needs are in place. Replicas
 	// Tether did not add and the spec does not name are left alone.
 	// +optional
@@ -232,7 +233,8 @@ type DynamoDBTableSpec struct {
 	// consistency): while on (AWS's default), AWS refuses to disassociate
 	// it. Left alone when absent; set on its own in an UpdateTable
 	// (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateTable.html).
-	// AWS has it only on a global table, so it needs replicas.
+	// AWS has it only on a global table, so it needs replicas or a
+	// globalTableSource.
 	// +optional
 	DisassociationProtectionEnabled *bool `json:"disassociationProtectionEnabled,omitempty"`
 
@@ -597,8 +599,10 @@ type DynamoDBTableStatus struct {
 	// +listType=map
 	// +listMapKey=regionName
 	Replicas []ReplicaStatus `json:"replicas,omitempty"`
-	// AddedReplicaRegions are the replicas Tether itself added: deleting the
-	// object removes these, and no other, before the table.
+	// AddedReplicaRegions show the replicas Tether itself added. Deleting
+	// the object removes those Tether's own record says it added and those
+	// the spec names, and no other, before the table; this list is shown,
+	// never taken as proof.
 	// +optional
 	// +listType=set
 	AddedReplicaRegions []string `json:"addedReplicaRegions,omitempty"`

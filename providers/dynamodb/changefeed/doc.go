@@ -26,7 +26,8 @@
 //
 // A queue that answers is not yet a queue that events reach: the DynamoDB
 // client tells the registry of each of Tether's writes AWS accepted
-// (Registry.Sent), whose event the rule delivers like anyone's, and a feed
-// whose calls do not come back within its echo window fails with NoEcho
-// (echo.go, health.go) until an event from the account arrives.
+// (Registry.Sending), whose event the rule delivers like anyone's, and a
+// feed whose calls do not come back within its echo window fails with
+// NoEcho (echo.go, health.go) until the event of that call, or of one of
+// Tether's later writes, arrives.
 package changefeed

@@ -22,7 +22,8 @@
 //     ttl.go, pitr.go (point-in-time recovery and its period),
 //     deletionprotection.go, tableclass.go, sse.go, tags.go, ondemand.go,
 //     warm.go, insights.go (contributor insights), policy.go (the resource
-//     policy), autoscaling.go, vector.go (vector indexes), replicas.go and
+//     policy), kinesis.go (the Kinesis streaming destination),
+//     autoscaling.go, vector.go (vector indexes), replicas.go and
 //     disassociation.go (a
 //     replica kept as a table of its own, the table's disassociation
 //     protection), mrsc.go (a multi-Region strong consistency global

@@ -35,8 +35,10 @@ import (
 //     drift, and the table is Ready only once every replica and the
 //     witness are ACTIVE.
 // GlobalTableSettingsReplicationMode, which AWS reports on a global table
-// (ENABLED_WITH_OVERRIDES) and not on a regional one, is neither desired
-// nor compared: it is no drift.
+// (ENABLED_WITH_OVERRIDES) and not on a regional one, is not desired for a
+// strongly consistent table: only a multi-account source desires it
+// (multiaccount.go), and ENABLED_WITH_OVERRIDES counts as enabled there,
+// not as drift.
 // The replicas keep their own file (replicas.go): it adds, changes and
 // removes replicas of an eventually consistent table, and only changes the
 // settings of a strongly consistent one's.

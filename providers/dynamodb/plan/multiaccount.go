@@ -17,7 +17,9 @@ import (
 // replica in its own account, a table of another account. The join is a
 // CreateTable of its own kind, and what settings replication carries over
 // from the source is the source's, not the spec's, so it is planned for
-// by neither side. No update step is added: leaving is DeleteTable.
+// by neither side. One update step: enabling settings replication on a
+// source others join (StepSettingsReplication). Leaving is DeleteTable,
+// or with onDelete: Disassociate the adapter's disassociation.
 //
 // Sources:
 //   - the join: CreateTable with TableName, GlobalTableSourceArn,
