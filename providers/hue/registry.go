@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"golang.org/x/time/rate"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -55,6 +56,10 @@ type Registry struct {
 	bindings map[string]*binding // HueBridge name ->
 	sessions map[string]*running // bridge id ->
 	binders  map[string]*binder  // HueBridge name ->
+	// groupBudgets are the bridges' group budgets (bridge id ->), kept
+	// across their sessions: a stopping session's last deletions and its
+	// successor's first writes take the same slots.
+	groupBudgets map[string]*rate.Limiter
 }
 
 // running is a bridge's session as the registry holds it, with the client
@@ -131,20 +136,21 @@ type binder struct {
 func NewRegistry(reader, secrets client.Reader, settings Settings, log logr.Logger) *Registry {
 	base, cancel := context.WithCancel(context.Background())
 	r := &Registry{
-		reader:    reader,
-		secrets:   secrets,
-		settings:  settings.withDefaults(),
-		lights:    make(chan Wake, 4096),
-		bridges:   make(chan Wake, 64),
-		groups:    make(chan Wake, 1024),
-		scenes:    make(chan Wake, 1024),
-		bridgeIDs: make(chan string, 64),
-		log:       log,
-		base:      base,
-		cancel:    cancel,
-		bindings:  map[string]*binding{},
-		sessions:  map[string]*running{},
-		binders:   map[string]*binder{},
+		reader:       reader,
+		secrets:      secrets,
+		settings:     settings.withDefaults(),
+		lights:       make(chan Wake, 4096),
+		bridges:      make(chan Wake, 64),
+		groups:       make(chan Wake, 1024),
+		scenes:       make(chan Wake, 1024),
+		bridgeIDs:    make(chan string, 64),
+		log:          log,
+		base:         base,
+		cancel:       cancel,
+		bindings:     map[string]*binding{},
+		sessions:     map[string]*running{},
+		groupBudgets: map[string]*rate.Limiter{},
+		binders:      map[string]*binder{},
 	}
 	r.dialer = &dialer{settings: r.settings, secrets: secrets, found: &discovered{}, log: log}
 	go r.relayBridgeWakes()
@@ -454,8 +460,13 @@ func sameSettings(a, b bridge.Settings) bool {
 // startLocked starts a session for a bridge. Two HueBridges naming one
 // bridge share the settings of the one that started it.
 func (r *Registry) startLocked(cfg wire.BridgeConfig, c wire.Client, settings bridge.Settings) *running {
+	budget, ok := r.groupBudgets[cfg.BridgeID]
+	if !ok {
+		budget = bridge.NewGroupBudget()
+		r.groupBudgets[cfg.BridgeID] = budget
+	}
 	s := bridge.New(bridge.Options{BridgeID: cfg.BridgeID, Client: c, Config: cfg, Settings: settings, Log: r.log,
-		Wakes: bridge.Wakes{Lights: r.lights, Groups: r.groups, Scenes: r.scenes, Bridge: r.bridgeIDs}})
+		Wakes: bridge.Wakes{Lights: r.lights, Groups: r.groups, Scenes: r.scenes, Bridge: r.bridgeIDs}, GroupBudget: budget})
 	run := &running{id: cfg.BridgeID, session: s, client: c}
 	r.sessions[cfg.BridgeID] = run
 	s.Start(r.base)

@@ -358,3 +358,40 @@ func sessionClient(reg *Registry, s *bridge.Session) wire.Client {
 	}
 	return nil
 }
+
+// TestABridgesSessionsShareItsGroupBudget: a HueBridge whose settings
+// change gets a new session for its bridge, and the new session the
+// bridge's group budget the old one had (bridge's
+// TestSessionsOfABridgeShareItsGroupBudget shows sessions given one budget
+// share its slots): the old session's last deletions and the new one's
+// first writes take the same slots.
+func TestABridgesSessionsShareItsGroupBudget(t *testing.T) {
+	scheme := runtime.NewScheme()
+	_ = clientgoscheme.AddToScheme(scheme)
+	_ = huev1alpha1.AddToScheme(scheme)
+	hb := &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "home", UID: "u1", Generation: 1},
+		Spec: huev1alpha1.HueBridgeSpec{Address: "bridge", CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: "s", Name: "hue"}}}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "s", Name: "hue"}, Data: map[string][]byte{"username": []byte("u"), "bridgeid": []byte("FAKE")}}
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(hb, secret).Build()
+	f := fakebridge.NewFakeBridge("desk")
+	reg := NewRegistry(c, c, Settings{CredentialsNamespaces: []string{"s"}, PollInterval: time.Hour, NewClient: func(string, string, time.Duration) wire.Client { return f }}, logr.Discard())
+	t.Cleanup(reg.Stop)
+	ctx := context.Background()
+	g := NewWithT(t)
+	first, err := reg.For(ctx, hb)
+	g.Expect(err).NotTo(HaveOccurred())
+	reg.mu.Lock()
+	budget := reg.groupBudgets["FAKE"]
+	reg.mu.Unlock()
+	g.Expect(budget).NotTo(BeNil())
+
+	hb.Spec.PollInterval = &metav1.Duration{Duration: 2 * time.Hour} // new settings: a new session
+	hb.Generation++
+	second, err := reg.For(ctx, hb)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(second).NotTo(BeIdenticalTo(first))
+	reg.mu.Lock()
+	defer reg.mu.Unlock()
+	g.Expect(reg.groupBudgets).To(HaveLen(1))
+	g.Expect(reg.groupBudgets["FAKE"]).To(BeIdenticalTo(budget), "the new session has the old one's group budget")
+}

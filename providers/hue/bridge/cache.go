@@ -1,6 +1,8 @@
 package bridge
 
 import (
+	"context"
+	"errors"
 	"maps"
 	"slices"
 	"sort"
@@ -139,7 +141,7 @@ func (c *cache) apply(r wire.Read, err error) readOutcome {
 	c.readAt, c.err = r.At, err
 	out := readOutcome{first: first}
 	out.health = (err == nil) != (wasErr == nil) || wire.ErrorType(err) != wire.ErrorType(wasErr)
-	c.setNoAnswerLocked(wire.IsNetwork(err))
+	c.setNoAnswerLocked(bridgeSilent(err))
 	if err != nil {
 		if out.health {
 			out.wake = c.allWatchersLocked()
@@ -242,12 +244,20 @@ func (c *cache) current(maxAge time.Duration) (Lights, error, bool) {
 // unanswered records that a command found the bridge not answering, when
 // err says so: no more commands go until a read finds it answering.
 func (c *cache) unanswered(err error) {
-	if !wire.IsNetwork(err) {
+	if !bridgeSilent(err) {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.setNoAnswerLocked(true)
+}
+
+// bridgeSilent reports whether err says the bridge did not answer: a
+// connection failure or a timeout. A call the session gave up on itself
+// (its context cancelled as it stops) says nothing of the bridge, and must
+// not keep the stopping session's last deletions (runGroups) from going.
+func bridgeSilent(err error) bool {
+	return wire.IsNetwork(err) && !errors.Is(err, context.Canceled)
 }
 
 func (c *cache) setNoAnswerLocked(no bool) {

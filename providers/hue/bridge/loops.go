@@ -85,7 +85,10 @@ func (s *sender) runGroups(ctx context.Context) {
 	s.removeStaleScenes(ctx)
 	// The zones retired to this loop, and the leftovers it holds, are
 	// deleted even if the session stops: nothing else would, when its
-	// HueBridge is gone.
+	// HueBridge is gone. (When the whole manager stops, what this cannot
+	// finish is deleted by the next start's look for stale ones.) The
+	// successor of a session takes its group slots from the same budget
+	// (NewGroupBudget).
 	defer s.deleteLeftovers(context.WithoutCancel(ctx))
 	for {
 		var timeout <-chan time.Time

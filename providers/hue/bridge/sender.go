@@ -51,14 +51,17 @@ type sender struct {
 // repeated every slot.
 const refusalPause = time.Minute
 
-func newSender(client *clientRef, c *cache, w *wakes, log logr.Logger, perSecond float64, temporaryScenes bool) *sender {
+func newSender(client *clientRef, c *cache, w *wakes, log logr.Logger, perSecond float64, temporaryScenes bool, groups *rate.Limiter) *sender {
+	if groups == nil {
+		groups = NewGroupBudget()
+	}
 	return &sender{
 		client:    client,
 		cache:     c,
 		wakes:     w,
 		log:       log,
 		lights:    rate.NewLimiter(rate.Limit(perSecond), 1),
-		groups:    rate.NewLimiter(rate.Every(GroupSlot), 1),
+		groups:    groups,
 		interval:  time.Duration(float64(time.Second) / perSecond),
 		line:      newLine(),
 		inFlight:  map[types.NamespacedName]*order{},
@@ -69,6 +72,13 @@ func newSender(client *clientRef, c *cache, w *wakes, log logr.Logger, perSecond
 		groupKick: make(chan struct{}, 1),
 	}
 }
+
+// NewGroupBudget is a bridge's group budget: one group write per
+// GroupSlot. It is the bridge's, not a session's: a session that stops
+// still deletes what it left (runGroups) while its successor starts, so
+// the registry hands one budget to a bridge's sessions in turn
+// (Options.GroupBudget).
+func NewGroupBudget() *rate.Limiter { return rate.NewLimiter(rate.Every(GroupSlot), 1) }
 
 // kick wakes a loop without blocking; one kick waiting is enough.
 func kick(ch chan struct{}) {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"golang.org/x/time/rate"
 
 	"github.com/tether-dev/tether/providers/hue/wire"
 )
@@ -54,6 +55,10 @@ type Options struct {
 	Settings Settings
 	Wakes    Wakes
 	Log      logr.Logger
+	// GroupBudget is the bridge's group budget (NewGroupBudget), shared by
+	// its sessions one after the other; nil gives the session one of its
+	// own.
+	GroupBudget *rate.Limiter
 }
 
 // Settings are a session's own: its HueBridge's poll interval and light
@@ -83,7 +88,7 @@ func New(o Options) *Session {
 	}
 	s.wakes = &wakes{Wakes: o.Wakes, log: s.log}
 	s.cache.markConfigRead() // the registry read it to learn the bridge id
-	s.sender = newSender(s.client, s.cache, s.wakes, s.log, o.Settings.CommandsPerSecond, o.Settings.TemporaryScenes)
+	s.sender = newSender(s.client, s.cache, s.wakes, s.log, o.Settings.CommandsPerSecond, o.Settings.TemporaryScenes, o.GroupBudget)
 	return s
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"golang.org/x/time/rate"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
@@ -234,5 +235,27 @@ func TestAColourTemperatureNotYetReadBackIsUnconfirmed(t *testing.T) {
 	_ = p.Poll(ctx)
 	if v, _ := p.cache.view("1"); len(v.Assumed) != 1 || v.Assumed[0] != "ct" {
 		t.Fatalf("after a read without ct: assumed %v, want ct", v.Assumed)
+	}
+}
+
+// TestSessionsOfABridgeShareItsGroupBudget: sessions given one group
+// budget (the registry gives a bridge's sessions the bridge's, one after
+// the other) take their group slots from it, so a stopping session's last
+// deletions and its successor's first writes never come closer than a
+// slot; a session given none has its own.
+func TestSessionsOfABridgeShareItsGroupBudget(t *testing.T) {
+	budget := NewGroupBudget()
+	opts := func(b *rate.Limiter) Options {
+		return Options{BridgeID: "FAKE", Log: logr.Discard(), Settings: Settings{Interval: time.Hour, CommandsPerSecond: 10}, GroupBudget: b}
+	}
+	old, successor, alone := New(opts(budget)), New(opts(budget)), New(opts(nil))
+	if !old.sender.groups.Allow() {
+		t.Fatal("a fresh group budget has no slot")
+	}
+	if successor.sender.groups.Allow() {
+		t.Error("the successor took a group slot its predecessor had just taken")
+	}
+	if !alone.sender.groups.Allow() {
+		t.Error("a session given no budget has none of its own")
 	}
 }

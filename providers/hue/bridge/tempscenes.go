@@ -49,10 +49,13 @@ const (
 	// not published).
 	tempSceneMax = 50
 	// zonesRetiredMax is the most temporary zones left to the group loop
-	// to delete (retireZone): a Bridge Pro's 150 lights in scenes of
+	// to delete (retireZone): a Bridge Pro's lights in scenes of
 	// tempSceneMax. Past it the oldest is deleted at once, so that a long
 	// stream of batches does not pile zones up in the Hue app.
-	zonesRetiredMax = 3
+	zonesRetiredMax = proLights / tempSceneMax
+	// proLights is the most lights a bridge holds: a Hue Bridge Pro's 150
+	// (docs/hue-bridge.md).
+	proLights = 150
 	// tempScenePrefix names temporary scenes, so that those a crash left
 	// can be told from the user's and removed (HueScenes may not use it).
 	tempScenePrefix = "tether-temporary-"

@@ -106,38 +106,3 @@ func TestV2RoomsWithoutV1(t *testing.T) {
 	g.Expect(sim.Groups()).NotTo(HaveKey(room))
 	g.Expect(sim.V1Requests()).To(BeEmpty(), "nothing went to v1")
 }
-
-// TestV2SceneCreateReadsBackOneScene: storing a v2 scene reads back that
-// scene alone to learn its v1 id, not every scene of the bridge (a Bridge
-// Pro may hold hundreds, and temporary scenes are stored in bursts), and
-// its recall then needs no listing either. On the code before, each store
-// listed every scene.
-func TestV2SceneCreateReadsBackOneScene(t *testing.T) {
-	sim, err := huesim.Start(huesim.Options{Lights: []string{"a", "b"}, Usernames: []string{huetest.User}}, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sim.Close)
-	sim.SetGroupRate(math.Inf(1), 1) // the group budget is not under test
-	zone := sim.AddZone("Downstairs", "1", "2")
-	client := v2For(t, sim, huetest.User, Trust{})
-	rc, _ := RoomsOf(client)
-	ctx := context.Background()
-	g := NewWithT(t)
-	_, err = rc.ListGroups(ctx) // the session knows its rooms and zones before it stores a scene
-	g.Expect(err).NotTo(HaveOccurred())
-	states := map[string]model.StateBody{"1": {On: ptr.To(true), Bri: ptr.To(40)}, "2": {On: ptr.To(false)}}
-	for _, name := range []string{"Relax", "Read", "Energize"} { // the user's scenes
-		_, err := rc.CreateScene(ctx, SceneSpec{Name: name, GroupID: zone, States: states})
-		g.Expect(err).NotTo(HaveOccurred())
-	}
-	sim.ResetGetCounts()
-
-	scene, err := rc.CreateScene(ctx, SceneSpec{Name: "Dusk", GroupID: zone, States: states})
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(rc.RecallScene(ctx, scene, zone, nil)).To(Succeed())
-	g.Expect(sim.GetCounts()).To(Equal(map[string]int{"/clip/v2/resource/scene/" + sim.SceneIDV2(scene): 1}),
-		"one read of the scene stored, no listing")
-	l1, _ := sim.Light("1")
-	g.Expect(l1.State.Bri).To(Equal(40), "the recall found the scene by the v1 id the read gave")
-}

@@ -336,9 +336,20 @@ func (c *v2Client) readScene(ctx context.Context, rid string) (v2Scene, error) {
 		c.scenes.byV1 = map[string]string{}
 	}
 	c.scenes.byV1[sceneV1ID(sc.IDV1, sc.ID)] = sc.ID
+	known := len(c.scenes.byV1)
 	c.scenes.mu.Unlock()
+	if known > knownScenesMax {
+		// The ids of scenes deleted since the last listing: a listing
+		// keeps only the bridge's.
+		_, _ = c.listV2Scenes(ctx)
+	}
 	return sc, nil
 }
+
+// knownScenesMax bounds the scene ids readScene keeps between listings:
+// temporary scenes are stored and deleted in bursts, and each stored adds
+// one. Past it a listing keeps only the scenes the bridge holds.
+const knownScenesMax = 512
 
 // v1Scene reads a v1 scene; on a bridge without v1 there is none.
 func (c *v2Client) v1Scene(ctx context.Context, id string) (Scene, error) {
