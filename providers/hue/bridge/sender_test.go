@@ -31,29 +31,45 @@ type simPoller struct {
 	p      *Session
 	events chan Wake
 	ctx    context.Context
+	stop   context.CancelFunc // ends the session
 }
 
 func newSimPoller(t *testing.T, lights int, perSecond float64) *simPoller {
+	t.Helper()
+	sim := startSimBridge(t, lights, perSecond, false)
+	return pollerOf(t, sim, wire.NewClient(sim.Addr(), simUser, 2*time.Second), perSecond)
+}
+
+// startSimBridge starts a simulated bridge of lights bulbs (v1Off: a CLIP
+// v2 bridge whose firmware answers 404 on the v1 paths). It allows the
+// sender's rate, with a burst of 2 for network jitter only: commands sent
+// faster would be refused with 503.
+func startSimBridge(t *testing.T, lights int, perSecond float64, v1Off bool) *huesim.Server {
 	t.Helper()
 	names := make([]string, lights)
 	for i := range names {
 		names[i] = fmt.Sprintf("bulb-%d", i+1)
 	}
-	// The simulated bridge allows the sender's rate, with a burst of 2 for
-	// network jitter only: commands sent faster would be refused with 503.
-	sim, err := huesim.Start(huesim.Options{Lights: names, Usernames: []string{simUser}, CommandsPerSecond: perSecond, Burst: 2}, "127.0.0.1:0")
+	sim, err := huesim.Start(huesim.Options{Lights: names, Usernames: []string{simUser}, CommandsPerSecond: perSecond, Burst: 2, V1Off: v1Off}, "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(sim.Close)
-	p, events, _ := newTestSession(wire.NewClient(sim.Addr(), simUser, 2*time.Second), perSecond)
+	return sim
+}
+
+// pollerOf is a session of sim through c, read once, its command log
+// emptied.
+func pollerOf(t *testing.T, sim *huesim.Server, c wire.Client, perSecond float64) *simPoller {
+	t.Helper()
+	p, events, _ := newTestSession(c, perSecond)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	if err := p.Poll(ctx); err != nil {
 		t.Fatal(err)
 	}
 	sim.ResetCommands()
-	return &simPoller{sim: sim, p: p, events: events, ctx: ctx}
+	return &simPoller{sim: sim, p: p, events: events, ctx: ctx, stop: cancel}
 }
 
 func (s *simPoller) start() { go s.p.sender.run(s.ctx) }

@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -15,33 +14,17 @@ import (
 )
 
 // newSimPollerWithoutV1 is newSimPoller on a CLIP v2 bridge whose firmware
-// answers 404 on the v1 paths, with temporary scenes on; stop ends its
-// session.
-func newSimPollerWithoutV1(t *testing.T, lights int, perSecond float64) (s *simPoller, stop context.CancelFunc) {
+// answers 404 on the v1 paths, with temporary scenes on.
+func newSimPollerWithoutV1(t *testing.T, lights int, perSecond float64) *simPoller {
 	t.Helper()
-	names := make([]string, lights)
-	for i := range names {
-		names[i] = fmt.Sprintf("bulb-%d", i+1)
-	}
-	sim, err := huesim.Start(huesim.Options{Lights: names, Usernames: []string{simUser}, CommandsPerSecond: perSecond, Burst: 2, V1Off: true}, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sim.Close)
+	sim := startSimBridge(t, lights, perSecond, true)
 	c, err := wire.NewClientV2(sim.TLSAddr(), simUser, 2*time.Second, wire.Trust{CABundle: sim.CACertPEM()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, events, _ := newTestSession(c, perSecond)
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	if err := p.Poll(ctx); err != nil {
-		t.Fatal(err)
-	}
-	sim.ResetCommands()
-	s = &simPoller{sim: sim, p: p, events: events, ctx: ctx}
+	s := pollerOf(t, sim, c, perSecond)
 	s.p.sender.setTemporaryScenes(true)
-	return s, cancel
+	return s
 }
 
 // zoneCommands returns the temporary zones' and scenes' writes in the
@@ -81,7 +64,7 @@ func (s *simPoller) zonesLeft() int {
 // batch's zone was created.
 func TestTemporaryZonesWaitForTheBatches(t *testing.T) {
 	const n = 120
-	s, _ := newSimPollerWithoutV1(t, n, 10)
+	s := newSimPollerWithoutV1(t, n, 10)
 	for i := 1; i <= n; i++ {
 		id := strconv.Itoa(i)
 		s.queue(fmt.Sprintf("room-%d", i%3), "light-"+id, id, bri(i))
@@ -105,7 +88,7 @@ func TestTemporaryZonesWaitForTheBatches(t *testing.T) {
 // use, so the oldest is deleted before the fifth zone is made.
 func TestRetiredZonesAreBounded(t *testing.T) {
 	const n = 5 * tempSceneMax
-	s, _ := newSimPollerWithoutV1(t, n, 10)
+	s := newSimPollerWithoutV1(t, n, 10)
 	for i := 1; i <= n; i++ {
 		id := strconv.Itoa(i)
 		s.queue("room", "light-"+id, id, bri(1+i%250))
@@ -136,7 +119,7 @@ func TestRetiredZonesAreBounded(t *testing.T) {
 // not answering and the zones died with the session as leftovers.
 func TestRetiredZonesAreDeletedWhenTheSessionStops(t *testing.T) {
 	const n = 120
-	s, stop := newSimPollerWithoutV1(t, n, 10)
+	s := newSimPollerWithoutV1(t, n, 10)
 	for i := 1; i <= n; i++ {
 		id := strconv.Itoa(i)
 		s.queue("room", "light-"+id, id, bri(i))
@@ -161,7 +144,7 @@ func TestRetiredZonesAreDeletedWhenTheSessionStops(t *testing.T) {
 	sent := s.sim.CredentialedRequests()
 	g.Eventually(s.sim.CredentialedRequests, 10*time.Second, 5*time.Millisecond).Should(BeNumerically(">", sent))
 	s.sim.SetDelay(0)
-	stop()
+	s.stop()
 	g.Expect(s.zonesLeft()).To(BeNumerically(">=", 2), "zones retired when the session stopped")
 	g.Eventually(s.zonesLeft, 15*time.Second, 20*time.Millisecond).Should(BeZero(), "temporary zone left by a stopped session")
 }

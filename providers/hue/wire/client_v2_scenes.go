@@ -115,6 +115,18 @@ func (s *sceneIDs) v1IDs(refs []v2Ref) []string {
 	return out
 }
 
+// note records the resource id of the v2 scene with v1 id id, and returns
+// how many ids it knows.
+func (s *sceneIDs) note(id, rid string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.byV1 == nil {
+		s.byV1 = map[string]string{}
+	}
+	s.byV1[id] = rid
+	return len(s.byV1)
+}
+
 // isV1 reports whether id is a v1 scene this client knows of.
 func (s *sceneIDs) isV1(id string) bool {
 	s.mu.Lock()
@@ -331,14 +343,7 @@ func (c *v2Client) readScene(ctx context.Context, rid string) (v2Scene, error) {
 		return v2Scene{}, otherJSON(status, "a CLIP v2 scene")
 	}
 	sc := list[0]
-	c.scenes.mu.Lock()
-	if c.scenes.byV1 == nil {
-		c.scenes.byV1 = map[string]string{}
-	}
-	c.scenes.byV1[sceneV1ID(sc.IDV1, sc.ID)] = sc.ID
-	known := len(c.scenes.byV1)
-	c.scenes.mu.Unlock()
-	if known > knownScenesMax {
+	if known := c.scenes.note(sceneV1ID(sc.IDV1, sc.ID), sc.ID); known > knownScenesMax {
 		// The ids of scenes deleted since the last listing: a listing
 		// keeps only the bridge's.
 		_, _ = c.listV2Scenes(ctx)

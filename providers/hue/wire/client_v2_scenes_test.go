@@ -3,6 +3,7 @@ package wire
 import (
 	"context"
 	"math"
+	"strconv"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -19,19 +20,9 @@ import (
 // its recall then needs no listing either. On the code before, each store
 // listed every scene.
 func TestV2SceneCreateReadsBackOneScene(t *testing.T) {
-	sim, err := huesim.Start(huesim.Options{Lights: []string{"a", "b"}, Usernames: []string{huetest.User}}, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sim.Close)
-	sim.SetGroupRate(math.Inf(1), 1) // the group budget is not under test
-	zone := sim.AddZone("Downstairs", "1", "2")
-	client := v2For(t, sim, huetest.User, Trust{})
-	rc, _ := RoomsOf(client)
+	sim, _, rc, zone := zoneOnV2(t, "a", "b")
 	ctx := context.Background()
 	g := NewWithT(t)
-	_, err = rc.ListGroups(ctx) // the session knows its rooms and zones before it stores a scene
-	g.Expect(err).NotTo(HaveOccurred())
 	states := map[string]model.StateBody{"1": {On: ptr.To(true), Bri: ptr.To(40)}, "2": {On: ptr.To(false)}}
 	for _, name := range []string{"Relax", "Read", "Energize"} { // the user's scenes
 		_, err := rc.CreateScene(ctx, SceneSpec{Name: name, GroupID: zone, States: states})
@@ -53,19 +44,9 @@ func TestV2SceneCreateReadsBackOneScene(t *testing.T) {
 // knownScenesMax a listing keeps only the scenes the bridge holds, so the
 // ids of scenes long deleted do not pile up in a long-running manager.
 func TestV2SceneIDsAreBounded(t *testing.T) {
-	sim, err := huesim.Start(huesim.Options{Lights: []string{"a"}, Usernames: []string{huetest.User}}, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sim.Close)
-	sim.SetGroupRate(math.Inf(1), 1) // the group budget is not under test
-	zone := sim.AddZone("Downstairs", "1")
-	client := v2For(t, sim, huetest.User, Trust{})
-	rc, _ := RoomsOf(client)
+	_, client, rc, zone := zoneOnV2(t, "a")
 	ctx := context.Background()
 	g := NewWithT(t)
-	_, err = rc.ListGroups(ctx)
-	g.Expect(err).NotTo(HaveOccurred())
 	states := map[string]model.StateBody{"1": {On: ptr.To(true), Bri: ptr.To(40)}}
 	ids := &client.(*v2Client).scenes
 	known := func() int {
@@ -82,4 +63,25 @@ func TestV2SceneIDsAreBounded(t *testing.T) {
 	}
 	g.Expect(most).To(Equal(knownScenesMax), "ids known at most")
 	g.Expect(known()).To(BeNumerically("<=", 2), "after the listing, only what was stored since")
+}
+
+// zoneOnV2 is a simulated CLIP v2 bridge of the named bulbs with a zone
+// of them all, and a client that has read its rooms and zones (as a
+// session has before it stores a scene). The group budget is lifted: it
+// is not under test here.
+func zoneOnV2(t *testing.T, bulbs ...string) (*huesim.Server, Client, RoomsClient, string) {
+	t.Helper()
+	sim := huetest.StartSim(t, huesim.Options{Lights: bulbs})
+	sim.SetGroupRate(math.Inf(1), 1)
+	ids := make([]string, len(bulbs))
+	for i := range bulbs {
+		ids[i] = strconv.Itoa(i + 1)
+	}
+	zone := sim.AddZone("Downstairs", ids...)
+	client := v2For(t, sim, huetest.User, Trust{})
+	rc, _ := RoomsOf(client)
+	if _, err := rc.ListGroups(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return sim, client, rc, zone
 }
