@@ -21,6 +21,7 @@ import (
 func main() {
 	var (
 		probeAddr        string
+		pprofAddr        string
 		leaderElect      bool
 		leaderElectionNS string
 	)
@@ -28,6 +29,8 @@ func main() {
 	metrics := serving.DefaultMetrics()
 	metrics.BindFlags(flag.CommandLine)
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "Address the health probes bind to.")
+	flag.StringVar(&pprofAddr, "pprof-bind-address", "0",
+		"Address Go's profiles (/debug/pprof/) are served at, over plain HTTP and without authentication, for kubectl port-forward; \"0\" turns them off. Bind to 127.0.0.1.")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "Elect a leader so that only one manager reconciles at a time.")
 	flag.StringVar(&leaderElectionNS, "leader-election-namespace", "", "Namespace of the leader election lease (default: the pod's namespace).")
 	flag.DurationVar(&cfg.DynamoDBTablePollInterval, "dynamodbtable-poll-interval", cfg.DynamoDBTablePollInterval,
@@ -112,6 +115,7 @@ func main() {
 		Cache:                   cacheOptions(),
 		Metrics:                 metrics.ServerOptions(),
 		HealthProbeBindAddress:  probeAddr,
+		PprofBindAddress:        pprofAddr,
 		LeaderElection:          leaderElect,
 		LeaderElectionID:        "manager.tether.dev",
 		LeaderElectionNamespace: leaderElectionNS,
@@ -136,7 +140,7 @@ func main() {
 	}
 
 	log.Info("starting the manager", "version", version, "metricsAddress", metrics.BindAddress, "metricsSecure", metrics.Secure, "kubeAPIQPS", kubeAPI.QPS, "kubeAPIBurst", kubeAPI.Burst,
-		"probeAddress", probeAddr, "leaderElection", leaderElect, "credentialsNamespaces", cfg.CredentialsNamespaces,
+		"probeAddress", probeAddr, "pprofAddress", pprofAddr, "leaderElection", leaderElect, "credentialsNamespaces", cfg.CredentialsNamespaces,
 		"operatorNamespace", cfg.OperatorNamespace, "awsRequireAccount", cfg.AWSRequireAccount, "gcPercent", gcPercent, "memoryLimit", memoryLimit)
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
 		log.Error(err, "the manager stopped with an error")

@@ -37,7 +37,9 @@ import (
 // RBAC) and scrapes its metrics endpoint: plain HTTP and a request without a
 // token are refused, a token whose ServiceAccount may not GET /metrics is
 // refused, and one bound to the manifest's metrics-reader ClusterRole is
-// answered. Its readiness probe answers once its caches have synced.
+// answered. Its readiness probe answers once its caches have synced. Go's
+// profiles are off in the install and served where --pprof-bind-address
+// says.
 func TestMetricsNeedAnAuthorizedToken(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
@@ -79,7 +81,8 @@ func TestMetricsNeedAnAuthorizedToken(t *testing.T) {
 	// The manager binary, with the manifest's args; only the listen
 	// addresses move to free loopback ports, and the lease namespace (in a
 	// pod, its own) is named.
-	metricsAddr, probeAddr := freeAddr(t), freeAddr(t)
+	g.Expect(args).NotTo(ContainElement(HavePrefix("--pprof-bind-address=")), "the install serves profiles")
+	metricsAddr, probeAddr, pprofAddr := freeAddr(t), freeAddr(t), freeAddr(t)
 	for i, a := range args {
 		switch {
 		case strings.HasPrefix(a, "--metrics-bind-address="):
@@ -88,12 +91,18 @@ func TestMetricsNeedAnAuthorizedToken(t *testing.T) {
 			args[i] = "--health-probe-bind-address=" + probeAddr
 		}
 	}
-	args = append(args, "--leader-election-namespace="+namespace)
+	// Profiles, off in the install, served where a user asks for them.
+	args = append(args, "--leader-election-namespace="+namespace, "--pprof-bind-address="+pprofAddr)
 	kubeconfig := tokenKubeconfig(t, admin, token(t, cs, namespace, "tether-controller-manager"))
 	runManager(t, kubeconfig, args)
 
 	g.Eventually(func() int { return status(http.DefaultClient, "http://"+probeAddr+"/readyz", "") },
 		2*time.Minute, 200*time.Millisecond).Should(Equal(http.StatusOK), "the manager never became ready")
+
+	pprof := "http://" + pprofAddr + "/debug/pprof/"
+	g.Eventually(func() int { return status(http.DefaultClient, pprof, "") }, time.Minute, 200*time.Millisecond).
+		Should(Equal(http.StatusOK), "--pprof-bind-address serves Go's profiles")
+	g.Expect(body(t, http.DefaultClient, pprof, "")).To(ContainSubstring("heap"))
 
 	https := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
 		// The manager's certificate is self-signed unless --metrics-cert-path
