@@ -48,6 +48,7 @@ var (
 
 // objectLists are the kinds whose objects the metrics count.
 var objectLists = []func() client.ObjectList{
+	func() client.ObjectList { return &awsv1alpha1.AWSAccountList{} },
 	func() client.ObjectList { return &awsv1alpha1.DynamoDBTableList{} },
 	func() client.ObjectList { return &huev1alpha1.HueBridgeList{} },
 	func() client.ObjectList { return &huev1alpha1.HueGroupList{} },
@@ -98,9 +99,9 @@ func (c *objectsCollector) Collect(ch chan<- prometheus.Metric) {
 			continue
 		}
 		kind := c.kindOf(list)
-		var objs []Managed
+		var objs []counted
 		_ = meta.EachListItem(list, func(o runtime.Object) error {
-			objs = append(objs, o.(Managed))
+			objs = append(objs, countedOf(o))
 			return nil
 		})
 		c.collectKind(ch, kind, objs)
@@ -108,6 +109,25 @@ func (c *objectsCollector) Collect(ch chan<- prometheus.Metric) {
 			collectBridges(ch, bridges.Items)
 		}
 	}
+}
+
+// counted is an object the metrics count, and its conditions.
+type counted struct {
+	client.Object
+	conditions []metav1.Condition
+}
+
+// countedOf is o with its conditions: the generic reconciler's for the
+// managed kinds, the status's own for an AWSAccount (which has no managed
+// resource outside, only a role to assume and a change feed).
+func countedOf(o runtime.Object) counted {
+	switch o := o.(type) {
+	case Managed:
+		return counted{o, o.Managed().Conditions}
+	case *awsv1alpha1.AWSAccount:
+		return counted{o, o.Status.Conditions}
+	}
+	return counted{Object: o.(client.Object)}
 }
 
 // kindOf is the kind label of a list's items: the kind in lower case, as
@@ -141,12 +161,12 @@ var expectedLongStates = map[string]map[string]bool{
 	"huegroup": {"LightUnreachable": true, "DeviceOff": true},
 }
 
-func (c *objectsCollector) collectKind(ch chan<- prometheus.Metric, kind string, objs []Managed) {
+func (c *objectsCollector) collectKind(ch chan<- prometheus.Metric, kind string, objs []counted) {
 	counts := map[conditionKey]int{}
 	longest := map[longestKey]time.Duration{}
 	for _, obj := range objs {
 		ns := obj.GetNamespace()
-		conds := obj.Managed().Conditions
+		conds := obj.conditions
 		for _, t := range []string{commonv1alpha1.Ready, commonv1alpha1.Synced, commonv1alpha1.Stalled} {
 			if cond := meta.FindStatusCondition(conds, t); cond != nil {
 				counts[conditionKey{ns, t, string(cond.Status), cond.Reason}]++
@@ -175,8 +195,8 @@ func (c *objectsCollector) collectKind(ch chan<- prometheus.Metric, kind string,
 
 // notReadySince is when obj stopped being Ready (or was created, if it
 // never was).
-func notReadySince(obj Managed) (time.Time, bool) {
-	ready := meta.FindStatusCondition(obj.Managed().Conditions, commonv1alpha1.Ready)
+func notReadySince(obj counted) (time.Time, bool) {
+	ready := meta.FindStatusCondition(obj.conditions, commonv1alpha1.Ready)
 	if ready == nil {
 		return obj.GetCreationTimestamp().Time, true
 	}
