@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	eventsv1 "k8s.io/api/events/v1"
@@ -71,7 +72,16 @@ func TestHueV2AutoPicksV2(t *testing.T) {
 		g.Expect(b.Status.VerifiedV2BridgeID).To(BeEmpty())
 	}, hueTimeout, huePoll).Should(Succeed())
 	g.Expect(meta.FindStatusCondition(plain.hueBridge(g).Status.Conditions, "Ready").Message).To(ContainSubstring("unencrypted"))
-	g.Expect(warningsFor(g, plain, hue.ReasonPlainV1)).To(Equal(1), "one Warning event names the plain v1")
+	expectOneWarning(g, plain, hue.ReasonPlainV1, "one Warning event names the plain v1")
+}
+
+// expectOneWarning waits for the Warning event with reason about h's
+// HueBridge (events go out after the status write, through a broadcaster
+// of their own) and checks no second one follows.
+func expectOneWarning(g Gomega, h *hueEnv, reason, what string) {
+	count := func(g Gomega) int { return warningsFor(g, h, reason) }
+	g.Eventually(count, hueTimeout, huePoll).Should(Equal(1), what)
+	g.Consistently(count, time.Second, huePoll).Should(Equal(1), what)
 }
 
 // warningsFor counts the Warning events with reason about h's HueBridge.
@@ -144,7 +154,7 @@ func TestHueV2CertificateRefused(t *testing.T) {
 	}, hueTimeout, huePoll).Should(Equal("True/" + hue.ReasonInsecureTLS))
 	g.Expect(impostor.hueBridge(g).Status.Certificate.Check).To(Equal(wire.CertificateSkipped))
 	g.Eventually(func(g Gomega) bool { return impostor.bulb(g, "desk").On }, hueTimeout, huePoll).Should(BeTrue())
-	g.Expect(warningsFor(g, impostor, hue.ReasonInsecureTLS)).To(Equal(1), "one Warning event names the opt-in")
+	expectOneWarning(g, impostor, hue.ReasonInsecureTLS, "one Warning event names the opt-in")
 }
 
 // TestHueV2StreamDroppedAndResumed: the bridge drops its event stream and

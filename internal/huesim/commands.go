@@ -21,13 +21,34 @@ func (b *Bridge) appendCommand(c Command) {
 	b.mu.Unlock()
 }
 
+// logged serves a command with its effect and its log entry as one step
+// to the looks of lockView.
+func (b *Bridge) logged(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		b.applying.Lock()
+		defer b.applying.Unlock()
+		h(w, r)
+	}
+}
+
+// lockView locks the state for a look from outside the API (a test's, the
+// control API's), after any command being applied is logged too.
+func (b *Bridge) lockView() (unlock func()) {
+	b.applying.RLock()
+	b.mu.Lock()
+	return func() {
+		b.mu.Unlock()
+		b.applying.RUnlock()
+	}
+}
+
 // commandHandler handles a command body and returns the answer array.
 type commandHandler func(r *http.Request, addr string, body map[string]json.RawMessage) []result
 
 // command wraps a light or group command: the rate limit, JSON decoding,
 // the answer and the command log.
 func (b *Bridge) command(h commandHandler) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+	return b.logged(func(w http.ResponseWriter, r *http.Request) {
 		addr := resourcePath(r)
 		raw, _ := io.ReadAll(r.Body)
 		if !b.limits.allow(addr) {
@@ -49,7 +70,7 @@ func (b *Bridge) command(h commandHandler) http.HandlerFunc {
 		}
 		b.record(r, addr, raw, res)
 		writeJSON(w, http.StatusOK, res)
-	}
+	})
 }
 
 // record appends a received command to the log.

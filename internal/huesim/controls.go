@@ -65,8 +65,7 @@ func (b *Bridge) ChangeLight(id string, change func(*LightState)) error {
 
 // Light returns a copy of a bulb.
 func (b *Bridge) Light(id string) (Light, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	defer b.lockView()()
 	l, ok := b.lights[id]
 	if !ok {
 		return Light{}, false
@@ -76,8 +75,7 @@ func (b *Bridge) Light(id string) (Light, bool) {
 
 // LightByName returns a copy of the bulb with that name.
 func (b *Bridge) LightByName(name string) (Light, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	defer b.lockView()()
 	for _, l := range b.lights {
 		if l.Name == name {
 			return *l, true
@@ -88,8 +86,7 @@ func (b *Bridge) LightByName(name string) (Light, bool) {
 
 // Lights returns copies of all bulbs by id.
 func (b *Bridge) Lights() map[string]Light {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	defer b.lockView()()
 	out := make(map[string]Light, len(b.lights))
 	for id, l := range b.lights {
 		out[id] = *l

@@ -146,8 +146,7 @@ func (b *Bridge) groupsJSON() map[string]any {
 
 // Groups returns the groups created through the API, by id.
 func (b *Bridge) Groups() map[string]Group {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	defer b.lockView()()
 	out := make(map[string]Group, len(b.groups))
 	for id, g := range b.groups {
 		c := *g

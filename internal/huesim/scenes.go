@@ -442,8 +442,7 @@ func (b *Bridge) shows(groupID string, sc *Scene) bool {
 // ActiveScene is the name of the scene last recalled on the group, while
 // its lights still show it ("" otherwise): what the Hue app marks active.
 func (b *Bridge) ActiveScene(groupID string) string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	defer b.lockView()()
 	return b.activeSceneLocked(groupID)
 }
 
@@ -457,8 +456,7 @@ func (b *Bridge) activeSceneLocked(groupID string) string {
 
 // Scenes returns the scenes on the bridge, by id.
 func (b *Bridge) Scenes() map[string]Scene {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	defer b.lockView()()
 	out := make(map[string]Scene, len(b.scenes))
 	for id, sc := range b.scenes {
 		c := *sc

@@ -103,7 +103,11 @@ type Options struct {
 // Bridge is the simulated bridge's state. Its methods are safe for
 // concurrent use; Handler serves the v1 API over it.
 type Bridge struct {
-	mu        sync.Mutex
+	mu sync.Mutex
+	// applying is held by each command from its effect to its entry in
+	// the command log, and shared by the looks a test takes (lockView),
+	// so that whoever sees a command's effect finds the command logged.
+	applying  sync.RWMutex
 	opts      Options
 	lights    map[string]*Light
 	users     map[string]whitelistEntry

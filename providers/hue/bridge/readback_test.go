@@ -55,7 +55,10 @@ func TestAReadBackWakesWhatItConfirms(t *testing.T) {
 			sent, _, err := s.Send(ctx, Change{Key: hall, LightID: "1", Body: body, Full: body, Generation: 1}, time.Second)
 			g.Expect(sent, err).To(BeTrue())
 			f.Set("1", func(st *model.LightState) { st.On, st.Bri = true, ptr.To(c.during) })
-			drain(lights) // the sender's wake-up for the command it sent
+			// The sender's wake-up for the command it sent, which may come
+			// just after Send returns.
+			g.Eventually(func() []string { return drain(lights) }, 5*time.Second, 10*time.Millisecond).
+				Should(ContainElement(hall.String()))
 			g.Eventually(func() int { n, _ := f.Calls(); return n - gets }, 5*time.Second, 10*time.Millisecond).
 				Should(BeNumerically(">=", 1), "a read back, long before the poll")
 			f.Set("1", func(st *model.LightState) { st.Bri = ptr.To(c.after) })

@@ -26,12 +26,6 @@ func (s *simPoller) sceneCommands() []string {
 	return out
 }
 
-// wokenAll waits until n HueLights were woken.
-func (s *simPoller) wokenAll(g Gomega, n int, timeout time.Duration) {
-	var woken []string
-	g.Eventually(func() []string { woken = append(woken, s.woken()...); return woken }, timeout, 20*time.Millisecond).Should(HaveLen(n))
-}
-
 // TestTemporarySceneForDistinctStates: 20 lights, each wanting a state of
 // its own, and a bulb that is not Tether's: one temporary scene is stored,
 // recalled on group 0 and deleted; light by light would take 4 s at 5/s.
