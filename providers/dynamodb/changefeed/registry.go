@@ -65,7 +65,7 @@ type Options struct {
 	Operator *OperatorFeed
 	Log      logr.Logger
 	// Clock defaults to the real one.
-	Clock clock.WithTicker
+	Clock clock.WithTickerAndDelayedExecution
 	// MaxRetryDelay caps the wait between the attempts of a feed that
 	// fails. Default 1m.
 	MaxRetryDelay time.Duration
@@ -86,7 +86,7 @@ type OperatorFeed struct {
 // feed covers it.
 type Registry struct {
 	opts          Options
-	clock         clock.WithTicker
+	clock         clock.WithTickerAndDelayedExecution
 	log           logr.Logger
 	maxRetryDelay time.Duration
 

@@ -106,6 +106,10 @@ func (r *Registry) holders(ctx context.Context, f *feed, c change) ([]holder, er
 // made, and no later than now: a time in the future is taken as now, so
 // that it cannot ask for looks that do not happen yet. The queue is the
 // DynamoDBTable controller's own: once Add returns, the look will happen.
+// A later look is added when its time comes (addAt), not with the queue's
+// AddAfter: the queue keeps only the earliest of an object's delayed adds,
+// so a look asked for past one still waiting would never run, and the
+// changes woken records as covered by it would go unseen.
 func (r *Registry) wake(objs []holder, at time.Time) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -125,14 +129,21 @@ func (r *Registry) wake(objs []holder, at time.Time) int {
 		if r.opts.Changed != nil {
 			r.opts.Changed(o.uid)
 		}
-		if req := (reconcile.Request{NamespacedName: o.key}); next.Equal(now) {
-			r.tables.Add(req)
-		} else {
-			r.tables.AddAfter(req, next.Sub(now))
-		}
+		r.addAt(reconcile.Request{NamespacedName: o.key}, now, next)
 		n++
 	}
 	return n
+}
+
+// addAt adds req to the tables' queue at next: at once when next is now,
+// otherwise when the registry's clock reaches it. Callers hold r.mu.
+func (r *Registry) addAt(req reconcile.Request, now, next time.Time) {
+	if !next.After(now) {
+		r.tables.Add(req)
+		return
+	}
+	tables := r.tables
+	r.clock.AfterFunc(next.Sub(now), func() { tables.Add(req) })
 }
 
 func later(a, b time.Time) time.Time {
