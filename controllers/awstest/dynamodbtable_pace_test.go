@@ -29,12 +29,12 @@ import (
 // proxy throttles a fifth of the calls. Tether's settle window is its
 // production minute: every stale read here ends well within it.
 var awsPace = ddbgap.Pace{
-	Create:      3 * time.Second,
-	Unseen:      1500 * time.Millisecond, // the reconciler looks again 1 s after a create
-	Update:      2 * time.Second,
-	Backfill:    3 * time.Second,
-	Delete:      3 * time.Second,
-	Stale:       4 * time.Second, // beyond Update: a read of an ACTIVE table still shows it as it was
+	Create:   3 * time.Second,
+	Unseen:   1500 * time.Millisecond, // the reconciler looks again 1 s after a create
+	Update:   2 * time.Second,
+	Backfill: 3 * time.Second,
+	Delete:   3 * time.Second,
+	Stale:    4 * time.Second, // beyond Update: a read of an ACTIVE table still shows it as it was
 	// AWS's own hour, not scaled: the test asks for the refusal after
 	// its earlier phases, which take about a minute on a loaded machine.
 	TTLCooldown: time.Hour,
