@@ -41,6 +41,46 @@ func desiredFrom(spec huev1alpha1.HueLightSpec) model.Desired {
 	return d
 }
 
+// powerupFrom converts a spec's powerup to the model's, nil when unset.
+// The API server checked which parts go with which preset and mode.
+func powerupFrom(p *huev1alpha1.Powerup) *model.Powerup {
+	if p == nil {
+		return nil
+	}
+	out := &model.Powerup{Preset: p.Preset}
+	if on := p.On; on != nil {
+		out.On = &model.PowerupOn{Mode: on.Mode}
+		if on.On != nil {
+			v := *on.On
+			out.On.On = &v
+		}
+	}
+	if d := p.Dimming; d != nil {
+		out.Dimming = &model.PowerupDimming{Mode: d.Mode, Bri: intPtr(d.Brightness)}
+	}
+	if c := p.Color; c != nil {
+		out.Color = &model.PowerupColor{Mode: c.Mode, CT: intPtr(c.ColorTemperature)}
+		if len(c.XY) == 2 {
+			out.Color.XY = &[2]float64{float64(c.XY[0]), float64(c.XY[1])}
+		}
+	}
+	return out
+}
+
+// gradientFrom converts a spec's gradient to the model's, nil when unset.
+func gradientFrom(g *huev1alpha1.Gradient) *model.Gradient {
+	if g == nil {
+		return nil
+	}
+	out := &model.Gradient{Mode: g.Mode, Points: make([][2]float64, 0, len(g.Points))}
+	for _, p := range g.Points {
+		if len(p.XY) == 2 {
+			out.Points = append(out.Points, [2]float64{float64(p.XY[0]), float64(p.XY[1])})
+		}
+	}
+	return out
+}
+
 // deciseconds converts a duration to the bridge's transitiontime unit,
 // rounding to the nearest 100 ms (the API server only lets multiples in).
 func deciseconds(d time.Duration) int {
@@ -84,4 +124,30 @@ func capabilitiesStatus(l model.Light) *huev1alpha1.LightCapabilities {
 		out.Gamut = &huev1alpha1.Gamut{Type: g.Type, Red: point(g.Red), Green: point(g.Green), Blue: point(g.Blue)}
 	}
 	return out
+}
+
+// gradientPoints is a model gradient's points as the API types show them.
+func gradientPoints(points [][2]float64) []huev1alpha1.GradientPoint {
+	out := make([]huev1alpha1.GradientPoint, len(points))
+	for i, p := range points {
+		out[i] = huev1alpha1.GradientPoint{XY: []huev1alpha1.Chromaticity{huev1alpha1.Chromaticity(p[0]), huev1alpha1.Chromaticity(p[1])}}
+	}
+	return out
+}
+
+// observedGradient is the gradient a bulb shows, nil for none.
+func observedGradient(g *model.Gradient) *huev1alpha1.ObservedGradient {
+	if g == nil {
+		return nil
+	}
+	return &huev1alpha1.ObservedGradient{Points: gradientPoints(g.Points), Mode: g.Mode}
+}
+
+// gradientCapabilities is a gradient light's feature as the status shows
+// it, nil for a light without one.
+func gradientCapabilities(c *model.GradientCapabilities) *huev1alpha1.GradientCapabilities {
+	if c == nil {
+		return nil
+	}
+	return &huev1alpha1.GradientCapabilities{PointsCapable: int32(c.PointsCapable), Modes: append([]string(nil), c.Modes...)}
 }
