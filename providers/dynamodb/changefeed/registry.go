@@ -58,8 +58,10 @@ type Options struct {
 	// SessionName is the session name Tether assumes an AWSAccount's role
 	// with, by which its own calls are known.
 	SessionName func(*awsv1alpha1.AWSAccount) string
-	// Changed, when set, is told of each object woken for a change, before
-	// it is queued: its look must read the table afresh.
+	// Changed, when set, is told of each object woken for a change, as its
+	// look is queued (for a look queued later, then, not at the wake-up):
+	// that look must read the table afresh, and a look that runs earlier
+	// must not use the word up.
 	Changed func(types.UID)
 	// Operator is the operator's own feed; nil when it has none.
 	Operator *OperatorFeed

@@ -105,11 +105,13 @@ func (r *Registry) holders(ctx context.Context, f *feed, c change) ([]holder, er
 // for the object. An event's time is AWS's word for when the change was
 // made, and no later than now: a time in the future is taken as now, so
 // that it cannot ask for looks that do not happen yet. The queue is the
-// DynamoDBTable controller's own: once Add returns, the look will happen.
-// A later look is added when its time comes (addAt), not with the queue's
-// AddAfter: the queue keeps only the earliest of an object's delayed adds,
-// so a look asked for past one still waiting would never run, and the
-// changes woken records as covered by it would go unseen.
+// DynamoDBTable controller's own: once a look is queued, it will happen. A
+// later look is queued when its time comes, by a timer of the registry's
+// (addAt), not with the queue's AddAfter: the queue keeps only the earliest
+// of an object's delayed adds, so a look asked for past one still waiting
+// would never run, and the changes woken records as covered by it would
+// go unseen. (A timer dies with the process; the next start reads every
+// table.)
 func (r *Registry) wake(objs []holder, at time.Time) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -126,24 +128,28 @@ func (r *Registry) wake(objs []holder, at time.Time) int {
 			next = later(now, last.(time.Time).Add(lookSpacing))
 		}
 		r.woken.Add(o.key, next)
-		if r.opts.Changed != nil {
-			r.opts.Changed(o.uid)
-		}
-		r.addAt(reconcile.Request{NamespacedName: o.key}, now, next)
+		r.addAt(o, now, next)
 		n++
 	}
 	return n
 }
 
-// addAt adds req to the tables' queue at next: at once when next is now,
-// otherwise when the registry's clock reaches it. Callers hold r.mu.
-func (r *Registry) addAt(req reconcile.Request, now, next time.Time) {
+// addAt queues o's look at next, telling Changed then: at once when next
+// is now, otherwise when the registry's clock reaches it. Callers hold
+// r.mu.
+func (r *Registry) addAt(o holder, now, next time.Time) {
+	tables, changed := r.tables, r.opts.Changed
+	look := func() {
+		if changed != nil {
+			changed(o.uid)
+		}
+		tables.Add(reconcile.Request{NamespacedName: o.key})
+	}
 	if !next.After(now) {
-		r.tables.Add(req)
+		look()
 		return
 	}
-	tables := r.tables
-	r.clock.AfterFunc(next.Sub(now), func() { tables.Add(req) })
+	r.clock.AfterFunc(next.Sub(now), look)
 }
 
 func later(a, b time.Time) time.Time {

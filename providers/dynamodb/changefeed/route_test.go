@@ -11,18 +11,22 @@ import (
 )
 
 // lookQueue records when each look queued for one table runs, by the
-// registry's fake clock. As the controller's queue (client-go's delaying
-// queue, controller-runtime's priority queue), it keeps only the earliest
-// of the delayed adds of a table still waiting, and an add now takes the
-// place of a delayed one.
+// registry's fake clock, and whether it read the table afresh (the
+// registry's Changed said so since the last look, which uses the word up,
+// as Observe does). As the controller's queue (controller-runtime's
+// priority queue, its default), it keeps only the earliest of the delayed
+// adds of a table still waiting, and an add now takes the place of a
+// delayed one. Each look runs at once.
 type lookQueue struct {
 	workqueue.TypedRateLimitingInterface[reconcile.Request]
 	clock *clocktesting.FakeClock
 	// now is the clock's time, kept here: the fake clock runs timers
 	// while it holds its lock, so Add cannot ask it.
-	now   time.Time
-	looks []time.Time
-	due   time.Time // the delayed look waiting, if not zero
+	now     time.Time
+	looks   []time.Time
+	stale   []time.Time // the looks that did not read afresh
+	changed bool
+	due     time.Time // the delayed look waiting, if not zero
 }
 
 func newLookQueue(clock *clocktesting.FakeClock) *lookQueue {
@@ -31,7 +35,15 @@ func newLookQueue(clock *clocktesting.FakeClock) *lookQueue {
 
 func (q *lookQueue) Add(reconcile.Request) {
 	q.due = time.Time{}
-	q.looks = append(q.looks, q.now)
+	q.look(q.now)
+}
+
+func (q *lookQueue) look(at time.Time) {
+	q.looks = append(q.looks, at)
+	if !q.changed {
+		q.stale = append(q.stale, at)
+	}
+	q.changed = false
 }
 
 func (q *lookQueue) AddAfter(_ reconcile.Request, d time.Duration) {
@@ -40,14 +52,21 @@ func (q *lookQueue) AddAfter(_ reconcile.Request, d time.Duration) {
 	}
 }
 
-// step moves the clock on by d, running the delayed look that falls due
-// and the registry's timers.
+// lookTick is the fake time's resolution: a timer's look is recorded at
+// the first tick at or after its time.
+const lookTick = 10 * time.Millisecond
+
+// step moves the clock on by d, tick by tick, running the delayed look
+// that falls due and the registry's timers.
 func (q *lookQueue) step(d time.Duration) {
-	q.now = q.now.Add(d)
-	q.clock.Step(d)
-	if !q.due.IsZero() && !q.due.After(q.now) {
-		q.looks = append(q.looks, q.due)
-		q.due = time.Time{}
+	for ; d > 0; d -= lookTick {
+		tick := min(d, lookTick)
+		q.now = q.now.Add(tick)
+		q.clock.Step(tick)
+		if !q.due.IsZero() && !q.due.After(q.now) {
+			q.look(q.due)
+			q.due = time.Time{}
+		}
 	}
 }
 
@@ -78,15 +97,16 @@ func TestEventDrivenLooksAreSpacedPerTable(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := clocktesting.NewFakeClock(start)
-			r := NewRegistry(Options{Clock: clock})
 			q := newLookQueue(clock)
+			r := NewRegistry(Options{Clock: clock, Changed: func(types.UID) { q.changed = true }})
 			r.tables = q
 			for range tc.events {
 				r.wake(table, tc.at(clock.Now()))
 				q.step(tc.every)
 			}
-			for range 10 { // the looks still to come
-				q.step(time.Second)
+			q.step(10 * time.Second) // the looks still to come
+			if len(q.stale) > 0 {
+				t.Errorf("looks at %v did not read the table afresh", q.stale)
 			}
 			if len(q.looks) > tc.maxLooks || len(q.looks) == 0 {
 				t.Fatalf("%d looks queued (at %v), want 1 to %d", len(q.looks), q.looks, tc.maxLooks)
