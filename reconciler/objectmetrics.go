@@ -48,7 +48,6 @@ var (
 
 // objectLists are the kinds whose objects the metrics count.
 var objectLists = []func() client.ObjectList{
-	func() client.ObjectList { return &awsv1alpha1.AWSAccountList{} },
 	func() client.ObjectList { return &awsv1alpha1.DynamoDBTableList{} },
 	func() client.ObjectList { return &huev1alpha1.HueBridgeList{} },
 	func() client.ObjectList { return &huev1alpha1.HueGroupList{} },
@@ -99,9 +98,9 @@ func (c *objectsCollector) Collect(ch chan<- prometheus.Metric) {
 			continue
 		}
 		kind := c.kindOf(list)
-		var objs []counted
+		var objs []Managed
 		_ = meta.EachListItem(list, func(o runtime.Object) error {
-			objs = append(objs, countedOf(o))
+			objs = append(objs, o.(Managed))
 			return nil
 		})
 		c.collectKind(ch, kind, objs)
@@ -109,25 +108,6 @@ func (c *objectsCollector) Collect(ch chan<- prometheus.Metric) {
 			collectBridges(ch, bridges.Items)
 		}
 	}
-}
-
-// counted is an object the metrics count, and its conditions.
-type counted struct {
-	client.Object
-	conditions []metav1.Condition
-}
-
-// countedOf is o with its conditions: the generic reconciler's for the
-// managed kinds, the status's own for an AWSAccount (which has no managed
-// resource outside, only a role to assume and a change feed).
-func countedOf(o runtime.Object) counted {
-	switch o := o.(type) {
-	case Managed:
-		return counted{o, o.Managed().Conditions}
-	case *awsv1alpha1.AWSAccount:
-		return counted{o, o.Status.Conditions}
-	}
-	return counted{Object: o.(client.Object)}
 }
 
 // kindOf is the kind label of a list's items: the kind in lower case, as
@@ -161,12 +141,12 @@ var expectedLongStates = map[string]map[string]bool{
 	"huegroup": {"LightUnreachable": true, "DeviceOff": true},
 }
 
-func (c *objectsCollector) collectKind(ch chan<- prometheus.Metric, kind string, objs []counted) {
+func (c *objectsCollector) collectKind(ch chan<- prometheus.Metric, kind string, objs []Managed) {
 	counts := map[conditionKey]int{}
 	longest := map[longestKey]time.Duration{}
 	for _, obj := range objs {
 		ns := obj.GetNamespace()
-		conds := obj.conditions
+		conds := obj.Managed().Conditions
 		for _, t := range []string{commonv1alpha1.Ready, commonv1alpha1.Synced, commonv1alpha1.Stalled} {
 			if cond := meta.FindStatusCondition(conds, t); cond != nil {
 				counts[conditionKey{ns, t, string(cond.Status), cond.Reason}]++
@@ -195,8 +175,8 @@ func (c *objectsCollector) collectKind(ch chan<- prometheus.Metric, kind string,
 
 // notReadySince is when obj stopped being Ready (or was created, if it
 // never was).
-func notReadySince(obj counted) (time.Time, bool) {
-	ready := meta.FindStatusCondition(obj.conditions, commonv1alpha1.Ready)
+func notReadySince(obj Managed) (time.Time, bool) {
+	ready := meta.FindStatusCondition(obj.Managed().Conditions, commonv1alpha1.Ready)
 	if ready == nil {
 		return obj.GetCreationTimestamp().Time, true
 	}

@@ -51,9 +51,6 @@ func TestObjectMetrics(t *testing.T) {
 		table("backfilling", nil, cond("Ready", "False", "Updating", 2*time.Hour)),
 		bridge("home", "Polling", cond("Ready", "True", "Available", time.Hour)),
 		bridge("office", "", cond("Ready", "False", "BridgeUnreachable", time.Minute)),
-		// An AWSAccount's own conditions, not a managed status's.
-		&awsv1alpha1.AWSAccount{ObjectMeta: metav1.ObjectMeta{Name: "team-a"}, Status: awsv1alpha1.AWSAccountStatus{
-			Conditions: []metav1.Condition{cond("Ready", "False", "AccessDenied", 10*time.Minute)}}},
 	}
 	scheme, err := api.NewScheme()
 	if err != nil {
@@ -82,7 +79,6 @@ tether_hue_bridge_ready{bridge="office",reason="BridgeUnreachable"} 0
 tether_hue_event_stream{bridge="home",state="Polling"} 1
 # HELP tether_objects Objects by kind (as in the other tether_ metrics), namespace (empty for cluster-wide kinds) and the status and reason of their Ready, Synced and Stalled conditions (Stalled only while True).
 # TYPE tether_objects gauge
-tether_objects{condition="Ready",kind="awsaccount",namespace="",reason="AccessDenied",status="False"} 1
 tether_objects{condition="Ready",kind="dynamodbtable",namespace="default",reason="AccessDenied",status="False"} 1
 tether_objects{condition="Ready",kind="dynamodbtable",namespace="default",reason="Available",status="True"} 1
 tether_objects{condition="Ready",kind="dynamodbtable",namespace="default",reason="Creating",status="False"} 1
@@ -97,7 +93,6 @@ tether_objects{condition="Ready",kind="huebridge",namespace="",reason="Available
 tether_objects{condition="Ready",kind="huebridge",namespace="",reason="BridgeUnreachable",status="False"} 1
 # HELP tether_objects_not_ready_longest_seconds How long the object of the kind and namespace that has been not Ready the longest has been so (since Ready last changed, or since its creation), paused objects left out; 0 when all are Ready. expected="true" counts only the states that are expected to last (a DynamoDBTable Creating or Updating: an index backfill or a restore takes hours; a bulb switched off at the wall), expected="false" every other.
 # TYPE tether_objects_not_ready_longest_seconds gauge
-tether_objects_not_ready_longest_seconds{expected="false",kind="awsaccount",namespace=""} 600
 tether_objects_not_ready_longest_seconds{expected="false",kind="dynamodbtable",namespace="default"} 3600
 tether_objects_not_ready_longest_seconds{expected="true",kind="dynamodbtable",namespace="default"} 7200
 tether_objects_not_ready_longest_seconds{expected="false",kind="huebridge",namespace=""} 60
