@@ -27,7 +27,7 @@ func (b *Bridge) v1Routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/{user}/config", b.getConfig)
 	mux.HandleFunc("GET /api/{user}/lights", b.authed(b.getLights))
 	mux.HandleFunc("GET /api/{user}/lights/{id}", b.authed(b.getLight))
-	mux.HandleFunc("PUT /api/{user}/lights/{id}", b.authed(b.renameLight))
+	mux.HandleFunc("PUT /api/{user}/lights/{id}", b.authed(b.logged(b.renameLight)))
 	mux.HandleFunc("PUT /api/{user}/lights/{id}/state", b.authed(b.command(b.putLightState)))
 	mux.HandleFunc("GET /api/{user}/groups", b.authed(b.getGroups))
 	mux.HandleFunc("POST /api/{user}/groups", b.authed(b.command(b.createGroup)))

@@ -93,8 +93,8 @@ func (b *Bridge) renameLight(w http.ResponseWriter, r *http.Request) {
 		res = append(res, success(addr+"/name", name))
 	}
 	b.mu.Unlock()
-	b.notify()
 	b.record(r, addr, raw, res)
+	b.notify()
 	writeJSON(w, http.StatusOK, res)
 }
 
