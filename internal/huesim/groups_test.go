@@ -2,11 +2,11 @@ package huesim
 
 import (
 	"fmt"
+	"math"
 	"net/http/httptest"
 	"testing"
 
 	"github.com/amimof/huego"
-	"golang.org/x/time/rate"
 )
 
 // TestTemporaryGroupLifecycle: create a group of some lights, act on it, and
@@ -150,4 +150,4 @@ func newServer(t *testing.T, b *Bridge) *httptest.Server {
 }
 
 // unlimitedGroups lifts the group budget for tests of something else.
-func unlimitedGroups(b *Bridge) { b.limits.groups = rate.NewLimiter(rate.Inf, 1) }
+func unlimitedGroups(b *Bridge) { b.SetGroupRate(math.Inf(1), 1) }
