@@ -10,7 +10,8 @@ import (
 // What goes as one group command instead of light commands (a batch), and
 // when the line waits for HueLights about to join it: the choice between
 // group 0, a temporary scene (tempscenes.go) and a temporary group
-// (tempgroups.go), made under the sender's lock.
+// (tempgroups.go), made under the sender's lock; below, the gathering of
+// the HueLights about to join.
 
 // chooseLocked picks what one group command sends: the largest set of
 // queued orders that want one state, through group 0 when that changes no
@@ -170,3 +171,184 @@ func (s *sender) gatherEndLocked() time.Time {
 	oldest, any := s.line.oldest()
 	return s.gather.end(oldest, any)
 }
+
+// Gathering: HueLights changed together (one kubectl apply, drift seen by
+// one read) reach the sender one reconcile after the other; a light
+// command for the first would leave the rest in a line too short to
+// batch. So the session is told which HueLights are about to send
+// (Expect: the informer saw their spec change, with its generation; or a
+// read saw their bulb drift) and, while those keep arriving, the light
+// line waits for them and they go as one temporary scene. An expected
+// HueLight that needs nothing (or waits for something else) counts as
+// arrived; one whose reconcile of that generation came first (informer
+// handlers run apart) is not expected, but its command joins the burst.
+// When the last expected HueLight of a burst (two or more) has arrived,
+// the line lingers for the rest of the burst to be seen. Arrivals that
+// stop for gatherIdle, or a gathering longer than gatherMax, end the wait:
+// a lost expectation costs at most that. A change alone (nothing else
+// expected) goes at once; one more within the linger makes a burst.
+const (
+	gatherIdle = time.Second
+	gatherMax  = 5 * time.Second
+)
+
+// The linger follows the pace the burst is seen at: gatherLinger, or
+// lingerPerGap times the longest gap between two of its HueLights being
+// seen (expected or joined), up to gatherLingerMax. An API server that is
+// busy (or a client applying over a slow link) delivers a burst in
+// chunks; a linger shorter than the gap between two splits the burst into
+// two scenes, and the second waits a whole group slot (a second) for its
+// recall. On an idle cluster a burst is seen within milliseconds and the
+// linger stays gatherLinger.
+const (
+	gatherLinger    = 100 * time.Millisecond
+	gatherLingerMax = 500 * time.Millisecond
+	lingerPerGap    = 3
+)
+
+// gathering is the HueLights the line waits for. It only keeps count: the
+// sender asks it, under its lock, whether to hold the line.
+type gathering struct {
+	// expected are the HueLights about to hand a command over, with the
+	// generation they will (0: any); arrivedGen the generation each last
+	// arrived with.
+	expected   map[types.NamespacedName]int64
+	arrivedGen map[types.NamespacedName]int64
+	// since is when the current gathering began, progress its last
+	// expectation, arrival or join, seen its last expectation or join,
+	// burst how many HueLights it counted (0: none is going on) and
+	// widestGap the longest time between two of them being seen.
+	since, progress, seen time.Time
+	burst                 int
+	widestGap             time.Duration
+	// members are the HueLights the burst counted, perNamespace how many
+	// of them each namespace has.
+	members      map[types.NamespacedName]bool
+	perNamespace map[string]int
+}
+
+// expect records a HueLight about to send for generation gen.
+func (g *gathering) expect(key types.NamespacedName, gen int64, now time.Time) {
+	if g.expected == nil {
+		g.expected = map[types.NamespacedName]int64{}
+	}
+	g.expected[key] = gen
+	g.count(key, now)
+}
+
+// joined records a HueLight that handed a new command over unexpected:
+// its reconcile ran before the informer's handler told the session (they
+// run apart). It counts toward the burst as an expected HueLight that
+// arrived at once would.
+func (g *gathering) joined(key types.NamespacedName, now time.Time) { g.count(key, now) }
+
+// count adds a HueLight seen now to the burst, beginning one when none is
+// going on.
+func (g *gathering) count(key types.NamespacedName, now time.Time) {
+	if g.burst == 0 {
+		g.since, g.widestGap = now, 0
+		clear(g.members)
+		clear(g.perNamespace)
+	} else {
+		g.widestGap = max(g.widestGap, now.Sub(g.seen))
+	}
+	if g.members == nil {
+		g.members, g.perNamespace = map[types.NamespacedName]bool{}, map[string]int{}
+	}
+	if !g.members[key] {
+		g.members[key] = true
+		g.perNamespace[key.Namespace]++
+	}
+	g.burst++
+	g.progress, g.seen = now, now
+}
+
+// holdsNamespace reports whether the gathering holds the orders of
+// namespace ns: only those of a namespace with a burst of its own in it.
+func (g *gathering) holdsNamespace(ns string) bool { return g.perNamespace[ns] >= minBurst }
+
+// minBurst is how many HueLights make a burst: one alone goes at once.
+const minBurst = 2
+
+// linger is how long the line waits after the last expected HueLight of
+// the burst arrived: longer when the burst is seen in chunks.
+func (g *gathering) linger() time.Duration {
+	return min(max(gatherLinger, lingerPerGap*g.widestGap), gatherLingerMax)
+}
+
+// isExpected reports whether the HueLight is expected with generation gen
+// or an earlier one.
+func (g *gathering) isExpected(key types.NamespacedName, gen int64) bool {
+	want, ok := g.expected[key]
+	return ok && want <= gen
+}
+
+// arrivedWith reports whether the HueLight already arrived with
+// generation gen (or a later one).
+func (g *gathering) arrivedWith(key types.NamespacedName, gen int64) bool {
+	return g.arrivedGen[key] >= gen
+}
+
+// arrived records that a HueLight handed its command for generation gen
+// over, or needs none; last is true when it was the last one expected.
+func (g *gathering) arrived(key types.NamespacedName, gen int64, now time.Time) (last bool) {
+	if g.arrivedGen == nil {
+		g.arrivedGen = map[types.NamespacedName]int64{}
+	}
+	g.arrivedGen[key] = max(g.arrivedGen[key], gen)
+	if !g.isExpected(key, gen) {
+		return false
+	}
+	delete(g.expected, key)
+	g.progress = now
+	return len(g.expected) == 0
+}
+
+// forget drops what is known of a HueLight that is gone.
+func (g *gathering) forget(key types.NamespacedName) {
+	delete(g.expected, key)
+	delete(g.arrivedGen, key)
+}
+
+// holds reports whether the line waits for expected HueLights now: while
+// they keep arriving, or lingering after a burst, until end (gatherMax
+// after the gathering or the oldest order in line began) and only while
+// temporary scenes may be used. A change alone is not held, but the
+// gathering it began goes on for the linger: a second change within it
+// makes the two a burst. A burst that counted as many HueLights as the
+// bridge has bulbs (0: none read yet) lingers no more: no other can join
+// it. Once the gathering is over it forgets it.
+func (g *gathering) holds(now, end time.Time, usable bool, bulbs int) bool {
+	quiet := now.Sub(g.progress)
+	waiting := len(g.expected) > 0 && quiet < gatherIdle
+	lingering := len(g.expected) == 0 && g.burst > 0 && quiet < g.linger()
+	if (waiting || lingering) && now.Before(end) && usable {
+		return waiting || (g.burst >= minBurst && (bulbs == 0 || len(g.members) < bulbs))
+	}
+	g.reset()
+	g.burst = 0
+	return false
+}
+
+// left is how long the gathering may still hold the line, until end at
+// the latest.
+func (g *gathering) left(now, end time.Time) time.Duration {
+	idle := gatherIdle
+	if len(g.expected) == 0 {
+		idle = g.linger()
+	}
+	return min(g.progress.Add(idle).Sub(now), end.Sub(now))
+}
+
+// end is when a gathering must end at the latest: gatherMax after it began
+// or after the oldest order in line was queued.
+func (g *gathering) end(oldestQueued time.Time, anyQueued bool) time.Time {
+	end := g.since.Add(gatherMax)
+	if anyQueued && oldestQueued.Add(gatherMax).Before(end) {
+		end = oldestQueued.Add(gatherMax)
+	}
+	return end
+}
+
+// reset forgets the expectations: temporary scenes stopped.
+func (g *gathering) reset() { clear(g.expected) }

@@ -37,7 +37,7 @@
 //     pass waits for the bridge's answer (up to the wait it asks for),
 //     otherwise the sender wakes the HueLight once it went, and keeps a
 //     refusal nobody waited for for the HueLight's next pass. The line is
-//     a queue per namespace, served in turn (line.go). Lights that want
+//     a queue per namespace, served in turn (orders.go). Lights that want
 //     the same whole state go as one group command: group 0 when every
 //     other bulb of the bridge is held by a HueLight wanting that state
 //     (a paused HueLight's bulb is never touched: pausing drops its
@@ -46,7 +46,7 @@
 //     (batches.go). Lights that want states of their own go as a
 //     temporary scene (tempscenes.go), and the line waits for the
 //     HueLights the informer saw change so that a burst goes as one
-//     (gathering.go). HueGroups' commands take the group budget before
+//     (batches.go). HueGroups' commands take the group budget before
 //     those batches (grouporders.go). Rooms' writes take the group budget,
 //     scenes' writes the light budget, as rooms_facade.go makes them.
 //   - While the bridge does not answer (a read or a command found no

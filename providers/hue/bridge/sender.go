@@ -19,9 +19,9 @@ import (
 // (orders.go) and waits briefly for it; a command that cannot go out at
 // once is sent later and its HueLight woken. Who goes when is decided by
 // parts that each keep a state of their own, under the sender's one lock:
-// the HueLights' line (line.go), the HueLights about to join it
-// (gathering.go), batches (batches.go, tempgroups.go, tempscenes.go), the
-// HueGroups' line (groupline.go, grouporders.go).
+// the HueLights' line (orders.go), the HueLights about to join it and
+// batches (batches.go, tempgroups.go, tempscenes.go), the HueGroups' line
+// (grouporders.go).
 type sender struct {
 	client *clientRef
 	cache  *cache // where answers go, what HueLights want, whether the bridge answers

@@ -21,7 +21,7 @@ import (
 // not store (its scenes or lightstates are used up: error 402) sends the
 // lights back to light commands, and scenes are not tried again for
 // refusalPause. The line waits for HueLights about to join it
-// (gathering.go), so that a burst goes as one scene.
+// (batches.go), so that a burst goes as one scene.
 //
 // A bridge without v1 (its firmware answers 404 on the v1 paths) has no
 // LightScenes: a CLIP v2 scene belongs to one room or zone (its group is

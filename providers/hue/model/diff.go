@@ -28,10 +28,10 @@ type Desired struct {
 	// Powerup is the bulb's CLIP v2 powerup setting; nil leaves the
 	// bulb's. Unlike the state, it is wanted whether the light is on or off.
 	Powerup *Powerup
-	// Gradient is a CLIP v2 gradient (gradient.go); nil leaves the
+	// Gradient is a CLIP v2 gradient (v2only.go); nil leaves the
 	// light's.
 	Gradient *Gradient
-	// Speed is a CLIP v2 dynamics.speed, 0 to 1 (dynamics.go); nil leaves
+	// Speed is a CLIP v2 dynamics.speed, 0 to 1 (v2only.go); nil leaves
 	// the light's.
 	Speed *float64
 	// gamut is the bulb's, set by project: hue/sat are compared as the
@@ -125,19 +125,6 @@ func (d *Diff) compareColour(want Desired, got LightState) {
 			d.Body.Hue, d.Body.Sat = want.Hue, want.Sat
 			d.Changes = append(d.Changes, fmt.Sprintf("hue/saturation: %s -> %d/%d", describeColour(got), *want.Hue, *want.Sat))
 		}
-	}
-}
-
-// compareEffect sends the effect when the light plays another one, or
-// does not say which it plays.
-func (d *Diff) compareEffect(want Desired, got LightState) {
-	if want.Effect != nil && (got.Effect == nil || *got.Effect != *want.Effect) {
-		d.Body.Effect = want.Effect
-		shown := "unknown"
-		if got.Effect != nil {
-			shown = *got.Effect
-		}
-		d.Changes = append(d.Changes, fmt.Sprintf("effect: %s -> %s", shown, *want.Effect))
 	}
 }
 

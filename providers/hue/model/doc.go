@@ -24,18 +24,17 @@
 //   - diff.go compares the fitted Desired with a LightState (Compare) and
 //     says what to send (Diff), or the whole state (FullBody) for a group
 //     command or a scene; command.go is that command (StateBody), merged,
-//     trimmed and keyed by value.
-//   - What only CLIP v2 lights have, each fitted, compared and sent like
-//     the rest (and left out, named, for a light without it or on a v1
-//     bridge): an effect (fit.go), powerup.go (what the bulb does when
-//     power returns: a setting, compared whether the light is on or off),
-//     gradient.go (colours along a gradient light) and dynamics.go (the
-//     speed of what it plays, valid only while something plays). A command
-//     with any of them goes to its light alone (StateBody.LightOnly).
-//   - state.go is what a reported state shows of a command (Shows), what
-//     it becomes once the bridge accepted one (Applied), and from when it
-//     surely shows it (SettleTime): where the session's reads and the
-//     bridge's answers meet.
+//     trimmed and keyed by value, and where the session's reads and the
+//     bridge's answers meet: what a reported state shows of a command
+//     (Shows), what it becomes once the bridge accepted one (Applied), and
+//     from when it surely shows it (SettleTime).
+//   - v2only.go is what only CLIP v2 lights have, each fitted, compared
+//     and sent like the rest (and left out, named, for a light without it
+//     or on a v1 bridge): an effect, the speed it plays at (valid only
+//     while something plays), what the bulb does when power returns
+//     (powerup: a setting, compared whether the light is on or off) and
+//     colours along a gradient light. A command with any of them goes to
+//     its light alone (StateBody.LightOnly).
 //
 // The units are the v1 API's: bri 1-254, ct in mireds, xy in CIE 1931,
 // hue 0-65535, sat 0-254, transitiontime in 100 ms.

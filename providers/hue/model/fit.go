@@ -136,27 +136,6 @@ func Project(want Desired, l Light) Projection {
 	return p
 }
 
-// fitEffect leaves out an effect the light does not list: a light shows
-// only the effects its effect_values name, and the v1 API has none (a v2
-// bridge refuses any other value, and sent again it would be refused
-// again). The note names what the light lists, so the spec can be fixed.
-func (p *Projection) fitEffect(want Desired, l Light) {
-	c := l.Capabilities
-	switch {
-	case want.Effect == nil:
-	case !c.V2:
-		p.Want.Effect = nil
-		p.note("effect %s is a CLIP v2 feature and this light's bridge speaks the v1 API: effect is ignored", *want.Effect)
-	case c.Effects == nil:
-		p.Want.Effect = nil
-		p.note("this bulb (%s) has no effects: effect %s is ignored", describeBulb(l), *want.Effect)
-	case !slices.Contains(c.Effects, *want.Effect):
-		p.Want.Effect = nil
-		p.note("this bulb (%s) has no effect %s (it lists %s): effect is ignored", describeBulb(l), *want.Effect,
-			strings.Join(c.Effects, ", "))
-	}
-}
-
 func (p *Projection) note(format string, args ...any) {
 	p.Notes = append(p.Notes, fmt.Sprintf(format, args...))
 }

@@ -32,15 +32,15 @@ type LightState struct {
 	// no_effect, candle, ...); nil for a light without effects, and on the
 	// v1 API.
 	Effect *string
-	// Powerup is the light's CLIP v2 powerup setting (powerup.go); nil
+	// Powerup is the light's CLIP v2 powerup setting (v2only.go); nil
 	// for a light without one, and on the v1 API.
 	Powerup *Powerup
-	// Gradient is the light's CLIP v2 gradient (gradient.go); nil for a
+	// Gradient is the light's CLIP v2 gradient (v2only.go); nil for a
 	// light without one, and on the v1 API.
 	Gradient *Gradient
 	// Speed is the speed of what the light plays (CLIP v2's
 	// dynamics.speed), nil when it says it is not valid (nothing plays),
-	// for a light without dynamics, and on the v1 API (dynamics.go).
+	// for a light without dynamics, and on the v1 API (v2only.go).
 	Speed *float64
 }
 
