@@ -117,15 +117,33 @@ func (s sentInUpdate[S]) step(p *planner, index string, in *S) Step {
 	return Step{Kind: s.kind, Description: s.describe("table", in), Table: u}
 }
 
-// updateSent plans, for the table and each kept index, the step that sends
-// what send asks for (nothing where it is nil); after is the value the
-// step leaves. The rules of what to send are the feature's own.
-func updateSent[T, S any](p *planner, x indexed[T], s sentInUpdate[S], send func(want, have *T) *S, after func(have *T, in *S) *T) {
-	x.update(p, func(index string, want, have *T) (Step, *T, bool) {
-		in := send(want, have)
+// sentSetting is an indexed setting that UpdateTable sends (on-demand or
+// warm throughput): where it sits, how UpdateTable sends it, and the
+// feature's own rules of what to send.
+type sentSetting[T, S any] struct {
+	where indexed[T]
+	sent  sentInUpdate[S]
+	// send is what brings have to want, nil when nothing is to be sent;
+	// after is the value that sending in leaves.
+	send  func(want, have *T) *S
+	after func(have *T, in *S) *T
+}
+
+// feature is the setting registered as the feature name, its steps
+// planned at position at by run: the kinds of its steps are the ones
+// UpdateTable sends it under.
+func (x sentSetting[T, S]) feature(name string, at position, run func(*planner)) *feature {
+	return x.where.with(&feature{name: name, kinds: []StepKind{x.sent.kind, x.sent.indexKind}, passes: []pass{{at, run}}})
+}
+
+// plan plans, for the table and each kept index, the step that sends what
+// send asks for (nothing where it is nil).
+func (x sentSetting[T, S]) plan(p *planner) {
+	x.where.update(p, func(index string, want, have *T) (Step, *T, bool) {
+		in := x.send(want, have)
 		if in == nil {
 			return Step{}, nil, false
 		}
-		return s.step(p, index, in), after(have, in), true
+		return x.sent.step(p, index, in), x.after(have, in), true
 	})
 }

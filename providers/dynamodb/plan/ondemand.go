@@ -26,21 +26,35 @@ const (
 )
 
 func init() {
-	register(onDemandSetting.with(&feature{name: FeatureOnDemand, kinds: []StepKind{StepOnDemand, StepIndexOnDemand},
-		passes: []pass{{atOnDemand, (*planner).updateOnDemand}}}))
+	register(onDemand.feature(FeatureOnDemand, atOnDemand, (*planner).updateOnDemand))
 }
 
-// onDemandSetting is where the caps sit and how the spec and DescribeTable
-// say them.
-var onDemandSetting = indexed[OnDemand]{
-	onTable:         func(t *Table) **OnDemand { return &t.OnDemand },
-	onIndex:         func(ix *Index) **OnDemand { return &ix.OnDemand },
-	wanted:          func(s *awsv1alpha1.DynamoDBTableSpec) *OnDemand { return specOnDemand(s.OnDemandThroughput) },
-	wantedOfIndex:   func(g *awsv1alpha1.GlobalSecondaryIndex) *OnDemand { return specOnDemand(g.OnDemandThroughput) },
-	reported:        func(d *types.TableDescription) *OnDemand { return awsOnDemand(d.OnDemandThroughput) },
-	reportedOfIndex: func(g *types.GlobalSecondaryIndexDescription) *OnDemand { return awsOnDemand(g.OnDemandThroughput) },
-	toCreate:        func(o *OnDemand, in *dynamodb.CreateTableInput) { in.OnDemandThroughput = o.createInput() },
-	toCreateIndex:   func(o *OnDemand, in *types.CreateGlobalSecondaryIndexAction) { in.OnDemandThroughput = o.createInput() },
+// onDemand is where the caps sit, how the spec and DescribeTable say them,
+// and how UpdateTable sends them.
+var onDemand = sentSetting[OnDemand, types.OnDemandThroughput]{
+	where: indexed[OnDemand]{
+		onTable:         func(t *Table) **OnDemand { return &t.OnDemand },
+		onIndex:         func(ix *Index) **OnDemand { return &ix.OnDemand },
+		wanted:          func(s *awsv1alpha1.DynamoDBTableSpec) *OnDemand { return specOnDemand(s.OnDemandThroughput) },
+		wantedOfIndex:   func(g *awsv1alpha1.GlobalSecondaryIndex) *OnDemand { return specOnDemand(g.OnDemandThroughput) },
+		reported:        func(d *types.TableDescription) *OnDemand { return awsOnDemand(d.OnDemandThroughput) },
+		reportedOfIndex: func(g *types.GlobalSecondaryIndexDescription) *OnDemand { return awsOnDemand(g.OnDemandThroughput) },
+		toCreate:        func(o *OnDemand, in *dynamodb.CreateTableInput) { in.OnDemandThroughput = o.createInput() },
+		toCreateIndex:   func(o *OnDemand, in *types.CreateGlobalSecondaryIndexAction) { in.OnDemandThroughput = o.createInput() },
+	},
+	sent: sentInUpdate[types.OnDemandThroughput]{
+		toTable: func(in *types.OnDemandThroughput, u *dynamodb.UpdateTableInput) { u.OnDemandThroughput = in },
+		toIndex: func(in *types.OnDemandThroughput, u *types.UpdateGlobalSecondaryIndexAction) {
+			u.OnDemandThroughput = in
+		},
+		kind:      StepOnDemand,
+		indexKind: StepIndexOnDemand,
+		describe: func(what string, in *types.OnDemandThroughput) string {
+			return "limit " + what + " requests: " + describeCaps(in)
+		},
+	},
+	send:  (*OnDemand).change,
+	after: (*OnDemand).applied,
 }
 
 func specOnDemand(o *awsv1alpha1.OnDemandThroughput) *OnDemand {
@@ -159,20 +173,7 @@ func (p *planner) updateOnDemand() {
 	if p.want.BillingMode != awsv1alpha1.BillingModePayPerRequest || p.cur.BillingMode != awsv1alpha1.BillingModePayPerRequest {
 		return
 	}
-	updateSent(p, onDemandSetting, onDemandSent, (*OnDemand).change, (*OnDemand).applied)
-}
-
-// onDemandSent is how UpdateTable sends caps.
-var onDemandSent = sentInUpdate[types.OnDemandThroughput]{
-	toTable: func(in *types.OnDemandThroughput, u *dynamodb.UpdateTableInput) { u.OnDemandThroughput = in },
-	toIndex: func(in *types.OnDemandThroughput, u *types.UpdateGlobalSecondaryIndexAction) {
-		u.OnDemandThroughput = in
-	},
-	kind:      StepOnDemand,
-	indexKind: StepIndexOnDemand,
-	describe: func(what string, in *types.OnDemandThroughput) string {
-		return "limit " + what + " requests: " + describeCaps(in)
-	},
+	onDemand.plan(p)
 }
 
 // dropOnDemand forgets the caps a billing switch removed.

@@ -29,31 +29,43 @@ const (
 )
 
 func init() {
-	register(warmSetting.with(&feature{name: FeatureWarm, kinds: []StepKind{StepWarm, StepIndexWarm},
-		passes: []pass{{atWarm, (*planner).updateWarm}}}))
+	register(warm.feature(FeatureWarm, atWarm, warm.plan))
 }
 
-// warmSetting is where warm throughput sits and how the spec and
-// DescribeTable say it.
-var warmSetting = indexed[Warm]{
-	onTable:       func(t *Table) **Warm { return &t.Warm },
-	onIndex:       func(ix *Index) **Warm { return &ix.Warm },
-	wanted:        func(s *awsv1alpha1.DynamoDBTableSpec) *Warm { return specWarm(s.WarmThroughput) },
-	wantedOfIndex: func(g *awsv1alpha1.GlobalSecondaryIndex) *Warm { return specWarm(g.WarmThroughput) },
-	toCreate:      func(w *Warm, in *dynamodb.CreateTableInput) { in.WarmThroughput = w.createInput() },
-	toCreateIndex: func(w *Warm, in *types.CreateGlobalSecondaryIndexAction) { in.WarmThroughput = w.createInput() },
-	reported: func(d *types.TableDescription) *Warm {
-		if w := d.WarmThroughput; w != nil {
-			return awsWarm(w.ReadUnitsPerSecond, w.WriteUnitsPerSecond, string(w.Status))
-		}
-		return awsWarm(nil, nil, "")
+// warm is where warm throughput sits, how the spec and DescribeTable say
+// it, and how UpdateTable raises it.
+var warm = sentSetting[Warm, types.WarmThroughput]{
+	where: indexed[Warm]{
+		onTable:       func(t *Table) **Warm { return &t.Warm },
+		onIndex:       func(ix *Index) **Warm { return &ix.Warm },
+		wanted:        func(s *awsv1alpha1.DynamoDBTableSpec) *Warm { return specWarm(s.WarmThroughput) },
+		wantedOfIndex: func(g *awsv1alpha1.GlobalSecondaryIndex) *Warm { return specWarm(g.WarmThroughput) },
+		toCreate:      func(w *Warm, in *dynamodb.CreateTableInput) { in.WarmThroughput = w.createInput() },
+		toCreateIndex: func(w *Warm, in *types.CreateGlobalSecondaryIndexAction) { in.WarmThroughput = w.createInput() },
+		reported: func(d *types.TableDescription) *Warm {
+			if w := d.WarmThroughput; w != nil {
+				return awsWarm(w.ReadUnitsPerSecond, w.WriteUnitsPerSecond, string(w.Status))
+			}
+			return awsWarm(nil, nil, "")
+		},
+		reportedOfIndex: func(g *types.GlobalSecondaryIndexDescription) *Warm {
+			if w := g.WarmThroughput; w != nil {
+				return awsWarm(w.ReadUnitsPerSecond, w.WriteUnitsPerSecond, string(w.Status))
+			}
+			return awsWarm(nil, nil, "")
+		},
 	},
-	reportedOfIndex: func(g *types.GlobalSecondaryIndexDescription) *Warm {
-		if w := g.WarmThroughput; w != nil {
-			return awsWarm(w.ReadUnitsPerSecond, w.WriteUnitsPerSecond, string(w.Status))
-		}
-		return awsWarm(nil, nil, "")
+	sent: sentInUpdate[types.WarmThroughput]{
+		toTable:   func(in *types.WarmThroughput, u *dynamodb.UpdateTableInput) { u.WarmThroughput = in },
+		toIndex:   func(in *types.WarmThroughput, u *types.UpdateGlobalSecondaryIndexAction) { u.WarmThroughput = in },
+		kind:      StepWarm,
+		indexKind: StepIndexWarm,
+		describe: func(what string, in *types.WarmThroughput) string {
+			return "raise " + what + " warm throughput to " + describeWarm(in)
+		},
 	},
+	send:  (*Warm).raise,
+	after: (*Warm).raised,
 }
 
 func specWarm(w *awsv1alpha1.WarmThroughput) *Warm {
@@ -121,21 +133,4 @@ func (want *Warm) createInput() *types.WarmThroughput {
 		return nil
 	}
 	return &types.WarmThroughput{ReadUnitsPerSecond: want.Read, WriteUnitsPerSecond: want.Write}
-}
-
-// updateWarm raises the table's warm throughput, then each index's, one
-// call each.
-func (p *planner) updateWarm() {
-	updateSent(p, warmSetting, warmSent, (*Warm).raise, (*Warm).raised)
-}
-
-// warmSent is how UpdateTable sends a raise.
-var warmSent = sentInUpdate[types.WarmThroughput]{
-	toTable:   func(in *types.WarmThroughput, u *dynamodb.UpdateTableInput) { u.WarmThroughput = in },
-	toIndex:   func(in *types.WarmThroughput, u *types.UpdateGlobalSecondaryIndexAction) { u.WarmThroughput = in },
-	kind:      StepWarm,
-	indexKind: StepIndexWarm,
-	describe: func(what string, in *types.WarmThroughput) string {
-		return "raise " + what + " warm throughput to " + describeWarm(in)
-	},
 }
