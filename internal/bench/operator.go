@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -66,7 +65,7 @@ func StartOperator(ctx context.Context, bin, kubeconfig, dynamoURL, logPath stri
 // StartOperatorWithEnv is StartOperator with more environment variables
 // (AWS_ENDPOINT_URL_STS for the STS model).
 func StartOperatorWithEnv(ctx context.Context, bin, kubeconfig, dynamoURL string, extraEnv map[string]string, logPath string, flags ...string) (*Operator, error) {
-	port, err := freePort()
+	port, err := testenv.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -311,13 +310,4 @@ func Tail(path string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
-}
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }

@@ -6,9 +6,9 @@ package ddbtest
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
-	"net"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -64,19 +64,17 @@ func StartDynamoDBLocal(opts LocalOptions) (*Server, error) {
 	if _, err := os.Stat(jar); err != nil {
 		return nil, fmt.Errorf("DynamoDB Local is not installed (run npm ci in hack/npm): %w", err)
 	}
-	port, err := freePort()
-	if err != nil {
-		return nil, err
-	}
 	// DynamoDB Local itself would listen on every interface: its launcher
 	// binds it to loopback.
 	launcher := filepath.Join(root, "internal/ddbtest/LoopbackDynamoDBLocal.java")
-	args := []string{"-Djava.library.path=" + filepath.Join(emulator, "DynamoDBLocal_lib"),
-		"-cp", jar, launcher, "-inMemory", "-port", strconv.Itoa(port), "-disableTelemetry"}
-	if opts.DelayTransientStatuses {
-		args = append(args, "-delayTransientStatuses")
-	}
-	return start("DynamoDB Local", port, emulator, "java", args...)
+	return launch("DynamoDB Local", emulator, "java", func(port int) []string {
+		args := []string{"-Djava.library.path=" + filepath.Join(emulator, "DynamoDBLocal_lib"),
+			"-cp", jar, launcher, "-inMemory", "-port", strconv.Itoa(port), "-disableTelemetry"}
+		if opts.DelayTransientStatuses {
+			args = append(args, "-delayTransientStatuses")
+		}
+		return args
+	})
 }
 
 // StartDynalite runs dynalite in memory.
@@ -89,15 +87,18 @@ func StartDynalite(opts DynaliteOptions) (*Server, error) {
 	if _, err := os.Stat(cli); err != nil {
 		return nil, fmt.Errorf("dynalite is not installed (run npm ci in hack/npm): %w", err)
 	}
-	port, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	args := []string{cli, "--host", "127.0.0.1", "--port", strconv.Itoa(port),
-		"--createTableMs", strconv.Itoa(opts.CreateTableMs),
-		"--updateTableMs", strconv.Itoa(opts.UpdateTableMs),
-		"--deleteTableMs", strconv.Itoa(opts.DeleteTableMs)}
-	return start("dynalite", port, root, "node", args...)
+	return launch("dynalite", root, "node", func(port int) []string {
+		return []string{cli, "--host", "127.0.0.1", "--port", strconv.Itoa(port),
+			"--createTableMs", strconv.Itoa(opts.CreateTableMs),
+			"--updateTableMs", strconv.Itoa(opts.UpdateTableMs),
+			"--deleteTableMs", strconv.Itoa(opts.DeleteTableMs)}
+	})
+}
+
+// launch starts a server on a free port, and on another one when the
+// process exits before it answers.
+func launch(name, dir, bin string, args func(port int) []string) (*Server, error) {
+	return testenv.StartOnFreePort(func(port int) (*Server, error) { return start(name, port, dir, bin, args(port)...) })
 }
 
 func start(name string, port int, dir, bin string, args ...string) (*Server, error) {
@@ -121,23 +122,20 @@ func start(name string, port int, dir, bin string, args ...string) (*Server, err
 	return s, nil
 }
 
-// waitUntilAnswering polls with a real (unsigned) API call: any HTTP answer
-// means the server is up, even an authentication error.
+// waitUntilAnswering polls with a real (unsigned) API call until DynamoDB's
+// JSON answers it, even as an authentication error: a server that answers
+// otherwise is not this one (another process on the port).
 func (s *Server) waitUntilAnswering(timeout time.Duration) error {
 	client := &http.Client{Timeout: 2 * time.Second}
 	deadline := time.Now().Add(timeout)
 	for {
 		select {
 		case <-s.done:
-			return errors.New("process exited")
+			return testenv.ErrExited
 		default:
 		}
-		req, _ := http.NewRequestWithContext(context.Background(), http.MethodPost, s.URL, strings.NewReader("{}"))
-		req.Header.Set("X-Amz-Target", "DynamoDB_20120810.ListTables")
-		req.Header.Set("Content-Type", "application/x-amz-json-1.0")
-		resp, err := client.Do(req)
+		err := askListTables(client, s.URL)
 		if err == nil {
-			resp.Body.Close()
 			return nil
 		}
 		if time.Now().After(deadline) {
@@ -145,6 +143,28 @@ func (s *Server) waitUntilAnswering(timeout time.Duration) error {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// askListTables sends an unsigned ListTables and checks that the answer
+// is DynamoDB's: a list of tables, or an error typed as DynamoDB types its
+// errors ("__type").
+func askListTables(client *http.Client, url string) error {
+	req, _ := http.NewRequestWithContext(context.Background(), http.MethodPost, url, strings.NewReader("{}"))
+	req.Header.Set("X-Amz-Target", "DynamoDB_20120810.ListTables")
+	req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	var answer struct {
+		Type       *string   `json:"__type"`
+		TableNames *[]string `json:"TableNames"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<16)).Decode(&answer); err != nil || answer.Type == nil && answer.TableNames == nil {
+		return fmt.Errorf("%s answered HTTP %d, not as DynamoDB", url, resp.StatusCode)
+	}
+	return nil
 }
 
 // Stop kills the process group and waits for the process to exit.
@@ -184,13 +204,4 @@ func EnvFor(url string) map[string]string {
 		env["AWS_ENDPOINT_URL_STS"] = sts
 	}
 	return env
-}
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }

@@ -7,9 +7,7 @@ package sqstest
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,10 +60,10 @@ func Start(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	port, err := freePort()
-	if err != nil {
-		return nil, err
-	}
+	return testenv.StartOnFreePort(func(port int) (*Server, error) { return start(bin, port, opts) })
+}
+
+func start(bin string, port int, opts Options) (*Server, error) {
 	out := &testenv.SyncBuffer{}
 	cmd := exec.Command(bin, "-listen", fmt.Sprintf("127.0.0.1:%d", port), "-account", opts.AccountID, "-region", opts.Region)
 	cmd.Stdout, cmd.Stderr = out, out
@@ -92,7 +90,7 @@ func (s *Server) waitUntilAnswering(timeout time.Duration) error {
 	for {
 		select {
 		case <-s.done:
-			return errors.New("process exited")
+			return testenv.ErrExited
 		default:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -188,12 +186,3 @@ func (s *Server) Stop() {
 
 // Output is what the emulator printed so far.
 func (s *Server) Output() string { return s.out.String() }
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
