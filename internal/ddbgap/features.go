@@ -360,7 +360,7 @@ func (s *Server) restore(c *call, source string, summary map[string]any) (any, e
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ts := newTableState()
+	ts := s.newTableState()
 	ts.restoringUntil, ts.restoreSummary = time.Now().Add(s.opts.Transition), summary
 	if odt := obj(c.body, "OnDemandThroughputOverride"); odt != nil {
 		ts.onDemand[""] = limitsOf(odt, &limits{})

@@ -316,9 +316,10 @@ func (st *tableState) advanceStrong(now time.Time, transition time.Duration) {
 }
 
 // finishStrong ends the witnesses' transitions whose time has come, and the
-// STRONG state once the way out is done.
+// STRONG state once the way out is done; nothing while replicas are held
+// (HoldReplicas).
 func (st *tableState) finishStrong(now time.Time) {
-	if strongOf(st).strong == nil {
+	if strongOf(st).strong == nil || st.replicasHeld.Load() {
 		return
 	}
 	for region, w := range strongOf(st).strong.witnesses {

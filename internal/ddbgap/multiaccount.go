@@ -195,7 +195,7 @@ func (s *Server) joinTable(c *call) (any, error) {
 	}
 	st.member = &membership{source: sourceDB + "|" + srcName}
 	if srcState == nil {
-		srcState = newTableState()
+		srcState = s.newTableState()
 		s.tables[sourceDB+"|"+srcName] = srcState
 	}
 	if srcState.member == nil {

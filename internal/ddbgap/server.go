@@ -33,6 +33,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -88,8 +89,10 @@ type Server struct {
 	parts map[*int]any
 	// calls counts the requests by operation (Calls).
 	calls map[string]int
-	srv   *http.Server
-	url   string
+	// replicasHeld: HoldReplicas.
+	replicasHeld atomic.Bool
+	srv          *http.Server
+	url          string
 }
 
 // New returns a model in front of DynamoDB Local at target.

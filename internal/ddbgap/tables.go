@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -60,11 +61,15 @@ type tableState struct {
 	pace paced // with Options.Pace
 
 	parts map[*int]any // the features' own parts (perTable)
+
+	// replicasHeld is the server's hold on replicas (HoldReplicas).
+	replicasHeld *atomic.Bool
 }
 
 // newTableState is the state of a table the model has kept nothing of yet.
-func newTableState() *tableState {
-	return &tableState{onDemand: map[string]*limits{}, warm: map[string]*warmState{}, replicas: map[string]*replica{}}
+func (s *Server) newTableState() *tableState {
+	return &tableState{onDemand: map[string]*limits{}, warm: map[string]*warmState{}, replicas: map[string]*replica{},
+		replicasHeld: &s.replicasHeld}
 }
 
 // limits are on-demand request unit caps; 0 is no cap.
@@ -124,10 +129,21 @@ func (s *Server) state(r *http.Request, name string) *tableState {
 	key := tableKey(r, name)
 	st, ok := s.tables[key]
 	if !ok {
-		st = newTableState()
+		st = s.newTableState()
 		s.tables[key] = st
 	}
 	return st
+}
+
+// HoldReplicas stops the transitions of every replica and MRSC witness
+// where they are (CREATING, UPDATING, DELETING stay so) until release is
+// called; a transition whose time has passed then ends at the next call.
+// A test looks at a state AWS keeps for minutes (a replica takes 55 to 70
+// s to be made, mrsc.go) as long as it needs, instead of racing a short
+// Transition.
+func (s *Server) HoldReplicas() (release func()) {
+	s.replicasHeld.Store(true)
+	return func() { s.replicasHeld.Store(false) }
 }
 
 // named calls f with the state of every table of that name, whatever its
@@ -140,10 +156,11 @@ func (s *Server) named(name string, f func(*tableState)) {
 	}
 }
 
-// advance finishes the transitions whose time has come.
+// advance finishes the transitions whose time has come, but for the
+// replicas' while they are held.
 func (st *tableState) advance(now time.Time) {
 	for region, r := range st.replicas {
-		if r.until.IsZero() || now.Before(r.until) {
+		if r.until.IsZero() || now.Before(r.until) || st.replicasHeld.Load() {
 			continue
 		}
 		if r.next == "" {
@@ -313,7 +330,7 @@ func (s *Server) createTable(c *call) (any, error) {
 	if billing == "" {
 		billing = provisioned
 	}
-	st := newTableState()
+	st := s.newTableState()
 	var err error
 	each(func(f *feature) {
 		if f.create != nil && err == nil {
