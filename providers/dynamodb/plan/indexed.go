@@ -129,15 +129,15 @@ type sentSetting[T, S any] struct {
 	after func(have *T, in *S) *T
 }
 
-// feature is the setting registered as the feature name, its steps
-// planned at position at by run: the kinds of its steps are the ones
-// UpdateTable sends it under.
-func (x sentSetting[T, S]) feature(name string, at position, run func(*planner)) *feature {
+// registered is the setting as the feature name, its steps planned at
+// position at by run: the kinds of its steps are the ones UpdateTable
+// sends it under.
+func (x sentSetting[T, S]) registered(name string, at position, run func(*planner)) *feature {
 	return x.where.with(&feature{name: name, kinds: []StepKind{x.sent.kind, x.sent.indexKind}, passes: []pass{{at, run}}})
 }
 
-// plan plans, for the table and each kept index, the step that sends what
-// send asks for (nothing where it is nil).
+// plan plans, for the table and then each kept index, the step that sends
+// what send asks for (nothing where it is nil): one call each.
 func (x sentSetting[T, S]) plan(p *planner) {
 	x.where.update(p, func(index string, want, have *T) (Step, *T, bool) {
 		in := x.send(want, have)

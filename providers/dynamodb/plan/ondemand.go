@@ -26,12 +26,12 @@ const (
 )
 
 func init() {
-	register(onDemand.feature(FeatureOnDemand, atOnDemand, (*planner).updateOnDemand))
+	register(onDemandSetting.registered(FeatureOnDemand, atOnDemand, (*planner).updateOnDemand))
 }
 
-// onDemand is where the caps sit, how the spec and DescribeTable say them,
-// and how UpdateTable sends them.
-var onDemand = sentSetting[OnDemand, types.OnDemandThroughput]{
+// onDemandSetting is where the caps sit, how the spec and DescribeTable
+// say them, and how UpdateTable sends them.
+var onDemandSetting = sentSetting[OnDemand, types.OnDemandThroughput]{
 	where: indexed[OnDemand]{
 		onTable:         func(t *Table) **OnDemand { return &t.OnDemand },
 		onIndex:         func(ix *Index) **OnDemand { return &ix.OnDemand },
@@ -173,7 +173,7 @@ func (p *planner) updateOnDemand() {
 	if p.want.BillingMode != awsv1alpha1.BillingModePayPerRequest || p.cur.BillingMode != awsv1alpha1.BillingModePayPerRequest {
 		return
 	}
-	onDemand.plan(p)
+	onDemandSetting.plan(p)
 }
 
 // dropOnDemand forgets the caps a billing switch removed.

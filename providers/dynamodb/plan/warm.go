@@ -29,12 +29,13 @@ const (
 )
 
 func init() {
-	register(warm.feature(FeatureWarm, atWarm, warm.plan))
+	register(warmSetting.registered(FeatureWarm, atWarm, warmSetting.plan))
 }
 
-// warm is where warm throughput sits, how the spec and DescribeTable say
-// it, and how UpdateTable raises it.
-var warm = sentSetting[Warm, types.WarmThroughput]{
+// warmSetting is where warm throughput sits, how the spec and
+// DescribeTable say it, and how UpdateTable raises it: the table's, then
+// each index's, one call each.
+var warmSetting = sentSetting[Warm, types.WarmThroughput]{
 	where: indexed[Warm]{
 		onTable:       func(t *Table) **Warm { return &t.Warm },
 		onIndex:       func(ix *Index) **Warm { return &ix.Warm },
