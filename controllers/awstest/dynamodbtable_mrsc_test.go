@@ -90,7 +90,7 @@ func TestDynamoDBTableStrongGlobalTableOnTheModel(t *testing.T) {
 	g.Consistently(func(g Gomega) string {
 		making = s.Get(g, obj)
 		return ctrltest.Condition(making, "Ready")
-	}, mrscTransition+time.Second, ctrltest.DDBPoll).ShouldNot(HavePrefix("True"), "members: %s", members(making))
+	}, mrscTransition+time.Second, ctrltest.DDBPoll).ShouldNot(HavePrefix("True"), func() string { return "members: " + members(making) })
 	release()
 	ready := s.EventuallyReady(t, obj)
 	g.Expect(members(ready)).To(Equal("us-east-2:ACTIVE us-west-2:ACTIVE"))

@@ -135,12 +135,13 @@ func (s *Server) state(r *http.Request, name string) *tableState {
 	return st
 }
 
-// HoldReplicas stops the transitions of every replica and MRSC witness
-// where they are (CREATING, UPDATING, DELETING stay so) until release is
-// called; a transition whose time has passed then ends at the next call.
-// A test looks at a state AWS keeps for minutes (a replica takes 55 to 70
-// s to be made, mrsc.go) as long as it needs, instead of racing a short
-// Transition.
+// HoldReplicas stops the transitions of every table's replicas and MRSC
+// witnesses where they are (CREATING, UPDATING, DELETING stay so) until
+// release is called (not a multi-account global table's members, whose
+// status is worked out from the clock, multiaccount.go); a transition
+// whose time has passed then ends at the next call. A test looks at a
+// state AWS keeps for minutes (a replica takes 55 to 70 s to be made,
+// mrsc.go) as long as it needs, instead of racing a short Transition.
 func (s *Server) HoldReplicas() (release func()) {
 	s.replicasHeld.Store(true)
 	return func() { s.replicasHeld.Store(false) }
@@ -159,8 +160,9 @@ func (s *Server) named(name string, f func(*tableState)) {
 // advance finishes the transitions whose time has come, but for the
 // replicas' while they are held.
 func (st *tableState) advance(now time.Time) {
+	held := st.replicasHeld.Load()
 	for region, r := range st.replicas {
-		if r.until.IsZero() || now.Before(r.until) || st.replicasHeld.Load() {
+		if r.until.IsZero() || now.Before(r.until) || held {
 			continue
 		}
 		if r.next == "" {
