@@ -29,6 +29,7 @@ type Server struct {
 	URL  string
 	Name string
 
+	port int
 	cmd  *exec.Cmd
 	out  *testenv.SyncBuffer
 	done chan struct{}
@@ -113,7 +114,7 @@ func start(name string, port int, dir, bin string, args ...string) (*Server, err
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
-	s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", port), Name: name, cmd: cmd, out: out, done: make(chan struct{})}
+	s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", port), Name: name, port: port, cmd: cmd, out: out, done: make(chan struct{})}
 	go func() { _ = cmd.Wait(); close(s.done) }()
 	if err := s.waitUntilAnswering(60 * time.Second); err != nil {
 		s.Stop()
@@ -123,8 +124,9 @@ func start(name string, port int, dir, bin string, args ...string) (*Server, err
 }
 
 // waitUntilAnswering polls with a real (unsigned) API call until DynamoDB's
-// JSON answers it, even as an authentication error: a server that answers
-// otherwise is not this one (another process on the port).
+// JSON answers it, even as an authentication error, from the server's own
+// process: an answer of another kind, or from another process, is not this
+// server's (the port was taken before it bound it).
 func (s *Server) waitUntilAnswering(timeout time.Duration) error {
 	client := &http.Client{Timeout: 2 * time.Second}
 	deadline := time.Now().Add(timeout)
@@ -136,7 +138,7 @@ func (s *Server) waitUntilAnswering(timeout time.Duration) error {
 		}
 		err := askListTables(client, s.URL)
 		if err == nil {
-			return nil
+			return testenv.CheckListener(s.cmd.Process.Pid, s.port)
 		}
 		if time.Now().After(deadline) {
 			return err

@@ -3,9 +3,12 @@ package ddbtest
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -77,5 +80,28 @@ func TestOnlyDynamoDBsAnswerCounts(t *testing.T) {
 				t.Fatalf("error %q does not say the answer is not DynamoDB's", err)
 			}
 		})
+	}
+}
+
+// A DynamoDB answer on the server's port from another process (another
+// test's DynamoDB Local that took the port first: this one then only
+// prints that it could not start) is not the server's: the start tries
+// another port.
+func TestAnAnswerFromAnotherProcessIsNotTheServers(t *testing.T) {
+	thief := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"TableNames":[]}`))
+	}))
+	defer thief.Close()
+	ours := exec.Command("node", "-e", "setTimeout(() => {}, 60000)")
+	ours.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // as start makes it, for Stop
+	if err := ours.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{URL: thief.URL, Name: "fake DynamoDB", port: thief.Listener.Addr().(*net.TCPAddr).Port, cmd: ours,
+		out: &testenv.SyncBuffer{}, done: make(chan struct{})}
+	go func() { _ = ours.Wait(); close(s.done) }()
+	defer s.Stop()
+	if err := s.waitUntilAnswering(10 * time.Second); !errors.Is(err, testenv.ErrPortTaken) {
+		t.Fatalf("an answer from this test's process taken as the server's: %v, want ErrPortTaken", err)
 	}
 }

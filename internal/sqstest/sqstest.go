@@ -76,15 +76,16 @@ func start(bin string, port int, opts Options) (*Server, error) {
 	s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", port), AccountID: opts.AccountID, Region: opts.Region,
 		cmd: cmd, out: out, done: make(chan struct{})}
 	go func() { _ = cmd.Wait(); close(s.done) }()
-	if err := s.waitUntilAnswering(30 * time.Second); err != nil {
+	if err := s.waitUntilAnswering(port, 30*time.Second); err != nil {
 		s.Stop()
 		return nil, fmt.Errorf("goaws did not answer: %w\n%s", err, out.String())
 	}
 	return s, nil
 }
 
-// waitUntilAnswering asks for the queues with the SDK until an answer comes.
-func (s *Server) waitUntilAnswering(timeout time.Duration) error {
+// waitUntilAnswering asks for the queues with the SDK until an answer comes,
+// from goaws's own process (not another one that took its port).
+func (s *Server) waitUntilAnswering(port int, timeout time.Duration) error {
 	c := s.Client()
 	deadline := time.Now().Add(timeout)
 	for {
@@ -97,7 +98,7 @@ func (s *Server) waitUntilAnswering(timeout time.Duration) error {
 		_, err := c.ListQueues(ctx, &sqs.ListQueuesInput{})
 		cancel()
 		if err == nil {
-			return nil
+			return testenv.CheckListener(s.cmd.Process.Pid, port)
 		}
 		if time.Now().After(deadline) {
 			return err
