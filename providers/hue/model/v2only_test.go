@@ -37,18 +37,8 @@ func TestEffectFit(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			fit := Fit(Desired{On: true, Effect: ptr.To(tc.effect)}, Known{Light: Light{ID: tc.light.ID, Type: tc.light.Type,
-				ModelID: tc.light.ModelID, Capabilities: tc.light.Capabilities, State: tc.state}})
-			got := ""
-			if fit.Diff != nil {
-				got = fit.Diff.Body.Key()
-			}
-			if got != tc.wantSend {
-				t.Errorf("sends %s, want %s", got, tc.wantSend)
-			}
-			if tc.note == "" && len(fit.Notes) > 0 || tc.note != "" && (len(fit.Notes) != 1 || !strings.Contains(fit.Notes[0], tc.note)) {
-				t.Errorf("notes %q, want one containing %q", fit.Notes, tc.note)
-			}
+			fit := Fit(Desired{On: true, Effect: ptr.To(tc.effect)}, knownAs(tc.light, tc.state, nil))
+			checkFit(t, fit, tc.wantSend, tc.note)
 			if tc.note != "" && fit.Full.Effect != nil {
 				t.Errorf("the whole state still carries effect %s: a group command or a pass would send it", *fit.Full.Effect)
 			}
@@ -105,18 +95,8 @@ func TestSpeedFit(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			fit := Fit(Desired{On: true, Speed: ptr.To(tc.speed)}, Known{Light: Light{ID: tc.light.ID, Type: tc.light.Type,
-				ModelID: tc.light.ModelID, Capabilities: tc.light.Capabilities, State: tc.state}, Assumed: tc.assumed})
-			got := ""
-			if fit.Diff != nil {
-				got = fit.Diff.Body.Key()
-			}
-			if got != tc.wantSend {
-				t.Errorf("sends %s, want %s", got, tc.wantSend)
-			}
-			if tc.note == "" && len(fit.Notes) > 0 || tc.note != "" && (len(fit.Notes) != 1 || !strings.Contains(fit.Notes[0], tc.note)) {
-				t.Errorf("notes %q, want one containing %q", fit.Notes, tc.note)
-			}
+			fit := Fit(Desired{On: true, Speed: ptr.To(tc.speed)}, knownAs(tc.light, tc.state, tc.assumed))
+			checkFit(t, fit, tc.wantSend, tc.note)
 		})
 	}
 	body := StateBody{On: ptr.To(true), Speed: ptr.To(0.5)}
@@ -177,18 +157,8 @@ func TestPowerupFit(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			fit := Fit(Desired{On: tc.on, Powerup: tc.powerup}, Known{Light: Light{ID: tc.light.ID, Type: tc.light.Type,
-				ModelID: tc.light.ModelID, Capabilities: tc.light.Capabilities, State: tc.state}})
-			got := ""
-			if fit.Diff != nil {
-				got = fit.Diff.Body.Key()
-			}
-			if got != tc.wantSend {
-				t.Errorf("sends %s, want %s", got, tc.wantSend)
-			}
-			if tc.note == "" && len(fit.Notes) > 0 || tc.note != "" && (len(fit.Notes) != 1 || !strings.Contains(fit.Notes[0], tc.note)) {
-				t.Errorf("notes %q, want one containing %q", fit.Notes, tc.note)
-			}
+			fit := Fit(Desired{On: tc.on, Powerup: tc.powerup}, knownAs(tc.light, tc.state, nil))
+			checkFit(t, fit, tc.wantSend, tc.note)
 			if tc.wantSend == "" && tc.note != "" && fit.Full.Powerup != nil {
 				t.Errorf("the whole state still carries powerup %s: a pass would send it", fit.Full.Powerup)
 			}
@@ -272,18 +242,8 @@ func TestGradientFit(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			want := tc.want
-			fit := Fit(Desired{On: true, Gradient: &want}, Known{Light: Light{ID: tc.light.ID, Type: tc.light.Type,
-				ModelID: tc.light.ModelID, Capabilities: tc.light.Capabilities, State: tc.state}})
-			got := ""
-			if fit.Diff != nil {
-				got = fit.Diff.Body.Key()
-			}
-			if got != tc.wantSend {
-				t.Errorf("sends %s, want %s", got, tc.wantSend)
-			}
-			if tc.note == "" && len(fit.Notes) > 0 || tc.note != "" && (len(fit.Notes) != 1 || !strings.Contains(fit.Notes[0], tc.note)) {
-				t.Errorf("notes %q, want one containing %q", fit.Notes, tc.note)
-			}
+			fit := Fit(Desired{On: true, Gradient: &want}, knownAs(tc.light, tc.state, nil))
+			checkFit(t, fit, tc.wantSend, tc.note)
 		})
 	}
 }
@@ -305,5 +265,28 @@ func TestGradientReadBack(t *testing.T) {
 	}
 	if got := body.Without("gradient").Key(); got != `{"on":true}` {
 		t.Fatalf("without gradient: %s", got)
+	}
+}
+
+// knownAs is the bulb light showing state, with the attributes assumed
+// known only from what the bridge accepted.
+func knownAs(light Light, state LightState, assumed []string) Known {
+	return Known{Light: Light{ID: light.ID, Type: light.Type, ModelID: light.ModelID, Capabilities: light.Capabilities, State: state},
+		Assumed: assumed}
+}
+
+// checkFit checks what a fit sends (the Diff's body, "" for nothing) and
+// its one note (part of it, "" for none).
+func checkFit(t *testing.T, fit Fitted, wantSend, note string) {
+	t.Helper()
+	got := ""
+	if fit.Diff != nil {
+		got = fit.Diff.Body.Key()
+	}
+	if got != wantSend {
+		t.Errorf("sends %s, want %s", got, wantSend)
+	}
+	if note == "" && len(fit.Notes) > 0 || note != "" && (len(fit.Notes) != 1 || !strings.Contains(fit.Notes[0], note)) {
+		t.Errorf("notes %q, want one containing %q", fit.Notes, note)
 	}
 }
