@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -83,7 +82,7 @@ func TestMetricsNeedAnAuthorizedToken(t *testing.T) {
 	// pod, its own) is named.
 	g.Expect(args).NotTo(ContainElement(HavePrefix("--pprof-bind-address=")), "the install serves profiles")
 	bin := buildManager(t)
-	metricsAddr, probeAddr, pprofAddr := freeAddr(t), freeAddr(t), freeAddr(t)
+	metricsAddr, probeAddr, pprofAddr := testenv.FreeAddr(t), testenv.FreeAddr(t), testenv.FreeAddr(t)
 	for i, a := range args {
 		switch {
 		case strings.HasPrefix(a, "--metrics-bind-address="):
@@ -211,7 +210,7 @@ func tokenKubeconfig(t *testing.T, admin *rest.Config, token string) string {
 
 // runManager builds and starts cmd/manager; it is stopped when the test ends.
 // buildManager builds the manager binary. Tests build it before they pick
-// free ports (freeAddr), so that the build's minute on a loaded machine is
+// free ports (testenv.FreeAddr), so that the build's minute on a loaded machine is
 // not a minute in which another process may take them.
 func buildManager(t *testing.T) string {
 	t.Helper()
@@ -285,14 +284,4 @@ func get(c *http.Client, url, token string) (*http.Response, error) {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	return c.Do(req)
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }

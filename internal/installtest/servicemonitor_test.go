@@ -109,13 +109,13 @@ func TestServiceMonitorScrapesTheManager(t *testing.T) {
 	args := managerArgs(t, objs)
 	g.Expect(args).To(ContainElement("--metrics-cert-path=/tmp/k8s-metrics-server/metrics-certs"))
 	bin := buildManager(t)
-	metricsAddr := freeAddr(t)
+	metricsAddr := testenv.FreeAddr(t)
 	for i, a := range args {
 		switch {
 		case strings.HasPrefix(a, "--metrics-bind-address="):
 			args[i] = "--metrics-bind-address=" + metricsAddr
 		case strings.HasPrefix(a, "--health-probe-bind-address="):
-			args[i] = "--health-probe-bind-address=" + freeAddr(t)
+			args[i] = "--health-probe-bind-address=" + testenv.FreeAddr(t)
 		case strings.HasPrefix(a, "--metrics-cert-path="):
 			args[i] = "--metrics-cert-path=" + certDir
 		}

@@ -6,7 +6,6 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -159,7 +158,7 @@ func TestManagerRBACIsExactlyWhatItUses(t *testing.T) {
 	t.Setenv("AWS_ENDPOINT_URL_STS", sts.URL)
 
 	// The manager, authenticated by a token of its ServiceAccount, as in a pod.
-	metricsAddr := freeAddr(t)
+	metricsAddr := testenv.FreeAddr(t)
 	stopManager := startManager(t, managerConfig(t, admin), s, metricsAddr)
 
 	// Life of two HueBridges: pairing creates one credentials Secret and
@@ -694,14 +693,4 @@ func scrapeMetrics(t *testing.T, admin *rest.Config, c client.Client, addr strin
 		resp.Body.Close()
 		return resp.StatusCode
 	}, timeout, poll).Should(Equal(http.StatusOK), "the metrics-reader's scrape was not answered")
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"testing"
 )
 
 // FreePort is a loopback port that was free a moment ago: a process
@@ -18,6 +19,17 @@ func FreePort() (int, error) {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// FreeAddr is FreePort as a loopback address (127.0.0.1:PORT), for a
+// binary's bind flags; it fails the test when no port is free.
+func FreeAddr(t testing.TB) string {
+	t.Helper()
+	port, err := FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("127.0.0.1:%d", port)
 }
 
 // ErrExited is a server process that exited before it answered.

@@ -2,8 +2,6 @@ package serving
 
 import (
 	"context"
-	"fmt"
-	"net"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -40,7 +38,7 @@ func TestReadinessWaitsForTheCaches(t *testing.T) {
 	var refusedLists atomic.Int32
 	cfg.WrapTransport = countRefusedLists(&refusedLists)
 
-	probeAddr := freeAddr(t)
+	probeAddr := testenv.FreeAddr(t)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 env.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
@@ -100,13 +98,3 @@ func countRefusedLists(n *atomic.Int32) func(http.RoundTripper) http.RoundTrippe
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return fmt.Sprintf("127.0.0.1:%d", ln.Addr().(*net.TCPAddr).Port)
-}
