@@ -9,11 +9,11 @@
 //
 // How a pass flows, top-down:
 //
-//   - Connect (the generic reconciler's connect stage) finds the object's
-//     HueBridge, checks its namespace against the HueBridge's
+//   - Connect (the generic reconciler's connect stage) asks the registry
+//     for the object's session (registry.go: sessionFor): it finds the
+//     object's HueBridge, checks its namespace against the HueBridge's
 //     allowedNamespaces (and those of any other HueBridge sharing the
-//     session: AllowedBySharers), and asks the registry for the bridge's
-//     session (registry.go: For).
+//     session: AllowedBySharers), and returns the bridge's session (For).
 //   - The registry binds a HueBridge in two steps (connect.go), so that no
 //     username leaves before the bridge proved the id it belongs to:
 //     reach learns which bridge answers at the address (or the one mDNS

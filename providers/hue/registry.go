@@ -3,6 +3,7 @@ package hue
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -519,6 +520,86 @@ func (r *Registry) stopLocked(run *running) {
 	if r.sessions[run.id] == run {
 		delete(r.sessions, run.id)
 	}
+}
+
+// Which session an object may use: the HueBridge it names (or the only
+// one), when its namespace is among the allowedNamespaces of that
+// HueBridge and of every other HueBridge that shares the session.
+
+// findBridge is the HueBridge ref names, or the only one when ref is nil.
+func findBridge(ctx context.Context, reader client.Reader, ref *huev1alpha1.BridgeReference) (*huev1alpha1.HueBridge, error) {
+	if ref != nil {
+		var b huev1alpha1.HueBridge
+		err := reader.Get(ctx, types.NamespacedName{Name: ref.Name}, &b)
+		if apierrors.IsNotFound(err) {
+			return nil, providers.RetryAfter(notFoundDelay, ReasonBridgeNotFound, fmt.Errorf("HueBridge %q does not exist", ref.Name))
+		}
+		return &b, err
+	}
+	var list huev1alpha1.HueBridgeList
+	if err := reader.List(ctx, &list); err != nil {
+		return nil, err
+	}
+	switch len(list.Items) {
+	case 0:
+		return nil, providers.RetryAfter(notFoundDelay, ReasonBridgeNotFound, fmt.Errorf("no HueBridge exists: create one"))
+	case 1:
+		return &list.Items[0], nil
+	}
+	names := make([]string, 0, len(list.Items))
+	for _, b := range list.Items {
+		names = append(names, b.Name)
+	}
+	slices.Sort(names)
+	// A retry, not terminal: deleting the extra bridge also fixes it.
+	return nil, providers.RetryAfter(time.Minute, ReasonBridgeAmbiguous, fmt.Errorf(
+		"%d HueBridges exist (%s): set spec.bridgeRef.name", len(names), strings.Join(names, ", ")))
+}
+
+// sessionFor is the connect stage's common part: the HueBridge ref names
+// and its session, once the namespace ns may use them (the HueBridge's
+// allowedNamespaces, and those of every HueBridge sharing its session).
+// letGo drops what the object holds on a session (claims, watches, a
+// queued command): on the bridge it was on (old) when ref names another,
+// and on this one when its namespace may not use it, so that an object the
+// bridge does accept can take its bulbs. A nil letGo holds nothing.
+func sessionFor(ctx context.Context, reader client.Reader, reg *Registry, ref *huev1alpha1.BridgeReference, ns, old string,
+	letGo func(*bridge.Session)) (*huev1alpha1.HueBridge, *bridge.Session, error) {
+	if letGo == nil {
+		letGo = func(*bridge.Session) {}
+	}
+	b, err := findBridge(ctx, reader, ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	if s, ok := reg.Running(old); ok && old != b.Name {
+		letGo(s)
+	}
+	if err := allowedNS(b, ns); err != nil {
+		if s, ok := reg.Running(b.Name); ok {
+			letGo(s)
+		}
+		return nil, nil, err
+	}
+	s, err := reg.For(ctx, b)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := reg.AllowedBySharers(ctx, b, s, ns); err != nil {
+		letGo(s)
+		return nil, nil, err
+	}
+	return b, s, nil
+}
+
+// allowedNS refuses namespaces the bridge's allowedNamespaces leave out. It
+// is a retry, not terminal: the bridge's owner may add the namespace.
+func allowedNS(b *huev1alpha1.HueBridge, ns string) error {
+	if len(b.Spec.AllowedNamespaces) == 0 || slices.Contains(b.Spec.AllowedNamespaces, ns) {
+		return nil
+	}
+	return providers.RetryAfter(time.Minute, ReasonNamespaceNotAllowed, fmt.Errorf(
+		"HueBridge %s only accepts HueLights from namespaces %s", b.Name, strings.Join(b.Spec.AllowedNamespaces, ", ")))
 }
 
 // AllowedBySharers refuses a namespace that another HueBridge sharing b's
