@@ -63,12 +63,19 @@ func StartOperator(ctx context.Context, bin, kubeconfig, dynamoURL, logPath stri
 }
 
 // StartOperatorWithEnv is StartOperator with more environment variables
-// (AWS_ENDPOINT_URL_STS for the STS model).
+// (AWS_ENDPOINT_URL_STS for the STS model). Its metrics port is free when
+// chosen; another process may take it before the manager binds it, and the
+// manager then exits, so it is started again on another port
+// (testenv.StartOnFreePort).
 func StartOperatorWithEnv(ctx context.Context, bin, kubeconfig, dynamoURL string, extraEnv map[string]string, logPath string, flags ...string) (*Operator, error) {
-	port, err := testenv.FreePort()
-	if err != nil {
-		return nil, err
-	}
+	return testenv.StartOnFreePort(func(port int) (*Operator, error) {
+		return startOperatorOn(ctx, port, bin, kubeconfig, dynamoURL, extraEnv, logPath, flags...)
+	})
+}
+
+// startOperatorOn runs the manager with its metrics on port, and waits
+// until they answer from its own process.
+func startOperatorOn(ctx context.Context, port int, bin, kubeconfig, dynamoURL string, extraEnv map[string]string, logPath string, flags ...string) (*Operator, error) {
 	metricsAddr := fmt.Sprintf("127.0.0.1:%d", port)
 	logFile, err := os.Create(logPath)
 	if err != nil {
@@ -102,11 +109,13 @@ func StartOperatorWithEnv(ctx context.Context, bin, kubeconfig, dynamoURL string
 	err = WaitUntil(ctx, 60*time.Second, 200*time.Millisecond, func() (bool, error) {
 		select {
 		case <-o.done:
-			return false, fmt.Errorf("the operator exited at startup; its log:\n%s", Tail(logPath, 30))
+			return false, fmt.Errorf("%w: the operator exited at startup; its log:\n%s", testenv.ErrExited, Tail(logPath, 30))
 		default:
 		}
-		_, err := o.Reconciles()
-		return err == nil, nil
+		if _, err := o.Reconciles(); err != nil {
+			return false, nil
+		}
+		return true, testenv.CheckListener(cmd.Process.Pid, port)
 	})
 	if err != nil {
 		o.Stop()
