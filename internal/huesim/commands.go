@@ -1,6 +1,7 @@
 package huesim
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -22,9 +23,13 @@ func (b *Bridge) appendCommand(c Command) {
 }
 
 // logged serves a command with its effect and its log entry as one step
-// to the looks of lockView.
+// to the looks of lockView. The body is read before that step: a client
+// slow to send its body holds up its own command only, not every other
+// client's, as a bridge serving its connections apart would.
 func (b *Bridge) logged(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(raw))
 		b.applying.Lock()
 		defer b.applying.Unlock()
 		h(w, r)

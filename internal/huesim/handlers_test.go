@@ -1,12 +1,16 @@
 package huesim
 
 import (
+	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 const testUser = "tether-test-user"
@@ -199,5 +203,52 @@ func TestCommandLogAndGetCounts(t *testing.T) {
 	b.ResetGetCounts()
 	if len(b.Commands()) != 0 || len(b.GetCounts()) != 0 {
 		t.Fatal("reset did not empty the log and counts")
+	}
+}
+
+// TestASlowBodyHoldsUpOnlyItsOwnCommand sends a command's headers and half
+// its body, then another client's command: that one is answered while the
+// first body is still unfinished, and the first is applied once its body
+// arrives. A lock taken before the body is read would hold every command
+// up behind the slow client.
+func TestASlowBodyHoldsUpOnlyItsOwnCommand(t *testing.T) {
+	b, srv := newTestBridge(t)
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := `{"on":true,"bri":200}`
+	half := len(body) / 2
+	fmt.Fprintf(conn, "PUT /api/%s/lights/1/state HTTP/1.1\r\nHost: bridge\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", testUser, len(body), body[:half])
+
+	answered := make(chan int, 1)
+	go func() {
+		req, _ := http.NewRequest(http.MethodPut, srv.URL+"/api/"+testUser+"/lights/2/state", strings.NewReader(`{"on":true}`))
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			answered <- 0
+			return
+		}
+		res.Body.Close()
+		answered <- res.StatusCode
+	}()
+	select {
+	case code := <-answered:
+		if code != http.StatusOK {
+			t.Fatalf("the other client's command was answered with %d", code)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the other client's command waited behind an unfinished body")
+	}
+
+	fmt.Fprint(conn, body[half:])
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if l, _ := b.Light("1"); res.StatusCode != http.StatusOK || l.State.Bri != 200 {
+		t.Fatalf("the slow command was not applied once its body arrived: %d, bri %d", res.StatusCode, l.State.Bri)
 	}
 }
