@@ -6,7 +6,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -129,27 +128,16 @@ func SetupDynamoDB(mgr ctrl.Manager, pollInterval time.Duration, feeds changefee
 // longer admitted takes effect at once, not at the next resync.
 func tablesOfAccount(c client.Reader) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
-		var all awsv1alpha1.DynamoDBTableList
-		if err := c.List(ctx, &all, client.UnsafeDisableDeepCopy); err != nil {
-			log.FromContext(ctx).Error(err, "listing DynamoDBTables for an AWSAccount change")
-			return nil
-		}
 		var defaults map[string]bool // namespaces whose default is this account
-		var out []reconcile.Request
-		for i := range all.Items {
-			t := &all.Items[i]
-			uses := t.Spec.AccountRef != nil && t.Spec.AccountRef.Name == obj.GetName()
-			if t.Spec.AccountRef == nil {
-				if defaults == nil {
-					defaults = namespacesDefaultingTo(ctx, c, obj.GetName())
-				}
-				uses = defaults[t.Namespace]
+		return requestsFor(ctx, c, &awsv1alpha1.DynamoDBTableList{}, func(t *awsv1alpha1.DynamoDBTable) bool {
+			if t.Spec.AccountRef != nil {
+				return t.Spec.AccountRef.Name == obj.GetName()
 			}
-			if uses {
-				out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: t.Namespace, Name: t.Name}})
+			if defaults == nil {
+				defaults = namespacesDefaultingTo(ctx, c, obj.GetName())
 			}
-		}
-		return out
+			return defaults[t.Namespace]
+		})
 	}
 }
 
@@ -172,16 +160,8 @@ func namespacesDefaultingTo(ctx context.Context, c client.Reader, account string
 // its labels change.
 func tablesInNamespace(c client.Reader) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
-		var list awsv1alpha1.DynamoDBTableList
-		if err := c.List(ctx, &list, client.InNamespace(obj.GetName()), client.UnsafeDisableDeepCopy); err != nil {
-			log.FromContext(ctx).Error(err, "listing DynamoDBTables for a Namespace change")
-			return nil
-		}
-		out := make([]reconcile.Request, 0, len(list.Items))
-		for _, t := range list.Items {
-			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: t.Namespace, Name: t.Name}})
-		}
-		return out
+		return requestsFor(ctx, c, &awsv1alpha1.DynamoDBTableList{}, func(*awsv1alpha1.DynamoDBTable) bool { return true },
+			client.InNamespace(obj.GetName()))
 	}
 }
 

@@ -48,3 +48,9 @@ func bridgeReadinessChanged() predicate.Predicate {
 		},
 	}
 }
+
+// onBridge says whether an object's bridgeRef names the HueBridge name,
+// or leaves it to the only one (which this may be).
+func onBridge(ref *huev1alpha1.BridgeReference, name string) bool {
+	return ref == nil || ref.Name == name
+}

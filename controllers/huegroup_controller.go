@@ -50,37 +50,21 @@ func SetupHueGroup(mgr ctrl.Manager, registry *hue.Registry) error {
 }
 
 // groupsOfBridge maps a HueBridge to the HueGroups on it.
-func groupsOfBridge(c client.Client) handler.MapFunc {
+func groupsOfBridge(c client.Reader) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
-		var groups huev1alpha1.HueGroupList
-		if err := c.List(ctx, &groups, client.UnsafeDisableDeepCopy); err != nil {
-			return nil
-		}
-		var out []reconcile.Request
-		for _, g := range groups.Items {
-			if ref := g.Spec.BridgeRef; ref == nil || ref.Name == obj.GetName() {
-				out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&g)})
-			}
-		}
-		return out
+		return requestsFor(ctx, c, &huev1alpha1.HueGroupList{}, func(g *huev1alpha1.HueGroup) bool {
+			return onBridge(g.Spec.BridgeRef, obj.GetName())
+		})
 	}
 }
 
 // groupsShowing maps a HueScene to the HueGroups of its namespace whose
 // spec.scene names it.
-func groupsShowing(c client.Client) handler.MapFunc {
+func groupsShowing(c client.Reader) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
-		var groups huev1alpha1.HueGroupList
-		if err := c.List(ctx, &groups, client.InNamespace(obj.GetNamespace()), client.UnsafeDisableDeepCopy); err != nil {
-			return nil
-		}
-		var out []reconcile.Request
-		for _, g := range groups.Items {
-			if g.Spec.Scene == obj.GetName() {
-				out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&g)})
-			}
-		}
-		return out
+		return requestsFor(ctx, c, &huev1alpha1.HueGroupList{}, func(g *huev1alpha1.HueGroup) bool {
+			return g.Spec.Scene == obj.GetName()
+		}, client.InNamespace(obj.GetNamespace()))
 	}
 }
 

@@ -86,18 +86,10 @@ func expectSends(registry *hue.Registry) handler.EventHandler {
 
 // lightsOfBridge maps a HueBridge to the HueLights that use it (by name, or
 // by leaving bridgeRef out).
-func lightsOfBridge(c client.Client) handler.MapFunc {
+func lightsOfBridge(c client.Reader) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
-		var lights huev1alpha1.HueLightList
-		if err := c.List(ctx, &lights, client.UnsafeDisableDeepCopy); err != nil {
-			return nil
-		}
-		var out []reconcile.Request
-		for _, l := range lights.Items {
-			if ref := l.Spec.BridgeRef; ref == nil || ref.Name == obj.GetName() {
-				out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&l)})
-			}
-		}
-		return out
+		return requestsFor(ctx, c, &huev1alpha1.HueLightList{}, func(l *huev1alpha1.HueLight) bool {
+			return onBridge(l.Spec.BridgeRef, obj.GetName())
+		})
 	}
 }

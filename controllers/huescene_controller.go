@@ -39,19 +39,11 @@ func SetupHueScene(mgr ctrl.Manager, registry *hue.Registry) error {
 }
 
 // scenesOfGroup maps a HueGroup to the HueScenes of its namespace for it.
-func scenesOfGroup(c client.Client) handler.MapFunc {
+func scenesOfGroup(c client.Reader) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
-		var scenes huev1alpha1.HueSceneList
-		if err := c.List(ctx, &scenes, client.InNamespace(obj.GetNamespace()), client.UnsafeDisableDeepCopy); err != nil {
-			return nil
-		}
-		var out []reconcile.Request
-		for _, s := range scenes.Items {
-			if s.Spec.GroupRef.Name == obj.GetName() {
-				out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&s)})
-			}
-		}
-		return out
+		return requestsFor(ctx, c, &huev1alpha1.HueSceneList{}, func(s *huev1alpha1.HueScene) bool {
+			return s.Spec.GroupRef.Name == obj.GetName()
+		}, client.InNamespace(obj.GetNamespace()))
 	}
 }
 

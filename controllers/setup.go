@@ -13,12 +13,6 @@ import (
 	"github.com/tether-dev/tether/reconciler"
 )
 
-// The map functions that wake objects when another one changes (a bridge's
-// lights, an account's tables, a scene's groups, ...) list the cache with
-// client.UnsafeDisableDeepCopy: they only read names and references, and
-// copying every object of a kind at each event was nearly all they
-// allocated. Whatever may change an object it listed copies it first.
-
 // Config is what the manager binary's flags set for the kinds.
 type Config struct {
 	// DynamoDBTablePollInterval is how often each table is described when

@@ -1,0 +1,36 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// The map functions that wake objects when another one changes (a bridge's
+// lights, an account's tables, a scene's groups, ...) list the cache with
+// client.UnsafeDisableDeepCopy: they only read names and references, and
+// copying every object of a kind at each event was nearly all they
+// allocated. Whatever may change an object it listed copies it first.
+
+// requestsFor lists the objects of list's kind (opts narrow the list) and
+// wakes those match says the change concerns. A list that fails wakes
+// none and is logged: the objects still look at their next resync.
+func requestsFor[T client.Object](ctx context.Context, c client.Reader, list client.ObjectList, match func(T) bool, opts ...client.ListOption) []reconcile.Request {
+	if err := c.List(ctx, list, append(opts, client.UnsafeDisableDeepCopy)...); err != nil {
+		log.FromContext(ctx).Error(err, "listing the objects a change wakes", "list", fmt.Sprintf("%T", list))
+		return nil
+	}
+	var out []reconcile.Request
+	_ = meta.EachListItem(list, func(o runtime.Object) error {
+		if obj, ok := o.(T); ok && match(obj) {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(obj)})
+		}
+		return nil
+	})
+	return out
+}

@@ -1,0 +1,102 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+
+	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+)
+
+func om(ns, name string) metav1.ObjectMeta { return metav1.ObjectMeta{Namespace: ns, Name: name} }
+
+// wakesWorld holds objects of every kind a map function lists, so that
+// each case also shows what it leaves out.
+func wakesWorld(t *testing.T) client.Client {
+	t.Helper()
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, huev1alpha1.AddToScheme, awsv1alpha1.AddToScheme} {
+		if err := add(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ref := func(name string) *huev1alpha1.BridgeReference { return &huev1alpha1.BridgeReference{Name: name} }
+	account := func(name string) *awsv1alpha1.AccountReference { return &awsv1alpha1.AccountReference{Name: name} }
+	objs := []client.Object{
+		&huev1alpha1.HueLight{ObjectMeta: om("home", "hall"), Spec: huev1alpha1.HueLightSpec{BridgeRef: ref("upstairs")}},
+		&huev1alpha1.HueLight{ObjectMeta: om("home", "desk"), Spec: huev1alpha1.HueLightSpec{BridgeRef: ref("downstairs")}},
+		&huev1alpha1.HueLight{ObjectMeta: om("garden", "porch")},
+		&huev1alpha1.HueGroup{ObjectMeta: om("home", "living"), Spec: huev1alpha1.HueGroupSpec{BridgeRef: ref("upstairs"), Scene: "evening"}},
+		&huev1alpha1.HueGroup{ObjectMeta: om("home", "kitchen"), Spec: huev1alpha1.HueGroupSpec{BridgeRef: ref("downstairs"), Scene: "morning"}},
+		&huev1alpha1.HueGroup{ObjectMeta: om("garden", "terrace"), Spec: huev1alpha1.HueGroupSpec{Scene: "evening"}},
+		&huev1alpha1.HueScene{ObjectMeta: om("home", "evening"), Spec: huev1alpha1.HueSceneSpec{GroupRef: huev1alpha1.GroupReference{Name: "living"}}},
+		&huev1alpha1.HueScene{ObjectMeta: om("home", "morning"), Spec: huev1alpha1.HueSceneSpec{GroupRef: huev1alpha1.GroupReference{Name: "kitchen"}}},
+		&huev1alpha1.HueScene{ObjectMeta: om("garden", "dusk"), Spec: huev1alpha1.HueSceneSpec{GroupRef: huev1alpha1.GroupReference{Name: "living"}}},
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop", Annotations: map[string]string{awsv1alpha1.AnnotationNamespaceAccount: "prod"}}},
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "lab"}},
+		&awsv1alpha1.DynamoDBTable{ObjectMeta: om("shop", "orders")},
+		&awsv1alpha1.DynamoDBTable{ObjectMeta: om("shop", "audit"), Spec: awsv1alpha1.DynamoDBTableSpec{AccountRef: account("staging")}},
+		&awsv1alpha1.DynamoDBTable{ObjectMeta: om("lab", "trials"), Spec: awsv1alpha1.DynamoDBTableSpec{AccountRef: account("prod")}},
+		&awsv1alpha1.DynamoDBTable{ObjectMeta: om("lab", "scratch")},
+	}
+	return fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).Build()
+}
+
+// TestMapFunctionsWakeWhatTheChangeConcerns: each map function wakes the
+// objects that name (or default to) the object that changed, and no other.
+func TestMapFunctionsWakeWhatTheChangeConcerns(t *testing.T) {
+	c := wakesWorld(t)
+	bridge := func(name string) client.Object {
+		return &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	}
+	cases := []struct {
+		name    string
+		mapFunc handler.MapFunc
+		changed client.Object
+		want    []string
+	}{
+		{"a bridge's lights, by name or by default", lightsOfBridge(c), bridge("upstairs"), []string{"garden/porch", "home/hall"}},
+		{"a bridge's groups, by name or by default", groupsOfBridge(c), bridge("downstairs"), []string{"garden/terrace", "home/kitchen"}},
+		{"the groups of a scene's namespace showing it", groupsShowing(c), &huev1alpha1.HueScene{ObjectMeta: om("home", "evening")}, []string{"home/living"}},
+		{"the scenes of a group's namespace for it", scenesOfGroup(c), &huev1alpha1.HueGroup{ObjectMeta: om("home", "living")}, []string{"home/evening"}},
+		{"an account's tables, by ref or by their namespace's default", tablesOfAccount(c), &awsv1alpha1.AWSAccount{ObjectMeta: metav1.ObjectMeta{Name: "prod"}}, []string{"lab/trials", "shop/orders"}},
+		{"a namespace's tables", tablesInNamespace(c), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "lab"}}, []string{"lab/scratch", "lab/trials"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, r := range tc.mapFunc(context.Background(), tc.changed) {
+				got = append(got, r.String())
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("woke %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// failingLists is a cache whose lists fail.
+type failingLists struct{ client.Reader }
+
+func (failingLists) List(context.Context, client.ObjectList, ...client.ListOption) error {
+	return errors.New("the cache is not synced")
+}
+
+// TestAFailedListWakesNothing: a list that fails wakes no object (they
+// still look at their resync) rather than a wrong one.
+func TestAFailedListWakesNothing(t *testing.T) {
+	got := lightsOfBridge(failingLists{})(context.Background(), &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "upstairs"}})
+	if len(got) != 0 {
+		t.Fatalf("woke %v after a failed list", got)
+	}
+}
