@@ -48,8 +48,9 @@ type Light struct {
 	Model string
 	State LightState
 	// omit are state fields GET /lights leaves out although the type has
-	// them, as some bridges do for some bulbs (the independent bridge of
-	// issue 11 omits ct).
+	// them, as some bridges do for some bulbs (home-assistant-libs/aiohue,
+	// aiohue/v2/models/feature.py: "Some bulbs do not properly return the
+	// Gamut information. In this case this is not present.").
 	omit map[string]bool
 	// strict refuses a colour temperature beyond the bulb's range with
 	// error 7 instead of clamping it.

@@ -234,9 +234,9 @@ func queuedNote(bridgeName string, eta time.Duration) string {
 // changes to 20 HueGroups takes 20 group slots (one a second), and the
 // HueLights' batches wait behind them; the sender wakes each object when
 // its command goes, and the pass after the read that shows it writes its
-// status once (issue 28: one status write per change). A line that does
-// not move for that long still shows, and one on a bridge that stopped
-// answering shows at once.
+// status once (one status write per change: docs/hue-lights.md). A line
+// that does not move for that long still shows, and one on a bridge that
+// stopped answering shows at once.
 const quietQueue = 30 * bridge.GroupSlot
 
 // quietInLine reports whether a command in line is still said nothing of,

@@ -1,6 +1,7 @@
 package v1alpha1
 
-// The table features of issue 40, DynamoDB as AWS ships it in 2026.
+// The table features of DynamoDB as AWS ships it in 2026 (docs/dynamodb.md,
+// "DynamoDB as AWS ships it in 2026").
 
 // IndexKeySchema is a global secondary index's key: one to four HASH keys,
 // then up to four RANGE keys (multi-attribute keys, AWS since November 2025:

@@ -1,6 +1,7 @@
 package v1alpha1
 
-// Multi-Region strong consistency (MRSC) global tables, issue 40 item 1.
+// Multi-Region strong consistency (MRSC) global tables (docs/dynamodb.md,
+// "DynamoDB as AWS ships it in 2026").
 
 // Multi-Region consistency modes of a global table, as AWS spells them
 // (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateTable.html).

@@ -1,6 +1,6 @@
 package v1alpha1
 
-// Multi-account global tables (issue 40 item 2): a table in one AWS account
+// Multi-account global tables: a table in one AWS account
 // joins, as a replica, a table in another
 // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/V2globaltables_MA_HowItWorks.html,
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/V2globaltables_MA.tutorial.html).

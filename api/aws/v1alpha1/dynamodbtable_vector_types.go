@@ -1,6 +1,6 @@
 package v1alpha1
 
-// Vector indexes of a table (issue 40 item 5): similarity search over a
+// Vector indexes of a table: similarity search over a
 // vector attribute of the items, queried by the SearchVectors API
 // (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_VectorIndex.html,
 // aws-sdk-go-v2 service/dynamodb v1.63.0 and later). AWS creates one with

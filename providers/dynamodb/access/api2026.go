@@ -6,8 +6,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
-// api2026 is the part of the DynamoDB client the features of issue 40
-// (DynamoDB as AWS ships it in 2026) use.
+// api2026 is the part of the DynamoDB client the features of DynamoDB as
+// AWS ships it in 2026 use (docs/dynamodb.md, "DynamoDB as AWS ships it in
+// 2026").
 type api2026 interface {
 	DescribeContributorInsights(ctx context.Context, in *dynamodb.DescribeContributorInsightsInput, opts ...func(*dynamodb.Options)) (*dynamodb.DescribeContributorInsightsOutput, error)
 	DescribeKinesisStreamingDestination(ctx context.Context, in *dynamodb.DescribeKinesisStreamingDestinationInput, opts ...func(*dynamodb.Options)) (*dynamodb.DescribeKinesisStreamingDestinationOutput, error)
