@@ -64,9 +64,9 @@ func StartOperator(ctx context.Context, bin, kubeconfig, dynamoURL, logPath stri
 
 // StartOperatorWithEnv is StartOperator with more environment variables
 // (AWS_ENDPOINT_URL_STS for the STS model). Its metrics port is free when
-// chosen; another process may take it before the manager binds it, and the
-// manager then exits, so it is started again on another port
-// (testenv.StartOnFreePort).
+// chosen; another process may take it before the manager binds it (the
+// manager then exits, or the other process answers), so it is started
+// again on another port (testenv.StartOnFreePort).
 func StartOperatorWithEnv(ctx context.Context, bin, kubeconfig, dynamoURL string, extraEnv map[string]string, logPath string, flags ...string) (*Operator, error) {
 	return testenv.StartOnFreePort(func(port int) (*Operator, error) {
 		return startOperatorOn(ctx, port, bin, kubeconfig, dynamoURL, extraEnv, logPath, flags...)
@@ -109,7 +109,7 @@ func startOperatorOn(ctx context.Context, port int, bin, kubeconfig, dynamoURL s
 	err = WaitUntil(ctx, 60*time.Second, 200*time.Millisecond, func() (bool, error) {
 		select {
 		case <-o.done:
-			return false, fmt.Errorf("%w: the operator exited at startup; its log:\n%s", testenv.ErrExited, Tail(logPath, 30))
+			return false, exitedAtStartup(Tail(logPath, 30))
 		default:
 		}
 		if _, err := o.Reconciles(); err != nil {
@@ -122,6 +122,18 @@ func startOperatorOn(ctx context.Context, port int, bin, kubeconfig, dynamoURL s
 		return nil, err
 	}
 	return o, nil
+}
+
+// exitedAtStartup is the error of a manager that exited before its
+// metrics answered, with the end of its log: ErrPortTaken when it could
+// not bind its metrics port (another process took it since it was free),
+// so that it is started again on another; any other failure is final.
+func exitedAtStartup(log string) error {
+	err := fmt.Errorf("the operator exited at startup; its log:\n%s", log)
+	if strings.Contains(log, "address already in use") {
+		return fmt.Errorf("%w: %w", testenv.ErrPortTaken, err)
+	}
+	return err
 }
 
 // Stop sends SIGTERM, then SIGKILL after 10 s.

@@ -70,7 +70,8 @@ func StartOnFreePort[S any](start func(port int) (S, error)) (S, error) {
 }
 
 // CheckListener is nil when the process pid listens on port (the server a
-// test started answers on its port itself), ErrPortTaken when it does not.
+// test started answers on its port itself), ErrPortTaken when it does not,
+// ErrExited when it is gone.
 // It reads Linux's tables of sockets: /proc/net/tcp and tcp6 name each
 // listening socket's inode, and /proc/PID/fd links to the sockets the
 // process holds.
@@ -81,6 +82,11 @@ func CheckListener(pid, port int) error {
 	}
 	dir := fmt.Sprintf("/proc/%d/fd", pid)
 	fds, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		// It ended (and was reaped) since it answered, or the answer was
+		// another process's: either way the start is tried again.
+		return fmt.Errorf("pid %d: %w", pid, ErrExited)
+	}
 	if err != nil {
 		return err
 	}

@@ -45,3 +45,15 @@ func TestCheckListenerTellsWhoListens(t *testing.T) {
 		t.Fatalf("this process's port %d as the child's: %v, want ErrPortTaken", ownPort, err)
 	}
 }
+
+// A process that has ended is ErrExited, so that a start whose server
+// exited just after another process answered on its port tries another.
+func TestCheckListenerOfAnEndedProcessIsExited(t *testing.T) {
+	ended := exec.Command("true")
+	if err := ended.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckListener(ended.Process.Pid, 1); !errors.Is(err, ErrExited) {
+		t.Fatalf("an ended process: %v, want ErrExited", err)
+	}
+}
