@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -207,20 +208,33 @@ func TestCommandLogAndGetCounts(t *testing.T) {
 }
 
 // TestASlowBodyHoldsUpOnlyItsOwnCommand sends a command's headers and half
-// its body, then another client's command: that one is answered while the
-// first body is still unfinished, and the first is applied once its body
-// arrives. A lock taken before the body is read would hold every command
-// up behind the slow client.
+// its body and, once the bridge is reading that body, another client's
+// command: that one is answered while the first body is still unfinished,
+// and the first is applied once its body arrives. A lock taken before the
+// body is read would hold every command up behind the slow client.
 func TestASlowBodyHoldsUpOnlyItsOwnCommand(t *testing.T) {
-	b, srv := newTestBridge(t)
+	b := New(Options{Lights: []string{"hallway", "kitchen"}, Usernames: []string{testUser}})
+	slowPath := "/api/" + testUser + "/lights/1/state"
+	reading := make(chan struct{}) // the slow command's body is being read
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == slowPath {
+			r.Body = &readStarted{ReadCloser: r.Body, started: reading}
+		}
+		b.Handler().ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
 	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
+	if err := conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
 	body := `{"on":true,"bri":200}`
 	half := len(body) / 2
-	fmt.Fprintf(conn, "PUT /api/%s/lights/1/state HTTP/1.1\r\nHost: bridge\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", testUser, len(body), body[:half])
+	fmt.Fprintf(conn, "PUT %s HTTP/1.1\r\nHost: bridge\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", slowPath, len(body), body[:half])
+	<-reading
 
 	answered := make(chan int, 1)
 	go func() {
@@ -251,4 +265,16 @@ func TestASlowBodyHoldsUpOnlyItsOwnCommand(t *testing.T) {
 	if l, _ := b.Light("1"); res.StatusCode != http.StatusOK || l.State.Bri != 200 {
 		t.Fatalf("the slow command was not applied once its body arrived: %d, bri %d", res.StatusCode, l.State.Bri)
 	}
+}
+
+// readStarted closes started at the first read of the body it wraps.
+type readStarted struct {
+	io.ReadCloser
+	once    sync.Once
+	started chan struct{}
+}
+
+func (r *readStarted) Read(p []byte) (int, error) {
+	r.once.Do(func() { close(r.started) })
+	return r.ReadCloser.Read(p)
 }

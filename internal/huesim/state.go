@@ -48,9 +48,10 @@ type Light struct {
 	Model string
 	State LightState
 	// omit are state fields GET /lights leaves out although the type has
-	// them, as some bridges do for some bulbs (home-assistant-libs/aiohue,
-	// aiohue/v2/models/feature.py: "Some bulbs do not properly return the
-	// Gamut information. In this case this is not present.").
+	// them, as some bridges do for some bulbs: diyHue, a bridge others
+	// wrote that the Hue app drives, reports an LCT001's state without ct
+	// although its capabilities give a ct range (diyhue/diyHue,
+	// BridgeEmulator/lights/light_types.py).
 	omit map[string]bool
 	// strict refuses a colour temperature beyond the bulb's range with
 	// error 7 instead of clamping it.
