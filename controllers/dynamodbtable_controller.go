@@ -129,7 +129,7 @@ func SetupDynamoDB(mgr ctrl.Manager, pollInterval time.Duration, feeds changefee
 func tablesOfAccount(c client.Reader) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
 		var defaults map[string]bool // namespaces whose default is this account
-		return requestsFor(ctx, c, &awsv1alpha1.DynamoDBTableList{}, func(t *awsv1alpha1.DynamoDBTable) bool {
+		return requestsFor(ctx, c, obj, &awsv1alpha1.DynamoDBTableList{}, func(t *awsv1alpha1.DynamoDBTable) bool {
 			if t.Spec.AccountRef != nil {
 				return t.Spec.AccountRef.Name == obj.GetName()
 			}
@@ -160,7 +160,7 @@ func namespacesDefaultingTo(ctx context.Context, c client.Reader, account string
 // its labels change.
 func tablesInNamespace(c client.Reader) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
-		return requestsFor(ctx, c, &awsv1alpha1.DynamoDBTableList{}, func(*awsv1alpha1.DynamoDBTable) bool { return true },
+		return requestsFor(ctx, c, obj, &awsv1alpha1.DynamoDBTableList{}, func(*awsv1alpha1.DynamoDBTable) bool { return true },
 			client.InNamespace(obj.GetName()))
 	}
 }

@@ -69,16 +69,12 @@ func membersOfGlobalTable(c client.Reader) handler.MapFunc {
 			return out
 		}
 		_, _, _, name, ok := plan.ArnParts(src.TableArn)
-		var list awsv1alpha1.DynamoDBTableList
-		if !ok || c.List(ctx, &list, client.MatchingFields{dynamodb.IndexTableName: name}, client.UnsafeDisableDeepCopy) != nil {
+		if !ok {
 			return out
 		}
-		for i := range list.Items {
-			if o := &list.Items[i]; o.UID != t.UID && o.ResolvedTableName() == name {
-				add(o.Namespace, o.Name)
-			}
-		}
-		return out
+		return append(out, requestsFor(ctx, c, t, &awsv1alpha1.DynamoDBTableList{}, func(o *awsv1alpha1.DynamoDBTable) bool {
+			return o.UID != t.UID && o.ResolvedTableName() == name
+		}, client.MatchingFields{dynamodb.IndexTableName: name})...)
 	}
 }
 

@@ -17,8 +17,8 @@ import (
 	"github.com/tether-dev/tether/providers/hue"
 )
 
-// The watches the Hue kinds share: wake-ups from a bridge's session, and a
-// HueBridge becoming ready or not.
+// The watches the Hue kinds share: wake-ups from a bridge's session, a
+// HueBridge becoming ready or not, and which objects a HueBridge concerns.
 
 // wakeSource turns wake-ups by object key into reconcile requests.
 func wakeSource(wakes <-chan hue.Wake) source.Source {

@@ -52,7 +52,7 @@ func SetupHueGroup(mgr ctrl.Manager, registry *hue.Registry) error {
 // groupsOfBridge maps a HueBridge to the HueGroups on it.
 func groupsOfBridge(c client.Reader) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
-		return requestsFor(ctx, c, &huev1alpha1.HueGroupList{}, func(g *huev1alpha1.HueGroup) bool {
+		return requestsFor(ctx, c, obj, &huev1alpha1.HueGroupList{}, func(g *huev1alpha1.HueGroup) bool {
 			return onBridge(g.Spec.BridgeRef, obj.GetName())
 		})
 	}
@@ -62,7 +62,7 @@ func groupsOfBridge(c client.Reader) handler.MapFunc {
 // spec.scene names it.
 func groupsShowing(c client.Reader) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
-		return requestsFor(ctx, c, &huev1alpha1.HueGroupList{}, func(g *huev1alpha1.HueGroup) bool {
+		return requestsFor(ctx, c, obj, &huev1alpha1.HueGroupList{}, func(g *huev1alpha1.HueGroup) bool {
 			return g.Spec.Scene == obj.GetName()
 		}, client.InNamespace(obj.GetNamespace()))
 	}

@@ -88,7 +88,7 @@ func expectSends(registry *hue.Registry) handler.EventHandler {
 // by leaving bridgeRef out).
 func lightsOfBridge(c client.Reader) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
-		return requestsFor(ctx, c, &huev1alpha1.HueLightList{}, func(l *huev1alpha1.HueLight) bool {
+		return requestsFor(ctx, c, obj, &huev1alpha1.HueLightList{}, func(l *huev1alpha1.HueLight) bool {
 			return onBridge(l.Spec.BridgeRef, obj.GetName())
 		})
 	}

@@ -41,7 +41,7 @@ func SetupHueScene(mgr ctrl.Manager, registry *hue.Registry) error {
 // scenesOfGroup maps a HueGroup to the HueScenes of its namespace for it.
 func scenesOfGroup(c client.Reader) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
-		return requestsFor(ctx, c, &huev1alpha1.HueSceneList{}, func(s *huev1alpha1.HueScene) bool {
+		return requestsFor(ctx, c, obj, &huev1alpha1.HueSceneList{}, func(s *huev1alpha1.HueScene) bool {
 			return s.Spec.GroupRef.Name == obj.GetName()
 		}, client.InNamespace(obj.GetNamespace()))
 	}

@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -18,11 +19,13 @@ import (
 // allocated. Whatever may change an object it listed copies it first.
 
 // requestsFor lists the objects of list's kind (opts narrow the list) and
-// wakes those match says the change concerns. A list that fails wakes
-// none and is logged: the objects still look at their next resync.
-func requestsFor[T client.Object](ctx context.Context, c client.Reader, list client.ObjectList, match func(T) bool, opts ...client.ListOption) []reconcile.Request {
-	if err := c.List(ctx, list, append(opts, client.UnsafeDisableDeepCopy)...); err != nil {
-		log.FromContext(ctx).Error(err, "listing the objects a change wakes", "list", fmt.Sprintf("%T", list))
+// wakes those match says the change of changed concerns. A list that
+// fails wakes none and is logged: the objects still look at their next
+// resync.
+func requestsFor[T client.Object](ctx context.Context, c client.Reader, changed client.Object, list client.ObjectList, match func(T) bool, opts ...client.ListOption) []reconcile.Request {
+	if err := c.List(ctx, list, slices.Concat(opts, []client.ListOption{client.UnsafeDisableDeepCopy})...); err != nil {
+		log.FromContext(ctx).Error(err, "listing the objects a change wakes", "list", fmt.Sprintf("%T", list),
+			"changed", fmt.Sprintf("%T", changed), "name", client.ObjectKeyFromObject(changed))
 		return nil
 	}
 	var out []reconcile.Request

@@ -9,15 +9,19 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
+	"github.com/tether-dev/tether/providers/dynamodb"
 )
 
-func om(ns, name string) metav1.ObjectMeta { return metav1.ObjectMeta{Namespace: ns, Name: name} }
+func objectMeta(ns, name string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Namespace: ns, Name: name}
+}
 
 // wakesWorld holds objects of every kind a map function lists, so that
 // each case also shows what it leaves out.
@@ -32,21 +36,21 @@ func wakesWorld(t *testing.T) client.Client {
 	ref := func(name string) *huev1alpha1.BridgeReference { return &huev1alpha1.BridgeReference{Name: name} }
 	account := func(name string) *awsv1alpha1.AccountReference { return &awsv1alpha1.AccountReference{Name: name} }
 	objs := []client.Object{
-		&huev1alpha1.HueLight{ObjectMeta: om("home", "hall"), Spec: huev1alpha1.HueLightSpec{BridgeRef: ref("upstairs")}},
-		&huev1alpha1.HueLight{ObjectMeta: om("home", "desk"), Spec: huev1alpha1.HueLightSpec{BridgeRef: ref("downstairs")}},
-		&huev1alpha1.HueLight{ObjectMeta: om("garden", "porch")},
-		&huev1alpha1.HueGroup{ObjectMeta: om("home", "living"), Spec: huev1alpha1.HueGroupSpec{BridgeRef: ref("upstairs"), Scene: "evening"}},
-		&huev1alpha1.HueGroup{ObjectMeta: om("home", "kitchen"), Spec: huev1alpha1.HueGroupSpec{BridgeRef: ref("downstairs"), Scene: "morning"}},
-		&huev1alpha1.HueGroup{ObjectMeta: om("garden", "terrace"), Spec: huev1alpha1.HueGroupSpec{Scene: "evening"}},
-		&huev1alpha1.HueScene{ObjectMeta: om("home", "evening"), Spec: huev1alpha1.HueSceneSpec{GroupRef: huev1alpha1.GroupReference{Name: "living"}}},
-		&huev1alpha1.HueScene{ObjectMeta: om("home", "morning"), Spec: huev1alpha1.HueSceneSpec{GroupRef: huev1alpha1.GroupReference{Name: "kitchen"}}},
-		&huev1alpha1.HueScene{ObjectMeta: om("garden", "dusk"), Spec: huev1alpha1.HueSceneSpec{GroupRef: huev1alpha1.GroupReference{Name: "living"}}},
+		&huev1alpha1.HueLight{ObjectMeta: objectMeta("home", "hall"), Spec: huev1alpha1.HueLightSpec{BridgeRef: ref("upstairs")}},
+		&huev1alpha1.HueLight{ObjectMeta: objectMeta("home", "desk"), Spec: huev1alpha1.HueLightSpec{BridgeRef: ref("downstairs")}},
+		&huev1alpha1.HueLight{ObjectMeta: objectMeta("garden", "porch")},
+		&huev1alpha1.HueGroup{ObjectMeta: objectMeta("home", "living"), Spec: huev1alpha1.HueGroupSpec{BridgeRef: ref("upstairs"), Scene: "evening"}},
+		&huev1alpha1.HueGroup{ObjectMeta: objectMeta("home", "kitchen"), Spec: huev1alpha1.HueGroupSpec{BridgeRef: ref("downstairs"), Scene: "morning"}},
+		&huev1alpha1.HueGroup{ObjectMeta: objectMeta("garden", "terrace"), Spec: huev1alpha1.HueGroupSpec{Scene: "evening"}},
+		&huev1alpha1.HueScene{ObjectMeta: objectMeta("home", "evening"), Spec: huev1alpha1.HueSceneSpec{GroupRef: huev1alpha1.GroupReference{Name: "living"}}},
+		&huev1alpha1.HueScene{ObjectMeta: objectMeta("home", "morning"), Spec: huev1alpha1.HueSceneSpec{GroupRef: huev1alpha1.GroupReference{Name: "kitchen"}}},
+		&huev1alpha1.HueScene{ObjectMeta: objectMeta("garden", "dusk"), Spec: huev1alpha1.HueSceneSpec{GroupRef: huev1alpha1.GroupReference{Name: "living"}}},
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop", Annotations: map[string]string{awsv1alpha1.AnnotationNamespaceAccount: "prod"}}},
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "lab"}},
-		&awsv1alpha1.DynamoDBTable{ObjectMeta: om("shop", "orders")},
-		&awsv1alpha1.DynamoDBTable{ObjectMeta: om("shop", "audit"), Spec: awsv1alpha1.DynamoDBTableSpec{AccountRef: account("staging")}},
-		&awsv1alpha1.DynamoDBTable{ObjectMeta: om("lab", "trials"), Spec: awsv1alpha1.DynamoDBTableSpec{AccountRef: account("prod")}},
-		&awsv1alpha1.DynamoDBTable{ObjectMeta: om("lab", "scratch")},
+		&awsv1alpha1.DynamoDBTable{ObjectMeta: objectMeta("shop", "orders")},
+		&awsv1alpha1.DynamoDBTable{ObjectMeta: objectMeta("shop", "audit"), Spec: awsv1alpha1.DynamoDBTableSpec{AccountRef: account("staging")}},
+		&awsv1alpha1.DynamoDBTable{ObjectMeta: objectMeta("lab", "trials"), Spec: awsv1alpha1.DynamoDBTableSpec{AccountRef: account("prod")}},
+		&awsv1alpha1.DynamoDBTable{ObjectMeta: objectMeta("lab", "scratch")},
 	}
 	return fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).Build()
 }
@@ -66,8 +70,8 @@ func TestMapFunctionsWakeWhatTheChangeConcerns(t *testing.T) {
 	}{
 		{"a bridge's lights, by name or by default", lightsOfBridge(c), bridge("upstairs"), []string{"garden/porch", "home/hall"}},
 		{"a bridge's groups, by name or by default", groupsOfBridge(c), bridge("downstairs"), []string{"garden/terrace", "home/kitchen"}},
-		{"the groups of a scene's namespace showing it", groupsShowing(c), &huev1alpha1.HueScene{ObjectMeta: om("home", "evening")}, []string{"home/living"}},
-		{"the scenes of a group's namespace for it", scenesOfGroup(c), &huev1alpha1.HueGroup{ObjectMeta: om("home", "living")}, []string{"home/evening"}},
+		{"the groups of a scene's namespace showing it", groupsShowing(c), &huev1alpha1.HueScene{ObjectMeta: objectMeta("home", "evening")}, []string{"home/living"}},
+		{"the scenes of a group's namespace for it", scenesOfGroup(c), &huev1alpha1.HueGroup{ObjectMeta: objectMeta("home", "living")}, []string{"home/evening"}},
 		{"an account's tables, by ref or by their namespace's default", tablesOfAccount(c), &awsv1alpha1.AWSAccount{ObjectMeta: metav1.ObjectMeta{Name: "prod"}}, []string{"lab/trials", "shop/orders"}},
 		{"a namespace's tables", tablesInNamespace(c), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "lab"}}, []string{"lab/scratch", "lab/trials"}},
 	}
@@ -98,5 +102,35 @@ func TestAFailedListWakesNothing(t *testing.T) {
 	got := lightsOfBridge(failingLists{})(context.Background(), &huev1alpha1.HueBridge{ObjectMeta: metav1.ObjectMeta{Name: "upstairs"}})
 	if len(got) != 0 {
 		t.Fatalf("woke %v after a failed list", got)
+	}
+}
+
+// TestAJoinerByARNWakesItsSourceAndSiblings: a table that joins a source
+// named by ARN wakes the other joiners of that source and the tables of
+// the source's name (found by the table-name index), not itself and not
+// a table of another name.
+func TestAJoinerByARNWakesItsSourceAndSiblings(t *testing.T) {
+	s := runtime.NewScheme()
+	if err := awsv1alpha1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	orders := &awsv1alpha1.GlobalTableSource{TableArn: "arn:aws:dynamodb:us-east-1:111122223333:table/orders"}
+	table := func(ns, name, uid string, src *awsv1alpha1.GlobalTableSource) *awsv1alpha1.DynamoDBTable {
+		o := &awsv1alpha1.DynamoDBTable{ObjectMeta: objectMeta(ns, name), Spec: awsv1alpha1.DynamoDBTableSpec{GlobalTableSource: src}}
+		o.UID = types.UID(uid)
+		return o
+	}
+	joiner := table("lab", "replica-a", "1", orders)
+	c := fake.NewClientBuilder().WithScheme(s).
+		WithIndex(&awsv1alpha1.DynamoDBTable{}, dynamodb.IndexTableName, dynamodb.TableNameOf).
+		WithObjects(joiner, table("lab2", "replica-b", "2", orders), table("shop", "orders", "3", nil), table("shop", "invoices", "4", nil)).
+		Build()
+	var got []string
+	for _, r := range membersOfGlobalTable(c)(context.Background(), joiner) {
+		got = append(got, r.String())
+	}
+	slices.Sort(got)
+	if want := []string{"lab2/replica-b", "shop/orders"}; !slices.Equal(got, want) {
+		t.Fatalf("woke %v, want %v", got, want)
 	}
 }
