@@ -193,18 +193,6 @@ func TestObserveRefusals(t *testing.T) {
 	}
 }
 
-func TestNamespaceNotAllowed(t *testing.T) {
-	allowed := &huev1alpha1.HueBridge{Spec: huev1alpha1.HueBridgeSpec{AllowedNamespaces: []string{"entrance"}}}
-	allowed.Name = "home"
-	if err := allowedNS(allowed, "entrance"); err != nil {
-		t.Fatalf("entrance refused: %v", err)
-	}
-	err := allowedNS(allowed, "garage")
-	if ra, ok := providers.AsRetryAfter(err); !ok || ra.Reason != ReasonNamespaceNotAllowed || !strings.Contains(err.Error(), "entrance") {
-		t.Fatalf("garage: %v", err)
-	}
-}
-
 func TestFindLight(t *testing.T) {
 	lights := bridge.Lights{
 		"1": {ID: "1", Name: "hallway"},

@@ -2,6 +2,7 @@ package hue
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -312,6 +313,20 @@ func TestAnAliasDoesNotWidenAllowedNamespaces(t *testing.T) {
 	g.Expect(err.Error()).To(ContainSubstring("HueBridge home"))
 	gets, puts := f.Calls()
 	g.Expect(puts).To(BeEmpty(), "%d reads", gets)
+}
+
+// TestNamespaceNotAllowed: a HueBridge serves only the namespaces it
+// allows, and the refusal names them so the user knows where to go.
+func TestNamespaceNotAllowed(t *testing.T) {
+	allowed := &huev1alpha1.HueBridge{Spec: huev1alpha1.HueBridgeSpec{AllowedNamespaces: []string{"entrance"}}}
+	allowed.Name = "home"
+	if err := allowedNS(allowed, "entrance"); err != nil {
+		t.Fatalf("entrance refused: %v", err)
+	}
+	err := allowedNS(allowed, "garage")
+	if ra, ok := providers.AsRetryAfter(err); !ok || ra.Reason != ReasonNamespaceNotAllowed || !strings.Contains(err.Error(), "entrance") {
+		t.Fatalf("garage: %v", err)
+	}
 }
 
 // TestDisallowedNamespaceLetsGoOfTheBulb: a HueLight whose namespace the
