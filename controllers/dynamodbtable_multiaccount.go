@@ -7,7 +7,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -83,21 +82,11 @@ func membersOfGlobalTable(c client.Reader) handler.MapFunc {
 // status, or its Ready condition (a source is Ready once the last of what a
 // join needs is in place).
 func globalTableMemberChanged() predicate.Predicate {
-	return predicate.Funcs{
-		CreateFunc: func(event.CreateEvent) bool { return true },
-		DeleteFunc: func(event.DeleteEvent) bool { return true },
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			o, ok1 := e.ObjectOld.(*awsv1alpha1.DynamoDBTable)
-			n, ok2 := e.ObjectNew.(*awsv1alpha1.DynamoDBTable)
-			if !ok1 || !ok2 {
-				return false
-			}
-			return o.Generation != n.Generation || o.Status.ResourcePolicyRevisionID != n.Status.ResourcePolicyRevisionID ||
-				o.Status.TableStatus != n.Status.TableStatus || !o.DeletionTimestamp.Equal(n.DeletionTimestamp) ||
-				readiness(o) != readiness(n)
-		},
-		GenericFunc: func(event.GenericEvent) bool { return false },
-	}
+	return updatesWhere(func(o, n *awsv1alpha1.DynamoDBTable) bool {
+		return o.Generation != n.Generation || o.Status.ResourcePolicyRevisionID != n.Status.ResourcePolicyRevisionID ||
+			o.Status.TableStatus != n.Status.TableStatus || !o.DeletionTimestamp.Equal(n.DeletionTimestamp) ||
+			readiness(o) != readiness(n)
+	})
 }
 
 // readiness is the object's Ready condition's status, "" when it has none.

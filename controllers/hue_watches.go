@@ -32,21 +32,17 @@ func wakeSource(wakes <-chan hue.Wake) source.Source {
 // bridgeReadinessChanged passes HueBridge creations, deletions, spec changes
 // and Ready/Paired flips, not every status write (last contact time).
 func bridgeReadinessChanged() predicate.Predicate {
-	return predicate.Funcs{
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			oldB, ok1 := e.ObjectOld.(*huev1alpha1.HueBridge)
-			newB, ok2 := e.ObjectNew.(*huev1alpha1.HueBridge)
-			if !ok1 || !ok2 || oldB.Generation != newB.Generation {
+	return updatesWhere(func(o, n *huev1alpha1.HueBridge) bool {
+		if o.Generation != n.Generation {
+			return true
+		}
+		for _, t := range []string{commonv1alpha1.Ready, huev1alpha1.ConditionPaired} {
+			if meta.IsStatusConditionTrue(o.Status.Conditions, t) != meta.IsStatusConditionTrue(n.Status.Conditions, t) {
 				return true
 			}
-			for _, t := range []string{commonv1alpha1.Ready, huev1alpha1.ConditionPaired} {
-				if meta.IsStatusConditionTrue(oldB.Status.Conditions, t) != meta.IsStatusConditionTrue(newB.Status.Conditions, t) {
-					return true
-				}
-			}
-			return false
-		},
-	}
+		}
+		return false
+	})
 }
 
 // onBridge says whether an object's bridgeRef names the HueBridge name,

@@ -8,7 +8,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -72,17 +71,10 @@ func groupsShowing(c client.Reader) handler.MapFunc {
 // updates that change its spec, its scene id or its readiness for its
 // generation: then the groups showing it look again.
 func sceneStoredOrChanged() predicate.Predicate {
-	return predicate.Funcs{
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			oldS, ok1 := e.ObjectOld.(*huev1alpha1.HueScene)
-			newS, ok2 := e.ObjectNew.(*huev1alpha1.HueScene)
-			if !ok1 || !ok2 {
-				return true
-			}
-			return oldS.Generation != newS.Generation || oldS.Status.SceneID != newS.Status.SceneID ||
-				readyAt(oldS.Status.Conditions) != readyAt(newS.Status.Conditions)
-		},
-	}
+	return updatesWhere(func(o, n *huev1alpha1.HueScene) bool {
+		return o.Generation != n.Generation || o.Status.SceneID != n.Status.SceneID ||
+			readyAt(o.Status.Conditions) != readyAt(n.Status.Conditions)
+	})
 }
 
 // readyAt is the generation Ready is True for, or -1.

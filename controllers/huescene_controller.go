@@ -6,7 +6,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -50,15 +49,8 @@ func scenesOfGroup(c client.Reader) handler.MapFunc {
 // groupPlaced passes a HueGroup's creation and deletion, and updates that
 // change its bridge, its group id or its lights.
 func groupPlaced() predicate.Predicate {
-	return predicate.Funcs{
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			oldG, ok1 := e.ObjectOld.(*huev1alpha1.HueGroup)
-			newG, ok2 := e.ObjectNew.(*huev1alpha1.HueGroup)
-			if !ok1 || !ok2 {
-				return true
-			}
-			return oldG.Status.Bridge != newG.Status.Bridge || oldG.Status.GroupID != newG.Status.GroupID ||
-				oldG.Status.MemberCount != newG.Status.MemberCount || oldG.Generation != newG.Generation
-		},
-	}
+	return updatesWhere(func(o, n *huev1alpha1.HueGroup) bool {
+		return o.Status.Bridge != n.Status.Bridge || o.Status.GroupID != n.Status.GroupID ||
+			o.Status.MemberCount != n.Status.MemberCount || o.Generation != n.Generation
+	})
 }

@@ -8,7 +8,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
@@ -36,4 +38,18 @@ func requestsFor[T client.Object](ctx context.Context, c client.Reader, changed 
 		return nil
 	})
 	return out
+}
+
+// updatesWhere passes the creations and deletions of a watched kind, and
+// those of its updates that changed says concern the objects it wakes (a
+// status write of its own, such as a contact time, wakes nobody). An
+// object not of type T, which a watch of T never gets, passes.
+func updatesWhere[T client.Object](changed func(old, new T) bool) predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			o, ok1 := e.ObjectOld.(T)
+			n, ok2 := e.ObjectNew.(T)
+			return !ok1 || !ok2 || changed(o, n)
+		},
+	}
 }

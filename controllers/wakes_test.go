@@ -12,9 +12,12 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
+	commonv1alpha1 "github.com/tether-dev/tether/api/common/v1alpha1"
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/providers/dynamodb"
 )
@@ -132,5 +135,77 @@ func TestAJoinerByARNWakesItsSourceAndSiblings(t *testing.T) {
 	slices.Sort(got)
 	if want := []string{"lab2/replica-b", "shop/orders"}; !slices.Equal(got, want) {
 		t.Fatalf("woke %v, want %v", got, want)
+	}
+}
+
+// TestWatchesPassOnlyWhatConcernsOthers: each watch's predicate passes the
+// changes the objects it wakes depend on and not a status write that
+// concerns nobody else; creations, deletions and objects of another type
+// pass.
+func TestWatchesPassOnlyWhatConcernsOthers(t *testing.T) {
+	ready := func(gen int64) []metav1.Condition {
+		return []metav1.Condition{{Type: commonv1alpha1.Ready, Status: metav1.ConditionTrue, ObservedGeneration: gen}}
+	}
+	paired := []metav1.Condition{{Type: huev1alpha1.ConditionPaired, Status: metav1.ConditionTrue}}
+	scene := func(change func(*huev1alpha1.HueScene)) client.Object {
+		s := &huev1alpha1.HueScene{ObjectMeta: objectMeta("home", "evening")}
+		if change != nil {
+			change(s)
+		}
+		return s
+	}
+	group := func(change func(*huev1alpha1.HueGroup)) client.Object {
+		g := &huev1alpha1.HueGroup{ObjectMeta: objectMeta("home", "living")}
+		if change != nil {
+			change(g)
+		}
+		return g
+	}
+	bridge := func(change func(*huev1alpha1.HueBridge)) client.Object {
+		b := &huev1alpha1.HueBridge{ObjectMeta: objectMeta("", "upstairs")}
+		if change != nil {
+			change(b)
+		}
+		return b
+	}
+	table := func(change func(*awsv1alpha1.DynamoDBTable)) client.Object {
+		tb := &awsv1alpha1.DynamoDBTable{ObjectMeta: objectMeta("shop", "orders")}
+		if change != nil {
+			change(tb)
+		}
+		return tb
+	}
+	cases := []struct {
+		name     string
+		watch    predicate.Predicate
+		old, new client.Object
+		pass     bool
+	}{
+		{"a scene's spec", sceneStoredOrChanged(), scene(nil), scene(func(s *huev1alpha1.HueScene) { s.Generation = 2 }), true},
+		{"a scene stored", sceneStoredOrChanged(), scene(nil), scene(func(s *huev1alpha1.HueScene) { s.Status.SceneID = "abc" }), true},
+		{"a scene Ready", sceneStoredOrChanged(), scene(nil), scene(func(s *huev1alpha1.HueScene) { s.Status.Conditions = ready(0) }), true},
+		{"a scene's light count", sceneStoredOrChanged(), scene(nil), scene(func(s *huev1alpha1.HueScene) { s.Status.LightCount = 3 }), false},
+		{"a group moved", groupPlaced(), group(nil), group(func(g *huev1alpha1.HueGroup) { g.Status.Bridge = "upstairs" }), true},
+		{"a group's room", groupPlaced(), group(nil), group(func(g *huev1alpha1.HueGroup) { g.Status.GroupID = "3" }), true},
+		{"a group's lights", groupPlaced(), group(nil), group(func(g *huev1alpha1.HueGroup) { g.Status.MemberCount = 2 }), true},
+		{"a group's active scene", groupPlaced(), group(nil), group(func(g *huev1alpha1.HueGroup) { g.Status.ActiveScene = "evening" }), false},
+		{"a bridge paired", bridgeReadinessChanged(), bridge(nil), bridge(func(b *huev1alpha1.HueBridge) { b.Status.Conditions = paired }), true},
+		{"a bridge's spec", bridgeReadinessChanged(), bridge(nil), bridge(func(b *huev1alpha1.HueBridge) { b.Generation = 2 }), true},
+		{"a bridge's last contact", bridgeReadinessChanged(), bridge(nil), bridge(func(b *huev1alpha1.HueBridge) { b.Status.LastContactTime = &metav1.Time{} }), false},
+		{"a table's status", globalTableMemberChanged(), table(nil), table(func(tb *awsv1alpha1.DynamoDBTable) { tb.Status.TableStatus = "ACTIVE" }), true},
+		{"a table Ready", globalTableMemberChanged(), table(nil), table(func(tb *awsv1alpha1.DynamoDBTable) { tb.Status.Conditions = ready(1) }), true},
+		{"a table's policy", globalTableMemberChanged(), table(nil), table(func(tb *awsv1alpha1.DynamoDBTable) { tb.Status.ResourcePolicyRevisionID = "r2" }), true},
+		{"a table's stream", globalTableMemberChanged(), table(nil), table(func(tb *awsv1alpha1.DynamoDBTable) { tb.Status.LatestStreamArn = "arn" }), false},
+		{"another type", groupPlaced(), scene(nil), scene(nil), true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.watch.Update(event.UpdateEvent{ObjectOld: tc.old, ObjectNew: tc.new}); got != tc.pass {
+				t.Errorf("update passes: %v, want %v", got, tc.pass)
+			}
+			if !tc.watch.Create(event.CreateEvent{Object: tc.new}) || !tc.watch.Delete(event.DeleteEvent{Object: tc.new}) {
+				t.Error("a creation or deletion does not pass")
+			}
+		})
 	}
 }
