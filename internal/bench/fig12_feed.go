@@ -19,10 +19,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	awsv1alpha1 "github.com/tether-dev/tether/api/aws/v1alpha1"
-	"github.com/tether-dev/tether/internal/ddbtest"
 	"github.com/tether-dev/tether/internal/faultproxy"
 	"github.com/tether-dev/tether/internal/sqstest"
-	"github.com/tether-dev/tether/internal/ststest"
 	"github.com/tether-dev/tether/providers/dynamodb/access"
 	"github.com/tether-dev/tether/providers/dynamodb/changefeed"
 )
@@ -68,20 +66,10 @@ func (w *feedWorld) echo(ctx context.Context, c faultproxy.Answered) {
 // startFeedWorld starts DynamoDB Local, the STS model for benchAccounts,
 // goaws and the operator.
 func (r *run) startFeedWorld(ctx context.Context, bin string, flags ...string) (*feedWorld, error) {
-	srv, err := ddbtest.StartDynamoDBLocal(ddbtest.LocalOptions{})
+	dynamoDB, stsEnv, err := r.startAccountEndpoints()
 	if err != nil {
 		return nil, err
 	}
-	r.onStop(srv.Stop)
-	var roles []ststest.Role
-	for _, a := range benchAccounts {
-		roles = append(roles, ststest.Role{ARN: a.roleARN, Trusts: []string{"tethertest"}, AccessKeyID: a.accessKey})
-	}
-	sts, err := ststest.Start(ststest.Options{Roles: roles})
-	if err != nil {
-		return nil, err
-	}
-	r.onStop(sts.Close)
 	queues, err := sqstest.Start(sqstest.Options{})
 	if err != nil {
 		return nil, err
@@ -95,7 +83,7 @@ func (r *run) startFeedWorld(ctx context.Context, bin string, flags ...string) (
 		return nil, err
 	}
 	r.onStop(func() { _ = counting.Close() })
-	if err := r.startTablesWorld(ctx, bin, srv.URL, map[string]string{"AWS_ENDPOINT_URL_STS": sts.URL}, flags...); err != nil {
+	if err := r.startTablesWorld(ctx, bin, dynamoDB, stsEnv, flags...); err != nil {
 		return nil, err
 	}
 	w := &feedWorld{queues: queues, sqs: counting, raw: map[string]*awsdynamodb.Client{}, rules: map[string]*sqstest.Rule{}}
@@ -106,7 +94,7 @@ func (r *run) startFeedWorld(ctx context.Context, bin string, flags ...string) (
 		if err != nil {
 			return nil, err
 		}
-		w.raw[a.name] = awsdynamodb.NewFromConfig(cfg, func(o *awsdynamodb.Options) { o.BaseEndpoint = aws.String(srv.URL) })
+		w.raw[a.name] = awsdynamodb.NewFromConfig(cfg, func(o *awsdynamodb.Options) { o.BaseEndpoint = aws.String(dynamoDB) })
 	}
 	return w, nil
 }

@@ -11,9 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
-	"github.com/tether-dev/tether/internal/ddbtest"
 	"github.com/tether-dev/tether/internal/huesim"
-	"github.com/tether-dev/tether/internal/ststest"
 )
 
 // Figure 15 (issue 28 item 5): memory at scale with event streams open.
@@ -34,23 +32,13 @@ const memoryNS = "bench-memory"
 
 func (r *run) memory(ctx context.Context, bin string) error {
 	sc := r.sc
-	srv, err := ddbtest.StartDynamoDBLocal(ddbtest.LocalOptions{})
+	dynamoDB, stsEnv, err := r.startAccountEndpoints()
 	if err != nil {
 		return err
 	}
-	r.onStop(srv.Stop)
-	var roles []ststest.Role
-	for _, a := range benchAccounts {
-		roles = append(roles, ststest.Role{ARN: a.roleARN, Trusts: []string{"tethertest"}, AccessKeyID: a.accessKey})
-	}
-	sts, err := ststest.Start(ststest.Options{Roles: roles})
-	if err != nil {
-		return err
-	}
-	r.onStop(sts.Close)
 	// The operator's defaults: a 2 minute table poll, 25 DynamoDB calls/s per
 	// account and region, a 5 s Hue poll, the v2 safety read and silence.
-	if err := r.startTablesWorld(ctx, bin, srv.URL, map[string]string{"AWS_ENDPOINT_URL_STS": sts.URL}); err != nil {
+	if err := r.startTablesWorld(ctx, bin, dynamoDB, stsEnv); err != nil {
 		return err
 	}
 	if err := r.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: memoryNS}}); err != nil {

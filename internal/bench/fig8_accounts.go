@@ -29,6 +29,28 @@ var benchAccounts = []benchAccount{
 	{name: "team-b", namespace: "team-b", roleARN: "arn:aws:iam::222222222222:role/tether", accessKey: "benchbkey", id: "222222222222"},
 }
 
+// startAccountEndpoints starts DynamoDB Local and the STS model with a role
+// for each of benchAccounts that the operator's own credentials may
+// assume, both stopped with the run. It returns DynamoDB Local's URL and
+// the operator's environment that points STS at the model.
+func (r *run) startAccountEndpoints() (dynamoDB string, stsEnv map[string]string, err error) {
+	srv, err := ddbtest.StartDynamoDBLocal(ddbtest.LocalOptions{})
+	if err != nil {
+		return "", nil, err
+	}
+	r.onStop(srv.Stop)
+	var roles []ststest.Role
+	for _, a := range benchAccounts {
+		roles = append(roles, ststest.Role{ARN: a.roleARN, Trusts: []string{ddbtest.AccessKeyID}, AccessKeyID: a.accessKey})
+	}
+	sts, err := ststest.Start(ststest.Options{Roles: roles})
+	if err != nil {
+		return "", nil, err
+	}
+	r.onStop(sts.Close)
+	return srv.URL, map[string]string{"AWS_ENDPOINT_URL_STS": sts.URL}, nil
+}
+
 func init() {
 	registerAlone(8, "Scale per account and region", false, (*run).accountScale)
 }
@@ -43,21 +65,11 @@ func init() {
 // the poll interval when it reports none) and with its metric.
 func (r *run) accountScale(ctx context.Context, bin string) error {
 	sc := r.sc
-	srv, err := ddbtest.StartDynamoDBLocal(ddbtest.LocalOptions{})
+	dynamoDB, stsEnv, err := r.startAccountEndpoints()
 	if err != nil {
 		return err
 	}
-	r.onStop(srv.Stop)
-	var roles []ststest.Role
-	for _, a := range benchAccounts {
-		roles = append(roles, ststest.Role{ARN: a.roleARN, Trusts: []string{"tethertest"}, AccessKeyID: a.accessKey})
-	}
-	sts, err := ststest.Start(ststest.Options{Roles: roles})
-	if err != nil {
-		return err
-	}
-	r.onStop(sts.Close)
-	if err := r.startTablesWorld(ctx, bin, srv.URL, map[string]string{"AWS_ENDPOINT_URL_STS": sts.URL},
+	if err := r.startTablesWorld(ctx, bin, dynamoDB, stsEnv,
 		"--dynamodbtable-poll-interval="+sc.AccountPoll.String(),
 		fmt.Sprintf("--dynamodb-requests-per-second=%g", sc.AccountRate)); err != nil {
 		return err

@@ -100,8 +100,8 @@ func startDynamoDB() (*DynamoDB, error) {
 		return nil, err
 	}
 	sts, err := ststest.Start(ststest.Options{Roles: []ststest.Role{
-		{ARN: RoleA, Trusts: []string{"tethertest"}, AccessKeyID: KeyA},
-		{ARN: RoleB, Trusts: []string{"tethertest"}, ExternalID: ExternalIDB, AccessKeyID: KeyB},
+		{ARN: RoleA, Trusts: []string{ddbtest.AccessKeyID}, AccessKeyID: KeyA},
+		{ARN: RoleB, Trusts: []string{ddbtest.AccessKeyID}, ExternalID: ExternalIDB, AccessKeyID: KeyB},
 	}})
 	if err != nil {
 		return nil, err
