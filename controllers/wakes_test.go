@@ -147,34 +147,12 @@ func TestWatchesPassOnlyWhatConcernsOthers(t *testing.T) {
 		return []metav1.Condition{{Type: commonv1alpha1.Ready, Status: metav1.ConditionTrue, ObservedGeneration: gen}}
 	}
 	paired := []metav1.Condition{{Type: huev1alpha1.ConditionPaired, Status: metav1.ConditionTrue}}
-	scene := func(change func(*huev1alpha1.HueScene)) client.Object {
-		s := &huev1alpha1.HueScene{ObjectMeta: objectMeta("home", "evening")}
-		if change != nil {
-			change(s)
-		}
-		return s
-	}
-	group := func(change func(*huev1alpha1.HueGroup)) client.Object {
-		g := &huev1alpha1.HueGroup{ObjectMeta: objectMeta("home", "living")}
-		if change != nil {
-			change(g)
-		}
-		return g
-	}
-	bridge := func(change func(*huev1alpha1.HueBridge)) client.Object {
-		b := &huev1alpha1.HueBridge{ObjectMeta: objectMeta("", "upstairs")}
-		if change != nil {
-			change(b)
-		}
-		return b
-	}
-	table := func(change func(*awsv1alpha1.DynamoDBTable)) client.Object {
-		tb := &awsv1alpha1.DynamoDBTable{ObjectMeta: objectMeta("shop", "orders")}
-		if change != nil {
-			change(tb)
-		}
-		return tb
-	}
+	scene := changedFrom(func() *huev1alpha1.HueScene { return &huev1alpha1.HueScene{ObjectMeta: objectMeta("home", "evening")} })
+	group := changedFrom(func() *huev1alpha1.HueGroup { return &huev1alpha1.HueGroup{ObjectMeta: objectMeta("home", "living")} })
+	bridge := changedFrom(func() *huev1alpha1.HueBridge { return &huev1alpha1.HueBridge{ObjectMeta: objectMeta("", "upstairs")} })
+	table := changedFrom(func() *awsv1alpha1.DynamoDBTable {
+		return &awsv1alpha1.DynamoDBTable{ObjectMeta: objectMeta("shop", "orders")}
+	})
 	cases := []struct {
 		name     string
 		watch    predicate.Predicate
@@ -207,5 +185,16 @@ func TestWatchesPassOnlyWhatConcernsOthers(t *testing.T) {
 				t.Error("a creation or deletion does not pass")
 			}
 		})
+	}
+}
+
+// changedFrom makes objects from base, each with one change (none for nil).
+func changedFrom[T client.Object](base func() T) func(change func(T)) client.Object {
+	return func(change func(T)) client.Object {
+		obj := base()
+		if change != nil {
+			change(obj)
+		}
+		return obj
 	}
 }
