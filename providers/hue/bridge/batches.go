@@ -129,7 +129,7 @@ func (s *sender) expectGeneration(key types.NamespacedName, gen int64) {
 
 func (s *sender) expectLocked(key types.NamespacedName, gen int64) {
 	now := time.Now()
-	if !s.scenesUsableLocked(now) {
+	if !s.scenesPossibleLocked(now) {
 		return
 	}
 	s.gatheringLocked(now) // forgets a gathering that is over
@@ -140,7 +140,7 @@ func (s *sender) expectLocked(key types.NamespacedName, gen int64) {
 // burst, when no expectation announced it.
 func (s *sender) joinLocked(key types.NamespacedName, gen int64) {
 	now := time.Now()
-	if s.gather.isExpected(key, gen) || !s.scenesUsableLocked(now) {
+	if s.gather.isExpected(key, gen) || !s.scenesPossibleLocked(now) {
 		return
 	}
 	s.gatheringLocked(now) // forgets a gathering that is over
@@ -151,7 +151,7 @@ func (s *sender) joinLocked(key types.NamespacedName, gen int64) {
 // Gatherings may follow one another, but none holds an order queued more
 // than gatherMax ago: the line moves whatever keeps being expected.
 func (s *sender) gatheringLocked(now time.Time) bool {
-	return s.gather.holds(now, s.gatherEndLocked(), s.scenesUsableLocked(now), s.cache.bulbs())
+	return s.gather.holds(now, s.gatherEndLocked(), s.scenesPossibleLocked(now), s.cache.bulbs())
 }
 
 // heldLocked is the namespaces whose orders the line holds now: those

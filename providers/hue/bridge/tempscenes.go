@@ -30,7 +30,8 @@ import (
 // lights, named as it is: the zone is created (a group slot), the scene
 // stored in it, recalled one group slot later and deleted, then the zone.
 // Two group slots, as a temporary group takes: it pays only when the line
-// is longer than that (tempGroupCost). The zone's deletion takes a third
+// is longer than that (tempGroupCost); the line waits for a burst as on a
+// v1 bridge (scenesPossibleLocked), so that it can grow that long. The zone's deletion takes a third
 // slot, so it waits until no batch of the line wants one (retireZone): a
 // burst of 150 lights goes as three zones and three recalls, then three
 // deletions. Each zone holds its own batch's lights and no other, never
@@ -61,15 +62,25 @@ const (
 	tempScenePrefix = "tether-temporary-"
 )
 
-// scenesUsableLocked reports whether a temporary scene may be tried now.
+// scenesUsableLocked reports whether a temporary scene of the line may be
+// tried now: on a bridge without v1, only once the line is long enough for
+// its zone to pay.
 func (s *sender) scenesUsableLocked(now time.Time) bool {
+	return s.scenesPossibleLocked(now) && (s.temporariesUsable() || time.Duration(s.line.len())*s.interval >= tempGroupCost)
+}
+
+// scenesPossibleLocked reports whether temporary scenes may be tried at
+// all now, however long the line. The gathering (batches.go) asks this,
+// not whether a scene pays: on a bridge without v1 that depends on how
+// many HueLights the burst brings, known only once they are in line, and
+// a burst that arrives slower than the bridge takes light commands would
+// otherwise go light by light before the line grew long enough.
+func (s *sender) scenesPossibleLocked(now time.Time) bool {
 	if !s.scenes.enabled || now.Before(s.scenes.pausedUntil) {
 		return false
 	}
-	if _, ok := wire.RoomsOf(s.client.get()); !ok {
-		return false
-	}
-	return s.temporariesUsable() || time.Duration(s.line.len())*s.interval >= tempGroupCost
+	_, ok := wire.RoomsOf(s.client.get())
+	return ok
 }
 
 // sceneBatchLocked is a temporary scene of the line, when it is long

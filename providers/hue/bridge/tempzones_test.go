@@ -8,6 +8,7 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/tether-dev/tether/internal/huesim"
 	"github.com/tether-dev/tether/providers/hue/wire"
@@ -147,4 +148,46 @@ func TestRetiredZonesAreDeletedWhenTheSessionStops(t *testing.T) {
 	s.stop()
 	g.Expect(s.zonesLeft()).To(BeNumerically(">=", 2), "zones retired when the session stopped")
 	g.Eventually(s.zonesLeft, 15*time.Second, 20*time.Millisecond).Should(BeZero(), "temporary zone left by a stopped session")
+}
+
+// TestGatheringWaitsForExpectedLightsWithoutV1: on a bridge without v1, 25
+// HueLights are expected (their specs changed together) but hand their
+// commands over one every 150 ms, slower than the bridge takes light
+// commands (a busy API server's pace). The line waits for them as it does
+// on a v1 bridge, and they go as one temporary scene in one zone: 25 light
+// slots are more than the zone's two group slots. Before, the gathering
+// began only once the line was already that long, so at this pace nearly
+// every HueLight went as a light command of its own.
+func TestGatheringWaitsForExpectedLightsWithoutV1(t *testing.T) {
+	const n = 25
+	s := newSimPollerWithoutV1(t, n, 10)
+	s.start()
+	g := NewWithT(t)
+	keys := make([]types.NamespacedName, n)
+	for i := range keys {
+		keys[i] = types.NamespacedName{Namespace: "a", Name: "light-" + strconv.Itoa(i+1)}
+	}
+	s.p.sender.expect(keys)
+	for i := 1; i <= n; i++ {
+		time.Sleep(150 * time.Millisecond) // a slow reconcile, the condition under test
+		s.queue("a", "light-"+strconv.Itoa(i), strconv.Itoa(i), bri(10+i))
+	}
+	s.wokenAll(g, n, 15*time.Second)
+	g.Expect(s.v2LightCommands()).To(BeZero(), "no light command while the expected lights arrived")
+	g.Eventually(s.zoneCommands, 10*time.Second, 20*time.Millisecond).Should(Equal([]string{"zone", "recall", "zone deleted"}))
+	for i := 1; i <= n; i++ {
+		l, _ := s.sim.Light(strconv.Itoa(i))
+		g.Expect(l.State.Bri).To(Equal(10+i), "bulb %d", i)
+	}
+}
+
+// v2LightCommands counts the CLIP v2 light commands received.
+func (s *simPoller) v2LightCommands() int {
+	n := 0
+	for _, c := range s.sim.Commands() {
+		if c.Method == "PUT" && strings.HasPrefix(c.Path, "/clip/v2/resource/light/") {
+			n++
+		}
+	}
+	return n
 }
