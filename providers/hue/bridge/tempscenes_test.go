@@ -117,15 +117,7 @@ func TestGatheringWaitsForExpectedLights(t *testing.T) {
 	s.p.sender.setTemporaryScenes(true)
 	s.start()
 	g := NewWithT(t)
-	keys := make([]types.NamespacedName, n)
-	for i := range keys {
-		keys[i] = types.NamespacedName{Namespace: "a", Name: "light-" + strconv.Itoa(i+1)}
-	}
-	s.p.sender.expect(keys)
-	for i := 1; i <= n; i++ {
-		time.Sleep(150 * time.Millisecond) // a slow reconcile, the condition under test
-		s.queue("a", "light-"+strconv.Itoa(i), strconv.Itoa(i), bri(10+i))
-	}
+	s.expectThenArrive(n, 150*time.Millisecond)
 	s.wokenAll(g, n, 10*time.Second)
 	g.Expect(s.lightCommands()).To(BeEmpty(), "no light command while the expected lights arrived")
 	g.Expect(s.groupCommands()).To(Equal([]string{"PUT /groups/0/action"}))
@@ -139,6 +131,22 @@ func TestGatheringWaitsForExpectedLights(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(s.lightCommands()).To(Equal([]string{strconv.Itoa(n + 1)}), "sent by the reconcile that asked")
 	g.Expect(time.Since(start)).To(BeNumerically("<", adapterWait), "nothing held a change nobody else was expected with")
+}
+
+// expectThenArrive has n HueLights of namespace a (light-1 to light-n, on
+// bulbs 1 to n) expected together, as the informer tells the session of a
+// spec change, then hand their commands over, each a state of its own, one
+// every gap: reconciles slower than the bridge takes light commands.
+func (s *simPoller) expectThenArrive(n int, gap time.Duration) {
+	keys := make([]types.NamespacedName, n)
+	for i := range keys {
+		keys[i] = types.NamespacedName{Namespace: "a", Name: "light-" + strconv.Itoa(i+1)}
+	}
+	s.p.sender.expect(keys)
+	for i := 1; i <= n; i++ {
+		time.Sleep(gap) // a slow reconcile, the condition under test
+		s.queue("a", "light-"+strconv.Itoa(i), strconv.Itoa(i), bri(10+i))
+	}
 }
 
 // TestUnexpectedCommandsJoinTheBurst: HueLights whose reconciles ran

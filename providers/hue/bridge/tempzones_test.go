@@ -8,7 +8,6 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/tether-dev/tether/internal/huesim"
 	"github.com/tether-dev/tether/providers/hue/wire"
@@ -163,15 +162,7 @@ func TestGatheringWaitsForExpectedLightsWithoutV1(t *testing.T) {
 	s := newSimPollerWithoutV1(t, n, 10)
 	s.start()
 	g := NewWithT(t)
-	keys := make([]types.NamespacedName, n)
-	for i := range keys {
-		keys[i] = types.NamespacedName{Namespace: "a", Name: "light-" + strconv.Itoa(i+1)}
-	}
-	s.p.sender.expect(keys)
-	for i := 1; i <= n; i++ {
-		time.Sleep(150 * time.Millisecond) // a slow reconcile, the condition under test
-		s.queue("a", "light-"+strconv.Itoa(i), strconv.Itoa(i), bri(10+i))
-	}
+	s.expectThenArrive(n, 150*time.Millisecond)
 	s.wokenAll(g, n, 15*time.Second)
 	g.Expect(s.v2LightCommands()).To(BeZero(), "no light command while the expected lights arrived")
 	g.Eventually(s.zoneCommands, 10*time.Second, 20*time.Millisecond).Should(Equal([]string{"zone", "recall", "zone deleted"}))
