@@ -31,8 +31,9 @@ import (
 // stored in it, recalled one group slot later and deleted, then the zone.
 // Two group slots, as a temporary group takes: it pays only when the line
 // is longer than that (tempGroupCost); the line waits for a burst as on a
-// v1 bridge (scenesPossibleLocked), so that it can grow that long. The zone's deletion takes a third
-// slot, so it waits until no batch of the line wants one (retireZone): a
+// v1 bridge (scenesPossibleLocked), so that it can grow that long. The
+// zone's deletion takes a third slot, so it waits until no batch of the
+// line wants one (retireZone): a
 // burst of 150 lights goes as three zones and three recalls, then three
 // deletions. Each zone holds its own batch's lights and no other, never
 // shared by batches: the bridge rewrites a scene's actions when its
