@@ -45,7 +45,7 @@ func (s *sender) chooseLocked() *batch {
 	if s.scenesUsableLocked(now) {
 		return s.sceneBatchLocked()
 	}
-	if time.Now().Before(s.tempGroups.pausedUntil) || time.Duration(s.line.len())*s.interval < tempGroupCost || !s.temporariesUsable() {
+	if time.Now().Before(s.tempGroups.pausedUntil) || !s.lineOutlastsTempGroupLocked() || !s.temporariesUsable() {
 		return nil
 	}
 	return &batch{full: full, orders: best}

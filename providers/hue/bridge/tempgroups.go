@@ -31,6 +31,13 @@ const (
 	tempGroupPrefix = "tether-"
 )
 
+// lineOutlastsTempGroupLocked reports whether the light line holds more
+// light commands than a temporary group or zone takes to act
+// (tempGroupCost): only then does one pay.
+func (s *sender) lineOutlastsTempGroupLocked() bool {
+	return time.Duration(s.line.len())*s.interval >= tempGroupCost
+}
+
 // groupZeroIsSafe reports whether group 0 (every light of the bridge) may
 // be set to full for the lights in batch: every other bulb must be held by
 // a watching HueLight that wants that very state (it is about to be sent

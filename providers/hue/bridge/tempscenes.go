@@ -67,7 +67,7 @@ const (
 // tried now: on a bridge without v1, only once the line is long enough for
 // its zone to pay.
 func (s *sender) scenesUsableLocked(now time.Time) bool {
-	return s.scenesPossibleLocked(now) && (s.temporariesUsable() || time.Duration(s.line.len())*s.interval >= tempGroupCost)
+	return s.scenesPossibleLocked(now) && (s.temporariesUsable() || s.lineOutlastsTempGroupLocked())
 }
 
 // scenesPossibleLocked reports whether temporary scenes may be tried at

@@ -298,16 +298,67 @@ func (c *v1Client) request(ctx context.Context, method, path string, body []byte
 	return res.StatusCode, answer, checkJSON(res.StatusCode, res.Header.Get("Content-Type"), answer)
 }
 
-// v1Light is a light of GET /lights as the wire has it. State stays raw so
-// that a field the bridge leaves out stays unknown.
+// v1Light is a light of GET /lights as the wire has it.
 type v1Light struct {
-	Name         string                     `json:"name"`
-	Type         string                     `json:"type"`
-	ModelID      string                     `json:"modelid"`
-	State        map[string]json.RawMessage `json:"state"`
+	Name         string  `json:"name"`
+	Type         string  `json:"type"`
+	ModelID      string  `json:"modelid"`
+	State        v1State `json:"state"`
 	Capabilities struct {
 		Control v1Control `json:"control"`
 	} `json:"capabilities"`
+}
+
+// v1State is a light's state as the bridge reports it, field by field: a
+// field it leaves out, gives as null or in another shape than the v1 API
+// documents stays unknown, and the rest of the light is still read.
+type v1State struct {
+	On        reported[bool]      `json:"on"`
+	Reachable reported[bool]      `json:"reachable"`
+	ColorMode reported[string]    `json:"colormode"`
+	Bri       reported[float64]   `json:"bri"`
+	Hue       reported[float64]   `json:"hue"`
+	Sat       reported[float64]   `json:"sat"`
+	CT        reported[float64]   `json:"ct"`
+	XY        reported[[]float64] `json:"xy"`
+}
+
+// reported is one field of an answer, ok only when the bridge gave it in
+// the shape T: null or another shape reads as not reported, not as an
+// error that would pass over the whole object.
+type reported[T any] struct {
+	value T
+	ok    bool
+}
+
+func (r *reported[T]) UnmarshalJSON(data []byte) error {
+	r.ok = parseReported(data, &r.value)
+	return nil
+}
+
+// get is the value when reported, else T's zero value.
+func (r reported[T]) get() (v T) {
+	if r.ok {
+		v = r.value
+	}
+	return v
+}
+
+// parseReported reads one JSON value into v, reporting whether it has v's
+// shape. A number or a boolean, most of a light's state, is read without
+// a decoder of its own; data is one value the answer's decoder has
+// already checked, so a number is one strconv reads.
+func parseReported(data []byte, v any) bool {
+	switch v := v.(type) {
+	case *bool:
+		*v = string(data) == "true"
+		return *v || string(data) == "false"
+	case *float64:
+		f, err := strconv.ParseFloat(string(data), 64)
+		*v = f
+		return err == nil
+	}
+	return string(data) != "null" && json.Unmarshal(data, v) == nil
 }
 
 type v1Control struct {
@@ -320,53 +371,71 @@ type v1Control struct {
 }
 
 // decodeLights reads GET /lights: a map id -> light, or an error array.
+// The answer is read in one pass; only when some light in it cannot be
+// read (lightsOneByOne) is it read again, light by light.
 func decodeLights(status int, body []byte) ([]model.Light, error) {
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(body, &raw); err != nil || status >= 300 {
+	var all map[string]v1Light
+	err := json.Unmarshal(body, &all)
+	if _, wrongShape := err.(*json.UnmarshalTypeError); wrongShape && status < 300 {
+		all, err = lightsOneByOne(body)
+	}
+	if err != nil || status >= 300 {
 		if _, err := decodeAnswer(status, body, model.StateBody{}); err != nil {
 			return nil, err
 		}
 		return nil, otherJSON(status, "a Hue list")
 	}
-	lights := make([]model.Light, 0, len(raw))
-	for id, data := range raw {
+	lights := make([]model.Light, 0, len(all))
+	for id, l := range all {
 		if _, err := strconv.Atoi(id); err != nil {
 			continue // not a light id: nothing Tether could address
-		}
-		var l v1Light
-		if json.Unmarshal(data, &l) != nil {
-			continue
 		}
 		lights = append(lights, model.Light{
 			ID: id, Name: l.Name, Type: l.Type, ModelID: l.ModelID,
 			Capabilities: capabilitiesOf(l.Type, l.Capabilities.Control),
-			State:        stateOf(l.State),
+			State:        l.State.model(),
 		})
 	}
 	return lights, nil
 }
 
-// stateOf keeps the fields the bridge reported; a field of the wrong shape
-// counts as not reported.
-func stateOf(raw map[string]json.RawMessage) model.LightState {
-	var s model.LightState
-	_ = json.Unmarshal(raw["on"], &s.On)
-	_ = json.Unmarshal(raw["reachable"], &s.Reachable)
-	_ = json.Unmarshal(raw["colormode"], &s.ColorMode)
-	s.Bri, s.Hue, s.Sat, s.CT = intField(raw, "bri"), intField(raw, "hue"), intField(raw, "sat"), intField(raw, "ct")
-	var xy []float64
-	if json.Unmarshal(raw["xy"], &xy) == nil && len(xy) == 2 {
-		s.XY = &[2]float64{xy[0], xy[1]}
+// lightsOneByOne reads an answer in which some light is not an object of
+// the documented shape: each light alone, passing over those that cannot
+// be read, so that one does not hide the others.
+func lightsOneByOne(body []byte) (map[string]v1Light, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(body, &raw); err != nil {
+		return nil, err
 	}
-	return s
+	all := make(map[string]v1Light, len(raw))
+	for id, data := range raw {
+		var l v1Light
+		if json.Unmarshal(data, &l) == nil {
+			all[id] = l
+		}
+	}
+	return all, nil
 }
 
-func intField(raw map[string]json.RawMessage, key string) *int {
-	var f float64
-	if data, ok := raw[key]; !ok || json.Unmarshal(data, &f) != nil || math.Abs(f) > 1<<31 {
+// model is the state as the light model has it.
+func (s v1State) model() model.LightState {
+	out := model.LightState{
+		On: s.On.get(), Reachable: s.Reachable.get(), ColorMode: s.ColorMode.get(),
+		Bri: wholeNumber(s.Bri), Hue: wholeNumber(s.Hue), Sat: wholeNumber(s.Sat), CT: wholeNumber(s.CT),
+	}
+	if xy := s.XY.get(); len(xy) == 2 {
+		out.XY = &[2]float64{xy[0], xy[1]}
+	}
+	return out
+}
+
+// wholeNumber is a reported number as an int, cut to a whole number; nil
+// when not reported or out of an int32's range.
+func wholeNumber(f reported[float64]) *int {
+	if !f.ok || math.Abs(f.value) > 1<<31 {
 		return nil
 	}
-	v := int(f)
+	v := int(f.value)
 	return &v
 }
 
