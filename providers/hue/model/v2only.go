@@ -43,14 +43,8 @@ func (p *Projection) fitEffect(want Desired, l Light) {
 // compareEffect sends the effect when the light plays another one, or
 // does not say which it plays.
 func (d *Diff) compareEffect(want Desired, got LightState) {
-	if want.Effect != nil && (got.Effect == nil || *got.Effect != *want.Effect) {
-		d.Body.Effect = want.Effect
-		shown := "unknown"
-		if got.Effect != nil {
-			shown = *got.Effect
-		}
-		d.Changes = append(d.Changes, fmt.Sprintf("effect: %s -> %s", shown, *want.Effect))
-	}
+	sendUnlessShown(d, "effect", want.Effect, got.Effect, func(want, got string) bool { return want == got },
+		func(e string) string { return e }, &d.Body.Effect)
 }
 
 // The speed of what plays on a light: CLIP v2's dynamics.speed, 0 to 1
@@ -94,15 +88,7 @@ func (p *Projection) fitSpeed(want Desired, l Light) {
 // one. A light that reports no valid speed is sent it (once: then the
 // cache knows it from what the bridge accepted).
 func (d *Diff) compareSpeed(want Desired, got LightState) {
-	if want.Speed == nil || got.Speed != nil && NearSpeed(*got.Speed, *want.Speed) {
-		return
-	}
-	d.Body.Speed = want.Speed
-	shown := "unknown"
-	if got.Speed != nil {
-		shown = fmt.Sprint(*got.Speed)
-	}
-	d.Changes = append(d.Changes, fmt.Sprintf("dynamics.speed: %s -> %g", shown, *want.Speed))
+	sendUnlessShown(d, "dynamics.speed", want.Speed, got.Speed, NearSpeed, func(v float64) string { return fmt.Sprint(v) }, &d.Body.Speed)
 }
 
 // What a bulb does when its power returns: CLIP v2's powerup feature
@@ -253,15 +239,7 @@ func (p *Projection) fitPowerup(want Desired, l Light) {
 // comparePowerup sends the powerup setting when the light reports another,
 // or does not say which it has.
 func (d *Diff) comparePowerup(want Desired, got LightState) {
-	if want.Powerup == nil || got.Powerup != nil && want.Powerup.Shows(*got.Powerup) {
-		return
-	}
-	d.Body.Powerup = want.Powerup
-	shown := "unknown"
-	if got.Powerup != nil {
-		shown = got.Powerup.String()
-	}
-	d.Changes = append(d.Changes, fmt.Sprintf("powerup: %s -> %s", shown, want.Powerup.String()))
+	sendUnlessShown(d, "powerup", want.Powerup, got.Powerup, Powerup.Shows, Powerup.String, &d.Body.Powerup)
 }
 
 // A gradient: several colours along one light (a gradient lightstrip),
@@ -391,13 +369,20 @@ func ordinal(n int) string {
 // compareGradient sends the gradient when the light shows another, or
 // does not say which.
 func (d *Diff) compareGradient(want Desired, got LightState) {
-	if want.Gradient == nil || got.Gradient != nil && want.Gradient.Shows(*got.Gradient) {
+	sendUnlessShown(d, "gradient", want.Gradient, got.Gradient, Gradient.Shows, Gradient.String, &d.Body.Gradient)
+}
+
+// sendUnlessShown puts want into the command (into) and names the change
+// when the light does not show it: it reports another value (shows says
+// which are one), or none. Nothing is sent when the spec asks for nothing.
+func sendUnlessShown[T any](d *Diff, name string, want, got *T, shows func(want, got T) bool, describe func(T) string, into **T) {
+	if want == nil || got != nil && shows(*want, *got) {
 		return
 	}
-	d.Body.Gradient = want.Gradient
+	*into = want
 	shown := "unknown"
-	if got.Gradient != nil {
-		shown = got.Gradient.String()
+	if got != nil {
+		shown = describe(*got)
 	}
-	d.Changes = append(d.Changes, fmt.Sprintf("gradient: %s -> %s", shown, want.Gradient.String()))
+	d.Changes = append(d.Changes, fmt.Sprintf("%s: %s -> %s", name, shown, describe(*want)))
 }

@@ -290,3 +290,44 @@ func checkFit(t *testing.T, fit Fitted, wantSend, note string) {
 		t.Errorf("notes %q, want one containing %q", fit.Notes, note)
 	}
 }
+
+// TestV2OnlyChangesAreNamed: what only CLIP v2 lights have is sent when the
+// light reports another value or none, named in the change with what the
+// light reported ("unknown" for none), and not sent when it shows the
+// wanted value (a speed and gradient points at the bridge's precision).
+func TestV2OnlyChangesAreNamed(t *testing.T) {
+	on := LightState{On: true, Reachable: true}
+	with := func(f func(*LightState)) LightState { s := on; f(&s); return s }
+	gradient := Gradient{Points: [][2]float64{{0.1, 0.2}, {0.3, 0.4}}, Mode: "interpolated_palette"}
+	cases := []struct {
+		name   string
+		want   Desired
+		got    LightState
+		change string // "" for nothing to send
+	}{
+		{"effect unknown", Desired{On: true, Effect: ptr.To("fire")}, on, "effect: unknown -> fire"},
+		{"effect another", Desired{On: true, Effect: ptr.To("fire")}, with(func(s *LightState) { s.Effect = ptr.To("candle") }), "effect: candle -> fire"},
+		{"effect shown", Desired{On: true, Effect: ptr.To("fire")}, with(func(s *LightState) { s.Effect = ptr.To("fire") }), ""},
+		{"speed unknown", Desired{On: true, Speed: ptr.To(0.5)}, on, "dynamics.speed: unknown -> 0.5"},
+		{"speed another", Desired{On: true, Speed: ptr.To(0.5)}, with(func(s *LightState) { s.Speed = ptr.To(0.25) }), "dynamics.speed: 0.25 -> 0.5"},
+		{"speed shown at the bridge's precision", Desired{On: true, Speed: ptr.To(0.5)}, with(func(s *LightState) { s.Speed = ptr.To(0.5 + speedTolerance/2) }), ""},
+		{"powerup another", Desired{On: true, Powerup: &Powerup{Preset: PowerupSafety}},
+			with(func(s *LightState) { s.Powerup = &Powerup{Preset: PowerupPowerfail} }), "powerup: powerfail -> safety"},
+		{"powerup shown", Desired{On: true, Powerup: &Powerup{Preset: PowerupSafety}}, with(func(s *LightState) { s.Powerup = &Powerup{Preset: PowerupSafety} }), ""},
+		{"gradient unknown", Desired{On: true, Gradient: &gradient}, on, "gradient: unknown -> [0.1, 0.2] [0.3, 0.4] interpolated_palette"},
+		{"gradient shown", Desired{On: true, Gradient: &gradient}, with(func(s *LightState) { s.Gradient = &gradient }), ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Compare(tc.want, tc.got)
+			switch {
+			case tc.change == "" && d != nil:
+				t.Fatalf("sends %s for a light that shows it", d)
+			case tc.change != "" && (d == nil || d.String() != tc.change):
+				t.Fatalf("changes %v, want %q", d, tc.change)
+			case d != nil && !d.Body.LightOnly():
+				t.Fatalf("a body with a CLIP v2 feature must go to its light alone: %s", d.Body.Key())
+			}
+		})
+	}
+}
