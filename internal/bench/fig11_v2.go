@@ -225,7 +225,7 @@ func (r *run) pushSteadyCost(ctx context.Context, w *pushWorld, f *figureResult)
 	f.add("steady_v1", "steady state on v1: full reads (GET /lights) per poll interval", "GETs", float64(v1["/lights"])/intervals, nil)
 	f.add("steady_v2", "steady state on v2: full reads (GET /clip/v2/resource) per poll interval", "GETs", float64(v2["/clip/v2/resource"])/intervals,
 		&goal{Op: "<=", Limit: 0, Text: "0 (only the safety read, every 10 min)"})
-	f.why("GETs on v2: %s", formatCounts(v2))
+	f.why("GETs on v2: %s", FormatCounts(v2))
 	f.note("Steady cost: %d poll intervals of %s with nothing changing; a quiet v2 bridge also costs one full read per 5 min of silence (the stream is reconnected: bridges send no keep-alive) and the safety read every 10 min.",
 		r.sc.WatchIntervals, r.sc.HuePoll)
 	return nil

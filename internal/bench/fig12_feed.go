@@ -240,7 +240,7 @@ func (r *run) feed(ctx context.Context, bin string) error {
 	f.note("%d PROVISIONED tables in an account whose change feed is healthy and %d in one without a feed, --dynamodbtable-poll-interval=%s, safetyInterval %s; "+
 		"%d drifts (capacity 5/5 -> 9/9 straight at DynamoDB Local, then its UpdateTable event, shaped as AWS documents it, put into the queue: the event producer is a model, which sends Tether's own calls back too, as AWS does); "+
 		"steady state over %s: DynamoDB calls %s; SQS calls %d.",
-		half, half, sc.FeedPoll, sc.FeedSafety, len(latencies), sc.FeedWindow.Round(time.Second), formatCounts(r.proxy.Calls()), int(sqsCalls))
+		half, half, sc.FeedPoll, sc.FeedSafety, len(latencies), sc.FeedWindow.Round(time.Second), FormatCounts(r.proxy.Calls()), int(sqsCalls))
 	return nil
 }
 

@@ -105,7 +105,7 @@ func (r *run) accountScaleWithFeeds(ctx context.Context, bin string) error {
 		"--dynamodb-requests-per-second=%g per account and region: %.2f DescribeTable/s asked per account, against %.1f when polled. "+
 		"All Ready %s after creation started; window %s. Calls in the window: %s.",
 		len(all), perAccount, sc.AccountFeedSafety, sc.AccountPoll, sc.AccountRate, asked, float64(perAccount)/sc.AccountPoll.Seconds(),
-		created.Round(time.Second), window.Round(time.Second), formatCounts(r.proxy.Calls()))
+		created.Round(time.Second), window.Round(time.Second), FormatCounts(r.proxy.Calls()))
 	if u, err := r.op.Usage(); err == nil {
 		f.add("peak_rss", fmt.Sprintf("operator peak RSS (%d tables)", len(all)), "MB", float64(u.PeakRSS)/1e6, nil)
 	}

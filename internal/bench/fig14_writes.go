@@ -124,11 +124,11 @@ func (r *run) statusWrites(ctx context.Context, bin string) error {
 		}
 		f.add(fmt.Sprintf("%s_%s", k.kind, k.bridge), fmt.Sprintf("status writes per %s change on %s (%d changes)", k.kind, k.api, k.changes[k.bridge]),
 			"writes", per, &goal{Op: "<=", Limit: writesGoal, Text: "1.00"})
-		f.why("what the %d writes changed: %s; the Ready they left: %s", n.status, formatCounts(n.fields), formatCounts(n.ready))
+		f.why("what the %d writes changed: %s; the Ready they left: %s", n.status, FormatCounts(n.fields), FormatCounts(n.ready))
 	}
 	for _, k := range []string{"HueLight", "HueGroup"} {
 		n := writes.forKind(k)
-		f.note("%s: %d status writes in all; what they changed, by field: %s; metadata-only writes: %d.", k, n.status, formatCounts(n.fields), n.metadata)
+		f.note("%s: %d status writes in all; what they changed, by field: %s; metadata-only writes: %d.", k, n.status, FormatCounts(n.fields), n.metadata)
 	}
 	f.note("%d rounds in %s on %d HueLights and %d HueGroups (zones of one bulb) per bridge, one v1 bridge and one CLIP v2 bridge; each object changed once a round "+
 		"(a brightness of its own); a round ends 1.5 Hue poll intervals (%s) after every changed object is Ready. Writes counted from the harness's watch: "+

@@ -133,7 +133,7 @@ func (r *run) awsPace(ctx context.Context, bin string) error {
 	f.add("calls", "calls per table, created, changed and deleted", "calls", float64(ledger.TotalAll())/n, nil)
 	f.note("DynamoDB Local behind internal/ddbgap with Pace %+v, behind a proxy throttling %.0f%% of the calls; the operator at its defaults "+
 		"(a look every 5 s while a table changes, a one-minute settle window). Calls by operation, throttled ones included: %s.",
-		pace, paceShare*100, formatCounts(r.proxy.Calls()))
+		pace, paceShare*100, FormatCounts(r.proxy.Calls()))
 	return nil
 }
 

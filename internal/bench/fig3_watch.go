@@ -76,10 +76,10 @@ func (r *run) watchCost(ctx context.Context) error {
 	f := r.fig(3)
 	f.add("hue_gets", "Hue: GETs per bridge per poll interval (all paths, worst bridge)", "GETs", float64(worst)/hueIntervals, &goal{Op: "<=", Limit: 1})
 	f.why("GET /lights alone is %.2f per interval (the shared poller, which the HueBridge's health is also taken from); GETs by path: %s",
-		float64(worstLights)/hueIntervals, formatCounts(gets[0]))
+		float64(worstLights)/hueIntervals, FormatCounts(gets[0]))
 	f.add("hue_lights_gets", "Hue: GET /lights per bridge per poll interval", "GETs", float64(worstLights)/hueIntervals, nil)
 	f.add("ddb_calls", "DynamoDB: calls per table per poll interval", "calls", float64(totalCalls)/float64(r.sc.Tables)/ddbIntervals, &goal{Op: "<=", Limit: 1.1})
-	f.why("calls by operation: %s", formatCounts(calls))
+	f.why("calls by operation: %s", FormatCounts(calls))
 	f.add("ddb_describes", "DynamoDB: DescribeTable per table per poll interval", "calls", float64(calls["DescribeTable"])/float64(r.sc.Tables)/ddbIntervals, nil)
 	lightRec := rc1["huelight"] - rc0["huelight"]
 	tableRec := rc1["dynamodbtable"] - rc0["dynamodbtable"]
@@ -87,14 +87,14 @@ func (r *run) watchCost(ctx context.Context) error {
 	f.add("table_reconciles", "DynamoDBTable reconciles per table per DynamoDB poll interval", "reconciles", tableRec/float64(r.sc.Tables)/ddbIntervals, nil)
 	rewritten, parts := rewrites(objects0, objects1)
 	f.add("rewritten", "objects rewritten during the window", "objects", float64(rewritten), nil)
-	f.note("What differed in the objects rewritten during the window, by kind and namespace: %s.", formatCounts(parts))
+	f.note("What differed in the objects rewritten during the window, by kind and namespace: %s.", FormatCounts(parts))
 	f.note("The window starts one Hue poll interval (%s) after the last change, figure 2's last HueLight Ready; a status write a change still makes after that is a rewrite.",
 		r.sc.HuePoll)
 	f.note("Window: %s = %d x the longer poll interval, with %d HueLights on two bridges (%d more on two others) and %d DynamoDBTables. "+
 		"Poll intervals shortened with the manager's flags to keep the run short: --hue-poll-interval=%s (the default), --dynamodbtable-poll-interval=%s (default 2m).",
 		window, r.sc.WatchIntervals, r.sc.WatchLights, r.sc.OutageLights+latencyLights(r.sc), r.sc.Tables, r.sc.HuePoll, r.sc.DDBPoll)
 	f.note("GETs by path, per bridge: %s; DynamoDB calls by operation: %s; Kubernetes API requests by the operator: %s.",
-		formatCounts(gets[0])+" | "+formatCounts(gets[1]), formatCounts(calls), formatFloatCounts(diff(api1, api0)))
+		FormatCounts(gets[0])+" | "+FormatCounts(gets[1]), FormatCounts(calls), formatFloatCounts(diff(api1, api0)))
 
 	// Figure 4's memory figure: the operator now holds every object.
 	u, err := r.op.Usage()

@@ -80,7 +80,7 @@ func (r *run) scale(ctx context.Context) error {
 	f.add("ready_floor", fmt.Sprintf("its floor: the shared limiter, %d calls at %d/s after a burst of %d (computed)", 3*r.sc.Tables, limiterRate, limiterBurst), "s", limiterFloor, nil)
 	f.add("ready_ratio", "its ratio to the floor", "x", ratioOf(secs(last.Sub(start)), limiterFloor), nil)
 	f.add("calls_mean", "calls per table during creation (mean)", "calls", mean(perTable), &goal{Op: "<=", Limit: 3})
-	f.why("calls by operation until Ready: %s", formatCounts(byOp))
+	f.why("calls by operation until Ready: %s", FormatCounts(byOp))
 	f.add("calls_max", "calls per table during creation (max)", "calls", maxOf(perTable), nil)
 	f.add("rate_10s", "DynamoDB calls per second during creation (highest 10-second average)", "calls/s", maxWindowMean(buckets, 10),
 		&goal{Op: "<=", Limit: limiterRate + limiterBurst/10.0, Text: fmt.Sprintf("<= %d/s + burst %d/10 s (the shared limiter)", limiterRate, limiterBurst)})
@@ -99,7 +99,7 @@ func (r *run) scale(ctx context.Context) error {
 			more++
 		}
 	}
-	f.note("Calls until each table was first seen Ready, by operation: %s; %d of %d tables took more than 3.", formatCounts(byOp), more, len(perTable))
+	f.note("Calls until each table was first seen Ready, by operation: %s; %d of %d tables took more than 3.", FormatCounts(byOp), more, len(perTable))
 	f.note("Kubernetes API requests by the operator during creation: %s (%.0f/s).", formatFloatCounts(diff(api1, api0)), (sum(api1)-sum(api0))/last.Sub(start).Seconds())
 	f.note("The floor set by the operator's own per-region limiter (%d calls/s, burst %d) is about %.0f s for %d tables at 3 calls each.",
 		limiterRate, limiterBurst, limiterFloor, r.sc.Tables)

@@ -73,10 +73,10 @@ func (r *run) hueOutage(ctx context.Context, f *figureResult) error {
 	polls := math.Ceil(outage.Seconds() / r.sc.HuePoll.Seconds())
 	bound := polls + 5
 	f.add("hue_calls", fmt.Sprintf("Hue: calls to the offline bridge in %s (%d HueLights)", r.sc.Outage, len(objs)), "calls", float64(total), &goal{Op: "<=", Limit: bound})
-	f.why("calls by path: %s", formatCounts(calls))
+	f.why("calls by path: %s", FormatCounts(calls))
 	f.add("hue_calls_per_light", "Hue: calls per HueLight during the outage", "calls", float64(total)/float64(len(objs)), nil)
 	f.add("hue_recovery", "Hue: time from back online to all Ready with the change made during the outage", "s", secs(last.Sub(back)), nil)
-	f.note("The outage bridge sits behind a counting proxy that, while offline, drops every connection unanswered (a fast failure, the harshest for backoff); calls by path: %s.", formatCounts(calls))
+	f.note("The outage bridge sits behind a counting proxy that, while offline, drops every connection unanswered (a fast failure, the harshest for backoff); calls by path: %s.", FormatCounts(calls))
 	f.note("Goal bound: one poll per interval (%.0f; the HueBridge's health comes from the same poll) + 5 = %.0f calls, whatever the number of lights. Half-way through, all %d lights were changed.",
 		polls, bound, len(objs))
 	return nil

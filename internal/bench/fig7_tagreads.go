@@ -74,7 +74,7 @@ func (r *run) tagReads(ctx context.Context, bin string) error {
 		perTable(append(plain, tagged...), "DescribeTable"), nil)
 	f.note("dynalite (which has tagging) behind the counting proxy; %d tables without spec tags and %d with; "+
 		"--dynamodbtable-poll-interval and --dynamodb-secondary-read-interval both %s (the default read interval is 10m); window %s. Calls by operation: %s.",
-		len(plain), len(tagged), sc.TagReadInterval, window, formatCounts(r.proxy.Calls()))
+		len(plain), len(tagged), sc.TagReadInterval, window, FormatCounts(r.proxy.Calls()))
 	return nil
 }
 

@@ -169,7 +169,7 @@ func (r *run) accountScale(ctx context.Context, bin string) error {
 	f.note("%d tables, %d in each of two accounts (AWSAccounts whose roles the STS model issues per-account credentials for; DynamoDB Local keeps each account's tables apart), "+
 		"--dynamodbtable-poll-interval=%s, --dynamodb-requests-per-second=%g per account and region: %.1f DescribeTable/s asked per account, so each table is expected every %s. "+
 		"All Ready %s after creation started; window %s. Calls in the window: %s.",
-		len(all), perAccount, sc.AccountPoll, sc.AccountRate, asked, expected.Round(time.Second), created.Round(time.Second), window, formatCounts(r.proxy.Calls()))
+		len(all), perAccount, sc.AccountPoll, sc.AccountRate, asked, expected.Round(time.Second), created.Round(time.Second), window, FormatCounts(r.proxy.Calls()))
 	return nil
 }
 

@@ -189,7 +189,7 @@ func (r *run) models(ctx context.Context, bin string) error {
 	f.add("settle_max", "commands to one light until it settled (every model, in-range and out-of-range specs)", "commands", float64(worst), &goal{Op: "<=", Limit: 1})
 	f.why("%s took %d", worstName, worst)
 	f.add("steady", fmt.Sprintf("commands to settled lights in %s of steady state", r.sc.SteadyWindow), "commands", float64(steadyTotal), &goal{Op: "<=", Limit: 0, Text: "0"})
-	f.why("by model: %s", formatCounts(perModel))
+	f.why("by model: %s", FormatCounts(perModel))
 	f.add("stall", fmt.Sprintf("third-party bulb (%s) hiding its range, ct beyond it: commands in all, until the stall breaker stopped them", stallModel),
 		"commands", float64(stall), &goal{Op: "<=", Limit: stallLimit, Text: fmt.Sprintf("<= %d (1 + the stall breaker's 3)", stallLimit)})
 	f.add("settle_total", "commands to settle all of them (but the stalled)", "commands", float64(total), nil)

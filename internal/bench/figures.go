@@ -2,10 +2,7 @@ package bench
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
-	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -79,7 +76,7 @@ func formatFloatCounts(m map[string]float64) string {
 	for k, v := range m {
 		ints[k] = int(v)
 	}
-	return formatCounts(ints)
+	return FormatCounts(ints)
 }
 
 // sampleEverySecond records how much total() grew in each second until the
@@ -116,22 +113,6 @@ func sampleEverySecond(total func() int) (stop func() []float64) {
 		defer mu.Unlock()
 		return buckets
 	}
-}
-
-func formatCounts(m map[string]int) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %d", k, m[k])
-	}
-	if len(parts) == 0 {
-		return "none"
-	}
-	return strings.Join(parts, ", ")
 }
 
 // startHueOperator starts the manager for a world of Hue objects only, at

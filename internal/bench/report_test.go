@@ -118,7 +118,7 @@ func TestRewritesNameWhatDiffered(t *testing.T) {
 		t.Errorf("rewritten = %d, want 3 (a new object is not a rewrite)", n)
 	}
 	want := "HueLight in a: status.observed 1, HueLight in b: metadata 1, HueLight in b: spec 1"
-	if got := formatCounts(parts); got != want {
+	if got := FormatCounts(parts); got != want {
 		t.Errorf("parts = %s, want %s", got, want)
 	}
 }

@@ -1,8 +1,11 @@
 package bench
 
 import (
+	"fmt"
+	"maps"
 	"math"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -77,4 +80,17 @@ func ratioOf(v, floor float64) float64 {
 		return 0
 	}
 	return v / floor
+}
+
+// FormatCounts lists counts as "kind 3, other 1", sorted by kind; "none"
+// when there are none.
+func FormatCounts(m map[string]int) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	parts := make([]string, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
 }

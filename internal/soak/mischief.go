@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -459,21 +457,4 @@ func (s *soak) restart(ctx context.Context, m *mischief) {
 		return
 	}
 	m.fault(kind, from)
-}
-
-// formatCounts lists counts as "kind 3, other 1", sorted by kind.
-func formatCounts(m map[string]int) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %d", k, m[k])
-	}
-	if len(parts) == 0 {
-		return "nothing yet"
-	}
-	return strings.Join(parts, ", ")
 }

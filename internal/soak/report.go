@@ -271,7 +271,7 @@ func formatFloatCounts(m map[string]float64) string {
 	for k, v := range m {
 		ints[k] = int(v)
 	}
-	return formatCounts(ints)
+	return bench.FormatCounts(ints)
 }
 
 func round1(v float64) float64 { return float64(int64(v*10+0.5)) / 10 }
@@ -327,7 +327,7 @@ func (r *Report) Markdown() string {
 	sort.Strings(kinds)
 	w("- Tables: %s; the AWSAccount's, copies of the samples' tables: %s. Lights: a third with a colour temperature, a third with hue and saturation, a third brightness only; "+
 		"with two bridges of a kind, the last flaps; the first v2 bridge's connections are cut now and then; the model lights and the groups are on the first bridge of each kind.\n",
-		strings.Join(kinds, ", "), formatCounts(r.Objects.AccountByKind))
+		strings.Join(kinds, ", "), bench.FormatCounts(r.Objects.AccountByKind))
 	if r.LogKept != "" {
 		w("- The manager's log was kept in `%s`.\n", r.LogKept)
 	}
@@ -370,7 +370,7 @@ func (r *Report) Markdown() string {
 	for _, row := range r.Summary {
 		w("| %.0f | %.0f | %s | %.0f | %.1f | %.1f | %.1f | %.1f | %d |\n", row.From, row.To, row.Phase, row.Goroutines, row.RSSMB, row.HeapMB, row.HeapGoalMB, row.Reconciles, row.Errors)
 	}
-	w("\nError lines per minute of the mischief: %v. The manager's log lines by level over the whole run: %s.\n", r.ErrorsPerMin, formatCounts(r.LogLines))
+	w("\nError lines per minute of the mischief: %v. The manager's log lines by level over the whole run: %s.\n", r.ErrorsPerMin, bench.FormatCounts(r.LogLines))
 	if len(r.TopErrors) > 0 {
 		w("\nMost frequent error lines:\n\n")
 		for _, m := range r.TopErrors {
@@ -382,7 +382,7 @@ func (r *Report) Markdown() string {
 		ops = append(ops, fmt.Sprintf("%s %d", op, n))
 	}
 	sort.Strings(ops)
-	w("\nThe manager's DynamoDB calls over the whole run: %s; the AWSAccount's (through the model): %s.\n", strings.Join(ops, ", "), formatCounts(r.AccountCalls))
+	w("\nThe manager's DynamoDB calls over the whole run: %s; the AWSAccount's (through the model): %s.\n", strings.Join(ops, ", "), bench.FormatCounts(r.AccountCalls))
 	return b.String()
 }
 

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"sync"
 	"time"
+
+	"github.com/tether-dev/tether/internal/bench"
 )
 
 // Phases of a soak, as samples are labelled.
@@ -154,7 +156,7 @@ loop:
 	}
 	mischiefEnd := time.Now()
 	s.sampleOnce(sm, start, phaseMischief, m)
-	o.logf("mischief over (%s), the bridges online and DynamoDB not throttling; settling (up to %s)", formatCounts(m.counts), o.SettleTimeout)
+	o.logf("mischief over (%s), the bridges online and DynamoDB not throttling; settling (up to %s)", bench.FormatCounts(m.counts), o.SettleTimeout)
 
 	// The settle: nothing more is changed; wait until everything is Ready
 	// and matches, sampling on.
@@ -218,7 +220,7 @@ func (s *soak) progress(sm *sampler, m *mischief, start time.Time) {
 	}
 	sm.mu.Unlock()
 	m.mu.Lock()
-	counts := formatCounts(m.counts)
+	counts := bench.FormatCounts(m.counts)
 	m.mu.Unlock()
 	s.opts.logf("%s in: manager process %d, goroutines %.0f, heap %.1f MB, RSS %.1f MB, reconciles %.0f, error lines %d; injected: %s",
 		time.Since(start).Round(time.Second), last.Process, last.Goroutines, last.HeapBytes/1e6, float64(last.RSSBytes)/1e6, last.Reconciles, last.ErrorLines, counts)

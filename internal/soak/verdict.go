@@ -171,9 +171,9 @@ func errorsExplained(lines []errorLine, windows []window, grace func(kind string
 	}
 	v.Passed = n == 0 && panics == 0
 	v.Value = fmt.Sprintf("%d of %d outside a fault", n, len(lines))
-	v.Evidence = fmt.Sprintf("within a fault, by fault: %s; panics: %d", formatCounts(byFault), panics)
+	v.Evidence = fmt.Sprintf("within a fault, by fault: %s; panics: %d", bench.FormatCounts(byFault), panics)
 	if n > 0 {
-		v.Evidence += "; outside: " + formatCounts(unexplained)
+		v.Evidence += "; outside: " + bench.FormatCounts(unexplained)
 	}
 	return v
 }
