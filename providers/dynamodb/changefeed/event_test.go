@@ -116,3 +116,32 @@ func TestParseEvent(t *testing.T) {
 		})
 	}
 }
+
+// TestAWSNamesHoldTheirBounds: a name is allowed only at AWS's lengths and
+// in its characters, at each edge (the length is checked apart from the
+// pattern, awsName).
+func TestAWSNamesHoldTheirBounds(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		rule  awsName
+		value string
+		ok    bool
+	}{
+		{"table name of 2", tableNames, "ab", false},
+		{"table name of 3", tableNames, "a.b", true},
+		{"table name of 255", tableNames, strings.Repeat("t", 255), true},
+		{"table name of 256", tableNames, strings.Repeat("t", 256), false},
+		{"table name with a slash", tableNames, "orders/index", false},
+		{"table name with a newline at its end", tableNames, "orders\n", false},
+		{"empty call", calls, "", false},
+		{"call of 64", calls, strings.Repeat("C", 64), true},
+		{"call of 65", calls, strings.Repeat("C", 65), false},
+		{"call with a dash", calls, "Update-Table", false},
+		{"event id, a UUID", eventIDs, "6f1c2b1e-6c5f-4d0e-9a3b-2f1d0c9e8b7a", true},
+		{"event id of 65", eventIDs, strings.Repeat("e", 65), false},
+	} {
+		if got := tc.rule.allows(tc.value); got != tc.ok {
+			t.Errorf("%s: allowed %t, want %t", tc.name, got, tc.ok)
+		}
+	}
+}
