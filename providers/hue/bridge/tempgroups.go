@@ -31,8 +31,8 @@ const (
 	tempGroupPrefix = "tether-"
 )
 
-// lineOutlastsTempGroupLocked reports whether the light line holds more
-// light commands than a temporary group or zone takes to act
+// lineOutlastsTempGroupLocked reports whether the light commands in line
+// take at least as long to send as a temporary group or zone takes to act
 // (tempGroupCost): only then does one pay.
 func (s *sender) lineOutlastsTempGroupLocked() bool {
 	return time.Duration(s.line.len())*s.interval >= tempGroupCost
