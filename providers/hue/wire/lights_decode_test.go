@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"testing"
 
+	. "github.com/onsi/gomega"
 	"k8s.io/utils/ptr"
 
 	"github.com/tether-dev/tether/internal/huesim"
@@ -62,9 +63,7 @@ func TestDecodeLightsKeepsWhatTheBridgeReported(t *testing.T) {
 			for _, l := range lights {
 				got[l.ID] = l.State
 			}
-			if fmt.Sprint(stateStrings(got)) != fmt.Sprint(stateStrings(tc.want)) {
-				t.Fatalf("read\n%v\nwant\n%v", stateStrings(got), stateStrings(tc.want))
-			}
+			NewWithT(t).Expect(got).To(Equal(tc.want))
 		})
 	}
 }
@@ -83,24 +82,6 @@ func TestDecodeLightsRefusesWhatIsNotAList(t *testing.T) {
 	if _, err := decodeLights(http.StatusBadGateway, []byte(`{}`)); err == nil {
 		t.Fatal("a 502 read as lights")
 	}
-}
-
-// stateStrings prints states with their pointers followed, so that two
-// can be compared as text.
-func stateStrings(states map[string]model.LightState) map[string]string {
-	out := map[string]string{}
-	for id, s := range states {
-		out[id] = fmt.Sprintf("on=%v reachable=%v mode=%v bri=%v hue=%v sat=%v ct=%v xy=%v",
-			s.On, s.Reachable, s.ColorMode, deref(s.Bri), deref(s.Hue), deref(s.Sat), deref(s.CT), deref(s.XY))
-	}
-	return out
-}
-
-func deref[T any](p *T) any {
-	if p == nil {
-		return "-"
-	}
-	return *p
 }
 
 // BenchmarkDecodeLights reads a full square bridge's GET /lights (50
