@@ -27,6 +27,7 @@ func main() {
 		ddbPoll  time.Duration
 		size     float64
 		figures  string
+		pprof    string
 	)
 	flag.IntVar(&runs, "runs", 3, "Runs per figure; each figure reports the median.")
 	flag.BoolVar(&quick, "quick", false, "A seconds-long smoke run at toy scale (the numbers mean nothing).")
@@ -36,6 +37,8 @@ func main() {
 	flag.DurationVar(&ddbPoll, "dynamodbtable-poll-interval", 0, "Override the operator's DynamoDBTable poll interval (default 45s; 2s with -quick).")
 	flag.Float64Var(&size, "size", 1, "Multiply the object counts (not the durations) by this factor, e.g. 0.2 for a first look.")
 	flag.StringVar(&figures, "figures", "", "Comma-separated figures to measure (default: the default set; 1-6 always run together), e.g. -figures=7.")
+	flag.StringVar(&pprof, "operator-pprof", "", "Serve the Go profiles of the manager of figures 1-6 at this address (e.g. 127.0.0.1:6061; the manager's --pprof-bind-address), "+
+		"to see where figure 4's memory goes; the manager inherits the environment, so GODEBUG=memprofilerate=4096 samples its heap finely. Off by default: no figure pays for it.")
 	flag.Parse()
 	figs, err := parseFigures(figures)
 	if err != nil {
@@ -66,7 +69,7 @@ func main() {
 		rep.Command = command
 		return rep.WriteFiles(out)
 	}
-	rep, err := bench.Run(ctx, bench.Options{Runs: runs, Scale: scale, Quick: quick, Progress: os.Stderr, Figures: figs,
+	rep, err := bench.Run(ctx, bench.Options{Runs: runs, Scale: scale, Quick: quick, Progress: os.Stderr, Figures: figs, OperatorPprof: pprof,
 		// Each completed run rewrites the report, so stopping a long
 		// benchmark early still leaves the runs it finished.
 		AfterRun: func(rep *bench.Report) {

@@ -304,6 +304,11 @@ type Options struct {
 	// Figures 1 to 6 share one world and are measured together when any of
 	// them is asked for; the others have a world each and run alone.
 	Figures []int
+	// OperatorPprof, when set, is the address the manager of figures 1 to 6
+	// serves Go's profiles at (its --pprof-bind-address), to see where
+	// figure 4's memory goes while the figures run; off by default, so
+	// that no figure pays for it.
+	OperatorPprof string
 }
 
 // DefaultFigures are the figures `make bench` measures, in order; each

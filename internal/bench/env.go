@@ -122,7 +122,7 @@ func startEnv(ctx context.Context, opts Options, managerBin string, runDir strin
 		return nil, err
 	}
 	logf("starting the operator (separate process)")
-	e.op, err = startOperator(ctx, managerBin, kubeconfig, e.proxy.URL(), sc, filepath.Join(runDir, "operator.log"))
+	e.op, err = startOperator(ctx, managerBin, kubeconfig, e.proxy.URL(), opts, filepath.Join(runDir, "operator.log"))
 	if err != nil {
 		return nil, err
 	}

@@ -47,12 +47,17 @@ func BuildManager(dir string) (string, error) {
 
 func dirJoin(dir, name string) string { return strings.TrimRight(dir, "/") + "/" + name }
 
-// startOperator runs the manager with the scale's poll intervals.
-func startOperator(ctx context.Context, bin, kubeconfig, dynamoURL string, sc Scale, logPath string) (*Operator, error) {
-	return StartOperator(ctx, bin, kubeconfig, dynamoURL, logPath,
-		"--hue-poll-interval="+sc.HuePoll.String(),
-		"--dynamodbtable-poll-interval="+sc.DDBPoll.String(),
-	)
+// startOperator runs the manager with the scale's poll intervals (and its
+// profiles served where the options say).
+func startOperator(ctx context.Context, bin, kubeconfig, dynamoURL string, opts Options, logPath string) (*Operator, error) {
+	flags := []string{
+		"--hue-poll-interval=" + opts.Scale.HuePoll.String(),
+		"--dynamodbtable-poll-interval=" + opts.Scale.DDBPoll.String(),
+	}
+	if opts.OperatorPprof != "" {
+		flags = append(flags, "--pprof-bind-address="+opts.OperatorPprof)
+	}
+	return StartOperator(ctx, bin, kubeconfig, dynamoURL, logPath, flags...)
 }
 
 // StartOperator runs the manager with the kubeconfig of the test API server,

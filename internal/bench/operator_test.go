@@ -55,3 +55,45 @@ func TestAnOperatorThatExitsAtStart(t *testing.T) {
 		})
 	}
 }
+
+// TestTheManagerServesProfilesOnlyWhenAsked stands in for the manager with
+// a script that writes down its arguments and exits: figures 1 to 6 pass
+// --pprof-bind-address only when the options name an address, so that no
+// figure pays for a profile server it was not asked for.
+func TestTheManagerServesProfilesOnlyWhenAsked(t *testing.T) {
+	for _, tc := range []struct {
+		name, pprof, want string
+	}{
+		{"not asked", "", ""},
+		{"asked", "127.0.0.1:6061", "--pprof-bind-address=127.0.0.1:6061"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := filepath.Join(dir, "args")
+			bin := filepath.Join(dir, "manager")
+			script := "#!/bin/sh\nfor a in \"$@\"; do echo \"$a\" >> '" + args + "'; done\necho 'no kubeconfig'\nexit 1\n"
+			if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			opts := Options{Scale: QuickScale(), OperatorPprof: tc.pprof}
+			if _, err := startOperator(ctx, bin, "kubeconfig", "http://127.0.0.1:1", opts, filepath.Join(dir, "log")); err == nil {
+				t.Fatal("a manager that exits at start was taken as started")
+			}
+			out, err := os.ReadFile(args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, a := range strings.Fields(string(out)) {
+				if strings.HasPrefix(a, "--pprof-bind-address") {
+					got = append(got, a)
+				}
+			}
+			if want := strings.Fields(tc.want); strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Fatalf("the manager was given %q; want %q", got, want)
+			}
+		})
+	}
+}
