@@ -1,10 +1,12 @@
 package wire
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 )
 
 // Every read from a bridge is bounded, so that a bad bridge, or a man in
@@ -45,14 +47,58 @@ const (
 
 // readAnswer reads an answer's body up to maxAnswerBytes.
 func readAnswer(body io.Reader) ([]byte, error) {
-	raw, err := io.ReadAll(io.LimitReader(body, maxAnswerBytes+1))
-	if err != nil {
+	return readAnswerInto(nil, body)
+}
+
+// readAnswerInto reads an answer's body up to maxAnswerBytes into buf,
+// which it grows only when the answer is longer.
+func readAnswerInto(buf []byte, body io.Reader) ([]byte, error) {
+	b := bytes.NewBuffer(buf)
+	if _, err := b.ReadFrom(io.LimitReader(body, maxAnswerBytes+1)); err != nil {
 		return nil, err
 	}
+	raw := b.Bytes()
 	if len(raw) > maxAnswerBytes {
 		return nil, &ProtocolError{Detail: fmt.Sprintf("an answer larger than %d MiB, which no bridge sends: not read", maxAnswerBytes>>20)}
 	}
 	return raw, nil
+}
+
+// answerSizes remembers how long the last answer to each GET was, so that
+// the next is read into a buffer of that length at once. Read into a
+// growing buffer, as io.ReadAll does, a poll of a bridge with 500 lights
+// (a 440 KB answer) allocated about 1 MB every poll interval, half of all
+// the poll allocated; read into one of the remembered length, it allocates
+// the answer's length once. Only GETs are remembered: their paths are the
+// client's own few (a command's path names one of many lights, and its
+// answer is short). A length is what the bridge last sent, within
+// maxAnswerBytes, and a shorter answer makes it shorter again.
+type answerSizes struct {
+	mu   sync.Mutex
+	last map[string]int
+}
+
+// read reads the answer to method on path, into a buffer of the length the
+// last answer to that GET had.
+func (s *answerSizes) read(method, path string, body io.Reader) ([]byte, error) {
+	if method != http.MethodGet {
+		return readAnswer(body)
+	}
+	s.mu.Lock()
+	last := s.last[path]
+	s.mu.Unlock()
+	// bytes.Buffer.ReadFrom wants MinRead bytes free before each read,
+	// the last (which finds the end) included.
+	raw, err := readAnswerInto(make([]byte, 0, last+bytes.MinRead), body)
+	if err == nil {
+		s.mu.Lock()
+		if s.last == nil {
+			s.last = map[string]int{}
+		}
+		s.last[path] = len(raw)
+		s.mu.Unlock()
+	}
+	return raw, err
 }
 
 // refuseRedirects is every bridge client's CheckRedirect: the redirect

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/tether-dev/tether/internal/huetest"
@@ -65,6 +66,50 @@ func TestAnswersAreBounded(t *testing.T) {
 				t.Fatalf("got %v, want an answer refused for its size", err)
 			}
 		})
+	}
+}
+
+// TestAGetIsReadIntoItsLastLength: each answer to a GET is read into one
+// buffer of the length the last answer to that path had (its capacity is
+// that length and the room bytes.Buffer wants for its last read), and a
+// shorter answer makes the next buffer shorter; an answer past the bound
+// is still refused and leaves the length as it was; a PUT's answer is
+// not remembered. The answers come a few bytes at a time, as a chunked
+// answer does.
+func TestAGetIsReadIntoItsLastLength(t *testing.T) {
+	long, short := strings.Repeat("l", 5000), strings.Repeat("s", 700)
+	huge := strings.Repeat("h", maxAnswerBytes+1)
+	var sizes answerSizes
+	for _, step := range []struct {
+		method, path, answer string
+		wantCap              int // 0: not checked
+		wantErr              bool
+	}{
+		{method: http.MethodGet, path: "/lights", answer: long},
+		{method: http.MethodGet, path: "/lights", answer: long, wantCap: len(long) + bytes.MinRead},
+		{method: http.MethodGet, path: "/groups", answer: short},
+		{method: http.MethodGet, path: "/lights", answer: short, wantCap: len(long) + bytes.MinRead},
+		{method: http.MethodGet, path: "/lights", answer: short, wantCap: len(short) + bytes.MinRead},
+		{method: http.MethodGet, path: "/lights", answer: long}, // longer than the buffer: it grows
+		{method: http.MethodGet, path: "/lights", answer: huge, wantErr: true},
+		{method: http.MethodGet, path: "/lights", answer: short, wantCap: len(long) + bytes.MinRead},
+		{method: http.MethodPut, path: "/lights/1/state", answer: short},
+	} {
+		raw, err := sizes.read(step.method, step.path, iotest.HalfReader(strings.NewReader(step.answer)))
+		switch {
+		case step.wantErr:
+			if err == nil {
+				t.Fatalf("%s %s of %d bytes: read, want refused", step.method, step.path, len(step.answer))
+			}
+			continue
+		case err != nil || string(raw) != step.answer:
+			t.Fatalf("%s %s: read %d bytes (%v), want the %d sent", step.method, step.path, len(raw), err, len(step.answer))
+		case step.wantCap != 0 && cap(raw) != step.wantCap:
+			t.Fatalf("%s %s: read into %d bytes, want %d (one buffer of the last length)", step.method, step.path, cap(raw), step.wantCap)
+		}
+	}
+	if _, kept := sizes.last["/lights/1/state"]; kept || len(sizes.last) != 2 {
+		t.Fatalf("remembered %v, want /lights and /groups only", sizes.last)
 	}
 }
 

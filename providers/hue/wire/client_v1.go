@@ -39,6 +39,7 @@ type v1Client struct {
 	user    string
 	timeout time.Duration
 	http    *http.Client
+	sizes   answerSizes
 }
 
 // NewClient returns a v1 Client for the bridge at address (host, host:port
@@ -291,7 +292,7 @@ func (c *v1Client) request(ctx context.Context, method, path string, body []byte
 	if err := refusedRedirect(res); err != nil {
 		return 0, nil, err
 	}
-	answer, err := readAnswer(res.Body)
+	answer, err := c.sizes.read(method, path, res.Body)
 	if err != nil {
 		return res.StatusCode, nil, err
 	}

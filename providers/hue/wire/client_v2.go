@@ -62,6 +62,7 @@ type v2Client struct {
 	noV1 atomic.Bool
 	// scenes are the ids of its scenes (client_v2_scenes.go).
 	scenes sceneIDs
+	sizes  answerSizes
 }
 
 // NewClientV2 returns a CLIP v2 Client for the bridge at address (host,
@@ -248,7 +249,7 @@ func (c *v2Client) once(ctx context.Context, method, path string, data []byte) (
 	if err := refusedRedirect(res); err != nil {
 		return 0, ans, 0, redact(err, c.user)
 	}
-	raw, err := readAnswer(res.Body)
+	raw, err := c.sizes.read(method, path, res.Body)
 	if err != nil {
 		return 0, ans, 0, err
 	}
@@ -423,7 +424,7 @@ func (c *v2Client) v1(ctx context.Context, operation, method, path string, body 
 	if err := refusedRedirect(res); err != nil {
 		return redact(err, c.user)
 	}
-	raw, err := readAnswer(res.Body)
+	raw, err := c.sizes.read(method, path, res.Body)
 	if err != nil {
 		return err
 	}
