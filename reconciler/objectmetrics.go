@@ -2,6 +2,7 @@ package reconciler
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -10,7 +11,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	toolscache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -46,13 +49,13 @@ var (
 		[]string{"bridge", "state"}, nil)
 )
 
-// objectLists are the kinds whose objects the metrics count.
-var objectLists = []func() client.ObjectList{
-	func() client.ObjectList { return &awsv1alpha1.DynamoDBTableList{} },
-	func() client.ObjectList { return &huev1alpha1.HueBridgeList{} },
-	func() client.ObjectList { return &huev1alpha1.HueGroupList{} },
-	func() client.ObjectList { return &huev1alpha1.HueLightList{} },
-	func() client.ObjectList { return &huev1alpha1.HueSceneList{} },
+// objectKinds are the kinds whose objects the metrics count.
+var objectKinds = []func() client.Object{
+	func() client.Object { return &awsv1alpha1.DynamoDBTable{} },
+	func() client.Object { return &huev1alpha1.HueBridge{} },
+	func() client.Object { return &huev1alpha1.HueGroup{} },
+	func() client.Object { return &huev1alpha1.HueLight{} },
+	func() client.Object { return &huev1alpha1.HueScene{} },
 }
 
 // scrapeTimeout bounds the cache reads of one scrape.
@@ -61,17 +64,23 @@ const scrapeTimeout = 5 * time.Second
 // RegisterObjectMetrics serves the object metrics from mgr's cache.
 func RegisterObjectMetrics(mgr ctrl.Manager) error {
 	return metrics.Registry.Register(&objectsCollector{
-		reader: mgr.GetCache(), scheme: mgr.GetScheme(), elected: mgr.Elected(), lists: objectLists, now: time.Now,
+		informers: mgr.GetCache(), scheme: mgr.GetScheme(), elected: mgr.Elected(), kinds: objectKinds, now: time.Now,
 	})
+}
+
+// kindInformers is what the collector reads of the manager's cache: the
+// informer of each kind.
+type kindInformers interface {
+	GetInformer(ctx context.Context, obj client.Object, opts ...cache.InformerGetOption) (cache.Informer, error)
 }
 
 // objectsCollector counts objects at each scrape.
 type objectsCollector struct {
-	reader  client.Reader
-	scheme  *runtime.Scheme
-	elected <-chan struct{}
-	lists   []func() client.ObjectList
-	now     func() time.Time
+	informers kindInformers
+	scheme    *runtime.Scheme
+	elected   <-chan struct{}
+	kinds     []func() client.Object
+	now       func() time.Time
 }
 
 func (c *objectsCollector) Describe(ch chan<- *prometheus.Desc) {
@@ -89,35 +98,59 @@ func (c *objectsCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
 	defer cancel()
-	for _, newList := range c.lists {
-		list := newList()
-		// Read in place: a scrape only counts, and copying every object
-		// of every kind at each scrape was its whole cost.
-		if err := c.reader.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
-			log.FromContext(ctx).Error(err, "listing objects for the metrics")
+	for _, newObject := range c.kinds {
+		obj := newObject()
+		objs, err := c.objectsOf(ctx, obj)
+		if err != nil {
+			log.FromContext(ctx).Error(err, "reading objects for the metrics")
 			continue
 		}
-		kind := c.kindOf(list)
-		var objs []Managed
-		_ = meta.EachListItem(list, func(o runtime.Object) error {
-			objs = append(objs, o.(Managed))
-			return nil
-		})
-		c.collectKind(ch, kind, objs)
-		if bridges, ok := list.(*huev1alpha1.HueBridgeList); ok {
-			collectBridges(ch, bridges.Items)
+		c.collectKind(ch, c.kindOf(obj), objs)
+		if _, ok := obj.(*huev1alpha1.HueBridge); ok {
+			collectBridges(ch, objs)
 		}
 	}
 }
 
-// kindOf is the kind label of a list's items: the kind in lower case, as
-// each kind's reconciler names itself.
-func (c *objectsCollector) kindOf(list client.ObjectList) string {
-	gvk, err := apiutil.GVKForObject(list, c.scheme)
+// cachedStore is the informer the manager's cache gives for a kind
+// (client-go's SharedIndexInformer), whose store holds the objects.
+type cachedStore interface {
+	GetStore() toolscache.Store
+}
+
+// objectsOf returns the objects of obj's kind as the cache holds them, read
+// in place: a scrape only counts. Listing them through the cache, even
+// without a deep copy, copied each into a new list (1.2 KB a DynamoDBTable,
+// 0.5 KB a HueLight): about 2 MB at every scrape with 1,000 tables and
+// 1,200 lights, the largest burst of memory the manager had in the bench's
+// figure 4.
+func (c *objectsCollector) objectsOf(ctx context.Context, obj client.Object) ([]Managed, error) {
+	informer, err := c.informers.GetInformer(ctx, obj)
+	if err != nil {
+		return nil, err
+	}
+	store, ok := informer.(cachedStore)
+	if !ok {
+		return nil, fmt.Errorf("the cache's informer of %T (a %T) has no store to read", obj, informer)
+	}
+	items := store.GetStore().List()
+	objs := make([]Managed, 0, len(items))
+	for _, item := range items {
+		if m, ok := item.(Managed); ok {
+			objs = append(objs, m)
+		}
+	}
+	return objs, nil
+}
+
+// kindOf is the kind label of an object: its kind in lower case, as each
+// kind's reconciler names itself.
+func (c *objectsCollector) kindOf(obj client.Object) string {
+	gvk, err := apiutil.GVKForObject(obj, c.scheme)
 	if err != nil {
 		return "unknown"
 	}
-	return strings.ToLower(strings.TrimSuffix(gvk.Kind, "List"))
+	return strings.ToLower(gvk.Kind)
 }
 
 // conditionKey is one series of tether_objects.
@@ -186,8 +219,12 @@ func notReadySince(obj Managed) (time.Time, bool) {
 	return ready.LastTransitionTime.Time, true
 }
 
-func collectBridges(ch chan<- prometheus.Metric, bridges []huev1alpha1.HueBridge) {
-	for _, b := range bridges {
+func collectBridges(ch chan<- prometheus.Metric, objs []Managed) {
+	for _, obj := range objs {
+		b, ok := obj.(*huev1alpha1.HueBridge)
+		if !ok {
+			continue
+		}
 		value, reason := 0.0, ""
 		if ready := meta.FindStatusCondition(b.Status.Conditions, commonv1alpha1.Ready); ready != nil {
 			reason = ready.Reason

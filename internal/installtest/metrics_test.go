@@ -25,8 +25,11 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/tether-dev/tether/api"
+	huev1alpha1 "github.com/tether-dev/tether/api/hue/v1alpha1"
 	"github.com/tether-dev/tether/internal/bench"
 	"github.com/tether-dev/tether/internal/testenv"
 )
@@ -123,6 +126,24 @@ func TestMetricsNeedAnAuthorizedToken(t *testing.T) {
 	// synced, which on a loaded machine comes after the first scrape.
 	g.Eventually(func() string { return body(t, https, url, prometheus) }, time.Minute, 200*time.Millisecond).Should(
 		ContainSubstring("controller_runtime_reconcile_total"), "a scrape by metrics-reader shows the controllers' metrics")
+
+	// The object metrics read the manager's own cache in place (its
+	// informers' stores, reconciler/objectmetrics.go): a HueBridge the
+	// cache holds is counted, with its Ready.
+	s, err := api.NewScheme()
+	g.Expect(err).NotTo(HaveOccurred())
+	c, err := client.New(admin, client.Options{Scheme: s})
+	g.Expect(err).NotTo(HaveOccurred())
+	bridge := &huev1alpha1.HueBridge{
+		ObjectMeta: metav1.ObjectMeta{Name: "metrics-nowhere"},
+		Spec: huev1alpha1.HueBridgeSpec{Address: "127.0.0.1:1",
+			CredentialsSecretRef: huev1alpha1.SecretReference{Namespace: namespace, Name: "metrics-nowhere"}},
+	}
+	g.Expect(c.Create(ctx, bridge)).To(Succeed())
+	g.Eventually(func() string { return body(t, https, url, prometheus) }, time.Minute, 200*time.Millisecond).Should(And(
+		ContainSubstring(`tether_hue_bridge_ready{bridge="metrics-nowhere"`),
+		MatchRegexp(`tether_objects\{condition="Ready",kind="huebridge",namespace="",reason="[A-Za-z]+",status="False"\} 1`)),
+		"the scrape counts the HueBridge the manager's cache holds")
 }
 
 // managerArgs are the manager container's args in the manifest.
