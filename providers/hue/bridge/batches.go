@@ -100,21 +100,27 @@ func (s *sender) sendBatch(ctx context.Context, b *batch) {
 	s.sendGroupBatch(ctx, b)
 }
 
-// expect records HueLights about to hand a command over, whatever their
-// generation (a read saw their bulbs drift). One whose command is already
-// in line or being sent is not about to: its bulb drifts because that
-// command has not gone out yet, and expecting it again at every read would
-// hold the line for as long as reads come faster than gatherIdle.
-func (s *sender) expect(keys []types.NamespacedName) {
+// drifted takes the HueLights a read saw drift, and returns those to wake:
+// each is about to hand a command over, whatever its generation, and is
+// expected. One whose command is already in line or being sent is not: its
+// bulb drifts because that command has not gone out yet, and it is woken
+// when it goes. Woken at every read, each HueLight in a line of 500 made
+// about 70 passes that found its command still in line (the bench's figure
+// 2); expected at every read, it would hold the line for as long as reads
+// come faster than gatherIdle.
+func (s *sender) drifted(keys []types.NamespacedName) []types.NamespacedName {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	var out []types.NamespacedName
 	for _, k := range keys {
 		_, queued := s.line.get(k)
 		_, sending := s.inFlight[k]
 		if !queued && !sending {
 			s.expectLocked(k, 0)
+			out = append(out, k)
 		}
 	}
+	return out
 }
 
 // expectGeneration records a HueLight about to hand over a command for

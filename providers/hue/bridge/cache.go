@@ -113,7 +113,11 @@ const readBackMargin = 100 * time.Millisecond
 
 // readOutcome is what a read changed.
 type readOutcome struct {
-	wake []types.NamespacedName
+	// wake are the HueLights to wake: every one (everyone) when the
+	// bridge's health changed or on its first read, otherwise those whose
+	// bulb drifted, became (un)reachable, vanished or appeared.
+	wake     []types.NamespacedName
+	everyone bool
 	// readBack are the HueLights whose bulb this read is the first to show
 	// since the bridge accepted a write to it: their write is confirmed
 	// (or contradicted), and their status can say so in one write.
@@ -144,7 +148,7 @@ func (c *cache) apply(r wire.Read, err error) readOutcome {
 	c.setNoAnswerLocked(bridgeSilent(err))
 	if err != nil {
 		if out.health {
-			out.wake = c.allWatchersLocked()
+			out.wake, out.everyone = c.allWatchersLocked(), true
 		}
 		return out
 	}
@@ -165,7 +169,7 @@ func (c *cache) apply(r wire.Read, err error) readOutcome {
 	c.askReadBackOfUnsettledLocked()
 	out.count = len(r.Lights) != count
 	if wasErr != nil || first {
-		out.wake = c.allWatchersLocked()
+		out.wake, out.everyone = c.allWatchersLocked(), true
 	} else {
 		out.wake = c.driftedLocked()
 		out.readBack, out.readBackLights = c.watchersOfLocked(readBack, out.wake), readBack

@@ -196,6 +196,37 @@ func TestNewerBodyReplacesTheQueuedOne(t *testing.T) {
 	g.Expect(body["bri"]).To(BeEquivalentTo(99))
 }
 
+// TestAReadWakesNoHueLightWhoseCommandIsInLine: a read that shows bulbs
+// other than their HueLights want wakes only the HueLight with no command
+// in line; the others' bulbs differ because their commands have not gone
+// out, and each is woken once, when its command goes, not at every read.
+// When the bridge stops answering, every HueLight is woken, its command in
+// line or not: its status says so.
+func TestAReadWakesNoHueLightWhoseCommandIsInLine(t *testing.T) {
+	s := newSimPoller(t, 3, 10)
+	s.queue("a", "first", "1", bri(10))
+	s.queue("a", "second", "2", bri(20))
+	s.p.Settle(types.NamespacedName{Namespace: "a", Name: "third"},
+		Settling{Want: &Want{LightID: "3", Desired: bri(30), Reachable: true}})
+	s.woken()
+	g := NewWithT(t)
+	for range 3 {
+		g.Expect(s.p.Poll(s.ctx)).To(Succeed())
+		g.Expect(s.woken()).To(Equal([]string{"a/third"}), "a read woke a HueLight whose command is in line")
+	}
+
+	s.sim.Offline(huesim.Refuse)
+	g.Expect(s.p.Poll(s.ctx)).NotTo(Succeed())
+	g.Expect(s.woken()).To(ConsistOf("a/first", "a/second", "a/third"), "the bridge stopped answering")
+	g.Expect(s.sim.Online()).To(Succeed())
+	g.Expect(s.p.Poll(s.ctx)).To(Succeed())
+	g.Expect(s.woken()).To(ConsistOf("a/first", "a/second", "a/third"), "the bridge answers again")
+
+	s.start()
+	g.Expect(s.wokenAll(g, 2, 10*time.Second)).To(ConsistOf("a/first", "a/second"), "each woken when its command went")
+	g.Expect(s.lightCommands()).To(Equal([]string{"1", "2"}))
+}
+
 // TestForgottenHueLightsCommandIsDropped: a HueLight deleted while its
 // command waits sends nothing.
 func TestForgottenHueLightsCommandIsDropped(t *testing.T) {

@@ -176,12 +176,17 @@ func (s *Session) readLocked(ctx context.Context) error {
 
 // afterRead wakes what a read (a poll, or an event stream's message)
 // changed: the HueLights whose bulbs drifted (each likely to send: let them
-// gather), the HueGroups one of whose members did, and the HueBridges when
-// the bridge's health or number of lights changed. Poll and stream share
-// it so that an event wakes a HueGroup as a poll does.
+// gather) but for those whose command is in line, every HueLight when the
+// bridge's health changed, the HueGroups one of whose members drifted, and
+// the HueBridges when the bridge's health or number of lights changed.
+// Poll and stream share it so that an event wakes a HueGroup as a poll
+// does.
 func (s *Session) afterRead(out readOutcome) {
-	s.sender.expect(out.wake)
-	s.wakes.lights(out.wake)
+	wake := s.sender.drifted(out.wake)
+	if out.everyone {
+		wake = out.wake // each status says how the bridge is, in line or not
+	}
+	s.wakes.lights(wake)
 	s.wakes.lights(out.readBack)
 	s.wakes.groups(s.rooms.drifted(s.cache, out.readBackLights))
 	if !out.first && (out.health || out.count) {

@@ -142,7 +142,7 @@ func (s *simPoller) expectThenArrive(n int, gap time.Duration) {
 	for i := range keys {
 		keys[i] = types.NamespacedName{Namespace: "a", Name: "light-" + strconv.Itoa(i+1)}
 	}
-	s.p.sender.expect(keys)
+	s.p.sender.drifted(keys)
 	for i := 1; i <= n; i++ {
 		time.Sleep(gap) // a slow reconcile, the condition under test
 		s.queue("a", "light-"+strconv.Itoa(i), strconv.Itoa(i), bri(10+i))
@@ -189,7 +189,7 @@ func TestAnotherNamespacesChangeIsNotHeldByABurst(t *testing.T) {
 		burst = append(burst, types.NamespacedName{Namespace: "a", Name: "light-" + strconv.Itoa(i)})
 	}
 	neighbour := types.NamespacedName{Namespace: "b", Name: "light-4"}
-	s.p.sender.expect(append(burst, neighbour))
+	s.p.sender.drifted(append(burst, neighbour))
 	s.queue("a", "light-1", "1", bri(11))
 	g.Expect(s.gathering()).To(BeTrue(), "a's burst holds the line while its HueLights arrive")
 	s.queue("b", "light-4", "4", bri(44))
@@ -211,7 +211,7 @@ func TestGatheringGivesUpOnALostExpectation(t *testing.T) {
 	s.start()
 	g := NewWithT(t)
 	lost := types.NamespacedName{Namespace: "a", Name: "lost"}
-	s.p.sender.expect([]types.NamespacedName{lost, {Namespace: "a", Name: "light-1"}})
+	s.p.sender.drifted([]types.NamespacedName{lost, {Namespace: "a", Name: "light-1"}})
 	queued := time.Now()
 	s.queue("a", "light-1", "1", bri(42))
 	g.Eventually(s.lightCommands, 2*gatherIdle+time.Second, 20*time.Millisecond).Should(Equal([]string{"1"}))
@@ -229,8 +229,8 @@ func (s *simPoller) gathering() bool {
 // TestReadsDoNotHoldTheLineForQueuedLights: eight HueLights' commands are
 // in line and every read (faster than gatherIdle, as a HueBridge's 1 s
 // poll is) still sees their bulbs drift, because those commands have not
-// gone out. Such a read expects nothing of them: they already handed
-// their commands over. Expecting them held the line for as long as reads
+// gone out. Such a read expects nothing of them, and wakes none: they
+// already handed their commands over. Expecting them held the line for as long as reads
 // came (ten HueLights created at once sat in line for 5 to 20 s).
 func TestReadsDoNotHoldTheLineForQueuedLights(t *testing.T) {
 	const n = 8
@@ -244,7 +244,7 @@ func TestReadsDoNotHoldTheLineForQueuedLights(t *testing.T) {
 	// The commands joined one burst; its linger ends before the read.
 	g.Eventually(s.gathering, time.Second, 10*time.Millisecond).Should(BeFalse(), "the queued commands' burst lingers, then lets go")
 	g.Expect(s.p.Poll(s.ctx)).To(Succeed())
-	g.Expect(s.woken()).To(HaveLen(n), "the read saw every queued bulb drift")
+	g.Expect(s.woken()).To(BeEmpty(), "the read woke HueLights whose commands are in line (each is woken when its command goes)")
 	g.Expect(s.gathering()).To(BeFalse(), "a read of queued lights started a gathering")
 
 	s.start()
@@ -274,14 +274,14 @@ func TestGatheringHoldsNoOrderLongerThanGatherMax(t *testing.T) {
 	s.p.sender.setTemporaryScenes(true)
 	o := s.queue("a", "light-1", "1", bri(42))
 	never := []types.NamespacedName{{Namespace: "a", Name: "never-1"}, {Namespace: "a", Name: "never-2"}}
-	s.p.sender.expect(never)
+	s.p.sender.drifted(never)
 	g := NewWithT(t)
 	g.Expect(s.gathering()).To(BeTrue(), "a fresh expectation holds a fresh order")
 
 	s.p.sender.mu.Lock()
 	o.queuedAt = time.Now().Add(-gatherMax) // the order has waited through earlier gatherings
 	s.p.sender.mu.Unlock()
-	s.p.sender.expect(never)
+	s.p.sender.drifted(never)
 	g.Expect(s.gathering()).To(BeFalse(), "a new gathering held an order queued gatherMax ago")
 }
 
