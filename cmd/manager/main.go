@@ -95,7 +95,7 @@ func main() {
 		os.Exit(2)
 	}
 
-	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+	ctrl.SetLogger(newLogger(&zapOpts))
 	log := ctrl.Log.WithName("setup")
 	gcPercent := setGCPercent()
 	memoryLimit := setMemoryLimit()
