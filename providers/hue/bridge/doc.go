@@ -16,7 +16,8 @@
 //     loop delivers what a v2 bridge's event stream pushes; both go to
 //     cache.go, which answers with the HueLights whose bulb drifted,
 //     became (un)reachable, vanished or appeared. Only those are woken
-//     (Wakes.Lights), the HueGroups one of whose members did or whose
+//     (Wakes.Lights), but for those whose command is in line (the sender
+//     wakes each when its command goes), the HueGroups one of whose members did or whose
 //     room or zone an event showed changed (Wakes.Groups), the HueScenes
 //     whose scene one did (Wakes.Scenes), and the HueBridges when the bridge started or
 //     stopped answering or its number of lights changed (Wakes.Bridge).
