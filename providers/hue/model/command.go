@@ -22,13 +22,12 @@ type StateBody struct {
 	// carries it (LightOnly); the v1 API never gets it, as model.Project
 	// leaves it out for a light that is not described in CLIP v2.
 	Effect *string `json:"effect,omitempty"`
-	// Powerup is a CLIP v2 powerup setting (v2only.go), light-only like
-	// an effect and never sent on the v1 API for the same reason.
+	// Powerup is a CLIP v2 powerup setting, light-only like an effect and
+	// never sent on the v1 API for the same reason.
 	Powerup *Powerup `json:"powerup,omitempty"`
-	// Gradient is a CLIP v2 gradient (v2only.go), light-only too.
+	// Gradient is a CLIP v2 gradient, light-only too.
 	Gradient *Gradient `json:"gradient,omitempty"`
-	// Speed is a CLIP v2 dynamics.speed, 0 to 1 (v2only.go), light-only
-	// too.
+	// Speed is a CLIP v2 dynamics.speed, 0 to 1, light-only too.
 	Speed *float64 `json:"speed,omitempty"`
 }
 

@@ -28,11 +28,9 @@ type Desired struct {
 	// Powerup is the bulb's CLIP v2 powerup setting; nil leaves the
 	// bulb's. Unlike the state, it is wanted whether the light is on or off.
 	Powerup *Powerup
-	// Gradient is a CLIP v2 gradient (v2only.go); nil leaves the
-	// light's.
+	// Gradient is a CLIP v2 gradient; nil leaves the light's.
 	Gradient *Gradient
-	// Speed is a CLIP v2 dynamics.speed, 0 to 1 (v2only.go); nil leaves
-	// the light's.
+	// Speed is a CLIP v2 dynamics.speed, 0 to 1; nil leaves the light's.
 	Speed *float64
 	// gamut is the bulb's, set by project: hue/sat are compared as the
 	// colour they make on it.
@@ -199,4 +197,121 @@ func SameSceneState(a, b StateBody) bool {
 		a.Gradient, b.Gradient = nil, nil
 	}
 	return SameState(a, b)
+}
+
+// What only CLIP v2 lights have (light.go) is compared like the rest:
+// sent when the light reports another value or none, at the bridge's
+// precision, and named in the changes.
+
+// compareEffect sends the effect when the light plays another one, or
+// does not say which it plays.
+func (d *Diff) compareEffect(want Desired, got LightState) {
+	sendUnlessShown(d, "effect", want.Effect, got.Effect, func(want, got string) bool { return want == got },
+		func(e string) string { return e }, &d.Body.Effect)
+}
+
+// The speed of what plays on a light: CLIP v2's dynamics.speed, 0 to 1
+// (CLIP v2 API reference, "light", dynamics; aiohue's DynamicsFeature,
+// models/feature.py; openhue-go v0.4.0's LightDynamics). "The speed is
+// valid for the dynamic palette if the status is dynamic_palette or for
+// the corresponding effect listed in status. In case of status none, the
+// speed is not valid": a light reports speed_valid, and a speed it says is
+// not valid says nothing of what it would play at. So a light that plays
+// nothing reports no speed (LightState.Speed nil): a wanted speed is sent
+// once and from then on known from what the bridge accepted (the cache's
+// Assumed), and compared, and put back, while something plays. The v1 API
+// has no speed.
+
+// speedTolerance absorbs the bridge's precision: it reports speed as a
+// 32-bit float of steps of its own (Home Assistant's Hue tests show a
+// dynamic scene at 0.6269841194152832, 79/126:
+// home-assistant/core, tests/components/hue/test_scene.py). A hundredth is
+// above that and below any speed anyone tells apart.
+const speedTolerance = 0.01
+
+// NearSpeed reports whether two speeds are one at the bridge's precision.
+func NearSpeed(a, b float64) bool { return math.Abs(a-b) <= speedTolerance }
+
+// compareSpeed sends the speed when the light plays something at another
+// one. A light that reports no valid speed is sent it (once: then the
+// cache knows it from what the bridge accepted).
+func (d *Diff) compareSpeed(want Desired, got LightState) {
+	sendUnlessShown(d, "dynamics.speed", want.Speed, got.Speed, NearSpeed, func(v float64) string { return fmt.Sprint(v) }, &d.Body.Speed)
+}
+
+// Shows reports whether the reported setting got is the wanted one: the
+// same preset and, for custom, each part the wanted one sets (a part it
+// leaves out is the bulb's).
+func (p Powerup) Shows(got Powerup) bool {
+	if p.Preset != got.Preset {
+		return false
+	}
+	if p.Preset != PowerupCustom {
+		return true
+	}
+	return showsPowerupOn(p.On, got.On) && showsPowerupDimming(p.Dimming, got.Dimming) && showsPowerupColor(p.Color, got.Color)
+}
+
+func showsPowerupOn(want, got *PowerupOn) bool {
+	if want == nil {
+		return true
+	}
+	return got != nil && want.Mode == got.Mode && (want.On == nil || got.On != nil && *got.On == *want.On)
+}
+
+func showsPowerupDimming(want, got *PowerupDimming) bool {
+	if want == nil {
+		return true
+	}
+	return got != nil && want.Mode == got.Mode && (want.Bri == nil || got.Bri != nil && *got.Bri == *want.Bri)
+}
+
+func showsPowerupColor(want, got *PowerupColor) bool {
+	if want == nil {
+		return true
+	}
+	return got != nil && want.Mode == got.Mode && (want.CT == nil || got.CT != nil && *got.CT == *want.CT) &&
+		(want.XY == nil || got.XY != nil && NearXY(*got.XY, *want.XY))
+}
+
+// comparePowerup sends the powerup setting when the light reports another,
+// or does not say which it has.
+func (d *Diff) comparePowerup(want Desired, got LightState) {
+	sendUnlessShown(d, "powerup", want.Powerup, got.Powerup, Powerup.Shows, Powerup.String, &d.Body.Powerup)
+}
+
+// Shows reports whether the reported gradient got shows the wanted one:
+// the same points at the bridge's precision and, when one is wanted, the
+// same mode.
+func (g Gradient) Shows(got Gradient) bool {
+	if len(g.Points) != len(got.Points) || g.Mode != "" && g.Mode != got.Mode {
+		return false
+	}
+	for i, p := range g.Points {
+		if !NearXY(p, got.Points[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// compareGradient sends the gradient when the light shows another, or
+// does not say which.
+func (d *Diff) compareGradient(want Desired, got LightState) {
+	sendUnlessShown(d, "gradient", want.Gradient, got.Gradient, Gradient.Shows, Gradient.String, &d.Body.Gradient)
+}
+
+// sendUnlessShown puts want into the command (into) and names the change
+// when the light does not show it: it reports another value (shows says
+// which are one), or none. Nothing is sent when the spec asks for nothing.
+func sendUnlessShown[T any](d *Diff, name string, want, got *T, shows func(want, got T) bool, describe func(T) string, into **T) {
+	if want == nil || got != nil && shows(*want, *got) {
+		return
+	}
+	*into = want
+	shown := "unknown"
+	if got != nil {
+		shown = describe(*got)
+	}
+	d.Changes = append(d.Changes, fmt.Sprintf("%s: %s -> %s", name, shown, describe(*want)))
 }

@@ -10,7 +10,11 @@
 //
 //   - light.go is a bulb as its bridge describes it: Light, its
 //     Capabilities (dimming, colour, a mired range, a Gamut) and the
-//     LightState it reports, a nil field meaning not reported.
+//     LightState it reports, a nil field meaning not reported, with the
+//     values only CLIP v2 lights have: an effect, the speed it plays at
+//     (valid only while something plays), what the bulb does when power
+//     returns (Powerup: a setting, compared whether the light is on or
+//     off) and colours along a gradient light (Gradient).
 //   - diff.go's Desired is a spec in the bridge's units. fit.go fits it to
 //     the bulb, as a bridge would (Project), says what it changed (the
 //     Ready condition's notes), and leaves out what the bridge refused with
@@ -28,13 +32,11 @@
 //     bridge's answers meet: what a reported state shows of a command
 //     (Shows), what it becomes once the bridge accepted one (Applied), and
 //     from when it surely shows it (SettleTime).
-//   - v2only.go is what only CLIP v2 lights have, each fitted, compared
-//     and sent like the rest (and left out, named, for a light without it
-//     or on a v1 bridge): an effect, the speed it plays at (valid only
-//     while something plays), what the bulb does when power returns
-//     (powerup: a setting, compared whether the light is on or off) and
-//     colours along a gradient light. A command with any of them goes to
-//     its light alone (StateBody.LightOnly).
+//   - Each file holds one step for every attribute, CLIP v2's own
+//     included: fit.go fits an effect, a speed, a powerup and a gradient
+//     (or leaves it out, named, for a light without it or on a v1
+//     bridge), diff.go compares them, command.go sends them; a command
+//     with any of them goes to its light alone (StateBody.LightOnly).
 //
 // The units are the v1 API's: bri 1-254, ct in mireds, xy in CIE 1931,
 // hue 0-65535, sat 0-254, transitiontime in 100 ms.

@@ -228,3 +228,158 @@ func specField(param string) string {
 	}
 	return param
 }
+
+// What only CLIP v2 lights have (light.go) is fitted like the rest: each
+// is left out, with a note naming why, for a light without it or on a v1
+// bridge (the v1 API has none of them), since sent again it would be
+// refused again.
+
+// An effect: what a light plays, one of the effect_values it lists (CLIP
+// v2 API reference, "light", effects).
+
+// fitEffect leaves out an effect the light does not list: a light shows
+// only the effects its effect_values name, and the v1 API has none (a v2
+// bridge refuses any other value, and sent again it would be refused
+// again). The note names what the light lists, so the spec can be fixed.
+func (p *Projection) fitEffect(want Desired, l Light) {
+	c := l.Capabilities
+	switch {
+	case want.Effect == nil:
+	case !c.V2:
+		p.Want.Effect = nil
+		p.note("effect %s is a CLIP v2 feature and this light's bridge speaks the v1 API: effect is ignored", *want.Effect)
+	case c.Effects == nil:
+		p.Want.Effect = nil
+		p.note("this bulb (%s) has no effects: effect %s is ignored", describeBulb(l), *want.Effect)
+	case !slices.Contains(c.Effects, *want.Effect):
+		p.Want.Effect = nil
+		p.note("this bulb (%s) has no effect %s (it lists %s): effect is ignored", describeBulb(l), *want.Effect,
+			strings.Join(c.Effects, ", "))
+	}
+}
+
+// fitSpeed leaves out a speed the light cannot take: a v1 bridge, or a
+// light without a dynamics object (a v2 bridge refuses the feature).
+func (p *Projection) fitSpeed(want Desired, l Light) {
+	c := l.Capabilities
+	switch {
+	case want.Speed == nil:
+	case !c.V2:
+		p.Want.Speed = nil
+		p.note("dynamics.speed is a CLIP v2 feature and this light's bridge speaks the v1 API: dynamics.speed is ignored")
+	case !c.Dynamics:
+		p.Want.Speed = nil
+		p.note("this bulb (%s) has no dynamics: dynamics.speed is ignored", describeBulb(l))
+	}
+}
+
+// fitPowerup leaves out a powerup the light cannot take (a v1 bridge, a
+// light without a powerup object: a v2 bridge refuses it, and sent again it
+// would be refused again), and the parts of a custom one the bulb cannot
+// show ("availability of color_temperature and color modes depend on the
+// capabilities of the lamp", openhue-api's powerup.color.mode), with a
+// colour temperature clamped to the bulb's range as the state's is.
+func (p *Projection) fitPowerup(want Desired, l Light) {
+	c := l.Capabilities
+	switch {
+	case want.Powerup == nil:
+		return
+	case !c.V2:
+		p.Want.Powerup = nil
+		p.note("powerup %s is a CLIP v2 feature and this light's bridge speaks the v1 API: powerup is ignored", want.Powerup.Preset)
+		return
+	case !c.Powerup:
+		p.Want.Powerup = nil
+		p.note("this bulb (%s) has no powerup setting: powerup is ignored", describeBulb(l))
+		return
+	}
+	fitted := *want.Powerup
+	if fitted.Dimming != nil && fitted.Dimming.Mode == powerupDimmingModeDimming && !c.Dimmable {
+		fitted.Dimming = nil
+		p.note("this bulb (%s) cannot dim: powerup.dimming is ignored", describeBulb(l))
+	}
+	if col := fitted.Color; col != nil {
+		switch {
+		case col.Mode == powerupColorModeXY && !c.Color:
+			fitted.Color = nil
+			p.note("this bulb (%s) shows no colour: powerup.color is ignored", describeBulb(l))
+		case col.Mode == powerupColorModeCT && c.ColorTemperature == nil:
+			fitted.Color = nil
+			p.note("this bulb (%s) has no colour temperature: powerup.color is ignored", describeBulb(l))
+		case col.Mode == powerupColorModeCT && col.CT != nil:
+			r := *c.ColorTemperature
+			if shown := min(max(*col.CT, r.Min), r.Max); shown != *col.CT {
+				p.note("powerup.color.colorTemperature %d is outside this bulb's %d-%d mireds; it takes %d", *col.CT, r.Min, r.Max, shown)
+				fitted.Color = &PowerupColor{Mode: col.Mode, CT: &shown}
+			}
+		}
+	}
+	p.Want.Powerup = &fitted
+}
+
+// fitGradient leaves out a gradient the light cannot show (a v1 bridge, a
+// light without the feature, whose bridge refuses it), keeps the points
+// the light shows (the first points_capable), leaves out a mode it does
+// not list, and moves a point outside its gamut to the nearest it shows,
+// as for color.xy; each change is a note.
+func (p *Projection) fitGradient(want Desired, l Light) {
+	c := l.Capabilities
+	switch {
+	case want.Gradient == nil:
+		return
+	case !c.V2:
+		p.Want.Gradient = nil
+		p.note("gradient is a CLIP v2 feature and this light's bridge speaks the v1 API: gradient is ignored")
+		return
+	case c.Gradient == nil:
+		p.Want.Gradient = nil
+		p.note("this bulb (%s) has no gradient: gradient is ignored", describeBulb(l))
+		return
+	}
+	g := Gradient{Points: slices.Clone(want.Gradient.Points), Mode: want.Gradient.Mode}
+	if n := c.Gradient.PointsCapable; len(g.Points) > n {
+		p.note("this bulb (%s) shows %d gradient points: gradient.points after the %s are ignored", describeBulb(l), n, ordinal(n))
+		g.Points = g.Points[:n]
+	}
+	if len(g.Points) < MinGradientPoints {
+		p.Want.Gradient = nil
+		p.note("this bulb (%s) shows fewer than %d gradient points, the fewest a bridge takes: gradient is ignored",
+			describeBulb(l), MinGradientPoints)
+		return
+	}
+	if g.Mode != "" && !slices.Contains(c.Gradient.Modes, g.Mode) {
+		if c.Gradient.Modes == nil {
+			p.note("this bulb (%s) lists no gradient modes: gradient.mode %s is ignored", describeBulb(l), g.Mode)
+		} else {
+			p.note("this bulb (%s) has no gradient mode %s (it lists %s): gradient.mode is ignored", describeBulb(l), g.Mode,
+				strings.Join(c.Gradient.Modes, ", "))
+		}
+		g.Mode = ""
+	}
+	if c.Gamut != nil {
+		for i, pt := range g.Points {
+			if !c.Gamut.contains(pt) {
+				shown := c.Gamut.nearest(pt)
+				g.Points[i] = [2]float64{RoundXY(shown[0]), RoundXY(shown[1])}
+				p.note("gradient.points[%d] [%g, %g] is outside this bulb's gamut %s; it shows the nearest it can, [%g, %g]",
+					i, pt[0], pt[1], gamutName(c.Gamut), g.Points[i][0], g.Points[i][1])
+			}
+		}
+	}
+	p.Want.Gradient = &g
+}
+
+// ordinal is 5th for 5.
+func ordinal(n int) string {
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+		return fmt.Sprintf("%dth", n)
+	case n%10 == 1:
+		return fmt.Sprintf("%dst", n)
+	case n%10 == 2:
+		return fmt.Sprintf("%dnd", n)
+	case n%10 == 3:
+		return fmt.Sprintf("%drd", n)
+	}
+	return fmt.Sprintf("%dth", n)
+}

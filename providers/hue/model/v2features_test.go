@@ -1,5 +1,8 @@
 package model
 
+// The fit (fit.go) and the comparison (diff.go) of what only CLIP v2 lights
+// have: an effect, a speed, a powerup setting and a gradient.
+
 import (
 	"strings"
 	"testing"
