@@ -36,9 +36,11 @@
 //     fields are desired and observed, how they compare, which steps bring
 //     them to the spec and at which positions, and what CreateTable
 //     carries of it (create.go puts those together). A setting the table
-//     and each index carry alike (on-demand and warm throughput,
-//     contributor insights) says where it sits, and indexed.go goes over
-//     the table and its indexes for it.
+//     and each index carry alike (model.go's Carried: on-demand and warm
+//     throughput, contributor insights) says where it sits in Carried,
+//     and indexed.go goes over the table and its indexes for it, an
+//     index's step of it named as the table's with the prefix Index
+//     (step.go).
 //   - immutable.go names what no update can change (the key schema, the
 //     local secondary indexes), for a table Tether adopts.
 //

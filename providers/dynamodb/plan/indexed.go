@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"strings"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -14,9 +16,8 @@ import (
 // the table and its indexes is the same for each such setting, and is
 // here once.
 type indexed[T any] struct {
-	// onTable and onIndex are where the value sits.
-	onTable func(*Table) **T
-	onIndex func(*Index) **T
+	// at is where the value sits, on the table and on each index alike.
+	at func(*Carried) **T
 	// wanted and wantedOfIndex are the value the spec asks for, nil when
 	// it says nothing.
 	wanted        func(*awsv1alpha1.DynamoDBTableSpec) *T
@@ -41,8 +42,10 @@ func (x indexed[T]) with(f *feature) *feature {
 		f.observe = x.observe
 	}
 	if x.toCreate != nil {
-		f.create = func(_ source, want *Table, in *dynamodb.CreateTableInput) { x.toCreate(*x.onTable(want), in) }
-		f.createIndex = func(want Index, in *types.CreateGlobalSecondaryIndexAction) { x.toCreateIndex(*x.onIndex(&want), in) }
+		f.create = func(_ source, want *Table, in *dynamodb.CreateTableInput) { x.toCreate(*x.at(&want.Carried), in) }
+		f.createIndex = func(want Index, in *types.CreateGlobalSecondaryIndexAction) {
+			x.toCreateIndex(*x.at(&want.Carried), in)
+		}
 	}
 	return f
 }
@@ -53,23 +56,23 @@ func (x indexed[T]) uses(spec *awsv1alpha1.DynamoDBTableSpec) bool {
 }
 
 func (x indexed[T]) desire(s source, want *Table) {
-	*x.onTable(want) = x.wanted(s.DynamoDBTableSpec)
+	*x.at(&want.Carried) = x.wanted(s.DynamoDBTableSpec)
 	for i := range s.GlobalSecondaryIndexes {
-		*x.onIndex(&want.GSIs[i]) = x.wantedOfIndex(&s.GlobalSecondaryIndexes[i])
+		*x.at(&want.GSIs[i].Carried) = x.wantedOfIndex(&s.GlobalSecondaryIndexes[i])
 	}
 }
 
 func (x indexed[T]) observe(d *types.TableDescription, have *Table) {
-	*x.onTable(have) = x.reported(d)
+	*x.at(&have.Carried) = x.reported(d)
 	for i := range d.GlobalSecondaryIndexes {
-		*x.onIndex(&have.GSIs[i]) = x.reportedOfIndex(&d.GlobalSecondaryIndexes[i])
+		*x.at(&have.GSIs[i].Carried) = x.reportedOfIndex(&d.GlobalSecondaryIndexes[i])
 	}
 }
 
 func (x indexed[T]) hide(have *Table) {
-	*x.onTable(have) = nil
+	*x.at(&have.Carried) = nil
 	for i := range have.GSIs {
-		*x.onIndex(&have.GSIs[i]) = nil
+		*x.at(&have.GSIs[i].Carried) = nil
 	}
 }
 
@@ -80,28 +83,42 @@ type change[T any] func(index string, want, have *T) (step Step, after *T, ok bo
 
 // update plans the table's step, then each kept index's, one call each.
 func (x indexed[T]) update(p *planner, c change[T]) {
-	if step, after, ok := c("", *x.onTable(p.want), *x.onTable(p.cur)); ok {
+	if step, after, ok := c("", *x.at(&p.want.Carried), *x.at(&p.cur.Carried)); ok {
 		p.add(step)
-		*x.onTable(p.cur) = after
+		*x.at(&p.cur.Carried) = after
 	}
 	p.keptIndexes(func(i int, want, have Index) {
-		if step, after, ok := c(have.Name, *x.onIndex(&want), *x.onIndex(&have)); ok {
+		if step, after, ok := c(have.Name, *x.at(&want.Carried), *x.at(&have.Carried)); ok {
 			p.add(step)
-			*x.onIndex(&p.cur.GSIs[i]) = after
+			*x.at(&p.cur.GSIs[i].Carried) = after
 		}
 	})
 }
 
 // sentInUpdate is how UpdateTable sends a value S of a setting (on-demand
 // or warm throughput) to the table or to one index: in a field of the same
-// name on UpdateTableInput and on an index update, under a step kind of
-// each.
+// name on UpdateTableInput and on an index update, under the step kind
+// kind for the table and its index kind (ofIndex) for an index.
 type sentInUpdate[S any] struct {
-	toTable         func(*S, *dynamodb.UpdateTableInput)
-	toIndex         func(*S, *types.UpdateGlobalSecondaryIndexAction)
-	kind, indexKind StepKind
+	toTable func(*S, *dynamodb.UpdateTableInput)
+	toIndex func(*S, *types.UpdateGlobalSecondaryIndexAction)
+	kind    StepKind
 	// describe says what the step does to what: "table" or "index NAME".
 	describe func(what string, in *S) string
+}
+
+// describeReadWrite lists a read and a write value of a step, each as say
+// puts it, leaving out one not sent: "reads at most 100/s, no limit on
+// writes".
+func describeReadWrite(read, write *int64, say func(unit string, v int64) string) string {
+	var parts []string
+	if read != nil {
+		parts = append(parts, say("reads", *read))
+	}
+	if write != nil {
+		parts = append(parts, say("writes", *write))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // step is the UpdateTable step that sends in to the table (index "") or
@@ -110,7 +127,7 @@ func (s sentInUpdate[S]) step(p *planner, index string, in *S) Step {
 	if index != "" {
 		u := types.UpdateGlobalSecondaryIndexAction{IndexName: aws.String(index)}
 		s.toIndex(in, &u)
-		return p.indexStep(s.indexKind, s.describe("index "+index, in), u)
+		return p.indexStep(s.kind.ofIndex(), s.describe("index "+index, in), u)
 	}
 	u := p.updateTable()
 	s.toTable(in, u)
@@ -133,7 +150,7 @@ type sentSetting[T, S any] struct {
 // position at by run: the kinds of its steps are the ones UpdateTable
 // sends it under.
 func (x sentSetting[T, S]) registered(name string, at position, run func(*planner)) *feature {
-	return x.where.with(&feature{name: name, kinds: []StepKind{x.sent.kind, x.sent.indexKind}, passes: []pass{{at, run}}})
+	return x.where.with(&feature{name: name, kinds: []StepKind{x.sent.kind, x.sent.kind.ofIndex()}, passes: []pass{{at, run}}})
 }
 
 // plan plans, for the table and then each kept index, the step that sends

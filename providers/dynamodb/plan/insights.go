@@ -84,8 +84,7 @@ func InsightsInFlux(read map[string]*Insights) bool {
 // insightsSetting is where contributor insights sit and how the spec says
 // them; DescribeTable does not report them (they are read, see Adopt).
 var insightsSetting = indexed[Insights]{
-	onTable: func(t *Table) **Insights { return &t.Insights },
-	onIndex: func(ix *Index) **Insights { return &ix.Insights },
+	at: func(c *Carried) **Insights { return &c.Insights },
 	wanted: func(s *awsv1alpha1.DynamoDBTableSpec) *Insights {
 		return specInsights(s.ContributorInsightsSpecification)
 	},

@@ -39,13 +39,11 @@ type Table struct {
 	// AttributeTypes are the spec's key attribute types, needed to create an index.
 	AttributeTypes map[string]string
 
-	// nil is "not managed" on the desired side and "not known" on the
-	// observed side.
-	OnDemand *OnDemand
-	Warm     *Warm
-	Insights *Insights
-	Policy   *Policy
-	Kinesis  Kinesis // by stream ARN (kinesis.go)
+	// Carried: what each index carries too. nil is "not managed" on the
+	// desired side and "not known" on the observed side, here as below.
+	Carried
+	Policy  *Policy
+	Kinesis Kinesis // by stream ARN (kinesis.go)
 	// Vectors are the vector indexes by name (vector.go).
 	Vectors  map[string]Vector
 	Scaling  map[string]*Scaling // by ScalingKey
@@ -103,6 +101,12 @@ type Index struct {
 	// Reported is the capacity AWS reports even on PAY_PER_REQUEST
 	// (observed only): DynamoDB Local keeps the old values there.
 	Reported *Throughput
+	Carried
+}
+
+// Carried is what the table and each of its indexes carry alike, each
+// setting planned the same way on both (indexed.go).
+type Carried struct {
 	OnDemand *OnDemand
 	Warm     *Warm
 	Insights *Insights

@@ -2,7 +2,6 @@ package plan
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -22,7 +21,7 @@ const FeatureOnDemand = "onDemandThroughput"
 // Kinds of the on-demand throughput steps.
 const (
 	StepOnDemand      StepKind = "OnDemandThroughput"
-	StepIndexOnDemand StepKind = "IndexOnDemandThroughput"
+	StepIndexOnDemand          = indexKindPrefix + StepOnDemand
 )
 
 func init() {
@@ -33,8 +32,7 @@ func init() {
 // say them, and how UpdateTable sends them.
 var onDemandSetting = sentSetting[OnDemand, types.OnDemandThroughput]{
 	where: indexed[OnDemand]{
-		onTable:         func(t *Table) **OnDemand { return &t.OnDemand },
-		onIndex:         func(ix *Index) **OnDemand { return &ix.OnDemand },
+		at:              func(c *Carried) **OnDemand { return &c.OnDemand },
 		wanted:          func(s *awsv1alpha1.DynamoDBTableSpec) *OnDemand { return specOnDemand(s.OnDemandThroughput) },
 		wantedOfIndex:   func(g *awsv1alpha1.GlobalSecondaryIndex) *OnDemand { return specOnDemand(g.OnDemandThroughput) },
 		reported:        func(d *types.TableDescription) *OnDemand { return awsOnDemand(d.OnDemandThroughput) },
@@ -47,14 +45,36 @@ var onDemandSetting = sentSetting[OnDemand, types.OnDemandThroughput]{
 		toIndex: func(in *types.OnDemandThroughput, u *types.UpdateGlobalSecondaryIndexAction) {
 			u.OnDemandThroughput = in
 		},
-		kind:      StepOnDemand,
-		indexKind: StepIndexOnDemand,
-		describe: func(what string, in *types.OnDemandThroughput) string {
-			return "limit " + what + " requests: " + describeCaps(in)
-		},
+		kind:     StepOnDemand,
+		describe: describeCaps,
 	},
 	send:  (*OnDemand).change,
 	after: (*OnDemand).applied,
+}
+
+// updateOnDemand sets the caps of the table, then of each index, one call
+// each. Caps exist only on PAY_PER_REQUEST (sending them on a PROVISIONED
+// table is a ValidationException, go-to-k/cdkd #1441), and a switch to
+// PROVISIONED drops them without a switch back restoring them (cdkd
+// #3403): after a billing switch in this plan they are taken as gone
+// (switchBilling calls dropOnDemand) and sent again.
+func (p *planner) updateOnDemand() {
+	if p.want.BillingMode != awsv1alpha1.BillingModePayPerRequest || p.cur.BillingMode != awsv1alpha1.BillingModePayPerRequest {
+		return
+	}
+	onDemandSetting.plan(p)
+}
+
+// dropOnDemand forgets the caps a billing switch removed.
+func (p *planner) dropOnDemand() {
+	if p.cur.OnDemand != nil {
+		p.cur.OnDemand = awsOnDemand(nil)
+	}
+	for i, ix := range p.cur.GSIs {
+		if ix.OnDemand != nil {
+			p.cur.GSIs[i].OnDemand = awsOnDemand(nil)
+		}
+	}
 }
 
 func specOnDemand(o *awsv1alpha1.OnDemandThroughput) *OnDemand {
@@ -146,44 +166,14 @@ func (want *OnDemand) createInput() *types.OnDemandThroughput {
 	return &out
 }
 
-func describeCaps(in *types.OnDemandThroughput) string {
-	var parts []string
-	for _, c := range []struct {
-		what string
-		v    *int64
-	}{{"reads", in.MaxReadRequestUnits}, {"writes", in.MaxWriteRequestUnits}} {
-		switch {
-		case c.v == nil:
-		case *c.v < 0:
-			parts = append(parts, "no limit on "+c.what)
-		default:
-			parts = append(parts, fmt.Sprintf("%s at most %d/s", c.what, *c.v))
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
-// updateOnDemand sets the caps of the table, then of each index, one call
-// each. Caps exist only on PAY_PER_REQUEST (sending them on a PROVISIONED
-// table is a ValidationException, go-to-k/cdkd #1441), and a switch to
-// PROVISIONED drops them without a switch back restoring them (cdkd
-// #3403): after a billing switch in this plan they are taken as gone
-// (switchBilling calls dropOnDemand) and sent again.
-func (p *planner) updateOnDemand() {
-	if p.want.BillingMode != awsv1alpha1.BillingModePayPerRequest || p.cur.BillingMode != awsv1alpha1.BillingModePayPerRequest {
-		return
-	}
-	onDemandSetting.plan(p)
-}
-
-// dropOnDemand forgets the caps a billing switch removed.
-func (p *planner) dropOnDemand() {
-	if p.cur.OnDemand != nil {
-		p.cur.OnDemand = awsOnDemand(nil)
-	}
-	for i, ix := range p.cur.GSIs {
-		if ix.OnDemand != nil {
-			p.cur.GSIs[i].OnDemand = awsOnDemand(nil)
-		}
-	}
+// describeCaps says what a step does to the caps of what: "limit table
+// requests: reads at most 100/s, no limit on writes".
+func describeCaps(what string, in *types.OnDemandThroughput) string {
+	return "limit " + what + " requests: " + describeReadWrite(in.MaxReadRequestUnits, in.MaxWriteRequestUnits,
+		func(unit string, v int64) string {
+			if v < 0 {
+				return "no limit on " + unit
+			}
+			return fmt.Sprintf("%s at most %d/s", unit, v)
+		})
 }

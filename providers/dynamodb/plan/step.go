@@ -11,6 +11,15 @@ import (
 // the passes (passes.go).
 type StepKind string
 
+// indexKindPrefix makes an index's kind of a step of a setting the table
+// and its indexes carry alike: IndexWarmThroughput changes one index's
+// warm throughput, WarmThroughput the table's.
+const indexKindPrefix = "Index"
+
+// ofIndex is the kind of the step that changes what k changes, on one
+// index.
+func (k StepKind) ofIndex() StepKind { return indexKindPrefix + k }
+
 // Step is one AWS call that moves the table towards the spec. Exactly one
 // of the inputs is set (Tags lacks the ARN, filled in when it is sent).
 type Step struct {

@@ -2,7 +2,6 @@ package plan
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -25,7 +24,7 @@ const FeatureWarm = "warmThroughput"
 // Kinds of the warm throughput steps.
 const (
 	StepWarm      StepKind = "WarmThroughput"
-	StepIndexWarm StepKind = "IndexWarmThroughput"
+	StepIndexWarm          = indexKindPrefix + StepWarm
 )
 
 func init() {
@@ -37,8 +36,7 @@ func init() {
 // each index's, one call each.
 var warmSetting = sentSetting[Warm, types.WarmThroughput]{
 	where: indexed[Warm]{
-		onTable:       func(t *Table) **Warm { return &t.Warm },
-		onIndex:       func(ix *Index) **Warm { return &ix.Warm },
+		at:            func(c *Carried) **Warm { return &c.Warm },
 		wanted:        func(s *awsv1alpha1.DynamoDBTableSpec) *Warm { return specWarm(s.WarmThroughput) },
 		wantedOfIndex: func(g *awsv1alpha1.GlobalSecondaryIndex) *Warm { return specWarm(g.WarmThroughput) },
 		toCreate:      func(w *Warm, in *dynamodb.CreateTableInput) { in.WarmThroughput = w.createInput() },
@@ -57,13 +55,10 @@ var warmSetting = sentSetting[Warm, types.WarmThroughput]{
 		},
 	},
 	sent: sentInUpdate[types.WarmThroughput]{
-		toTable:   func(in *types.WarmThroughput, u *dynamodb.UpdateTableInput) { u.WarmThroughput = in },
-		toIndex:   func(in *types.WarmThroughput, u *types.UpdateGlobalSecondaryIndexAction) { u.WarmThroughput = in },
-		kind:      StepWarm,
-		indexKind: StepIndexWarm,
-		describe: func(what string, in *types.WarmThroughput) string {
-			return "raise " + what + " warm throughput to " + describeWarm(in)
-		},
+		toTable:  func(in *types.WarmThroughput, u *dynamodb.UpdateTableInput) { u.WarmThroughput = in },
+		toIndex:  func(in *types.WarmThroughput, u *types.UpdateGlobalSecondaryIndexAction) { u.WarmThroughput = in },
+		kind:     StepWarm,
+		describe: describeWarm,
 	},
 	send:  (*Warm).raise,
 	after: (*Warm).raised,
@@ -117,15 +112,11 @@ func (have *Warm) raised(in *types.WarmThroughput) *Warm {
 
 func (w *Warm) updating() bool { return w != nil && w.Status == string(types.IndexStatusUpdating) }
 
-func describeWarm(in *types.WarmThroughput) string {
-	var parts []string
-	if in.ReadUnitsPerSecond != nil {
-		parts = append(parts, fmt.Sprintf("%d reads/s", *in.ReadUnitsPerSecond))
-	}
-	if in.WriteUnitsPerSecond != nil {
-		parts = append(parts, fmt.Sprintf("%d writes/s", *in.WriteUnitsPerSecond))
-	}
-	return strings.Join(parts, ", ")
+// describeWarm says what a step raises the warm throughput of what to:
+// "raise table warm throughput to 4000 reads/s".
+func describeWarm(what string, in *types.WarmThroughput) string {
+	return "raise " + what + " warm throughput to " + describeReadWrite(in.ReadUnitsPerSecond, in.WriteUnitsPerSecond,
+		func(unit string, v int64) string { return fmt.Sprintf("%d %s/s", v, unit) })
 }
 
 // createInput is what CreateTable or an index create carries.
