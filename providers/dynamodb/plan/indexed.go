@@ -70,9 +70,8 @@ func (x indexed[T]) observe(d *types.TableDescription, have *Table) {
 }
 
 func (x indexed[T]) hide(have *Table) {
-	*x.at(&have.Carried) = nil
-	for i := range have.GSIs {
-		*x.at(&have.GSIs[i].Carried) = nil
+	for _, c := range have.carried() {
+		*x.at(c) = nil
 	}
 }
 

@@ -112,6 +112,16 @@ type Carried struct {
 	Insights *Insights
 }
 
+// carried is what the table carries, then what each of its indexes does.
+func (t *Table) carried() []*Carried {
+	out := make([]*Carried, 0, 1+len(t.GSIs))
+	out = append(out, &t.Carried)
+	for i := range t.GSIs {
+		out = append(out, &t.GSIs[i].Carried)
+	}
+	return out
+}
+
 // TTL is the table's time to live (ttl.go).
 type TTL struct {
 	Attribute string

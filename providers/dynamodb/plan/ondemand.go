@@ -67,12 +67,9 @@ func (p *planner) updateOnDemand() {
 
 // dropOnDemand forgets the caps a billing switch removed.
 func (p *planner) dropOnDemand() {
-	if p.cur.OnDemand != nil {
-		p.cur.OnDemand = awsOnDemand(nil)
-	}
-	for i, ix := range p.cur.GSIs {
-		if ix.OnDemand != nil {
-			p.cur.GSIs[i].OnDemand = awsOnDemand(nil)
+	for _, c := range p.cur.carried() {
+		if c.OnDemand != nil {
+			c.OnDemand = awsOnDemand(nil)
 		}
 	}
 }
